@@ -1,0 +1,25 @@
+# The two set-up commands of the README. Each builds its own virtual environment.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[dev,plots,sklearn]"
+	touch $(STAMP)
+
+demo: $(STAMP)            ## the main job: the broken-networks tour on both frameworks
+	$(VENV)/bin/nndebug demo --out nndebug-report
+
+test: $(STAMP)            ## the test suite
+	$(PY) -m pytest -n 2 tests
+
+bench: $(STAMP)           ## benchmarks (not part of the tests)
+	$(PY) -m benchmarks
+
+clean:
+	rm -rf $(VENV) nndebug-report

@@ -1,0 +1,22 @@
+"""minigrad: a NumPy autograd engine small enough to read, made to be broken.
+
+    import minigrad as mg
+    x = mg.tensor([[1.0, 2.0]], requires_grad=True)
+    (x * x).sum().backward()
+    x.grad   # array([[2., 4.]], dtype=float32)
+"""
+from .autograd import Function, Context, no_grad, enable_grad, is_grad_enabled
+from .tensor import Tensor, tensor, set_default_dtype, get_default_dtype
+from .random import manual_seed, get_rng_state, set_rng_state
+from . import ops
+from .ops import cat, stack, where, maximum, minimum, exp, log, tanh, sigmoid, relu, matmul
+
+__version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # nn, optim, bugs, interop, data import lazily so `import minigrad` stays light
+    import importlib
+    if name in ("nn", "optim", "bugs", "interop", "data"):
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'minigrad' has no attribute {name!r}")

@@ -1,0 +1,220 @@
+"""The autograd core: Function, Context, no_grad and the backward pass.
+
+Reverse-mode differentiation in three ideas:
+
+1. Every differentiable operation is a ``Function`` with a ``forward`` that maps
+   NumPy arrays to a NumPy array and a ``backward`` that maps the gradient of
+   the output to one gradient per input (the vector-Jacobian product).
+2. ``Function.apply`` runs ``forward`` and, when any input needs a gradient,
+   remembers on the output which function made it and from which inputs.
+3. ``backward`` walks that record from the loss back to the leaves, in reverse
+   topological order, handing each node the *sum* of the gradients of all its
+   uses before calling its function's backward.
+
+The walk is iterative (no recursion), so graphs of any depth work.
+"""
+import contextlib
+
+import numpy as np
+
+_grad_enabled = True
+_op_observers = []
+
+
+def is_grad_enabled():
+    return _grad_enabled
+
+
+@contextlib.contextmanager
+def no_grad():
+    """Run operations without recording them for backward (inference, updates)."""
+    global _grad_enabled
+    previous, _grad_enabled = _grad_enabled, False
+    try:
+        yield
+    finally:
+        _grad_enabled = previous
+
+
+@contextlib.contextmanager
+def enable_grad():
+    global _grad_enabled
+    previous, _grad_enabled = _grad_enabled, True
+    try:
+        yield
+    finally:
+        _grad_enabled = previous
+
+
+@contextlib.contextmanager
+def observe_ops(callback):
+    """Call ``callback(record)`` for every Function applied inside the block.
+
+    ``record`` is an ``OpRecord``. Debugging tools use this to see which
+    primitives a module ran, on which arrays, so each can be checked alone.
+    """
+    _op_observers.append(callback)
+    try:
+        yield
+    finally:
+        _op_observers.remove(callback)
+
+
+class OpRecord:
+    """One application of a Function: what ran, on what, and what came out."""
+
+    __slots__ = ("function", "inputs", "kwargs", "output")
+
+    def __init__(self, function, inputs, kwargs, output):
+        self.function, self.inputs, self.kwargs, self.output = function, inputs, kwargs, output
+
+    @property
+    def name(self):
+        return self.function.op_name()
+
+
+class Context:
+    """Scratch space a Function's forward leaves for its backward."""
+
+    def __init__(self):
+        self.saved_tensors = ()
+        self.needs_input_grad = ()
+
+    def save_for_backward(self, *arrays):
+        self.saved_tensors = arrays
+
+
+class Node:
+    """What the graph remembers about how a tensor was made."""
+
+    __slots__ = ("function", "ctx", "parents")
+
+    def __init__(self, function, ctx, parents):
+        self.function, self.ctx, self.parents = function, ctx, parents
+
+
+class Function:
+    """Base class of every differentiable operation, built-in or user-written.
+
+    Subclasses define two static methods::
+
+        forward(ctx, *arrays, **kwargs) -> np.ndarray
+        backward(ctx, grad) -> tuple with one gradient (or None) per array input
+
+    Built-in primitives carry a ``name`` and live in ``minigrad.ops.REGISTRY``.
+    The engine always looks a primitive's backward up through the registry, so
+    swapping ``REGISTRY[name].backward`` changes that gradient everywhere.
+    """
+
+    name = None  # set by minigrad.ops.register for built-in primitives
+
+    @staticmethod
+    def forward(ctx, *arrays, **kwargs):
+        raise NotImplementedError("a Function subclass must define forward(ctx, *arrays)")
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError("a Function subclass must define backward(ctx, grad)")
+
+    @classmethod
+    def op_name(cls):
+        return cls.name or cls.__name__
+
+    @classmethod
+    def apply(cls, *inputs, **kwargs):
+        from .tensor import Tensor, as_tensor
+
+        tensors = [x if isinstance(x, Tensor) else as_tensor(x) for x in inputs]
+        arrays = [t.data for t in tensors]
+        ctx = Context()
+        ctx.needs_input_grad = tuple(t.requires_grad for t in tensors)
+        out_data = cls.forward(ctx, *arrays, **kwargs)
+        if not isinstance(out_data, np.ndarray):
+            out_data = np.asarray(out_data)
+        requires_grad = _grad_enabled and any(ctx.needs_input_grad)
+        out = Tensor(out_data, requires_grad=requires_grad, _copy=False)
+        if requires_grad:
+            out._node = Node(cls, ctx, tuple(tensors))
+        if _op_observers:
+            record = OpRecord(cls, tuple(arrays), dict(kwargs), out_data)
+            for observe in list(_op_observers):
+                observe(record)
+        return out
+
+
+def backward_of(function):
+    """The backward to run for ``function``: the registry's current one for primitives."""
+    from .ops.registry import REGISTRY
+
+    registered = REGISTRY.get(function.name) if function.name else None
+    return (registered or function).backward
+
+
+def accumulate(existing, new):
+    """Add a gradient arriving from another use of the same tensor.
+
+    A tensor used twice (``x * x``, a shared layer) receives one gradient per
+    use; the chain rule says they add up. Kept as a named function so that the
+    bug catalogue can show what happens when they are overwritten instead.
+    """
+    return new if existing is None else existing + new
+
+
+def _topological_order(root):
+    """Tensors reachable from ``root`` that need a gradient, each after all its users."""
+    order, visited = [], {id(root)}
+    stack = [(root, False)]
+    while stack:
+        tensor, children_done = stack.pop()
+        if children_done:
+            order.append(tensor)
+            continue
+        stack.append((tensor, True))
+        if tensor._node is not None:
+            for parent in tensor._node.parents:
+                if parent.requires_grad and id(parent) not in visited:
+                    visited.add(id(parent))
+                    stack.append((parent, False))
+    order.reverse()
+    return order
+
+
+def _check_gradient(function, index, grad, tensor):
+    if grad.shape != tensor.shape:
+        raise ValueError(
+            f"backward of '{function.op_name()}' returned a gradient of shape {grad.shape} for "
+            f"input {index}, whose shape is {tensor.shape}; every gradient must have its input's "
+            "shape (undo broadcasting with minigrad.ops.unbroadcast)")
+
+
+def run_backward(root, grad):
+    """Propagate ``grad`` (dL/droot) to every tensor ``root`` depends on."""
+    grads = {id(root): grad}
+    for tensor in _topological_order(root):
+        g = grads.pop(id(tensor), None)
+        if g is None:
+            continue
+        for hook in list(tensor._hooks.values()):
+            replaced = hook(g)
+            if replaced is not None:
+                g = np.asarray(replaced.data if hasattr(replaced, "data") else replaced)
+        if tensor._node is None or tensor._retains_grad:
+            g = g.astype(tensor.dtype, copy=False)
+            tensor.grad = g.copy() if tensor.grad is None else tensor.grad + g
+        node = tensor._node
+        if node is None:
+            continue
+        with no_grad():
+            input_grads = backward_of(node.function)(node.ctx, g)
+        if not isinstance(input_grads, tuple):
+            input_grads = (input_grads,)
+        if len(input_grads) < len(node.parents):
+            raise ValueError(
+                f"backward of '{node.function.op_name()}' returned {len(input_grads)} gradients "
+                f"for {len(node.parents)} inputs; return one per input (None where there is none)")
+        for index, (parent, pg) in enumerate(zip(node.parents, input_grads)):
+            if pg is None or not parent.requires_grad:
+                continue
+            pg = np.asarray(pg.data if hasattr(pg, "_node") else pg)
+            _check_gradient(node.function, index, pg, parent)
+            grads[id(parent)] = accumulate(grads.get(id(parent)), pg.astype(parent.dtype, copy=False))

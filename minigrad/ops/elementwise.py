@@ -1,0 +1,219 @@
+"""Elementwise arithmetic. Each backward is the local derivative times ``grad``.
+
+Binary ops broadcast in forward, so each backward passes its gradients through
+``unbroadcast`` to give every input a gradient of its own shape.
+"""
+import numpy as np
+
+from ..autograd import Function
+from .registry import register, unbroadcast
+
+
+@register("add")
+class Add(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.shapes = (a.shape, b.shape)
+        return a + b
+
+    @staticmethod
+    def backward(ctx, grad):  # d(a+b)/da = 1, d(a+b)/db = 1
+        return unbroadcast(grad, ctx.shapes[0]), unbroadcast(grad, ctx.shapes[1])
+
+
+@register("sub")
+class Sub(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.shapes = (a.shape, b.shape)
+        return a - b
+
+    @staticmethod
+    def backward(ctx, grad):  # d(a-b)/da = 1, d(a-b)/db = -1
+        return unbroadcast(grad, ctx.shapes[0]), unbroadcast(-grad, ctx.shapes[1])
+
+
+@register("mul")
+class Mul(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, grad):  # d(ab)/da = b, d(ab)/db = a
+        a, b = ctx.saved_tensors
+        return unbroadcast(grad * b, a.shape), unbroadcast(grad * a, b.shape)
+
+
+@register("div")
+class Div(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a / b
+
+    @staticmethod
+    def backward(ctx, grad):  # d(a/b)/da = 1/b, d(a/b)/db = -a/b^2
+        a, b = ctx.saved_tensors
+        return unbroadcast(grad / b, a.shape), unbroadcast(-grad * a / (b * b), b.shape)
+
+
+@register("neg")
+class Neg(Function):
+    @staticmethod
+    def forward(ctx, a):
+        return -a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (-grad,)
+
+
+@register("pow")
+class Pow(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        out = np.power(a, b)
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        # d(a^b)/da = b a^(b-1);  d(a^b)/db = a^b ln(a), only defined for a > 0
+        a, b, out = ctx.saved_tensors
+        grad_a = grad * b * np.power(a, b - 1) if ctx.needs_input_grad[0] else None
+        grad_b = None
+        if ctx.needs_input_grad[1]:
+            safe_log = np.log(np.where(a > 0, a, 1))
+            grad_b = unbroadcast(grad * out * safe_log, b.shape)
+        return (None if grad_a is None else unbroadcast(grad_a, a.shape)), grad_b
+
+
+@register("exp")
+class Exp(Function):
+    @staticmethod
+    def forward(ctx, a):
+        out = np.exp(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):  # d(e^a)/da = e^a
+        (out,) = ctx.saved_tensors
+        return (grad * out,)
+
+
+@register("log")
+class Log(Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.log(a)
+
+    @staticmethod
+    def backward(ctx, grad):  # d(ln a)/da = 1/a
+        (a,) = ctx.saved_tensors
+        return (grad / a,)
+
+
+@register("sqrt")
+class Sqrt(Function):
+    @staticmethod
+    def forward(ctx, a):
+        out = np.sqrt(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):  # d(sqrt a)/da = 1 / (2 sqrt a)
+        (out,) = ctx.saved_tensors
+        return (grad / (2 * out),)
+
+
+@register("abs")
+class Abs(Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.abs(a)
+
+    @staticmethod
+    def backward(ctx, grad):  # d|a|/da = sign(a), 0 at the kink as torch does
+        (a,) = ctx.saved_tensors
+        return (grad * np.sign(a),)
+
+
+@register("maximum")
+class Maximum(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.maximum(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        # the larger input takes the gradient; a tie splits it in half, as torch does
+        a, b = ctx.saved_tensors
+        share_a = np.where(a > b, 1.0, np.where(a == b, 0.5, 0.0))
+        return unbroadcast(grad * share_a, a.shape), unbroadcast(grad * (1 - share_a), b.shape)
+
+
+@register("minimum")
+class Minimum(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return np.minimum(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        share_a = np.where(a < b, 1.0, np.where(a == b, 0.5, 0.0))
+        return unbroadcast(grad * share_a, a.shape), unbroadcast(grad * (1 - share_a), b.shape)
+
+
+@register("clip")
+class Clip(Function):
+    @staticmethod
+    def forward(ctx, a, low=None, high=None):
+        ctx.save_for_backward(a)
+        ctx.low, ctx.high = low, high
+        return np.clip(a, low, high).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):  # gradient passes only where the value was not clipped
+        (a,) = ctx.saved_tensors
+        inside = np.ones(a.shape, dtype=bool)
+        if ctx.low is not None:
+            inside &= a >= ctx.low
+        if ctx.high is not None:
+            inside &= a <= ctx.high
+        return (grad * inside,)
+
+
+@register("where")
+class Where(Function):
+    @staticmethod
+    def forward(ctx, a, b, condition=None):
+        ctx.condition = np.asarray(condition, dtype=bool)
+        ctx.shapes = (a.shape, b.shape)
+        return np.where(ctx.condition, a, b)
+
+    @staticmethod
+    def backward(ctx, grad):  # each element's gradient goes to the branch it came from
+        zero = np.zeros_like(grad)
+        return (unbroadcast(np.where(ctx.condition, grad, zero), ctx.shapes[0]),
+                unbroadcast(np.where(ctx.condition, zero, grad), ctx.shapes[1]))
+
+
+@register("cast")
+class Cast(Function):
+    @staticmethod
+    def forward(ctx, a, dtype=None):
+        ctx.dtype = a.dtype
+        return a.astype(dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (grad.astype(ctx.dtype),)

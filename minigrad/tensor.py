@@ -1,0 +1,265 @@
+"""Tensor: a NumPy array that remembers how it was made.
+
+The class holds storage (``data``), the accumulated gradient (``grad``) and a
+link to the Function that produced it. Every arithmetic method is a thin call
+into a registered primitive in ``minigrad.ops``; no derivative lives here.
+"""
+import itertools
+
+import numpy as np
+
+from . import autograd
+
+_default_dtype = np.dtype(np.float32)
+_hook_ids = itertools.count()
+
+
+def set_default_dtype(dtype):
+    """Float dtype for new float tensors and parameters (float32 unless changed)."""
+    global _default_dtype
+    dtype = np.dtype(dtype)
+    if dtype.kind != "f":
+        raise TypeError(f"the default dtype must be a float dtype, got {dtype}")
+    _default_dtype = dtype
+
+
+def get_default_dtype():
+    return _default_dtype
+
+
+def _to_array(data, dtype):
+    if isinstance(data, Tensor):
+        data = data.data
+    elif hasattr(data, "detach") and hasattr(data, "cpu") and hasattr(data, "numpy"):
+        data = data.detach().cpu().numpy()  # a torch tensor
+    array = np.asarray(data)
+    if dtype is not None:
+        return array.astype(dtype, copy=False)
+    if array.dtype.kind == "f" or array.dtype == object:
+        return array.astype(_default_dtype, copy=False)
+    if array.dtype.kind in "iu":
+        return array.astype(np.int64, copy=False)
+    if array.dtype.kind == "b":
+        return array
+    raise TypeError(f"cannot make a tensor from data of dtype {array.dtype}; "
+                    "expected floats, integers or booleans")
+
+
+class _Handle:
+    def __init__(self, table, key):
+        self._table, self._key = table, key
+
+    def remove(self):
+        self._table.pop(self._key, None)
+
+
+class Tensor:
+    """An n-dimensional array with optional gradient tracking."""
+
+    __array_priority__ = 1000  # make ndarray + Tensor call Tensor.__radd__
+
+    def __init__(self, data, requires_grad=False, dtype=None, _copy=True):
+        array = _to_array(data, dtype)
+        if _copy and isinstance(data, np.ndarray) and array is data:
+            array = array.copy()
+        if requires_grad and array.dtype.kind != "f":
+            raise TypeError(f"only float tensors can require gradients, got dtype {array.dtype}; "
+                            "pass dtype=np.float32 or float data")
+        self.data = array
+        self.grad = None
+        self.requires_grad = bool(requires_grad)
+        self._node = None
+        self._hooks = {}
+        self._retains_grad = False
+
+    # --- basic facts -------------------------------------------------------
+    shape = property(lambda self: self.data.shape)
+    dtype = property(lambda self: self.data.dtype)
+    ndim = property(lambda self: self.data.ndim)
+    is_leaf = property(lambda self: self._node is None)
+
+    def size(self, dim=None):
+        return self.data.shape if dim is None else self.data.shape[dim]
+
+    def numel(self):
+        return int(self.data.size)
+
+    def __len__(self):
+        return len(self.data)
+
+    def __repr__(self):
+        grad = ", requires_grad=True" if self.requires_grad else ""
+        return f"tensor({np.array2string(self.data, precision=4, separator=', ')}{grad})"
+
+    def numpy(self):
+        return self.data
+
+    def item(self):
+        if self.data.size != 1:
+            raise ValueError(f"item() needs a tensor with one element, this one has shape {self.shape}")
+        return self.data.item()
+
+    def tolist(self):
+        return self.data.tolist()
+
+    def float(self):
+        return self.astype(np.float32)
+
+    def double(self):
+        return self.astype(np.float64)
+
+    def long(self):
+        return Tensor(self.data.astype(np.int64))
+
+    def astype(self, dtype):
+        from .ops import cast
+        return cast(self, dtype)
+
+    # --- gradient plumbing -------------------------------------------------
+    def detach(self):
+        """The same values, cut off from the graph (no gradient flows back)."""
+        return Tensor(self.data, _copy=False)
+
+    def requires_grad_(self, flag=True):
+        if flag and self.dtype.kind != "f":
+            raise TypeError(f"only float tensors can require gradients, got dtype {self.dtype}")
+        self.requires_grad = bool(flag)
+        return self
+
+    def retain_grad(self):
+        """Keep ``.grad`` on this non-leaf tensor after backward, as torch does."""
+        self._retains_grad = True
+
+    def register_hook(self, fn):
+        """Call ``fn(grad)`` when this tensor's gradient is known; a returned array replaces it."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that does not require grad")
+        key = next(_hook_ids)
+        self._hooks[key] = fn
+        return _Handle(self._hooks, key)
+
+    def zero_(self):
+        self.data[...] = 0
+        return self
+
+    def backward(self, grad=None):
+        """Compute d(self)/d(leaf) for every leaf that requires grad; add it to ``leaf.grad``."""
+        if not self.requires_grad:
+            raise RuntimeError("backward() on a tensor that does not require grad: nothing it "
+                               "depends on has requires_grad=True (or it was made under no_grad)")
+        if grad is None:
+            if self.data.size != 1:
+                raise RuntimeError(
+                    f"backward() without a gradient needs a scalar output, got shape {self.shape}; "
+                    "reduce it first (e.g. loss.mean()) or pass grad= of the same shape")
+            grad = np.ones_like(self.data)
+        else:
+            grad = np.asarray(grad.data if isinstance(grad, Tensor) else grad, dtype=self.dtype)
+            if grad.shape != self.shape:
+                raise ValueError(f"backward(grad) needs a gradient of shape {self.shape}, "
+                                 f"got {grad.shape}")
+        autograd.run_backward(self, grad)
+
+    # --- operator sugar: each is one registered primitive --------------------
+    def __add__(self, other): return _ops().add(self, other)
+    def __radd__(self, other): return _ops().add(other, self)
+    def __sub__(self, other): return _ops().sub(self, other)
+    def __rsub__(self, other): return _ops().sub(other, self)
+    def __mul__(self, other): return _ops().mul(self, other)
+    def __rmul__(self, other): return _ops().mul(other, self)
+    def __truediv__(self, other): return _ops().div(self, other)
+    def __rtruediv__(self, other): return _ops().div(other, self)
+    def __pow__(self, other): return _ops().pow(self, other)
+    def __rpow__(self, other): return _ops().pow(other, self)
+    def __matmul__(self, other): return _ops().matmul(self, other)
+    def __rmatmul__(self, other): return _ops().matmul(other, self)
+    def __neg__(self): return _ops().neg(self)
+    def __getitem__(self, index): return _ops().getitem(self, index)
+
+    # comparisons give boolean tensors and are not differentiable
+    def _compare(self, other, fn):
+        return Tensor(fn(self.data, other.data if isinstance(other, Tensor) else other))
+
+    def __lt__(self, other): return self._compare(other, np.less)
+    def __le__(self, other): return self._compare(other, np.less_equal)
+    def __gt__(self, other): return self._compare(other, np.greater)
+    def __ge__(self, other): return self._compare(other, np.greater_equal)
+    def __eq__(self, other): return self._compare(other, np.equal)
+    def __ne__(self, other): return self._compare(other, np.not_equal)
+    __hash__ = object.__hash__
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __bool__(self):
+        if self.data.size != 1:
+            raise ValueError(f"the truth value of a tensor of shape {self.shape} is ambiguous")
+        return bool(self.data)
+
+    # --- methods -------------------------------------------------------------
+    def sum(self, axis=None, keepdims=False): return _ops().sum(self, axis=axis, keepdims=keepdims)
+    def mean(self, axis=None, keepdims=False): return _ops().mean(self, axis=axis, keepdims=keepdims)
+    def max(self, axis=None, keepdims=False): return _ops().max(self, axis=axis, keepdims=keepdims)
+    def var(self, axis=None, keepdims=False, unbiased=False):
+        return _ops().var(self, axis=axis, keepdims=keepdims, unbiased=unbiased)
+
+    def argmax(self, axis=None):
+        return Tensor(np.argmax(self.data, axis=axis))
+
+    def reshape(self, *shape):
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        return _ops().reshape(self, shape)
+
+    view = reshape
+
+    def flatten(self, start_dim=0):
+        return self.reshape(self.shape[:start_dim] + (-1,))
+
+    def transpose(self, *axes):
+        """``transpose(d0, d1)`` swaps two axes as in torch; no arguments reverse them all."""
+        if len(axes) == 2:
+            order = list(range(self.ndim))
+            order[axes[0]], order[axes[1]] = order[axes[1]], order[axes[0]]
+            return _ops().permute(self, tuple(order))
+        return _ops().permute(self, tuple(axes) if axes else None)
+
+    def permute(self, *axes):
+        axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
+        return _ops().permute(self, tuple(axes))
+
+    T = property(lambda self: _ops().permute(self, None))
+
+    def exp(self): return _ops().exp(self)
+    def log(self): return _ops().log(self)
+    def sqrt(self): return _ops().sqrt(self)
+    def abs(self): return _ops().abs(self)
+    def tanh(self): return _ops().tanh(self)
+    def sigmoid(self): return _ops().sigmoid(self)
+    def relu(self): return _ops().relu(self)
+    def clip(self, low=None, high=None): return _ops().clip(self, low, high)
+    clamp = clip
+
+    def softmax(self, axis=-1): return _ops().softmax(self, axis=axis)
+    def log_softmax(self, axis=-1): return _ops().log_softmax(self, axis=axis)
+
+
+def _ops():
+    from . import ops
+    return ops
+
+
+def as_tensor(data, dtype=None):
+    """Wrap constants (Python numbers, arrays) as tensors that need no gradient.
+
+    A Python scalar takes the default float dtype so ``x * 2`` keeps x's dtype.
+    """
+    if isinstance(data, Tensor):
+        return data
+    if isinstance(data, (int, float)) and not isinstance(data, bool) and dtype is None:
+        return Tensor(np.asarray(data, dtype=_default_dtype), _copy=False)
+    return Tensor(data, dtype=dtype, _copy=False)
+
+
+def tensor(data, requires_grad=False, dtype=None):
+    """Make a tensor from data (floats default to float32; integers stay int64)."""
+    return Tensor(data, requires_grad=requires_grad, dtype=dtype)
