@@ -1,0 +1,265 @@
+"""The adapter protocol: everything nndebug needs to know about a framework.
+
+nndebug's checks, monitor and probes never import a framework. They talk to an
+``Adapter``, which wraps one model and answers a small set of questions in plain
+NumPy: what are the modules and parameters, what is the loss and its gradient,
+what did each module receive and return, and how to put the user's state back
+exactly as it was. A third framework fits in one file that implements this class.
+
+Conventions every adapter follows:
+- ``inputs`` given to a model may be one tensor, a tuple/list (passed as
+  ``model(*inputs)``) or a dict (``model(**inputs)``); NumPy arrays are accepted
+  and converted (float arrays to the model's float dtype, integers kept integer).
+- Names are exactly those of the framework's ``named_modules()`` /
+  ``named_parameters()`` ("" is the root module).
+- Arrays handed back are NumPy copies; the user's tensors are never aliased.
+"""
+import abc
+import contextlib
+
+import numpy as np
+
+
+class Adapter(abc.ABC):
+    """One model of one framework, seen through framework-free questions."""
+
+    framework = "abstract"
+
+    def __init__(self, model):
+        self.model = model
+
+    # --- structure -----------------------------------------------------------------
+    @abc.abstractmethod
+    def named_modules(self):
+        """[(qualified name, module)] in definition order, root first as ""."""
+
+    @abc.abstractmethod
+    def named_parameters(self):
+        """[(qualified name, parameter)] for every parameter (trainable or not)."""
+
+    @abc.abstractmethod
+    def requires_grad(self, parameter):
+        """Whether the parameter is trainable."""
+
+    def module_type(self, module):
+        """The layer's class name ("Linear", "ReLU", ...): what rules reason about."""
+        return type(module).__name__
+
+    def module_children(self, module):
+        return [m for _, m in self.named_children(module)]
+
+    @abc.abstractmethod
+    def named_children(self, module):
+        """[(short name, child module)]."""
+
+    def is_leaf_module(self, module):
+        return not self.named_children(module)
+
+    def own_parameters(self, module):
+        """[(short name, parameter)] that belong to this module itself, not its children."""
+        child_ids = {id(p) for c in self.module_children(module) for _, p in self._params_of(c)}
+        return [(n, p) for n, p in self._params_of(module) if "." not in n and id(p) not in child_ids]
+
+    @abc.abstractmethod
+    def _params_of(self, module):
+        """[(name relative to module, parameter)], recursive."""
+
+    def parameter_count(self, trainable_only=True):
+        return int(sum(self.to_numpy(p).size for _, p in self.named_parameters()
+                       if self.requires_grad(p) or not trainable_only))
+
+    # --- arrays ------------------------------------------------------------------
+    @abc.abstractmethod
+    def to_numpy(self, value):
+        """A NumPy copy of a framework tensor (or of an array / number)."""
+
+    @abc.abstractmethod
+    def from_numpy(self, array, like=None):
+        """A framework tensor holding ``array`` (on ``like``'s device if given)."""
+
+    def grad_of(self, parameter):
+        """The parameter's ``.grad`` as a NumPy copy, or None."""
+        grad = getattr(parameter, "grad", None)
+        return None if grad is None else self.to_numpy(grad)
+
+    @abc.abstractmethod
+    def set_parameter(self, parameter, array):
+        """Overwrite a parameter's values in place (no graph, dtype kept)."""
+
+    @abc.abstractmethod
+    def float_dtype(self):
+        """NumPy dtype of the model's first float parameter (float32 when there is none)."""
+
+    def prepare(self, value, dtype=None):
+        """User inputs/targets as framework tensors: arrays converted, structure kept.
+
+        Float data takes ``dtype`` (default: the model's float dtype); integer and
+        boolean data stay as they are (class indices must never become floats).
+        """
+        if isinstance(value, (tuple, list)):
+            return type(value)(self.prepare(v, dtype) for v in value)
+        if isinstance(value, dict):
+            return {k: self.prepare(v, dtype) for k, v in value.items()}
+        return self._prepare_one(value, dtype or self.float_dtype())
+
+    @abc.abstractmethod
+    def _prepare_one(self, value, dtype):
+        """One tensor-like value to a framework tensor; floats cast to dtype."""
+
+    def call_model(self, model, inputs):
+        if isinstance(inputs, dict):
+            return model(**inputs)
+        if isinstance(inputs, (tuple, list)):
+            return model(*inputs)
+        return model(inputs)
+
+    # --- evaluation --------------------------------------------------------------
+    @abc.abstractmethod
+    def loss_and_grads(self, inputs, targets, loss_fn, *, wrt_inputs=False):
+        """(loss as float, {param name: grad array}, [input grad arrays or None]).
+
+        Runs forward and backward without touching any parameter's ``.grad``.
+        Parameters with no gradient (unused) get zeros. Raises a ValueError naming
+        the shape if the loss is not a scalar.
+        """
+
+    @abc.abstractmethod
+    def loss_value(self, inputs, targets, loss_fn):
+        """The loss as a float, with no graph recorded."""
+
+    # --- copies and the user's state ----------------------------------------------------------
+    @abc.abstractmethod
+    def private_copy(self, dtype=np.float64):
+        """An adapter over a deep copy of the model, float parameters and buffers cast to
+        ``dtype`` (integer buffers untouched), without the user's hooks and grads."""
+
+    @abc.abstractmethod
+    def capture_state(self):
+        """Everything a tool could disturb: parameter and buffer values (and dtypes),
+        grads, requires_grad flags, train/eval flags, hook tables and RNG states."""
+
+    @abc.abstractmethod
+    def restore_state(self, state):
+        """Put back exactly what ``capture_state`` saw (values copied in place)."""
+
+    @abc.abstractmethod
+    def state_differences(self, state):
+        """Human-readable list of what differs from ``state`` (empty when unchanged)."""
+
+    @contextlib.contextmanager
+    def preserved(self):
+        """Run a block and then put the user's state back, also on errors."""
+        state = self.capture_state()
+        try:
+            yield state
+        finally:
+            self.restore_state(state)
+
+    # --- randomness ----------------------------------------------------------------
+    @abc.abstractmethod
+    def get_rng_state(self):
+        """Every RNG the framework's random layers draw from (and NumPy's global one)."""
+
+    @abc.abstractmethod
+    def set_rng_state(self, state):
+        ...
+
+    @contextlib.contextmanager
+    def forked_rng(self, seed=0):
+        """Seed the RNGs, and yield ``replay()``: a call puts them back to that seeded state.
+
+        Calling ``replay()`` before every evaluation gives dropout the same mask each
+        time, which makes a stochastic model a deterministic function for finite
+        differences. The user's RNG state is restored on exit.
+        """
+        saved = self.get_rng_state()
+        try:
+            self.seed(seed)
+            start = self.get_rng_state()
+            yield lambda: self.set_rng_state(start)
+        finally:
+            self.set_rng_state(saved)
+
+    @abc.abstractmethod
+    def seed(self, seed):
+        ...
+
+    # --- hooks -----------------------------------------------------------------
+    @abc.abstractmethod
+    def add_forward_hook(self, module, fn):
+        """Call ``fn(module, inputs, output)`` after the module's forward; returns a handle
+        with ``.remove()``. ``fn`` must not return anything."""
+
+    @abc.abstractmethod
+    def add_forward_pre_hook(self, module, fn):
+        """Call ``fn(module, inputs)`` before the module's forward; returns a handle."""
+
+    @abc.abstractmethod
+    def add_tensor_hook(self, tensor, fn):
+        """Call ``fn(grad)`` with the gradient of a tensor when it is computed; returns a
+        handle, or None if the tensor does not require a gradient."""
+
+    @abc.abstractmethod
+    def hook_counts(self):
+        """{module name: number of hooks of every kind}: to prove nothing was left behind."""
+
+    def is_training(self, module):
+        return bool(module.training)
+
+    # --- a tiny array namespace so statistics are reduced where the tensor lives ------------------
+    @abc.abstractmethod
+    def detach(self, tensor):
+        """The tensor cut from the graph, still in the framework (no copy to the host)."""
+
+    @property
+    @abc.abstractmethod
+    def xp(self):
+        """Namespace of array functions on framework tensors (see ``ArrayNamespace``)."""
+
+    @abc.abstractmethod
+    def to_host(self, tensor):
+        """One device-to-host transfer: a framework tensor to a NumPy array."""
+
+    def is_tensor(self, value):
+        return False
+
+    # --- optimizers ---------------------------------------------------------------
+    @abc.abstractmethod
+    def optimizer_parameters(self, optimizer):
+        """The parameters an optimizer holds, over all its param groups."""
+
+    def optimizer_learning_rates(self, optimizer):
+        return [group["lr"] for group in optimizer.param_groups]
+
+    @abc.abstractmethod
+    def optimizer_state(self, optimizer):
+        """A deep copy of the optimizer's state (state_dict and param_groups)."""
+
+    @abc.abstractmethod
+    def restore_optimizer_state(self, optimizer, state):
+        ...
+
+
+class ArrayNamespace:
+    """The functions nndebug's statistics use, with one meaning in every framework.
+
+    ``axis=None`` reduces everything. ``std`` is the population standard deviation.
+    Results stay framework tensors until ``Adapter.to_host``.
+    """
+
+    def asfloat(self, x): raise NotImplementedError
+    def abs(self, x): raise NotImplementedError
+    def sqrt(self, x): raise NotImplementedError
+    def mean(self, x, axis=None): raise NotImplementedError
+    def sum(self, x, axis=None): raise NotImplementedError
+    def std(self, x, axis=None): raise NotImplementedError
+    def amax(self, x, axis=None): raise NotImplementedError
+    def amin(self, x, axis=None): raise NotImplementedError
+    def all(self, x, axis=None): raise NotImplementedError
+    def any(self, x, axis=None): raise NotImplementedError
+    def isfinite(self, x): raise NotImplementedError
+    def where(self, cond, a, b): raise NotImplementedError
+    def reshape(self, x, shape): raise NotImplementedError
+    def stack(self, xs): raise NotImplementedError
+    def concat(self, xs): raise NotImplementedError
+    def scalar(self, value, like): raise NotImplementedError
