@@ -122,21 +122,18 @@ class Function:
 
     @classmethod
     def apply(cls, *inputs, **kwargs):
-        from .tensor import Tensor, as_tensor
-
         tensors = [x if isinstance(x, Tensor) else as_tensor(x) for x in inputs]
-        arrays = [t.data for t in tensors]
         ctx = Context()
-        ctx.needs_input_grad = tuple(t.requires_grad for t in tensors)
-        out_data = cls.forward(ctx, *arrays, **kwargs)
-        if not isinstance(out_data, np.ndarray):
+        needs = ctx.needs_input_grad = tuple([t.requires_grad for t in tensors])
+        out_data = cls.forward(ctx, *[t.data for t in tensors], **kwargs)
+        if type(out_data) is not np.ndarray:
             out_data = np.asarray(out_data)
-        requires_grad = _grad_enabled and any(ctx.needs_input_grad)
-        out = Tensor(out_data, requires_grad=requires_grad, _copy=False)
+        requires_grad = _grad_enabled and True in needs
+        out = _from_array(out_data, requires_grad)
         if requires_grad:
-            out._node = Node(cls, ctx, tuple(tensors))
+            out._node = Node(cls, ctx, tensors)
         if _op_observers:
-            record = OpRecord(cls, tuple(arrays), dict(kwargs), out_data)
+            record = OpRecord(cls, tuple(t.data for t in tensors), dict(kwargs), out_data)
             for observe in list(_op_observers):
                 observe(record)
         return out
@@ -144,8 +141,6 @@ class Function:
 
 def backward_of(function):
     """The backward to run for ``function``: the registry's current one for primitives."""
-    from .ops.registry import REGISTRY
-
     registered = REGISTRY.get(function.name) if function.name else None
     return (registered or function).backward
 
@@ -218,3 +213,8 @@ def run_backward(root, grad):
             pg = np.asarray(pg.data if hasattr(pg, "_node") else pg)
             _check_gradient(node.function, index, pg, parent)
             grads[id(parent)] = accumulate(grads.get(id(parent)), pg.astype(parent.dtype, copy=False))
+
+
+# Tensor and REGISTRY are defined in modules that import this one; bind them at the end.
+from .tensor import Tensor, as_tensor, _from_array  # noqa: E402
+from .ops.registry import REGISTRY  # noqa: E402

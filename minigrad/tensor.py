@@ -161,20 +161,20 @@ class Tensor:
         autograd.run_backward(self, grad)
 
     # --- operator sugar: each is one registered primitive --------------------
-    def __add__(self, other): return _ops().add(self, other)
-    def __radd__(self, other): return _ops().add(other, self)
-    def __sub__(self, other): return _ops().sub(self, other)
-    def __rsub__(self, other): return _ops().sub(other, self)
-    def __mul__(self, other): return _ops().mul(self, other)
-    def __rmul__(self, other): return _ops().mul(other, self)
-    def __truediv__(self, other): return _ops().div(self, other)
-    def __rtruediv__(self, other): return _ops().div(other, self)
-    def __pow__(self, other): return _ops().pow(self, other)
-    def __rpow__(self, other): return _ops().pow(other, self)
-    def __matmul__(self, other): return _ops().matmul(self, other)
-    def __rmatmul__(self, other): return _ops().matmul(other, self)
-    def __neg__(self): return _ops().neg(self)
-    def __getitem__(self, index): return _ops().getitem(self, index)
+    def __add__(self, other): return _ops_mod.add(self, other)
+    def __radd__(self, other): return _ops_mod.add(other, self)
+    def __sub__(self, other): return _ops_mod.sub(self, other)
+    def __rsub__(self, other): return _ops_mod.sub(other, self)
+    def __mul__(self, other): return _ops_mod.mul(self, other)
+    def __rmul__(self, other): return _ops_mod.mul(other, self)
+    def __truediv__(self, other): return _ops_mod.div(self, other)
+    def __rtruediv__(self, other): return _ops_mod.div(other, self)
+    def __pow__(self, other): return _ops_mod.pow(self, other)
+    def __rpow__(self, other): return _ops_mod.pow(other, self)
+    def __matmul__(self, other): return _ops_mod.matmul(self, other)
+    def __rmatmul__(self, other): return _ops_mod.matmul(other, self)
+    def __neg__(self): return _ops_mod.neg(self)
+    def __getitem__(self, index): return _ops_mod.getitem(self, index)
 
     # comparisons give boolean tensors and are not differentiable
     def _compare(self, other, fn):
@@ -197,18 +197,18 @@ class Tensor:
         return bool(self.data)
 
     # --- methods -------------------------------------------------------------
-    def sum(self, axis=None, keepdims=False): return _ops().sum(self, axis=axis, keepdims=keepdims)
-    def mean(self, axis=None, keepdims=False): return _ops().mean(self, axis=axis, keepdims=keepdims)
-    def max(self, axis=None, keepdims=False): return _ops().max(self, axis=axis, keepdims=keepdims)
+    def sum(self, axis=None, keepdims=False): return _ops_mod.sum(self, axis=axis, keepdims=keepdims)
+    def mean(self, axis=None, keepdims=False): return _ops_mod.mean(self, axis=axis, keepdims=keepdims)
+    def max(self, axis=None, keepdims=False): return _ops_mod.max(self, axis=axis, keepdims=keepdims)
     def var(self, axis=None, keepdims=False, unbiased=False):
-        return _ops().var(self, axis=axis, keepdims=keepdims, unbiased=unbiased)
+        return _ops_mod.var(self, axis=axis, keepdims=keepdims, unbiased=unbiased)
 
     def argmax(self, axis=None):
         return Tensor(np.argmax(self.data, axis=axis))
 
     def reshape(self, *shape):
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        return _ops().reshape(self, shape)
+        return _ops_mod.reshape(self, shape)
 
     view = reshape
 
@@ -220,32 +220,27 @@ class Tensor:
         if len(axes) == 2:
             order = list(range(self.ndim))
             order[axes[0]], order[axes[1]] = order[axes[1]], order[axes[0]]
-            return _ops().permute(self, tuple(order))
-        return _ops().permute(self, tuple(axes) if axes else None)
+            return _ops_mod.permute(self, tuple(order))
+        return _ops_mod.permute(self, tuple(axes) if axes else None)
 
     def permute(self, *axes):
         axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
-        return _ops().permute(self, tuple(axes))
+        return _ops_mod.permute(self, tuple(axes))
 
-    T = property(lambda self: _ops().permute(self, None))
+    T = property(lambda self: _ops_mod.permute(self, None))
 
-    def exp(self): return _ops().exp(self)
-    def log(self): return _ops().log(self)
-    def sqrt(self): return _ops().sqrt(self)
-    def abs(self): return _ops().abs(self)
-    def tanh(self): return _ops().tanh(self)
-    def sigmoid(self): return _ops().sigmoid(self)
-    def relu(self): return _ops().relu(self)
-    def clip(self, low=None, high=None): return _ops().clip(self, low, high)
+    def exp(self): return _ops_mod.exp(self)
+    def log(self): return _ops_mod.log(self)
+    def sqrt(self): return _ops_mod.sqrt(self)
+    def abs(self): return _ops_mod.abs(self)
+    def tanh(self): return _ops_mod.tanh(self)
+    def sigmoid(self): return _ops_mod.sigmoid(self)
+    def relu(self): return _ops_mod.relu(self)
+    def clip(self, low=None, high=None): return _ops_mod.clip(self, low, high)
     clamp = clip
 
-    def softmax(self, axis=-1): return _ops().softmax(self, axis=axis)
-    def log_softmax(self, axis=-1): return _ops().log_softmax(self, axis=axis)
-
-
-def _ops():
-    from . import ops
-    return ops
+    def softmax(self, axis=-1): return _ops_mod.softmax(self, axis=axis)
+    def log_softmax(self, axis=-1): return _ops_mod.log_softmax(self, axis=axis)
 
 
 def as_tensor(data, dtype=None):
@@ -263,3 +258,15 @@ def as_tensor(data, dtype=None):
 def tensor(data, requires_grad=False, dtype=None):
     """Make a tensor from data (floats default to float32; integers stay int64)."""
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
+
+
+def _from_array(array, requires_grad=False):
+    """Fast path for the engine: wrap an ndarray the engine just made (no checks, no copy)."""
+    t = Tensor.__new__(Tensor)
+    t.data, t.grad, t.requires_grad = array, None, requires_grad
+    t._node, t._hooks, t._retains_grad = None, {}, False
+    return t
+
+
+# the ops package imports this module, so it is bound last
+from . import ops as _ops_mod  # noqa: E402

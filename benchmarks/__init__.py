@@ -1,0 +1,1 @@
+"""Benchmarks: speed and cost goals, measured side by side in one run (not timed tests)."""
