@@ -157,18 +157,20 @@ def accumulate(existing, new):
 
 def _topological_order(root):
     """Tensors reachable from ``root`` that need a gradient, each after all its users."""
-    order, visited = [], {id(root)}
+    order, visited = [], set()
     stack = [(root, False)]
     while stack:
         tensor, children_done = stack.pop()
         if children_done:
             order.append(tensor)
             continue
+        if id(tensor) in visited:  # marked when expanded, not when pushed: a tensor reached
+            continue               # again through a deeper path must finish after that path
+        visited.add(id(tensor))
         stack.append((tensor, True))
         if tensor._node is not None:
             for parent in tensor._node.parents:
                 if parent.requires_grad and id(parent) not in visited:
-                    visited.add(id(parent))
                     stack.append((parent, False))
     order.reverse()
     return order

@@ -47,6 +47,9 @@ def main(argv=None):
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # output piped into `head`: stop quietly
+        sys.stderr.close()
+        return EXIT_HEALTHY
 
 
 if __name__ == "__main__":

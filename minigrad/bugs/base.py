@@ -78,7 +78,7 @@ def leaf(rng, shape, low=-2.0, high=2.0, away_from_zero=0.0):
     values = rng.uniform(low, high, size=shape)
     if away_from_zero:
         values = np.where(values >= 0, values + away_from_zero, values - away_from_zero)
-    return Tensor(values.astype(np.float64), requires_grad=True)
+    return Tensor(values, requires_grad=True, dtype=np.float64)
 
 
 def constant(values, dtype=None):
