@@ -118,7 +118,7 @@ class Tensor:
     # --- gradient plumbing -------------------------------------------------
     def detach(self):
         """The same values, cut off from the graph (no gradient flows back)."""
-        return Tensor(self.data, _copy=False)
+        return Tensor(self.data, dtype=self.data.dtype, _copy=False)  # same storage, same dtype
 
     def requires_grad_(self, flag=True):
         if flag and self.dtype.kind != "f":

@@ -9,10 +9,25 @@ from ..autograd import Function
 from .registry import register, unbroadcast
 
 
+def check_broadcast(op, a, b):
+    """Raise an error that explains broadcasting when ``a`` and ``b`` cannot be combined."""
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        clash = next(-i for i in range(1, min(a.ndim, b.ndim) + 1)
+                     if a.shape[-i] != b.shape[-i] and 1 not in (a.shape[-i], b.shape[-i]))
+        raise ValueError(
+            f"{op}: cannot broadcast shapes {a.shape} and {b.shape}: axes are matched from the "
+            f"right and each pair must be equal or contain a 1, but axis {clash} has "
+            f"{a.shape[clash]} vs {b.shape[clash]}. Hint: reshape one operand (e.g. add an axis "
+            "with x.reshape(..., 1)) or transpose it so the matching axes line up") from None
+
+
 @register("add")
 class Add(Function):
     @staticmethod
     def forward(ctx, a, b):
+        check_broadcast("add", a, b)
         ctx.shapes = (a.shape, b.shape)
         return a + b
 
@@ -25,6 +40,7 @@ class Add(Function):
 class Sub(Function):
     @staticmethod
     def forward(ctx, a, b):
+        check_broadcast("sub", a, b)
         ctx.shapes = (a.shape, b.shape)
         return a - b
 
@@ -37,6 +53,7 @@ class Sub(Function):
 class Mul(Function):
     @staticmethod
     def forward(ctx, a, b):
+        check_broadcast("mul", a, b)
         ctx.save_for_backward(a, b)
         return a * b
 
@@ -50,6 +67,7 @@ class Mul(Function):
 class Div(Function):
     @staticmethod
     def forward(ctx, a, b):
+        check_broadcast("div", a, b)
         ctx.save_for_backward(a, b)
         return a / b
 
@@ -74,6 +92,7 @@ class Neg(Function):
 class Pow(Function):
     @staticmethod
     def forward(ctx, a, b):
+        check_broadcast("pow", a, b)
         out = np.power(a, b)
         ctx.save_for_backward(a, b, out)
         return out
@@ -148,6 +167,7 @@ class Abs(Function):
 class Maximum(Function):
     @staticmethod
     def forward(ctx, a, b):
+        check_broadcast("maximum", a, b)
         ctx.save_for_backward(a, b)
         return np.maximum(a, b)
 
@@ -163,6 +183,7 @@ class Maximum(Function):
 class Minimum(Function):
     @staticmethod
     def forward(ctx, a, b):
+        check_broadcast("minimum", a, b)
         ctx.save_for_backward(a, b)
         return np.minimum(a, b)
 
@@ -197,6 +218,7 @@ class Where(Function):
     @staticmethod
     def forward(ctx, a, b, condition=None):
         ctx.condition = np.asarray(condition, dtype=bool)
+        check_broadcast("where", a, b)
         ctx.shapes = (a.shape, b.shape)
         return np.where(ctx.condition, a, b)
 

@@ -20,19 +20,18 @@ class MatMul(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        # C = A B  =>  dA = dC B^T,  dB = A^T dC  (batch axes summed where they broadcast)
+        # C = A B  =>  dA = dC B^T,  dB = A^T dC  (batch axes summed where they broadcast).
+        # A vector is treated as a 1-row (left) or 1-column (right) matrix; the output
+        # gradient gets those axes back first, so 1-D @ 1-D (a 0-d output) works too.
         a, b = ctx.saved_tensors
-        a2 = a[None, :] if a.ndim == 1 else a          # treat vectors as 1-row / 1-column matrices
+        a2 = a[None, :] if a.ndim == 1 else a
         b2 = b[:, None] if b.ndim == 1 else b
-        g2 = grad
-        if a.ndim == 1:
-            g2 = np.expand_dims(g2, -2)
-        if b.ndim == 1:
-            g2 = np.expand_dims(g2, -1)
+        batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+        g2 = grad.reshape(batch + (a2.shape[-2], b2.shape[-1]))
         grad_a = g2 @ np.swapaxes(b2, -1, -2)
         grad_b = np.swapaxes(a2, -1, -2) @ g2
         if a.ndim == 1:
-            grad_a = grad_a.reshape(grad_a.shape[:-2] + (a.shape[0],)) if grad_a.ndim > 2 else grad_a[0]
+            grad_a = grad_a[..., 0, :]
         if b.ndim == 1:
-            grad_b = grad_b[..., 0]
+            grad_b = grad_b[..., :, 0]
         return unbroadcast(grad_a, a.shape), unbroadcast(grad_b, b.shape)

@@ -10,6 +10,10 @@ def normalize_axes(axis, ndim):
     if axis is None:
         return tuple(range(ndim))
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    for a in axes:  # without this check, axis 2 of a 2-D tensor would silently mean axis 0
+        if not -max(ndim, 1) <= int(a) < max(ndim, 1):
+            raise ValueError(f"axis {a} is out of range for a tensor with {ndim} dimensions "
+                             f"(valid axes: {-ndim}..{ndim - 1})")
     return tuple(sorted(int(a) % ndim for a in axes)) if ndim else ()
 
 

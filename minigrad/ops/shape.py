@@ -21,6 +21,11 @@ class Reshape(Function):
 class Permute(Function):
     @staticmethod
     def forward(ctx, a, axes=None):
+        in_range = axes is None or all(-a.ndim <= int(x) < a.ndim for x in axes)
+        if not in_range or (axes is not None and
+                            sorted(int(x) % a.ndim for x in axes) != list(range(a.ndim))):
+            raise ValueError(f"permute: axes {tuple(axes)} must list each of the {a.ndim} axes of "
+                             f"the shape {a.shape} exactly once")
         ctx.axes = tuple(range(a.ndim))[::-1] if axes is None else tuple(int(x) % a.ndim for x in axes)
         return np.transpose(a, ctx.axes)
 
@@ -50,8 +55,13 @@ class Cat(Function):
     @staticmethod
     def forward(ctx, *arrays, axis=0):
         ctx.axis = axis
+        try:
+            out = np.concatenate(arrays, axis=axis)
+        except ValueError:
+            raise ValueError(f"cat: shapes {[x.shape for x in arrays]} differ on an axis other than "
+                             f"the joining axis {axis}; all other axes must match") from None
         ctx.splits = np.cumsum([x.shape[axis] for x in arrays])[:-1]
-        return np.concatenate(arrays, axis=axis)
+        return out
 
     @staticmethod
     def backward(ctx, grad):  # each input gets back its own slice
@@ -63,6 +73,8 @@ class Stack(Function):
     @staticmethod
     def forward(ctx, *arrays, axis=0):
         ctx.axis, ctx.count = axis, len(arrays)
+        if len({x.shape for x in arrays}) > 1:
+            raise ValueError(f"stack: all tensors must have the same shape, got {[x.shape for x in arrays]}")
         return np.stack(arrays, axis=axis)
 
     @staticmethod
@@ -82,3 +94,21 @@ class Pad(Function):
         inside = tuple(slice(before, grad.shape[i] - after)
                        for i, (before, after) in enumerate(ctx.pad_width))
         return (grad[inside],)
+
+
+@register("identity")
+class Identity(Function):
+    """Pass the value through unchanged (a fresh view, so it is a new node in the graph).
+
+    Module backward hooks put one in front of each input and behind each output:
+    the gradient reaching that fresh node is exactly the module's own grad_input /
+    grad_output, separate from any other use of the same tensor.
+    """
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.view()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (grad,)

@@ -1,0 +1,46 @@
+"""Embedding lookup: rows of a weight matrix picked by integer ids.
+
+``out = weight[ids]``. In backward every id sends its gradient row back to the
+weight row it came from with a scatter-*add* (``np.add.at``): an id that appears
+three times in the batch was used three times, so its row collects three
+gradients. (Plain assignment would keep only the last one - a classic bug.)
+"""
+import numpy as np
+
+from ..autograd import Function
+from .registry import register
+
+
+def check_ids(ids, num_rows):
+    ids = np.asarray(ids)
+    if ids.dtype.kind not in "iu":
+        raise TypeError(f"embedding ids must be integers, got dtype {ids.dtype}; "
+                        "convert them with ids.astype(np.int64) (or tensor.long())")
+    if ids.size and (ids.min() < 0 or ids.max() >= num_rows):
+        bad = ids.min() if ids.min() < 0 else ids.max()
+        raise IndexError(f"embedding id {int(bad)} is out of range: the weight has {num_rows} rows, "
+                         f"so ids must lie in 0..{num_rows - 1}")
+    return ids
+
+
+@register("embedding")
+class Embedding(Function):
+    @staticmethod
+    def forward(ctx, weight, ids=None, padding_idx=None):
+        if weight.ndim != 2:
+            raise ValueError(f"embedding expects a 2-D weight (num_embeddings, embedding_dim), "
+                             f"got shape {weight.shape}")
+        ids = check_ids(ids, weight.shape[0])
+        ctx.ids, ctx.num_rows, ctx.padding_idx = ids, weight.shape[0], padding_idx
+        return weight[ids]
+
+    @staticmethod
+    def backward(ctx, grad):
+        rows = grad.reshape(-1, grad.shape[-1])
+        ids = ctx.ids.reshape(-1)
+        if ctx.padding_idx is not None:  # the padding row is a constant, as in torch
+            keep = ids != ctx.padding_idx % ctx.num_rows
+            rows, ids = rows[keep], ids[keep]
+        weight_grad = np.zeros((ctx.num_rows, grad.shape[-1]), dtype=grad.dtype)
+        np.add.at(weight_grad, ids, rows)
+        return (weight_grad,)

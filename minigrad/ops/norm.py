@@ -1,0 +1,159 @@
+"""Layer normalisation and batch normalisation, with their full backward passes.
+
+Both compute ``xhat = (x - mean) / sqrt(var + eps)`` over some axes, then
+``y = xhat * weight + bias``. They differ only in *which* axes: layer norm
+normalises each sample over its last dimensions; batch norm normalises each
+channel over the batch (and spatial) axes.
+
+When mean and var are computed from x itself they depend on x, and the
+gradient must flow through them too. With ``gx = dL/dxhat`` and ``m`` values per
+group, the three paths (direct, through the mean, through the variance) sum to
+
+    dL/dx = rstd * (gx - mean(gx) - xhat * mean(gx * xhat))
+
+(the mean of gx removes the shift, the last term the scale). In evaluation mode
+batch norm uses running statistics, constants, and only the direct path is left:
+``dL/dx = rstd * gx``.
+
+Weight and bias are optional. The primitive only receives the arrays that exist;
+the ``params`` keyword names them in order, e.g. ``("weight", "bias")``, ``("bias",)``
+or ``()``, so its inputs and its gradients are exactly the real ones.
+"""
+import numpy as np
+
+from ..autograd import Function
+from .registry import register
+
+PARAM_NAMES = ("weight", "bias")
+
+
+def _split_params(op, arrays, params):
+    params = tuple(params)
+    if any(p not in PARAM_NAMES for p in params) or len(set(params)) != len(params):
+        raise ValueError(f"{op}: params must name distinct entries of {PARAM_NAMES}, got {params}")
+    if len(arrays) != len(params):
+        raise ValueError(f"{op}: params={params} names {len(params)} arrays after the input, "
+                         f"but {len(arrays)} were given")
+    found = dict(zip(params, arrays))
+    return found.get("weight"), found.get("bias")
+
+
+def _normalize(x, axes, eps, mean=None, var=None):
+    if mean is None:
+        mean = x.mean(axis=axes, keepdims=True)
+        var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)  # biased, as torch normalises
+    rstd = 1.0 / np.sqrt(var + eps)
+    return ((x - mean) * rstd).astype(x.dtype, copy=False), rstd.astype(x.dtype, copy=False)
+
+
+def _through_statistics(grad_xhat, xhat, rstd, axes):
+    """dL/dx when mean and variance were computed from x over ``axes`` (see module doc)."""
+    return rstd * (grad_xhat - grad_xhat.mean(axis=axes, keepdims=True)
+                   - xhat * (grad_xhat * xhat).mean(axis=axes, keepdims=True))
+
+
+def _affine(xhat, weight, bias, param_shape):
+    out = xhat
+    if weight is not None:
+        out = out * weight.reshape(param_shape)
+    if bias is not None:
+        out = out + bias.reshape(param_shape)
+    return out
+
+
+def _affine_backward(ctx, grad, xhat, weight, param_axes):
+    """Gradients of (weight, bias) in the order the primitive received them, and dL/dxhat."""
+    grads = {}
+    if weight is not None:
+        grads["weight"] = (grad * xhat).sum(axis=param_axes).reshape(weight.shape)
+    if "bias" in ctx.params:
+        grads["bias"] = grad.sum(axis=param_axes).reshape(ctx.bias_shape)
+    grad_xhat = grad if weight is None else grad * weight.reshape(ctx.param_shape)
+    return tuple(grads[name] for name in ctx.params), grad_xhat
+
+
+@register("layer_norm")
+class LayerNorm(Function):
+    """Inputs: (x, *params) with params named by the ``params`` keyword."""
+
+    @staticmethod
+    def forward(ctx, x, *affine, normalized_shape=None, eps=1e-5, params=PARAM_NAMES):
+        shape = tuple(int(s) for s in np.atleast_1d(normalized_shape)) if normalized_shape is not None \
+            else x.shape[-1:]
+        if len(shape) == 0 or len(shape) > x.ndim or x.shape[x.ndim - len(shape):] != shape:
+            raise ValueError(
+                f"layer_norm: normalized_shape {shape} must equal the last dimensions of the input, "
+                f"but the input has shape {x.shape}; pass normalized_shape={x.shape[-1:]} to "
+                "normalise over the last axis")
+        weight, bias = _split_params("layer_norm", affine, params)
+        for name, p in (("weight", weight), ("bias", bias)):
+            if p is not None and p.shape != shape:
+                raise ValueError(f"layer_norm: {name} has shape {p.shape}, expected normalized_shape "
+                                 f"{shape}")
+        axes = tuple(range(x.ndim - len(shape), x.ndim))
+        xhat, rstd = _normalize(x, axes, eps)
+        ctx.params, ctx.axes, ctx.param_shape, ctx.bias_shape = tuple(params), axes, shape, shape
+        ctx.save_for_backward(xhat, rstd, weight)
+        return _affine(xhat, weight, bias, shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        xhat, rstd, weight = ctx.saved_tensors
+        leading = tuple(range(grad.ndim - len(ctx.param_shape)))
+        param_grads, grad_xhat = _affine_backward(ctx, grad, xhat, weight, leading)
+        return (_through_statistics(grad_xhat, xhat, rstd, ctx.axes),) + param_grads
+
+
+@register("batch_norm")
+class BatchNorm(Function):
+    """Inputs: (x, *params). ``training=True``: normalise with the batch's own mean and
+    (biased) variance, computed here from x, so the gradient flows through them.
+    ``training=False``: normalise with the given ``mean``/``var`` (running statistics),
+    which are constants.
+
+    Batch statistics are computed inside, not passed in, so that the primitive is a
+    function of x alone: re-running it on a perturbed x (a finite-difference check)
+    renormalises with that x's statistics, exactly what the backward differentiates.
+    """
+
+    @staticmethod
+    def forward(ctx, x, *affine, training=True, mean=None, var=None, eps=1e-5, params=PARAM_NAMES):
+        if x.ndim < 2:
+            raise ValueError(f"batch_norm expects input shaped (N, C), (N, C, L) or (N, C, H, W), "
+                             f"got shape {x.shape}")
+        channels = x.shape[1]
+        weight, bias = _split_params("batch_norm", affine, params)
+        for name, p in (("weight", weight), ("bias", bias), ("running mean", mean), ("running var", var)):
+            if p is not None and np.shape(p) != (channels,):
+                raise ValueError(f"batch_norm: {name} has shape {np.shape(p)}, expected ({channels},) "
+                                 f"- one value per channel of the input {x.shape} (channels are axis 1)")
+        axes = (0,) + tuple(range(2, x.ndim))
+        param_shape = (1, channels) + (1,) * (x.ndim - 2)
+        if training:
+            if mean is not None or var is not None:
+                raise ValueError("batch_norm(training=True) computes the batch statistics itself; "
+                                 "pass mean/var only with training=False")
+            if x.size // channels <= 1:
+                raise ValueError(f"batch_norm in training mode needs more than one value per channel "
+                                 f"to estimate a variance, got input shape {x.shape}")
+            xhat, rstd = _normalize(x, axes, eps)
+        else:
+            if mean is None or var is None:
+                raise ValueError("batch_norm(training=False) needs the running mean and var to "
+                                 "normalise with (or use training=True for batch statistics)")
+            xhat, rstd = _normalize(x, axes, eps, np.asarray(mean, x.dtype).reshape(param_shape),
+                                    np.asarray(var, x.dtype).reshape(param_shape))
+        ctx.params, ctx.axes, ctx.training = tuple(params), axes, training
+        ctx.param_shape, ctx.bias_shape = param_shape, (channels,)
+        ctx.save_for_backward(xhat, rstd, weight)
+        return _affine(xhat, weight, bias, param_shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        xhat, rstd, weight = ctx.saved_tensors
+        param_grads, grad_xhat = _affine_backward(ctx, grad, xhat, weight, ctx.axes)
+        if ctx.training:
+            grad_x = _through_statistics(grad_xhat, xhat, rstd, ctx.axes)
+        else:
+            grad_x = grad_xhat * rstd
+        return (grad_x,) + param_grads

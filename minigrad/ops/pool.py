@@ -1,0 +1,87 @@
+"""2-D max and average pooling, as ``torch.nn.functional.max_pool2d`` / ``avg_pool2d``.
+
+Both look at every (kh, kw) window of the padded input (ops/windows.py).
+Max pooling passes each output's gradient to the one input that won its window
+(the first maximum in row-major order, as torch does; ties are a kink of the
+function, so any single winner is a valid subgradient). Average pooling spreads
+each output's gradient evenly over the values it averaged.
+"""
+import numpy as np
+
+from ..autograd import Function
+from .registry import register
+from .windows import (add_windows, check_image, crop, output_size, pad_image, pair, windows,
+                      windows_reach_input)
+
+
+def _geometry(op, x, kernel_size, stride, padding, dilation=1):
+    check_image(op, x)
+    kernel = pair(kernel_size, "kernel_size", 1)
+    stride = kernel if stride is None else pair(stride, "stride", 1)
+    padding, dilation = pair(padding, "padding"), pair(dilation, "dilation", 1)
+    for axis in (0, 1):
+        if 2 * padding[axis] > kernel[axis]:
+            raise ValueError(
+                f"{op}: padding {padding} is more than half the kernel size {kernel}; a window "
+                "could then lie almost entirely in the padding. Use padding <= kernel_size // 2")
+    out_hw = tuple(output_size(op, x.shape[2 + axis], kernel[axis], stride[axis], padding[axis],
+                               dilation[axis], ("height", "width")[axis]) for axis in (0, 1))
+    for axis in (0, 1):
+        if not windows_reach_input(x.shape[2 + axis], kernel[axis], stride[axis], padding[axis],
+                                   dilation[axis], out_hw[axis]):
+            raise ValueError(
+                f"{op}: with kernel {kernel}, dilation {dilation} and padding {padding}, some windows "
+                f"over an input of size {x.shape[2:]} touch only padding; reduce the padding or "
+                "the dilation")
+    return kernel, stride, padding, dilation, out_hw
+
+
+@register("max_pool2d")
+class MaxPool2d(Function):
+    @staticmethod
+    def forward(ctx, x, kernel_size=2, stride=None, padding=0, dilation=1):
+        kernel, stride, padding, dilation, out_hw = _geometry(
+            "max_pool2d", x, kernel_size, stride, padding, dilation)
+        padded = pad_image(x, padding, value=-np.inf)  # padding never wins a window
+        cols = windows(padded, kernel, stride, dilation, out_hw)
+        flat = cols.reshape(cols.shape[:4] + (-1,))
+        winner = flat.argmax(axis=-1)[..., None]      # first maximum, like torch
+        ctx.winner, ctx.kernel, ctx.stride, ctx.padding, ctx.dilation, ctx.padded_shape = (
+            winner, kernel, stride, padding, dilation, padded.shape)
+        return np.take_along_axis(flat, winner, axis=-1)[..., 0]
+
+    @staticmethod
+    def backward(ctx, grad):
+        window_grad = np.zeros(grad.shape + (ctx.kernel[0] * ctx.kernel[1],), dtype=grad.dtype)
+        np.put_along_axis(window_grad, ctx.winner, grad[..., None], axis=-1)
+        window_grad = window_grad.reshape(grad.shape + ctx.kernel)
+        image = add_windows(window_grad, ctx.padded_shape, ctx.stride, ctx.dilation)
+        return (np.ascontiguousarray(crop(image, ctx.padding)),)
+
+
+@register("avg_pool2d")
+class AvgPool2d(Function):
+    @staticmethod
+    def forward(ctx, x, kernel_size=2, stride=None, padding=0, count_include_pad=True,
+                divisor_override=None):
+        kernel, stride, padding, dilation, out_hw = _geometry(
+            "avg_pool2d", x, kernel_size, stride, padding)
+        padded = pad_image(x, padding)
+        sums = windows(padded, kernel, stride, dilation, out_hw).sum(axis=(4, 5))
+        if divisor_override is not None:
+            divisor = np.asarray(divisor_override, dtype=x.dtype)
+        elif count_include_pad:
+            divisor = np.asarray(kernel[0] * kernel[1], dtype=x.dtype)
+        else:  # count only the real pixels of each window
+            ones = pad_image(np.ones((1, 1) + x.shape[2:], dtype=x.dtype), padding)
+            divisor = windows(ones, kernel, stride, dilation, out_hw).sum(axis=(4, 5))
+        ctx.divisor, ctx.kernel, ctx.stride, ctx.padding, ctx.padded_shape = (
+            divisor, kernel, stride, padding, padded.shape)
+        return (sums / divisor).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        share = (grad / ctx.divisor).astype(grad.dtype, copy=False)
+        window_grad = np.broadcast_to(share[..., None, None], grad.shape + ctx.kernel)
+        image = add_windows(window_grad, ctx.padded_shape, ctx.stride, (1, 1))
+        return (np.ascontiguousarray(crop(image, ctx.padding)),)
