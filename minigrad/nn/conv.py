@@ -1,0 +1,111 @@
+"""2-D convolution and pooling layers (N, C, H, W), with torch's arguments and repr."""
+import math
+
+import numpy as np
+
+from ..tensor import get_default_dtype
+from . import functional as F
+from . import init
+from .module import Module, Parameter, check_device
+
+
+def _pair(value):
+    return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+
+
+class Conv2d(Module):
+    """Cross-correlate (N, in_channels, H, W) with weight (out_channels, in_channels, kH, kW).
+
+    Initialised like torch: kaiming_uniform with a=sqrt(5) and a bias from
+    Uniform(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = in_channels * kH * kW.
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__()
+        check_device(device)
+        if groups != 1 or padding_mode != "zeros":
+            raise NotImplementedError("minigrad's Conv2d supports groups=1 and "
+                                      "padding_mode='zeros' only")
+        if isinstance(padding, str) and padding not in ("same", "valid"):
+            raise ValueError(f"padding must be an int, a pair, 'same' or 'valid', got {padding!r}")
+        self.in_channels, self.out_channels = int(in_channels), int(out_channels)
+        self.kernel_size = _pair(kernel_size)
+        self.stride = _pair(stride)
+        self.padding = padding if isinstance(padding, str) else _pair(padding)
+        self.dilation, self.groups, self.padding_mode = _pair(dilation), groups, padding_mode
+        self.output_padding = (0, 0)
+        dtype = np.dtype(dtype or get_default_dtype())
+        shape = (self.out_channels, self.in_channels) + self.kernel_size
+        self.weight = Parameter(np.empty(shape, dtype=dtype), dtype=dtype)
+        if bias:
+            self.bias = Parameter(np.empty(self.out_channels, dtype=dtype), dtype=dtype)
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation)
+
+    def extra_repr(self):
+        text = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}")
+        if self.padding != (0, 0):
+            text += f", padding={self.padding}"
+        if self.dilation != (1, 1):
+            text += f", dilation={self.dilation}"
+        if self.bias is None:
+            text += ", bias=False"
+        return text
+
+
+class MaxPool2d(Module):
+    """Maximum over each kernel_size window; stride defaults to kernel_size."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False):
+        super().__init__()
+        if return_indices or ceil_mode:
+            raise NotImplementedError("minigrad's MaxPool2d supports return_indices=False and "
+                                      "ceil_mode=False only")
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, input):
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class AvgPool2d(Module):
+    """Mean over each kernel_size window (padded zeros counted unless count_include_pad=False)."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        super().__init__()
+        if ceil_mode:
+            raise NotImplementedError("minigrad's AvgPool2d supports ceil_mode=False only")
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input):
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding,
+                            count_include_pad=self.count_include_pad,
+                            divisor_override=self.divisor_override)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"

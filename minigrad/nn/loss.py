@@ -1,0 +1,72 @@
+"""Loss modules: each stores its options and calls the matching ``nn.functional`` loss.
+
+Class weights are buffers, as in torch, so they appear in ``state_dict``.
+"""
+import numpy as np
+
+from ..tensor import Tensor
+from . import functional as F
+from .module import Module
+
+
+def _buffer_value(value):
+    if value is None or isinstance(value, Tensor):
+        return value
+    if hasattr(value, "detach") and hasattr(value, "numpy"):   # a torch tensor
+        value = value.detach().cpu().numpy()
+    if isinstance(value, np.ndarray):   # keep the array's own dtype
+        return Tensor(value, dtype=value.dtype)
+    return Tensor(value)
+
+
+class _Loss(Module):
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        if reduction not in ("mean", "sum", "none"):
+            raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+        self.reduction = reduction
+
+
+class CrossEntropyLoss(_Loss):
+    """Softmax + negative log-likelihood on raw logits (N, C): do not softmax first."""
+
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+        super().__init__(reduction)
+        self.register_buffer("weight", _buffer_value(weight))
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
+
+    def forward(self, input, target):
+        return F.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction,
+                               self.label_smoothing)
+
+
+class NLLLoss(_Loss):
+    """Negative log-likelihood on log-probabilities (e.g. the output of LogSoftmax)."""
+
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean"):
+        super().__init__(reduction)
+        self.register_buffer("weight", _buffer_value(weight))
+        self.ignore_index = ignore_index
+
+    def forward(self, input, target):
+        return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
+
+
+class MSELoss(_Loss):
+    """Mean squared error."""
+
+    def forward(self, input, target):
+        return F.mse_loss(input, target, self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Sigmoid + binary cross-entropy on raw logits, stable for large |x|."""
+
+    def __init__(self, weight=None, reduction="mean", pos_weight=None):
+        super().__init__(reduction)
+        self.register_buffer("weight", _buffer_value(weight))
+        self.register_buffer("pos_weight", _buffer_value(pos_weight))
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction,
+                                                  self.pos_weight)
