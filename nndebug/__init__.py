@@ -27,6 +27,15 @@ _LAZY = {
 __all__ = ["Finding", *_LAZY]
 
 
+# These three share their name with the submodule that defines them. Importing such a
+# submodule (``from nndebug.gradcheck import GradcheckReport``) sets the package attribute
+# to the module object, which would hide a lazily loaded function; so they are bound now.
+# Their modules import NumPy only (torch is imported by the torch adapter, on demand).
+from .gradcheck import gradcheck  # noqa: E402
+from .locate import locate  # noqa: E402
+from .compare import compare  # noqa: E402
+
+
 def __getattr__(name):
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)

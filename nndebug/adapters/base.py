@@ -13,6 +13,12 @@ Conventions every adapter follows:
 - Names are exactly those of the framework's ``named_modules()`` /
   ``named_parameters()`` ("" is the root module).
 - Arrays handed back are NumPy copies; the user's tensors are never aliased.
+
+What the gradient checks need on top (``record_calls``, ``module_vjp``,
+``module_value``, and for engines whose primitives can be re-run alone
+``primitive_value`` / ``primitive_vjp``) is described in the "checking backward
+passes" section below; the records they exchange (``ModuleCall``,
+``PrimitiveCall``, ``Recording``) are plain data defined in this file.
 """
 import abc
 import contextlib
@@ -184,6 +190,10 @@ class Adapter(abc.ABC):
     def seed(self, seed):
         ...
 
+    def rng_equal(self, a, b):
+        """Whether two states from ``get_rng_state`` are the same (nothing was drawn between)."""
+        raise NotImplementedError
+
     # --- hooks -----------------------------------------------------------------
     @abc.abstractmethod
     def add_forward_hook(self, module, fn):
@@ -238,6 +248,133 @@ class Adapter(abc.ABC):
     @abc.abstractmethod
     def restore_optimizer_state(self, optimizer, state):
         ...
+
+
+    # --- checking backward passes (gradcheck, locate, compare) ------------------------------
+    # A check runs on a private float64 copy (``private_copy``). It records what every
+    # module received and returned in one forward pass (``record_calls``), then re-runs
+    # single modules on those inputs: ``module_value`` gives <output, cotangent> as a
+    # float, ``module_vjp`` the gradient of that number w.r.t. the module's float inputs
+    # and its own parameters. Engines that can re-run one primitive alone (minigrad)
+    # also record each primitive call and implement ``primitive_value/primitive_vjp``.
+
+    supports_primitives = False
+
+    def float_leaves(self, value):
+        """The float tensors inside ``value`` (a tensor, tuple/list or dict), in order."""
+        return self._float_leaves(value)
+
+    def _float_leaves(self, value):
+        raise NotImplementedError
+
+    def private_inputs(self, value):
+        """``prepare(value)`` with every tensor copied: safe to perturb in place."""
+        raise NotImplementedError
+
+    def leaf_requires_grad(self, tensor):
+        return bool(getattr(tensor, "requires_grad", False))
+
+    def set_element(self, tensor, flat_index, value):
+        """Overwrite one element (flat index) of a parameter or input tensor in place."""
+        array = self.to_numpy(tensor)
+        array.reshape(-1)[flat_index] = value
+        self.set_parameter(tensor, array)
+
+    @contextlib.contextmanager
+    def default_dtype(self, dtype):
+        """Make ``dtype`` the framework's default float dtype inside the block.
+
+        A float64 check must not be spoiled by float32 constants a model creates in
+        its forward (``zeros(n)``, scalars); the previous default is restored after.
+        """
+        yield
+
+    def record_calls(self, inputs, targets=None, loss_fn=None, *, record_primitives=False):
+        """Run the model (then ``loss_fn``) once and record every module call.
+
+        Returns a ``Recording`` (see ``recording.py``). Each module's ``forward`` is
+        wrapped for the duration of this one pass (so hooks, if any, are untouched); the
+        inputs each call received, its outputs and the RNG state just before it are kept,
+        so the call can be re-run alone with the same dropout mask. The loss becomes a
+        last pseudo-call (``is_loss=True``) whose input is the model's output.
+        """
+        from .recording import record_calls
+        return record_calls(self, inputs, targets, loss_fn, record_primitives=record_primitives)
+
+    def _storage_id(self, tensor):
+        return id(tensor)
+
+    def _primitive_observer(self, callback):
+        return contextlib.nullcontext()
+
+    def _primitive_call(self, record, param_names):
+        raise NotImplementedError
+
+    def _snapshot(self, value):
+        """A detached copy of a value made of tensors (nested in tuples, lists, dicts)."""
+        raise NotImplementedError
+
+    def module_value(self, call, cotangents, input_arrays=None):
+        """<call's outputs, cotangents> as a float, re-running the call alone (no graph).
+
+        ``input_arrays`` replace the recorded float inputs (same order); the module's
+        parameters are whatever the (private) model holds now; the RNG state recorded
+        before the call is replayed first.
+        """
+        raise NotImplementedError
+
+    def module_vjp(self, call, cotangents, input_arrays=None, params=None):
+        """(value, [grad per float input], {parameter name: grad}) of <outputs, cotangents>.
+
+        Gradients come from the framework's own backward. ``params``: [(name, parameter)]
+        to differentiate for (default: the module's own trainable parameters); inputs and
+        parameters that get no gradient get zeros.
+        """
+        raise NotImplementedError
+
+    def trainable_own_parameters(self, module):
+        if not hasattr(module, "named_parameters"):
+            return []
+        return [(n, p) for n, p in self.own_parameters(module) if self.requires_grad(p)]
+
+    def trace(self, inputs, targets, loss_fn):
+        """One forward and backward pass that records, for every module call, its outputs,
+        the gradient reaching them (grad_output) and the gradient it sends to its own
+        inputs (grad_input); returns a ``Trace`` (see ``recording.py``).
+
+        Meant for private copies (``compare`` runs it on one): float inputs are made to
+        require grad, and each module's float inputs are routed through an identity
+        "twin" (``_twin``) so the gradient seen there belongs to this module's use alone.
+        """
+        from .recording import trace
+        return trace(self, inputs, targets, loss_fn)
+
+    def _twin(self, tensor):
+        """A new graph node with the tensor's values (identity), when it requires grad."""
+        raise NotImplementedError
+
+    def _require_grad(self, tensor):
+        raise NotImplementedError
+
+    def _replace_float(self, value, replacements):
+        raise NotImplementedError
+
+    def primitive_forward(self, primitive, arrays):
+        """The primitive's output for ``arrays`` (its recorded kwargs), as a NumPy array."""
+        raise NotImplementedError(f"{self.framework} cannot re-run single primitives")
+
+    def primitive_value(self, primitive, arrays, cotangent):
+        raise NotImplementedError(f"{self.framework} cannot re-run single primitives")
+
+    def primitive_vjp(self, primitive, arrays, cotangent):
+        raise NotImplementedError(f"{self.framework} cannot re-run single primitives")
+
+    def engine_self_test(self):
+        """(ok, sentence): does the engine add the gradients of a re-used tensor?"""
+        return True, ""
+
+
+from .recording import ModuleCall, PrimitiveCall, Recording, Trace, TraceCall  # noqa: E402,F401
 
 
 class ArrayNamespace:

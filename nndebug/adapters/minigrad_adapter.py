@@ -1,15 +1,17 @@
 """The adapter for minigrad models (``minigrad.nn.Module``)."""
+import contextlib
 import copy
 import random
 
 import numpy as np
 
 import minigrad as mg
+from minigrad import autograd
 from minigrad.tensor import Tensor
 
-from .base import Adapter, ArrayNamespace
+from .base import Adapter, ArrayNamespace, PrimitiveCall
 
-_HOOK_TABLES = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks")
+_HOOK_TABLES = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")
 
 
 class NumpyNamespace(ArrayNamespace):
@@ -109,7 +111,9 @@ class MinigradAdapter(Adapter):
             return [t for v in inputs.values() for t in self._float_leaves(v)]
         return []
 
-    def loss_and_grads(self, inputs, targets, loss_fn, *, wrt_inputs=False):
+    def loss_and_grads(self, inputs, targets, loss_fn, *, wrt_inputs=False, grad_scale=1.0):
+        """See Adapter.loss_and_grads; ``grad_scale`` is the gradient fed to backward at the
+        loss (dL/dL), 1 normally: gradcheck's zero-cotangent rule runs it with 0 and 2."""
         inputs, targets = self.prepare(inputs), self.prepare(targets)
         input_leaves = []
         if wrt_inputs:
@@ -125,7 +129,7 @@ class MinigradAdapter(Adapter):
             with mg.enable_grad():
                 loss = self._scalar_loss(loss_fn(self.call_model(self.model, inputs), targets))
             if loss.requires_grad:
-                loss.backward()
+                loss.backward(np.full(loss.shape, grad_scale, dtype=loss.dtype))
             grads = {name: (np.zeros_like(p.data) if p.grad is None else p.grad.copy())
                      for name, p in params if p.requires_grad}
             input_grads = [None if t.grad is None else t.grad.copy() for t in input_leaves]
@@ -142,12 +146,18 @@ class MinigradAdapter(Adapter):
 
     # --- copies and state -------------------------------------------------------------
     def private_copy(self, dtype=np.float64):
-        clone = copy.deepcopy(self.model)
-        dtype = np.dtype(dtype)
-        for module in clone.modules():
+        # Hook tables are swapped for empty ones during the copy (memo), so hooks that
+        # close over big or uncopyable objects (a monitor, a file, a lock) are not copied.
+        memo = {}
+        for module in self.model.modules():
             for table in _HOOK_TABLES:
-                if isinstance(getattr(module, table, None), dict):
-                    getattr(module, table).clear()
+                hooks = getattr(module, table, None)
+                if isinstance(hooks, dict):
+                    memo[id(hooks)] = type(hooks)()
+        for _, p in self.named_parameters():
+            memo[id(p._hooks)] = {}
+        clone = copy.deepcopy(self.model, memo)
+        dtype = np.dtype(dtype)
         for _, p in clone.named_parameters():
             p.grad = None
             p._hooks = {}
@@ -155,16 +165,21 @@ class MinigradAdapter(Adapter):
                 p.data = p.data.astype(dtype)
         for module in clone.modules():
             for name, buf in list(getattr(module, "_buffers", {}).items()):
-                if isinstance(buf, np.ndarray) and buf.dtype.kind == "f":
+                if isinstance(buf, Tensor) and buf.dtype.kind == "f":
+                    buf.data = buf.data.astype(dtype)
+                elif isinstance(buf, np.ndarray) and buf.dtype.kind == "f":
                     module._buffers[name] = buf.astype(dtype)
         return MinigradAdapter(clone)
 
     def _buffer_slots(self):
+        """(module, name, buffer object, its storage array, a copy of the values)."""
         slots = []
         for module in self.model.modules():
             for name, buf in getattr(module, "_buffers", {}).items():
-                if buf is not None:
-                    slots.append((module, name, buf, np.array(buf, copy=True)))
+                if buf is None:
+                    continue
+                storage = buf.data if isinstance(buf, Tensor) else buf
+                slots.append((module, name, buf, storage, np.array(storage, copy=True)))
         return slots
 
     def capture_state(self):
@@ -177,18 +192,24 @@ class MinigradAdapter(Adapter):
             "hooks": {id(m): {t: dict(getattr(m, t)) for t in _HOOK_TABLES
                               if isinstance(getattr(m, t, None), dict)} for m in self.model.modules()},
             "rng": self.get_rng_state(),
+            "default_dtype": mg.get_default_dtype(),
+            "grad_enabled": autograd.is_grad_enabled(),
         }
 
     def restore_state(self, state):
+        mg.set_default_dtype(state.get("default_dtype", mg.get_default_dtype()))
+        autograd._grad_enabled = state.get("grad_enabled", autograd.is_grad_enabled())
         for p, storage, value, flag, grad, hooks in state["params"]:
             storage[...] = value
             p.data = storage
             p.requires_grad = flag
             p.grad = None if grad is None else grad.copy()
             p._hooks = dict(hooks)
-        for module, name, storage, value in state["buffers"]:
+        for module, name, buf, storage, value in state["buffers"]:
+            module._buffers[name] = buf
+            if isinstance(buf, Tensor):
+                buf.data = storage
             storage[...] = value
-            module._buffers[name] = storage
         for module, flag in state["training"]:
             module.training = flag
         for module in self.model.modules():
@@ -213,8 +234,9 @@ class MinigradAdapter(Adapter):
                 problems.append(f"parameter {name}: .grad changed")
             if set(p._hooks) != set(hooks):
                 problems.append(f"parameter {name}: tensor hooks changed")
-        for module, name, storage, value in state["buffers"]:
+        for module, name, buf, storage, value in state["buffers"]:
             live = module._buffers.get(name)
+            live = live.data if isinstance(live, Tensor) else live
             if live is None or live.dtype != value.dtype or not np.array_equal(live, value):
                 problems.append(f"buffer {name}: changed")
         for module, flag in state["training"]:
@@ -226,6 +248,8 @@ class MinigradAdapter(Adapter):
                     problems.append(f"{type(module).__name__}.{table}: hooks changed")
         if not _rng_equal(self.get_rng_state(), state["rng"]):
             problems.append("RNG state changed")
+        if "default_dtype" in state and mg.get_default_dtype() != state["default_dtype"]:
+            problems.append(f"default dtype {state['default_dtype']} -> {mg.get_default_dtype()}")
         return problems
 
     # --- randomness ---------------------------------------------------------------
@@ -237,6 +261,9 @@ class MinigradAdapter(Adapter):
         mg.set_rng_state(state["minigrad"])
         np.random.set_state(state["numpy"])
         random.setstate(state["python"])
+
+    def rng_equal(self, a, b):
+        return _rng_equal(a, b)
 
     def seed(self, seed):
         mg.manual_seed(seed)
@@ -291,6 +318,215 @@ class MinigradAdapter(Adapter):
 
     def restore_optimizer_state(self, optimizer, state):
         optimizer.load_state_dict(copy.deepcopy(state))
+
+
+    # --- checking backward passes ------------------------------------------------
+    supports_primitives = True
+
+    def private_inputs(self, value):
+        return _fresh_copy(self.prepare(value))
+
+    def set_element(self, tensor, flat_index, value):
+        np.put(tensor.data, flat_index, value)
+
+    @contextlib.contextmanager
+    def default_dtype(self, dtype):
+        previous = mg.get_default_dtype()
+        mg.set_default_dtype(dtype)
+        try:
+            yield
+        finally:
+            mg.set_default_dtype(previous)
+
+    def _snapshot(self, value):
+        return _fresh_copy(value)
+
+    def _storage_id(self, tensor):
+        return id(tensor.data)
+
+    def _primitive_observer(self, callback):
+        return autograd.observe_ops(callback) if callback else contextlib.nullcontext()
+
+    def _primitive_call(self, record, param_names):
+        from minigrad.ops import REGISTRY
+        function = record.function
+        registered = function.name if REGISTRY.get(function.name) is function else None
+        params = {i: param_names[id(a)] for i, a in enumerate(record.inputs) if id(a) in param_names}
+        inputs = [np.array(a, dtype=np.float64) if a.dtype.kind == "f" else np.array(a, copy=True)
+                  for a in record.inputs]
+        output = np.asarray(record.output)
+        return PrimitiveCall(label=function.op_name(), op=registered, function=function,
+                             inputs=inputs, kwargs=dict(record.kwargs), params=params,
+                             out_dtype=output.dtype, out_shape=output.shape)
+
+    def _primitive_forward(self, primitive, arrays):
+        ctx = autograd.Context()
+        ctx.needs_input_grad = tuple(np.asarray(a).dtype.kind == "f" for a in arrays)
+        with mg.no_grad():
+            out = primitive.function.forward(ctx, *arrays, **primitive.kwargs)
+        return ctx, np.asarray(out)
+
+    def primitive_forward(self, primitive, arrays):
+        return self._primitive_forward(primitive, arrays)[1]
+
+    def primitive_value(self, primitive, arrays, cotangent):
+        _, out = self._primitive_forward(primitive, arrays)
+        return float(np.sum(out.astype(np.float64) * cotangent))
+
+    def primitive_vjp(self, primitive, arrays, cotangent):
+        """(value, [grad or None per input]) with the backward the engine would use now."""
+        ctx, out = self._primitive_forward(primitive, arrays)
+        with mg.no_grad():
+            grads = autograd.backward_of(primitive.function)(ctx, np.asarray(cotangent, dtype=out.dtype))
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        grads = [None if g is None else np.asarray(getattr(g, "data", g), dtype=np.float64)
+                 for g in grads]
+        grads += [None] * (len(arrays) - len(grads))
+        return float(np.sum(out.astype(np.float64) * cotangent)), grads[:len(arrays)]
+
+    def engine_self_test(self):
+        x = Tensor(np.array([1.5, -2.0]), requires_grad=True, dtype=np.float64)
+        with mg.enable_grad():
+            y = _Join.apply(_Pass.apply(x), _Pass.apply(x))
+        y.backward(np.ones(2))
+        got = x.grad
+        if got is not None and np.allclose(got, 2.0):
+            return True, "the engine's self-test passes (a tensor used twice gets both gradients)"
+        shown = "nothing" if got is None else np.array2string(got)
+        return False, (f"the engine's self-test fails: a tensor used twice got gradient {shown} "
+                       "instead of [2. 2.] (the gradients of re-used tensors are not added up)")
+
+    def _rebuild(self, value, arrays, make_leaf):
+        if isinstance(value, Tensor):
+            if value.dtype.kind == "f":
+                return make_leaf(next(arrays), value)
+            return Tensor(value.data.copy(), dtype=value.dtype)
+        if isinstance(value, (tuple, list)):
+            return type(value)(self._rebuild(v, arrays, make_leaf) for v in value)
+        if isinstance(value, dict):
+            return {k: self._rebuild(v, arrays, make_leaf) for k, v in value.items()}
+        return value
+
+    def _twin(self, tensor):
+        from minigrad.ops import REGISTRY
+        return REGISTRY["identity"].apply(tensor) if tensor.requires_grad else tensor
+
+    def _require_grad(self, tensor):
+        tensor.requires_grad = True
+
+    def _replace_float(self, value, replacements):
+        if isinstance(value, Tensor):
+            return next(replacements) if value.dtype.kind == "f" else value
+        if isinstance(value, (tuple, list)):
+            return type(value)(self._replace_float(v, replacements) for v in value)
+        if isinstance(value, dict):
+            return {k: self._replace_float(v, replacements) for k, v in value.items()}
+        return value
+
+    def _run_call(self, call, input_arrays, requires_grad):
+        arrays = call.inputs if input_arrays is None else input_arrays
+        leaves = []
+
+        def make_leaf(array, like):
+            leaf = Tensor(np.array(array, dtype=like.dtype), requires_grad=requires_grad,
+                          dtype=like.dtype)
+            leaves.append(leaf)
+            return leaf
+
+        args, kwargs = self._rebuild((call.args, call.kwargs), iter(arrays), make_leaf)
+        if call.uses_rng:
+            self.set_rng_state(call.rng_state)
+        return call.module(*args, **kwargs), leaves
+
+    @staticmethod
+    def _contract_value(outs, cotangents):
+        if len(outs) != len(cotangents):
+            raise ValueError(f"the call gave {len(outs)} float outputs this time, "
+                             f"{len(cotangents)} when it was recorded")
+        return float(sum(np.sum(o.data.astype(np.float64) * c) for o, c in zip(outs, cotangents)))
+
+    def module_value(self, call, cotangents, input_arrays=None):
+        with mg.no_grad():
+            output, _ = self._run_call(call, input_arrays, requires_grad=False)
+        return self._contract_value(self._float_leaves(output), cotangents)
+
+    def module_vjp(self, call, cotangents, input_arrays=None, params=None):
+        params = self.trainable_own_parameters(call.module) if params is None else list(params)
+        saved = [(p, p.grad) for _, p in params]
+        try:
+            for p, _ in saved:
+                p.grad = None
+            with mg.enable_grad():
+                output, leaves = self._run_call(call, input_arrays, requires_grad=True)
+                outs = self._float_leaves(output)
+                value = self._contract_value(outs, cotangents)
+                live = [(o, c) for o, c in zip(outs, cotangents) if o.requires_grad]
+                if live:
+                    # a private Function, not a registered primitive: the contraction must
+                    # not go through any op whose backward is being checked
+                    total = _Contract.apply(*[o for o, _ in live],
+                                            cotangents=[np.asarray(c) for _, c in live])
+            if live:
+                total.backward(np.ones((), dtype=total.dtype))
+            input_grads = [np.zeros(t.shape) if t.grad is None else t.grad.astype(np.float64)
+                           for t in leaves]
+            param_grads = {n: np.zeros(p.shape) if p.grad is None else p.grad.astype(np.float64)
+                           for n, p in params}
+        finally:
+            for p, grad in saved:
+                p.grad = grad
+        return value, input_grads, param_grads
+
+    # --- added for the monitor: one call for a statistic over many tensors ----------------
+    def norms(self, tensors):
+        """L2 norm of each tensor (Tensor or array) as one 1-D NumPy array."""
+        values = [np.asarray(t.data if isinstance(t, Tensor) else t) for t in tensors]
+        return np.array([np.sqrt(np.sum(np.square(v, dtype=np.float64))) for v in values],
+                        dtype=np.float64)
+
+    def copies(self, tensors):
+        """Copies of the tensors' values (arrays), e.g. weights before an update."""
+        return [np.array(t.data if isinstance(t, Tensor) else t, copy=True) for t in tensors]
+
+    def differences(self, tensors, others):
+        """Element-wise ``a - b`` for each pair, as arrays."""
+        def arr(t):
+            return t.data if isinstance(t, Tensor) else np.asarray(t)
+        return [arr(a) - arr(b) for a, b in zip(tensors, others)]
+
+
+class _Contract(autograd.Function):
+    """sum_i <output_i, cotangent_i>, with its obvious backward (unregistered on purpose)."""
+
+    @staticmethod
+    def forward(ctx, *outputs, cotangents=()):
+        ctx.cotangents = cotangents
+        return np.asarray(sum(np.sum(o * c) for o, c in zip(outputs, cotangents)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return tuple((grad * c).astype(np.result_type(c, grad)) for c in ctx.cotangents)
+
+
+class _Pass(autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (grad,)
+
+
+class _Join(autograd.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        return a + b
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad
 
 
 def _fresh_copy(value):

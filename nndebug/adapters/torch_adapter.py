@@ -1,4 +1,5 @@
 """The adapter for PyTorch models (``torch.nn.Module``). Only this file imports torch."""
+import contextlib
 import copy
 import random
 
@@ -121,7 +122,9 @@ class TorchAdapter(Adapter):
                              "reduce it (e.g. .mean()) or use reduction='mean'")
         return loss.reshape(())
 
-    def loss_and_grads(self, inputs, targets, loss_fn, *, wrt_inputs=False):
+    def loss_and_grads(self, inputs, targets, loss_fn, *, wrt_inputs=False, grad_scale=1.0):
+        """See Adapter.loss_and_grads; ``grad_scale`` is the gradient fed to backward at the
+        loss (dL/dL), 1 normally: gradcheck's zero-cotangent rule runs it with 0 and 2."""
         inputs, targets = self.prepare(inputs), self.prepare(targets)
         input_leaves = []
         if wrt_inputs:
@@ -134,8 +137,10 @@ class TorchAdapter(Adapter):
         with torch.enable_grad():
             loss = self._scalar_loss(loss_fn(self.call_model(self.model, inputs), targets))
             wrt = trainable + input_leaves
-            grads = torch.autograd.grad(loss, wrt, allow_unused=True) if wrt and loss.requires_grad \
-                else [None] * len(wrt)
+            # d(c * loss) seeds backward with exactly c; (grad_outputs= would import sympy)
+            scaled = loss if grad_scale == 1.0 else loss * float(grad_scale)
+            grads = torch.autograd.grad(scaled, wrt, allow_unused=True) \
+                if wrt and loss.requires_grad else [None] * len(wrt)
         by_param = {id(p): g for p, g in zip(trainable, grads[:len(trainable)])}
         param_grads = {}
         for name, p in zip(names, params):
@@ -154,7 +159,20 @@ class TorchAdapter(Adapter):
 
     # --- copies and state -------------------------------------------------------------
     def private_copy(self, dtype=np.float64):
-        clone = copy.deepcopy(self.model)
+        # Hook tables are swapped for empty ones during the copy (memo), so hooks that
+        # close over big or uncopyable objects (a monitor, a file, a lock) are not copied.
+        memo = {}
+        for module in self.model.modules():
+            for table in _HOOK_TABLES:
+                hooks = getattr(module, table, None)
+                if isinstance(hooks, dict):
+                    memo[id(hooks)] = type(hooks)()
+        for p in self.model.parameters():
+            if getattr(p, "_backward_hooks", None) is not None:
+                memo[id(p._backward_hooks)] = type(p._backward_hooks)()
+            if p.grad is not None:
+                memo[id(p.grad)] = None
+        clone = copy.deepcopy(self.model, memo)
         target = _NUMPY_TO_TORCH[np.dtype(dtype)]
         with torch.no_grad():
             for module in clone.modules():
@@ -185,9 +203,13 @@ class TorchAdapter(Adapter):
             "tensor_hooks": [(p, dict(p._backward_hooks) if p._backward_hooks else None)
                              for p in self.model.parameters()],
             "rng": self.get_rng_state(),
+            "default_dtype": torch.get_default_dtype(),
+            "grad_enabled": torch.is_grad_enabled(),
         }
 
     def restore_state(self, state):
+        torch.set_default_dtype(state.get("default_dtype", torch.get_default_dtype()))
+        torch.set_grad_enabled(state.get("grad_enabled", torch.is_grad_enabled()))
         with torch.no_grad():
             for p, value, dtype, flag, grad in state["params"]:
                 if p.dtype != dtype:
@@ -242,6 +264,8 @@ class TorchAdapter(Adapter):
                     problems.append(f"{type(module).__name__}.{table}: hooks changed")
         if not _rng_equal(self.get_rng_state(), state["rng"]):
             problems.append("RNG state changed")
+        if "default_dtype" in state and torch.get_default_dtype() != state["default_dtype"]:
+            problems.append(f"default dtype {state['default_dtype']} -> {torch.get_default_dtype()}")
         return problems
 
     # --- randomness ---------------------------------------------------------------
@@ -258,6 +282,9 @@ class TorchAdapter(Adapter):
         random.setstate(state["python"])
         if "cuda" in state:
             torch.cuda.set_rng_state_all(state["cuda"])
+
+    def rng_equal(self, a, b):
+        return _rng_equal(a, b)
 
     def seed(self, seed):
         torch.manual_seed(seed)
@@ -314,6 +341,127 @@ class TorchAdapter(Adapter):
         optimizer.load_state_dict(copy.deepcopy(state))
 
 
+    # --- checking backward passes ------------------------------------------------
+    def private_inputs(self, value):
+        return _detached_copy(self.prepare(value))
+
+    def set_element(self, tensor, flat_index, value):
+        with torch.no_grad():
+            if tensor.is_contiguous():
+                tensor.view(-1)[flat_index] = value
+            else:
+                super().set_element(tensor, flat_index, value)
+
+    @contextlib.contextmanager
+    def default_dtype(self, dtype):
+        previous = torch.get_default_dtype()
+        torch.set_default_dtype(_NUMPY_TO_TORCH[np.dtype(dtype)])
+        try:
+            yield
+        finally:
+            torch.set_default_dtype(previous)
+
+    def _snapshot(self, value):
+        return _detached_copy(value)
+
+    def _rebuild(self, value, arrays, make_leaf):
+        """``value`` with its float tensors replaced, in order, by ``make_leaf(next array)``;
+        other tensors cloned (a module may modify its inputs in place)."""
+        if isinstance(value, torch.Tensor):
+            if value.is_floating_point():
+                return make_leaf(next(arrays), value)
+            return value.clone()
+        if isinstance(value, (tuple, list)):
+            return type(value)(self._rebuild(v, arrays, make_leaf) for v in value)
+        if isinstance(value, dict):
+            return {k: self._rebuild(v, arrays, make_leaf) for k, v in value.items()}
+        return value
+
+    def _twin(self, tensor):
+        return tensor.view_as(tensor) if tensor.requires_grad else tensor
+
+    def _require_grad(self, tensor):
+        tensor.requires_grad_(True)
+
+    def _replace_float(self, value, replacements):
+        return self._rebuild(value, replacements, lambda twin, like: twin)
+
+    def _run_call(self, call, input_arrays, requires_grad):
+        arrays = call.inputs if input_arrays is None else input_arrays
+        leaves = []
+
+        def make_leaf(array, like):
+            leaf = torch.tensor(np.asarray(array), dtype=like.dtype, device=like.device,
+                                requires_grad=requires_grad)
+            leaves.append(leaf)
+            return leaf.clone() if requires_grad else leaf   # in-place ops may not touch a leaf
+
+        args, kwargs = self._rebuild((call.args, call.kwargs), iter(arrays), make_leaf)
+        if call.uses_rng:
+            self.set_rng_state(call.rng_state)
+        return call.module(*args, **kwargs), leaves
+
+    def _contract(self, output, cotangents):
+        outs = self._float_leaves(output)
+        if len(outs) != len(cotangents):
+            raise ValueError(f"the call gave {len(outs)} float outputs this time, "
+                             f"{len(cotangents)} when it was recorded")
+        total = None
+        for out, cot in zip(outs, cotangents):
+            term = (out * torch.as_tensor(np.asarray(cot), dtype=out.dtype, device=out.device)).sum()
+            total = term if total is None else total + term
+        return total
+
+    def module_value(self, call, cotangents, input_arrays=None):
+        with torch.no_grad():
+            output, _ = self._run_call(call, input_arrays, requires_grad=False)
+            total = self._contract(output, cotangents)
+        return 0.0 if total is None else float(total.cpu())
+
+    def module_vjp(self, call, cotangents, input_arrays=None, params=None):
+        params = self.trainable_own_parameters(call.module) if params is None else list(params)
+        with torch.enable_grad():
+            output, leaves = self._run_call(call, input_arrays, requires_grad=True)
+            total = self._contract(output, cotangents)
+            wrt = leaves + [p for _, p in params]
+            if total is None or not total.requires_grad or not wrt:
+                grads = [None] * len(wrt)
+            else:
+                grads = torch.autograd.grad(total, wrt, allow_unused=True)
+        value = 0.0 if total is None else float(total.detach().cpu())
+        as_array = [np.zeros(tuple(t.shape)) if g is None else self.to_numpy(g).astype(np.float64)
+                    for t, g in zip(wrt, grads)]
+        return (value, as_array[:len(leaves)],
+                {name: g for (name, _), g in zip(params, as_array[len(leaves):])})
+
+    # --- added for the monitor: one call for a statistic over many tensors ----------------
+    # nndebug.watch reduces every parameter of a model at each recorded step; one batched
+    # call per quantity instead of one small kernel per tensor keeps its cost low.
+    def norms(self, tensors):
+        """L2 norm of each tensor, as one 1-D float32 tensor on the tensors' device."""
+        with torch.no_grad():
+            if not tensors:
+                return torch.zeros(0)
+            try:
+                values = torch._foreach_norm(list(tensors))
+            except (AttributeError, RuntimeError, TypeError):
+                values = [t.norm() for t in tensors]
+            return torch.stack([v.float() for v in values])
+
+    def copies(self, tensors):
+        """Detached copies of tensors (kept where they live), e.g. weights before an update."""
+        with torch.no_grad():
+            return [t.detach().clone() for t in tensors]
+
+    def differences(self, tensors, others):
+        """Element-wise ``a - b`` for each pair, detached (one batched call)."""
+        with torch.no_grad():
+            try:
+                return list(torch._foreach_sub(list(tensors), list(others)))
+            except (AttributeError, RuntimeError, TypeError):
+                return [a - b for a, b in zip(tensors, others)]
+
+
 def _detached_copy(value):
     if isinstance(value, torch.Tensor):
         return value.detach().clone()
@@ -325,6 +473,9 @@ def _detached_copy(value):
 
 
 def _rng_equal(a, b):
+    cuda_a, cuda_b = a.get("cuda", []), b.get("cuda", [])   # GPU dropout draws from these
     return (torch.equal(a["torch"], b["torch"]) and a["python"] == b["python"]
             and all(np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y
-                    for x, y in zip(a["numpy"], b["numpy"])))
+                    for x, y in zip(a["numpy"], b["numpy"]))
+            and len(cuda_a) == len(cuda_b)
+            and all(torch.equal(x, y) for x, y in zip(cuda_a, cuda_b)))

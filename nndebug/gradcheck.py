@@ -1,0 +1,231 @@
+"""gradcheck: do the model's gradients agree with finite differences?
+
+    rep = nndebug.gradcheck(model, inputs, targets, loss_fn)   # mode="auto"
+    rep.passed, rep.checks, rep.n_forward, rep.findings; print(rep)
+
+The check runs on a private float64 copy (``workbench.Workbench``) with the RNG
+replayed before each evaluation, so dropout masks are identical every time and
+the user's model, RNG, dtypes, modes and hooks are never touched.
+
+Modes (the cost is forward passes of the whole model):
+
+* ``full``   every element of every tensor, central differences (2 per element).
+* ``sample`` ``n_samples`` random elements per tensor, spread over the whole tensor
+             (never "the first k": a bug past index 5 must not pass).
+* ``fast``   two random directional derivatives per tensor: <grad, u> against
+             (L(p + t u) - L(p - t u)) / 2t. A handful of passes per tensor, whatever
+             its size.
+* ``auto``   ``fast`` first; tensors that fail get an element check (all elements up to
+             ``full_limit`` = 64 elements, else ``auto_samples`` = 32 spread elements) so
+             the report can name the worst element.
+
+On top, the zero-cotangent rule: gradients of 0*L must be 0 and those of 2*L
+exactly twice those of L. A backward that ignores its incoming gradient fails it.
+"""
+import dataclasses
+
+import numpy as np
+
+from .findings import Finding
+from .numeric import (Probe, directional_check, element_check, scales_with_cotangent,
+                      spread_indices, tolerance_for)
+from .workbench import Workbench, require_finite_loss
+
+MODES = ("auto", "full", "sample", "fast")
+
+
+@dataclasses.dataclass
+class TensorCheck:
+    """The verdict on one parameter tensor (or one float input)."""
+
+    name: str
+    passed: bool
+    max_rel_error: float
+    n_checked: int
+    worst_index: "tuple | None"
+    method: str = "directional"
+    shape: tuple = ()
+    n_kinks: int = 0
+    scales_with_grad_output: bool = True
+    analytic: "float | None" = None
+    numeric: "float | None" = None
+    note: str = ""
+    scaling: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape)) if self.shape else 1
+
+
+@dataclasses.dataclass
+class GradcheckReport:
+    passed: bool
+    checks: list
+    n_forward: int
+    mode: str
+    seed: int
+    loss: float
+    dtype: str
+    findings: list = dataclasses.field(default_factory=list)
+    seconds: float = 0.0
+
+    def failed(self):
+        return [c for c in self.checks if not c.passed]
+
+    def __str__(self):
+        verdict = "PASSED" if self.passed else \
+            f"FAILED - {len(self.failed())} of {len(self.checks)} tensors disagree with finite differences"
+        lines = [f"gradcheck ({self.mode}, checked in a private {self.dtype} copy, seed {self.seed}): "
+                 f"{verdict}; {self.n_forward} forward passes, loss {self.loss:.6g}"]
+        rows = [("tensor", "shape", "checked", "max rel error", "worst element", "verdict")]
+        for c in self.checks:
+            checked = f"{c.n_checked} {'direction' if c.method == 'directional' else 'element'}" \
+                      f"{'s' if c.n_checked != 1 else ''}"
+            verdict = "ok" if c.passed else "MISMATCH"
+            if c.passed and c.n_kinks:
+                verdict = f"ok ({c.n_kinks} kink{'s' if c.n_kinks != 1 else ''})"
+            if not c.scales_with_grad_output:
+                verdict = "MISMATCH (ignores grad_output)"
+            rows.append((c.name, str(tuple(c.shape)), checked, f"{c.max_rel_error:.2e}",
+                         "-" if c.worst_index is None else str(c.worst_index), verdict))
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        for row in rows:
+            lines.append("  " + "  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip())
+        for f in self.findings:
+            if f.severity != "info" or not self.passed:
+                lines.append(f"  {f}")
+        return "\n".join(lines)
+
+    def to_dict(self):
+        return {"passed": self.passed, "mode": self.mode, "seed": self.seed, "loss": self.loss,
+                "n_forward": self.n_forward, "dtype": self.dtype,
+                "checks": [dataclasses.asdict(c) for c in self.checks],
+                "findings": [f.to_dict() for f in self.findings]}
+
+
+def gradcheck(model, inputs, targets, loss_fn, *, mode="auto", seed=0, check_dtype=np.float64,
+              n_samples=32, auto_samples=32, full_limit=64, n_directions=2):
+    """Compare every parameter gradient (and input gradient, where the input requires
+    grad) with finite differences; returns a ``GradcheckReport``.
+
+    ``model``: a torch.nn.Module or minigrad.nn.Module; ``inputs``/``targets``: that
+    framework's tensors or NumPy arrays (integer data stays integer); ``loss_fn(output,
+    target)`` must return a scalar. Raises TypeError/ValueError with a readable reason for
+    a model of another kind, a non-scalar or non-finite loss, NaN/Inf in the data, or a
+    model without trainable parameters.
+    """
+    import time
+
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    started = time.perf_counter()
+    bench = Workbench(model, inputs, targets, loss_fn, seed=seed, dtype=check_dtype)
+    tol = tolerance_for(check_dtype)
+    rng = np.random.default_rng(seed)
+    with bench.opened():
+        params = bench.parameter_slots()
+        input_slots = bench.input_slots()
+        if not params and not input_slots:
+            raise ValueError(
+                f"{type(model).__name__} has no trainable parameters (none with requires_grad=True)"
+                " and no input requires grad, so there is no gradient to check")
+        loss, grads, input_grads = bench.loss_and_grads(wrt_inputs=bool(input_slots))
+        require_finite_loss(loss)
+        _, grads0, input_grads0 = bench.loss_and_grads(wrt_inputs=bool(input_slots), grad_scale=0.0)
+        _, grads2, input_grads2 = bench.loss_and_grads(wrt_inputs=bool(input_slots), grad_scale=2.0)
+        private_leaves = bench.work.float_leaves(bench.inputs)
+        f0 = bench.loss()
+        probes = []
+        for name, p in params:
+            probes.append((_parameter_probe(bench, name, p, grads[name]),
+                           (grads[name], grads0[name], grads2[name])))
+        for name, leaf in input_slots:
+            position = next(i for i, t in enumerate(private_leaves) if t is leaf)
+            probes.append((_parameter_probe(bench, name, leaf, input_grads[position]),
+                           (input_grads[position], input_grads0[position], input_grads2[position])))
+        checks = []
+        for probe, (g1, g0, g2) in probes:
+            result = _check_probe(bench.loss, probe, f0, tol, rng, mode, n_samples, auto_samples,
+                                  full_limit, n_directions)
+            scaling_ok, scaling = scales_with_cotangent(
+                np.zeros(probe.values.shape) if g1 is None else g1,
+                np.zeros(probe.values.shape) if g0 is None else g0,
+                np.zeros(probe.values.shape) if g2 is None else g2, tol)
+            check = TensorCheck(
+                name=probe.name, passed=result.passed and scaling_ok,
+                max_rel_error=float(result.max_rel_error), n_checked=result.n_checked,
+                worst_index=result.worst_index, method=result.method,
+                shape=tuple(probe.values.shape), n_kinks=result.n_kinks,
+                scales_with_grad_output=scaling_ok, analytic=result.analytic,
+                numeric=result.numeric, note=result.note, scaling=scaling)
+            checks.append(check)
+    report = GradcheckReport(passed=all(c.passed for c in checks), checks=checks,
+                             n_forward=bench.n_forward, mode=mode, seed=int(seed), loss=float(loss),
+                             dtype=str(np.dtype(check_dtype)))
+    report.findings = _findings(report, tol)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _parameter_probe(bench, name, tensor, grad):
+    work = bench.work
+    return Probe(name, work.to_numpy(tensor), grad,
+                 write=lambda array: work.set_parameter(tensor, array),
+                 write_element=lambda i, v: work.set_element(tensor, i, v))
+
+
+def _check_probe(evaluate, probe, f0, tol, rng, mode, n_samples, auto_samples, full_limit,
+                 n_directions):
+    if mode == "full":
+        return element_check(evaluate, probe, np.arange(probe.size), f0, tol)
+    if mode == "sample":
+        return element_check(evaluate, probe, spread_indices(probe.size, n_samples, rng), f0, tol)
+    fast = directional_check(evaluate, probe, f0, tol, rng, n_directions=n_directions)
+    if mode == "fast" or (fast.passed and not fast.inconclusive):
+        return fast
+    # auto: a failed (or kink-bound) direction -> look at elements to find the worst one
+    count = probe.size if probe.size <= full_limit else auto_samples
+    elements = element_check(evaluate, probe, spread_indices(probe.size, count, rng), f0, tol)
+    elements.n_evals += fast.n_evals
+    if not fast.passed and not fast.inconclusive and elements.passed:
+        # the direction is conclusive; the sampled elements just missed the wrong ones
+        elements.passed = False
+        elements.max_rel_error = max(elements.max_rel_error, fast.max_rel_error)
+        elements.note = (f"a random directional derivative disagrees (relative error "
+                         f"{fast.max_rel_error:.2g}) but none of the {elements.n_checked} sampled "
+                         "elements does: only a few elements are wrong; run mode='full'")
+    return elements
+
+
+def _findings(report, tol):
+    findings = []
+    for c in report.checks:
+        if not c.scales_with_grad_output:
+            findings.append(Finding(
+                code="BACKWARD_MISMATCH", severity="error", where=c.name,
+                message=f"the gradient of {c.name} does not scale with the gradient flowing into "
+                        "the backward pass: scaling the loss by 0 does not give 0 (or by 2 does not "
+                        "double it), so some backward ignores its grad_output",
+                evidence=dict(c.scaling),
+                fix="every backward must multiply its local derivative by the incoming gradient; "
+                    "run nndebug.locate to find which one does not"))
+        elif not c.passed:
+            where = f" (worst at element {c.worst_index}: analytic {c.analytic:.6g}, numeric " \
+                    f"{c.numeric:.6g})" if c.worst_index is not None and c.analytic is not None else ""
+            findings.append(Finding(
+                code="BACKWARD_MISMATCH", severity="error", where=c.name,
+                message=f"the backward pass gives {c.name} a gradient that disagrees with finite "
+                        f"differences: relative error {c.max_rel_error:.2g}{where}",
+                evidence={"max_rel_error": c.max_rel_error, "worst_index": c.worst_index,
+                          "analytic": c.analytic, "numeric": c.numeric, "method": c.method,
+                          "n_checked": c.n_checked, "tolerance": tol.rtol, "note": c.note},
+                fix="run nndebug.locate (or `nndebug gradcheck` on the command line) to find the "
+                    "layer and the operation whose backward is wrong"))
+        if c.n_kinks:
+            findings.append(Finding(
+                code="GRADCHECK_KINK", severity="info", where=c.name,
+                message=f"{c.n_kinks} check(s) of {c.name} sat on a kink (ReLU at 0, a tied "
+                        "max-pool window): the one-sided slopes differ there and the analytic "
+                        "value lies between them, which is correct",
+                evidence={"n_kinks": c.n_kinks}, fix="nothing to fix"))
+    return findings
