@@ -1,0 +1,23 @@
+"""Test-session settings.
+
+The models in these tests are tiny. On a 2-core machine, BLAS and torch thread
+pools cost more in synchronisation than they gain (measured: a `check` run took
+33 s on 2 threads and 6 s on 1), and pytest-xdist already runs one worker per
+core. So every worker computes single-threaded.
+"""
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+try:
+    from threadpoolctl import threadpool_limits
+    threadpool_limits(1)
+except ImportError:  # threadpoolctl is optional: the env vars above still apply to new processes
+    pass
+
+try:
+    import torch
+    torch.set_num_threads(1)
+except ImportError:
+    pass
