@@ -176,12 +176,41 @@ def _topological_order(root):
     return order
 
 
-def _check_gradient(function, index, grad, tensor):
-    if grad.shape != tensor.shape:
-        raise ValueError(
-            f"backward of '{function.op_name()}' returned a gradient of shape {grad.shape} for "
-            f"input {index}, whose shape is {tensor.shape}; every gradient must have its input's "
-            "shape (undo broadcasting with minigrad.ops.unbroadcast)")
+def _shape_error(function, index, grad, tensor):
+    return ValueError(
+        f"backward of '{function.op_name()}' returned a gradient of shape {grad.shape} for "
+        f"input {index}, whose shape is {tensor.shape}; every gradient must have its input's "
+        "shape (undo broadcasting with minigrad.ops.unbroadcast)")
+
+
+def _as_gradient_array(grad):
+    """A backward may return an ndarray (the usual case), a Tensor or a number."""
+    if type(grad) is np.ndarray:
+        return grad
+    return np.asarray(grad.data if isinstance(grad, Tensor) else grad)
+
+
+def _call_backward(node, grad):
+    """Run a node's backward with recording off: its gradients are plain arrays, not graph.
+
+    (The flag is set directly rather than with ``no_grad()``: this runs once per
+    node of every backward pass, and a generator-based context manager costs
+    more than the small backward ops it wraps.)
+    """
+    global _grad_enabled
+    previous, _grad_enabled = _grad_enabled, False
+    try:
+        return backward_of(node.function)(node.ctx, grad)
+    finally:
+        _grad_enabled = previous
+
+
+def _run_hooks(tensor, grad):
+    for hook in list(tensor._hooks.values()):
+        replaced = hook(grad)
+        if replaced is not None:
+            grad = _as_gradient_array(replaced)
+    return grad
 
 
 def run_backward(root, grad):
@@ -191,18 +220,15 @@ def run_backward(root, grad):
         g = grads.pop(id(tensor), None)
         if g is None:
             continue
-        for hook in list(tensor._hooks.values()):
-            replaced = hook(g)
-            if replaced is not None:
-                g = np.asarray(replaced.data if hasattr(replaced, "data") else replaced)
-        if tensor._node is None or tensor._retains_grad:
+        if tensor._hooks:
+            g = _run_hooks(tensor, g)
+        node = tensor._node
+        if node is None or tensor._retains_grad:
             g = g.astype(tensor.dtype, copy=False)
             tensor.grad = g.copy() if tensor.grad is None else tensor.grad + g
-        node = tensor._node
         if node is None:
             continue
-        with no_grad():
-            input_grads = backward_of(node.function)(node.ctx, g)
+        input_grads = _call_backward(node, g)
         if not isinstance(input_grads, tuple):
             input_grads = (input_grads,)
         if len(input_grads) < len(node.parents):
@@ -212,9 +238,13 @@ def run_backward(root, grad):
         for index, (parent, pg) in enumerate(zip(node.parents, input_grads)):
             if pg is None or not parent.requires_grad:
                 continue
-            pg = np.asarray(pg.data if hasattr(pg, "_node") else pg)
-            _check_gradient(node.function, index, pg, parent)
-            grads[id(parent)] = accumulate(grads.get(id(parent)), pg.astype(parent.dtype, copy=False))
+            pg = _as_gradient_array(pg)
+            expected = parent.data
+            if pg.shape != expected.shape:
+                raise _shape_error(node.function, index, pg, parent)
+            if pg.dtype != expected.dtype:
+                pg = pg.astype(expected.dtype)
+            grads[id(parent)] = accumulate(grads.get(id(parent)), pg)
 
 
 # Tensor and REGISTRY are defined in modules that import this one; bind them at the end.

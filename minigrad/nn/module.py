@@ -410,6 +410,9 @@ class Module:
         return add_hook(self._backward_pre_hooks, hook, prepend)
 
     def __call__(self, *args, **kwargs):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks):
+            return self.forward(*args, **kwargs)  # no hooks (the usual case): nothing to route
         for hook in list(self._forward_pre_hooks.values()):
             result = hook(self, args)
             if result is not None:

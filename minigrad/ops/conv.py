@@ -1,20 +1,33 @@
 """2-D convolution (cross-correlation, as ``torch.nn.functional.conv2d``).
 
-Forward: every output pixel is the dot product of one (C, kh, kw) window of the
-padded input with each of the O filters. With all windows as one strided view
-(ops/windows.py) that is a single ``tensordot`` - one matrix product.
+With the input padded, stride s and dilation d:
 
-Backward, for ``out[n,o,y,x] = sum_{c,i,j} win[n,c,y,x,i,j] w[o,c,i,j] + b[o]``:
-    dL/dw[o,c,i,j]  = sum_{n,y,x} g[n,o,y,x] win[n,c,y,x,i,j]
-    dL/db[o]        = sum_{n,y,x} g[n,o,y,x]
-    dL/dwin         = sum_o g[n,o,y,x] w[o,c,i,j], added back onto the input
-                      where each window came from (``add_windows``, "col2im").
+    out[n, o, y, x] = b[o] + sum_{c, i, j} w[o, c, i, j] * in[n, c, y*s + i*d, x*s + j*d]
+
+Forward ("im2col"): copy every (C, kh, kw) window into one matrix - a row per
+(c, i, j), a column per output pixel - and the whole convolution is one matrix
+product, weight (O x C*kh*kw) @ matrix. The matrix is kh*kw times the size of the
+input, but it only lives for that one product.
+
+Backward, one kernel offset (i, j) at a time: the pixels that offset read, for every
+output pixel at once, are one strided slice of the image (ops/windows.py,
+``kernel_offsets``), and with g = dL/dout as an (O x pixels) matrix
+    dL/dw[:, :, i, j] = g @ slice^T                  (O x C)
+    dL/dslice         = w[:, :, i, j]^T @ g           (C x pixels), added back onto the
+                                                      image where the slice came from
+    dL/db[o]          = sum of g[o] over all pixels
+Gradients of overlapping windows must be added back offset by offset anyway, so
+working offset by offset never builds the big window-gradient matrix.
+
+Images are kept batch axis last in memory (see ops/windows.py): matrix columns run
+over (y, x, n) with n fastest, and the output is returned as an (N, O, out_h, out_w)
+view of the (O, out_h, out_w, N) result of the product.
 """
 import numpy as np
 
 from ..autograd import Function
 from .registry import register
-from .windows import add_windows, check_image, crop, output_size, pad_image, pair, windows
+from .windows import check_image, crop, kernel_offsets, output_size, pad_image, pair, windows
 
 
 @register("conv2d")
@@ -41,28 +54,34 @@ class Conv2d(Function):
         out_hw = (output_size("conv2d", x.shape[2], kernel[0], stride[0], padding[0], dilation[0], "height"),
                   output_size("conv2d", x.shape[3], kernel[1], stride[1], padding[1], dilation[1], "width"))
         padded = pad_image(x, padding)
-        cols = windows(padded, kernel, stride, dilation, out_hw)        # (N, C, oh, ow, kh, kw)
-        # (O, C*kh*kw) @ (C*kh*kw, N*oh*ow): the window copy tensordot makes is then in the
-        # view's cheap order (C, kh, kw, N, oh, ow) - about twice as fast as the other way round
-        out = np.tensordot(weight, cols, axes=([1, 2, 3], [1, 4, 5]))  # (O, N, oh, ow)
-        out = np.moveaxis(out, 0, 1)
+        cols = windows(padded, kernel, stride, dilation, out_hw)       # (N, C, oh, ow, kh, kw) view
+        # the copy into (C, kh, kw, oh, ow, N) order moves long runs: N is innermost in memory
+        matrix = cols.transpose(1, 4, 5, 2, 3, 0).reshape(-1, out_hw[0] * out_hw[1] * len(x))
+        out = weight.reshape(len(weight), -1) @ matrix                 # (O, oh*ow*N)
         if bias:
-            out = out + bias[0].reshape(1, -1, 1, 1)
+            out += bias[0][:, None]
         ctx.save_for_backward(padded, weight)
         ctx.has_bias, ctx.stride, ctx.padding, ctx.dilation, ctx.out_hw = (
             bool(bias), stride, padding, dilation, out_hw)
-        return np.ascontiguousarray(out)
+        return out.reshape((len(weight),) + out_hw + (len(x),)).transpose(3, 0, 1, 2)  # (N, O, oh, ow)
 
     @staticmethod
     def backward(ctx, grad):
         padded, weight = ctx.saved_tensors
-        cols = windows(padded, weight.shape[2:], ctx.stride, ctx.dilation, ctx.out_hw)
-        grad_weight = np.tensordot(cols, grad, axes=([0, 2, 3], [0, 2, 3]))  # (C, kh, kw, O)
-        grad_weight = np.ascontiguousarray(np.moveaxis(grad_weight, 3, 0))  # (O, C, kh, kw)
-        grad_cols = np.tensordot(grad, weight, axes=([1], [0]))              # (N, oh, ow, C, kh, kw)
-        grad_cols = np.moveaxis(grad_cols, 3, 1)                            # (N, C, oh, ow, kh, kw)
-        grad_input = crop(add_windows(grad_cols, padded.shape, ctx.stride, ctx.dilation), ctx.padding)
-        grads = (np.ascontiguousarray(grad_input), grad_weight)
+        image = padded.transpose(1, 2, 3, 0)                          # (C, H, W, N), as stored
+        g = grad.transpose(1, 2, 3, 0).reshape(len(weight), -1)       # (O, oh*ow*N)
+        grad_weight = np.zeros(weight.shape, dtype=np.result_type(grad, padded))
+        grad_image = np.zeros(image.shape, dtype=grad.dtype)
+        for i, j, rows, cols in kernel_offsets(weight.shape[2:], ctx.stride, ctx.dilation, ctx.out_hw):
+            grad_weight[:, :, i, j] = g @ _pixels(image, rows, cols).T
+            grad_slice = grad_image[:, rows, cols, :]                  # a view: += writes the image
+            grad_slice += (weight[:, :, i, j].T @ g).reshape(grad_slice.shape)
+        grads = (crop(grad_image.transpose(3, 0, 1, 2), ctx.padding), grad_weight)
         if ctx.has_bias:
-            grads += (grad.sum(axis=(0, 2, 3)),)
+            grads += (g.sum(axis=1),)
         return grads
+
+
+def _pixels(image, rows, cols):
+    """The pixels of a (C, H, W, N) image at ``rows`` x ``cols``, as a (C, pixels) matrix."""
+    return image[:, rows, cols, :].reshape(len(image), -1)

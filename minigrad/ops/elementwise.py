@@ -23,13 +23,25 @@ def check_broadcast(op, a, b):
             "with x.reshape(..., 1)) or transpose it so the matching axes line up") from None
 
 
+def broadcasting(op, fn, a, b):
+    """``fn(a, b)`` for a NumPy function that broadcasts, with the explained error above.
+
+    The shapes are checked only when NumPy raises: checking them before every call
+    would cost as much as the arithmetic itself on the small arrays of a layer.
+    """
+    try:
+        return fn(a, b)
+    except ValueError:
+        check_broadcast(op, a, b)  # raises if the shapes clash
+        raise                      # any other ValueError is NumPy's own
+
+
 @register("add")
 class Add(Function):
     @staticmethod
     def forward(ctx, a, b):
-        check_broadcast("add", a, b)
         ctx.shapes = (a.shape, b.shape)
-        return a + b
+        return broadcasting("add", np.add, a, b)
 
     @staticmethod
     def backward(ctx, grad):  # d(a+b)/da = 1, d(a+b)/db = 1
@@ -40,9 +52,8 @@ class Add(Function):
 class Sub(Function):
     @staticmethod
     def forward(ctx, a, b):
-        check_broadcast("sub", a, b)
         ctx.shapes = (a.shape, b.shape)
-        return a - b
+        return broadcasting("sub", np.subtract, a, b)
 
     @staticmethod
     def backward(ctx, grad):  # d(a-b)/da = 1, d(a-b)/db = -1
@@ -53,9 +64,8 @@ class Sub(Function):
 class Mul(Function):
     @staticmethod
     def forward(ctx, a, b):
-        check_broadcast("mul", a, b)
         ctx.save_for_backward(a, b)
-        return a * b
+        return broadcasting("mul", np.multiply, a, b)
 
     @staticmethod
     def backward(ctx, grad):  # d(ab)/da = b, d(ab)/db = a
@@ -67,9 +77,8 @@ class Mul(Function):
 class Div(Function):
     @staticmethod
     def forward(ctx, a, b):
-        check_broadcast("div", a, b)
         ctx.save_for_backward(a, b)
-        return a / b
+        return broadcasting("div", np.divide, a, b)
 
     @staticmethod
     def backward(ctx, grad):  # d(a/b)/da = 1/b, d(a/b)/db = -a/b^2
@@ -92,8 +101,7 @@ class Neg(Function):
 class Pow(Function):
     @staticmethod
     def forward(ctx, a, b):
-        check_broadcast("pow", a, b)
-        out = np.power(a, b)
+        out = broadcasting("pow", np.power, a, b)
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -167,9 +175,8 @@ class Abs(Function):
 class Maximum(Function):
     @staticmethod
     def forward(ctx, a, b):
-        check_broadcast("maximum", a, b)
         ctx.save_for_backward(a, b)
-        return np.maximum(a, b)
+        return broadcasting("maximum", np.maximum, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -183,9 +190,8 @@ class Maximum(Function):
 class Minimum(Function):
     @staticmethod
     def forward(ctx, a, b):
-        check_broadcast("minimum", a, b)
         ctx.save_for_backward(a, b)
-        return np.minimum(a, b)
+        return broadcasting("minimum", np.minimum, a, b)
 
     @staticmethod
     def backward(ctx, grad):

@@ -24,6 +24,8 @@ class MatMul(Function):
         # A vector is treated as a 1-row (left) or 1-column (right) matrix; the output
         # gradient gets those axes back first, so 1-D @ 1-D (a 0-d output) works too.
         a, b = ctx.saved_tensors
+        if a.ndim == 2 and b.ndim == 2:  # plain matrices (every Linear layer): the rule as is
+            return grad @ b.T, a.T @ grad
         a2 = a[None, :] if a.ndim == 1 else a
         b2 = b[:, None] if b.ndim == 1 else b
         batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])

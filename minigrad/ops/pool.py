@@ -27,8 +27,9 @@ def _geometry(op, x, kernel_size, stride, padding, dilation=1):
     out_hw = tuple(output_size(op, x.shape[2 + axis], kernel[axis], stride[axis], padding[axis],
                                dilation[axis], ("height", "width")[axis]) for axis in (0, 1))
     for axis in (0, 1):
-        if not windows_reach_input(x.shape[2 + axis], kernel[axis], stride[axis], padding[axis],
-                                   dilation[axis], out_hw[axis]):
+        if padding[axis] and not windows_reach_input(  # without padding every window is real
+                x.shape[2 + axis], kernel[axis], stride[axis], padding[axis], dilation[axis],
+                out_hw[axis]):
             raise ValueError(
                 f"{op}: with kernel {kernel}, dilation {dilation} and padding {padding}, some windows "
                 f"over an input of size {x.shape[2:]} touch only padding; reduce the padding or "
@@ -44,19 +45,34 @@ class MaxPool2d(Function):
             "max_pool2d", x, kernel_size, stride, padding, dilation)
         padded = pad_image(x, padding, value=-np.inf)  # padding never wins a window
         cols = windows(padded, kernel, stride, dilation, out_hw)
-        flat = cols.reshape(cols.shape[:4] + (-1,))
-        winner = flat.argmax(axis=-1)[..., None]      # first maximum, like torch
-        ctx.winner, ctx.kernel, ctx.stride, ctx.padding, ctx.dilation, ctx.padded_shape = (
-            winner, kernel, stride, padding, dilation, padded.shape)
-        return np.take_along_axis(flat, winner, axis=-1)[..., 0]
+        n, c, oh, ow, kh, kw = cols.shape
+        # element k = i * kw + j of every window, one (C, oh, ow, N) slice per k: the batch
+        # axis last, as the image is stored, so this copy moves long contiguous runs
+        stack = cols.transpose(4, 5, 1, 2, 3, 0).reshape(kh * kw, c, oh, ow, n)
+        out = stack.max(axis=0)
+        # the winner is the first maximum (row-major), like torch; a NaN counts as the maximum
+        # (np.max passes it on). Walking the window backwards, the first hit is written last.
+        winner = np.zeros(out.shape, dtype=np.intp)
+        for k in reversed(range(len(stack))):
+            np.putmask(winner, (stack[k] == out) | np.isnan(stack[k]), k)
+        ctx.winner = winner.transpose(3, 0, 1, 2)[..., None]  # (N, C, oh, ow, 1) index into the window
+        ctx.kernel, ctx.stride, ctx.padding, ctx.dilation, ctx.padded_shape = (
+            kernel, stride, padding, dilation, padded.shape)
+        return out.transpose(3, 0, 1, 2)
 
     @staticmethod
     def backward(ctx, grad):
-        window_grad = np.zeros(grad.shape + (ctx.kernel[0] * ctx.kernel[1],), dtype=grad.dtype)
-        np.put_along_axis(window_grad, ctx.winner, grad[..., None], axis=-1)
-        window_grad = window_grad.reshape(grad.shape + ctx.kernel)
+        # window element k = i * kw + j receives the output's gradient where it was the winner,
+        # exactly 0 elsewhere (a copy where it won, not g * mask: inf * 0 would be nan); the
+        # parts are (C, oh, ow, N), the batch axis last like the image
+        kh, kw = ctx.kernel
+        winner, g = ctx.winner[..., 0].transpose(1, 2, 3, 0), grad.transpose(1, 2, 3, 0)
+        parts = np.zeros((kh * kw,) + g.shape, dtype=grad.dtype)
+        for k in range(kh * kw):
+            np.copyto(parts[k], g, where=winner == k)
+        window_grad = parts.reshape((kh, kw) + g.shape).transpose(5, 2, 3, 4, 0, 1)  # N,C,oh,ow,kh,kw
         image = add_windows(window_grad, ctx.padded_shape, ctx.stride, ctx.dilation)
-        return (np.ascontiguousarray(crop(image, ctx.padding)),)
+        return (crop(image, ctx.padding),)
 
 
 @register("avg_pool2d")

@@ -30,8 +30,8 @@ class Permute(Function):
         return np.transpose(a, ctx.axes)
 
     @staticmethod
-    def backward(ctx, grad):  # apply the inverse permutation
-        return (np.transpose(grad, np.argsort(ctx.axes)),)
+    def backward(ctx, grad):  # apply the inverse permutation: input axis i went to ctx.axes.index(i)
+        return (np.transpose(grad, [ctx.axes.index(i) for i in range(len(ctx.axes))]),)
 
 
 @register("getitem")

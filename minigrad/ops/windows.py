@@ -1,11 +1,28 @@
 """Sliding windows over images, shared by convolution and pooling.
 
 Convolution and pooling both look at every (kh, kw) window of a padded
-(N, C, H, W) image. ``windows`` returns them all at once as a strided view of
-shape (N, C, out_h, out_w, kh, kw) - no copying, no Python loop over pixels
-("im2col" without the copy). ``add_windows`` is the way back: it adds a
-gradient of that shape onto the image, one kernel offset at a time (kh*kw
-vectorised steps), so windows that overlap add up their contributions.
+(N, C, H, W) image. Two ways to see them:
+
+* by window: ``windows`` returns them all at once as a strided view of shape
+  (N, C, out_h, out_w, kh, kw) - no copying, no Python loop over pixels;
+* by kernel offset: ``kernel_offsets`` gives, for each offset (i, j) of the
+  kernel, the strided slice of the image that the offset reads for every output
+  position at once (kh*kw slices of the output's size).
+
+``add_windows`` is the way back from the first view: it adds a gradient of shape
+(N, C, out_h, out_w, kh, kw) onto the image, one kernel offset at a time, so
+windows that overlap add up their contributions.
+
+Memory layout: batch axis last. NumPy loops over the innermost axis of an array
+in C; every row outside it costs a little Python-free bookkeeping too. Small
+images stored in the usual (N, C, H, W) order have rows of W numbers (8 for the
+digits), so copying windows out or adding them back would be tens of thousands
+of tiny loops. ``pad_image`` and ``add_windows`` therefore keep their images in
+memory as (C, H, W, N) - the batch axis innermost - and hand out (N, C, H, W)
+*views* of them (a transposed view costs nothing). The shapes and values are the
+ordinary ones; only the strides differ, and every window operation runs along
+rows of N numbers (the batch). Convolution and pooling return their outputs in
+this layout too, so the next layer reads them without a copy.
 """
 import numpy as np
 
@@ -49,10 +66,19 @@ def windows_reach_input(size, kernel, stride, padding, dilation, count):
 
 
 def pad_image(x, padding, value=0.0):
+    """``x`` with ``padding`` = (ph, pw) pixels of ``value`` around each image, as an
+    (N, C, H, W) view of a (C, H, W, N) array (batch axis last, see above).
+
+    Without padding, an ``x`` already laid out batch axis last (the output of a
+    convolution or pooling) comes back as it is: there is nothing to copy.
+    """
+    n, c, height, width = x.shape
     ph, pw = padding
-    if ph == 0 and pw == 0:
+    if ph == pw == 0 and x.transpose(1, 2, 3, 0).flags.c_contiguous:
         return x
-    return np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=value)
+    image = np.full((c, height + 2 * ph, width + 2 * pw, n), value, dtype=x.dtype)
+    image[:, ph:ph + height, pw:pw + width, :] = x.transpose(1, 2, 3, 0)
+    return image.transpose(3, 0, 1, 2)
 
 
 def windows(padded, kernel, stride, dilation, out_hw):
@@ -65,11 +91,17 @@ def windows(padded, kernel, stride, dilation, out_hw):
 
 
 def offset_slices(i, j, stride, dilation, out_hw):
-    """Where kernel offset (i, j) lands in the padded image, for every output position."""
+    """The rows and columns of the padded image that kernel offset (i, j) reads, one per output."""
     top, left = i * dilation[0], j * dilation[1]
-    return (slice(None), slice(None),
-            slice(top, top + stride[0] * (out_hw[0] - 1) + 1, stride[0]),
+    return (slice(top, top + stride[0] * (out_hw[0] - 1) + 1, stride[0]),
             slice(left, left + stride[1] * (out_hw[1] - 1) + 1, stride[1]))
+
+
+def kernel_offsets(kernel, stride, dilation, out_hw):
+    """``(i, j, rows, cols)`` for every kernel offset, with ``offset_slices``' rows and columns."""
+    for i in range(kernel[0]):
+        for j in range(kernel[1]):
+            yield (i, j) + offset_slices(i, j, stride, dilation, out_hw)
 
 
 def add_windows(window_grad, padded_shape, stride, dilation):
@@ -77,15 +109,17 @@ def add_windows(window_grad, padded_shape, stride, dilation):
 
     Within one kernel offset the output positions touch distinct pixels (a
     strided slice), so a plain ``+=`` is exact; overlaps between offsets are
-    handled by doing the offsets one after another.
+    handled by doing the offsets one after another. The image is built batch
+    axis last (see above) and returned as an (N, C, H, W) view.
     """
+    n, c, height, width = padded_shape
     out_hw = window_grad.shape[2:4]
     kh, kw = window_grad.shape[4:6]
-    image = np.zeros(padded_shape, dtype=window_grad.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            image[offset_slices(i, j, stride, dilation, out_hw)] += window_grad[:, :, :, :, i, j]
-    return image
+    image = np.zeros((c, height, width, n), dtype=window_grad.dtype)
+    batch_last = window_grad.transpose(1, 2, 3, 4, 5, 0)  # (C, oh, ow, kh, kw, N)
+    for i, j, rows, cols in kernel_offsets((kh, kw), stride, dilation, out_hw):
+        image[:, rows, cols, :] += batch_last[:, :, :, i, j, :]
+    return image.transpose(3, 0, 1, 2)
 
 
 def crop(padded, padding):
