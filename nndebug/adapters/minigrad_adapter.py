@@ -495,6 +495,13 @@ class MinigradAdapter(Adapter):
             return t.data if isinstance(t, Tensor) else np.asarray(t)
         return [arr(a) - arr(b) for a, b in zip(tensors, others)]
 
+    # added for the monitor (torch needs it; minigrad's hook table is always a dict)
+    def tensor_hook_tables(self, tensors):
+        return None
+
+    def restore_tensor_hook_tables(self, tensors, tables):
+        pass
+
 
 class _Contract(autograd.Function):
     """sum_i <output_i, cotangent_i>, with its obvious backward (unregistered on purpose)."""

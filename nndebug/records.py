@@ -1,0 +1,166 @@
+"""Plain per-step records: what the monitor saw, in NumPy and Python numbers only.
+
+Data flows one way: the framework (through an adapter) -> these records -> the rules
+(``nndebug.rules``) -> findings -> reports. Nothing here knows a framework, so the
+rules, the reports and the tests can be run on records built by hand.
+
+A ``RunRecord`` holds
+- the loss of *every* step (cheap: one number) and the validation loss when given,
+- a ``StepRecord`` for each *recorded* step (the detailed statistics are sampled, see
+  ``nndebug.monitor``), with per-parameter arrays aligned with ``RunRecord.params``,
+- the static facts: parameter and layer names/types, which parameters the optimizer holds.
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# layer types the rules reason about, by class name (torch and minigrad share the names)
+RELU_TYPES = {"ReLU", "ReLU6"}
+TANH_TYPES = {"Tanh", "Hardtanh"}
+SIGMOID_TYPES = {"Sigmoid", "Hardsigmoid"}
+SOFTMAX_TYPES = {"Softmax", "Softmax2d"}
+DROPOUT_TYPES = {"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"}
+BATCHNORM_TYPES = {"BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LazyBatchNorm1d",
+                   "LazyBatchNorm2d", "LazyBatchNorm3d"}
+# layers whose output carries no new information (same values as their input, or random masks)
+PASS_THROUGH_TYPES = DROPOUT_TYPES | {"Identity", "Flatten", "Unflatten"}
+
+
+def layer_kind(type_name):
+    """A coarse kind the rules use: relu / tanh / sigmoid / softmax / other."""
+    if type_name in RELU_TYPES:
+        return "relu"
+    if type_name in TANH_TYPES:
+        return "tanh"
+    if type_name in SIGMOID_TYPES:
+        return "sigmoid"
+    if type_name in SOFTMAX_TYPES:
+        return "softmax"
+    return "other"
+
+
+@dataclass
+class ParamInfo:
+    name: str                 # qualified name, as named_parameters() spells it
+    shape: tuple
+    trainable: bool
+    in_optimizer: "bool | None"  # None when no optimizer was given to watch()
+
+
+@dataclass
+class LayerInfo:
+    name: str                 # qualified module name ("2", "encoder.fc1")
+    type: str                 # class name ("ReLU", "Linear")
+    kind: str                 # layer_kind(type)
+
+
+@dataclass
+class StepRecord:
+    """Everything measured at one recorded step (arrays aligned with RunRecord.params)."""
+
+    step: int
+    # gradients delivered by backward since the previous optimizer step (tensor hooks)
+    grad_norm: np.ndarray = None        # (P,) NaN where no gradient arrived
+    grad_received: np.ndarray = None    # (P,) bool
+    # what .grad held when step() was called, compared with what backward delivered
+    held_norm: np.ndarray = None        # (P,) NaN where .grad was None
+    held_excess: np.ndarray = None      # (P,) |.grad - delivered|, NaN where not comparable
+    param_norm: np.ndarray = None       # (P,)
+    update_norm: np.ndarray = None      # (P,) |w_t - w_{t-1}|, NaN when not measured
+    activations: dict = field(default_factory=dict)  # layer name -> {stat: float}
+    dead_units: dict = field(default_factory=dict)   # ReLU layer -> (units,) bool: zero for
+                                                     # every sample of the batch
+    inputs: dict = field(default_factory=dict)       # {mean, std, rms, absmax, nonfinite, ...}
+    output: "np.ndarray | None" = None  # (rows, C) sample of the model's output, or None
+    eval_layers: list = field(default_factory=list)  # dropout/batch-norm layers in eval mode
+    backward: bool = False              # whether any gradient was delivered this step
+    lrs: list = field(default_factory=list)
+
+    def to_dict(self):
+        def arr(a):
+            return None if a is None else np.asarray(a, dtype=float).tolist()
+        return {"step": self.step, "grad_norm": arr(self.grad_norm),
+                "grad_received": None if self.grad_received is None else
+                [bool(b) for b in self.grad_received],
+                "held_norm": arr(self.held_norm), "held_excess": arr(self.held_excess),
+                "param_norm": arr(self.param_norm), "update_norm": arr(self.update_norm),
+                "activations": {k: dict(v) for k, v in self.activations.items()},
+                "dead_units": {k: int(np.sum(v)) for k, v in self.dead_units.items()},
+                "inputs": dict(self.inputs), "output_shape": None if self.output is None
+                else list(self.output.shape), "eval_layers": list(self.eval_layers),
+                "backward": self.backward, "lrs": list(self.lrs)}
+
+
+@dataclass
+class RunRecord:
+    """A whole watched run: the loss of every step plus the recorded steps."""
+
+    framework: str = ""
+    params: list = field(default_factory=list)     # [ParamInfo] (trainable ones)
+    layers: list = field(default_factory=list)     # [LayerInfo] whose outputs are measured
+    has_optimizer: bool = False
+    loss_steps: list = field(default_factory=list)
+    losses: list = field(default_factory=list)
+    val_steps: list = field(default_factory=list)
+    val_losses: list = field(default_factory=list)
+    records: list = field(default_factory=list)    # [StepRecord]
+    histograms: list = field(default_factory=list)  # [(step, {layer: (edges, counts)})]
+    n_steps: int = 0
+    settings: dict = field(default_factory=dict)
+
+    # --- convenient views for the rules ---------------------------------------------
+    def loss_array(self):
+        return np.asarray(self.loss_steps, dtype=int), np.asarray(self.losses, dtype=float)
+
+    def val_array(self):
+        return np.asarray(self.val_steps, dtype=int), np.asarray(self.val_losses, dtype=float)
+
+    def steps(self):
+        return np.array([r.step for r in self.records], dtype=int)
+
+    def matrix(self, attribute):
+        """(records, params) array of a per-parameter statistic; NaN where missing."""
+        rows = []
+        width = len(self.params)
+        for r in self.records:
+            value = getattr(r, attribute)
+            rows.append(np.full(width, np.nan) if value is None else np.asarray(value, dtype=float))
+        return np.vstack(rows) if rows else np.zeros((0, width))
+
+    def layer_series(self, layer, stat):
+        """(steps, values) of one activation statistic of one layer over the recorded steps."""
+        steps, values = [], []
+        for r in self.records:
+            stats = r.activations.get(layer)
+            if stats is not None and stat in stats:
+                steps.append(r.step)
+                values.append(stats[stat])
+        return np.asarray(steps, dtype=int), np.asarray(values, dtype=float)
+
+    def param_index(self, name):
+        for i, p in enumerate(self.params):
+            if p.name == name:
+                return i
+        raise KeyError(name)
+
+    def to_dict(self, records=True):
+        """JSON-ready dict; ``records=False`` leaves out the per-step statistics."""
+        return {
+            "framework": self.framework,
+            "n_steps": self.n_steps,
+            "settings": dict(self.settings),
+            "params": [{"name": p.name, "shape": list(p.shape), "trainable": p.trainable,
+                        "in_optimizer": p.in_optimizer} for p in self.params],
+            "layers": [{"name": l.name, "type": l.type, "kind": l.kind} for l in self.layers],
+            "losses": {"steps": list(map(int, self.loss_steps)),
+                       "values": [_num(v) for v in self.losses]},
+            "val_losses": {"steps": list(map(int, self.val_steps)),
+                           "values": [_num(v) for v in self.val_losses]},
+            "recorded_steps": [int(r.step) for r in self.records],
+            **({"records": [r.to_dict() for r in self.records]} if records else {}),
+        }
+
+
+def _num(value):
+    value = float(value)
+    return value if np.isfinite(value) else ("nan" if value != value else ("inf" if value > 0 else "-inf"))

@@ -1,0 +1,1 @@
+"""Broken and healthy minigrad training runs (one module per case)."""

@@ -1,0 +1,1 @@
+"""Broken and healthy PyTorch training runs (one module per case)."""

@@ -1,0 +1,414 @@
+"""nndebug.watch on real training loops (torch and minigrad): what it sees, what it costs,
+and that it leaves no trace on the user's model, optimizer and random state."""
+import copy
+import json
+import math
+
+import numpy as np
+import pytest
+
+import nndebug as nd
+from nndebug.monitor import Monitor
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+
+import minigrad as mg  # noqa: E402
+import minigrad.nn as mnn  # noqa: E402
+import minigrad.optim as moptim  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def data(n=512, d=8, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(n, d, generator=g)
+    y = (x[:, 0] + x[:, 1] > 0).long()
+    return x, y
+
+
+def batches(x, y, steps, size=32):
+    for i in range(steps):
+        j = (i * size) % (len(x) - size)
+        yield x[j:j + size], y[j:j + size]
+
+
+def mlp(seed=0, inplace=False):
+    torch.manual_seed(seed)
+    return nn.Sequential(nn.Linear(8, 32), nn.ReLU(inplace=inplace), nn.Linear(32, 2))
+
+
+def train(model, optimizer, steps=60, mon=None, zero_grad=True, x=None, y=None, **kw):
+    if x is None:
+        x, y = data()
+    loss_fn = nn.CrossEntropyLoss()
+    for xb, yb in batches(x, y, steps):
+        if zero_grad:
+            optimizer.zero_grad()
+        out = model(xb)
+        out = out[0] if isinstance(out, tuple) else out["logits"] if isinstance(out, dict) else out
+        loss = loss_fn(out, yb)
+        loss.backward()
+        optimizer.step()
+        if mon is not None:
+            mon.step(loss, **kw)
+    return loss
+
+
+def codes(mon, severities=("warning", "error")):
+    return [f.code for f in mon.findings() if f.severity in severities]
+
+
+# --- the carried-over gradient check ----------------------------------------------------------------
+def test_missing_zero_grad_is_found_even_while_the_loss_falls():
+    model = mlp()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    with nd.watch(model, opt, overhead=None) as mon:
+        train(model, opt, steps=60, mon=mon, zero_grad=False)
+    losses = mon.run.losses
+    assert np.median(losses[-10:]) < np.median(losses[:10])    # the loss still falls ...
+    assert codes(mon)[0] == "GRADIENTS_ACCUMULATING"           # ... and the bug is named first
+
+
+def test_intentional_accumulation_and_clipping_are_not_flagged():
+    model = mlp()
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    x, y = data()
+    loss_fn = nn.CrossEntropyLoss()
+    stream = batches(x, y, 4 * 50, size=8)
+    with nd.watch(model, opt, overhead=None) as mon:
+        for _ in range(50):
+            opt.zero_grad()
+            for _ in range(4):
+                xb, yb = next(stream)
+                (loss_fn(model(xb), yb) / 4).backward()
+            nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+            opt.step()
+            mon.step(loss_fn(model(xb), yb).detach())
+    assert "GRADIENTS_ACCUMULATING" not in codes(mon)
+
+
+def test_zero_grad_after_step_is_a_valid_order():
+    # forward, backward, step, zero_grad, then watch's step(): .grad is None by then
+    model = mlp()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    x, y = data()
+    with nd.watch(model, opt, overhead=None) as mon:
+        for xb, yb in batches(x, y, 60):
+            loss = nn.functional.cross_entropy(model(xb), yb)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            mon.step(loss)
+    assert codes(mon) == []
+
+
+# --- model shapes that must just work --------------------------------------------------------------
+def test_inplace_relu_is_measured():
+    model = mlp(inplace=True)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    with nd.watch(model, opt, overhead=None) as mon:
+        train(model, opt, steps=40, mon=mon)
+    assert codes(mon) == []
+    dead = mon.run.records[0].activations["1"]["dead"]
+    assert 0 <= dead < 0.5
+    assert mon.run.records[0].activations["1"]["mean"] > 0   # measured after the ReLU
+
+
+class Shared(nn.Module):
+    """One Linear applied three times (weights shared) and a tuple output."""
+
+    def __init__(self):
+        super().__init__()
+        self.inp = nn.Linear(8, 16)
+        self.cell = nn.Linear(16, 16)
+        self.act = nn.Tanh()
+        self.out = nn.Linear(16, 2)
+
+    def forward(self, x):
+        h = self.act(self.inp(x))
+        for _ in range(3):
+            h = self.act(self.cell(h))
+        return self.out(h), h
+
+
+class DictOut(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(8, 16), nn.ReLU())
+        self.head = nn.Linear(16, 2)
+
+    def forward(self, x):
+        return {"logits": self.head(self.body(x)), "aux": x.sum()}
+
+
+@pytest.mark.parametrize("make", [Shared, DictOut])
+def test_shared_modules_and_tuple_or_dict_outputs(make):
+    torch.manual_seed(0)
+    model = make()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    with nd.watch(model, opt, overhead=None) as mon:
+        train(model, opt, steps=40, mon=mon)
+    assert codes(mon) == []
+    record = mon.run.records[0]
+    if make is Shared:
+        # every call of the shared layers is measured: cell, cell#2, cell#3; act 4 times
+        assert {"cell", "cell#2", "cell#3", "act#4"} <= set(record.activations)
+    assert record.output is not None and record.output.shape[1] == 2
+
+
+def test_minigrad_model_is_watched_like_a_torch_one():
+    mg.manual_seed(0)
+    model = mnn.Sequential(mnn.Linear(8, 32), mnn.ReLU(), mnn.Linear(32, 2))
+    opt = moptim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    x, y = data()
+    xm, ym = mg.tensor(x.numpy()), mg.tensor(y.numpy())
+    before = nd.adapt(model).hook_counts()
+    loss_fn = mnn.CrossEntropyLoss()
+    with nd.watch(model, opt, overhead=None) as mon:
+        for i in range(60):
+            j = (i * 32) % 480
+            opt.zero_grad()
+            loss = loss_fn(model(xm[j:j + 32]), ym[j:j + 32])
+            loss.backward()
+            opt.step()
+            mon.step(loss)
+    assert codes(mon) == []
+    assert nd.adapt(model).hook_counts() == before
+    record = mon.run.records[-1]
+    assert np.all(np.isfinite(record.grad_norm)) and record.grad_received.all()
+    assert set(record.activations) == {"0", "1", "2"}
+
+
+def test_minigrad_missing_zero_grad():
+    mg.manual_seed(0)
+    model = mnn.Sequential(mnn.Linear(8, 16), mnn.ReLU(), mnn.Linear(16, 2))
+    opt = moptim.SGD(model.parameters(), lr=0.01)
+    x, y = data()
+    xm, ym = mg.tensor(x.numpy()), mg.tensor(y.numpy())
+    with nd.watch(model, opt, overhead=None) as mon:
+        for i in range(30):
+            loss = mnn.CrossEntropyLoss()(model(xm[:32]), ym[:32])
+            loss.backward()
+            opt.step()
+            mon.step(loss)
+    assert "GRADIENTS_ACCUMULATING" in codes(mon)
+
+
+# --- no trace left -----------------------------------------------------------------------------------
+def test_watch_leaves_training_bit_for_bit_unchanged():
+    """Same seed, same loop, with and without watch: identical weights, optimizer state and
+    random stream (the model has dropout, so a stolen random number would show)."""
+    def run(watched):
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Dropout(0.3), nn.Linear(32, 2))
+        opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+        mon = nd.watch(model, opt, overhead=None) if watched else None
+        train(model, opt, steps=30, mon=mon)
+        if mon:
+            mon.findings()
+            mon.close()
+        return model.state_dict(), opt.state_dict(), torch.get_rng_state()
+    (m1, o1, r1), (m2, o2, r2) = run(False), run(True)
+    assert all(torch.equal(m1[k], m2[k]) for k in m1)
+    assert all(torch.equal(o1["state"][i][k], o2["state"][i][k])
+               for i in o1["state"] for k in o1["state"][i])
+    assert torch.equal(r1, r2)
+
+
+def test_close_leaves_no_hook_behind_even_mid_step_and_on_errors():
+    model = mlp()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    adapter = nd.adapt(model)
+    before = adapter.hook_counts()
+    mon = nd.watch(model, opt, overhead=None)
+    assert adapter.hook_counts() != before                     # armed for the first step
+    x, y = data()
+    model(x[:4])                                               # closed in the middle of a step
+    mon.close()
+    assert adapter.hook_counts() == before
+    with pytest.raises(RuntimeError):
+        mon.step(torch.tensor(1.0))
+    with pytest.raises(ZeroDivisionError):
+        with nd.watch(model, opt, overhead=None) as mon:
+            train(model, opt, steps=3, mon=mon)
+            1 / 0
+    assert adapter.hook_counts() == before and mon.closed
+    assert model.training and all(p.requires_grad for p in model.parameters())
+
+
+# --- NaN is a finding, never a crash -----------------------------------------------------------------
+def test_nan_loss_and_nan_inputs_are_findings_not_crashes():
+    model = mlp()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x, y = data()
+    x[5, 3] = float("nan")
+    with nd.watch(model, opt, overhead=None) as mon:
+        train(model, opt, steps=20, mon=mon, x=x, y=y)
+    found = codes(mon)
+    assert found[0] == "NAN_IN_INPUTS" and "NAN_LOSS" in found
+    assert "nan" in json.dumps(mon.to_dict(), allow_nan=False)   # strict JSON all the same
+    assert "NAN_IN_INPUTS" in mon.report()
+    with nd.watch(model) as mon:
+        for value in (float("nan"), float("inf"), 1.0):
+            mon.step(value)
+    assert "NAN_LOSS" in codes(mon)
+
+
+# --- cost: one host sync per recorded step, sampling under the time budget --------------------------------
+def test_one_host_sync_per_recorded_step(monkeypatch):
+    model = mlp()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    mon = nd.watch(model, opt, overhead=None, every=5)
+    calls = []
+    original = mon.adapter.to_host
+    monkeypatch.setattr(mon.adapter, "to_host", lambda t: calls.append(1) or original(t))
+    train(model, opt, steps=50, mon=mon)
+    assert [r.step for r in mon.run.records] == list(range(0, 50, 5))
+    assert len(calls) == len(mon.run.records)
+    assert len(mon.run.losses) == 46                 # the last 4 losses still wait on the device
+    mon.close()
+    assert len(mon.run.losses) == 50 and len(calls) == len(mon.run.records) + 1
+
+
+def test_default_schedule_samples_and_keeps_every_loss():
+    model = mlp()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    with nd.watch(model, opt) as mon:
+        train(model, opt, steps=200, mon=mon)
+    steps = [r.step for r in mon.run.records]
+    assert steps[:3] == [0, 1, 2]                    # the first steps are always recorded
+    assert len(steps) < 200                          # the rest is sampled to the time budget
+    assert len(mon.run.losses) == 200 and codes(mon) == []
+
+
+def test_a_nan_makes_the_sampler_record_the_next_steps():
+    from nndebug.monitor import ESCALATED_RECORDS
+    model = mlp()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x, y = data()
+    x_bad = x.clone()
+    x_bad[:, 0] = float("nan")
+    with nd.watch(model, opt, overhead=None, every=10) as mon:
+        train(model, opt, steps=10, mon=mon)              # recorded: step 0
+        train(model, opt, steps=1, mon=mon, x=x_bad, y=y)  # recorded: step 10, sees the NaN
+        train(model, opt, steps=40, mon=mon)
+    steps = [r.step for r in mon.run.records]
+    after = list(range(11, 11 + ESCALATED_RECORDS))
+    assert steps[:2] == [0, 10] and steps[2:2 + len(after)] == after
+    assert steps[2 + len(after):] == [40, 50]               # back to the schedule
+    assert codes(mon)[0] == "NAN_IN_INPUTS"
+
+
+# --- usage errors ---------------------------------------------------------------------------------
+def test_bad_arguments_get_clear_errors():
+    model = mlp()
+    with pytest.raises(TypeError, match="torch.nn.Module"):
+        nd.watch(object())
+    with pytest.raises(ValueError, match="every"):
+        nd.watch(model, every=0)
+    with pytest.raises(ValueError, match="overhead"):
+        nd.watch(model, overhead=2)
+    with pytest.raises(TypeError, match="optimizer"):
+        nd.watch(model, optimizer=object())
+    with nd.watch(model) as mon:
+        with pytest.raises(ValueError, match="scalar"):
+            mon.step(torch.ones(3))
+        with pytest.raises(ValueError, match="loss"):
+            mon.step(None)
+        with pytest.raises(TypeError):
+            mon.step("high")
+
+
+def test_validation_forward_passes_are_not_taken_for_training():
+    model = nn.Sequential(nn.Linear(8, 32), nn.BatchNorm1d(32), nn.ReLU(), nn.Dropout(0.2),
+                          nn.Linear(32, 2))
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    x, y = data()
+    with nd.watch(model, opt, overhead=None) as mon:
+        for step, (xb, yb) in enumerate(batches(x, y, 40)):
+            model.eval()                       # an evaluation pass *before* the training one
+            with torch.no_grad():
+                val = nn.functional.cross_entropy(model(x[-64:]), y[-64:])
+            model.train()
+            opt.zero_grad()
+            loss = nn.functional.cross_entropy(model(xb), yb)
+            loss.backward()
+            opt.step()
+            mon.step(loss, val_loss=val)
+    assert codes(mon) == []
+    assert mon.run.records[5].inputs["batch"] == 32   # the training batch, not the 64 of eval
+    assert len(mon.run.val_losses) == 40
+
+
+# --- reports ---------------------------------------------------------------------------------
+def test_reports_text_json_plot_and_tensorboard(tmp_path):
+    model = mlp()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    logdir = tmp_path / "tb"
+    pytest.importorskip("tensorboard")
+    with nd.watch(model, opt, overhead=None, tensorboard=str(logdir)) as mon:
+        train(model, opt, steps=30, mon=mon)
+    assert "No problems found" in mon.report()
+    data_dict = mon.to_dict()
+    json.dumps(data_dict, allow_nan=False)
+    assert data_dict["healthy"] and len(data_dict["run"]["records"]) == 30
+    assert any(p.name.startswith("events.out.tfevents") for p in logdir.iterdir())
+    pytest.importorskip("matplotlib")
+    path = mon.plot(str(tmp_path / "dash.png"))
+    with open(path, "rb") as handle:
+        assert handle.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+# --- false alarms: healthy training with various optimizers and batch sizes -------------------
+@pytest.mark.parametrize("optimizer,lr,batch", [("adam", 1e-2, 16), ("adam", 1e-3, 256),
+                                                ("sgd", 0.2, 16), ("sgd", 0.05, 256),
+                                                ("momentum", 0.1, 64), ("momentum", 0.02, 16)])
+def test_healthy_digits_runs_raise_nothing(optimizer, lr, batch):
+    from nndebug.zoo.common import batches as digit_batches, digits
+    x, y = digits()
+    torch.manual_seed(1)
+    model = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(),
+                          nn.Linear(64, 10))
+    make = {"adam": lambda: torch.optim.Adam(model.parameters(), lr=lr),
+            "sgd": lambda: torch.optim.SGD(model.parameters(), lr=lr),
+            "momentum": lambda: torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)}
+    opt = make[optimizer]()
+    with nd.watch(model, opt, overhead=None) as mon:
+        for xb, yb in digit_batches(x, y, 200, batch_size=batch, seed=1):
+            opt.zero_grad()
+            loss = nn.functional.cross_entropy(model(xb), yb)
+            loss.backward()
+            opt.step()
+            mon.step(loss)
+    assert codes(mon) == [], mon.report()
+
+
+def test_parameters_added_to_the_optimizer_later_count_as_held():
+    model = mlp()
+    opt = torch.optim.SGD(model[0].parameters(), lr=0.05)
+    with nd.watch(model, opt, overhead=None) as mon:
+        train(model, opt, steps=3, mon=mon)
+        assert "OPTIMIZER_MISSING_PARAMS" in codes(mon)
+        opt.add_param_group({"params": model[2].parameters()})
+        assert "OPTIMIZER_MISSING_PARAMS" not in codes(mon)
+
+
+def test_an_internal_failure_never_breaks_training(monkeypatch):
+    model = mlp()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    mon = nd.watch(model, opt, overhead=None)
+    monkeypatch.setattr(mon, "_layer_stats", lambda x, kind: 1 / 0)   # an exotic layer output
+    monkeypatch.setattr(mon, "_input_stats", lambda x: 1 / 0)
+    train(model, opt, steps=20, mon=mon)
+    mon.close()
+    assert len(mon.run.losses) == 20
+    error = next(f for f in mon.findings() if f.code == "MONITOR_ERROR")
+    assert error.severity == "info" and "ZeroDivisionError" in error.message
+    assert nd.adapt(model).hook_counts() == {k: 0 for k in nd.adapt(model).hook_counts()}
