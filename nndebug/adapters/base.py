@@ -22,6 +22,7 @@ passes" section below; the records they exchange (``ModuleCall``,
 """
 import abc
 import contextlib
+import copy
 
 import numpy as np
 
@@ -35,13 +36,15 @@ class Adapter(abc.ABC):
         self.model = model
 
     # --- structure -----------------------------------------------------------------
-    @abc.abstractmethod
+    # minigrad mirrors torch's Module and optimizer API, so the methods below have one
+    # implementation for both; a third framework overrides what it spells differently.
     def named_modules(self):
         """[(qualified name, module)] in definition order, root first as ""."""
+        return list(self.model.named_modules())
 
-    @abc.abstractmethod
     def named_parameters(self):
         """[(qualified name, parameter)] for every parameter (trainable or not)."""
+        return list(self.model.named_parameters())
 
     @abc.abstractmethod
     def requires_grad(self, parameter):
@@ -54,9 +57,9 @@ class Adapter(abc.ABC):
     def module_children(self, module):
         return [m for _, m in self.named_children(module)]
 
-    @abc.abstractmethod
     def named_children(self, module):
         """[(short name, child module)]."""
+        return list(module.named_children())
 
     def is_leaf_module(self, module):
         return not self.named_children(module)
@@ -195,14 +198,19 @@ class Adapter(abc.ABC):
         raise NotImplementedError
 
     # --- hooks -----------------------------------------------------------------
-    @abc.abstractmethod
     def add_forward_hook(self, module, fn):
         """Call ``fn(module, inputs, output)`` after the module's forward; returns a handle
-        with ``.remove()``. ``fn`` must not return anything."""
+        with ``.remove()``. The wrapper drops ``fn``'s return value, so a tool's hook can
+        never replace the model's output."""
+        def hook(mod, inputs, output):
+            fn(mod, inputs, output)
+        return module.register_forward_hook(hook)
 
-    @abc.abstractmethod
     def add_forward_pre_hook(self, module, fn):
         """Call ``fn(module, inputs)`` before the module's forward; returns a handle."""
+        def hook(mod, inputs):
+            fn(mod, inputs)
+        return module.register_forward_pre_hook(hook)
 
     @abc.abstractmethod
     def add_tensor_hook(self, tensor, fn):
@@ -234,20 +242,19 @@ class Adapter(abc.ABC):
         return False
 
     # --- optimizers ---------------------------------------------------------------
-    @abc.abstractmethod
     def optimizer_parameters(self, optimizer):
         """The parameters an optimizer holds, over all its param groups."""
+        return [p for group in optimizer.param_groups for p in group["params"]]
 
     def optimizer_learning_rates(self, optimizer):
         return [group["lr"] for group in optimizer.param_groups]
 
-    @abc.abstractmethod
     def optimizer_state(self, optimizer):
         """A deep copy of the optimizer's state (state_dict and param_groups)."""
+        return copy.deepcopy(optimizer.state_dict())
 
-    @abc.abstractmethod
     def restore_optimizer_state(self, optimizer, state):
-        ...
+        optimizer.load_state_dict(copy.deepcopy(state))
 
 
     # --- checking backward passes (gradcheck, locate, compare) ------------------------------

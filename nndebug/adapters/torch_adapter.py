@@ -43,15 +43,6 @@ class TorchAdapter(Adapter):
     _xp = TorchNamespace()
 
     # --- structure ---------------------------------------------------------
-    def named_modules(self):
-        return list(self.model.named_modules())
-
-    def named_parameters(self):
-        return list(self.model.named_parameters())
-
-    def named_children(self, module):
-        return list(module.named_children())
-
     def _params_of(self, module):
         return list(module.named_parameters())
 
@@ -292,16 +283,6 @@ class TorchAdapter(Adapter):
         random.seed(seed)
 
     # --- hooks -------------------------------------------------------------------
-    def add_forward_hook(self, module, fn):
-        def hook(mod, inputs, output):
-            fn(mod, inputs, output)
-        return module.register_forward_hook(hook)
-
-    def add_forward_pre_hook(self, module, fn):
-        def hook(mod, inputs):
-            fn(mod, inputs)
-        return module.register_forward_pre_hook(hook)
-
     def add_tensor_hook(self, tensor, fn):
         if not isinstance(tensor, torch.Tensor) or not tensor.requires_grad:
             return None
@@ -331,14 +312,6 @@ class TorchAdapter(Adapter):
         return tensor.detach().cpu().numpy()
 
     # --- optimizers ------------------------------------------------------------------
-    def optimizer_parameters(self, optimizer):
-        return [p for group in optimizer.param_groups for p in group["params"]]
-
-    def optimizer_state(self, optimizer):
-        return copy.deepcopy(optimizer.state_dict())
-
-    def restore_optimizer_state(self, optimizer, state):
-        optimizer.load_state_dict(copy.deepcopy(state))
 
 
     # --- checking backward passes ------------------------------------------------
