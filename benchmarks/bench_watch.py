@@ -5,6 +5,7 @@ loop runs in four ways, interleaved round by round so that machine noise hits th
 alike:
 
   plain          the loop alone
+  plain again    the same plain loop a second time: an A/A control, the noise floor
   watch          nndebug.watch(model, optimizer) with its defaults (time-budgeted sampling)
   watch-every    nndebug.watch(..., overhead=None): every step recorded in detail
   naive hooks    the lesson's approach: a forward hook on every layer computing mean, std
@@ -18,8 +19,6 @@ models run fastest that way and the timings are steadier).
 import statistics
 import sys
 import time
-
-import numpy as np
 
 
 def _digits(images=False):
@@ -106,7 +105,7 @@ def _train(model, optimizer, batches, steps, mode):
     return elapsed / steps, records
 
 
-MODES = ["plain", "watch", "watch-every", "naive hooks"]
+MODES = ["plain", "plain again", "watch", "watch-every", "naive hooks"]
 # CPU time of this process: on a shared machine other programs stretch wall-clock time by
 # tens of percent from one second to the next, but not the CPU time this process uses
 # (torch runs on one thread here, so CPU time is the time the loop takes on an idle machine)
@@ -157,10 +156,11 @@ def main(argv=None):
     torch.set_num_threads(1)
     try:
         rows = []
-        # long enough that the monitor reaches its steady state (the first 3 steps are always
-        # recorded, which a run of a few dozen steps would be dominated by)
-        settings = {"digits MLP (64-64-10)": (1000, 9), "small CNN (2 conv)": (400, 9),
-                    "residual MLP (12 blocks)": (200, 7)}
+        # long enough that the monitor reaches its steady state: steps 0, 1, 2, 4, 8, 16, ...
+        # are always recorded (log-spaced coverage of the early phase), which would dominate
+        # a run of a few dozen steps (~9 records in 200 steps, ~11 in 1000)
+        settings = {"digits MLP (64-64-10)": (1000, 15), "small CNN (2 conv)": (600, 9),
+                    "residual MLP (12 blocks)": (400, 5)}
         for name, make_model, images in _models():
             steps, rounds = settings[name]
             if quick:
@@ -172,17 +172,19 @@ def main(argv=None):
                   file=sys.stderr)
     finally:
         torch.set_num_threads(threads)
-    print("| model | steps/run | plain (CPU ms/step) | watch (default) | watch, every step | "
-          "naive .item() hooks |")
-    print("|---|---|---|---|---|---|")
+    print("| model | steps/run | plain (CPU ms/step) | plain again (noise floor) | watch (default) "
+          "| watch, every step | naive .item() hooks |")
+    print("|---|---|---|---|---|---|---|")
     for name, steps, median, ratio, records in rows:
         cell = lambda m: f"{median[m] * 1e3:.2f} ms ({ratio[m]:.2f}x)"
-        print(f"| {name} | {steps} | {median['plain'] * 1e3:.2f} | {cell('watch')}, "
+        print(f"| {name} | {steps} | {median['plain'] * 1e3:.2f} | {ratio['plain again']:.2f}x | "
+              f"{cell('watch')}, "
               f"{records['watch']} recorded | {cell('watch-every')} | {cell('naive hooks')} |")
-    print("\nRatios: median over rounds of (time of the mode / time of the plain loop in the "
-          "same round), all modes interleaved in one process. `watch` records the loss every step and detailed statistics on the steps "
-          "its 5% time budget allows (the first 3 always); `watch, every step` shows the cost "
-          "of one detailed record (one host sync).")
+    print("\nRatios: median over rounds of (CPU time of the mode / CPU time of the plain loop "
+          "in the same round), all modes interleaved in one process, one model. `watch` records "
+          "the loss every step and detailed statistics on steps 0, 1, 2, 4, 8, 16, ... and as "
+          "often as its 5% time budget allows; `watch, every step` shows the cost of a detailed "
+          "record at every step (one host sync each).")
     return rows
 
 

@@ -483,17 +483,14 @@ class Monitor:
                 add(("layer", layer, stat), value)
         if forward.output is not None:
             add("output", forward.output)
-        n_loss = n_val = 0
         for _, v in self._pending:
             if not isinstance(v, float):
                 scalars.append(xp.reshape(v, ()))
                 scalar_keys.append("loss")
-                n_loss += 1
         for _, v in self._pending_val:
             if not isinstance(v, float):
                 scalars.append(xp.reshape(v, ()))
                 scalar_keys.append("val")
-                n_val += 1
 
         # the one device-to-host copy of this step: all scalars stacked, vectors appended
         parts = ([xp.stack(scalars)] if scalars else []) + vectors

@@ -850,7 +850,6 @@ def exploding_gradients(ctx):
         evidence["growth_over_run"] = growth
         if growth > EXPLODING_GROWTH:
             reasons.append(f"the gradient norm grew {growth:.1e} times during the run")
-    all_norms = np.sqrt(np.nansum(g ** 2, axis=1)) if g.size else np.zeros(0)
     blew = any(not np.all(np.isfinite(r.grad_norm[r.grad_received])) for r in ctx.all_records
                if r.backward and r.grad_received is not None) or ctx.first_nan_step is not None
     if blew and total.size and not reasons:

@@ -6,7 +6,7 @@ import numpy as np
 
 
 def loss_summary(run):
-    steps, losses = run.loss_array()
+    _, losses = run.loss_array()
     finite = losses[np.isfinite(losses)]
     out = {"steps": int(run.n_steps), "recorded_steps": len(run.records)}
     if finite.size:
@@ -15,7 +15,7 @@ def loss_summary(run):
                    best=float(np.min(finite)))
     if not np.all(np.isfinite(losses)):
         out["nan_steps"] = int((~np.isfinite(losses)).sum())
-    vsteps, val = run.val_array()
+    _, val = run.val_array()
     if val.size:
         out["val_last"] = float(val[-1])
     return out
