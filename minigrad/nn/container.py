@@ -5,7 +5,46 @@ from collections import OrderedDict
 from .module import Module
 
 
-class Sequential(Module):
+class _ModuleSequence(Module):
+    """What Sequential and ModuleList share: children named "0", "1", ... kept in order."""
+
+    def _index(self, idx):
+        size = len(self)
+        idx = operator.index(idx)
+        if not -size <= idx < size:
+            raise IndexError(f"index {idx} is out of range for a {type(self).__name__} of "
+                             f"length {size}")
+        return idx % size
+
+    def _renumber(self, modules):
+        """Store ``modules`` as children "0".."n-1" (torch keeps list-like names dense)."""
+        self._modules.clear()
+        for index, module in enumerate(modules):
+            self.add_module(str(index), module)
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules):
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index, module):
+        items = list(self._modules.values())
+        items.insert(index, module)
+        self._renumber(items)
+        return self
+
+
+class Sequential(_ModuleSequence):
     """Call the modules one after another, each on the previous one's output.
 
     Children are named "0", "1", ... (or by the keys of an OrderedDict), so the
@@ -20,14 +59,6 @@ class Sequential(Module):
         else:
             for index, module in enumerate(args):
                 self.add_module(str(index), module)
-
-    def _index(self, idx):
-        size = len(self)
-        idx = operator.index(idx)
-        if not -size <= idx < size:
-            raise IndexError(f"index {idx} is out of range for a {type(self).__name__} of "
-                             f"length {size}")
-        return idx % size
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -44,34 +75,7 @@ class Sequential(Module):
                 del self._modules[key]
         else:
             del self._modules[list(self._modules.keys())[self._index(idx)]]
-        # keep the names 0..n-1, as torch does
-        items = list(self._modules.values())
-        self._modules.clear()
-        for index, module in enumerate(items):
-            self._modules[str(index)] = module
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
-
-    def extend(self, modules):
-        for module in modules:
-            self.append(module)
-        return self
-
-    def insert(self, index, module):
-        items = list(self._modules.values())
-        items.insert(index, module)
-        self._modules.clear()
-        for position, item in enumerate(items):
-            self.add_module(str(position), item)
-        return self
+        self._renumber(list(self._modules.values()))
 
     def forward(self, input):
         for module in self:
@@ -79,20 +83,13 @@ class Sequential(Module):
         return input
 
 
-class ModuleList(Module):
+class ModuleList(_ModuleSequence):
     """A list of modules whose parameters the parent module can see ("0.weight", ...)."""
 
     def __init__(self, modules=None):
         super().__init__()
         if modules is not None:
             self.extend(modules)
-
-    def _index(self, idx):
-        size = len(self)
-        idx = operator.index(idx)
-        if not -size <= idx < size:
-            raise IndexError(f"index {idx} is out of range for a ModuleList of length {size}")
-        return idx % size
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -108,34 +105,10 @@ class ModuleList(Module):
             del items[idx]
         else:
             del items[self._index(idx)]
-        self._modules.clear()
-        for index, module in enumerate(items):
-            self._modules[str(index)] = module
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
+        self._renumber(items)
 
     def __iadd__(self, modules):
         return self.extend(modules)
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
-
-    def extend(self, modules):
-        for module in modules:
-            self.append(module)
-        return self
-
-    def insert(self, index, module):
-        items = list(self._modules.values())
-        items.insert(index, module)
-        self._modules.clear()
-        for position, item in enumerate(items):
-            self.add_module(str(position), item)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ModuleList has no forward: iterate over it in your own "

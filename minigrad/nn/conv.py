@@ -1,5 +1,4 @@
 """2-D convolution and pooling layers (N, C, H, W), with torch's arguments and repr."""
-import math
 
 import numpy as np
 
@@ -45,11 +44,7 @@ class Conv2d(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        init.layer_default_(self.weight, self.bias)
 
     def forward(self, input):
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation)

@@ -116,3 +116,17 @@ def xavier_uniform_(tensor, gain=1.0):
 def xavier_normal_(tensor, gain=1.0):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
+
+
+def layer_default_(weight, bias=None):
+    """torch's default initialisation of Linear and Conv layers.
+
+    Weights: kaiming_uniform_ with a=sqrt(5), i.e. uniform in +-1/sqrt(fan_in); biases:
+    uniform in +-1/sqrt(fan_in) too. Kept identical to torch so that a model built with the
+    same seed logic starts at the same scale in both frameworks.
+    """
+    kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = _calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        uniform_(bias, -bound, bound)

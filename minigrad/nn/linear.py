@@ -1,5 +1,4 @@
 """Linear (fully connected) layer, plus Identity and Flatten, which only reshape."""
-import math
 
 import numpy as np
 
@@ -31,11 +30,7 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        init.layer_default_(self.weight, self.bias)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)
