@@ -155,6 +155,23 @@ class Adapter(abc.ABC):
     def state_differences(self, state):
         """Human-readable list of what differs from ``state`` (empty when unchanged)."""
 
+    def _module_state_differences(self, state, default_dtype):
+        """The part of ``state_differences`` both frameworks share: train/eval flags, module
+        hook tables, RNG streams and the default dtype (``default_dtype`` is the current one)."""
+        problems = []
+        for module, flag in state["training"]:
+            if module.training != flag:
+                problems.append(f"{type(module).__name__}: training {flag} -> {module.training}")
+        for module in self.model.modules():
+            for table, entries in state["hooks"].get(id(module), {}).items():
+                if set(getattr(module, table)) != set(entries):
+                    problems.append(f"{type(module).__name__}.{table}: hooks changed")
+        if not self.rng_equal(self.get_rng_state(), state["rng"]):
+            problems.append("RNG state changed")
+        if "default_dtype" in state and default_dtype != state["default_dtype"]:
+            problems.append(f"default dtype {state['default_dtype']} -> {default_dtype}")
+        return problems
+
     @contextlib.contextmanager
     def preserved(self):
         """Run a block and then put the user's state back, also on errors."""

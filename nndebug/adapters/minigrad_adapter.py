@@ -230,18 +230,7 @@ class MinigradAdapter(Adapter):
             live = live.data if isinstance(live, Tensor) else live
             if live is None or live.dtype != value.dtype or not np.array_equal(live, value):
                 problems.append(f"buffer {name}: changed")
-        for module, flag in state["training"]:
-            if module.training != flag:
-                problems.append(f"{type(module).__name__}: training {flag} -> {module.training}")
-        for module in self.model.modules():
-            for table, entries in state["hooks"].get(id(module), {}).items():
-                if set(getattr(module, table)) != set(entries):
-                    problems.append(f"{type(module).__name__}.{table}: hooks changed")
-        if not _rng_equal(self.get_rng_state(), state["rng"]):
-            problems.append("RNG state changed")
-        if "default_dtype" in state and mg.get_default_dtype() != state["default_dtype"]:
-            problems.append(f"default dtype {state['default_dtype']} -> {mg.get_default_dtype()}")
-        return problems
+        return problems + self._module_state_differences(state, mg.get_default_dtype())
 
     # --- randomness ---------------------------------------------------------------
     def get_rng_state(self):

@@ -246,18 +246,7 @@ class TorchAdapter(Adapter):
             buffer = getattr(module, name)
             if value is not None and (buffer.dtype != value.dtype or not torch.equal(buffer, value)):
                 problems.append(f"buffer {name}: changed")
-        for module, flag in state["training"]:
-            if module.training != flag:
-                problems.append(f"{type(module).__name__}: training {flag} -> {module.training}")
-        for module in self.model.modules():
-            for table, entries in state["hooks"].get(id(module), {}).items():
-                if set(getattr(module, table)) != set(entries):
-                    problems.append(f"{type(module).__name__}.{table}: hooks changed")
-        if not _rng_equal(self.get_rng_state(), state["rng"]):
-            problems.append("RNG state changed")
-        if "default_dtype" in state and torch.get_default_dtype() != state["default_dtype"]:
-            problems.append(f"default dtype {state['default_dtype']} -> {torch.get_default_dtype()}")
-        return problems
+        return problems + self._module_state_differences(state, torch.get_default_dtype())
 
     # --- randomness ---------------------------------------------------------------
     def get_rng_state(self):
