@@ -339,6 +339,22 @@ def test_nndebug_rule_is_geometric_mean_of_lowest_and_turn_over_4_5():
     assert math.isnan(suggest_lr(lrs, np.full(100, 2.0)))
 
 
+def test_nndebug_rule_stops_where_the_loss_has_made_95_percent_of_its_fall():
+    """An easy task: the loss is nearly at its floor by step 45, then creeps down a little
+    more until the far edge at step 90. The edge-based estimate (step ~84) would overshoot;
+    the suggestion is the rate by which 95% of the fall was made."""
+    lrs = np.geomspace(1e-7, 10, 100)
+    loss = np.full(100, 2.0)
+    loss[30:46] = np.linspace(2.0, 0.1, 16)
+    loss[46:90] = np.linspace(0.1, 0.01, 44)
+    loss[90:] = 1.0
+    reached = int(np.argmax(loss <= 2.0 - 0.95 * (2.0 - loss.min())))
+    assert 40 < reached < 46
+    edge_estimate = math.sqrt(lrs[89] * lrs[90]) / 4.5
+    assert lrs[reached] < edge_estimate
+    assert suggest_lr(lrs, loss) == pytest.approx(lrs[reached])
+
+
 def test_published_rules_behave_as_described_on_a_clean_curve():
     lrs, loss = synthetic_curve()
     steepest = suggest_steepest(lrs, loss)
