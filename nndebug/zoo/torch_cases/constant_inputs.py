@@ -1,5 +1,4 @@
 """An indexing bug feeds the same sample as the whole batch."""
-import numpy as np
 import torch
 from torch import nn
 
