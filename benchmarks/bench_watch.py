@@ -27,17 +27,9 @@ def _digits(images=False):
 
 
 def _models():
-    import torch
     from torch import nn
 
-    class Block(nn.Module):
-        def __init__(self, width):
-            super().__init__()
-            self.norm = nn.LayerNorm(width)
-            self.fc1, self.act, self.fc2 = nn.Linear(width, width), nn.ReLU(), nn.Linear(width, width)
-
-        def forward(self, x):
-            return x + self.fc2(self.act(self.fc1(self.norm(x))))
+    from nndebug.zoo.torch_cases.healthy_residual import Block   # pre-norm residual MLP block
 
     yield "digits MLP (64-64-10)", lambda: nn.Sequential(nn.Linear(64, 64), nn.ReLU(),
                                                          nn.Linear(64, 10)), False
@@ -47,7 +39,6 @@ def _models():
         nn.Flatten(), nn.Linear(64, 10)), True
     yield "residual MLP (12 blocks)", lambda: nn.Sequential(
         nn.Linear(64, 64), *[Block(64) for _ in range(12)], nn.Linear(64, 10)), False
-    del torch
 
 
 class NaiveHooks:

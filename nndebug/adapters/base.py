@@ -23,6 +23,7 @@ passes" section below; the records they exchange (``ModuleCall``,
 import abc
 import contextlib
 import copy
+import random
 
 import numpy as np
 
@@ -182,13 +183,17 @@ class Adapter(abc.ABC):
             self.restore_state(state)
 
     # --- randomness ----------------------------------------------------------------
-    @abc.abstractmethod
+    # NumPy's and Python's global generators are saved here for every framework; an
+    # adapter adds only its framework's own generators (``_framework_rng_*``).
     def get_rng_state(self):
-        """Every RNG the framework's random layers draw from (and NumPy's global one)."""
+        """Every RNG the framework's random layers draw from, and NumPy's and Python's."""
+        return {"numpy": np.random.get_state(), "python": random.getstate(),
+                **self._framework_rng_state()}
 
-    @abc.abstractmethod
     def set_rng_state(self, state):
-        ...
+        np.random.set_state(state["numpy"])
+        random.setstate(state["python"])
+        self._set_framework_rng_state(state)
 
     @contextlib.contextmanager
     def forked_rng(self, seed=0):
@@ -206,13 +211,40 @@ class Adapter(abc.ABC):
         finally:
             self.set_rng_state(saved)
 
-    @abc.abstractmethod
     def seed(self, seed):
-        ...
+        np.random.seed(seed)
+        random.seed(seed)
+        self._seed_framework(seed)
 
     def rng_equal(self, a, b):
         """Whether two states from ``get_rng_state`` are the same (nothing was drawn between)."""
-        raise NotImplementedError
+        def same(x, y):
+            if isinstance(x, dict):
+                return isinstance(y, dict) and x.keys() == y.keys() and all(same(x[k], y[k]) for k in x)
+            if isinstance(x, (tuple, list)):
+                return len(x) == len(y) and all(same(i, j) for i, j in zip(x, y))
+            if isinstance(x, np.ndarray):
+                return np.array_equal(x, y)
+            if self.is_tensor(x):
+                return self._rng_tensor_equal(x, y)
+            return x == y
+        return same(a, b)
+
+    @abc.abstractmethod
+    def _framework_rng_state(self):
+        """The framework's own generators, as a dict to merge into ``get_rng_state``."""
+
+    @abc.abstractmethod
+    def _set_framework_rng_state(self, state):
+        ...
+
+    @abc.abstractmethod
+    def _seed_framework(self, seed):
+        ...
+
+    def _rng_tensor_equal(self, a, b):
+        """Equality of two framework tensors inside an RNG state (torch keeps its state in one)."""
+        return np.array_equal(self.to_numpy(a), self.to_numpy(b))
 
     # --- hooks -----------------------------------------------------------------
     def add_forward_hook(self, module, fn):

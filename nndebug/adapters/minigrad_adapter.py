@@ -1,7 +1,6 @@
 """The adapter for minigrad models (``minigrad.nn.Module``)."""
 import contextlib
 import copy
-import random
 
 import numpy as np
 
@@ -233,22 +232,14 @@ class MinigradAdapter(Adapter):
         return problems + self._module_state_differences(state, mg.get_default_dtype())
 
     # --- randomness ---------------------------------------------------------------
-    def get_rng_state(self):
-        return {"minigrad": mg.get_rng_state(), "numpy": np.random.get_state(),
-                "python": random.getstate()}
+    def _framework_rng_state(self):
+        return {"minigrad": mg.get_rng_state()}
 
-    def set_rng_state(self, state):
+    def _set_framework_rng_state(self, state):
         mg.set_rng_state(state["minigrad"])
-        np.random.set_state(state["numpy"])
-        random.setstate(state["python"])
 
-    def rng_equal(self, a, b):
-        return _rng_equal(a, b)
-
-    def seed(self, seed):
+    def _seed_framework(self, seed):
         mg.manual_seed(seed)
-        np.random.seed(seed)
-        random.seed(seed)
 
     # --- hooks -------------------------------------------------------------------
     def add_tensor_hook(self, tensor, fn):
@@ -506,15 +497,3 @@ def _fresh_copy(value):
     if isinstance(value, dict):
         return {k: _fresh_copy(v) for k, v in value.items()}
     return value
-
-
-def _rng_equal(a, b):
-    def same(x, y):
-        if isinstance(x, dict):
-            return x.keys() == y.keys() and all(same(x[k], y[k]) for k in x)
-        if isinstance(x, (tuple, list)):
-            return len(x) == len(y) and all(same(i, j) for i, j in zip(x, y))
-        if isinstance(x, np.ndarray):
-            return np.array_equal(x, y)
-        return x == y
-    return same(a, b)

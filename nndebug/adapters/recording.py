@@ -25,23 +25,25 @@ def record_calls(adapter, inputs, targets=None, loss_fn=None, *, record_primitiv
     counts = {}
     finished = [0]
 
+    def run_recorded(call, run, received):
+        """Run ``run()`` as ``call``: what it received and returned, and whether it drew
+        random numbers; calls made inside it (sub-modules, primitives) nest under it."""
+        call.inputs = [adapter.to_numpy(t) for t in adapter._float_leaves(received)]
+        call.rng_state = adapter.get_rng_state()
+        result = _run_nested(calls, stack, call, run)
+        call.uses_rng = not adapter.rng_equal(call.rng_state, adapter.get_rng_state())
+        call.output = adapter._snapshot(result)
+        call.outputs = [adapter.to_numpy(t) for t in adapter._float_leaves(result)]
+        return result
+
     def make_wrapper(name, module, original):
         def forward(*args, **kwargs):
             call = ModuleCall(
                 name=name, module=module, index=counts.get(name, 0),
                 args=adapter._snapshot(args), kwargs=adapter._snapshot(kwargs),
-                inputs=[adapter.to_numpy(t) for t in adapter._float_leaves((args, kwargs))],
-                rng_state=adapter.get_rng_state(), parent=stack[-1] if stack else None)
+                parent=stack[-1] if stack else None)
             counts[name] = call.index + 1
-            calls.append(call)
-            stack.append(len(calls) - 1)
-            try:
-                output = original(*args, **kwargs)
-            finally:
-                stack.pop()
-            call.uses_rng = not adapter.rng_equal(call.rng_state, adapter.get_rng_state())
-            call.output = adapter._snapshot(output)
-            call.outputs = [adapter.to_numpy(t) for t in adapter._float_leaves(output)]
+            output = run_recorded(call, lambda: original(*args, **kwargs), (args, kwargs))
             finished[0] += 1
             call.order = finished[0]
             return output
@@ -57,18 +59,8 @@ def record_calls(adapter, inputs, targets=None, loss_fn=None, *, record_primitiv
         if loss_fn is not None:
             loss_call = ModuleCall(
                 name="", module=_LossCall(loss_fn, targets), index=0,
-                args=(adapter._snapshot(output),), kwargs={},
-                inputs=[adapter.to_numpy(t) for t in adapter._float_leaves(output)],
-                rng_state=adapter.get_rng_state(), parent=None, is_loss=True)
-            stack.append(len(calls))
-            calls.append(loss_call)
-            try:
-                loss = loss_fn(output, targets)
-            finally:
-                stack.pop()
-            loss_call.uses_rng = not adapter.rng_equal(loss_call.rng_state, adapter.get_rng_state())
-            loss_call.output = adapter._snapshot(loss)
-            loss_call.outputs = [adapter.to_numpy(t) for t in adapter._float_leaves(loss)]
+                args=(adapter._snapshot(output),), kwargs={}, parent=None, is_loss=True)
+            run_recorded(loss_call, lambda: loss_fn(output, targets), output)
             loss_call.order = finished[0] + 1
     return Recording(calls=calls, output=output, loose_primitives=loose)
 
@@ -97,12 +89,7 @@ def trace(adapter, inputs, targets, loss_fn):
             args, kwargs = adapter._replace_float((args, kwargs), twins)
             for i, twin in enumerate(adapter._float_leaves((args, kwargs))):
                 adapter.add_tensor_hook(twin, grad_setter(call.grad_inputs, i))
-            calls.append(call)
-            stack.append(len(calls) - 1)
-            try:
-                output = original(*args, **kwargs)
-            finally:
-                stack.pop()
+            output = _run_nested(calls, stack, call, lambda: original(*args, **kwargs))
             outs = adapter._float_leaves(output)
             call.outputs = [adapter.to_numpy(t).astype(np.float64) for t in outs]
             call.grad_outputs = [None] * len(outs)
@@ -138,6 +125,17 @@ def trace(adapter, inputs, targets, loss_fn):
 
 
 _MISSING = object()
+
+
+def _run_nested(calls, stack, call, run):
+    """Append ``call`` and run it with its position on ``stack``, so that the calls made
+    inside it record it as their parent."""
+    calls.append(call)
+    stack.append(len(calls) - 1)
+    try:
+        return run()
+    finally:
+        stack.pop()
 
 
 @contextlib.contextmanager
@@ -192,9 +190,9 @@ class ModuleCall:
     index: int
     args: tuple
     kwargs: dict
-    inputs: list
-    rng_state: object
     parent: "int | None"
+    inputs: list = dataclasses.field(default_factory=list)
+    rng_state: object = None
     output: object = None
     outputs: list = dataclasses.field(default_factory=list)
     primitives: list = dataclasses.field(default_factory=list)

@@ -1,7 +1,6 @@
 """The adapter for PyTorch models (``torch.nn.Module``). Only this file imports torch."""
 import contextlib
 import copy
-import random
 
 import numpy as np
 import torch
@@ -249,27 +248,22 @@ class TorchAdapter(Adapter):
         return problems + self._module_state_differences(state, torch.get_default_dtype())
 
     # --- randomness ---------------------------------------------------------------
-    def get_rng_state(self):
-        state = {"torch": torch.get_rng_state(), "numpy": np.random.get_state(),
-                 "python": random.getstate()}
+    def _framework_rng_state(self):
+        state = {"torch": torch.get_rng_state()}
         if torch.cuda.is_available() and torch.cuda.is_initialized():
-            state["cuda"] = torch.cuda.get_rng_state_all()
+            state["cuda"] = torch.cuda.get_rng_state_all()   # GPU dropout draws from these
         return state
 
-    def set_rng_state(self, state):
+    def _set_framework_rng_state(self, state):
         torch.set_rng_state(state["torch"])
-        np.random.set_state(state["numpy"])
-        random.setstate(state["python"])
         if "cuda" in state:
             torch.cuda.set_rng_state_all(state["cuda"])
 
-    def rng_equal(self, a, b):
-        return _rng_equal(a, b)
-
-    def seed(self, seed):
+    def _seed_framework(self, seed):
         torch.manual_seed(seed)
-        np.random.seed(seed)
-        random.seed(seed)
+
+    def _rng_tensor_equal(self, a, b):
+        return torch.equal(a, b)
 
     # --- hooks -------------------------------------------------------------------
     def add_tensor_hook(self, tensor, fn):
@@ -444,12 +438,3 @@ def _detached_copy(value):
     if isinstance(value, dict):
         return {k: _detached_copy(v) for k, v in value.items()}
     return value
-
-
-def _rng_equal(a, b):
-    cuda_a, cuda_b = a.get("cuda", []), b.get("cuda", [])   # GPU dropout draws from these
-    return (torch.equal(a["torch"], b["torch"]) and a["python"] == b["python"]
-            and all(np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y
-                    for x, y in zip(a["numpy"], b["numpy"]))
-            and len(cuda_a) == len(cuda_b)
-            and all(torch.equal(x, y) for x, y in zip(cuda_a, cuda_b)))
