@@ -3,6 +3,7 @@ import copy
 
 import numpy as np
 
+from ..ops.activation import stable_sigmoid
 from ..ops.registry import REGISTRY
 from .base import constant, define, leaf, size
 
@@ -107,11 +108,6 @@ def _bce_example(rng):
     return {"logits": logits}, lambda: loss.apply(logits, labels, reduction="mean")
 
 
-def _sigmoid(x):
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
-
-
 @define(
     name="bce_with_logits_extra_sigmoid_factor",
     op="bce_with_logits",
@@ -139,5 +135,5 @@ def bce_with_logits_extra_sigmoid_factor(ctx, grad):
     # sigmoid" once more. So: the correct gradients, times s(1 - s) on the logits.
     x = ctx.saved_tensors[0]
     grads = _CORRECT_BCE(ctx, grad)
-    s = _sigmoid(x)
+    s = stable_sigmoid(x)
     return ((grads[0] * s * (1 - s)).astype(x.dtype, copy=False),) + tuple(grads[1:])

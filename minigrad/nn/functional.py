@@ -15,10 +15,6 @@ from ..tensor import Tensor, as_tensor
 _REDUCTIONS = ("mean", "sum", "none")
 
 
-def _tensor(x):
-    return x if isinstance(x, Tensor) else as_tensor(x)
-
-
 def _constant(array):
     """A NumPy constant as a tensor that keeps its dtype (plain arrays would take the default)."""
     return Tensor(array, dtype=array.dtype, _copy=False)
@@ -62,19 +58,19 @@ def _softmax_dim(ndim, dim, fn):
 
 
 def softmax(input, dim=None):
-    input = _tensor(input)
+    input = as_tensor(input)
     return ops.softmax(input, axis=_softmax_dim(input.ndim, dim, "softmax"))
 
 
 def log_softmax(input, dim=None):
-    input = _tensor(input)
+    input = as_tensor(input)
     return ops.log_softmax(input, axis=_softmax_dim(input.ndim, dim, "log_softmax"))
 
 
 # --- linear and convolution ----------------------------------------------------
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` with torch's (out_features, in_features) weight layout."""
-    input = _tensor(input)
+    input = as_tensor(input)
     if weight.ndim != 2:
         raise ValueError(f"linear: weight must be 2-D (out_features, in_features), got shape "
                          f"{weight.shape}")
@@ -90,7 +86,7 @@ def linear(input, weight, bias=None):
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    input = _tensor(input)
+    input = as_tensor(input)
     if input.ndim not in (3, 4):
         raise ValueError(f"conv2d: expected a 4-D input (N, C, H, W) or an unbatched (C, H, W), "
                          f"got shape {input.shape}")
@@ -119,7 +115,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 def flatten(input, start_dim=0, end_dim=-1):
     """Merge the axes start_dim..end_dim into one (torch.flatten)."""
-    input = _tensor(input)
+    input = as_tensor(input)
     ndim = max(input.ndim, 1)
     start, end = start_dim % ndim, end_dim % ndim
     if start > end:
@@ -169,7 +165,7 @@ def _weighted_nll(log_probs, target, weight, ignore_index, reduction):
     one-hot ``coef`` that folds the options in, so only mul/sum/div primitives are
     involved. 'mean' divides by the summed weight of the non-ignored targets, as torch.
     """
-    log_probs = _tensor(log_probs)
+    log_probs = as_tensor(log_probs)
     if log_probs.ndim < 2:
         raise ValueError(f"nll_loss: expected log-probabilities of shape (N, C), got shape "
                          f"{log_probs.shape}")

@@ -16,6 +16,7 @@ output pixel at once, are one strided slice of the image (ops/windows.py,
     dL/dslice         = w[:, :, i, j]^T @ g           (C x pixels), added back onto the
                                                       image where the slice came from
     dL/db[o]          = sum of g[o] over all pixels
+(dL/dslice is skipped when the input needs no gradient, e.g. the images of a first layer.)
 Gradients of overlapping windows must be added back offset by offset anyway, so
 working offset by offset never builds the big window-gradient matrix.
 
@@ -71,12 +72,16 @@ class Conv2d(Function):
         image = padded.transpose(1, 2, 3, 0)                          # (C, H, W, N), as stored
         g = grad.transpose(1, 2, 3, 0).reshape(len(weight), -1)       # (O, oh*ow*N)
         grad_weight = np.zeros(weight.shape, dtype=np.result_type(grad, padded))
-        grad_image = np.zeros(image.shape, dtype=grad.dtype)
+        # the images fed to a first layer need no gradient: skip half the work for them
+        grad_image = np.zeros(image.shape, dtype=grad.dtype) if ctx.needs_input_grad[0] else None
         for i, j, rows, cols in kernel_offsets(weight.shape[2:], ctx.stride, ctx.dilation, ctx.out_hw):
             grad_weight[:, :, i, j] = g @ _pixels(image, rows, cols).T
-            grad_slice = grad_image[:, rows, cols, :]                  # a view: += writes the image
-            grad_slice += (weight[:, :, i, j].T @ g).reshape(grad_slice.shape)
-        grads = (crop(grad_image.transpose(3, 0, 1, 2), ctx.padding), grad_weight)
+            if grad_image is not None:
+                grad_slice = grad_image[:, rows, cols, :]              # a view: += writes the image
+                grad_slice += (weight[:, :, i, j].T @ g).reshape(grad_slice.shape)
+        grad_input = None if grad_image is None else crop(grad_image.transpose(3, 0, 1, 2),
+                                                           ctx.padding)
+        grads = (grad_input, grad_weight)
         if ctx.has_bias:
             grads += (g.sum(axis=1),)
         return grads

@@ -109,12 +109,13 @@ class Pow(Function):
     def backward(ctx, grad):
         # d(a^b)/da = b a^(b-1);  d(a^b)/db = a^b ln(a), only defined for a > 0
         a, b, out = ctx.saved_tensors
-        grad_a = grad * b * np.power(a, b - 1) if ctx.needs_input_grad[0] else None
-        grad_b = None
+        grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:
+            grad_a = unbroadcast(grad * b * np.power(a, b - 1), a.shape)
         if ctx.needs_input_grad[1]:
             safe_log = np.log(np.where(a > 0, a, 1))
             grad_b = unbroadcast(grad * out * safe_log, b.shape)
-        return (None if grad_a is None else unbroadcast(grad_a, a.shape)), grad_b
+        return grad_a, grad_b
 
 
 @register("exp")

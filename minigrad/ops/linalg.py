@@ -25,7 +25,9 @@ class MatMul(Function):
         # gradient gets those axes back first, so 1-D @ 1-D (a 0-d output) works too.
         a, b = ctx.saved_tensors
         if a.ndim == 2 and b.ndim == 2:  # plain matrices (every Linear layer): the rule as is
-            return grad @ b.T, a.T @ grad
+            # a first layer's input needs no gradient: don't compute one for it
+            needs_a, needs_b = ctx.needs_input_grad
+            return (grad @ b.T if needs_a else None), (a.T @ grad if needs_b else None)
         a2 = a[None, :] if a.ndim == 1 else a
         b2 = b[:, None] if b.ndim == 1 else b
         batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])

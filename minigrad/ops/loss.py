@@ -13,6 +13,7 @@ of mse/bce are array inputs and get gradients, as in torch.
 import numpy as np
 
 from ..autograd import Function
+from .activation import stable_sigmoid
 from .registry import register, unbroadcast
 
 REDUCTIONS = ("mean", "sum", "none")
@@ -200,11 +201,6 @@ def _softplus(x):
     return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
 
 
-def _sigmoid(x):
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
-
-
 @register("bce_with_logits")
 class BCEWithLogits(Function):
     """Binary cross-entropy on logits, ``F.binary_cross_entropy_with_logits``.
@@ -243,6 +239,6 @@ class BCEWithLogits(Function):
     def backward(ctx, grad):
         x, t, soft = ctx.saved_tensors
         g = _spread(grad, x.shape, ctx.reduction)
-        grad_input = g * ((1 - t) - (1 + ctx.extra * t) * _sigmoid(-x))
+        grad_input = g * ((1 - t) - (1 + ctx.extra * t) * stable_sigmoid(-x))
         grad_target = g * (-x + ctx.extra * soft)
         return grad_input.astype(x.dtype, copy=False), grad_target.astype(t.dtype, copy=False)

@@ -17,6 +17,11 @@ def normalize_axes(axis, ndim):
     return tuple(sorted(int(a) % ndim for a in axes)) if ndim else ()
 
 
+def reduced_count(shape, axes):
+    """How many elements each output of a reduction over ``axes`` combines (1 for no axes)."""
+    return int(np.prod([shape[i] for i in axes]))
+
+
 def expand_reduced(grad, axes, keepdims):
     """Reinsert the axes a reduction removed, so ``grad`` broadcasts to the input."""
     return grad if keepdims else np.expand_dims(grad, axes)
@@ -39,7 +44,7 @@ class Mean(Function):
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False):
         ctx.shape, ctx.axes, ctx.keepdims = a.shape, normalize_axes(axis, a.ndim), keepdims
-        ctx.count = int(np.prod([a.shape[i] for i in ctx.axes])) if ctx.axes else 1
+        ctx.count = reduced_count(a.shape, ctx.axes)
         return np.asarray(a.mean(axis=ctx.axes, keepdims=keepdims))
 
     @staticmethod
@@ -71,7 +76,7 @@ class Var(Function):
     @staticmethod
     def forward(ctx, a, axis=None, keepdims=False, unbiased=False):
         ctx.axes, ctx.keepdims = normalize_axes(axis, a.ndim), keepdims
-        count = int(np.prod([a.shape[i] for i in ctx.axes])) if ctx.axes else 1
+        count = reduced_count(a.shape, ctx.axes)
         ctx.divisor = count - 1 if unbiased else count
         centered = a - a.mean(axis=ctx.axes, keepdims=True)
         ctx.save_for_backward(centered)

@@ -1,7 +1,6 @@
 """Adam and AdamW: per-parameter step sizes from running moment estimates."""
 import numpy as np
 
-from ..autograd import no_grad
 from .optimizer import Optimizer, check_hyper, lerp_
 
 
@@ -31,26 +30,16 @@ class Adam(Optimizer):
                                       weight_decay=weight_decay, amsgrad=amsgrad,
                                       maximize=maximize))
 
-    def step(self, closure=None):
-        loss = self._evaluate(closure)
-        with no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
-        return loss
-
-    def _update(self, p, group):
+    def _update(self, p, grad, group):
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
         weight_decay = group["weight_decay"]
-        state = self._state_for(p)
+        state = self.state[p]
         if not state:
             state["step"] = 0
             state["exp_avg"] = np.zeros_like(p.data)
             state["exp_avg_sq"] = np.zeros_like(p.data)
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = np.zeros_like(p.data)
-        grad = -p.grad if group["maximize"] else p.grad
         state["step"] += 1
         step = state["step"]
         if weight_decay != 0:

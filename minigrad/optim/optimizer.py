@@ -14,7 +14,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from ..autograd import enable_grad
+from ..autograd import enable_grad, no_grad
 from ..tensor import Tensor
 
 
@@ -27,7 +27,13 @@ required = _Required()
 
 
 class Optimizer:
-    """Base class: subclasses set ``defaults`` and implement ``step``."""
+    """Base class: subclasses set ``defaults`` and implement ``_update``.
+
+    ``step`` is the same loop for every rule: visit each parameter that has a
+    gradient and hand it to ``_update`` with the direction to descend along, so a
+    subclass only writes its update rule. (A subclass may still override ``step``
+    itself, as in torch.)
+    """
 
     def __init__(self, params, defaults):
         self.defaults = dict(defaults)
@@ -92,16 +98,31 @@ class Optimizer:
                     p.grad = np.zeros_like(p.grad)
 
     def step(self, closure=None):
-        raise NotImplementedError
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss.
+
+        ``closure`` (optional) re-evaluates the model and returns the loss, as torch's.
+        The update itself runs under ``no_grad``: it is not part of any graph.
+        """
+        loss = self._evaluate(closure)
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        grad = -p.grad if group.get("maximize") else p.grad
+                        self._update(p, grad, group)
+        return loss
+
+    def _update(self, p, grad, group):
+        """Change ``p.data`` in place by this rule, given ``grad`` (already negated when
+        ``maximize``) and the hyper-parameters of ``p``'s group."""
+        raise NotImplementedError(f"{type(self).__name__} must define _update(p, grad, group) "
+                                  "or override step()")
 
     def _evaluate(self, closure):
         if closure is None:
             return None
         with enable_grad():
             return closure()
-
-    def _state_for(self, p):
-        return self.state[p]
 
     # --- saving and loading -------------------------------------------------
     def state_dict(self):

@@ -1,7 +1,6 @@
 """RMSprop: divide the gradient by a running root-mean-square of recent gradients."""
 import numpy as np
 
-from ..autograd import no_grad
 from .optimizer import Optimizer, check_hyper, lerp_
 
 
@@ -26,19 +25,10 @@ class RMSprop(Optimizer):
         super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
                                       momentum=momentum, centered=centered, maximize=maximize))
 
-    def step(self, closure=None):
-        loss = self._evaluate(closure)
-        with no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
-        return loss
-
-    def _update(self, p, group):
+    def _update(self, p, grad, group):
         lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
         momentum, weight_decay = group["momentum"], group["weight_decay"]
-        state = self._state_for(p)
+        state = self.state[p]
         if not state:
             state["step"] = 0
             state["square_avg"] = np.zeros_like(p.data)
@@ -46,7 +36,6 @@ class RMSprop(Optimizer):
                 state["momentum_buffer"] = np.zeros_like(p.data)
             if group["centered"]:
                 state["grad_avg"] = np.zeros_like(p.data)
-        grad = -p.grad if group["maximize"] else p.grad
         state["step"] += 1
         if weight_decay != 0:
             grad = grad + weight_decay * p.data

@@ -1,5 +1,4 @@
 """Stochastic gradient descent with momentum, dampening, Nesterov and weight decay."""
-from ..autograd import no_grad
 from .optimizer import Optimizer, check_hyper
 
 
@@ -23,26 +22,18 @@ class SGD(Optimizer):
                                       nesterov=nesterov, weight_decay=weight_decay,
                                       maximize=maximize))
 
-    def step(self, closure=None):
-        loss = self._evaluate(closure)
-        with no_grad():
-            for group in self.param_groups:
-                lr, momentum = group["lr"], group["momentum"]
-                dampening, weight_decay = group["dampening"], group["weight_decay"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    grad = -p.grad if group["maximize"] else p.grad
-                    if weight_decay != 0:
-                        grad = grad + weight_decay * p.data
-                    if momentum != 0:
-                        state = self._state_for(p)
-                        buf = state.get("momentum_buffer")
-                        if buf is None:
-                            buf = state["momentum_buffer"] = grad.copy()
-                        else:
-                            buf *= momentum
-                            buf += (1 - dampening) * grad
-                        grad = grad + momentum * buf if group["nesterov"] else buf
-                    p.data += -lr * grad
-        return loss
+    def _update(self, p, grad, group):
+        lr, momentum = group["lr"], group["momentum"]
+        dampening, weight_decay = group["dampening"], group["weight_decay"]
+        if weight_decay != 0:
+            grad = grad + weight_decay * p.data
+        if momentum != 0:
+            state = self.state[p]
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = state["momentum_buffer"] = grad.copy()
+            else:
+                buf *= momentum
+                buf += (1 - dampening) * grad
+            grad = grad + momentum * buf if group["nesterov"] else buf
+        p.data += -lr * grad
