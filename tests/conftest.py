@@ -7,6 +7,8 @@ core. So every worker computes single-threaded.
 """
 import os
 
+import pytest
+
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
@@ -21,3 +23,14 @@ try:
     torch.set_num_threads(1)
 except ImportError:
     pass
+
+
+# The torch test files opt in with: pytestmark = pytest.mark.usefixtures("one_torch_thread")
+@pytest.fixture
+def one_torch_thread():
+    """Tiny models run far faster on one torch thread; the old count is put back after each test."""
+    import torch
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

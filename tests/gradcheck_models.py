@@ -161,14 +161,22 @@ def minigrad_healthy(kind, seed=0):
 HEALTHY_KINDS = ("relu", "maxpool", "dropout", "batchnorm", "float32", "embedding", "residual")
 
 
-def torch_healthy(kind, seed=0):
+def _torch_data(seed):
+    """Seed torch and make the batch that torch_healthy and torch_buggy both start from."""
     import torch
-    import torch.nn as nn
 
     torch.manual_seed(seed)
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(6, 5, generator=g)
     y = torch.randint(0, 3, (6,), generator=g)
+    return g, x, y
+
+
+def torch_healthy(kind, seed=0):
+    import torch
+    import torch.nn as nn
+
+    g, x, y = _torch_data(seed)
     ce = nn.CrossEntropyLoss()
     if kind == "relu":
         return nn.Sequential(nn.Linear(5, 16), nn.ReLU(), nn.Linear(16, 3)), x, y, ce
@@ -221,13 +229,9 @@ def TorchResidual():
 
 def torch_buggy(kind, seed=0):
     """(model, x, y, loss_fn, name of the faulty module) for one planted torch bug."""
-    import torch
     import torch.nn as nn
 
-    torch.manual_seed(seed)
-    g = torch.Generator().manual_seed(seed)
-    x = torch.randn(6, 5, generator=g)
-    y = torch.randint(0, 3, (6,), generator=g)
+    _, x, y = _torch_data(seed)
     ce = nn.CrossEntropyLoss()
     layer = {"transposed_weight": _BadLinear, "wrong_derivative": _BadTanh,
              "late_elements": _LateBug, "dropped_skip": _BadSkip,

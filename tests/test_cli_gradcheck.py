@@ -4,10 +4,12 @@ import sys
 import textwrap
 
 import pytest
-import torch
 
 from nndebug.cli import UsageError, main
 from nndebug.target import load_target
+
+pytest.importorskip("torch")            # the targets below are torch models
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 TARGETS = textwrap.dedent('''
     import numpy as np
@@ -87,14 +89,6 @@ def targets(tmp_path_factory):
     path = tmp_path_factory.mktemp("targets") / "models.py"
     path.write_text(TARGETS)
     return str(path)
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def test_healthy_target_exits_0_with_a_table(targets, capsys):

@@ -16,13 +16,7 @@ from gradcheck_models import (HEALTHY_KINDS, TORCH_BUGS, minigrad_healthy, torch
 BUILDERS = {"torch": torch_healthy, "minigrad": minigrad_healthy}
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny float64 ops are slower with torch's thread pool on a busy machine."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 # --- no false alarm on correct models ------------------------------------------------------

@@ -13,12 +13,7 @@ from gradcheck_models import (HEALTHY_KINDS, TORCH_BUGS, minigrad_healthy, minig
                               torch_buggy, torch_healthy)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 CATALOGUE = mg.bugs.catalogue()

@@ -1,14 +1,11 @@
 """nndebug.watch on real training loops (torch and minigrad): what it sees, what it costs,
 and that it leaves no trace on the user's model, optimizer and random state."""
-import copy
 import json
-import math
 
 import numpy as np
 import pytest
 
 import nndebug as nd
-from nndebug.monitor import Monitor
 
 torch = pytest.importorskip("torch")
 nn = torch.nn
@@ -18,12 +15,7 @@ import minigrad.nn as mnn  # noqa: E402
 import minigrad.optim as moptim  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def data(n=512, d=8, seed=0):

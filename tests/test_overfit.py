@@ -12,14 +12,7 @@ import minigrad as mg  # noqa: E402
 import minigrad.nn as mnn  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def _one_torch_thread():
-    """Tiny models run far faster on one thread, and many threads on a busy machine crawl;
-    the setting is put back after each test."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def digits(n=16):

@@ -78,7 +78,6 @@ def test_swinging_loss_is_oscillating():
 
 
 def test_isolated_spikes_are_oscillating():
-    rng = np.random.default_rng(1)
     curve = healthy_curve(200, 1, 0.05)
     curve[[50, 80, 120, 150, 170, 190]] += 5.0
     assert "LOSS_OSCILLATING" in problems(rules.diagnose(run_with_losses(curve, classes=10)))
