@@ -17,6 +17,14 @@ class UsageError(Exception):
     """Bad command-line input: printed as one line, exit code 2."""
 
 
+def one_line(error, limit=240):
+    """An exception's message cut to its first line (its type's name when it has none) and
+    to ``limit`` characters (None: no cut), to fit the one-line messages of the commands."""
+    lines = str(error).strip().splitlines()
+    line = lines[0] if lines else type(error).__name__
+    return line if limit is None else line[:limit]
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
         self.print_usage(sys.stderr)

@@ -1,6 +1,8 @@
 """Finding: one named problem, with the numbers behind it and the first fix to try."""
 from dataclasses import dataclass, field
 
+from .report.json import plain
+
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
@@ -20,32 +22,18 @@ class Finding:
 
     def to_dict(self):
         return {"code": self.code, "severity": self.severity, "where": self.where, "step": self.step,
-                "message": self.message, "evidence": _plain(self.evidence), "fix": self.fix}
+                "message": self.message, "evidence": plain(self.evidence), "fix": self.fix}
 
-    def __str__(self):
+    def headline(self):
+        """'WARNING DEAD_RELU [2] (step 4)': severity, code, where and step on one line."""
         where = f" [{self.where}]" if self.where else ""
         step = f" (step {self.step})" if self.step is not None else ""
-        return f"{self.severity.upper():7s} {self.code}{where}{step}: {self.message}"
+        return f"{self.severity.upper():7s} {self.code}{where}{step}"
+
+    def __str__(self):
+        return f"{self.headline()}: {self.message}"
 
 
 def sort_findings(findings):
     """Most severe first; stable otherwise (the order rules produced them in)."""
     return sorted(findings, key=lambda f: SEVERITY_ORDER[f.severity])
-
-
-def _plain(value):
-    """Evidence as JSON-friendly Python values (NumPy scalars and arrays converted)."""
-    import numpy as np
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return _plain(value.tolist())
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and value != value:
-        return "nan"
-    if isinstance(value, float) and value in (float("inf"), float("-inf")):
-        return "inf" if value > 0 else "-inf"
-    return value

@@ -109,9 +109,10 @@ class Monitor:
                 raise TypeError(f"optimizer must be an optimizer of the model's framework with "
                                 f".param_groups (each a dict with 'params'); got "
                                 f"{type(optimizer).__name__} ({error})") from None
-        self._trainable = [(n, p) for n, p in adapter.named_parameters() if adapter.requires_grad(p)]
+        trainable = [(n, p) for n, p in adapter.named_parameters() if adapter.requires_grad(p)]
+        self._params = [p for _, p in trainable]     # aligned with run.params
         params = [ParamInfo(n, tuple(p.shape), True, None if held is None else id(p) in held)
-                  for n, p in self._trainable]
+                  for n, p in trainable]
         self._layers, self._mode_layers, seen = [], [], set()
         for name, module in adapter.named_modules():
             if id(module) in seen:
@@ -242,7 +243,7 @@ class Monitor:
             held = {id(p) for p in self.adapter.optimizer_parameters(self.optimizer)}
         except (AttributeError, KeyError, TypeError):
             return
-        for info, (_, p) in zip(self.run.params, self._trainable):
+        for info, p in zip(self.run.params, self._params):
             if info.in_optimizer != (id(p) in held):
                 info.in_optimizer = id(p) in held
                 self._findings_cache = None
@@ -278,25 +279,30 @@ class Monitor:
                             f"{type(value).__name__}") from None
 
     def _flush_losses(self):
-        """Copy pending losses to the host in one transfer."""
-        for pending, steps, values in ((self._pending, self.run.loss_steps, self.run.losses),
-                                       (self._pending_val, self.run.val_steps, self.run.val_losses)):
-            if not pending:
-                continue
-            host = self._host_values([v for _, v in pending])
-            steps.extend(s for s, _ in pending)
-            values.extend(host)
-            if not all(math.isfinite(v) for v in host):
+        """Copy pending losses to the host in one transfer (per curve)."""
+        for train in (True, False):
+            pending = self._pending if train else self._pending_val
+            tensors = [v for _, v in pending if not isinstance(v, float)]
+            host = [float(v) for v in self._to_host_many(tensors)] if tensors else []
+            if not all(math.isfinite(v) for v in self._take_losses(train, host)):
                 self._escalate = True     # record the next steps: find where the NaN comes from
-            if self._writer is not None:
-                self._writer.losses([s for s, _ in pending], host,
-                                    "loss/train" if values is self.run.losses else "loss/val")
-            pending.clear()
 
-    def _host_values(self, values):
-        tensors = [v for v in values if not isinstance(v, float)]
-        host = iter(self._to_host_many(tensors) if tensors else [])
-        return [v if isinstance(v, float) else float(next(host)) for v in values]
+    def _take_losses(self, train, tensor_values):
+        """Move the pending losses of one curve into the run; ``tensor_values`` are the host
+        values of its pending tensors, in order (numbers were taken as they are). Returns
+        the values added."""
+        pending = self._pending if train else self._pending_val
+        steps, values = ((self.run.loss_steps, self.run.losses) if train
+                         else (self.run.val_steps, self.run.val_losses))
+        host = iter(tensor_values)
+        new_steps = [s for s, _ in pending]
+        new_values = [v if isinstance(v, float) else next(host) for _, v in pending]
+        pending.clear()
+        steps.extend(new_steps)
+        values.extend(new_values)
+        if self._writer is not None and new_steps:
+            self._writer.losses(new_steps, new_values, "loss/train" if train else "loss/val")
+        return new_values
 
     def _to_host_many(self, tensors):
         """One device-to-host copy for a list of small tensors (flattened, concatenated)."""
@@ -310,13 +316,13 @@ class Monitor:
     def _arm(self):
         adapter = self.adapter
         self._armed = True
-        self._delivered = [None] * len(self._trainable)
+        self._delivered = [None] * len(self._params)
         self._forward, self._buffer = None, _Forward()
         self._heavy = len(self.run.records) % self.histogram_every == 0
-        self._snapshot = adapter.copies([p for _, p in self._trainable])
+        self._snapshot = adapter.copies(self._params)
         handles = self._handles
-        self._hook_tables = adapter.tensor_hook_tables([p for _, p in self._trainable])
-        for index, (_, p) in enumerate(self._trainable):
+        self._hook_tables = adapter.tensor_hook_tables(self._params)
+        for index, p in enumerate(self._params):
             handle = adapter.add_tensor_hook(p, self._make_grad_hook(index))
             if handle is not None:
                 handles.append(handle)
@@ -345,8 +351,7 @@ class Monitor:
         for handle in self._handles:
             handle.remove()
         if self._handles:
-            self.adapter.restore_tensor_hook_tables([p for _, p in self._trainable],
-                                                    self._hook_tables)
+            self.adapter.restore_tensor_hook_tables(self._params, self._hook_tables)
         self._handles.clear()
         self._armed = False
 
@@ -439,7 +444,7 @@ class Monitor:
     def _record(self, step):
         adapter, xp = self.adapter, self._xp
         delivered = self._delivered
-        params = [p for _, p in self._trainable]
+        params = self._params
         scalars, scalar_keys, vectors, vector_keys = [], [], [], []
         known = {}      # statistics already on the host (shapes), no transfer needed
 
@@ -508,8 +513,8 @@ class Monitor:
         for key, size in vector_keys:
             values[key] = host[offset:offset + size]
             offset += size
-        self._take_losses(self._pending, loss_host, self.run.loss_steps, self.run.losses, True)
-        self._take_losses(self._pending_val, val_host, self.run.val_steps, self.run.val_losses, False)
+        self._take_losses(True, loss_host)
+        self._take_losses(False, val_host)
 
         n = len(params)
         record = StepRecord(step=step, backward=bool(got))
@@ -556,22 +561,10 @@ class Monitor:
         self._forward = self._buffer = None
         self._delivered = []
         self._snapshot = None
-        if self._anomalous(record):
-            self._escalate = True
+        if not rules.record_finite(record):
+            self._escalate = True     # record the next steps: find where the NaN comes from
         if self._writer is not None:
             self._writer.record(self.run, record, histograms)
-
-    def _take_losses(self, pending, tensor_values, steps, values, is_train):
-        host = iter(tensor_values)
-        new_steps, new_values = [], []
-        for s, v in pending:
-            new_steps.append(s)
-            new_values.append(v if isinstance(v, float) else next(host))
-        steps.extend(new_steps)
-        values.extend(new_values)
-        pending.clear()
-        if self._writer is not None and new_steps:
-            self._writer.losses(new_steps, new_values, "loss/train" if is_train else "loss/val")
 
     def _learning_rates(self):
         if self.optimizer is None:
@@ -580,14 +573,6 @@ class Monitor:
             return [float(lr) for lr in self.adapter.optimizer_learning_rates(self.optimizer)]
         except (KeyError, TypeError, ValueError):
             return []
-
-    @staticmethod
-    def _anomalous(record):
-        if record.backward and not np.all(np.isfinite(record.grad_norm[record.grad_received])):
-            return True
-        if record.inputs and not math.isfinite(record.inputs.get("mean", 0.0)):
-            return True
-        return any(not math.isfinite(stats.get("mean", 0.0)) for stats in record.activations.values())
 
     # --- which steps are recorded ----------------------------------------------------------
     def _plain_estimate(self):

@@ -196,18 +196,18 @@ def directional_check(evaluate, probe, f0, tol, rng, *, n_directions=2, retries=
     (and passes: an element check should decide, see ``gradcheck``'s auto mode).
     """
     result = CheckResult(probe.name, True, method="directional")
-    floor = noise_floor(tol, f0, scale)
-    grad = probe.grad.reshape(-1)
-    typical = float(np.linalg.norm(grad)) / np.sqrt(max(grad.size, 1))
     if probe.size == 0:
         return result
+    floor = noise_floor(tol, f0, scale)
+    grad = probe.grad.reshape(-1)
+    typical = float(np.linalg.norm(grad)) / np.sqrt(grad.size)
+    base = probe.values.reshape(-1)
     done, budget = 0, n_directions + retries
     while done < n_directions and budget > 0:
         budget -= 1
         u = rng.standard_normal(probe.size)
         u /= np.linalg.norm(u) or 1.0
         analytic = float(grad @ u)
-        base = probe.values.reshape(-1)
         try:
             probe.set((base + tol.step * u).reshape(probe.values.shape))
             fp = evaluate()

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .report.json import plain
+
 # layer types the rules reason about, by class name (torch and minigrad share the names)
 RELU_TYPES = {"ReLU", "ReLU6"}
 TANH_TYPES = {"Tanh", "Hardtanh"}
@@ -118,13 +120,19 @@ class RunRecord:
     def steps(self):
         return np.array([r.step for r in self.records], dtype=int)
 
-    def matrix(self, attribute):
-        """(records, params) array of a per-parameter statistic; NaN where missing."""
+    def matrix(self, attribute, records=None):
+        """(records, params) array of a per-parameter statistic; NaN where missing.
+
+        ``records``: a subset of ``self.records`` (default: all). A record whose array
+        does not match ``params`` (missing, or measured before the parameters changed)
+        becomes a row of NaN.
+        """
         rows = []
         width = len(self.params)
-        for r in self.records:
+        for r in self.records if records is None else records:
             value = getattr(r, attribute)
-            rows.append(np.full(width, np.nan) if value is None else np.asarray(value, dtype=float))
+            rows.append(np.full(width, np.nan) if value is None or len(value) != width
+                        else np.asarray(value, dtype=float))
         return np.vstack(rows) if rows else np.zeros((0, width))
 
     def layer_series(self, layer, stat):
@@ -153,14 +161,9 @@ class RunRecord:
                         "in_optimizer": p.in_optimizer} for p in self.params],
             "layers": [{"name": l.name, "type": l.type, "kind": l.kind} for l in self.layers],
             "losses": {"steps": list(map(int, self.loss_steps)),
-                       "values": [_num(v) for v in self.losses]},
+                       "values": [plain(float(v)) for v in self.losses]},
             "val_losses": {"steps": list(map(int, self.val_steps)),
-                           "values": [_num(v) for v in self.val_losses]},
+                           "values": [plain(float(v)) for v in self.val_losses]},
             "recorded_steps": [int(r.step) for r in self.records],
             **({"records": [r.to_dict() for r in self.records]} if records else {}),
         }
-
-
-def _num(value):
-    value = float(value)
-    return value if np.isfinite(value) else ("nan" if value != value else ("inf" if value > 0 else "-inf"))

@@ -34,7 +34,7 @@ import math
 
 import numpy as np
 
-from .findings import Finding
+from .findings import SEVERITY_ORDER, Finding
 
 # --- activations (also used by the monitor when it measures) -------------------------------
 TANH_SATURATION = 0.99        # |tanh| above this: derivative < 0.02 [glorot] (their Fig. 2 idea)
@@ -101,8 +101,6 @@ ACCUMULATION_TOLERANCE = 0.01  # [design] .grad may differ from what backward de
                                # (float rounding, AMP); beyond that and larger: carried over
 MIN_RECORDS = 2               # [design] verdicts on recorded statistics need at least 2 records
 MAJORITY = 0.5                # [design] "persistently": in at least half of the relevant records
-
-SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 
 # causes first: data and set-up bugs, then numerics, hyper-parameters, the symptoms they
 # produce in activations and gradients, and the loss curve last
@@ -214,7 +212,7 @@ def link_causes(findings):
         if f.code in parent and f is present[f.code]:
             f.evidence["likely_cause"] = parent[f.code]
             root = present[root_of(f.code)[0]]
-            if SEVERITY_RANK[f.severity] < SEVERITY_RANK[root.severity]:
+            if SEVERITY_ORDER[f.severity] < SEVERITY_ORDER[root.severity]:
                 root.severity = f.severity
 
     def key(f):
@@ -241,7 +239,7 @@ class _Context:
         # everything after the first NaN anywhere is a consequence: rules look before it
         cut = self.first_nan_step
         for r in run.records:
-            if not _record_finite(r):
+            if not record_finite(r):
                 cut = r.step if cut is None else min(cut, r.step)
                 break
         self.cutoff = cut
@@ -274,25 +272,23 @@ class _Context:
 
     def ratios(self):
         """(records, weights) update/weight ratios, NaN where not measured."""
-        upd = self._matrix("update_norm")
-        norm = self._matrix("param_norm")
+        upd = self.matrix("update_norm")
+        norm = self.matrix("param_norm")
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = upd / np.where(norm > 0, norm, np.nan)
         return ratio[:, self.weights] if ratio.size else ratio
 
-    def _matrix(self, attribute):
-        rows = []
-        width = len(self.run.params)
-        for r in self.records:
-            value = getattr(r, attribute)
-            if value is None or len(value) != width:
-                rows.append(np.full(width, np.nan))
-            else:
-                rows.append(np.asarray(value, float))
-        return np.vstack(rows) if rows else np.zeros((0, width))
+    def matrix(self, attribute):
+        """``RunRecord.matrix`` over the records before the first non-finite step."""
+        return self.run.matrix(attribute, self.records)
 
 
-def _record_finite(r):
+def record_finite(r):
+    """Whether a recorded step saw only finite numbers (gradients, inputs, activations).
+
+    The rules look only before the first step that did not; the monitor records the
+    steps after one, to find where the NaN comes from.
+    """
     if r.backward and r.grad_received is not None and r.grad_received.any() and \
             not np.all(np.isfinite(r.grad_norm[r.grad_received])):
         return False
@@ -373,10 +369,12 @@ def _inputs_finite(r):
                             math.isfinite(r.inputs.get("std", 0.0)))
 
 
-def _input_rms(r):
-    if "mean" not in r.inputs or "std" not in r.inputs:
+def _rms(stats):
+    """Root-mean-square from a mean and a (population) std: sqrt(mean^2 + std^2); None
+    when either was not measured."""
+    if "mean" not in stats or "std" not in stats:
         return None
-    return math.sqrt(r.inputs["mean"] ** 2 + r.inputs["std"] ** 2)
+    return math.sqrt(stats["mean"] ** 2 + stats["std"] ** 2)
 
 
 def nan_in_inputs(ctx):
@@ -413,7 +411,7 @@ def constant_inputs(ctx):
 
 
 def unnormalized_inputs(ctx):
-    measured = [(r, _input_rms(r)) for r in ctx.records]
+    measured = [(r, _rms(r.inputs)) for r in ctx.records]
     measured = [(r, v) for r, v in measured if v is not None and math.isfinite(v)]
     if not measured or "CONSTANT_INPUTS" in ctx.found:
         return None
@@ -652,20 +650,15 @@ def nan_loss(ctx):
         before[-1] > before[0]
     if grew:
         evidence["growth_before_nan"] = float(before[-1] / max(np.min(before), 1e-12))
-    first_bad_layer = None
-    for r in ctx.all_records:
-        if r.step >= step - 1:
-            for name, stats in r.activations.items():
-                if not math.isfinite(stats.get("mean", 0.0)):
-                    first_bad_layer = (r.step, name)
-                    break
-        if first_bad_layer:
-            break
-    if first_bad_layer:
-        evidence["first_nonfinite_layer"] = first_bad_layer[1]
+    # the first layer whose activations were non-finite, from the step before the NaN loss on
+    bad_layer = next((name for r in ctx.all_records if r.step >= step - 1
+                      for name, stats in r.activations.items()
+                      if not math.isfinite(stats.get("mean", 0.0))), None)
+    if bad_layer is not None:
+        evidence["first_nonfinite_layer"] = bad_layer
     message = f"The loss became NaN/Inf at step {step}"
     message += (" after growing fast: the training blew up" if grew else "") + "."
-    return Finding("NAN_LOSS", "error", first_bad_layer[1] if first_bad_layer else "", step,
+    return Finding("NAN_LOSS", "error", bad_layer or "", step,
                    message, evidence,
                    "Lower the learning rate and/or clip gradients; check the loss for log(0) or "
                    "division by zero (use log-softmax / logits-based losses, add eps), and the data "
@@ -735,11 +728,12 @@ def lr_too_high(ctx):
     died = ctx.found.get("DEAD_RELU")
     died_later = died is not None and died.severity != "info" and \
         died.evidence.get("died_during_training")
-    if not (_loss_blew_up(ctx) or died_later or ctx.learning_poor()):
+    blew_up = _loss_blew_up(ctx)
+    if not (blew_up or died_later or ctx.learning_poor()):
         return None
     lrs = sorted({lr for r in ctx.records for lr in r.lrs})
     effect = ("killed ReLU units" if died_later else
-              "made the loss blow up" if _loss_blew_up(ctx) else "keeps the loss from improving")
+              "made the loss blow up" if blew_up else "keeps the loss from improving")
     return Finding(
         "LR_TOO_HIGH", "warning", "", ctx.records[0].step if ctx.records else None,
         f"Each update changes the weights by {big:.0%} of their size in the first steps "
@@ -756,7 +750,7 @@ def lr_too_low(ctx):
     # only layers that get a gradient and belong to the optimizer: a zero update from a zero
     # gradient (dead units) or from a missing parameter is another finding's business
     ratios = ctx.ratios()
-    grads = ctx._matrix("grad_norm")[:, ctx.weights] if ratios.size else ratios
+    grads = ctx.matrix("grad_norm")[:, ctx.weights] if ratios.size else ratios
     held = [ctx.run.params[i].in_optimizer is not False for i in ctx.weights]
     per_layer = []
     recent = np.arange(len(ratios)) >= len(ratios) // 2     # the LR now, not at the start
@@ -787,8 +781,8 @@ def lr_too_low(ctx):
 
 def _layer_grad_profile(ctx):
     """Per weight layer: median of |grad| / |w| over the recorded steps (definition order)."""
-    g = ctx._matrix("grad_norm")
-    w = ctx._matrix("param_norm")
+    g = ctx.matrix("grad_norm")
+    w = ctx.matrix("param_norm")
     if g.size == 0 or len(ctx.weights) < 2:
         return None
     with np.errstate(all="ignore"):
@@ -825,7 +819,7 @@ def vanishing_gradients(ctx):
 
 def exploding_gradients(ctx):
     profile = _layer_grad_profile(ctx)
-    g = ctx._matrix("grad_norm")
+    g = ctx.matrix("grad_norm")
     total = np.sqrt(np.nansum(np.where(np.isfinite(g), g, np.nan) ** 2, axis=1)) if g.size else g
     total = total[np.isfinite(total) & (total > 0)] if total.size else total
     reasons, evidence = [], {}
@@ -885,35 +879,33 @@ def _clip_suggestion(norms):
 
 
 def exploding_activations(ctx):
-    worst = None
+    worst, first = None, None     # the layer with the largest typical RMS; the first huge one
     for layer in ctx.run.layers:
-        values = []
-        for r in ctx.records:
-            stats = r.activations.get(layer.name)
-            if stats and "std" in stats:
-                values.append(math.sqrt(stats["mean"] ** 2 + stats["std"] ** 2))
-        if len(values) >= 1:
-            typical = float(np.median(values))
-            if typical > EXPLODING_ACTIVATION_RMS and (worst is None or typical > worst[1]):
-                worst = (layer.name, typical)
+        values = [_rms(r.activations[layer.name]) for r in ctx.records
+                  if "std" in r.activations.get(layer.name, {})]
+        if not values:
+            continue
+        if first is None and any(v > EXPLODING_ACTIVATION_RMS for v in values):
+            first = layer.name
+        typical = float(np.median(values))
+        if typical > EXPLODING_ACTIVATION_RMS and (worst is None or typical > worst[1]):
+            worst = (layer.name, typical)
     if worst is None:
         return None
     first_record = next((r for r in ctx.records if r.activations), None)
     from_start = first_record is not None and any(
-        math.sqrt(st["mean"] ** 2 + st["std"] ** 2) > EXPLODING_ACTIVATION_RMS
+        _rms(st) > EXPLODING_ACTIVATION_RMS
         for st in first_record.activations.values() if "std" in st)
-    first = next(l.name for l in ctx.run.layers
-                 if any(r.activations.get(l.name) and math.sqrt(
-                     r.activations[l.name]["mean"] ** 2 + r.activations[l.name]["std"] ** 2)
-                     > EXPLODING_ACTIVATION_RMS for r in ctx.records))
+    exploding = ctx.found.get("EXPLODING_GRADIENTS")
+    gradients_first = exploding is not None and exploding.evidence.get("from_start")
     return Finding(
         "EXPLODING_ACTIVATIONS", "warning", first, ctx.records[0].step,
         f"Activations are huge: layer {worst[0]} has root-mean-square {_fmt(worst[1])} "
         f"(unit-scale layers sit near 1); it starts at {first}.",
         {"worst_layer": worst[0], "rms": worst[1], "first_layer": first,
          "threshold": EXPLODING_ACTIVATION_RMS, "from_start": from_start,
-         **({} if from_start or not ctx.found.get("EXPLODING_GRADIENTS", Finding("", "info"))
-            .evidence.get("from_start") else {"likely_cause": "EXPLODING_GRADIENTS"})},
+         **({"likely_cause": "EXPLODING_GRADIENTS"} if gradients_first and not from_start
+            else {})},
         "Use a variance-preserving initialisation (Kaiming for ReLU, Glorot for tanh), "
         "normalise the inputs, or add normalisation layers.")
 
@@ -1003,7 +995,7 @@ def collapsed_activations(ctx):
             stats = r.activations.get(layer.name)
             if not stats or "batch_spread" not in stats or _after_dead_layer(ctx, r, layer.name):
                 continue
-            scale = math.sqrt(stats["mean"] ** 2 + stats["std"] ** 2)
+            scale = _rms(stats)
             if not scale > 0 or (layer.kind == "relu" and stats.get("dead", 0) >= DEAD_FRACTION):
                 continue
             n += 1

@@ -13,29 +13,26 @@ import itertools
 import os
 import sys
 
+from .cli import UsageError, one_line
+
 REQUIRED = ("model", "inputs", "targets", "loss_fn")
 OPTIONAL = ("optimizer",)
 
 _counter = itertools.count()
 
 
-def _usage_error(message):
-    from .cli import UsageError
-    return UsageError(message)
-
-
 def split_target(spec):
     """'dir/file.py:make' -> ('dir/file.py', 'make'); a clear error for anything else."""
     if not isinstance(spec, str) or not spec.strip():
-        raise _usage_error("TARGET must look like path/to/file.py:factory, got an empty string")
+        raise UsageError("TARGET must look like path/to/file.py:factory, got an empty string")
     path, sep, name = spec.rpartition(":")
     if not sep or not path or not name:
-        raise _usage_error(f"TARGET must look like path/to/file.py:factory (a file and the name of a "
-                           f"function in it, joined by ':'), got {spec!r}")
+        raise UsageError(f"TARGET must look like path/to/file.py:factory (a file and the name of a "
+                         f"function in it, joined by ':'), got {spec!r}")
     if os.sep in name or "/" in name or name.endswith(".py"):
-        raise _usage_error(f"TARGET must end with ':factory' after the file name, got {spec!r}")
+        raise UsageError(f"TARGET must end with ':factory' after the file name, got {spec!r}")
     if not name.isidentifier():
-        raise _usage_error(f"{name!r} in TARGET {spec!r} is not a Python function name")
+        raise UsageError(f"{name!r} in TARGET {spec!r} is not a Python function name")
     return path, name
 
 
@@ -48,10 +45,10 @@ def load_target(spec, *, required=REQUIRED, optional=OPTIONAL):
     """
     path, name = split_target(spec)
     if not os.path.exists(path):
-        raise _usage_error(f"no such file: {path} (TARGET {spec!r}); give the path of a Python file "
-                           "relative to the current directory or absolute")
+        raise UsageError(f"no such file: {path} (TARGET {spec!r}); give the path of a Python file "
+                         "relative to the current directory or absolute")
     if os.path.isdir(path):
-        raise _usage_error(f"{path} is a directory; TARGET needs a Python file: path/to/file.py:{name}")
+        raise UsageError(f"{path} is a directory; TARGET needs a Python file: path/to/file.py:{name}")
     folder = os.path.dirname(os.path.abspath(path))
     sys.path.insert(0, folder)   # the file may import its neighbours, also inside factory()
     try:
@@ -70,35 +67,35 @@ def _call_factory(path, name, module):
                          if callable(v) and not n.startswith("_") and getattr(v, "__module__", None)
                          == module.__name__)
         hint = f"; functions defined there: {', '.join(defined)}" if defined else ""
-        raise _usage_error(f"{path} has no function {name!r}{hint}")
+        raise UsageError(f"{path} has no function {name!r}{hint}")
     factory = getattr(module, name)
     if not callable(factory):
-        raise _usage_error(f"{path}:{name} is {_a(type(factory).__name__)}, not a function; it must "
-                           "be a function returning dict(model=..., inputs=..., targets=..., loss_fn=...)")
+        raise UsageError(f"{path}:{name} is {_a(type(factory).__name__)}, not a function; it must "
+                         "be a function returning dict(model=..., inputs=..., targets=..., loss_fn=...)")
     try:
         return factory()
     except Exception as error:
-        raise _usage_error(f"{path}:{name}() raised {type(error).__name__}: "
-                           f"{_one_line(error)}") from error
+        raise UsageError(f"{path}:{name}() raised {type(error).__name__}: "
+                         f"{one_line(error, limit=300)}") from error
 
 
 def _check_result(result, path, name, required, optional):
     if not isinstance(result, dict):
-        raise _usage_error(f"{path}:{name}() returned {_a(type(result).__name__)}; it must return "
-                           "dict(model=..., inputs=..., targets=..., loss_fn=..., optimizer=None)")
+        raise UsageError(f"{path}:{name}() returned {_a(type(result).__name__)}; it must return "
+                         "dict(model=..., inputs=..., targets=..., loss_fn=..., optimizer=None)")
     missing = [key for key in required if key not in result]
     if missing:
-        raise _usage_error(f"{path}:{name}() returned a dict without {', '.join(missing)}; expected "
-                           f"keys {', '.join(required)} (and optionally {', '.join(optional)})")
+        raise UsageError(f"{path}:{name}() returned a dict without {', '.join(missing)}; expected "
+                         f"keys {', '.join(required)} (and optionally {', '.join(optional)})")
     if "model" in required:
         try:
             from .adapters import adapt
             adapt(result["model"])
         except TypeError as error:
-            raise _usage_error(f"{path}:{name}(): {_one_line(error)}") from error
+            raise UsageError(f"{path}:{name}(): {one_line(error, limit=300)}") from error
     if "loss_fn" in required and not callable(result["loss_fn"]):
-        raise _usage_error(f"{path}:{name}(): loss_fn must be callable as loss_fn(output, target), "
-                           f"got {type(result['loss_fn']).__name__}")
+        raise UsageError(f"{path}:{name}(): loss_fn must be callable as loss_fn(output, target), "
+                         f"got {type(result['loss_fn']).__name__}")
     loaded = dict(result)
     for key in optional:
         loaded.setdefault(key, None)
@@ -111,25 +108,20 @@ def _import_file(path):
     module_name = f"_nndebug_target_{next(_counter)}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
-        raise _usage_error(f"cannot import {path}: not a Python source file (expected a .py file)")
+        raise UsageError(f"cannot import {path}: not a Python source file (expected a .py file)")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     try:
         spec.loader.exec_module(module)
     except SyntaxError as error:
         sys.modules.pop(module_name, None)
-        raise _usage_error(f"{path} has a syntax error on line {error.lineno}: {error.msg}") from error
+        raise UsageError(f"{path} has a syntax error on line {error.lineno}: {error.msg}") from error
     except Exception as error:
         sys.modules.pop(module_name, None)
-        raise _usage_error(f"importing {path} failed: {type(error).__name__}: "
-                           f"{_one_line(error)}") from error
+        raise UsageError(f"importing {path} failed: {type(error).__name__}: "
+                         f"{one_line(error, limit=300)}") from error
     return module
 
 
 def _a(noun):
     return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
-
-
-def _one_line(error):
-    text = str(error).strip().splitlines()
-    return (text[0] if text else type(error).__name__)[:300]

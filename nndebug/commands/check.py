@@ -26,10 +26,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..cli import EXIT_HEALTHY, EXIT_PROBLEMS
+from ..cli import EXIT_HEALTHY, EXIT_PROBLEMS, one_line
 
 PASS, WARN, FAIL, SKIP = "PASS", "WARN", "FAIL", "SKIP"
-ERROR, WARNING = "error", "warning"
 OVERFIT_SAMPLES = 16
 """Samples the overfit step memorises: few enough to be memorised in a couple of hundred steps
 by any model worth training, enough to need more than a bias."""
@@ -128,7 +127,7 @@ def run_checklist(target, *, steps=200, train_steps=30, seed=0, echo=False):
             try:
                 step = fn()
             except Exception as error:  # a crash is a finding about the model, not a usage error
-                step = Step(name, FAIL, f"crashed: {type(error).__name__}: {_one_line(error)}",
+                step = Step(name, FAIL, f"crashed: {type(error).__name__}: {one_line(error)}",
                             details=["crashed"])
             step.name, step.seconds = name, time.perf_counter() - started
         results.append(step)
@@ -170,7 +169,7 @@ def _parameters(model):
     per_module = {}
     for name, p in params:
         top = name.split(".")[0] if "." in name else "(root)"
-        per_module[top] = per_module.get(top, 0) + adapter.to_numpy(p).size
+        per_module[top] = per_module.get(top, 0) + math.prod(p.shape)
     if len(per_module) > 1:
         details.append("by module: " + ", ".join(f"{k} {v:,}" for k, v in list(per_module.items())[:8])
                        + (" ..." if len(per_module) > 8 else ""))
@@ -185,17 +184,16 @@ def _parameters(model):
 
 def _output_and_labels(model, inputs, targets, loss_fn):
     from ..adapters import adapt
-    from ..probes._training import first_dim, no_grad
+    from ..probes._training import first_dim, forward_output, no_grad
     adapter = adapt(model)
     with adapter.preserved():
         work = adapter.private_copy(dtype=adapter.float_dtype())
         x, y = work.prepare(inputs), work.prepare(targets)
         try:
-            with no_grad(work):
-                output = work.call_model(work.model, x)
+            output = forward_output(work, x)
         except Exception as error:
             return Step("", FAIL, f"the forward pass crashed: {type(error).__name__}: "
-                                  f"{_one_line(error)}", ["crashed"])
+                                  f"{one_line(error)}", ["crashed"])
         if isinstance(output, (tuple, list, dict)):
             return Step("", WARN, f"the model returns a {type(output).__name__}; only single-tensor "
                                   "outputs are checked")
@@ -215,7 +213,7 @@ def _output_and_labels(model, inputs, targets, loss_fn):
             value = np.asarray(work.to_host(loss))
         except Exception as error:
             return Step("", FAIL, f"{shapes}: the loss rejects them: {type(error).__name__}: "
-                                  f"{_one_line(error)}")
+                                  f"{one_line(error)}")
     if value.size != 1:
         return Step("", FAIL, f"{shapes}: the loss is not a scalar (shape {value.shape}); use a mean")
     value = float(value.reshape(()))
@@ -316,14 +314,19 @@ def _training_steps(model, inputs, targets, loss_fn, optimizer, train_steps, see
                 if not math.isfinite(loss):
                     break
             findings = [f for f in monitor.findings() if f.severity != "info"]
-    worst = ERROR if any(f.severity == "error" for f in findings) else \
-        WARNING if findings else None
-    verdict = {ERROR: FAIL, WARNING: WARN, None: PASS}[worst]
+    verdict = _verdict(findings)
     why = f"{len(losses)} steps with {label} on {len(batches)} batch(es): loss " \
           f"{losses[0]:.3g} -> {losses[-1]:.3g}"
     if findings:
         why += f"; {len(findings)} finding(s): " + ", ".join(sorted({f.code for f in findings}))
     return Step("", verdict, why, notes, findings)
+
+
+def _verdict(serious):
+    """FAIL when a finding is an error, WARN when there are only warnings, else PASS."""
+    if any(f.severity == "error" for f in serious):
+        return FAIL
+    return WARN if serious else PASS
 
 
 def _gradient_check(model, inputs, targets, loss_fn, seed):
@@ -348,7 +351,7 @@ def _gradient_check(model, inputs, targets, loss_fn, seed):
                 (f", primitive '{top.op}'" if top.op else "")
             details.append(f"locate: {top.evidence}")
     except Exception as error:  # the mismatch is reported either way
-        details.append(f"locate could not run: {_one_line(error)}")
+        details.append(f"locate could not run: {one_line(error)}")
     return Step("", FAIL, why, details, [f for f in report.findings if f.severity != "info"][:3])
 
 
@@ -359,17 +362,7 @@ def _data(inputs, targets):
     findings = check_data(inputs, targets)
     serious = [f for f in findings if f.severity != "info"]
     info = [str(f) for f in findings if f.severity == "info"]
-    if any(f.severity == "error" for f in serious):
-        verdict = FAIL
-    elif serious:
-        verdict = WARN
-    else:
-        verdict = PASS
+    verdict = _verdict(serious)
     why = "no problem in the inputs and targets" if not serious else \
         "found " + ", ".join(dict.fromkeys(f.code for f in serious))
     return Step("", verdict, why, info[:3], serious)
-
-
-def _one_line(error):
-    text = str(error).strip().splitlines()
-    return (text[0] if text else type(error).__name__)[:240]

@@ -8,7 +8,7 @@ Prints one row per parameter tensor; when a gradient disagrees, runs ``locate`` 
 prints the suspects (module, primitive, evidence). Exit code 0: every gradient
 agrees; 1: a backward is wrong; 2: bad TARGET or input (one line on stderr).
 """
-from ..cli import EXIT_HEALTHY, EXIT_PROBLEMS, UsageError
+from ..cli import EXIT_HEALTHY, EXIT_PROBLEMS, UsageError, one_line
 
 MODES = ("auto", "full", "sample", "fast")
 
@@ -43,7 +43,7 @@ def run(args):
         report = gradcheck(*problem, mode=args.mode, seed=args.seed)
     except Exception as error:   # the model's own errors too: one line, exit code 2
         raise UsageError(f"cannot check {args.target}: {type(error).__name__}: "
-                         f"{_one_line(error)}") from error
+                         f"{one_line(error, limit=None)}") from error
     print(report)
     if report.passed:
         print("\nEvery gradient agrees with finite differences.")
@@ -53,7 +53,7 @@ def run(args):
         found = locate(*problem, seed=args.seed)
     except Exception as error:
         raise UsageError(f"cannot locate the fault in {args.target}: {type(error).__name__}: "
-                         f"{_one_line(error)}") from error
+                         f"{one_line(error, limit=None)}") from error
     print(found)
     if found.suspects:
         top = found.suspects[0]
@@ -71,8 +71,3 @@ def run(args):
               "comes from how modules are connected (a tensor used twice, a hook, an in-place "
               "change) - try `nndebug gradcheck --mode full` and compare with a reference model.")
     return EXIT_PROBLEMS
-
-
-def _one_line(error):
-    text = str(error).strip().splitlines()
-    return text[0] if text else type(error).__name__

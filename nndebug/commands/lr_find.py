@@ -12,7 +12,7 @@ rate is suggested; 1: the loss never fell (no suggestion); 2: bad TARGET or argu
 """
 import math
 
-from ..cli import EXIT_HEALTHY, EXIT_PROBLEMS, UsageError
+from ..cli import EXIT_HEALTHY, EXIT_PROBLEMS, UsageError, one_line
 
 
 def add_parser(subparsers):
@@ -53,7 +53,7 @@ def run(args):
                       start_lr=args.start_lr, end_lr=args.end_lr, steps=args.steps, seed=args.seed,
                       progress=False if args.no_progress else None)
     except (ValueError, TypeError) as error:
-        raise UsageError(f"cannot run the range test on {args.target}: {_one_line(error)}") from error
+        raise UsageError(f"cannot run the range test on {args.target}: {one_line(error)}") from error
     print(res)
     if args.csv:
         res.to_csv(args.csv)
@@ -65,8 +65,3 @@ def run(args):
             raise UsageError(str(error)) from error
         print(f"wrote {args.plot}")
     return EXIT_HEALTHY if math.isfinite(res.suggestion) else EXIT_PROBLEMS
-
-
-def _one_line(error):
-    text = str(error).strip().splitlines()
-    return (text[0] if text else type(error).__name__)[:240]

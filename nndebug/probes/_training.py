@@ -10,8 +10,7 @@ import math
 
 import numpy as np
 
-DROPOUT_TYPES = ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
-                 "FeatureAlphaDropout")
+from ..records import DROPOUT_TYPES
 
 
 def optim_package(adapter):

@@ -8,7 +8,9 @@ copied into the training set, a class that is 50 times rarer than the others.
 Every finding carries counts and a few example indices in ``.evidence`` so the rows can
 be looked at directly. Arrays may be NumPy arrays, torch tensors or minigrad tensors.
 """
+import contextlib
 import math
+import warnings
 
 import numpy as np
 
@@ -69,14 +71,17 @@ def check_data(x_train, y_train, x_test=None, y_test=None):
     train_rows = _rows(x_train)
     test_rows = None if x_test is None else _rows(x_test)
     findings += _constant_features(train_rows)
-    findings += _scale(train_rows, "x_train")
+    train_stats = _feature_stats(train_rows)      # each split's statistics, computed once
+    findings += _scale(train_rows, train_stats, "x_train")
     if test_rows is not None:
-        findings += _scale(test_rows, "x_test")
-        findings += _split_scales(train_rows, test_rows)
+        test_stats = _feature_stats(test_rows)
+        findings += _scale(test_rows, test_stats, "x_test")
+        findings += _split_scales(train_rows, test_rows, train_stats, test_stats)
     findings += _classes(y_train, y_test)
+    train_keys = _row_keys(train_rows)            # hashed once for both duplicate checks
     if test_rows is not None:
-        findings += _duplicates_across(train_rows, test_rows, y_train, y_test)
-    findings += _duplicates_within(train_rows)
+        findings += _duplicates_across(train_rows, test_rows, train_keys, y_train, y_test)
+    findings += _duplicates_within(train_keys)
     return sort_findings(findings)
 
 
@@ -174,6 +179,7 @@ def _constant_features(rows):
 
 
 def _feature_stats(rows):
+    """(mean, std, rms) of each feature over the finite values."""
     finite = np.where(np.isfinite(rows), rows, np.nan)
     with np.errstate(invalid="ignore"), _quiet():
         mean = np.nanmean(finite, axis=0)
@@ -182,23 +188,18 @@ def _feature_stats(rows):
     return mean, std, rms
 
 
-class _quiet:
+@contextlib.contextmanager
+def _quiet():
     """Silence 'mean of empty slice' for all-NaN features (reported by the NaN check)."""
-
-    def __enter__(self):
-        import warnings
-        self._catcher = warnings.catch_warnings()
-        self._catcher.__enter__()
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-
-    def __exit__(self, *exc):
-        return self._catcher.__exit__(*exc)
+        yield
 
 
-def _scale(rows, name):
+def _scale(rows, stats, name):
     if rows.shape[1] == 0 or len(rows) < 2:
         return []
-    mean, std, rms = _feature_stats(rows)
+    mean, std, rms = stats
     varying = np.isfinite(std) & (std > 0)
     if not varying.any():
         return []
@@ -230,11 +231,11 @@ def _scale(rows, name):
             "(or divide pixels by their maximum), and apply the same to the test set")]
 
 
-def _split_scales(train_rows, test_rows):
+def _split_scales(train_rows, test_rows, train_stats, test_stats):
     if len(test_rows) < 2 or train_rows.shape[1] == 0:
         return []
-    *_, rms_train = _feature_stats(train_rows)
-    *_, rms_test = _feature_stats(test_rows)
+    *_, rms_train = train_stats
+    *_, rms_test = test_stats
     both = np.isfinite(rms_train) & np.isfinite(rms_test) & (rms_train > 0) & (rms_test > 0)
     if not both.any():
         return []
@@ -315,9 +316,9 @@ def _row_keys(rows):
     return [row.tobytes() for row in canonical]
 
 
-def _duplicates_across(train_rows, test_rows, y_train, y_test):
+def _duplicates_across(train_rows, test_rows, train_keys, y_train, y_test):
     first_train = {}
-    for i, key in enumerate(_row_keys(train_rows)):
+    for i, key in enumerate(train_keys):
         first_train.setdefault(key, i)
     pairs = [(j, first_train[key]) for j, key in enumerate(_row_keys(test_rows)) if key in first_train]
     findings = []
@@ -416,9 +417,9 @@ def _near_duplicates(train_rows, test_rows, exact):
             "group inside one split")]
 
 
-def _duplicates_within(rows):
+def _duplicates_within(row_keys):
     seen, repeats = {}, []
-    for i, key in enumerate(_row_keys(rows)):
+    for i, key in enumerate(row_keys):
         if key in seen:
             repeats.append((i, seen[key]))
         else:

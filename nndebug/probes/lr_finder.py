@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..adapters import adapt
-from ._training import (as_pair, disable_dropout, make_optimizer, no_grad, scalar_loss_value,
-                        trainable_parameters, train_step)
+from ._training import (as_pair, disable_dropout, first_dim, make_optimizer, no_grad,
+                        scalar_loss_value, trainable_parameters, train_step)
 from .progress import Progress
 
 # --- thresholds (each one named once) -------------------------------------------------
@@ -493,7 +493,6 @@ def _sweep(adapter, optimizer, loss_fn, batches, start_lr, end_lr, steps, diverg
 
 def _probe_batches(adapter, stream):
     """The first distinct batches of the stream (put back to be trained on as usual)."""
-    from ._training import first_dim
     chosen, samples = [], 0
     for index, batch in enumerate(stream.peek(PROBE_BATCHES)):
         if any(batch is earlier for earlier, _ in chosen):

@@ -11,14 +11,15 @@ made for ReLU) and zeroes their bias, so they start over as freshly initialised 
 import numpy as np
 
 from ..adapters import adapt
-from ._training import DROPOUT_TYPES, no_grad
+from ..records import DROPOUT_TYPES
+from ._training import no_grad
 
 RELU_TYPES = ("ReLU",)
 """Module types whose all-zero outputs mean a dead unit (only modules are visible: a relu
 called as a function inside ``forward`` cannot be attributed to a layer)."""
 NORM_TYPES = ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d")
 """Per-unit layers between the weights and the ReLU: their scale/shift are reset too."""
-PASS_THROUGH_TYPES = NORM_TYPES + DROPOUT_TYPES + ("Identity",)
+PASS_THROUGH_TYPES = {*NORM_TYPES, *DROPOUT_TYPES, "Identity"}
 MAX_ROUNDS = 5
 """Re-draws: a unit fed by a layer that was itself all dead only comes alive after that layer
 is revived; a freshly drawn unit can (rarely) be dead on the batch again."""
@@ -95,10 +96,10 @@ def _attribute(adapter, modules, calls):
         if chain is None:
             continue
         layer_name, norms = chain
-        weight = dict(adapter.own_parameters(modules[layer_name]))["weight"]
-        units = adapter.to_numpy(weight).shape[0]
+        weight_shape = tuple(dict(adapter.own_parameters(modules[layer_name]))["weight"].shape)
+        units = weight_shape[0]
         values = adapter.to_numpy(output)
-        axis = values.ndim - 1 if adapter.to_numpy(weight).ndim == 2 else 1
+        axis = values.ndim - 1 if len(weight_shape) == 2 else 1
         if values.ndim < 2 or values.shape[axis] != units:
             continue
         other = tuple(a for a in range(values.ndim) if a != axis)
@@ -125,7 +126,7 @@ def _feeding_chain(adapter, modules, earlier, value):
             value = args[0]
             continue
         own = dict(adapter.own_parameters(modules[name]))
-        if "weight" in own and adapter.to_numpy(own["weight"]).ndim >= 2:
+        if "weight" in own and len(own["weight"].shape) >= 2:
             return name, norms
         return None
     return None

@@ -18,6 +18,8 @@ import os
 import numpy as np
 
 SEVERITY_COLOURS = {"error": "#c0392b", "warning": "#e67e22", "info": "#7f8c8d"}
+LINE_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+                "#7f7f7f", "#bcbd22", "#17becf"]
 
 
 def _figure(width, height):
@@ -74,6 +76,11 @@ def plot_loss(ax, run, findings):
     ax.grid(alpha=0.3)
 
 
+def _per_column(reduce, matrix):
+    """``reduce`` (nanmedian, nanmin, ...) of each column; NaN for a column with no finite value."""
+    return np.array([reduce(c) if np.isfinite(c).any() else np.nan for c in matrix.T])
+
+
 def plot_gradient_flow(ax, run):
     weights = [i for i, p in enumerate(run.params) if len(p.shape) >= 2]
     ax.set_title("Gradient flow: |grad| of each layer's weights (input side left)", fontsize=10,
@@ -85,13 +92,10 @@ def plot_gradient_flow(ax, run):
     names = [run.params[i].name.rsplit(".", 1)[0] or run.params[i].name for i in weights]
     with np.errstate(all="ignore"):
         g = np.where(np.isfinite(grads[:, weights]) & (grads[:, weights] > 0), grads[:, weights], np.nan)
-        median = np.array([np.nanmedian(c) if np.isfinite(c).any() else np.nan for c in g.T])
-        low = np.array([np.nanmin(c) if np.isfinite(c).any() else np.nan for c in g.T])
-        high = np.array([np.nanmax(c) if np.isfinite(c).any() else np.nan for c in g.T])
+        median, low, high = (_per_column(f, g) for f in (np.nanmedian, np.nanmin, np.nanmax))
         ratio = run.matrix("update_norm")[:, weights] / run.matrix("param_norm")[:, weights]
         ratio = np.where(np.isfinite(ratio) & (ratio > 0), ratio, np.nan)
-        ratio_median = np.array([np.nanmedian(c) if np.isfinite(c).any() else np.nan
-                                 for c in ratio.T])
+        ratio_median = _per_column(np.nanmedian, ratio)
     x = np.arange(len(weights))
     missing = ~np.isfinite(median)
     bars = np.where(missing, 0, median)
@@ -100,8 +104,9 @@ def plot_gradient_flow(ax, run):
     if ok.any():
         ax.vlines(x[ok], low[ok], high[ok], color="#1f4e79", lw=1.2, label="min-max over steps")
         ax.set_yscale("log")
-    nonfinite = np.array([bool(np.any(run.matrix("grad_received")[:, i].astype(bool)
-                                      & ~np.isfinite(grads[:, i]))) for i in weights])
+    received = run.matrix("grad_received").astype(bool)
+    nonfinite = np.array([bool(np.any(received[:, i] & ~np.isfinite(grads[:, i])))
+                          for i in weights])
     for xi in x[missing]:
         ax.text(xi, 0.02, "NaN/Inf" if nonfinite[xi] else "no gradient",
                 transform=ax.get_xaxis_transform(), ha="center", color="#c0392b", fontsize=7,
@@ -145,7 +150,6 @@ def _layers_to_show(run, limit=10):
 def plot_activation_scale(ax, run):
     ax.set_title("Activation scale over time (root-mean-square per layer)", fontsize=10, loc="left", y=1.0)
     shown = False
-    colours = _colours(len(run.layers))
     for k, layer in enumerate(_layers_to_show(run)):
         steps, mean = run.layer_series(layer.name, "mean")
         _, std = run.layer_series(layer.name, "std")
@@ -154,7 +158,7 @@ def plot_activation_scale(ax, run):
         rms = np.sqrt(mean ** 2 + std ** 2)
         ok = np.isfinite(rms) & (rms > 0)
         if ok.any():
-            ax.plot(steps[ok], rms[ok], lw=1.2, color=colours[k % len(colours)],
+            ax.plot(steps[ok], rms[ok], lw=1.2, color=LINE_COLOURS[k % len(LINE_COLOURS)],
                     marker="o" if ok.sum() < 10 else None, ms=4,
                     label=f"{layer.name or 'model'} ({layer.type})")
             shown = True
@@ -172,7 +176,6 @@ def plot_dead_saturated(ax, run):
     ax.set_title("Dead ReLU units / saturated tanh-sigmoid outputs (share of the layer)",
                  fontsize=10, loc="left", y=1.0)
     shown = False
-    colours = _colours(len(run.layers))
     for k, layer in enumerate(run.layers):
         stat = "dead" if layer.kind == "relu" else "saturated" if layer.kind in ("tanh", "sigmoid") \
             else None
@@ -181,7 +184,7 @@ def plot_dead_saturated(ax, run):
         steps, values = run.layer_series(layer.name, stat)
         ok = np.isfinite(values)
         if ok.any():
-            ax.plot(steps[ok], values[ok], lw=1.2, color=colours[k % len(colours)],
+            ax.plot(steps[ok], values[ok], lw=1.2, color=LINE_COLOURS[k % len(LINE_COLOURS)],
                     marker="o" if ok.sum() < 10 else None, ms=4, label=f"{layer.name} {stat}")
             shown = True
     ax.axhline(DEAD_FRACTION, color="#c0392b", lw=0.8, ls=":")
@@ -194,12 +197,6 @@ def plot_dead_saturated(ax, run):
     else:
         ax.text(0.5, 0.5, "no ReLU/tanh/sigmoid layers", ha="center", transform=ax.transAxes)
     ax.grid(alpha=0.3)
-
-
-def _colours(n):
-    base = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-            "#7f7f7f", "#bcbd22", "#17becf"]
-    return base
 
 
 def plot_dashboard(run, findings, path, title=None):

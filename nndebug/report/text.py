@@ -42,12 +42,7 @@ def render_findings(findings, width=88):
     """The findings as an indented list (message, evidence, fix)."""
     lines = []
     for f in findings:
-        head = f"{f.severity.upper():7s} {f.code}"
-        if f.where:
-            head += f" [{f.where}]"
-        if f.step is not None:
-            head += f" (step {f.step})"
-        lines.append(head)
+        lines.append(f.headline())
         wrap = lambda label, text: textwrap.wrap(text, width, initial_indent=" " * 8 + label,
                                                  subsequent_indent=" " * (8 + len(label)))
         lines += wrap("", f.message)
