@@ -257,3 +257,11 @@ def test_large_test_sets_are_sampled_for_near_duplicates(monkeypatch):
     xt[:, 0] += np.arange(len(xt)) * 1e-9                       # ... but no exact copies
     near = by_code(nd.check_data(x, y, xt, yt), "NEAR_DUPLICATES_ACROSS_SPLITS")
     assert near.evidence["sampled"] and near.evidence["checked_test_rows"] == 30
+
+
+def test_an_empty_split_is_a_clear_error_not_a_crash():
+    x, y = np.random.default_rng(0).normal(size=(20, 4)), np.arange(20) % 2
+    with pytest.raises(ValueError, match="x_test is empty.*leave the test split out"):
+        nd.check_data(x, y, x[:0], y[:0])
+    with pytest.raises(ValueError, match="x_train is empty"):
+        nd.check_data(x[:0], y[:0])

@@ -104,6 +104,9 @@ def _as_array(value, name):
                         " convert it to a numeric array first")
     if array.ndim == 0:
         raise ValueError(f"{name} must have one entry per sample, got a scalar")
+    if len(array) == 0:
+        raise ValueError(f"{name} is empty (shape {array.shape}): give at least one sample"
+                         + (", or leave the test split out (None)" if "test" in name else ""))
     return array
 
 
