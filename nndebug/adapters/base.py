@@ -47,9 +47,9 @@ class Adapter(abc.ABC):
         """[(qualified name, parameter)] for every parameter (trainable or not)."""
         return list(self.model.named_parameters())
 
-    @abc.abstractmethod
     def requires_grad(self, parameter):
         """Whether the parameter is trainable."""
+        return bool(parameter.requires_grad)
 
     def module_type(self, module):
         """The layer's class name ("Linear", "ReLU", ...): what rules reason about."""
@@ -70,9 +70,9 @@ class Adapter(abc.ABC):
         child_ids = {id(p) for c in self.module_children(module) for _, p in self._params_of(c)}
         return [(n, p) for n, p in self._params_of(module) if "." not in n and id(p) not in child_ids]
 
-    @abc.abstractmethod
     def _params_of(self, module):
         """[(name relative to module, parameter)], recursive."""
+        return list(module.named_parameters())
 
     def parameter_count(self, trainable_only=True):
         return int(sum(self.to_numpy(p).size for _, p in self.named_parameters()

@@ -38,13 +38,6 @@ class MinigradAdapter(Adapter):
     framework = "minigrad"
     _xp = NumpyNamespace()
 
-    # --- structure ---------------------------------------------------------
-    def _params_of(self, module):
-        return list(module.named_parameters())
-
-    def requires_grad(self, parameter):
-        return bool(parameter.requires_grad)
-
     # --- arrays --------------------------------------------------------------
     def is_tensor(self, value):
         return isinstance(value, Tensor)

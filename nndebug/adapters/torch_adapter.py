@@ -42,14 +42,8 @@ class TorchAdapter(Adapter):
     _xp = TorchNamespace()
 
     # --- structure ---------------------------------------------------------
-    def _params_of(self, module):
-        return list(module.named_parameters())
-
     def own_parameters(self, module):
         return list(module.named_parameters(recurse=False))
-
-    def requires_grad(self, parameter):
-        return bool(parameter.requires_grad)
 
     # --- arrays --------------------------------------------------------------
     def is_tensor(self, value):
