@@ -6,10 +6,10 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: demo test bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev,plots,sklearn]"
+	$(PY) -m pip install --quiet -c constraints.txt -e ".[dev,plots,sklearn]"
 	touch $(STAMP)
 
 demo: $(STAMP)            ## the main job: the broken-networks tour on both frameworks

@@ -1,0 +1,185 @@
+"""The Lightning and Hugging Face Trainer callbacks: silent on healthy training, a planted bug
+found, training bit-for-bit unchanged, one monitor step per optimizer step, no hook left."""
+import copy
+import warnings
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+
+def _data(n=96, features=6, seed=0):
+    generator = torch.Generator().manual_seed(seed)
+    x = torch.randn(n, features, generator=generator)
+    y = (x[:, 0] - x[:, 1] > 0).long()
+    return x, y
+
+
+def _hooks_on(model):
+    return sum(len(m._forward_hooks) + len(m._forward_pre_hooks) + len(m._backward_hooks)
+               for m in model.modules())
+
+
+# --- Lightning ------------------------------------------------------------------------------
+pl = pytest.importorskip("lightning.pytorch")
+
+
+class TinyClassifier(pl.LightningModule):
+    def __init__(self, lr=0.05, optimise_only_first_layer=False):
+        super().__init__()
+        self.net = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.ReLU(), torch.nn.Linear(16, 2))
+        self.lr, self.only_first = lr, optimise_only_first_layer
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        return torch.nn.functional.cross_entropy(self.net(x), y)
+
+    def validation_step(self, batch, batch_idx):
+        x, y = batch
+        self.log("val_loss", torch.nn.functional.cross_entropy(self.net(x), y))
+
+    def configure_optimizers(self):
+        params = self.net[0].parameters() if self.only_first else self.parameters()
+        return torch.optim.SGD(params, lr=self.lr, momentum=0.9)
+
+
+def _fit_lightning(module, callbacks, epochs=6, accumulate=1, validate=False):
+    x, y = _data()
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=16,
+                                         shuffle=True, generator=torch.Generator().manual_seed(1))
+    val = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x[:32], y[:32]), batch_size=32)
+    trainer = pl.Trainer(max_epochs=epochs, accelerator="cpu", devices=1, logger=False,
+                         enable_checkpointing=False, enable_progress_bar=False,
+                         enable_model_summary=False, callbacks=callbacks,
+                         accumulate_grad_batches=accumulate, num_sanity_val_steps=0,
+                         deterministic=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trainer.fit(module, loader, val if validate else None)
+    return trainer
+
+
+def test_lightning_healthy_run_is_silent_and_training_unchanged(capsys):
+    from nndebug.integrations.lightning import NNDebugCallback
+    torch.manual_seed(0)
+    plain = TinyClassifier()
+    watched = copy.deepcopy(plain)
+    torch.manual_seed(5)
+    _fit_lightning(plain, [])
+    callback = NNDebugCallback()
+    torch.manual_seed(5)
+    trainer = _fit_lightning(watched, [callback], validate=True)
+    for key, value in plain.state_dict().items():
+        assert torch.equal(value, watched.state_dict()[key]), f"{key} differs with the callback"
+    assert callback.monitor.closed and _hooks_on(watched) == 0
+    assert callback.monitor.run.n_steps == trainer.global_step == 36
+    assert len(callback.monitor.run.val_losses) >= 1, "validation loss was not passed on"
+    bad = [f.code for f in callback.monitor.findings() if f.severity != "info"]
+    assert not bad, bad
+    assert "no problems found" in capsys.readouterr().out
+
+
+def test_lightning_finds_parameters_the_optimizer_does_not_hold(capsys):
+    from nndebug.integrations.lightning import NNDebugCallback
+    torch.manual_seed(0)
+    callback = NNDebugCallback()
+    _fit_lightning(TinyClassifier(optimise_only_first_layer=True), [callback], epochs=3)
+    codes = {f.code for f in callback.monitor.findings() if f.severity != "info"}
+    assert "OPTIMIZER_MISSING_PARAMS" in codes, codes
+    assert "OPTIMIZER_MISSING_PARAMS" in capsys.readouterr().out
+
+
+def test_lightning_accumulation_steps_once_per_optimizer_step():
+    from nndebug.integrations.lightning import NNDebugCallback
+    torch.manual_seed(0)
+    callback = NNDebugCallback(overhead=None)
+    trainer = _fit_lightning(TinyClassifier(), [callback], epochs=2, accumulate=3)
+    assert callback.monitor.run.n_steps == trainer.global_step == 4
+    bad = [f.code for f in callback.monitor.findings() if f.severity != "info"]
+    assert "GRADIENTS_ACCUMULATING" not in bad, bad
+
+
+# --- Hugging Face Trainer -----------------------------------------------------------------
+transformers = pytest.importorskip("transformers")
+
+
+class TinyHFModel(torch.nn.Module):
+    """Any torch module whose forward returns ``{"loss", "logits"}`` trains in the Trainer."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.Tanh(), torch.nn.Linear(16, 2))
+
+    def forward(self, x, labels=None):
+        logits = self.net(x)
+        out = {"logits": logits}
+        if labels is not None:
+            out["loss"] = torch.nn.functional.cross_entropy(logits, labels)
+        return out
+
+
+class _Rows(torch.utils.data.Dataset):
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, i):
+        return {"x": self.x[i], "labels": self.y[i]}
+
+
+def _fit_hf(model, callbacks, tmp_path, lr=0.05, accumulate=1, evaluate=False):
+    x, y = _data()
+    args = transformers.TrainingArguments(
+        output_dir=str(tmp_path), per_device_train_batch_size=16, num_train_epochs=4,
+        learning_rate=lr, lr_scheduler_type="constant", optim="sgd", weight_decay=0.0,
+        gradient_accumulation_steps=accumulate, report_to=[], save_strategy="no",
+        logging_strategy="no", eval_strategy="epoch" if evaluate else "no",
+        disable_tqdm=True, use_cpu=True, seed=3, data_seed=3, max_grad_norm=0.0,
+        dataloader_num_workers=0)
+    trainer = transformers.Trainer(model=model, args=args, train_dataset=_Rows(x, y),
+                                   eval_dataset=_Rows(x[:32], y[:32]) if evaluate else None,
+                                   callbacks=callbacks)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trainer.train()
+    return trainer
+
+
+def test_hf_healthy_run_is_silent_and_training_unchanged(tmp_path, capsys):
+    from nndebug.integrations.transformers import NNDebugCallback
+    torch.manual_seed(0)
+    plain = TinyHFModel()
+    watched = copy.deepcopy(plain)
+    _fit_hf(plain, [], tmp_path / "plain")
+    callback = NNDebugCallback()
+    trainer = _fit_hf(watched, [callback], tmp_path / "watched", evaluate=True)
+    for key, value in plain.state_dict().items():
+        assert torch.equal(value, watched.state_dict()[key]), f"{key} differs with the callback"
+    assert callback.monitor.closed and _hooks_on(watched) == 0
+    assert callback.monitor.run.n_steps == trainer.state.global_step == 24
+    assert len(callback.monitor.run.val_losses) >= 1
+    bad = [f.code for f in callback.monitor.findings() if f.severity != "info"]
+    assert not bad, bad
+    assert "no problems found" in capsys.readouterr().out
+    assert any("nndebug/warnings" in entry for entry in trainer.state.log_history)
+
+
+def test_hf_finds_a_learning_rate_that_blows_up(tmp_path):
+    from nndebug.integrations.transformers import NNDebugCallback
+    torch.manual_seed(0)
+    callback = NNDebugCallback(verbose=False)
+    _fit_hf(TinyHFModel(), [callback], tmp_path, lr=1e4)
+    codes = {f.code for f in callback.monitor.findings() if f.severity != "info"}
+    assert codes & {"LR_TOO_HIGH", "NAN_LOSS", "LOSS_DIVERGING", "EXPLODING_GRADIENTS"}, codes
+
+
+def test_hf_accumulation_steps_once_per_optimizer_step(tmp_path):
+    from nndebug.integrations.transformers import NNDebugCallback
+    torch.manual_seed(0)
+    callback = NNDebugCallback(verbose=False, overhead=None)
+    trainer = _fit_hf(TinyHFModel(), [callback], tmp_path, accumulate=3)
+    assert callback.monitor.run.n_steps == trainer.state.global_step
+    bad = [f.code for f in callback.monitor.findings() if f.severity != "info"]
+    assert "GRADIENTS_ACCUMULATING" not in bad, bad
