@@ -1,0 +1,81 @@
+"""Does nndebug.watch name the cause of training bugs people actually reported?
+
+Each case in ``benchmarks/real_bugs/`` reproduces one public bug report (linked in its
+docstring) as a small torch script, with its fixed twin. Both are trained under
+``nndebug.watch`` at its defaults, and scored:
+
+  detected     the bug run gives a warning/error whose code names the report's cause
+  wrong cause  the bug run gives warnings/errors, none of them naming the cause
+  missed       the bug run gives no warning and no error
+  false alarm  the fixed twin gives any warning or error (it must stay silent)
+
+Printed: one markdown row per case, then the totals.
+Run: python -m benchmarks real_bugs, or python -m benchmarks.bench_real_bugs [--every]
+[NAME ...] (--every: overhead=None, every step recorded in detail, instead of watch's
+defaults; NAME: only these cases).
+"""
+import sys
+import time
+import warnings
+
+PROBLEMS = ("warning", "error")
+
+
+def problems(monitor):
+    return [f for f in monitor.findings() if f.severity in PROBLEMS]
+
+
+def score(case, **watch):
+    """(verdict, codes of the bug run, codes of the fixed twin, seconds) for one case."""
+    started = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # the cases' own console noise (the monitor
+        bug = problems(case.run(fixed=False, **watch))     # sees warnings by itself)
+        fixed = problems(case.run(fixed=True, **watch))
+    codes = [f.code for f in bug]
+    if any(code in case.EXPECTED for code in codes):
+        verdict = "detected"
+    elif codes:
+        verdict = "wrong cause"
+    else:
+        verdict = "missed"
+    return verdict, codes, [f.code for f in fixed], time.perf_counter() - started
+
+
+def _unique(codes):
+    return ", ".join(dict.fromkeys(codes)) or "-"
+
+
+def main(argv=()):
+    import torch
+    from benchmarks.real_bugs import cases
+
+    watch = {"overhead": None} if "--every" in argv else {}
+    names = [a for a in argv if not a.startswith("--")]
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    totals = {"detected": 0, "wrong cause": 0, "missed": 0, "false alarm": 0}
+    print("| case (public report) | cause | verdict | bug run: warnings/errors | "
+          "fixed twin |")
+    print("|---|---|---|---|---|")
+    try:
+        chosen = [c for c in cases() if not names or c.__name__.rsplit(".", 1)[-1] in names]
+        for case in chosen:
+            verdict, codes, fixed_codes, seconds = score(case, **watch)
+            totals[verdict] += 1
+            totals["false alarm"] += bool(fixed_codes)
+            name = case.__name__.rsplit(".", 1)[-1]
+            print(f"| [{name}]({case.LINK}) | {' / '.join(case.EXPECTED)} | {verdict} | "
+                  f"{_unique(codes)} | {_unique(fixed_codes) if fixed_codes else 'silent'} |",
+                  flush=True)
+    finally:
+        torch.set_num_threads(threads)
+    n = len(chosen)
+    print(f"\n{n} reports: detected {totals['detected']}, wrong cause {totals['wrong cause']}, "
+          f"missed {totals['missed']}; false alarms on the {n} fixed twins: "
+          f"{totals['false alarm']}  ({'every step recorded' if watch else 'watch defaults'})")
+    return totals
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
