@@ -99,7 +99,11 @@ class LocateReport:
 
     def __str__(self):
         checked = sum(1 for c in self.calls if c.checked)
-        if not self.suspects:
+        unchecked = sum(1 for c in self.calls if c.error)
+        if not self.suspects and unchecked:
+            lines = [f"locate: no suspects among the {checked} module calls checked alone, but "
+                     f"{unchecked} could not be re-run alone and are unchecked (see the notes)"]
+        elif not self.suspects:
             lines = [f"locate: no suspects - every backward agrees with finite differences "
                      f"({checked} module calls checked alone, {self.n_module_evals} evaluations)"]
         else:
@@ -198,6 +202,10 @@ def _check_call(work, call, position, recording, rng, counter, n_directions, n_s
         scale = _terms_size(call.outputs, cotangents)
     except Exception as error:  # a module that cannot be re-run alone is reported, not fatal
         verdict.error = f"{type(error).__name__}: {error}".splitlines()[0][:200]
+        if call.is_loss:   # but without the loss nothing downstream of it can be trusted
+            raise ValueError(f"loss_fn raised {verdict.error} when locate re-ran it on a copy "
+                             "of the model's output, so no gradient could be checked; make "
+                             "loss_fn(output, target) a pure function of its arguments") from error
         return verdict
 
     probes = []
@@ -348,6 +356,13 @@ def _suspects(work, recording, verdicts, rng, counter, n_directions, n_samples):
                                             location="loss" if v.is_loss else "model",
                                             call_index=v.index))
                 continue
+            hooks = [] if v.is_loss else work.backward_hooks(call.module)
+            if hooks:
+                key = (v.name, v.is_loss, "hook")
+                if key not in seen:
+                    seen.add(key)
+                    suspects.append(_hook_suspect(v, wrt_label, rel, hooks, base))
+                continue
             ok, engine_sentence = work.engine_self_test()
             counter.n += 1
             evidence = (f"every one of the {checked} primitives this "
@@ -359,6 +374,10 @@ def _suspects(work, recording, verdicts, rng, counter, n_directions, n_samples):
         if key in seen:
             continue
         seen.add(key)
+        hooks = [] if v.is_loss or op is not None else work.backward_hooks(call.module)
+        if hooks:
+            suspects.append(_hook_suspect(v, wrt_label, rel, hooks, base))
+            continue
         suspects.append(Suspect(module=v.name, op=op, wrt=wrt_label, rel_error=float(op_rel),
                                 evidence=evidence, module_type=v.module_type,
                                 location="loss" if v.is_loss else "model", call_index=v.index))
@@ -367,6 +386,14 @@ def _suspects(work, recording, verdicts, rng, counter, n_directions, n_samples):
     suspects.sort(key=lambda s: (0 if s.op not in (None, ENGINE) else (1 if s.op == ENGINE else 2),
                                  -min(s.rel_error, 1e6)))
     return suspects, notes
+
+
+def _hook_suspect(v, wrt_label, rel, hooks, base):
+    """A module whose gradient is changed by the user's own hook: the hook is named."""
+    sentence = (f"it has {' and '.join(hooks)}, which changes the gradient that its backward "
+                "computes - the model trains with these gradients, not with the true ones; " + base)
+    return Suspect(module=v.name, op=None, wrt=wrt_label, rel_error=float(rel), evidence=sentence,
+                   module_type=v.module_type, location="model", call_index=v.index)
 
 
 def _wrt_label(wrt):

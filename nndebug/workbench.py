@@ -2,8 +2,9 @@
 
 Every check (gradcheck, locate) follows the same discipline, kept here in one place:
 
-* the user's model is never run: a deep copy in float64 is (``Adapter.private_copy``);
-  inputs and targets are copied too, integer data kept integer;
+* the user's model is never run: a deep copy in float64 is (``Adapter.private_copy``),
+  with the user's own forward and backward hooks on it, so it computes what the model
+  computes; inputs and targets are copied too, integer data kept integer;
 * the RNGs are forked and replayed before every evaluation, so dropout draws the same
   mask each time and the model is a deterministic function of its parameters;
 * everything the user could see - parameters, buffers, grads, flags, modes, hooks,

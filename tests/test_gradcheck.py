@@ -243,7 +243,8 @@ def test_user_state_is_bit_for_bit_unchanged(dressed, check):
     getattr(nd, check)(model, x, y, loss_fn)
     assert adapter.state_differences(state) == []
     assert adapter.hook_counts() == hooks
-    assert calls == []                 # the user's hook never saw the private copy
+    # the user's hook takes part in the check (the copy computes what the model computes)
+    assert calls
     assert np.array_equal(adapter.to_numpy(x), x_before)
     assert adapter.float_dtype() == np.float32
 

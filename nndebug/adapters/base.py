@@ -28,10 +28,23 @@ import random
 import numpy as np
 
 
+def nndebug_hook(fn):
+    """Mark a hook as nndebug's own (a monitor's): private copies leave it behind, while
+    the user's hooks are copied with the model."""
+    fn._nndebug_owned = True
+    return fn
+
+
+def is_nndebug_hook(fn):
+    return bool(getattr(fn, "_nndebug_owned", False))
+
+
 class Adapter(abc.ABC):
     """One model of one framework, seen through framework-free questions."""
 
     framework = "abstract"
+    # the float dtype of a model without float parameters (a private copy sets its own)
+    dtype_without_parameters = np.dtype(np.float32)
 
     def __init__(self, model):
         self.model = model
@@ -139,9 +152,11 @@ class Adapter(abc.ABC):
 
     # --- copies and the user's state ----------------------------------------------------------
     @abc.abstractmethod
-    def private_copy(self, dtype=np.float64):
+    def private_copy(self, dtype=np.float64, *, hooks=True):
         """An adapter over a deep copy of the model, float parameters and buffers cast to
-        ``dtype`` (integer buffers untouched), without the user's hooks and grads."""
+        ``dtype`` (integer buffers untouched), without grads. The user's hooks come with
+        it (``hooks=False``: none), so the copy computes what the model computes; hooks
+        nndebug itself installed (``nndebug_hook``) never do."""
 
     @abc.abstractmethod
     def capture_state(self):
@@ -251,12 +266,14 @@ class Adapter(abc.ABC):
         """Call ``fn(module, inputs, output)`` after the module's forward; returns a handle
         with ``.remove()``. The wrapper drops ``fn``'s return value, so a tool's hook can
         never replace the model's output."""
+        @nndebug_hook
         def hook(mod, inputs, output):
             fn(mod, inputs, output)
         return module.register_forward_hook(hook)
 
     def add_forward_pre_hook(self, module, fn):
         """Call ``fn(module, inputs)`` before the module's forward; returns a handle."""
+        @nndebug_hook
         def hook(mod, inputs):
             fn(mod, inputs)
         return module.register_forward_pre_hook(hook)
@@ -269,6 +286,24 @@ class Adapter(abc.ABC):
     @abc.abstractmethod
     def hook_counts(self):
         """{module name: number of hooks of every kind}: to prove nothing was left behind."""
+
+    def backward_hooks(self, module):
+        """Readable names of the user's hooks that can change this module's gradients:
+        its own backward (pre-)hooks and tensor hooks on its own parameters."""
+        found = []
+        for table, what in (("_backward_hooks", "backward hook"),
+                            ("_backward_pre_hooks", "backward pre-hook")):
+            live = getattr(module, table, None)
+            if isinstance(live, dict) and any(not is_nndebug_hook(f) for f in live.values()):
+                found.append(f"a {what} on the module")
+        for name, p in self.own_parameters(module) if hasattr(module, "named_parameters") else []:
+            if any(not is_nndebug_hook(f) for f in self._tensor_hooks(p)):
+                found.append(f"a tensor hook on its parameter {name}")
+        return found
+
+    def _tensor_hooks(self, tensor):
+        """The hook functions registered on a tensor with ``register_hook``."""
+        return []
 
     def is_training(self, module):
         return bool(module.training)

@@ -8,7 +8,7 @@ import minigrad as mg
 from minigrad import autograd
 from minigrad.tensor import Tensor
 
-from .base import Adapter, ArrayNamespace, PrimitiveCall
+from .base import Adapter, ArrayNamespace, PrimitiveCall, is_nndebug_hook, nndebug_hook
 
 _HOOK_TABLES = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")
 
@@ -59,7 +59,7 @@ class MinigradAdapter(Adapter):
         for _, p in self.named_parameters():
             if p.data.dtype.kind == "f":
                 return p.data.dtype
-        return np.dtype(np.float32)
+        return self.dtype_without_parameters
 
     def _prepare_one(self, value, dtype):
         if value is None or isinstance(value, (str, bytes)):
@@ -128,31 +128,41 @@ class MinigradAdapter(Adapter):
         return float(loss.data)
 
     # --- copies and state -------------------------------------------------------------
-    def private_copy(self, dtype=np.float64):
-        # Hook tables are swapped for empty ones during the copy (memo), so hooks that
-        # close over big or uncopyable objects (a monitor, a file, a lock) are not copied.
+    def private_copy(self, dtype=np.float64, *, hooks=True):
+        """A deep copy cast to ``dtype`` that computes what the user's model computes:
+        the user's module hooks and parameter tensor hooks come along (the same
+        functions), nndebug's own are left behind. See ``TorchAdapter.private_copy``."""
+        # the tables are swapped for shallow copies during the deep copy (memo): a hook
+        # closing over something big or uncopyable is shared, not copied
         memo = {}
         for module in self.model.modules():
             for table in _HOOK_TABLES:
-                hooks = getattr(module, table, None)
-                if isinstance(hooks, dict):
-                    memo[id(hooks)] = type(hooks)()
-        for _, p in self.named_parameters():
-            memo[id(p._hooks)] = {}
+                live = getattr(module, table, None)
+                if isinstance(live, dict):
+                    kept = type(live)()
+                    if hooks:
+                        kept.update((k, fn) for k, fn in live.items() if not is_nndebug_hook(fn))
+                    memo[id(live)] = kept
+        tensor_hooks = {name: [fn for fn in p._hooks.values() if not is_nndebug_hook(fn)]
+                        for name, p in self.named_parameters()} if hooks else {}
         clone = copy.deepcopy(self.model, memo)
         dtype = np.dtype(dtype)
-        for _, p in clone.named_parameters():
+        for name, p in clone.named_parameters():
             p.grad = None
             p._hooks = {}
             if p.data.dtype.kind == "f":
                 p.data = p.data.astype(dtype)
+            for fn in tensor_hooks.get(name, []):
+                p.register_hook(fn)
         for module in clone.modules():
             for name, buf in list(getattr(module, "_buffers", {}).items()):
                 if isinstance(buf, Tensor) and buf.dtype.kind == "f":
                     buf.data = buf.data.astype(dtype)
                 elif isinstance(buf, np.ndarray) and buf.dtype.kind == "f":
                     module._buffers[name] = buf.astype(dtype)
-        return MinigradAdapter(clone)
+        copied = MinigradAdapter(clone)
+        copied.dtype_without_parameters = np.dtype(dtype)   # a parameter-free copy too
+        return copied
 
     def _buffer_slots(self):
         """(module, name, buffer object, its storage array, a copy of the values)."""
@@ -167,8 +177,10 @@ class MinigradAdapter(Adapter):
 
     def capture_state(self):
         return {
+            # .grad is kept as (the array itself, a copy of its values): restored in place,
+            # so code holding a reference to it keeps seeing the live gradient
             "params": [(p, p.data, p.data.copy(), p.requires_grad,
-                        None if p.grad is None else p.grad.copy(), dict(p._hooks))
+                        None if p.grad is None else (p.grad, p.grad.copy()), dict(p._hooks))
                        for _, p in self.named_parameters()],
             "buffers": self._buffer_slots(),
             "training": [(m, m.training) for m in self.model.modules()],
@@ -186,7 +198,7 @@ class MinigradAdapter(Adapter):
             storage[...] = value
             p.data = storage
             p.requires_grad = flag
-            p.grad = None if grad is None else grad.copy()
+            p.grad = None if grad is None else _refilled(*grad)
             p._hooks = dict(hooks)
         for module, name, buf, storage, value in state["buffers"]:
             module._buffers[name] = buf
@@ -213,7 +225,7 @@ class MinigradAdapter(Adapter):
                 problems.append(f"parameter {name}: values changed")
             if p.requires_grad != flag:
                 problems.append(f"parameter {name}: requires_grad {flag} -> {p.requires_grad}")
-            if (grad is None) != (p.grad is None) or (grad is not None and not np.array_equal(grad, p.grad)):
+            if (grad is None) != (p.grad is None) or (grad is not None and not np.array_equal(grad[1], p.grad)):
                 problems.append(f"parameter {name}: .grad changed")
             if set(p._hooks) != set(hooks):
                 problems.append(f"parameter {name}: tensor hooks changed")
@@ -239,9 +251,13 @@ class MinigradAdapter(Adapter):
         if not isinstance(tensor, Tensor) or not tensor.requires_grad:
             return None
 
+        @nndebug_hook
         def hook(grad):
             fn(grad)
         return tensor.register_hook(hook)
+
+    def _tensor_hooks(self, tensor):
+        return list(getattr(tensor, "_hooks", {}).values())
 
     def hook_counts(self):
         counts = {}
@@ -490,3 +506,11 @@ def _fresh_copy(value):
     if isinstance(value, dict):
         return {k: _fresh_copy(v) for k, v in value.items()}
     return value
+
+
+def _refilled(array, values):
+    """``array`` holding ``values`` again (the same object: references to it stay valid)."""
+    if array.shape != values.shape or array.dtype != values.dtype or not array.flags.writeable:
+        return values.copy()
+    np.copyto(array, values)
+    return array

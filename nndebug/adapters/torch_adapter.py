@@ -1,11 +1,12 @@
 """The adapter for PyTorch models (``torch.nn.Module``). Only this file imports torch."""
 import contextlib
 import copy
+import warnings
 
 import numpy as np
 import torch
 
-from .base import Adapter, ArrayNamespace
+from .base import Adapter, ArrayNamespace, is_nndebug_hook, nndebug_hook
 
 _HOOK_TABLES = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks",
                 "_forward_hooks_with_kwargs", "_forward_pre_hooks_with_kwargs",
@@ -71,7 +72,7 @@ class TorchAdapter(Adapter):
         for p in self.model.parameters():
             if p.is_floating_point():
                 return np.dtype(str(p.dtype).replace("torch.", ""))
-        return np.dtype(np.float32)
+        return self.dtype_without_parameters
 
     def _prepare_one(self, value, dtype):
         if isinstance(value, torch.Tensor):
@@ -142,27 +143,41 @@ class TorchAdapter(Adapter):
         return float(loss.cpu())
 
     # --- copies and state -------------------------------------------------------------
-    def private_copy(self, dtype=np.float64):
-        # Hook tables are swapped for empty ones during the copy (memo), so hooks that
-        # close over big or uncopyable objects (a monitor, a file, a lock) are not copied.
+    def private_copy(self, dtype=np.float64, *, hooks=True):
+        """A deep copy cast to ``dtype`` that computes what the user's model computes.
+
+        The user's own hooks take part (``hooks=True``): module forward, pre-forward and
+        full backward hooks, and tensor hooks registered on parameters, are carried over
+        as the same functions (a hook is called with the copy's module, so a hook that
+        doubles an output or halves a gradient does so in the copy too). nndebug's own
+        hooks (a running monitor's) are left behind, and so are the hook objects' closures:
+        the tables are swapped for shallow copies during the deep copy (memo), so a hook
+        closing over something big or uncopyable (a file, a lock) is shared, not copied.
+        A hook the copy cannot reproduce is named in a ``UserWarning``.
+        """
         memo = {}
         for module in self.model.modules():
             for table in _HOOK_TABLES:
-                hooks = getattr(module, table, None)
-                if isinstance(hooks, dict):
-                    memo[id(hooks)] = type(hooks)()
-        for p in self.model.parameters():
+                live = getattr(module, table, None)
+                if isinstance(live, dict):
+                    kept = type(live)()
+                    if hooks:
+                        kept.update((k, fn) for k, fn in live.items() if not is_nndebug_hook(fn))
+                    memo[id(live)] = kept
+        tensor_hooks = []
+        for name, p in self.model.named_parameters():
             if getattr(p, "_backward_hooks", None) is not None:
                 memo[id(p._backward_hooks)] = type(p._backward_hooks)()
+                tensor_hooks.append((name, [fn for fn in p._backward_hooks.values()
+                                            if not is_nndebug_hook(fn)]))
             if p.grad is not None:
                 memo[id(p.grad)] = None
+        unreproduced = [name for name, p in self.model.named_parameters()
+                        if getattr(p, "_post_accumulate_grad_hooks", None)]
         clone = copy.deepcopy(self.model, memo)
         target = _NUMPY_TO_TORCH[np.dtype(dtype)]
         with torch.no_grad():
             for module in clone.modules():
-                for table in _HOOK_TABLES:
-                    if isinstance(getattr(module, table, None), dict):
-                        getattr(module, table).clear()
                 for p in module.parameters(recurse=False):
                     p.grad = None
                     if p.is_floating_point():
@@ -172,12 +187,27 @@ class TorchAdapter(Adapter):
                 for name, b in module.named_buffers(recurse=False):
                     if b is not None and b.is_floating_point():
                         setattr(module, name, b.to(target))
-        return TorchAdapter(clone)
+        if hooks:
+            copies = dict(clone.named_parameters())
+            for name, fns in tensor_hooks:
+                for fn in fns:
+                    if copies[name].requires_grad:
+                        copies[name].register_hook(fn)
+            if unreproduced:
+                warnings.warn(
+                    "nndebug checks a copy of the model: the post-accumulate-grad hooks on "
+                    f"{', '.join(unreproduced[:5])} run only when .grad is written, so the "
+                    "check does not see what they do", UserWarning, stacklevel=3)
+        copied = TorchAdapter(clone)
+        copied.dtype_without_parameters = np.dtype(dtype)   # a parameter-free copy too
+        return copied
 
     def capture_state(self):
         return {
+            # .grad is kept as (the tensor itself, a copy of its values): restored in place,
+            # so a reference to it (DDP's gradient_as_bucket_view, an optimizer's view) stays valid
             "params": [(p, p.detach().clone(), p.dtype, p.requires_grad,
-                        None if p.grad is None else p.grad.detach().clone())
+                        None if p.grad is None else (p.grad, p.grad.detach().clone()))
                        for p in self.model.parameters()],
             "buffers": [(m, n, b, None if b is None else b.detach().clone())
                         for m in self.model.modules() for n, b in m.named_buffers(recurse=False)],
@@ -200,7 +230,16 @@ class TorchAdapter(Adapter):
                     p.data = p.data.to(dtype)
                 p.copy_(value)
                 p.requires_grad_(flag)
-                p.grad = None if grad is None else grad.clone()
+                if grad is None:
+                    p.grad = None
+                else:
+                    tensor, values = grad
+                    if tensor.shape == values.shape and tensor.dtype == values.dtype:
+                        tensor.copy_(values)
+                        if p.grad is not tensor:
+                            p.grad = tensor
+                    else:
+                        p.grad = values.clone()
             for module, name, current, value in state["buffers"]:
                 if value is None:
                     continue
@@ -233,7 +272,7 @@ class TorchAdapter(Adapter):
                 problems.append(f"parameter {name}: values changed")
             if p.requires_grad != flag:
                 problems.append(f"parameter {name}: requires_grad {flag} -> {p.requires_grad}")
-            if (grad is None) != (p.grad is None) or (grad is not None and not torch.equal(grad, p.grad)):
+            if (grad is None) != (p.grad is None) or (grad is not None and not torch.equal(grad[1], p.grad)):
                 problems.append(f"parameter {name}: .grad changed")
         for module, name, current, value in state["buffers"]:
             buffer = getattr(module, name)
@@ -264,9 +303,13 @@ class TorchAdapter(Adapter):
         if not isinstance(tensor, torch.Tensor) or not tensor.requires_grad:
             return None
 
+        @nndebug_hook
         def hook(grad):
             fn(grad)
         return tensor.register_hook(hook)
+
+    def _tensor_hooks(self, tensor):
+        return list((getattr(tensor, "_backward_hooks", None) or {}).values())
 
     def hook_counts(self):
         counts = {}
