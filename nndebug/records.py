@@ -10,6 +10,7 @@ A ``RunRecord`` holds
   ``nndebug.monitor``), with per-parameter arrays aligned with ``RunRecord.params``,
 - the static facts: parameter and layer names/types, which parameters the optimizer holds.
 """
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -91,6 +92,21 @@ class StepRecord:
                 "inputs": dict(self.inputs), "output_shape": None if self.output is None
                 else list(self.output.shape), "eval_layers": list(self.eval_layers),
                 "backward": self.backward, "lrs": list(self.lrs)}
+
+
+def record_finite(r):
+    """Whether a recorded step saw only finite numbers (gradients, inputs, activations).
+
+    The monitor records the steps after one that did not (to find where a NaN comes
+    from); the rules look only before it.
+    """
+    if r.backward and r.grad_received is not None and r.grad_received.any() and \
+            not np.all(np.isfinite(r.grad_norm[r.grad_received])):
+        return False
+    if r.inputs and not (math.isfinite(r.inputs.get("mean", 0.0)) and
+                         math.isfinite(r.inputs.get("std", 0.0))):
+        return False
+    return all(math.isfinite(stats.get("mean", 0.0)) for stats in r.activations.values())
 
 
 @dataclass

@@ -396,8 +396,9 @@ def test_an_internal_failure_never_breaks_training(monkeypatch):
     model = mlp()
     opt = torch.optim.Adam(model.parameters(), lr=1e-2)
     mon = nd.watch(model, opt, overhead=None)
-    monkeypatch.setattr(mon, "_layer_stats", lambda x, kind: 1 / 0)   # an exotic layer output
-    monkeypatch.setattr(mon, "_input_stats", lambda x: 1 / 0)
+    from nndebug.monitor import statistics
+    monkeypatch.setattr(statistics, "layer_stats", lambda *args: 1 / 0)   # an exotic layer output
+    monkeypatch.setattr(statistics, "input_stats", lambda *args: 1 / 0)
     train(model, opt, steps=20, mon=mon)
     mon.close()
     assert len(mon.run.losses) == 20

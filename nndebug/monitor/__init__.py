@@ -1,0 +1,84 @@
+"""``nndebug.watch``: a training monitor cheap enough to leave switched on.
+
+    with nd.watch(model, optimizer) as mon:
+        for x, y in batches:
+            optimizer.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)                # once per optimizer step, after optimizer.step()
+    print(mon.report())
+
+What it measures, and how it stays cheap:
+
+- The loss of every step is kept (a detached reference; no device-to-host copy per step).
+- On *recorded* steps it also measures, through the adapter: per-parameter gradient
+  norms (tensor hooks on the parameters sum what backward delivered since the last
+  optimizer step), what ``.grad`` held at step time (more than backward delivered means
+  gradients were carried over: a missing ``zero_grad``), update-to-weight ratios,
+  per-layer activation statistics (forward hooks; reductions run where the tensor
+  lives), the input batch, the model's output and the train/eval mode of dropout and
+  batch-norm layers. All the small results of a step are concatenated into ONE tensor
+  and copied to the host once.
+- Hooks exist only while a step is being recorded: between recorded steps the model runs
+  with no hook at all. No module backward hooks are used (they break in-place ops).
+- Which steps are recorded: see ``schedule.py`` (steps 0, 1, 2, 4, 8, 16, ... always,
+  more as the 5% time budget allows, the steps after a NaN; ``overhead=None`` records
+  exactly every ``every`` steps).
+
+One file per job:
+
+    monitor.py     Monitor, the thin coordinator (calls the others in order)
+    schedule.py    which steps are recorded: pure arithmetic, no model
+    hooks.py       the hooks of one recorded step: on before it, off right after
+    statistics.py  what is measured: plain functions (device side and host side)
+    transfer.py    one host copy per recorded step; host values -> StepRecord
+    losses.py      the loss of every step, kept as a reference until it is copied
+    discover.py    which parameters and layers are watched (once, at the start)
+    sinks.py       where the run goes while it trains (TensorBoard, ...)
+
+Data flows one way: adapter -> ``nndebug.records`` (NumPy) -> ``nndebug.rules`` ->
+findings -> ``nndebug.report``. The monitor measures; it does not know what is healthy:
+it imports no threshold from the rules and calls them once, ``rules.diagnose(run)``.
+
+How to extend
+-------------
+- A new statistic: a function (or one more ``(name, value)`` pair) in ``statistics.py``,
+  computed where the tensor lives with the adapter's ``xp`` functions, tested against a
+  NumPy reference in ``tests/test_statistics.py``; ``transfer.build_record`` puts it into
+  the ``StepRecord`` (``record.activations[layer][name]`` needs nothing new).
+- A new sink: subclass ``Sink`` (``sinks.py``), override ``on_step`` / ``on_losses`` /
+  ``on_record`` / ``close`` as needed, and pass it: ``watch(model, opt, sinks=[MySink()])``.
+  A sink that raises is dropped with a MONITOR_ERROR note; it never breaks training.
+- A probe that runs once early: ``watch(model, opt, probes=[probe])`` or append to
+  ``mon.probes`` before training. Each probe is called once as ``probe(monitor, record)``
+  on the first recorded step after the warm-up steps (step >= ``WARMUP_RECORDS``); it
+  must leave the model, optimizer and RNG as it found them, and returns a list of
+  ``Finding`` (or None).
+- Extra findings: what probes return lands in ``mon.extra_findings``; a sink's
+  ``findings(run)`` is asked each time. Both join ``rules.diagnose(run)`` in
+  ``Monitor.findings()`` and are sorted with them (``sort_findings``).
+"""
+from .monitor import DEFAULT_OVERHEAD, HISTOGRAM_EVERY, Monitor
+from .schedule import ESCALATED_RECORDS, WARMUP_RECORDS, Schedule
+from .sinks import Sink, TensorBoardSink
+
+__all__ = ["watch", "Monitor", "Sink", "TensorBoardSink", "Schedule", "DEFAULT_OVERHEAD",
+           "HISTOGRAM_EVERY", "ESCALATED_RECORDS", "WARMUP_RECORDS"]
+
+
+def watch(model, optimizer=None, *, every=1, overhead=DEFAULT_OVERHEAD, tensorboard=None,
+          histogram_every=HISTOGRAM_EVERY, sinks=(), probes=()):
+    """Start monitoring ``model`` (and ``optimizer``); returns a ``Monitor``.
+
+    Call ``mon.step(loss)`` once per optimizer step, after ``optimizer.step()``; read
+    ``mon.findings()`` / ``mon.report()`` at any time; ``mon.close()`` (or leaving the
+    ``with`` block) removes every hook. ``every``: record detailed statistics at most
+    every ``every`` steps. ``overhead``: the share of training time the monitor may use
+    (None: record exactly every ``every`` steps). ``tensorboard``: a log directory to
+    write scalars and histograms to (needs torch or tensorboardX). ``sinks``: more
+    ``Sink`` objects that receive the run as it is measured; ``probes``: callables run
+    once early (see "How to extend" above).
+    """
+    return Monitor(model, optimizer, every=every, overhead=overhead, tensorboard=tensorboard,
+                   histogram_every=histogram_every, sinks=sinks, probes=probes)

@@ -1,0 +1,52 @@
+"""What to watch: the trainable parameters and the layers whose outputs are measured.
+
+Done once, when ``watch`` starts; the result is the static part of the ``RunRecord``.
+"""
+from ..records import (BATCHNORM_TYPES, DROPOUT_TYPES, PASS_THROUGH_TYPES, LayerInfo, ParamInfo,
+                       layer_kind)
+
+
+def optimizer_held(adapter, optimizer):
+    """ids of the parameters the optimizer holds (None without an optimizer)."""
+    if optimizer is None:
+        return None
+    try:
+        return {id(p) for p in adapter.optimizer_parameters(optimizer)}
+    except (AttributeError, KeyError, TypeError) as error:
+        raise TypeError(f"optimizer must be an optimizer of the model's framework with "
+                        f".param_groups (each a dict with 'params'); got "
+                        f"{type(optimizer).__name__} ({error})") from None
+
+
+def parameters(adapter, optimizer):
+    """``(tensors, infos)``: the trainable parameters and their ``ParamInfo``, aligned."""
+    held = optimizer_held(adapter, optimizer)
+    trainable = [(n, p) for n, p in adapter.named_parameters() if adapter.requires_grad(p)]
+    infos = [ParamInfo(n, tuple(p.shape), True, None if held is None else id(p) in held)
+             for n, p in trainable]
+    return [p for _, p in trainable], infos
+
+
+def layers(adapter):
+    """``(measured, mode_layers)``.
+
+    ``measured``: ``[(name, module, kind)]`` of the leaf layers whose outputs carry new
+    values (dropout, identity and flatten pass through); ``mode_layers``: ``[(name,
+    module)]`` of the dropout and batch-norm layers, whose train/eval mode is checked.
+    Each module once, under its first name.
+    """
+    measured, mode_layers, seen = [], [], set()
+    for name, module in adapter.named_modules():
+        if id(module) in seen:
+            continue
+        seen.add(id(module))
+        kind = adapter.module_type(module)
+        if kind in DROPOUT_TYPES or kind in BATCHNORM_TYPES:
+            mode_layers.append((name, module))
+        if adapter.is_leaf_module(module) and kind not in PASS_THROUGH_TYPES:
+            measured.append((name, module, layer_kind(kind)))
+    return measured, mode_layers
+
+
+def layer_infos(adapter, measured):
+    return [LayerInfo(n, adapter.module_type(m), k) for n, m, k in measured]

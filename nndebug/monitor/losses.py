@@ -1,0 +1,63 @@
+"""The loss of every step, kept cheaply: a detached reference now, the value later.
+
+``step(loss)`` keeps the loss tensor where it lives (no device-to-host copy per step);
+the pending losses ride along with the next recorded step's transfer, or are copied in
+one go when too many wait (``PENDING_LOSSES_MAX``) or when findings are asked for.
+"""
+import math
+
+import numpy as np
+
+PENDING_LOSSES_MAX = 1024    # unrecorded losses are copied to the host in one go at most this late
+
+
+def loss_value(adapter, value, what):
+    """A loss as the monitor keeps it: a float, or a detached scalar tensor of the framework.
+
+    ``what`` names the argument in the error messages ("loss" or "val_loss").
+    """
+    if adapter.is_tensor(value):
+        if math.prod(value.shape) != 1:
+            raise ValueError(f"step({what}=...) expects a scalar, got a tensor of shape "
+                             f"{tuple(value.shape)}; pass the mean loss (e.g. loss.mean())")
+        detached = adapter.detach(value)
+        if isinstance(detached, np.ndarray):
+            return float(detached.reshape(-1)[0])
+        return detached
+    if hasattr(value, "item") and hasattr(value, "shape"):   # a NumPy scalar or array
+        array = np.asarray(value, dtype=float)
+        if array.size != 1:
+            raise ValueError(f"step({what}=...) expects a scalar, got shape {array.shape}")
+        return float(array.reshape(-1)[0])
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"step({what}=...) expects a number or a scalar tensor, got "
+                        f"{type(value).__name__}") from None
+
+
+class PendingLosses:
+    """Losses of one curve ("train" or "val") not yet moved into the run."""
+
+    def __init__(self, curve):
+        self.curve = curve
+        self.items = []          # [(step, float or device tensor)]
+
+    def __len__(self):
+        return len(self.items)
+
+    def add(self, step, value):
+        self.items.append((step, value))
+
+    def tensors(self):
+        """The pending values still on the device, in order."""
+        return [v for _, v in self.items if not isinstance(v, float)]
+
+    def take(self, tensor_values):
+        """``(steps, values)`` of every pending loss, emptied; ``tensor_values`` are the
+        host values of ``tensors()``, in order (numbers are taken as they are)."""
+        host = iter(tensor_values)
+        steps = [s for s, _ in self.items]
+        values = [v if isinstance(v, float) else next(host) for _, v in self.items]
+        self.items = []
+        return steps, values

@@ -1,0 +1,304 @@
+"""``Monitor``: the thin coordinator of a watched run.
+
+Each job lives in its own file; this one only calls them in order:
+
+    step(loss) ──► losses.py      keep the loss (a reference, no host copy)
+               ──► hooks.py       if this step was recorded: hooks off, collect what they saw
+               ──► transfer.py    pack every small result, ONE host copy, build a StepRecord
+               ──► sinks.py       hand the record on (TensorBoard, ...)
+               ──► schedule.py    record the next step? (hooks on again if so)
+    findings() ──► nndebug.rules.diagnose(run), plus what probes and sinks add
+"""
+import math
+
+from .. import rules
+from ..adapters import adapt
+from ..findings import Finding, sort_findings
+from ..records import RunRecord, record_finite
+from . import discover, schedule as schedule_module
+from .hooks import StepHooks
+from .losses import PENDING_LOSSES_MAX, PendingLosses, loss_value
+from .schedule import WARMUP_RECORDS, Schedule
+from .sinks import Sink, TensorBoardSink
+from .transfer import PARAMETER_STATISTICS, Packet, build_record, to_host_many
+
+DEFAULT_OVERHEAD = 0.05      # share of training time the monitor may spend by default
+HISTOGRAM_EVERY = 10         # every 10th record also keeps histograms and spread statistics
+
+
+def _check_arguments(every, overhead, histogram_every, sinks):
+    if isinstance(every, bool) or not isinstance(every, int) or every < 1:
+        raise ValueError(f"every must be a positive integer (record at most every N steps), "
+                         f"got {every!r}")
+    if overhead is not None and not (isinstance(overhead, (int, float)) and 0 < overhead <= 1):
+        raise ValueError(f"overhead must be a share of the training time in (0, 1], or None "
+                         f"to record exactly every `every` steps; got {overhead!r}")
+    if isinstance(histogram_every, bool) or not isinstance(histogram_every, int) \
+            or histogram_every < 1:
+        raise ValueError(f"histogram_every must be a positive integer, got {histogram_every!r}")
+    for sink in sinks:
+        if not isinstance(sink, Sink):
+            raise TypeError(f"sinks must be nndebug.monitor.Sink objects (subclass Sink and "
+                            f"override on_record/on_losses/...), got {type(sink).__name__}")
+
+
+class Monitor:
+    """Records a training run through the model's adapter; see ``nndebug.watch``."""
+
+    def __init__(self, model, optimizer=None, *, every=1, overhead=DEFAULT_OVERHEAD,
+                 tensorboard=None, histogram_every=HISTOGRAM_EVERY, sinks=(), probes=()):
+        sinks, probes = list(sinks), list(probes)
+        _check_arguments(every, overhead, histogram_every, sinks)
+        self.adapter = adapter = adapt(model)
+        self.model, self.optimizer = model, optimizer
+        self.every, self.overhead, self.histogram_every = every, overhead, histogram_every
+        self._params, param_infos = discover.parameters(adapter, optimizer)
+        layers, mode_layers = discover.layers(adapter)
+        self.run = RunRecord(
+            framework=adapter.framework, params=param_infos, has_optimizer=optimizer is not None,
+            layers=discover.layer_infos(adapter, layers),
+            settings={"every": every, "overhead": overhead, "histogram_every": histogram_every})
+        self.schedule = Schedule(every, overhead)
+        self._clock = schedule_module.now
+        self.hooks = StepHooks(adapter, self._params, layers, mode_layers, self._fail)
+        self.sinks = sinks
+        if tensorboard is not None:
+            self.sinks.append(TensorBoardSink(tensorboard))
+        # probes run once, on the first record after the warm-up steps: each is called as
+        # probe(monitor, record) and returns findings (or None) that join findings()
+        self.probes = probes
+        self.extra_findings = []
+        self._closed = False
+        self._step = 0
+        self._pending = {"train": PendingLosses("train"), "val": PendingLosses("val")}
+        self._findings_cache = None
+        self._error = None        # the first internal error (the run goes on without
+        self._arm()               # detailed records: a monitor never breaks training)
+        self._last_exit = self._clock()
+
+    # --- the public surface -------------------------------------------------------------
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+        return False
+
+    def step(self, loss=None, val_loss=None):
+        """Record one optimizer step: call it after ``optimizer.step()``.
+
+        ``loss``: this step's training loss (a scalar tensor or a number; NaN is fine,
+        it becomes a finding). ``val_loss``: optional validation loss, for OVERFITTING.
+        """
+        entered = self._clock()
+        if self._closed:
+            raise RuntimeError("this monitor is closed; start a new one with nndebug.watch(...)")
+        if loss is None:
+            raise ValueError("step(loss) needs this step's training loss (a scalar tensor or a "
+                             "number), called once per optimizer step after optimizer.step()")
+        step = self._step
+        self._pending["train"].add(step, loss_value(self.adapter, loss, "loss"))
+        if val_loss is not None:
+            self._pending["val"].add(step, loss_value(self.adapter, val_loss, "val_loss"))
+        was_armed = self.hooks.armed
+        if was_armed:
+            self.hooks.disarm()
+            try:
+                self._record(step)
+            except Exception as error:    # never break the user's training
+                self._fail(error)
+        elif len(self._pending["train"]) >= PENDING_LOSSES_MAX:
+            self._flush_losses()
+        self._step += 1
+        self.run.n_steps = self._step
+        self._findings_cache = None
+        self._tell_sinks("on_step", step)
+        interval = entered - self._last_exit
+        if self.schedule.next_is_recorded(self._step, interval, was_armed):
+            self._arm()
+        self._last_exit = exit_time = self._clock()
+        self.schedule.charge(exit_time - entered)
+
+    def findings(self):
+        """The findings so far, most severe first (causes before the symptoms they explain)."""
+        self._flush_losses()
+        self._refresh_optimizer_membership()
+        if self._findings_cache is None:
+            found = rules.diagnose(self.run) + list(self.extra_findings)
+            for sink in list(self.sinks):
+                found += self._call_sink(sink, "findings") or []
+            if self._error is not None:
+                found.append(Finding(
+                    "MONITOR_ERROR", "info", "", None,
+                    "nndebug could not measure this model's statistics, so only the loss was "
+                    f"watched and the findings may be incomplete ({self._error}).",
+                    {"error": self._error}, "Please report this model to nndebug's authors."))
+            self._findings_cache = sort_findings(found)
+        return list(self._findings_cache)
+
+    def report(self):
+        """A readable text report: findings with their evidence and fixes, and a summary."""
+        from ..report.text import render
+        return render(self.run, self.findings())
+
+    def to_dict(self):
+        """Findings and the recorded run as a JSON-serialisable dict."""
+        from ..report.json import run_to_dict
+        return run_to_dict(self.run, self.findings())
+
+    def plot(self, path, title=None):
+        """Write a PNG dashboard (loss with findings, gradient flow, activations) to ``path``."""
+        from ..report.plots import plot_dashboard
+        return plot_dashboard(self.run, self.findings(), path, title=title)
+
+    def close(self):
+        """Remove every hook the monitor installed; findings stay readable."""
+        if self._closed:
+            return
+        self.hooks.disarm()
+        self._closed = True
+        self._flush_losses()
+        for sink in list(self.sinks):
+            self._call_sink(sink, "close")
+
+    @property
+    def closed(self):
+        return self._closed
+
+    @property
+    def n_records(self):
+        return len(self.run.records)
+
+    # --- losses -----------------------------------------------------------------------
+    def _flush_losses(self):
+        """Copy pending losses to the host in one transfer (per curve)."""
+        for curve, pending in self._pending.items():
+            tensors = pending.tensors()
+            host = [float(v) for v in to_host_many(self.adapter, tensors)] if tensors else []
+            if not all(math.isfinite(v) for v in self._take_losses(curve, host)):
+                self.schedule.escalate()   # record the next steps: find where the NaN comes from
+
+    def _take_losses(self, curve, tensor_values):
+        """Move one curve's pending losses into the run; returns the values moved."""
+        steps, values = self._pending[curve].take(tensor_values)
+        if curve == "train":
+            self.run.loss_steps.extend(steps)
+            self.run.losses.extend(values)
+        else:
+            self.run.val_steps.extend(steps)
+            self.run.val_losses.extend(values)
+        if steps:
+            self._tell_sinks("on_losses", steps, values, curve)
+        return values
+
+    def _refresh_optimizer_membership(self):
+        """Param groups may be added after watch() started (add_param_group): look again."""
+        try:
+            held = discover.optimizer_held(self.adapter, self.optimizer)
+        except TypeError:
+            return
+        if held is None:
+            return
+        for info, p in zip(self.run.params, self._params):
+            if info.in_optimizer != (id(p) in held):
+                info.in_optimizer = id(p) in held
+                self._findings_cache = None
+
+    # --- one recorded step -------------------------------------------------------------------
+    def _arm(self):
+        self.hooks.arm(heavy=len(self.run.records) % self.histogram_every == 0)
+
+    def _record(self, step):
+        adapter, xp, hooks = self.adapter, self.adapter.xp, self.hooks
+        params, delivered = self._params, hooks.delivered
+        packet = Packet()
+        # every per-parameter norm of this step in ONE batched call: what backward delivered,
+        # what .grad holds, their difference, the weights, and the update of this step
+        got = [i for i, d in enumerate(delivered) if d is not None]
+        comparable = []
+        for i in got:
+            held = getattr(params[i], "grad", None)
+            if held is not None and tuple(held.shape) == tuple(delivered[i].shape):
+                comparable.append((i, held))
+        held_list = [h for _, h in comparable]
+        # .grad - delivered and weights - weights before the step: one batched subtraction
+        differences = adapter.differences(held_list + params,
+                                          [delivered[i] for i, _ in comparable] + hooks.snapshot) \
+            if held_list or params else []
+        groups = zip(PARAMETER_STATISTICS,
+                     ([delivered[i] for i in got], held_list, differences[:len(held_list)],
+                      params, differences[len(held_list):]))
+        groups = [(key, group) for key, group in groups if group]
+        tensors = [t for _, group in groups for t in group]
+        if tensors:
+            packet.add_joined(adapter.norms(tensors), [(key, len(group)) for key, group in groups])
+        forward = hooks.measured_forward()
+        for stat, value in forward.inputs:
+            packet.add(("input", stat), value)
+        for layer, stats in forward.layers:
+            for stat, value in stats:
+                packet.add(("layer", layer, stat), value)
+        if forward.output is not None:
+            packet.add("output", forward.output)
+        for curve, key in (("train", "loss"), ("val", "val")):
+            for value in self._pending[curve].tensors():
+                packet.add(key, xp.reshape(value, ()))
+
+        values, losses = packet.send(adapter)      # the one device-to-host copy of this step
+        self._take_losses("train", losses["loss"])
+        self._take_losses("val", losses["val"])
+        record, histograms = build_record(
+            step, len(params), values, got, [i for i, _ in comparable],
+            None if forward.output is None else forward.output.shape)
+        record.eval_layers = list(forward.eval_layers)
+        record.lrs = self._learning_rates()
+        self.run.records.append(record)
+        if histograms:
+            self.run.histograms.append((step, histograms))
+        hooks.clear()
+        if not record_finite(record):
+            self.schedule.escalate()    # record the next steps: find where the NaN comes from
+        self._tell_sinks("on_record", record, histograms)
+        if self.probes and step >= WARMUP_RECORDS:
+            self._run_probes(record)
+
+    def _run_probes(self, record):
+        """Each probe once, on the first record after the warm-up; its findings are kept."""
+        probes, self.probes = self.probes, []
+        for probe in probes:
+            try:
+                self.extra_findings.extend(probe(self, record) or [])
+            except Exception as error:    # a probe never breaks training
+                self._note_error(error)
+
+    def _learning_rates(self):
+        if self.optimizer is None:
+            return []
+        try:
+            return [float(lr) for lr in self.adapter.optimizer_learning_rates(self.optimizer)]
+        except (KeyError, TypeError, ValueError):
+            return []
+
+    # --- sinks and errors -----------------------------------------------------------------
+    def _tell_sinks(self, method, *args):
+        for sink in list(self.sinks):
+            self._call_sink(sink, method, *args)
+
+    def _call_sink(self, sink, method, *args):
+        """A sink that raises is dropped (and noted): it never breaks training."""
+        try:
+            return getattr(sink, method)(self.run, *args)
+        except Exception as error:
+            self.sinks.remove(sink)
+            self._note_error(error)
+            return None
+
+    def _note_error(self, error):
+        if self._error is None:
+            self._error = f"{type(error).__name__}: {error}"
+
+    def _fail(self, error):
+        """Remember the first internal error and stop detailed recording (losses go on)."""
+        self._note_error(error)
+        self.hooks.drop_forward()
+        self.schedule.stop()

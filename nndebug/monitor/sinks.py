@@ -1,0 +1,58 @@
+"""Sinks: where a watched run goes while it trains (TensorBoard, and what others add).
+
+A sink receives the run as it is measured; it never changes what is measured or judged.
+
+    class PrintRecords(Sink):
+        def on_record(self, run, record, histograms):
+            print(record.step, record.grad_norm)
+
+    nd.watch(model, opt, sinks=[PrintRecords()])
+
+Every method has a do-nothing default, so a sink writes only the ones it needs:
+
+- ``on_step(run, step)``: after every optimizer step (keep it cheap: no host copies);
+- ``on_losses(run, steps, values, curve)``: losses reached the host (``curve`` is
+  "train" or "val"); they arrive in batches, not one per step;
+- ``on_record(run, record, histograms)``: a recorded step;
+- ``findings(run)``: extra findings this sink has to add (e.g. from other processes);
+  they join ``Monitor.findings()``;
+- ``close(run)``: the monitor closes (flush files here).
+
+A sink that raises is dropped with a MONITOR_ERROR note: it never breaks training.
+"""
+
+
+class Sink:
+    """Base class of the monitor's sinks; override what you need."""
+
+    def on_step(self, run, step):
+        pass
+
+    def on_losses(self, run, steps, values, curve):
+        pass
+
+    def on_record(self, run, record, histograms):
+        pass
+
+    def findings(self, run):
+        return []
+
+    def close(self, run):
+        pass
+
+
+class TensorBoardSink(Sink):
+    """Scalars and histograms for TensorBoard: ``watch(model, opt, tensorboard="runs/x")``."""
+
+    def __init__(self, logdir):
+        from ..report.tensorboard import TensorBoardWriter
+        self.writer = TensorBoardWriter(logdir)
+
+    def on_losses(self, run, steps, values, curve):
+        self.writer.losses(steps, values, f"loss/{curve}")
+
+    def on_record(self, run, record, histograms):
+        self.writer.record(run, record, histograms)
+
+    def close(self, run):
+        self.writer.close()

@@ -1,0 +1,118 @@
+"""One host transfer per recorded step: pack every small result, copy once, unpack.
+
+A recorded step produces dozens of small device values (norms, means, a few vectors).
+Copying each to the host would wait on the device dozens of times; instead ``Packet``
+stacks the scalars, appends the vectors, and ``Packet.send`` copies the lot in ONE
+transfer. ``build_record`` then turns the host values into a ``StepRecord``.
+
+Keys: a parameter statistic is ``"grad_norm"`` etc. (one vector over the parameters),
+an input statistic ``("input", stat)``, a layer statistic ``("layer", name, stat)``,
+the output sample ``"output"``; losses waiting on the device ride along as ``"loss"``
+and ``"val"``.
+"""
+import math
+
+import numpy as np
+
+from ..records import StepRecord
+from . import statistics
+
+PARAMETER_STATISTICS = ("grad_norm", "held_norm", "held_excess", "param_norm", "update_norm")
+
+
+def to_host_many(adapter, tensors):
+    """One device-to-host copy for a list of small tensors (flattened, concatenated)."""
+    xp = adapter.xp
+    try:
+        return adapter.to_host(xp.concat([xp.asfloat(t) for t in tensors]))
+    except (RuntimeError, TypeError, ValueError):   # mixed devices or dtypes: one by one
+        return np.concatenate([np.asarray(adapter.to_host(t), dtype=float).reshape(-1)
+                               for t in tensors])
+
+
+class Packet:
+    """The small results of one step, waiting for their one trip to the host."""
+
+    def __init__(self):
+        self.scalars, self.scalar_keys = [], []
+        self.vectors, self.vector_keys = [], []     # vector_keys: [(key, size)]
+        self.known = {}      # values already on the host (Python floats): no transfer
+
+    def add(self, key, value):
+        """One statistic: a 0-d or n-d device tensor, a Python float, or None (skipped)."""
+        if value is None:
+            return
+        if isinstance(value, float):
+            self.known[key] = np.array([value])
+        elif value.ndim == 0:
+            self.scalars.append(value)
+            self.scalar_keys.append(key)
+        else:
+            self.vectors.append(value)
+            self.vector_keys.append((key, math.prod(value.shape)))
+
+    def add_joined(self, vector, keys_and_sizes):
+        """A 1-D tensor that holds several statistics one after the other."""
+        self.vectors.append(vector)
+        self.vector_keys.extend(keys_and_sizes)
+
+    def send(self, adapter):
+        """The one transfer: ``(values, losses)``; ``values[key]`` is a 1-D NumPy array,
+        ``losses`` maps "loss"/"val" to the host values of the pending loss tensors."""
+        xp = adapter.xp
+        parts = ([xp.stack(self.scalars)] if self.scalars else []) + self.vectors
+        host = to_host_many(adapter, parts) if parts else np.zeros(0)
+        values, losses = dict(self.known), {"loss": [], "val": []}
+        for key, value in zip(self.scalar_keys, host[:len(self.scalars)]):
+            if key in losses:
+                losses[key].append(float(value))
+            else:
+                values[key] = np.array([value])
+        offset = len(self.scalars)
+        for key, size in self.vector_keys:
+            values[key] = host[offset:offset + size]
+            offset += size
+        return values, losses
+
+
+def build_record(step, n_params, values, got, comparable, output_shape=None):
+    """A ``StepRecord`` (and the step's histograms) from the host values of one packet.
+
+    ``got``: indices of the parameters that received a gradient; ``comparable``: those
+    whose ``.grad`` could be compared with what backward delivered; ``output_shape``:
+    the shape of the output sample, if one was packed.
+    """
+    record = StepRecord(step=step, backward=bool(got))
+    record.grad_norm = np.full(n_params, np.nan)
+    record.grad_received = np.zeros(n_params, dtype=bool)
+    if got:
+        record.grad_norm[got] = values["grad_norm"]
+        record.grad_received[got] = True
+    record.held_norm = np.full(n_params, np.nan)
+    record.held_excess = np.full(n_params, np.nan)
+    if comparable:
+        record.held_norm[comparable] = values["held_norm"]
+        record.held_excess[comparable] = values["held_excess"]
+    record.param_norm = values.get("param_norm", np.zeros(0)).astype(float)
+    record.update_norm = values.get("update_norm", np.zeros(0)).astype(float)
+    record.inputs = {key[1]: float(v[0]) for key, v in values.items()
+                     if isinstance(key, tuple) and key[0] == "input"}
+    histograms = {}
+    for key, v in values.items():
+        if not (isinstance(key, tuple) and key[0] == "layer"):
+            continue
+        _, layer, stat = key
+        if stat == "histogram":
+            counts_edges = statistics.histogram(v)
+            if counts_edges is not None:
+                histograms[layer] = counts_edges
+        elif stat == "unit_max":
+            dead, share = statistics.dead_units(v)
+            if dead is not None:
+                record.dead_units[layer] = dead
+            record.activations.setdefault(layer, {})["dead"] = share
+        else:
+            record.activations.setdefault(layer, {})[stat] = float(v[0])
+    if "output" in values and output_shape is not None:
+        record.output = values["output"].reshape(output_shape).astype(float)
+    return record, histograms
