@@ -58,7 +58,53 @@ _LAYERS = {
     "NLLLoss": lambda m: dict(ignore_index=m.ignore_index, reduction=m.reduction),
     "MSELoss": lambda m: dict(reduction=m.reduction),
     "BCEWithLogitsLoss": lambda m: dict(reduction=m.reduction),
+    # sequence models
+    "Conv1d": lambda m: dict(in_channels=m.in_channels, out_channels=m.out_channels,
+                             kernel_size=tuple(m.kernel_size), stride=tuple(m.stride),
+                             padding=m.padding if isinstance(m.padding, str) else tuple(m.padding),
+                             dilation=tuple(m.dilation), groups=m.groups,
+                             bias=m.bias is not None, padding_mode=m.padding_mode),
+    "GroupNorm": lambda m: dict(num_groups=m.num_groups, num_channels=m.num_channels, eps=m.eps,
+                                affine=m.affine),
+    "SiLU": lambda m: {},
+    "Softplus": lambda m: dict(beta=m.beta, threshold=m.threshold),
+    "ELU": lambda m: dict(alpha=m.alpha),
+    "L1Loss": lambda m: dict(reduction=m.reduction),
+    "SmoothL1Loss": lambda m: dict(reduction=m.reduction, beta=m.beta),
+    "BCELoss": lambda m: dict(reduction=m.reduction),
+    "KLDivLoss": lambda m: dict(reduction=m.reduction, log_target=m.log_target),
+    "RNN": lambda m: dict(_recurrent_args(m), nonlinearity=m.nonlinearity),
+    "LSTM": lambda m: _recurrent_args(m),
+    "GRU": lambda m: _recurrent_args(m),
+    "MultiheadAttention": lambda m: dict(embed_dim=m.embed_dim, num_heads=m.num_heads,
+                                         dropout=m.dropout, bias=m.in_proj_bias is not None,
+                                         batch_first=m.batch_first),
+    "TransformerEncoderLayer": lambda m: _encoder_layer_args(m),
 }
+
+
+def _recurrent_args(m):
+    if getattr(m, "proj_size", 0):
+        raise TypeError("cannot convert an LSTM with proj_size: minigrad's LSTM has no projection")
+    return dict(input_size=m.input_size, hidden_size=m.hidden_size, num_layers=m.num_layers,
+                bias=m.bias, batch_first=m.batch_first, dropout=float(m.dropout),
+                bidirectional=m.bidirectional)
+
+
+def _encoder_layer_args(m):
+    """TransformerEncoderLayer's options, read off its parts (torch keeps no copy of them)."""
+    activation = getattr(m, "activation_name", None)   # minigrad keeps the name
+    if activation is None:
+        # torch records relu as 1 and gelu as 2; anything else is a custom function
+        activation = {1: "relu", 2: "gelu"}.get(getattr(m, "activation_relu_or_gelu", 0))
+    if activation is None:
+        raise TypeError("cannot convert a TransformerEncoderLayer with a custom activation "
+                        "function; only 'relu' and 'gelu' have twins")
+    return dict(d_model=m.linear1.in_features, nhead=m.self_attn.num_heads,
+                dim_feedforward=m.linear1.out_features, dropout=m.dropout.p,
+                activation=activation, layer_norm_eps=m.norm1.eps,
+                batch_first=m.self_attn.batch_first, norm_first=m.norm_first,
+                bias=m.linear1.bias is not None)
 
 def _batch_norm_args(m):
     return dict(num_features=m.num_features, eps=m.eps, momentum=m.momentum, affine=m.affine,
@@ -67,8 +113,11 @@ def _batch_norm_args(m):
 
 
 # layers whose constructor takes a dtype (the others hold no floats of their own)
-_TYPED = ("Linear", "Conv2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding")
+_TYPED = ("Linear", "Conv2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding", "Conv1d",
+          "GroupNorm", "RNN", "LSTM", "GRU", "MultiheadAttention", "TransformerEncoderLayer")
 _CONTAINERS = ("Sequential", "ModuleList")
+# layers with submodules of their own: built whole, then every parameter copied by its full name
+_COMPOSITES = ("MultiheadAttention", "TransformerEncoderLayer")
 
 
 def _torch():
@@ -94,7 +143,8 @@ def _layer_name(module, namespace, framework):
 
 
 def _param_dtype(module):
-    for tensor in list(module.parameters(recurse=False)) + list(module.buffers(recurse=False)):
+    recurse = type(module).__name__ in _COMPOSITES
+    for tensor in list(module.parameters(recurse=recurse)) + list(module.buffers(recurse=recurse)):
         if tensor.dtype.is_floating_point if hasattr(tensor.dtype, "is_floating_point") \
                 else np.dtype(tensor.dtype).kind == "f":
             return tensor.dtype
@@ -141,8 +191,10 @@ def _tensor_from_torch(value):
 
 
 def _copy_into_minigrad(source, target):
-    for key, param in source.named_parameters(recurse=False):
-        mine = target._parameters[key]
+    recurse = type(source).__name__ in _COMPOSITES
+    mine_by_name = dict(target.named_parameters(recurse=recurse))
+    for key, param in source.named_parameters(recurse=recurse):
+        mine = mine_by_name[key]
         mine.data = param.detach().cpu().numpy().copy()
         mine.requires_grad = param.requires_grad
     for key, buf in source.named_buffers(recurse=False):
@@ -178,8 +230,9 @@ def _to_torch(module, torch):
             if name.endswith("Loss") and value is not None:
                 twin.register_buffer(key, torch.from_numpy(value.data.copy()))
         with torch.no_grad():
-            for key, param in module.named_parameters(recurse=False):
-                theirs = getattr(twin, key)
+            recurse = name in _COMPOSITES
+            for key, param in module.named_parameters(recurse=recurse):
+                theirs = twin.get_parameter(key)
                 theirs.data = torch.from_numpy(param.data.copy())
                 theirs.requires_grad_(param.requires_grad)
             for key, buf in module.named_buffers(recurse=False):

@@ -111,8 +111,8 @@ def test_flags_embedding_and_loss_buffers_carry_over():
 
 
 def test_unsupported_layers_raise_a_clear_error():
-    with pytest.raises(TypeError, match=r"GRU.*not a supported torch\.nn layer"):
-        from_torch(torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.GRU(2, 2)))
+    with pytest.raises(TypeError, match=r"Bilinear.*not a supported torch\.nn layer"):
+        from_torch(torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Bilinear(2, 2, 2)))
 
     class Custom(torch.nn.Module):
         def forward(self, x):

@@ -104,3 +104,55 @@ class AvgPool2d(Module):
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+def _single(value):
+    return (int(value[0]),) if isinstance(value, (tuple, list)) else (int(value),)
+
+
+class Conv1d(Module):
+    """Cross-correlate (N, in_channels, L) with weight (out_channels, in_channels, K).
+
+    Initialised like torch (as Conv2d, with fan_in = in_channels * K).
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__()
+        check_device(device)
+        if groups != 1 or padding_mode != "zeros":
+            raise NotImplementedError("minigrad's Conv1d supports groups=1 and "
+                                      "padding_mode='zeros' only")
+        if isinstance(padding, str) and padding not in ("same", "valid"):
+            raise ValueError(f"padding must be an int, 'same' or 'valid', got {padding!r}")
+        self.in_channels, self.out_channels = int(in_channels), int(out_channels)
+        self.kernel_size, self.stride = _single(kernel_size), _single(stride)
+        self.padding = padding if isinstance(padding, str) else _single(padding)
+        self.dilation, self.groups, self.padding_mode = _single(dilation), groups, padding_mode
+        self.output_padding = (0,)
+        dtype = np.dtype(dtype or get_default_dtype())
+        shape = (self.out_channels, self.in_channels) + self.kernel_size
+        self.weight = Parameter(np.empty(shape, dtype=dtype), dtype=dtype)
+        if bias:
+            self.bias = Parameter(np.empty(self.out_channels, dtype=dtype), dtype=dtype)
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.layer_default_(self.weight, self.bias)
+
+    def forward(self, input):
+        padding = self.padding if isinstance(self.padding, str) else self.padding[0]
+        return F.conv1d(input, self.weight, self.bias, self.stride[0], padding, self.dilation[0])
+
+    def extra_repr(self):
+        text = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}")
+        if self.padding != (0,):
+            text += f", padding={self.padding}"
+        if self.dilation != (1,):
+            text += f", dilation={self.dilation}"
+        if self.bias is None:
+            text += ", bias=False"
+        return text

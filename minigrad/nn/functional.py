@@ -223,3 +223,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
     _check_reduction(reduction, "binary_cross_entropy_with_logits")
     return ops.binary_cross_entropy_with_logits(input, target, weight=weight, reduction=reduction,
                                                 pos_weight=pos_weight)
+
+
+# --- sequence models: attention, smooth activations, more losses (their own file) ---------
+from .sequence_functional import (  # noqa: E402,F401
+    silu, softplus, elu, scaled_dot_product_attention, one_hot, pad, l1_loss, smooth_l1_loss,
+    binary_cross_entropy, kl_div, normalize, cosine_similarity, conv1d, group_norm)

@@ -124,3 +124,29 @@ class LayerNorm(Module):
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+
+
+class GroupNorm(Module):
+    """Normalise each sample over groups of channels (batch-size independent, unlike BatchNorm)."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None):
+        super().__init__()
+        check_device(device)
+        if num_channels % num_groups:
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
+                             f"({num_groups})")
+        self.num_groups, self.num_channels = int(num_groups), int(num_channels)
+        self.eps, self.affine = eps, affine
+        dtype = np.dtype(dtype or get_default_dtype())
+        if affine:
+            self.weight = Parameter(np.ones(self.num_channels, dtype=dtype), dtype=dtype)
+            self.bias = Parameter(np.zeros(self.num_channels, dtype=dtype), dtype=dtype)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
