@@ -1,0 +1,147 @@
+"""``check_dependencies``: does the model look at what it must not see?
+
+A whole family of silent bugs trains smoothly - often with a loss that looks *better*
+than it should - and no statistic of activations or gradients reveals it: the model
+depends on inputs it must not depend on. This probe charts what depends on what, with
+the gradient where the inputs are floats ("make the loss depend on one sample's output,
+backpropagate to the inputs, see which inputs received gradient", as Karpathy's "A Recipe
+for Training Neural Networks" advises) and by perturbing token ids where they are
+discrete, and names:
+
+- BATCH_MIXING        a sample's output reads other samples of the batch   (mixing.py)
+- FUTURE_LEAK         a next-position predictor reads the position it predicts (future.py)
+- TARGETS_IN_INPUTS   the target of a position is the input at that position (alignment.py)
+- LABELS_MISALIGNED   the targets are the inputs shifted by the wrong offset  (alignment.py)
+- POSITIONS_IGNORED   positional parameters that make no difference           (positions.py)
+
+Everything runs on a private float64 copy with batch-norm and dropout in eval mode; the
+user's model, modes, grads, hooks and RNG are exactly as they were afterwards.
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...adapters import adapt
+from ...findings import sort_findings
+from .alignment import probe_alignment
+from .batch import Batch, array_leaves, to_tree
+from .future import probe_future_leak
+from .mixing import probe_batch_mixing
+from .positions import positional_tensors, probe_positions
+from .runner import ModelFailed, Runner
+
+MAX_SAMPLES = 8
+"""Samples the batch-mixing probe looks at (one gradient or forward pass each): a mix-up of
+the batch dimension shows on any slice, and 8 keep the cost at a few passes."""
+
+
+@dataclass
+class DependencyResult:
+    """What ``check_dependencies`` found; ``passed`` when nothing is a warning or an error."""
+    findings: list = field(default_factory=list)
+    notes: list = field(default_factory=list)      # what was not checked, and why
+    checked: list = field(default_factory=list)    # the probes that ran
+    offset: "int | None" = None                    # targets[:, t] == inputs[:, t + offset]
+    n_forward: int = 0
+    n_backward: int = 0
+
+    @property
+    def passed(self):
+        return not any(f.severity in ("warning", "error") for f in self.findings)
+
+    def __str__(self):
+        verdict = "PASSED" if self.passed else "FAILED"
+        lines = [f"dependency check: {verdict} - checked {', '.join(self.checked) or 'nothing'} "
+                 f"({self.n_forward} forward, {self.n_backward} backward passes)"]
+        for finding in self.findings:
+            lines.append(f"  {finding}")
+            if finding.fix:
+                lines.append(f"    fix: {finding.fix}")
+        lines += [f"  note: {note}" for note in self.notes]
+        return "\n".join(lines)
+
+    def to_dict(self):
+        return {"passed": self.passed, "checked": list(self.checked), "offset": self.offset,
+                "findings": [f.to_dict() for f in self.findings], "notes": list(self.notes)}
+
+
+def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=None,
+                       max_samples=MAX_SAMPLES, input_index=None, ignore_index=-100, seed=0):
+    """Check that each output depends only on what it may depend on.
+
+    ``inputs``: one batch, batch first (a tensor, tuple/list or dict of them, as the model
+    takes it; the first array, or ``input_index``, is the one perturbed; a padding mask
+    travels with it). ``targets``: optional; for sequences, the offset between targets
+    and inputs is measured (TARGETS_IN_INPUTS, LABELS_MISALIGNED) and, when the targets
+    are the next positions, the model must be causal. ``causal``: True/False says it
+    instead (None: from the targets). ``task_offset``: the shift the task wants (default
+    1 for causal models). Returns a ``DependencyResult``.
+    """
+    adapter = adapt(model)
+    result = DependencyResult()
+    with adapter.preserved(), adapter.forked_rng(seed) as replay:
+        batch = Batch(to_tree(adapter, inputs), input_index)
+        y = _first_array(to_tree(adapter, targets)) if targets is not None else None
+        findings, offset, notes = probe_alignment(batch.x, y, causal=causal,
+                                                  task_offset=task_offset,
+                                                  ignore_index=ignore_index)
+        result.offset = offset
+        result.checked.append("target alignment" if offset is not None or y is not None else "")
+        rng = np.random.default_rng(seed)
+        runner = Runner(adapter, replay)
+        n, base_out = _first_run(runner, batch, max_samples)
+        found, more = probe_batch_mixing(runner, batch, n, base_out, rng)
+        findings += found
+        notes += more
+        result.checked.append("batch mixing")
+        mixing = any(f.severity != "info" for f in found)
+        wants_causal = causal if causal is not None else (offset == 1)
+        if wants_causal and batch.length:
+            if mixing:
+                notes.append("future leak not checked: samples already mix (fix BATCH_MIXING "
+                             "first; the position probe runs copies of a sample side by side)")
+            else:
+                reason = "causal=True was given" if causal else \
+                    "the targets are the next positions (targets[:, t] == inputs[:, t + 1])"
+                found, more = probe_future_leak(runner, batch, rng, reason=reason)
+                findings += found
+                notes += more
+                result.checked.append("future leak")
+        if batch.length and not mixing and positional_tensors(runner.work):
+            found, more = probe_positions(runner, batch, rng)
+            findings += found
+            notes += more
+            result.checked.append("positions")
+        if runner.switched:
+            notes.append(f"probed with {', '.join(runner.switched[:4])}"
+                         f"{' ...' if len(runner.switched) > 4 else ''} in eval mode (batch-norm "
+                         "in training mode mixes samples by design; dropout would add noise)")
+        result.n_forward, result.n_backward = runner.n_forward, runner.n_backward
+    result.checked = [c for c in result.checked if c]
+    result.findings = sort_findings(findings)
+    result.notes = notes
+    return result
+
+
+def _first_run(runner, batch, max_samples):
+    """(samples used, model output on them): a slice of the batch, or the whole batch for a
+    model that only accepts its own batch size."""
+    n = max(1, min(batch.size, int(max_samples)))
+    try:
+        return n, runner.forward(batch.rows(range(n)), n, batch.length)[0]
+    except ModelFailed as slice_error:
+        if n == batch.size:
+            raise ValueError(f"check_dependencies could not run the model on its inputs: "
+                             f"{slice_error}") from None
+    try:
+        out = runner.forward(batch.rows(range(batch.size)), batch.size, batch.length)[0]
+    except ModelFailed as error:
+        raise ValueError(f"check_dependencies could not run the model on its inputs: {error}") \
+            from None
+    runner.chunk = batch.size
+    return batch.size, out
+
+
+def _first_array(tree):
+    leaves = array_leaves(tree)
+    return leaves[0] if leaves else None

@@ -1,0 +1,117 @@
+"""TARGETS_IN_INPUTS and LABELS_MISALIGNED: read from the inputs and targets alone.
+
+For sequence tasks the targets are usually the inputs themselves, moved: next-token
+prediction wants targets[:, t] == inputs[:, t + 1] (offset +1). Two silent bugs come from
+getting that move wrong:
+
+- no shift at all (offset 0): the target of each position is the input at that very
+  position - a copy task nobody meant, learned perfectly, useless;
+- the wrong shift (offset -1: predicting the previous token, or +2: shifted twice, once
+  by the data and once more by the loss).
+
+The offset is measured: the share of positions where targets[:, t] equals
+inputs[:, t + k], for each small k; an offset that explains (almost) every position, far
+above what chance agreement of frequent tokens gives, is the one the data uses. Targets
+equal to ``ignore_index`` (-100) are left out.
+"""
+import numpy as np
+
+from ...findings import Finding
+
+MAX_OFFSET = 4
+"""Offsets -4..+4 are measured (a shift is a small mistake, never a large one)."""
+AGREEMENT = 0.9
+"""The offset must explain at least 90% of the (non-ignored) positions..."""
+ABOVE_CHANCE = 0.5
+"""...and beat chance agreement (sum of p_in(v) * p_target(v) over tokens v) by 0.5."""
+
+
+def measure_offset(x, y, ignore_index=-100):
+    """(offset, share, chance) or None: the k for which y[:, t] == x[:, t + k] almost always."""
+    if x is None or y is None or x.ndim < 2 or y.ndim < 2 or x.shape[0] != y.shape[0]:
+        return None
+    if x.shape[2:] != y.shape[2:] or x.dtype.kind not in "iuf" or y.dtype.kind not in "iuf":
+        return None
+    if (x.dtype.kind == "f") != (y.dtype.kind == "f"):
+        return None
+    shares = {}
+    for k in range(-MAX_OFFSET, MAX_OFFSET + 1):
+        share = _share(x, y, k, ignore_index)
+        if share is not None:
+            shares[k] = share
+    if not shares:
+        return None
+    best = max(shares, key=lambda k: (shares[k], -abs(k)))
+    chance = _chance(x, y, ignore_index)
+    if shares[best] >= AGREEMENT and shares[best] >= chance + ABOVE_CHANCE:
+        return best, shares[best], chance
+    return None
+
+
+def _share(x, y, k, ignore_index):
+    """Share of target positions t (not ignored) with y[:, t] == x[:, t + k]."""
+    lx, ly = x.shape[1], y.shape[1]
+    start, stop = max(0, -k), min(ly, lx - k)
+    if stop - start < 1:
+        return None
+    yt, xt = y[:, start:stop], x[:, start + k:stop + k]
+    if x.dtype.kind == "f":
+        same = np.isclose(yt, xt, rtol=1e-6, atol=1e-8).reshape(yt.shape[:2] + (-1,)).all(axis=2)
+        valid = np.ones(same.shape, bool)
+    else:
+        same, valid = yt == xt, yt != ignore_index
+    if valid.sum() == 0:
+        return None
+    return float(same[valid].mean())
+
+
+def _chance(x, y, ignore_index):
+    if x.dtype.kind == "f":
+        return 0.0
+    values, counts = np.unique(x, return_counts=True)
+    p_in = dict(zip(values.tolist(), counts / counts.sum()))
+    kept = y[y != ignore_index]
+    if kept.size == 0:
+        return 1.0
+    values, counts = np.unique(kept, return_counts=True)
+    return float(sum(p_in.get(v, 0.0) * c / kept.size for v, c in zip(values.tolist(), counts)))
+
+
+def probe_alignment(x, y, *, causal=None, task_offset=None, ignore_index=-100):
+    """(findings, measured offset or None, notes)."""
+    measured = measure_offset(x, y, ignore_index)
+    if measured is None:
+        return [], None, []
+    offset, share, chance = measured
+    tokens = x.dtype.kind != "f"
+    expected = task_offset if task_offset is not None else (1 if causal else None)
+    evidence = {"offset": int(offset), "share": share, "chance": chance,
+                "expected_offset": expected,
+                "meaning": "targets[:, t] == inputs[:, t + offset] at this share of positions"}
+    if offset == 0 and (tokens or causal) and expected != 0:
+        return [Finding(
+            "TARGETS_IN_INPUTS", "error", "",
+            message=f"the target of each position is the input at that same position "
+                    f"({share:.0%} of positions; chance {chance:.0%}): the model is asked to copy "
+                    "its input, which it learns perfectly and uselessly",
+            evidence=evidence,
+            fix="shift the labels for next-token prediction: inputs = seq[:, :-1], targets = "
+                "seq[:, 1:] (or logits[:, :-1] against labels[:, 1:]); if your loss shifts "
+                "them itself (as Hugging Face models do), pass task_offset=0")], offset, []
+    if expected is None:
+        expected = 1 if offset != 0 else None
+        if offset in (0, 1) or (not tokens and offset > 1):
+            return [], offset, []          # a copy/autoencoder task on floats, or next-step
+    if expected is not None and offset != expected:
+        direction = "the previous position's input" if offset < 0 else \
+            f"the input {offset} positions ahead"
+        return [Finding(
+            "LABELS_MISALIGNED", "error" if offset <= 0 else "warning", "",
+            message=f"the targets are the inputs shifted by {offset:+d} (targets[:, t] == "
+                    f"inputs[:, t{offset:+d}] at {share:.0%} of positions), so position t is "
+                    f"taught {direction}; the task wants offset {expected:+d}",
+            evidence=evidence,
+            fix=f"shift by exactly {expected}: targets = seq[:, {expected}:] against inputs = "
+                f"seq[:, :-{expected}] - shift once, either in the data or in the loss, never in "
+                "both (if you do mean to predict further ahead, pass task_offset)")], offset, []
+    return [], offset, []

@@ -1,0 +1,127 @@
+"""FUTURE_LEAK: a model trained to predict the next position reads that position.
+
+A language model (or any forecaster) trained with targets[:, t] = inputs[:, t + 1] must
+compute its output at position t from positions 0..t only. Forget the causal mask, build
+it the wrong way round (triu for tril), normalise over the time axis, pad a convolution
+on both sides, or run a bidirectional RNN, and the output at t reads the very token it is
+asked to predict: the training loss falls towards zero while generation produces rubbish.
+
+How it is seen, on one sample, exactly and for every position at once: a batch of copies
+of the sample where copy p has position p changed. For float inputs the gradient of
+"output at t of copy t" (a random direction) with respect to the inputs says which
+positions the output at t reads; for token ids, the outputs at t < p of copy p must be
+bit-for-bit those of the unchanged copy. One forward pass (and one backward) covers all
+positions, so a leak from a single position out of 64 is found, never sampled away. The
+same batch watched at every module (forward hooks) names the module where the leak first
+appears.
+"""
+import numpy as np
+
+from ...findings import Finding
+from .batch import perturbed_rows
+from .runner import ModelFailed
+from .measure import RELATIVE_TOLERANCE, describe_place, first_culprit, gradient_mass, relative, row_changes
+
+MAX_PAIRS_SHOWN = 12
+ATTENTION_TYPES = ("MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
+                   "TransformerDecoderLayer", "TransformerDecoder", "Transformer")
+
+
+def probe_future_leak(runner, batch, rng, sample=0, reason=""):
+    """(findings, notes): does the output at position t depend on input positions after t?"""
+    length = batch.length
+    if length is None or length < 2:
+        return [], ["future leak not checked: the inputs have no sequence dimension (dim 1)"]
+    rows, changed = _copies(batch, sample, rng)
+    out, calls = runner.forward(batch.rows(rows, primary=changed), len(rows), length, capture=True)
+    if out.ndim < 2 or out.shape[1] != length:
+        return [], [f"future leak not checked: the output (shape {out.shape[1:]} per sample) has "
+                    f"no position axis matching the inputs' {length} positions"]
+    matrix, method = _perturbation_matrix(out, length), "perturbation"
+    if batch.is_float:      # exact: a gradient that does not exist is exactly zero
+        try:
+            matrix, method = _gradient_matrix(runner, batch, sample, length, rng), "gradient"
+        except ModelFailed:
+            pass            # e.g. a model that only accepts one batch size: perturbation it is
+    leaks = _leaks(matrix)
+    if not leaks:
+        return [], []
+    where, seen_at, after = _first_leaking_module(calls, length)
+    module = dict(runner.work.named_modules()).get(where) if where else None
+    kind = runner.work.module_type(module) if module is not None else ""
+    place = describe_place(where, kind, seen_at, after)
+    first_t = min(t for t, _ in leaks)
+    reads = sorted({p for t, p in leaks if t == first_t})
+    return [Finding(
+        "FUTURE_LEAK", "error", where,
+        message=f"the output at position {first_t} reads input position(s) "
+                f"{_positions(reads)} after it ({len(leaks)} future (t, p) pairs of "
+                f"{length * (length - 1) // 2}) although {reason or 'the task is causal'}; "
+                f"the leak is made in {place}",
+        evidence={"pairs": [[int(t), int(p)] for t, p in leaks[:MAX_PAIRS_SHOWN]],
+                  "n_pairs": len(leaks), "positions": length,
+                  "strength": float(max(matrix[t, p] for t, p in leaks)),
+                  "method": method, "module": where, "last_clean_module": after,
+                  "meaning": "pair [t, p]: the output at position t changes with the input at "
+                             "position p > t; strength: relative to its largest dependence"},
+        fix=_fix(module, kind, where))], []
+
+
+def _copies(batch, sample, rng):
+    """Rows: the sample unchanged, an unchanged control, then one copy per position p with
+    position p changed."""
+    length = batch.length
+    rows = [sample] * (length + 2)
+    changed = perturbed_rows(batch.x, rows, {2 + p: p for p in range(length)}, rng)
+    return rows, changed
+
+
+def _perturbation_matrix(out, length):
+    """M[t, p]: how much the output at t moved when position p changed."""
+    base = out[0]
+    return np.stack([row_changes(base, out[2 + p]) for p in range(length)], axis=1)
+
+
+def _gradient_matrix(runner, batch, sample, length, rng):
+    """M[t, p]: size of d(output at t . random direction)/d(input at p), one backward pass on
+    ``length`` copies of the sample (copy t carries the direction at its position t)."""
+    tree = batch.rows([sample] * length)
+    out, _ = runner.forward(tree, length, length)
+    cotangent = np.zeros_like(out)
+    for t in range(length):
+        cotangent[t, t] = rng.normal(size=out[t, t].shape)
+    grad = runner.input_gradient(tree, batch.primary, cotangent)
+    return relative(gradient_mass(grad, 1))
+
+
+def _leaks(matrix):
+    length = matrix.shape[0]
+    return [(t, p) for t in range(length) for p in range(t + 1, length)
+            if matrix[t, p] > RELATIVE_TOLERANCE]
+
+
+def _first_leaking_module(calls, length):
+    """(where the leak is made, the module whose output first shows it, the last clean one)."""
+    def shows(c, which):
+        array = getattr(calls[c], which)
+        if array is None or array.ndim < 2 or array.shape[1] != length:
+            return False
+        return bool(_leaks(_perturbation_matrix(array, length)))
+    return first_culprit(calls, shows)
+
+
+def _positions(positions):
+    shown = ", ".join(str(p) for p in positions[:6])
+    return shown + (" ..." if len(positions) > 6 else "")
+
+
+def _fix(module, kind, where):
+    if kind in ATTENTION_TYPES:
+        return (f"give '{where}' a causal mask: attn_mask=nn.Transformer."
+                "generate_square_subsequent_mask(T) (or a boolean torch.triu(torch.ones(T, T), 1) "
+                "mask, True = hidden), or is_causal=True together with that mask")
+    inside = f"in the forward of '{where}'" if where else "in the model's forward"
+    return (f"{inside}: mask the attention scores above the diagonal before the softmax "
+            "(scores.masked_fill(torch.triu(ones(T, T), 1).bool(), -inf): tril keeps, triu hides), "
+            "slice the mask to the current length, and keep normalisation, convolution padding "
+            "(left only) and RNNs (not bidirectional) from reading later positions")

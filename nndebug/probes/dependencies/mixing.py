@@ -1,0 +1,163 @@
+"""BATCH_MIXING: the output of one sample depends on the inputs of another.
+
+Samples of a batch are independent examples; a model must compute each one's output from
+that sample alone. A ``view``/``reshape`` that moves the batch dimension (where a
+``permute``/``transpose`` was needed), a reduction or softmax over dimension 0, or a
+sequence-first layer (``batch_first=False``) fed batch-first tensors silently lets samples
+read each other: training still runs, often with a suspiciously good loss, and the model
+falls apart on batches of a different size or make-up.
+
+How it is seen: for float inputs, the gradient of sample i's output (a random direction in
+it) with respect to the whole batch's inputs must be zero outside sample i; for integer
+inputs (token ids), changing sample j's ids must leave every other sample's output
+bit-for-bit the same. The same perturbation, watched at every module's output with forward
+hooks, names the first module whose output already mixes samples.
+"""
+import numpy as np
+
+from ...findings import Finding
+from .batch import perturbed_rows
+from .measure import RELATIVE_TOLERANCE, describe_place, first_culprit, gradient_mass, relative, row_changes
+
+MAX_PAIRS_SHOWN = 12
+SEQUENCE_FIRST_TYPES = ("MultiheadAttention", "Transformer", "TransformerEncoder",
+                        "TransformerDecoder", "TransformerEncoderLayer", "TransformerDecoderLayer",
+                        "RNN", "LSTM", "GRU")
+
+
+def probe_batch_mixing(runner, batch, n, base_out, rng):
+    """(findings, notes) for the first ``n`` samples (``base_out``: the model's output on them)."""
+    if n < 2:
+        return [], ["batch mixing not checked: it needs a batch of at least 2 samples"]
+    tree = batch.rows(range(n))
+    if batch.is_float:      # exact: a gradient that does not exist is exactly zero
+        matrix, method, runs = _gradient_matrix(runner, batch, tree, base_out, rng), "gradient", None
+        if not _off_diagonal(matrix):
+            return _place_in_batch(runner, batch, n, base_out)
+    runs = _perturbation_runs(runner, batch, n, rng)     # also watched at every module
+    if not batch.is_float:
+        matrix, method = np.stack([row_changes(base_out, out) for out, _ in runs[1:]], axis=1), \
+            "perturbation"
+    mixed = _off_diagonal(matrix)
+    if not mixed:
+        return _place_in_batch(runner, batch, n, base_out)
+    where, seen_at, after = _first_mixing_module(runs, n)
+    modules = dict(runner.work.named_modules())
+    module = modules.get(where) if where else None
+    kind = runner.work.module_type(module) if module is not None else ""
+    if "BatchNorm" in kind:
+        return [Finding(
+            "BATCH_MIXING", "info", where,
+            message=f"{kind} '{where}' normalises with the batch's own statistics even in eval mode "
+                    "(track_running_stats=False): samples influence each other by design",
+            evidence=_evidence(matrix, mixed, n, method, where, after),
+            fix="nothing to fix if intended; use track_running_stats=True (the default) for "
+                "per-sample outputs at inference")], []
+    share = len(mixed) / (n * (n - 1))
+    place = describe_place(where, kind, seen_at, after)
+    pairs = ", ".join(f"{i}<-{j}" for i, j in mixed[:4])
+    return [Finding(
+        "BATCH_MIXING", "error", where,
+        message=f"the output of a sample depends on other samples of the batch ({len(mixed)} of "
+                f"{n * (n - 1)} sample pairs, e.g. {pairs}); made in {place}",
+        evidence=_evidence(matrix, mixed, n, method, where, after, share=share),
+        fix=_fix(module, kind, where))], []
+
+
+def _place_in_batch(runner, batch, n, base_out):
+    """BATCH_MIXING of another kind: no sample reads another, but a sample's output depends on
+    its index in the batch (the batch run in reverse order must give the same rows, reversed).
+    A table sliced by x.size(0) on batch-first tensors does this."""
+    order = np.arange(n)[::-1].copy()
+    out, calls = runner.forward(batch.rows(order), n, batch.length, capture=True)
+    moved = row_changes(base_out[order], out)
+    if moved.max() <= RELATIVE_TOLERANCE:
+        return [], []
+    _, base_calls = runner.forward(batch.rows(range(n)), n, batch.length, capture=True)
+
+    def shows(c, which):
+        a, b = getattr(base_calls[c], which), getattr(calls[c], which)
+        if a is None or b is None or a.shape != b.shape:
+            return False
+        return float(row_changes(a[order], b).max()) > RELATIVE_TOLERANCE
+    same_calls = [c.name for c in calls] == [c.name for c in base_calls]
+    where, seen_at, after = first_culprit(base_calls, shows) if same_calls else ("", "", "")
+    module = dict(runner.work.named_modules()).get(where) if where else None
+    kind = runner.work.module_type(module) if module is not None else ""
+    return [Finding(
+        "BATCH_MIXING", "error", where,
+        message=f"identical samples get different outputs depending on their place in the batch "
+                f"(reversing the batch changes {int((moved > RELATIVE_TOLERANCE).sum())} of {n} "
+                f"outputs by up to {moved.max():.2g} relative); made in "
+                f"{describe_place(where, kind, seen_at, after)}",
+        evidence={"kind": "place in batch", "samples_probed": n,
+                  "changed_samples": [int(i) for i in np.flatnonzero(moved > RELATIVE_TOLERANCE)],
+                  "strength": float(moved.max()), "module": where, "seen_at": seen_at,
+                  "last_clean_module": after},
+        fix="something is indexed by the batch dimension: a table sliced with x.size(0) on "
+            "batch-first tensors (the PyTorch tutorial's PositionalEncoding expects (T, B, E); "
+            "slice with x.size(1)), or a per-position tensor broadcast along dim 0")], []
+
+
+def _gradient_matrix(runner, batch, tree, base_out, rng):
+    """M[i, j]: size of d(sample i's output . random direction)/d(sample j's input)."""
+    n = base_out.shape[0]
+    rows = []
+    for i in range(n):
+        cotangent = np.zeros_like(base_out)
+        cotangent[i] = rng.normal(size=base_out[i].shape)
+        rows.append(gradient_mass(runner.input_gradient(tree, batch.primary, cotangent), 0))
+    return relative(np.stack(rows))
+
+
+def _perturbation_runs(runner, batch, n, rng):
+    """[(output, module calls)]: the unchanged samples first, then one run per changed sample."""
+    x = batch.x[:n]
+    runs = [runner.forward(batch.rows(range(n)), n, batch.length, capture=True)]
+    for k in range(n):
+        changed = perturbed_rows(x, range(n), {k: ...}, rng)
+        runs.append(runner.forward(batch.rows(range(n), primary=changed), n, batch.length,
+                                   capture=True))
+    return runs
+
+
+def _off_diagonal(matrix):
+    n = matrix.shape[0]
+    return [(i, j) for i in range(n) for j in range(n)
+            if i != j and matrix[i, j] > RELATIVE_TOLERANCE]
+
+
+def _first_mixing_module(runs, n):
+    """(where samples first mix, the module whose output first shows it, the last clean one)."""
+    base_calls = runs[0][1]
+    if any([c.name for c in calls] != [c.name for c in base_calls] for _, calls in runs):
+        return "", "", ""      # the calls differ between runs (data-dependent control flow)
+
+    def shows(c, which):
+        base = getattr(base_calls[c], which)
+        changed = [getattr(calls[c], which) for _, calls in runs[1:]]
+        if base is None or any(a is None or a.shape != base.shape for a in changed):
+            return False
+        return bool(_off_diagonal(np.stack([row_changes(base, a) for a in changed], axis=1)))
+    return first_culprit(base_calls, shows)
+
+
+def _evidence(matrix, mixed, n, method, where, after, share=None):
+    return {"pairs": [[int(i), int(j)] for i, j in mixed[:MAX_PAIRS_SHOWN]],
+            "n_pairs": len(mixed), "samples_probed": n,
+            "strength": float(max(matrix[i, j] for i, j in mixed)),
+            "share_of_pairs": share, "method": method, "module": where, "last_clean_module": after,
+            "meaning": "pair [i, j]: the output of sample i changes with the input of sample j; "
+                       "strength: relative to sample i's dependence on its own input"}
+
+
+def _fix(module, kind, where):
+    if module is not None and kind in SEQUENCE_FIRST_TYPES and \
+            getattr(module, "batch_first", True) is False:
+        return (f"'{where}' is a sequence-first layer (batch_first=False: it reads dim 0 as time) "
+                "fed batch-first tensors: construct it with batch_first=True, or transpose its "
+                "input and output")
+    inside = f"in the forward of '{where}'" if where else "in the model's forward"
+    return (f"look {inside} for a .view/.reshape that moves the batch dimension: reorder "
+            "dimensions with .permute/.transpose (then reshape), split heads as "
+            "x.view(B, T, heads, d).transpose(1, 2), and check reductions or softmax over dim 0")

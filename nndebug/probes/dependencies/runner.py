@@ -1,0 +1,192 @@
+"""Run a private copy of the model on rearranged inputs and read what came out.
+
+Every probe asks the same two questions of the model: "what are your outputs (and the
+outputs of each of your modules) for these inputs?" and "which inputs does this part of
+your output depend on?" (the gradient). The ``Runner`` answers them on a private float64
+copy of the model, so nothing of the user's model, its modes or its RNG is touched, and
+float64 makes "this output did not change" a sharp statement.
+
+Layers that legitimately make samples or calls differ are put in eval mode on the copy:
+batch-norm (in training mode it normalises with the batch's statistics, which mixes
+samples by design) and dropout (a random mask per sample would look like a dependence).
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._training import no_grad
+from .batch import array_leaves
+
+EVAL_TYPES = ("BatchNorm", "Dropout", "AlphaDropout")
+"""Class-name fragments of the layers switched to eval mode on the private copy."""
+
+
+@dataclass
+class Call:
+    """One module call: its name, and its first float input and output arranged samples
+    first (None when the layout is not recognised). Comparing a call's input and output
+    tells whether a dependence arose inside this module or reached it from before."""
+    name: str
+    input: "np.ndarray | None"
+    output: "np.ndarray | None"
+
+
+class ModelFailed(RuntimeError):
+    """The model could not run on the rearranged inputs (e.g. it hard-codes its batch size)."""
+
+
+class Runner:
+    def __init__(self, adapter, replay):
+        self.work = adapter.private_copy(np.float64)
+        self.replay = replay
+        self.n_forward = 0
+        self.n_backward = 0
+        self.switched = []
+        for name, module in self.work.named_modules():
+            kind = self.work.module_type(module)
+            if any(part in kind for part in EVAL_TYPES) and module.training:
+                module.eval()
+                self.switched.append(name)
+        self.names = {id(m): n for n, m in self.work.named_modules()}
+        self.good_size = None  # a batch size the model is known to accept
+        self.chunk = None      # rows per call, when the model only accepts that batch size
+
+    # --- forward -------------------------------------------------------------------
+    def forward(self, tree, rows, length=None, capture=False):
+        """(main output, module calls) for an input tree of ``rows`` samples.
+
+        The main output is the first float tensor the model returns, as a float64 array with
+        the samples first. ``module calls`` (when ``capture``) is a list of ``Call``, in the
+        order the calls finished. Runs in chunks if the model refuses the
+        whole batch at once (some models hard-code their batch size).
+        """
+        if self.chunk is None or rows == self.chunk:
+            try:
+                result = self._forward_once(tree, rows, length, capture)
+            except ModelFailed:
+                if self.chunk is not None or self.good_size in (None, rows):
+                    raise
+                self.chunk = self.good_size     # this model only runs on batches of that size
+            else:
+                self.good_size = self.good_size or rows
+                return result
+        return self._forward_chunked(tree, rows, length, capture)
+
+    def _forward_chunked(self, tree, rows, length, capture):
+        from .batch import Batch
+        batch = Batch(tree)
+        outs, per_call = [], None
+        for start in range(0, rows, self.chunk):
+            picked = list(range(start, min(rows, start + self.chunk)))
+            padded = picked + [picked[0]] * (self.chunk - len(picked))
+            out, calls = self._forward_once(batch.rows(padded), self.chunk, length, capture)
+            outs.append(out[:len(picked)])
+            if capture:
+                per_call = [[c] for c in calls] if per_call is None else \
+                    [acc + [c] for acc, c in zip(per_call, calls)]
+        calls = [Call(acc[0].name, _joined([c.input for c in acc], len(picked), self.chunk),
+                      _joined([c.output for c in acc], len(picked), self.chunk))
+                 for acc in per_call or []]
+        return np.concatenate(outs), calls
+
+    def _forward_once(self, tree, rows, length, capture):
+        calls, handles = [], []
+
+        def arranged(value):
+            leaf = _first_float(self.work, value)
+            return None if leaf is None else _samples_first(leaf, rows, length)
+
+        def record(module, args, output):
+            calls.append(Call(self.names.get(id(module), "?"), arranged(args), arranged(output)))
+
+        if capture:
+            for name, module in self.work.named_modules():
+                if name:
+                    handles.append(self.work.add_forward_hook(module, record))
+        try:
+            self.replay()
+            with self.work.default_dtype(np.float64), no_grad(self.work):
+                output = self.work.call_model(self.work.model, self.work.prepare(tree))
+        except Exception as error:
+            raise ModelFailed(f"{type(error).__name__}: {error}") from error
+        finally:
+            for handle in handles:
+                handle.remove()
+        self.n_forward += 1
+        main = _first_float(self.work, output)
+        if main is None:
+            raise ValueError("check_dependencies expected the model to return a float tensor "
+                             f"(or a tuple/dict holding one), got {type(output).__name__}")
+        if main.ndim == 0 or main.shape[0] != rows:
+            raise ValueError(f"check_dependencies expected the model's output to have one row per "
+                             f"sample ({rows}), got shape {main.shape}; the probes need batch-first "
+                             "outputs (pass batch_first data, or wrap the model)")
+        return main, calls
+
+    # --- gradient -------------------------------------------------------------------
+    def input_gradient(self, tree, primary, cotangent):
+        """d<main output, cotangent>/d(primary input array), as a float64 array.
+
+        ``primary`` is the index of the (float) input array among the tree's arrays.
+        """
+        rows = cotangent.shape[0]
+        if self.chunk is not None and rows != self.chunk:
+            raise ModelFailed(f"the model only accepts batches of {self.chunk} samples")
+        floats = [i for i, a in enumerate(array_leaves(tree)) if a.dtype.kind == "f"]
+        slot = floats.index(primary)
+
+        def contract(output, _targets):
+            main = _first_float_tensor(self.work, output)
+            return (main * self.work.from_numpy(cotangent, like=main)).sum()
+
+        try:
+            self.replay()
+            with self.work.default_dtype(np.float64):
+                _, _, grads = self.work.loss_and_grads(tree, None, contract, wrt_inputs=True)
+        except Exception as error:
+            raise ModelFailed(f"{type(error).__name__}: {error}") from error
+        self.n_forward += 1
+        self.n_backward += 1
+        grad = grads[slot]
+        return np.zeros(array_leaves(tree)[primary].shape) if grad is None else grad
+
+
+def _first_float_tensor(adapter, value):
+    if isinstance(value, (tuple, list)):
+        for v in value:
+            found = _first_float_tensor(adapter, v)
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, dict):
+        return _first_float_tensor(adapter, list(value.values()))
+    leaves = adapter.float_leaves(value) if adapter.is_tensor(value) else []
+    return leaves[0] if leaves else None
+
+
+def _first_float(adapter, value):
+    tensor = _first_float_tensor(adapter, value)
+    return None if tensor is None else adapter.to_numpy(tensor).astype(np.float64)
+
+
+def _joined(arrays, last_rows, chunk):
+    """Chunk results put back together (the padding rows of the last chunk dropped)."""
+    if any(a is None for a in arrays):
+        return None
+    return np.concatenate(arrays[:-1] + [arrays[-1][:last_rows]]) if last_rows < chunk else \
+        np.concatenate(arrays)
+
+
+def _samples_first(array, rows, length):
+    """A module's output with the samples on axis 0, or None when its layout is unknown:
+    (rows, ...) as is; (rows * length, ...) folded; (length, rows, ...) (sequence-first
+    layers inside a batch-first model) transposed."""
+    if array.ndim == 0:
+        return None
+    if array.shape[0] == rows:
+        return array
+    if length and array.shape[0] == rows * length:
+        return array.reshape((rows, length) + array.shape[1:])
+    if length and array.ndim >= 2 and array.shape[0] == length and array.shape[1] == rows:
+        return np.swapaxes(array, 0, 1)
+    return None
