@@ -22,6 +22,7 @@ _LAZY = {
     "find_lr": "nndebug.probes.lr_finder",
     "check_data": "nndebug.probes.data_checks",
     "revive_dead_neurons": "nndebug.probes.revive",
+    "check_dependencies": "nndebug.probes.dependencies",
 }
 
 __all__ = ["Finding", *_LAZY]
