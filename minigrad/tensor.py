@@ -102,18 +102,29 @@ class Tensor:
     def tolist(self):
         return self.data.tolist()
 
-    def float(self):
-        return self.astype(np.float32)
+    # type conversions: to a float dtype keeps the graph (gradients are cast back);
+    # to integers or booleans gives a constant, as in torch
+    def float(self): return self.to(np.float32)
+    def double(self): return self.to(np.float64)
+    def half(self): return self.to(np.float16)
+    def long(self): return self.to(np.int64)
+    def int(self): return self.to(np.int32)
+    def bool(self): return self.to(np.bool_)
 
-    def double(self):
-        return self.astype(np.float64)
+    def to(self, dtype):
+        """This tensor in ``dtype`` (the same tensor when it already has it)."""
+        dtype = np.dtype(dtype)
+        if dtype == self.dtype:
+            return self
+        if dtype.kind == "f" and self.dtype.kind == "f":
+            return _ops_mod.cast(self, dtype)
+        return Tensor(self.data.astype(dtype), dtype=dtype, _copy=False)
 
-    def long(self):
-        return Tensor(self.data.astype(np.int64))
+    astype = to
+    type = to
 
-    def astype(self, dtype):
-        from .ops import cast
-        return cast(self, dtype)
+    def type_as(self, other):
+        return self.to(other.dtype)
 
     # --- gradient plumbing -------------------------------------------------
     def detach(self):
@@ -196,31 +207,107 @@ class Tensor:
             raise ValueError(f"the truth value of a tensor of shape {self.shape} is ambiguous")
         return bool(self.data)
 
-    # --- methods -------------------------------------------------------------
-    def sum(self, axis=None, keepdims=False): return _ops_mod.sum(self, axis=axis, keepdims=keepdims)
-    def mean(self, axis=None, keepdims=False): return _ops_mod.mean(self, axis=axis, keepdims=keepdims)
-    def max(self, axis=None, keepdims=False): return _ops_mod.max(self, axis=axis, keepdims=keepdims)
-    def var(self, axis=None, keepdims=False, unbiased=False):
-        return _ops_mod.var(self, axis=axis, keepdims=keepdims, unbiased=unbiased)
+    # --- methods: each calls the function of the same name in minigrad/ops/__init__.py ------
+    # Reductions take NumPy's axis=/keepdims= or torch's dim=/keepdim=.
+    def sum(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
+        return _ops_mod.sum(self, axis, keepdims, dim=dim, keepdim=keepdim)
 
-    def argmax(self, axis=None):
-        return Tensor(np.argmax(self.data, axis=axis))
+    def mean(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
+        return _ops_mod.mean(self, axis, keepdims, dim=dim, keepdim=keepdim)
 
+    def max(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
+        """``axis=``: the maximum values (NumPy). ``dim=``: (values, indices), as torch."""
+        return _ops_mod.max(self, axis, keepdims, dim=dim, keepdim=keepdim)
+
+    def min(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
+        """``axis=``: the minimum values (NumPy). ``dim=``: (values, indices), as torch."""
+        return _ops_mod.min(self, axis, keepdims, dim=dim, keepdim=keepdim)
+
+    def amax(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
+        return _ops_mod.amax(self, axis, keepdims, dim=dim, keepdim=keepdim)
+
+    def amin(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
+        return _ops_mod.amin(self, axis, keepdims, dim=dim, keepdim=keepdim)
+
+    def argmax(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
+        return _ops_mod.argmax(self, axis, keepdims, dim=dim, keepdim=keepdim)
+
+    def argmin(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
+        return _ops_mod.argmin(self, axis, keepdims, dim=dim, keepdim=keepdim)
+
+    def var(self, axis=None, keepdims=False, unbiased=True, *, dim=None, keepdim=None,
+            correction=None):
+        """Unbiased (divides by n - 1) unless ``unbiased=False``, as torch."""
+        return _ops_mod.var(self, axis, keepdims, unbiased, dim=dim, keepdim=keepdim,
+                            correction=correction)
+
+    def std(self, axis=None, keepdims=False, unbiased=True, *, dim=None, keepdim=None,
+            correction=None):
+        return _ops_mod.std(self, axis, keepdims, unbiased, dim=dim, keepdim=keepdim,
+                            correction=correction)
+
+    def prod(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
+        return _ops_mod.prod(self, axis, keepdims, dim=dim, keepdim=keepdim)
+
+    def logsumexp(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
+        return _ops_mod.logsumexp(self, axis, keepdims, dim=dim, keepdim=keepdim)
+
+    def norm(self, p=2, axis=None, keepdims=False, *, dim=None, keepdim=None):
+        return _ops_mod.norm(self, p, axis, keepdims, dim=dim, keepdim=keepdim)
+
+    def cumsum(self, axis=None, *, dim=None):
+        return _ops_mod.cumsum(self, axis, dim=dim)
+
+    def softmax(self, axis=-1, *, dim=None): return _ops_mod.softmax(self, axis, dim=dim)
+    def log_softmax(self, axis=-1, *, dim=None): return _ops_mod.log_softmax(self, axis, dim=dim)
+
+    # elementwise math
+    def exp(self): return _ops_mod.exp(self)
+    def log(self): return _ops_mod.log(self)
+    def log1p(self): return _ops_mod.log1p(self)
+    def expm1(self): return _ops_mod.expm1(self)
+    def sqrt(self): return _ops_mod.sqrt(self)
+    def rsqrt(self): return _ops_mod.rsqrt(self)
+    def square(self): return _ops_mod.square(self)
+    def reciprocal(self): return _ops_mod.reciprocal(self)
+    def abs(self): return _ops_mod.abs(self)
+    def sign(self): return _ops_mod.sign(self)
+    def sin(self): return _ops_mod.sin(self)
+    def cos(self): return _ops_mod.cos(self)
+    def erf(self): return _ops_mod.erf(self)
+    def tanh(self): return _ops_mod.tanh(self)
+    def sigmoid(self): return _ops_mod.sigmoid(self)
+    def relu(self): return _ops_mod.relu(self)
+    def pow(self, exponent): return _ops_mod.pow(self, exponent)
+
+    def clamp(self, min=None, max=None):
+        """Clamp to ``[min, max]``: numbers, or tensors that broadcast against this one."""
+        return _ops_mod.clamp(self, min, max)
+
+    def clip(self, low=None, high=None):
+        return _ops_mod.clamp(self, low, high)
+
+    def masked_fill(self, mask, value): return _ops_mod.masked_fill(self, mask, value)
+    def tril(self, diagonal=0): return _ops_mod.tril(self, diagonal)
+    def triu(self, diagonal=0): return _ops_mod.triu(self, diagonal)
+
+    # shape: the same values, moved
     def reshape(self, *shape):
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
         return _ops_mod.reshape(self, shape)
 
     view = reshape
 
-    def flatten(self, start_dim=0):
-        return self.reshape(self.shape[:start_dim] + (-1,))
+    def view_as(self, other): return _ops_mod.reshape(self, other.shape)
+    reshape_as = view_as
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return _ops_mod.flatten(self, start_dim, end_dim)
 
     def transpose(self, *axes):
         """``transpose(d0, d1)`` swaps two axes as in torch; no arguments reverse them all."""
         if len(axes) == 2:
-            order = list(range(self.ndim))
-            order[axes[0]], order[axes[1]] = order[axes[1]], order[axes[0]]
-            return _ops_mod.permute(self, tuple(order))
+            return _ops_mod.transpose(self, *axes)
         return _ops_mod.permute(self, tuple(axes) if axes else None)
 
     def permute(self, *axes):
@@ -229,18 +316,32 @@ class Tensor:
 
     T = property(lambda self: _ops_mod.permute(self, None))
 
-    def exp(self): return _ops_mod.exp(self)
-    def log(self): return _ops_mod.log(self)
-    def sqrt(self): return _ops_mod.sqrt(self)
-    def abs(self): return _ops_mod.abs(self)
-    def tanh(self): return _ops_mod.tanh(self)
-    def sigmoid(self): return _ops_mod.sigmoid(self)
-    def relu(self): return _ops_mod.relu(self)
-    def clip(self, low=None, high=None): return _ops_mod.clip(self, low, high)
-    clamp = clip
+    def squeeze(self, axis=None, *, dim=None): return _ops_mod.squeeze(self, axis, dim=dim)
+    def unsqueeze(self, axis=None, *, dim=None): return _ops_mod.unsqueeze(self, axis, dim=dim)
+    def expand(self, *sizes): return _ops_mod.expand(self, *sizes)
+    def expand_as(self, other): return _ops_mod.expand(self, other.shape)
+    def repeat(self, *repeats): return _ops_mod.repeat(self, *repeats)
 
-    def softmax(self, axis=-1): return _ops_mod.softmax(self, axis=axis)
-    def log_softmax(self, axis=-1): return _ops_mod.log_softmax(self, axis=axis)
+    def flip(self, *axes):
+        axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
+        return _ops_mod.flip(self, axes)
+
+    def split(self, split_size, axis=0, *, dim=None):
+        return _ops_mod.split(self, split_size, axis, dim=dim)
+
+    def chunk(self, chunks, axis=0, *, dim=None):
+        return _ops_mod.chunk(self, chunks, axis, dim=dim)
+
+    def gather(self, dim, index): return _ops_mod.gather(self, dim, index)
+    def index_select(self, dim, index): return _ops_mod.index_select(self, dim, index)
+    def clone(self): return _ops_mod.clone(self)
+
+    def contiguous(self):
+        """Every minigrad tensor already behaves as contiguous: the same tensor."""
+        return self
+
+    def dim(self):
+        return self.data.ndim
 
 
 def as_tensor(data, dtype=None):

@@ -76,8 +76,8 @@ def _binary(draw, left=normal, right=normal):
 
 
 @st.composite
-def _unary(draw, values=normal, params=st.just({}), min_dims=0):
-    shape = draw(shapes(min_dims=min_dims))
+def _unary(draw, values=normal, params=st.just({}), min_dims=0, min_side=1):
+    shape = draw(shapes(min_dims=min_dims, min_side=min_side))
     return Example((values(_rng(draw), shape),), draw(params))
 
 
@@ -87,8 +87,8 @@ def _binary_case(name, torch_name, left=normal, right=normal):
                 lambda torch, t, p: getattr(torch, torch_name)(t[0], t[1]))
 
 
-def _unary_case(name, torch_call, values=normal, params=st.just({}), **extra):
-    return Case(name, _unary(values, params),
+def _unary_case(name, torch_call, values=normal, params=st.just({}), min_side=1, **extra):
+    return Case(name, _unary(values, params, min_side=min_side),
                 lambda t, p: REGISTRY[name].apply(t[0], **p),
                 torch_call, **extra)
 
@@ -99,6 +99,10 @@ def _wide(rng, shape):
 
 _clip_bounds = st.sampled_from([(-0.5, 0.5), (None, 0.3), (-0.3, None), (0.2, 1.0)]).map(
     lambda b: {"low": b[0], "high": b[1]})
+
+def _above_minus_one(rng, shape):
+    return rng.uniform(-0.7, 3.0, size=shape)
+
 
 ELEMENTWISE = [
     _binary_case("add", "add"),
@@ -113,6 +117,12 @@ ELEMENTWISE = [
     _unary_case("log", lambda torch, t, p: torch.log(t[0]), values=positive),
     _unary_case("sqrt", lambda torch, t, p: torch.sqrt(t[0]), values=positive),
     _unary_case("abs", lambda torch, t, p: torch.abs(t[0])),
+    # the primitives added for sequence models also run on empty tensors (a side of 0)
+    _unary_case("log1p", lambda torch, t, p: torch.log1p(t[0]), values=_above_minus_one, min_side=0),
+    _unary_case("expm1", lambda torch, t, p: torch.expm1(t[0]), min_side=0),
+    _unary_case("sin", lambda torch, t, p: torch.sin(t[0]), values=_wide, min_side=0),
+    _unary_case("cos", lambda torch, t, p: torch.cos(t[0]), values=_wide, min_side=0),
+    _unary_case("erf", lambda torch, t, p: torch.erf(t[0]), min_side=0),
     _unary_case("clip", lambda torch, t, p: torch.clamp(t[0], min=p["low"], max=p["high"]),
                 params=_clip_bounds),
     Case("cast", _unary(params=st.sampled_from([np.float64, np.float32]).map(lambda d: {"dtype": d})),
@@ -165,8 +175,8 @@ ACTIVATIONS = [
 
 
 @st.composite
-def _reduction(draw, with_unbiased=False):
-    shape = draw(shapes(min_dims=1))
+def _reduction(draw, with_unbiased=False, min_side=1):
+    shape = draw(shapes(min_dims=1, min_side=min_side))
     axis = draw(reduction_axes(len(shape)))
     params = {"axis": axis, "keepdims": draw(st.booleans())}
     if with_unbiased:
@@ -186,7 +196,7 @@ def _reduction_case(name, torch_call, **kwargs):
 
 REDUCTIONS = [
     _reduction_case("sum", lambda torch, t, p: torch.sum(t[0], dim=_dims(t[0], p["axis"]),
-                                                          keepdim=p["keepdims"])),
+                                                          keepdim=p["keepdims"]), min_side=0),
     _reduction_case("mean", lambda torch, t, p: torch.mean(t[0], dim=_dims(t[0], p["axis"]),
                                                             keepdim=p["keepdims"])),
     _reduction_case("max", lambda torch, t, p: torch.amax(t[0], dim=_dims(t[0], p["axis"]),
@@ -284,6 +294,110 @@ def _matmul(draw):
     rng = _rng(draw)
     return Example((normal(rng, shape_a), normal(rng, shape_b)))
 
+
+def _torch_prod(torch, t, p):
+    """torch.prod reduces one axis at a time; several axes are reduced one after another."""
+    out = t[0]
+    for axis in sorted(_dims(t[0], p["axis"]) if not isinstance(p["axis"], int) else [p["axis"]],
+                       key=lambda a: a % max(t[0].ndim, 1), reverse=True):
+        out = torch.prod(out, dim=axis, keepdim=p["keepdims"])
+    return out
+
+
+@st.composite
+def _norm(draw):
+    example = draw(_reduction())
+    return Example(example.arrays, dict(example.params, p=draw(st.sampled_from([1.0, 2.0, 3.0, 0.5]))))
+
+
+@st.composite
+def _cumsum(draw):
+    shape = draw(shapes(min_side=0))
+    axis = draw(st.integers(-len(shape), len(shape) - 1)) if shape else draw(st.sampled_from([0, -1]))
+    return Example((normal(_rng(draw), shape),), {"axis": axis})
+
+
+REDUCTIONS += [
+    _reduction_case("min", lambda torch, t, p: torch.amin(t[0], dim=_dims(t[0], p["axis"]),
+                                                           keepdim=p["keepdims"])),
+    _reduction_case("prod", _torch_prod, min_side=0),
+    _reduction_case("logsumexp", lambda torch, t, p: torch.logsumexp(
+        t[0], dim=_dims(t[0], p["axis"]), keepdim=p["keepdims"])),
+    Case("norm", _norm(), lambda t, p: ops.norm(t[0], p["p"], p["axis"], p["keepdims"]),
+         lambda torch, t, p: torch.linalg.vector_norm(t[0], ord=p["p"], dim=_dims(t[0], p["axis"]),
+                                                      keepdim=p["keepdims"])),
+    Case("cumsum", _cumsum(), lambda t, p: ops.cumsum(t[0], p["axis"]),
+         lambda torch, t, p: torch.cumsum(t[0], dim=p["axis"])),
+]
+
+
+@st.composite
+def _expand(draw):
+    shape = draw(shapes(min_side=0))
+    lead = tuple(draw(st.integers(0, 3)) for _ in range(draw(st.integers(0, 2))))
+    grown = tuple(draw(st.integers(1, 3)) if n == 1 else draw(st.sampled_from([n, -1]))
+                  for n in shape)
+    return Example((normal(_rng(draw), shape),), {"sizes": lead + grown})
+
+
+@st.composite
+def _repeat(draw):
+    shape = draw(shapes(min_side=0))
+    count = len(shape) + draw(st.integers(0, 1))
+    return Example((normal(_rng(draw), shape),),
+                   {"repeats": tuple(draw(st.integers(0, 3)) for _ in range(count))})
+
+
+@st.composite
+def _flip(draw):
+    shape = draw(shapes(min_dims=1, min_side=0))
+    axes = draw(st.lists(st.integers(-len(shape), len(shape) - 1), min_size=1, max_size=len(shape),
+                         unique_by=lambda a: a % len(shape)))
+    return Example((normal(_rng(draw), shape),), {"axes": tuple(axes)})
+
+
+@st.composite
+def _gather(draw):
+    shape = draw(shapes(min_dims=1))
+    axis = draw(st.integers(-len(shape), len(shape) - 1))
+    rng = _rng(draw)
+    index_shape = tuple(draw(st.integers(0, 4)) if i == axis % len(shape) else draw(st.integers(1, n))
+                        for i, n in enumerate(shape))
+    index = rng.integers(0, shape[axis], size=index_shape)   # repeats likely: gradients add up
+    return Example((normal(rng, shape),), {"axis": axis, "index": index})
+
+
+_EINSUM_SPECS = ["ij,jk->ik", "bij,bjk->bik", "ii->i", "ii", "ij->", "i,j->ij", "ij->ji", "ij,ij->i",
+                 "i,i->", "bhqd,bhkd->bhqk", "...ij,...jk->...ik", "ij,jk,kl->il", "iij->j", "ab,b",
+                 "...i,...i->..."]
+
+
+@st.composite
+def _einsum(draw):
+    spec = draw(st.sampled_from(_EINSUM_SPECS))
+    size = {c: draw(st.integers(1, 3)) for c in "abcdefghijklmnopqrstuvwxyz"}
+    batch = tuple(draw(st.integers(1, 3)) for _ in range(draw(st.integers(0, 2))))
+    rng = _rng(draw)
+    arrays = []
+    for term in spec.split("->")[0].split(","):
+        dims = tuple(size[c] for c in term.replace("...", ""))
+        arrays.append(normal(rng, (batch if "..." in term else ()) + dims))
+    return Example(tuple(arrays), {"spec": spec})
+
+
+SHAPE_OPS_MORE = [
+    Case("clone", _unary(min_side=0), lambda t, p: ops.clone(t[0]), lambda torch, t, p: t[0].clone()),
+    Case("expand", _expand(), lambda t, p: ops.expand(t[0], p["sizes"]),
+         lambda torch, t, p: t[0].expand(p["sizes"])),
+    Case("repeat", _repeat(), lambda t, p: ops.repeat(t[0], p["repeats"]),
+         lambda torch, t, p: t[0].repeat(p["repeats"])),
+    Case("flip", _flip(), lambda t, p: ops.flip(t[0], p["axes"]),
+         lambda torch, t, p: torch.flip(t[0], p["axes"])),
+    Case("gather", _gather(), lambda t, p: ops.gather(t[0], p["axis"], p["index"]),
+         lambda torch, t, p: torch.gather(t[0], p["axis"], _tt(torch, p["index"]))),
+    Case("einsum", _einsum(), lambda t, p: ops.einsum(p["spec"], *t),
+         lambda torch, t, p: torch.einsum(p["spec"], *t)),
+]
 
 SHAPE_OPS = [
     Case("reshape", _reshape(), lambda t, p: ops.reshape(t[0], p["shape"]),
@@ -542,7 +656,7 @@ LOSSES = [
          _torch_bce),
 ]
 
-CASES = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + SHAPE_OPS + LAYERS + NORMS + LOSSES
+CASES = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + SHAPE_OPS + SHAPE_OPS_MORE + LAYERS + NORMS + LOSSES
 CASE_BY_NAME = {case.name: case for case in CASES}
 
 

@@ -1,22 +1,37 @@
-"""minigrad's primitives, one file per family, and plain functions that apply them.
+"""The functions every Tensor method, nn layer and loss calls: ``x * y`` runs ``mul`` below.
 
-``REGISTRY`` maps each primitive's name to its Function class. Everything else in
-minigrad (Tensor methods, nn layers, losses) is composed of these functions.
+Each function takes tensors (or numbers), checks its arguments once, here, and
+applies one registered primitive - a ``Function`` whose forward and backward live
+in one of the family files (elementwise.py, reduce.py, shape.py, ...) - or
+composes a few of them. So ``x * y`` goes:
+
+    Tensor.__mul__  ->  ops.mul (this file)  ->  REGISTRY["mul"].apply  ->  Mul.forward
+
+and in backward the engine (autograd.py) calls ``Mul.backward``. ``REGISTRY``
+maps each primitive's stable name to its class; swapping a class's backward there
+changes that gradient everywhere (the bug catalogue does exactly that).
+
+Torch spells an axis ``dim`` and ``keepdims`` ``keepdim``; NumPy the other way.
+Every function here accepts both spellings.
 """
+import builtins
+from collections import namedtuple
+
 import numpy as np
 
 from ..tensor import Tensor, as_tensor
 from .registry import REGISTRY, register, unbroadcast
-from . import elementwise as _elementwise
-from . import activation as _activation
-from . import reduce as _reduce
-from . import shape as _shape
-from . import linalg as _linalg
+from . import elementwise, activation, reduce, shape, linalg, special  # noqa: F401 (registers)
 
 __all__ = ["REGISTRY", "register", "unbroadcast"]
 
+# sum, min, max and abs below are tensor functions; Python's own stay reachable as these
+builtin_sum, builtin_min, builtin_max = builtins.sum, builtins.min, builtins.max
 
-def _pair(a, b):
+
+# --- argument helpers: used by every function below -------------------------------------
+
+def _operands(a, b):
     """Tensors for a binary op; a Python number takes the dtype of the tensor beside it."""
     if isinstance(a, Tensor) and not isinstance(b, Tensor) and np.isscalar(b):
         b = as_tensor(b, dtype=a.dtype if a.dtype.kind == "f" else None)
@@ -25,93 +40,461 @@ def _pair(a, b):
     return a, b
 
 
-def _binary(name):
-    def apply(a, b):
-        return REGISTRY[name].apply(*_pair(a, b))
-    apply.__name__ = name
-    apply.__doc__ = f"Elementwise {name} with broadcasting."
-    return apply
+def _array(x):
+    """The NumPy array behind a Tensor or array-like, for arguments that are never differentiated."""
+    return x.data if isinstance(x, Tensor) else np.asarray(x)
 
 
-def _unary(name):
-    def apply(a, **kwargs):
-        return REGISTRY[name].apply(a, **kwargs)
-    apply.__name__ = name
-    apply.__doc__ = f"Apply the {name!r} primitive."
-    return apply
+def _axis(axis, dim, op):
+    """``axis`` (NumPy's word) or ``dim`` (torch's word), not two different ones."""
+    if dim is None:
+        return axis
+    if axis is not None and axis != dim:
+        raise TypeError(f"{op}: got axis={axis!r} and dim={dim!r}; pass one of them")
+    return dim
 
 
-add, sub, mul, div, pow, maximum, minimum, matmul = (
-    _binary(n) for n in ("add", "sub", "mul", "div", "pow", "maximum", "minimum", "matmul"))
-neg, exp, log, sqrt, abs, relu, tanh, sigmoid = (
-    _unary(n) for n in ("neg", "exp", "log", "sqrt", "abs", "relu", "tanh", "sigmoid"))
+def _keep(keepdims, keepdim):
+    return keepdims if keepdim is None else keepdim
+
+
+def _one_axis(axis, ndim, op):
+    """A single axis as a non-negative int (0-d tensors have the axes 0 and -1, as in torch)."""
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise TypeError(f"{op}: the axis must be an int, got {axis!r}")
+    size = builtin_max(ndim, 1)
+    if not -size <= axis < size:
+        raise IndexError(f"{op}: axis {axis} is out of range for a tensor with {ndim} "
+                         f"dimensions (valid: {-size}..{size - 1})")
+    return int(axis) % size
+
+
+def _sizes(args, op):
+    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the sizes (2, 3)."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    if not all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) for n in args):
+        raise TypeError(f"{op}: sizes must be ints, got {args!r}")
+    return tuple(int(n) for n in args)
+
+
+# --- arithmetic: operators and elementwise math -------------------------------------------
+
+def add(a, b):
+    """``a + b`` with broadcasting."""
+    return REGISTRY["add"].apply(*_operands(a, b))
+
+
+def sub(a, b):
+    """``a - b`` with broadcasting."""
+    return REGISTRY["sub"].apply(*_operands(a, b))
+
+
+def mul(a, b):
+    """``a * b`` with broadcasting."""
+    return REGISTRY["mul"].apply(*_operands(a, b))
+
+
+def div(a, b):
+    """``a / b`` with broadcasting."""
+    return REGISTRY["div"].apply(*_operands(a, b))
+
+
+def pow(a, b):
+    """``a ** b`` with broadcasting."""
+    return REGISTRY["pow"].apply(*_operands(a, b))
+
+
+def maximum(a, b):
+    """The larger of ``a`` and ``b``, elementwise (a tie shares the gradient)."""
+    return REGISTRY["maximum"].apply(*_operands(a, b))
+
+
+def minimum(a, b):
+    """The smaller of ``a`` and ``b``, elementwise (a tie shares the gradient)."""
+    return REGISTRY["minimum"].apply(*_operands(a, b))
+
+
+def matmul(a, b):
+    """``a @ b``: matrix product, batched and broadcast like ``np.matmul``."""
+    return REGISTRY["matmul"].apply(*_operands(a, b))
+
+
+def neg(a):
+    return REGISTRY["neg"].apply(a)
+
+
+def exp(a):
+    return REGISTRY["exp"].apply(a)
+
+
+def log(a):
+    return REGISTRY["log"].apply(a)
+
+
+def log1p(a):
+    """``log(1 + a)``, accurate for small ``a``."""
+    return REGISTRY["log1p"].apply(a)
+
+
+def expm1(a):
+    """``exp(a) - 1``, accurate for small ``a``."""
+    return REGISTRY["expm1"].apply(a)
+
+
+def sqrt(a):
+    return REGISTRY["sqrt"].apply(a)
+
+
+def rsqrt(a):
+    """``1 / sqrt(a)``."""
+    return div(1.0, sqrt(a))
+
+
+def square(a):
+    return mul(a, a)
+
+
+def reciprocal(a):
+    """``1 / a``."""
+    return div(1.0, a)
+
+
+def abs(a):
+    return REGISTRY["abs"].apply(a)
+
+
+def sin(a):
+    return REGISTRY["sin"].apply(a)
+
+
+def cos(a):
+    return REGISTRY["cos"].apply(a)
+
+
+def erf(a):
+    """The error function ``2/sqrt(pi) * integral_0^a e^(-t^2) dt``."""
+    return REGISTRY["erf"].apply(a)
+
+
+def sign(a):
+    """-1, 0 or +1 per element. Piecewise constant, so it carries no gradient."""
+    return Tensor(np.sign(_array(a)), dtype=_array(a).dtype, _copy=False)
+
+
+def relu(a):
+    return REGISTRY["relu"].apply(a)
 
 
 def leaky_relu(a, negative_slope=0.01):
     return REGISTRY["leaky_relu"].apply(a, negative_slope=negative_slope)
 
 
+def tanh(a):
+    return REGISTRY["tanh"].apply(a)
+
+
+def sigmoid(a):
+    return REGISTRY["sigmoid"].apply(a)
+
+
+def gelu(a, approximate="none"):
+    """GELU ``a * Phi(a)``; ``approximate="tanh"`` for the tanh approximation."""
+    return REGISTRY["gelu"].apply(a, approximate=approximate)
+
+
 def clip(a, low=None, high=None):
+    """Clamp to the numbers ``[low, high]``; the gradient passes where nothing was cut."""
     return REGISTRY["clip"].apply(a, low=low, high=high)
+
+
+def clamp(a, min=None, max=None):
+    """Clamp to ``[min, max]`` (torch.clamp): numbers, or tensors/arrays that broadcast.
+
+    Tensor bounds are two ``where`` picks, so a bound that wins an element receives
+    that element's gradient (torch does the same).
+    """
+    if (min is None or np.isscalar(min)) and (max is None or np.isscalar(max)):
+        return clip(a, min, max)
+    a = as_tensor(a)
+    out = a
+    if min is not None:
+        low = min if isinstance(min, Tensor) else as_tensor(np.asarray(min), dtype=a.dtype)
+        out = where(_array(out) < _array(low), low, out)
+    if max is not None:
+        high = max if isinstance(max, Tensor) else as_tensor(np.asarray(max), dtype=a.dtype)
+        out = where(_array(out) > _array(high), high, out)
+    return out
 
 
 def where(condition, a, b):
     """Pick from ``a`` where ``condition`` holds, else from ``b`` (gradient to the picked one)."""
-    condition = condition.data if isinstance(condition, Tensor) else condition
-    a, b = _pair(a, b)
-    return REGISTRY["where"].apply(a, b, condition=np.asarray(condition, dtype=bool))
+    a, b = _operands(a, b)
+    return REGISTRY["where"].apply(a, b, condition=np.asarray(_array(condition), dtype=bool))
+
+
+def masked_fill(a, mask, value):
+    """``a`` with ``value`` wherever ``mask`` is true (no gradient flows to filled places)."""
+    a = as_tensor(a)
+    filled = as_tensor(np.asarray(_array(value), dtype=a.dtype))
+    return where(mask, filled, a)
 
 
 def cast(a, dtype):
+    """The same values in another dtype; the gradient is cast back."""
     return REGISTRY["cast"].apply(a, dtype=np.dtype(dtype))
 
 
-def softmax(a, axis=-1):
-    return REGISTRY["softmax"].apply(a, axis=axis)
+# --- softmax family ---------------------------------------------------------------------
+
+def softmax(a, axis=-1, *, dim=None):
+    return REGISTRY["softmax"].apply(a, axis=_axis(axis, dim, "softmax"))
 
 
-def log_softmax(a, axis=-1):
-    return REGISTRY["log_softmax"].apply(a, axis=axis)
+def log_softmax(a, axis=-1, *, dim=None):
+    return REGISTRY["log_softmax"].apply(a, axis=_axis(axis, dim, "log_softmax"))
 
 
-def sum(a, axis=None, keepdims=False):
-    return REGISTRY["sum"].apply(a, axis=axis, keepdims=keepdims)
+# --- reductions ---------------------------------------------------------------------------
+# axis=None (or an empty tuple, as in torch) reduces every axis.
+
+def sum(a, axis=None, keepdims=False, *, dim=None, keepdim=None):
+    return REGISTRY["sum"].apply(a, axis=_axis(axis, dim, "sum"), keepdims=_keep(keepdims, keepdim))
 
 
-def mean(a, axis=None, keepdims=False):
-    return REGISTRY["mean"].apply(a, axis=axis, keepdims=keepdims)
+def mean(a, axis=None, keepdims=False, *, dim=None, keepdim=None):
+    return REGISTRY["mean"].apply(a, axis=_axis(axis, dim, "mean"), keepdims=_keep(keepdims, keepdim))
 
 
-def max(a, axis=None, keepdims=False):
-    return REGISTRY["max"].apply(a, axis=axis, keepdims=keepdims)
+def amax(a, axis=None, keepdims=False, *, dim=None, keepdim=None):
+    """The largest value over ``axis`` (tied maxima share the gradient)."""
+    return REGISTRY["max"].apply(a, axis=_axis(axis, dim, "amax"), keepdims=_keep(keepdims, keepdim))
 
 
-def var(a, axis=None, keepdims=False, unbiased=False):
-    return REGISTRY["var"].apply(a, axis=axis, keepdims=keepdims, unbiased=unbiased)
+def amin(a, axis=None, keepdims=False, *, dim=None, keepdim=None):
+    """The smallest value over ``axis`` (tied minima share the gradient)."""
+    return REGISTRY["min"].apply(a, axis=_axis(axis, dim, "amin"), keepdims=_keep(keepdims, keepdim))
 
+
+MaxResult = namedtuple("MaxResult", ["values", "indices"])
+
+
+def _extreme(a, axis, keepdims, dim, keepdim, reduce_values, find_index):
+    """NumPy's spelling (``axis=``) gives the values; torch's (``dim=``) gives (values, indices)."""
+    keepdims = _keep(keepdims, keepdim)
+    if dim is None:
+        return reduce_values(a, axis, keepdims)
+    values = reduce_values(a, dim, keepdims)
+    return MaxResult(values, find_index(a, dim, keepdims))
+
+
+def max(a, axis=None, keepdims=False, *, dim=None, keepdim=None):
+    """``max(axis=...)``: the values, as NumPy. ``max(dim=...)``: (values, indices), as torch."""
+    return _extreme(a, axis, keepdims, dim, keepdim, amax, argmax)
+
+
+def min(a, axis=None, keepdims=False, *, dim=None, keepdim=None):
+    """``min(axis=...)``: the values, as NumPy. ``min(dim=...)``: (values, indices), as torch."""
+    return _extreme(a, axis, keepdims, dim, keepdim, amin, argmin)
+
+
+def _arg_extreme(find, a, axis, keepdims, op):
+    """Indices of the extreme values: integers, not differentiable."""
+    data = _array(a)
+    if axis is None:
+        found = np.asarray(find(data))
+        return Tensor(found.reshape((1,) * data.ndim) if keepdims else found, dtype=np.int64)
+    axis = _one_axis(axis, data.ndim, op)
+    if data.ndim == 0:
+        return Tensor(np.zeros((), dtype=np.int64))
+    return Tensor(find(data, axis=axis, keepdims=keepdims), dtype=np.int64)
+
+
+def argmax(a, axis=None, keepdims=False, *, dim=None, keepdim=None):
+    return _arg_extreme(np.argmax, a, _axis(axis, dim, "argmax"), _keep(keepdims, keepdim), "argmax")
+
+
+def argmin(a, axis=None, keepdims=False, *, dim=None, keepdim=None):
+    return _arg_extreme(np.argmin, a, _axis(axis, dim, "argmin"), _keep(keepdims, keepdim), "argmin")
+
+
+def var(a, axis=None, keepdims=False, unbiased=True, *, dim=None, keepdim=None, correction=None):
+    """Variance; unbiased (divides by n - 1) by default, as torch. ``correction`` overrides."""
+    if correction is None:
+        correction = 1 if unbiased else 0
+    return REGISTRY["var"].apply(a, axis=_axis(axis, dim, "var"), keepdims=_keep(keepdims, keepdim),
+                                 correction=correction)
+
+
+def std(a, axis=None, keepdims=False, unbiased=True, *, dim=None, keepdim=None, correction=None):
+    """Standard deviation, ``sqrt(var)``; unbiased by default, as torch."""
+    return sqrt(var(a, axis, keepdims, unbiased, dim=dim, keepdim=keepdim, correction=correction))
+
+
+def prod(a, axis=None, keepdims=False, *, dim=None, keepdim=None):
+    return REGISTRY["prod"].apply(a, axis=_axis(axis, dim, "prod"), keepdims=_keep(keepdims, keepdim))
+
+
+def logsumexp(a, axis=None, keepdims=False, *, dim=None, keepdim=None):
+    """``log(sum(exp(a)))`` over ``axis``, computed without overflow."""
+    return REGISTRY["logsumexp"].apply(a, axis=_axis(axis, dim, "logsumexp"),
+                                       keepdims=_keep(keepdims, keepdim))
+
+
+def norm(a, p=2, axis=None, keepdims=False, *, dim=None, keepdim=None):
+    """The p-norm over ``axis`` (all axes by default): p = 2 ("fro"), 1, inf, -inf, any p > 0."""
+    axis, keepdims = _axis(axis, dim, "norm"), _keep(keepdims, keepdim)
+    if p == "fro":
+        p = 2
+    if p == np.inf:
+        return amax(abs(a), axis, keepdims)
+    if p == -np.inf:
+        return amin(abs(a), axis, keepdims)
+    if isinstance(p, str) or not p > 0:
+        raise ValueError(f"norm: p must be 'fro', inf, -inf or a number > 0, got {p!r}")
+    return REGISTRY["norm"].apply(a, p=float(p), axis=axis, keepdims=keepdims)
+
+
+def cumsum(a, axis=None, *, dim=None):
+    """Running sums along ``axis``."""
+    a = as_tensor(a)
+    axis = _axis(axis, dim, "cumsum")
+    if axis is None:
+        raise TypeError("cumsum: give the axis to sum along, e.g. cumsum(x, dim=0)")
+    return REGISTRY["cumsum"].apply(a, axis=_one_axis(axis, a.ndim, "cumsum"))
+
+
+# --- shape: the same values, moved -------------------------------------------------------
 
 def reshape(a, shape):
     return REGISTRY["reshape"].apply(a, shape=tuple(shape))
 
 
+def flatten(a, start_dim=0, end_dim=-1):
+    """Merge the axes start_dim..end_dim into one (torch.flatten)."""
+    a = as_tensor(a)
+    start, end = _one_axis(start_dim, a.ndim, "flatten"), _one_axis(end_dim, a.ndim, "flatten")
+    if start > end:
+        raise ValueError(f"flatten: start_dim ({start_dim}) comes after end_dim ({end_dim}) for "
+                         f"a tensor of shape {a.shape}")
+    merged = int(np.prod(a.shape[start:end + 1]))
+    return reshape(a, a.shape[:start] + (merged,) + a.shape[end + 1:])
+
+
+def unsqueeze(a, axis=None, *, dim=None):
+    """A new size-1 axis at ``axis`` (which counts the new axis: -1 appends one)."""
+    a = as_tensor(a)
+    axis = _one_axis(_axis(axis, dim, "unsqueeze"), a.ndim + 1, "unsqueeze")
+    return reshape(a, a.shape[:axis] + (1,) + a.shape[axis:])
+
+
+def squeeze(a, axis=None, *, dim=None):
+    """Drop size-1 axes: all of them, or only ``axis`` (an axis of another size stays, as torch)."""
+    a = as_tensor(a)
+    axis = _axis(axis, dim, "squeeze")
+    if axis is None:
+        axes = [i for i, n in enumerate(a.shape) if n == 1]
+    else:
+        chosen = axis if isinstance(axis, (tuple, list)) else (axis,)
+        axes = [i for i in (_one_axis(x, a.ndim, "squeeze") for x in chosen)
+                if a.ndim and a.shape[i] == 1]
+    return reshape(a, tuple(n for i, n in enumerate(a.shape) if i not in axes))
+
+
 def permute(a, axes=None):
+    """Reorder the axes (``None`` reverses them)."""
     return REGISTRY["permute"].apply(a, axes=axes)
 
 
-def getitem(a, index):
-    if isinstance(index, Tensor):
-        index = index.data
-    elif isinstance(index, tuple):
-        index = tuple(i.data if isinstance(i, Tensor) else i for i in index)
-    return REGISTRY["getitem"].apply(a, index=index)
+def transpose(a, dim0, dim1):
+    """Swap two axes (torch.transpose)."""
+    a = as_tensor(a)
+    dim0, dim1 = _one_axis(dim0, a.ndim, "transpose"), _one_axis(dim1, a.ndim, "transpose")
+    order = list(range(a.ndim))
+    if a.ndim:
+        order[dim0], order[dim1] = order[dim1], order[dim0]
+    return permute(a, tuple(order))
 
 
-def cat(tensors, axis=0):
-    return REGISTRY["cat"].apply(*tensors, axis=axis)
+def expand(a, *sizes):
+    """Broadcast to ``sizes`` without copying values in the math (-1 keeps a size), as torch."""
+    a = as_tensor(a)
+    sizes = _sizes(sizes, "expand")
+    if len(sizes) < a.ndim:
+        raise ValueError(f"expand: the shape {sizes} has fewer axes than the tensor {a.shape}")
+    own = (None,) * (len(sizes) - a.ndim) + a.shape
+    target = tuple(n if (n != -1 or old is None) else old for n, old in zip(sizes, own))
+    for n, old in zip(target, own):
+        if n < 0 or (old is not None and old != 1 and old != n):
+            raise ValueError(f"expand: cannot expand shape {a.shape} to {sizes}; only size-1 axes "
+                             "can grow (and -1 keeps an existing size)")
+    return REGISTRY["expand"].apply(a, shape=target)
 
 
-def stack(tensors, axis=0):
-    return REGISTRY["stack"].apply(*tensors, axis=axis)
+def repeat(a, *repeats):
+    """Tile the tensor: ``repeats[i]`` copies along axis i (torch's ``Tensor.repeat``)."""
+    a = as_tensor(a)
+    repeats = _sizes(repeats, "repeat")
+    if len(repeats) < a.ndim:
+        raise ValueError(f"repeat: give at least one count per axis ({a.ndim}), got {repeats}")
+    return REGISTRY["repeat"].apply(a, repeats=repeats)
+
+
+def flip(a, axes):
+    """Reverse the order along ``axes``."""
+    a = as_tensor(a)
+    axes = axes if isinstance(axes, (tuple, list)) else (axes,)
+    return REGISTRY["flip"].apply(a, axes=tuple(_one_axis(x, a.ndim, "flip") for x in axes
+                                               if a.ndim))
+
+
+def clone(a):
+    """A copy with its own storage; gradients flow back to ``a``."""
+    return REGISTRY["clone"].apply(a)
+
+
+def cat(tensors, axis=0, *, dim=None):
+    """Join tensors along an existing axis."""
+    return REGISTRY["cat"].apply(*tensors, axis=_axis(axis, dim, "cat"))
+
+
+def stack(tensors, axis=0, *, dim=None):
+    """Join same-shaped tensors along a new axis."""
+    return REGISTRY["stack"].apply(*tensors, axis=_axis(axis, dim, "stack"))
+
+
+def split(a, split_size_or_sections, axis=0, *, dim=None):
+    """Pieces of ``split_size`` along ``axis`` (the last may be smaller), or of the listed sizes."""
+    a = as_tensor(a)
+    axis = _one_axis(_axis(axis, dim, "split"), a.ndim, "split")
+    length = a.shape[axis]
+    if isinstance(split_size_or_sections, (int, np.integer)):
+        step = int(split_size_or_sections)
+        if step <= 0:
+            raise ValueError(f"split: split_size must be positive, got {step}")
+        sizes = [builtin_min(step, length - s) for s in range(0, length, step)] or [0]
+    else:
+        sizes = [int(n) for n in split_size_or_sections]
+        if builtin_sum(sizes) != length:
+            raise ValueError(f"split: sizes {sizes} add up to {builtin_sum(sizes)}, but axis {axis} "
+                             f"has length {length}")
+    pieces, start = [], 0
+    for n in sizes:
+        index = (slice(None),) * axis + (slice(start, start + n),)
+        pieces.append(getitem(a, index))
+        start += n
+    return tuple(pieces)
+
+
+def chunk(a, chunks, axis=0, *, dim=None):
+    """At most ``chunks`` pieces of equal size (the last may be smaller), as torch.chunk."""
+    a = as_tensor(a)
+    axis = _one_axis(_axis(axis, dim, "chunk"), a.ndim, "chunk")
+    if chunks <= 0:
+        raise ValueError(f"chunk: chunks must be positive, got {chunks}")
+    length = a.shape[axis]
+    step = -(-length // chunks) if length else 1
+    return split(a, step, axis)
 
 
 def pad(a, pad_width, value=0.0):
@@ -119,210 +502,85 @@ def pad(a, pad_width, value=0.0):
     return REGISTRY["pad"].apply(a, pad_width=pad_width, value=value)
 
 
-# --- neural-network primitives: activation, convolution, pooling, normalisation, losses ----------
-# Signatures follow torch.nn.functional. Constants (ids, class targets, masks, running
-# statistics) travel as keyword arguments; everything differentiable is an array input.
-import warnings as _warnings
+# --- indexing ----------------------------------------------------------------------------
 
-from . import special as _special
-from . import conv as _conv
-from . import pool as _pool
-from . import masking as _masking
-from . import lookup as _lookup
-from . import norm as _norm
-from . import loss as _loss
-from .windows import pair as _pair_of_ints
-from ..random import generator as _generator
+def getitem(a, index):
+    """``a[index]``: slices, integers, integer arrays, boolean masks (tensors become arrays)."""
+    if isinstance(index, Tensor):
+        index = index.data
+    elif isinstance(index, tuple):
+        index = tuple(i.data if isinstance(i, Tensor) else i for i in index)
+    return REGISTRY["getitem"].apply(a, index=index)
 
 
-def _constant(x):
-    """The NumPy array behind a Tensor or array-like, for non-differentiable arguments."""
-    return x.data if isinstance(x, Tensor) else np.asarray(x)
+def _index_array(index, op):
+    index = np.asarray(_array(index))
+    if index.dtype.kind not in "iu":
+        raise TypeError(f"{op}: the index must hold integers, got dtype {index.dtype}")
+    return index.astype(np.intp, copy=False)
 
 
-def _float_like(x, reference):
-    """A target given as a plain array or integer tensor takes the reference's float dtype."""
-    if isinstance(x, Tensor) and x.dtype.kind == "f":
-        return x
-    return Tensor(_constant(x), dtype=reference.dtype, _copy=False)
+def gather(a, axis, index):
+    """``out[i][j] = a[i][index[i][j]]`` for axis 1 (torch.gather), on any axis."""
+    a = as_tensor(a)
+    axis = _one_axis(axis, a.ndim, "gather")
+    index = _index_array(index, "gather")
+    if index.ndim != a.ndim:
+        raise ValueError(f"gather: the index must have as many axes as the input ({a.ndim}), "
+                         f"got shape {index.shape}")
+    if index.size and (index.min() < -a.shape[axis] or index.max() >= a.shape[axis]):
+        raise IndexError(f"gather: index values must lie in 0..{a.shape[axis] - 1} for axis "
+                         f"{axis} of shape {a.shape}")
+    return REGISTRY["gather"].apply(a, index=index % builtin_max(a.shape[axis], 1), axis=axis)
 
 
-def gelu(x, approximate="none"):
-    """GELU ``x * Phi(x)``; ``approximate="tanh"`` for the tanh approximation."""
-    return REGISTRY["gelu"].apply(x, approximate=approximate)
+def index_select(a, axis, index):
+    """The entries ``index`` (1-D integers) along ``axis``, in that order, repeats allowed."""
+    a = as_tensor(a)
+    axis = _one_axis(axis, a.ndim, "index_select")
+    index = _index_array(index, "index_select").reshape(-1)
+    return getitem(a, (slice(None),) * axis + (index,)) if a.ndim else getitem(a, ())
 
 
-def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """2-D convolution of (N, C, H, W) (or unbatched (C, H, W)) with weight (O, C, kh, kw)."""
-    if groups != 1:
-        raise NotImplementedError(f"conv2d: groups={groups} is not supported, only groups=1")
-    x, weight = as_tensor(x), as_tensor(weight)
-    if isinstance(padding, str):
-        if padding == "valid":
-            padding = 0
-        elif padding == "same":
-            dil = _pair_of_ints(dilation, "dilation", 1)
-            reach = [d * (k - 1) for d, k in zip(dil, weight.shape[-2:])]
-            if _pair_of_ints(stride, "stride", 1) != (1, 1) or any(r % 2 for r in reach):
-                raise ValueError("conv2d: padding='same' needs stride 1 and an odd kernel reach "
-                                 f"(got stride {stride}, kernel {tuple(weight.shape[-2:])}); "
-                                 "give the padding as numbers instead")
-            padding = (reach[0] // 2, reach[1] // 2)
-        else:
-            raise ValueError(f"conv2d: padding must be an int, a pair, 'valid' or 'same', got {padding!r}")
-    unbatched = x.ndim == 3
-    if unbatched:
-        x = reshape(x, (1,) + x.shape)
-    inputs = (x, weight) if bias is None else (x, weight, bias)
-    out = REGISTRY["conv2d"].apply(*inputs, stride=_pair_of_ints(stride, "stride", 1),
-                                   padding=_pair_of_ints(padding, "padding"),
-                                   dilation=_pair_of_ints(dilation, "dilation", 1))
-    return reshape(out, out.shape[1:]) if unbatched else out
+def _triangle(a, diagonal, keep_lower):
+    a = as_tensor(a)
+    if a.ndim < 2:
+        raise ValueError(f"{'tril' if keep_lower else 'triu'}: needs a tensor with at least 2 "
+                         f"dimensions, got shape {a.shape}")
+    rows, cols = a.shape[-2:]
+    keep = (np.tri(rows, cols, diagonal, dtype=bool) if keep_lower
+            else ~np.tri(rows, cols, diagonal - 1, dtype=bool))
+    return where(keep, a, as_tensor(np.zeros((), dtype=a.dtype)))
 
 
-def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
-    """Max over each (kh, kw) window; ``stride`` defaults to ``kernel_size``."""
-    if ceil_mode or return_indices:
-        raise NotImplementedError("max_pool2d: ceil_mode and return_indices are not supported")
-    return REGISTRY["max_pool2d"].apply(x, kernel_size=kernel_size, stride=stride, padding=padding,
-                                        dilation=dilation)
+def tril(a, diagonal=0):
+    """The lower triangle (on and below the ``diagonal``-th diagonal); zeros above."""
+    return _triangle(a, diagonal, keep_lower=True)
 
 
-def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
-    """Mean over each (kh, kw) window; padded zeros count unless ``count_include_pad=False``."""
-    if ceil_mode:
-        raise NotImplementedError("avg_pool2d: ceil_mode is not supported")
-    return REGISTRY["avg_pool2d"].apply(x, kernel_size=kernel_size, stride=stride, padding=padding,
-                                        count_include_pad=count_include_pad,
-                                        divisor_override=divisor_override)
+def triu(a, diagonal=0):
+    """The upper triangle (on and above the ``diagonal``-th diagonal); zeros below."""
+    return _triangle(a, diagonal, keep_lower=False)
 
 
-def dropout(x, p=0.5, training=True):
-    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``.
+# --- products ----------------------------------------------------------------------------
 
-    The mask is drawn here from minigrad's generator (``minigrad.manual_seed``) and
-    passed to the deterministic ``dropout`` primitive. Not training, or ``p == 0``:
-    ``x`` comes back unchanged (the very same tensor).
-    """
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability must be between 0 and 1, got {p}")
-    x = as_tensor(x)
-    if not training or p == 0:
-        return x
-    mask = _generator().random(x.shape) >= p      # kept with probability 1 - p
-    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
-    return REGISTRY["dropout"].apply(x, mask=mask, scale=scale)
+def einsum(spec, *tensors):
+    """Einstein summation, ``einsum("bij,bjk->bik", a, b)``; a list of tensors works too."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    return REGISTRY["einsum"].apply(*tensors, spec=spec)
 
 
-def embedding(ids, weight, padding_idx=None):
-    """Rows of ``weight`` (num_embeddings, dim) picked by integer ``ids`` of any shape."""
-    return REGISTRY["embedding"].apply(weight, ids=_constant(ids), padding_idx=padding_idx)
+def outer(a, b):
+    """The outer product of two vectors: ``out[i, j] = a[i] * b[j]``."""
+    a, b = as_tensor(a), as_tensor(b)
+    if a.ndim != 1 or b.ndim != 1:
+        raise ValueError(f"outer: needs two vectors, got shapes {a.shape} and {b.shape}")
+    return mul(reshape(a, (-1, 1)), reshape(b, (1, -1)))
 
 
-def _affine_inputs(weight, bias):
-    named = [(n, t) for n, t in (("weight", weight), ("bias", bias)) if t is not None]
-    return tuple(t for _, t in named), tuple(n for n, _ in named)
-
-
-def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalise over the last ``len(normalized_shape)`` axes, then scale and shift."""
-    if isinstance(normalized_shape, (int, np.integer)):
-        normalized_shape = (int(normalized_shape),)
-    arrays, params = _affine_inputs(weight, bias)
-    return REGISTRY["layer_norm"].apply(x, *arrays, normalized_shape=tuple(normalized_shape),
-                                        eps=eps, params=params)
-
-
-def _buffer(b, name):
-    """The array to update in place: a Tensor's storage or the ndarray itself."""
-    array = b.data if isinstance(b, Tensor) else b
-    if not isinstance(array, np.ndarray):
-        raise TypeError(f"batch_norm: {name} must be a Tensor or ndarray that can be updated in place, "
-                        f"got {type(b).__name__}")
-    return array
-
-
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
-               momentum=0.1, eps=1e-5):
-    """Batch normalisation over every axis but the channel axis 1, as ``F.batch_norm``.
-
-    training=True: normalise with the batch statistics (gradient flows through them)
-    and, when running buffers are given, update them in place:
-    ``running = (1 - momentum) * running + momentum * batch`` with the *unbiased*
-    batch variance, as torch. training=False: normalise with the running buffers.
-    """
-    x = as_tensor(input)
-    arrays, params = _affine_inputs(weight, bias)
-    if not training:
-        if running_mean is None or running_var is None:
-            raise ValueError("batch_norm(training=False) needs running_mean and running_var; "
-                             "pass training=True to normalise with batch statistics")
-        # copies: the record of this op must not change when the buffers are updated later
-        return REGISTRY["batch_norm"].apply(
-            x, *arrays, training=False, mean=np.array(_constant(running_mean)),
-            var=np.array(_constant(running_var)), eps=eps, params=params)
-    out = REGISTRY["batch_norm"].apply(x, *arrays, training=True, eps=eps, params=params)
-    if running_mean is not None or running_var is not None:
-        if momentum is None:
-            raise ValueError("batch_norm: momentum must be a number here (nn.BatchNorm handles "
-                             "momentum=None, the cumulative average, itself)")
-        axes = (0,) + tuple(range(2, x.ndim))
-        count = x.data.size // x.shape[1]
-        if running_mean is not None:
-            mean_buffer = _buffer(running_mean, "running_mean")
-            mean_buffer *= 1 - momentum
-            mean_buffer += momentum * x.data.mean(axis=axes)
-        if running_var is not None:
-            var_buffer = _buffer(running_var, "running_var")
-            var_buffer *= 1 - momentum
-            var_buffer += momentum * x.data.var(axis=axes) * (count / (count - 1))
-    return out
-
-
-def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
-                  label_smoothing=0.0):
-    """Log-softmax and negative log-likelihood in one stable primitive, as ``F.cross_entropy``.
-
-    ``input``: logits (N, C) or (N, C, d1, ...); ``target``: integer class indices
-    (N, d1, ...) - kept integer - or float class probabilities shaped like ``input``.
-    ``weight``: optional per-class weights (a constant).
-    """
-    if isinstance(weight, str):
-        raise TypeError(f"cross_entropy: the third argument is the class weight; pass "
-                        f"reduction={weight!r} as a keyword")
-    return REGISTRY["cross_entropy"].apply(
-        input, target=_constant(target), weight=None if weight is None else _constant(weight),
-        reduction=reduction, ignore_index=ignore_index, label_smoothing=label_smoothing)
-
-
-def mse_loss(input, target, reduction="mean"):
-    """Mean squared error; gradients flow to both input and (float) target."""
-    input = as_tensor(input)
-    target = _float_like(target, input)
-    if input.shape != target.shape:
-        _warnings.warn(
-            f"mse_loss: input shape {input.shape} and target shape {target.shape} differ and will "
-            "be broadcast, which is rarely intended (e.g. (N, 1) against (N,) gives (N, N)); "
-            "reshape the target to the input's shape", UserWarning, stacklevel=2)
-    return REGISTRY["mse"].apply(input, target, reduction=reduction)
-
-
-def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):
-    """Sigmoid + binary cross-entropy in one stable primitive; ``target`` in [0, 1], same shape.
-
-    ``pos_weight`` (e.g. shape (classes,), a constant) weighs the positive term;
-    ``weight`` rescales each element's loss before the reduction.
-    """
-    input = as_tensor(input)
-    target = _float_like(target, input)
-    pos_weight = None if pos_weight is None else _constant(pos_weight)
-    if weight is None:
-        return REGISTRY["bce_with_logits"].apply(input, target, reduction=reduction, pos_weight=pos_weight)
-    _loss._check_reduction("binary_cross_entropy_with_logits", reduction)
-    per_element = mul(REGISTRY["bce_with_logits"].apply(input, target, reduction="none",
-                                                        pos_weight=pos_weight),
-                      _float_like(weight, input))
-    return per_element if reduction == "none" else (sum(per_element) if reduction == "sum"
-                                                    else mean(per_element))
+# --- neural-network functions: convolution, pooling, normalisation, losses (layers.py) ----
+from .layers import (  # noqa: E402,F401
+    conv2d, max_pool2d, avg_pool2d, dropout, embedding, layer_norm, batch_norm,
+    cross_entropy, mse_loss, binary_cross_entropy_with_logits, check_reduction)

@@ -70,6 +70,10 @@ class Sigmoid(Function):
 class Softmax(Function):
     @staticmethod
     def forward(ctx, a, axis=-1):
+        ctx.axis = axis
+        if a.size == 0:  # nothing to normalise (an empty axis has no maximum to shift by)
+            ctx.save_for_backward(a)
+            return a.copy()
         shifted = np.exp(a - a.max(axis=axis, keepdims=True))
         out = shifted / shifted.sum(axis=axis, keepdims=True)
         ctx.save_for_backward(out)
@@ -87,6 +91,10 @@ class Softmax(Function):
 class LogSoftmax(Function):
     @staticmethod
     def forward(ctx, a, axis=-1):
+        ctx.axis = axis
+        if a.size == 0:  # nothing to normalise (an empty axis has no maximum to shift by)
+            ctx.save_for_backward(a)
+            return a.copy()
         shifted = a - a.max(axis=axis, keepdims=True)
         out = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
         ctx.save_for_backward(out)

@@ -45,9 +45,9 @@ class Conv2d(Function):
                              f"got shape {weight.shape}")
         if weight.shape[1] != x.shape[1]:
             raise ValueError(
-                f"conv2d: the input has {x.shape[1]} channels (shape {x.shape}) but the weight "
-                f"{weight.shape} expects {weight.shape[1]}; weight is (out_channels, in_channels, "
-                "kh, kw) - check the layer's in_channels")
+                f"conv2d: the input of shape {x.shape} has {x.shape[1]} channels, but the weight "
+                f"{weight.shape} expects {weight.shape[1]} input channels; weight is (out_channels, "
+                "in_channels, kh, kw) - check the layer's in_channels")
         if len(bias) > 1 or (bias and bias[0].shape != (weight.shape[0],)):
             got = [b.shape for b in bias]
             raise ValueError(f"conv2d expects one bias of shape ({weight.shape[0]},), got {got}")

@@ -111,7 +111,10 @@ class Pow(Function):
         a, b, out = ctx.saved_tensors
         grad_a = grad_b = None
         if ctx.needs_input_grad[0]:
-            grad_a = unbroadcast(grad * b * np.power(a, b - 1), a.shape)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                local = b * np.power(a, b - 1)
+            local = np.where(b == 0, 0, local)  # a^0 is constant: 0, not 0 * 0^-1 = nan at a = 0
+            grad_a = unbroadcast(grad * local, a.shape)
         if ctx.needs_input_grad[1]:
             safe_log = np.log(np.where(a > 0, a, 1))
             grad_b = unbroadcast(grad * out * safe_log, b.shape)
@@ -143,6 +146,59 @@ class Log(Function):
     def backward(ctx, grad):  # d(ln a)/da = 1/a
         (a,) = ctx.saved_tensors
         return (grad / a,)
+
+
+@register("log1p")
+class Log1p(Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.log1p(a)
+
+    @staticmethod
+    def backward(ctx, grad):  # d ln(1 + a)/da = 1/(1 + a)
+        (a,) = ctx.saved_tensors
+        return (grad / (1 + a),)
+
+
+@register("expm1")
+class Expm1(Function):
+    @staticmethod
+    def forward(ctx, a):
+        out = np.expm1(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):  # d(e^a - 1)/da = e^a = out + 1
+        (out,) = ctx.saved_tensors
+        return (grad * (out + 1),)
+
+
+@register("sin")
+class Sin(Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.sin(a)
+
+    @staticmethod
+    def backward(ctx, grad):  # d sin(a)/da = cos(a)
+        (a,) = ctx.saved_tensors
+        return (grad * np.cos(a),)
+
+
+@register("cos")
+class Cos(Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.cos(a)
+
+    @staticmethod
+    def backward(ctx, grad):  # d cos(a)/da = -sin(a)
+        (a,) = ctx.saved_tensors
+        return (-grad * np.sin(a),)
 
 
 @register("sqrt")

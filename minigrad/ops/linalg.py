@@ -39,3 +39,86 @@ class MatMul(Function):
         if b.ndim == 1:
             grad_b = grad_b[..., :, 0]
         return unbroadcast(grad_a, a.shape), unbroadcast(grad_b, b.shape)
+
+
+def parse_einsum(spec, shapes):
+    """``"ij,jk->ik"`` with ellipses written out as letters and the output made explicit.
+
+    Returns (input subscripts, output subscripts). Implicit output (no ``->``): the
+    letters that appear once, in alphabetical order, after the ellipsis axes, as NumPy.
+    """
+    spec = spec.replace(" ", "")
+    inputs, arrow, output = spec.partition("->")
+    terms = inputs.split(",")
+    if len(terms) != len(shapes):
+        raise ValueError(f"einsum: the spec {spec!r} names {len(terms)} operands, got {len(shapes)}")
+    used = set(spec) - set(".,->")
+    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in used]
+    widest = max([len(shape) - len(term.replace("...", "")) for term, shape in zip(terms, shapes)
+                  if "..." in term] + [0])
+    ellipsis = "".join(spare[:widest])
+    expanded = []
+    for term, shape in zip(terms, shapes):
+        if "..." in term:
+            count = len(shape) - len(term.replace("...", ""))
+            term = term.replace("...", ellipsis[widest - count:] if count else "")
+        if len(term) != len(shape):
+            raise ValueError(f"einsum: subscripts {term!r} name {len(term)} axes, but the operand "
+                             f"has shape {tuple(shape)}")
+        expanded.append(term)
+    if arrow:
+        output = output.replace("...", ellipsis)
+    else:
+        letters = "".join(expanded)
+        output = ellipsis + "".join(sorted(c for c in set(letters)
+                                           if letters.count(c) == 1 and c not in ellipsis))
+    return expanded, output
+
+
+@register("einsum")
+class Einsum(Function):
+    """Einstein summation over any number of operands (``np.einsum``).
+
+    The gradient of operand k is itself an einsum: the output's gradient times
+    every other operand, summed over everything operand k does not carry.
+    Two wrinkles: a letter only operand k carries (summed away inside it) means
+    the gradient is the same along that axis; a repeated letter (``"ii->i"``,
+    a diagonal) means the gradient lands on the diagonal only.
+    """
+
+    @staticmethod
+    def forward(ctx, *arrays, spec=None):
+        ctx.terms, ctx.output = parse_einsum(spec, [a.shape for a in arrays])
+        ctx.save_for_backward(*arrays)
+        formula = ",".join(ctx.terms) + "->" + ctx.output
+        return np.asarray(np.einsum(formula, *arrays, optimize=len(arrays) > 2))
+
+    @staticmethod
+    def backward(ctx, grad):
+        arrays, grads = ctx.saved_tensors, []
+        for k, (term, a) in enumerate(zip(ctx.terms, arrays)):
+            if not ctx.needs_input_grad[k]:
+                grads.append(None)
+                continue
+            others = [(t, x) for i, (t, x) in enumerate(zip(ctx.terms, arrays)) if i != k]
+            elsewhere = set(ctx.output).union(*[set(t) for t, _ in others])
+            unique = "".join(dict.fromkeys(term))
+            reached = "".join(c for c in unique if c in elsewhere)
+            formula = ",".join([ctx.output] + [t for t, _ in others]) + "->" + reached
+            partial = np.einsum(formula, grad, *[x for _, x in others],
+                                optimize=len(others) > 1)
+            size = {c: n for c, n in zip(term, a.shape)}
+            stretched = tuple(i for i, c in enumerate(reached)       # size 1 here, broadcast
+                              if size[c] == 1 and partial.shape[i] != 1)  # against the others
+            if stretched:
+                partial = partial.sum(axis=stretched, keepdims=True)
+            # a letter summed inside operand k alone: the same gradient along that axis
+            partial = np.expand_dims(partial, [i for i, c in enumerate(unique) if c not in elsewhere])
+            partial = np.broadcast_to(partial, [size[c] for c in unique])
+            if unique == term:
+                grads.append(np.ascontiguousarray(partial))
+            else:  # repeated letters: write onto the diagonal view of a zero array
+                full = np.zeros(a.shape, dtype=grad.dtype)
+                np.einsum(f"{term}->{unique}", full)[...] = partial
+                grads.append(full)
+        return tuple(grads)

@@ -19,7 +19,7 @@ from .registry import register, unbroadcast
 REDUCTIONS = ("mean", "sum", "none")
 
 
-def _check_reduction(op, reduction):
+def check_reduction(op, reduction):
     if reduction not in REDUCTIONS:
         raise ValueError(f"{op}: reduction must be one of {REDUCTIONS}, got {reduction!r}")
 
@@ -103,9 +103,12 @@ class CrossEntropy(Function):
     """
 
     @staticmethod
-    def forward(ctx, logits, target=None, weight=None, reduction="mean", ignore_index=-100,
-                label_smoothing=0.0):
-        _check_reduction("cross_entropy", reduction)
+    def forward(ctx, logits, *learned_target, target=None, weight=None, reduction="mean",
+                ignore_index=-100, label_smoothing=0.0):
+        # class probabilities that require grad come as a second array input, not a keyword
+        if learned_target:
+            target = learned_target[0]
+        check_reduction("cross_entropy", reduction)
         if logits.ndim == 0:
             raise ValueError("cross_entropy expects logits of shape (N, C), got a scalar")
         if not 0.0 <= label_smoothing <= 1.0:
@@ -161,11 +164,20 @@ class CrossEntropy(Function):
             if eps:
                 local += eps / classes * (weight.sum() * softmax - weight) * ctx.valid[:, None]
         per_row_grad = _spread(grad, ctx.batch_shape, ctx.reduction, ctx.count).reshape(-1, 1)
-        grad_rows = (local * per_row_grad).astype(log_probs.dtype, copy=False)
-        if len(ctx.logits_shape) == 1:
-            return (grad_rows[0],)
-        moved = ctx.logits_shape[:1] + ctx.logits_shape[2:] + ctx.logits_shape[1:2]
-        return (np.ascontiguousarray(np.moveaxis(grad_rows.reshape(moved), -1, 1)),)
+        grads = [local * per_row_grad]
+        if len(ctx.needs_input_grad) > 1:
+            # a learned probability target q: d/dq_c [-sum_c q'_c w_c log p_c] = -(1 - eps) w_c log p_c
+            grads.append(-(1 - ctx.eps) * ctx.weight * log_probs * per_row_grad)
+        return tuple(_rows_to_logits_layout(g.astype(log_probs.dtype, copy=False), ctx.logits_shape)
+                     for g in grads)
+
+
+def _rows_to_logits_layout(rows, shape):
+    """Undo the (samples, classes) flattening: back to (C,) or (N, C, d1, ...)."""
+    if len(shape) == 1:
+        return rows[0]
+    moved = shape[:1] + shape[2:] + shape[1:2]
+    return np.ascontiguousarray(np.moveaxis(rows.reshape(moved), -1, 1))
 
 
 def _broadcast_or_explain(op, a, b, names=("input", "target")):
@@ -182,7 +194,7 @@ class MSE(Function):
 
     @staticmethod
     def forward(ctx, input, target, reduction="mean"):
-        _check_reduction("mse_loss", reduction)
+        check_reduction("mse_loss", reduction)
         _broadcast_or_explain("mse_loss", input, target)
         diff = input - target
         ctx.save_for_backward(diff)
@@ -214,7 +226,7 @@ class BCEWithLogits(Function):
 
     @staticmethod
     def forward(ctx, input, target, reduction="mean", pos_weight=None):
-        _check_reduction("binary_cross_entropy_with_logits", reduction)
+        check_reduction("binary_cross_entropy_with_logits", reduction)
         if target.shape != input.shape:
             raise ValueError(f"binary_cross_entropy_with_logits: target shape {target.shape} must "
                              f"equal input shape {input.shape} (one 0/1 label per logit)")

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..autograd import Function
-from .registry import register
+from .registry import register, unbroadcast
 
 
 @register("reshape")
@@ -112,3 +112,88 @@ class Identity(Function):
     @staticmethod
     def backward(ctx, grad):
         return (grad,)
+
+
+@register("clone")
+class Clone(Function):
+    """A copy with its own storage; the gradient passes through unchanged."""
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (grad,)
+
+
+@register("expand")
+class Expand(Function):
+    """Broadcast to a larger shape (size-1 axes stretched, leading axes added)."""
+
+    @staticmethod
+    def forward(ctx, a, shape=None):
+        ctx.shape = a.shape
+        return np.broadcast_to(a, shape)
+
+    @staticmethod
+    def backward(ctx, grad):  # each input element was used once per copy: sum the copies
+        return (unbroadcast(grad, ctx.shape),)
+
+
+@register("repeat")
+class Repeat(Function):
+    """Tile the whole tensor ``repeats[i]`` times along axis i (torch's ``Tensor.repeat``)."""
+
+    @staticmethod
+    def forward(ctx, a, repeats=None):
+        ctx.shape, ctx.repeats = a.shape, tuple(repeats)
+        return np.tile(a, ctx.repeats)
+
+    @staticmethod
+    def backward(ctx, grad):
+        # view each output axis of size r * s as (r, s) and sum over the r copies
+        shape = (1,) * (len(ctx.repeats) - len(ctx.shape)) + ctx.shape
+        split = [size for pair in zip(ctx.repeats, shape) for size in pair]
+        summed = grad.reshape(split).sum(axis=tuple(range(0, len(split), 2)))
+        return (summed.reshape(ctx.shape),)
+
+
+@register("flip")
+class Flip(Function):
+    @staticmethod
+    def forward(ctx, a, axes=None):
+        ctx.axes = tuple(axes)
+        return np.flip(a, ctx.axes).copy() if ctx.axes else a.copy()
+
+    @staticmethod
+    def backward(ctx, grad):  # flipping is its own inverse
+        return (np.flip(grad, ctx.axes) if ctx.axes else grad,)
+
+
+@register("gather")
+class Gather(Function):
+    """``out[i][j][k] = a[i][index[i][j][k]][k]`` for axis 1 (torch.gather), any axis."""
+
+    @staticmethod
+    def forward(ctx, a, index=None, axis=0):
+        ctx.shape, ctx.where = a.shape, _along_axis_index(index, axis)
+        return a[ctx.where]
+
+    @staticmethod
+    def backward(ctx, grad):
+        # scatter-add: an element gathered twice receives both gradients
+        full = np.zeros(ctx.shape, dtype=grad.dtype)
+        np.add.at(full, ctx.where, grad)
+        return (full,)
+
+
+def _along_axis_index(index, axis):
+    """Where gather reads: ``index`` along ``axis``, each element's own position elsewhere.
+
+    Unlike ``np.take_along_axis`` this lets ``index`` be smaller than ``a`` on the
+    other axes too, as torch.gather does.
+    """
+    grids = list(np.indices(index.shape, sparse=True))
+    grids[axis] = index
+    return tuple(grids)

@@ -93,6 +93,19 @@ def normal_pdf(x):
     return np.exp(-0.5 * x * x) / np.sqrt(2.0 * np.pi)
 
 
+@register("erf")
+class Erf(Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return erf(a).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):  # d erf(a)/da = 2/sqrt(pi) e^(-a^2)
+        (a,) = ctx.saved_tensors
+        return ((grad * _TWO_OVER_SQRT_PI * np.exp(-np.square(a))).astype(a.dtype, copy=False),)
+
+
 # --- GELU ---------------------------------------------------------------------
 # ``x * Phi(x)``, as torch.nn.GELU. approximate="none" (torch's default) uses the
 # exact normal CDF above; approximate="tanh" the tanh formula of Hendrycks & Gimpel.

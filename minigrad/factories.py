@@ -1,0 +1,123 @@
+"""Tensors made from nothing: ``zeros``, ``ones``, ``arange``, ``randn``, ... as torch names them.
+
+Same defaults as torch: floats in the default dtype (float32 unless
+``minigrad.set_default_dtype`` says otherwise), integer ranges in int64, and
+random values drawn from minigrad's own generator (``minigrad.manual_seed``).
+Sizes may be given as ``zeros(2, 3)`` or ``zeros((2, 3))``.
+"""
+import numpy as np
+
+from .random import generator
+from .tensor import Tensor, get_default_dtype
+
+
+def _sizes(size, op):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    if not all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 0 for n in size):
+        raise ValueError(f"{op}: sizes must be non-negative ints, got {size!r}")
+    return tuple(int(n) for n in size)
+
+
+def _made(array, dtype, requires_grad):
+    dtype = get_default_dtype() if dtype is None else np.dtype(dtype)
+    return Tensor(array.astype(dtype, copy=False), requires_grad=requires_grad, dtype=dtype,
+                  _copy=False)
+
+
+def zeros(*size, dtype=None, requires_grad=False):
+    return _made(np.zeros(_sizes(size, "zeros")), dtype, requires_grad)
+
+
+def ones(*size, dtype=None, requires_grad=False):
+    return _made(np.ones(_sizes(size, "ones")), dtype, requires_grad)
+
+
+def empty(*size, dtype=None, requires_grad=False):
+    """Like torch.empty, but filled with zeros: a value read by mistake is at least repeatable."""
+    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+
+
+def full(size, fill_value, dtype=None, requires_grad=False):
+    """Every element ``fill_value``; an int fills int64, a bool fills bool, as torch."""
+    if dtype is None and isinstance(fill_value, (bool, np.bool_)):
+        dtype = np.bool_
+    elif dtype is None and isinstance(fill_value, (int, np.integer)):
+        dtype = np.int64
+    size = _sizes(size if isinstance(size, (tuple, list)) else (size,), "full")
+    return _made(np.full(size, fill_value), dtype, requires_grad)
+
+
+def _like(t, dtype):
+    return t.dtype if dtype is None else dtype
+
+
+def zeros_like(t, dtype=None, requires_grad=False):
+    return zeros(t.shape, dtype=_like(t, dtype), requires_grad=requires_grad)
+
+
+def ones_like(t, dtype=None, requires_grad=False):
+    return ones(t.shape, dtype=_like(t, dtype), requires_grad=requires_grad)
+
+
+def empty_like(t, dtype=None, requires_grad=False):
+    return zeros_like(t, dtype=dtype, requires_grad=requires_grad)
+
+
+def full_like(t, fill_value, dtype=None, requires_grad=False):
+    return full(t.shape, fill_value, dtype=_like(t, dtype), requires_grad=requires_grad)
+
+
+def eye(n, m=None, dtype=None, requires_grad=False):
+    """The identity matrix (n x m, square by default)."""
+    return _made(np.eye(n, n if m is None else m), dtype, requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, requires_grad=False):
+    """``start, start + step, ...`` below ``end``; int64 when all three are ints, as torch."""
+    if end is None:
+        start, end = 0, start
+    if dtype is None and all(isinstance(v, (int, np.integer)) for v in (start, end, step)):
+        dtype = np.int64
+    if step == 0:
+        raise ValueError("arange: step must not be zero")
+    return _made(np.arange(start, end, step, dtype=np.float64 if dtype is None else None),
+                 dtype, requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, requires_grad=False):
+    """``steps`` evenly spaced values from ``start`` to ``end``, both included."""
+    return _made(np.linspace(start, end, int(steps)), dtype, requires_grad)
+
+
+def rand(*size, dtype=None, requires_grad=False):
+    """Uniform on [0, 1)."""
+    return _made(generator().random(_sizes(size, "rand")), dtype, requires_grad)
+
+
+def randn(*size, dtype=None, requires_grad=False):
+    """Standard normal."""
+    return _made(generator().standard_normal(_sizes(size, "randn")), dtype, requires_grad)
+
+
+def randint(low, high=None, size=None, dtype=None, requires_grad=False):
+    """Integers in ``[low, high)`` (``randint(high, size)`` starts at 0), int64 by default."""
+    if size is None:  # randint(high, size)
+        low, high, size = 0, low, high
+    if size is None:
+        raise TypeError("randint needs a size, e.g. randint(0, 10, (3,))")
+    size = _sizes(size if isinstance(size, (tuple, list)) else (size,), "randint")
+    values = generator().integers(low, high, size=size)
+    return _made(values, np.int64 if dtype is None else dtype, requires_grad)
+
+
+def rand_like(t, dtype=None, requires_grad=False):
+    return rand(t.shape, dtype=_like(t, dtype), requires_grad=requires_grad)
+
+
+def randn_like(t, dtype=None, requires_grad=False):
+    return randn(t.shape, dtype=_like(t, dtype), requires_grad=requires_grad)
+
+
+def randint_like(t, low, high=None, dtype=None, requires_grad=False):
+    return randint(low, high, t.shape, dtype=_like(t, dtype), requires_grad=requires_grad)
