@@ -14,7 +14,7 @@ discrete, and names:
 - LABELS_MISALIGNED   the targets are the inputs shifted by the wrong offset  (alignment.py)
 - POSITIONS_IGNORED   positional parameters that make no difference           (positions.py)
 
-Everything runs on a private float64 copy with batch-norm and dropout in eval mode; the
+Everything runs on a private float64 copy in eval mode; the
 user's model, modes, grads, hooks and RNG are exactly as they were afterwards.
 """
 from dataclasses import dataclass, field
@@ -113,9 +113,8 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
             notes += more
             result.checked.append("positions")
         if runner.switched:
-            notes.append(f"probed with {', '.join(runner.switched[:4])}"
-                         f"{' ...' if len(runner.switched) > 4 else ''} in eval mode (batch-norm "
-                         "in training mode mixes samples by design; dropout would add noise)")
+            notes.append("probed in eval mode (batch-norm in training mode mixes samples by "
+                         "design; dropout would draw a different mask per sample)")
         result.n_forward, result.n_backward = runner.n_forward, runner.n_backward
     result.checked = [c for c in result.checked if c]
     result.findings = sort_findings(findings)

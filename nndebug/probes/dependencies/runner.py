@@ -6,9 +6,10 @@ your output depend on?" (the gradient). The ``Runner`` answers them on a private
 copy of the model, so nothing of the user's model, its modes or its RNG is touched, and
 float64 makes "this output did not change" a sharp statement.
 
-Layers that legitimately make samples or calls differ are put in eval mode on the copy:
-batch-norm (in training mode it normalises with the batch's statistics, which mixes
-samples by design) and dropout (a random mask per sample would look like a dependence).
+The copy runs in eval mode: batch-norm in training mode normalises with the batch's
+statistics, which mixes samples by design, and dropout - as a layer, or inside attention
+and user code through ``self.training`` - draws a different mask for every sample, which
+would look like a dependence.
 """
 from dataclasses import dataclass
 
@@ -17,8 +18,6 @@ import numpy as np
 from .._training import no_grad
 from .batch import array_leaves
 
-EVAL_TYPES = ("BatchNorm", "Dropout", "AlphaDropout")
-"""Class-name fragments of the layers switched to eval mode on the private copy."""
 
 
 @dataclass
@@ -41,12 +40,8 @@ class Runner:
         self.replay = replay
         self.n_forward = 0
         self.n_backward = 0
-        self.switched = []
-        for name, module in self.work.named_modules():
-            kind = self.work.module_type(module)
-            if any(part in kind for part in EVAL_TYPES) and module.training:
-                module.eval()
-                self.switched.append(name)
+        self.switched = [name for name, module in self.work.named_modules() if module.training]
+        self.work.model.eval()
         self.names = {id(m): n for n, m in self.work.named_modules()}
         self.good_size = None  # a batch size the model is known to accept
         self.chunk = None      # rows per call, when the model only accepts that batch size

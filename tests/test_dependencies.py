@@ -1,0 +1,356 @@
+"""check_dependencies: each probe finds its planted problem on both frameworks and at several
+sizes, stays silent on healthy twins, and leaves the model exactly as it was."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import minigrad as mg
+import minigrad.nn as mnn
+import nndebug as nd
+from nndebug.adapters import adapt
+from nndebug.probes.dependencies.alignment import measure_offset
+from nndebug.zoo.minigrad_cases import _seq_models as mseq
+
+torch = pytest.importorskip("torch")
+from nndebug.zoo.torch_cases import _seq_models as tseq  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+FRAMEWORKS = {"torch": tseq, "minigrad": mseq}
+
+
+def gpt(framework, **switches):
+    (torch.manual_seed if framework == "torch" else mg.manual_seed)(0)
+    return FRAMEWORKS[framework].TinyGPT(**switches)
+
+
+def batch(framework, length=64, size=4, pad_tail=0):
+    ids, targets, pad = FRAMEWORKS[framework].lm_batch(batch=size, length=length, pad_tail=pad_tail)
+    return ids, targets, pad
+
+
+def codes(result):
+    return [f.code for f in result.findings if f.severity in ("warning", "error")]
+
+
+# --- FUTURE_LEAK -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+@pytest.mark.parametrize("length", [8, 64])
+def test_a_correctly_masked_decoder_with_next_token_targets_passes(framework, length):
+    ids, targets, _ = batch(framework, length)
+    res = nd.check_dependencies(gpt(framework, length=length), ids, targets)
+    assert res.passed, str(res)
+    assert res.offset == 1 and "future leak" in res.checked
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+@pytest.mark.parametrize("bug", [{"mask": "none"}, {"mask": "inverted"}, {"merge": "view"}])
+def test_a_decoder_that_reads_the_future_is_named_at_its_attention(framework, bug):
+    ids, targets, _ = batch(framework, 16)
+    res = nd.check_dependencies(gpt(framework, length=16, **bug), ids, targets)
+    assert codes(res) == ["FUTURE_LEAK"], str(res)
+    assert res.findings[0].where == "attn"
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+@pytest.mark.parametrize("length,leak", [(8, (2, 5)), (64, (10, 40)), (64, (0, 63)), (64, (62, 63))])
+def test_a_leak_from_one_single_future_position_is_found_exactly(framework, length, leak):
+    ids, targets, _ = batch(framework, length)
+    res = nd.check_dependencies(gpt(framework, length=length, leak=leak), ids, targets)
+    assert codes(res) == ["FUTURE_LEAK"], str(res)
+    evidence = res.findings[0].evidence
+    assert evidence["pairs"] == [list(leak)] and evidence["n_pairs"] == 1
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_causal_true_checks_without_targets_and_a_bidirectional_encoder_passes_without(framework):
+    ids, _, _ = batch(framework, 12)
+    encoder = FRAMEWORKS[framework].Encoder(length=12)
+    assert nd.check_dependencies(encoder, ids).passed                      # no next-token task
+    tags = (ids * 0 + 3)                                                  # a tagging task
+    assert nd.check_dependencies(encoder, ids, tags).passed
+    assert codes(nd.check_dependencies(encoder, ids, causal=True)) == ["FUTURE_LEAK"]
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_padding_hidden_by_a_mask_passes(framework):
+    ids, targets, pad = batch(framework, 16, size=4, pad_tail=5)
+    model = gpt(framework, length=16, padding=True)
+    pad_in = torch.as_tensor(pad) if framework == "torch" else pad
+    res = nd.check_dependencies(model, (ids, pad_in), targets)
+    assert res.passed and res.offset == 1, str(res)
+
+
+def test_a_torch_transformer_layer_without_its_causal_mask_is_named():
+    class LM(torch.nn.Module):
+        def __init__(self, causal):
+            super().__init__()
+            self.causal = causal
+            self.emb = torch.nn.Embedding(16, 16)
+            self.pos = torch.nn.Parameter(torch.randn(12, 16) * 0.1)
+            self.layer = torch.nn.TransformerEncoderLayer(16, 2, 32, dropout=0.1, batch_first=True)
+            self.head = torch.nn.Linear(16, 16)
+
+        def forward(self, ids):
+            T = ids.shape[1]
+            mask = torch.nn.Transformer.generate_square_subsequent_mask(T) if self.causal else None
+            return self.head(self.layer(self.emb(ids) + self.pos[:T], src_mask=mask))
+
+    torch.manual_seed(0)
+    ids, targets, _ = batch("torch", 12)
+    assert nd.check_dependencies(LM(True).train(), ids, targets).passed
+    res = nd.check_dependencies(LM(False), ids, targets)
+    assert codes(res) == ["FUTURE_LEAK"] and res.findings[0].where == "layer.self_attn", str(res)
+    assert "mask" in res.findings[0].fix
+
+
+# --- BATCH_MIXING ------------------------------------------------------------------------
+
+class TorchPairMixer(torch.nn.Module):
+    """Sample 0's output also reads sample 1 (one pair of one batch)."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.Tanh())
+        self.head = torch.nn.Linear(8, 3)
+
+    def forward(self, x):
+        h = self.body(x)
+        mix = torch.eye(x.shape[0], dtype=h.dtype)
+        mix[0, 1] = 1e-3
+        return self.head(mix @ h)
+
+
+class MinigradPairMixer(mnn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = mnn.Sequential(mnn.Linear(6, 8), mnn.Tanh())
+        self.head = mnn.Linear(8, 3)
+
+    def forward(self, x):
+        h = self.body(x)
+        mix = np.eye(x.shape[0])
+        mix[0, 1] = 1e-3
+        return self.head(mg.tensor(mix.astype(h.dtype)) @ h)
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+@pytest.mark.parametrize("size", [2, 5, 16])
+def test_mixing_of_a_single_pair_of_samples_is_found(framework, size):
+    x = np.random.default_rng(size).normal(size=(size, 6)).astype(np.float32)
+    if framework == "torch":
+        torch.manual_seed(0)
+        model, data = TorchPairMixer(), torch.as_tensor(x)
+    else:
+        mg.manual_seed(0)
+        model, data = MinigradPairMixer(), x
+    res = nd.check_dependencies(model, data)
+    assert codes(res) == ["BATCH_MIXING"], str(res)
+    assert res.findings[0].evidence["pairs"] == [[0, 1]]
+    assert res.findings[0].where == ""     # made in the model's own forward
+    assert res.findings[0].evidence["last_clean_module"] in ("body", "body.1")
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_a_view_in_place_of_a_transpose_mixes_samples(framework):
+    ids, targets, _ = batch(framework, 10, size=3)
+    res = nd.check_dependencies(gpt(framework, length=10, seq_first_view=True), ids, targets)
+    assert codes(res) == ["BATCH_MIXING"], str(res)
+    assert "permute" in res.findings[0].fix or "transpose" in res.findings[0].fix
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_a_table_indexed_by_batch_size_makes_outputs_depend_on_the_place_in_the_batch(framework):
+    ids, targets, _ = batch(framework, 10, size=4)
+    res = nd.check_dependencies(gpt(framework, length=10, pos="batch"), ids, targets)
+    assert codes(res) == ["BATCH_MIXING"], str(res)
+    assert res.findings[0].evidence["kind"] == "place in batch"
+
+
+def test_a_sequence_first_attention_fed_batch_first_is_named_with_its_fix():
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inp = torch.nn.Linear(4, 8)
+            self.attn = torch.nn.MultiheadAttention(8, 2)          # batch_first=False
+            self.out = torch.nn.Linear(8, 2)
+
+        def forward(self, x):
+            h = self.inp(x)
+            return self.out(self.attn(h, h, h)[0].mean(1))
+
+    torch.manual_seed(0)
+    res = nd.check_dependencies(Model(), torch.randn(5, 7, 4))
+    assert codes(res) == ["BATCH_MIXING"] and res.findings[0].where == "attn", str(res)
+    assert "batch_first=True" in res.findings[0].fix
+
+
+def test_batch_norm_in_training_mode_is_not_mixing_and_its_statistics_stay_untouched():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(5, 8), torch.nn.BatchNorm1d(8), torch.nn.ReLU(),
+                                torch.nn.Linear(8, 2)).train()
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    res = nd.check_dependencies(model, torch.randn(6, 5), torch.randint(0, 2, (6,)))
+    assert res.passed and any("eval mode" in n for n in res.notes), str(res)
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
+    assert model.training and model[1].training
+
+    mg.manual_seed(0)
+    mmodel = mnn.Sequential(mnn.Linear(5, 8), mnn.BatchNorm1d(8), mnn.ReLU(), mnn.Linear(8, 2))
+    assert nd.check_dependencies(mmodel, np.random.randn(6, 5).astype(np.float32)).passed
+
+
+def test_batch_norm_without_running_statistics_is_reported_as_the_reason_not_a_bug():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(5, 8), torch.nn.BatchNorm1d(8, track_running_stats=False),
+                                torch.nn.Linear(8, 2))
+    res = nd.check_dependencies(model, torch.randn(6, 5))
+    assert res.passed
+    assert [(f.code, f.severity, f.where) for f in res.findings] == [("BATCH_MIXING", "info", "1")]
+
+
+# --- TARGETS_IN_INPUTS / LABELS_MISALIGNED ---------------------------------------------------
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_unshifted_and_wrongly_shifted_labels_are_named_with_their_offset(framework):
+    ids, targets, _ = batch(framework, 16)
+    model = gpt(framework, length=16)
+    same = nd.check_dependencies(model, ids, ids)
+    assert codes(same) == ["TARGETS_IN_INPUTS"] and same.offset == 0, str(same)
+    back = nd.check_dependencies(model, ids[:, 1:], ids[:, :-1])
+    assert codes(back) == ["LABELS_MISALIGNED"] and back.offset == -1
+    assert back.findings[0].severity == "error"
+    twice = nd.check_dependencies(model, ids[:, :-1], ids[:, 1:][:, 1:])     # shifted twice
+    assert codes(twice) == ["LABELS_MISALIGNED"] and twice.offset == 2
+    assert nd.check_dependencies(model, ids[:, :-2], ids[:, 2:], task_offset=2).passed
+
+
+def test_a_float_autoencoder_is_not_a_copy_bug_and_ignored_targets_are_left_out():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(6, 3), torch.nn.Linear(3, 6))
+    x = torch.randn(8, 6)
+    assert nd.check_dependencies(model, x, x).passed
+    rng = np.random.default_rng(0)
+    ids = rng.integers(1, 50, size=(4, 20))
+    targets = np.full_like(ids, -100)
+    targets[:, :-1] = ids[:, 1:]
+    targets[:, :10] = -100                       # a prompt whose targets are ignored
+    assert measure_offset(ids, targets)[0] == 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(shift=st.integers(-3, 3), vocab=st.integers(3, 500), length=st.integers(6, 40),
+       seed=st.integers(0, 10 ** 6))
+def test_the_measured_offset_is_the_shift_that_made_the_targets(shift, vocab, length, seed):
+    rng = np.random.default_rng(seed)
+    seq = rng.integers(0, vocab, size=(4, length + 6))
+    ids = seq[:, 3:3 + length]
+    targets = seq[:, 3 + shift:3 + shift + length]
+    found = measure_offset(ids, targets)
+    chance = sum((np.mean(ids == v)) ** 2 for v in np.unique(ids))
+    if chance < 0.3:          # with few tokens, chance agreement can hide the shift
+        assert found is not None and found[0] == shift
+
+
+def test_random_targets_measure_no_offset():
+    rng = np.random.default_rng(1)
+    assert measure_offset(rng.integers(0, 100, (4, 30)), rng.integers(0, 100, (4, 30))) is None
+
+
+# --- POSITIONS_IGNORED ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_a_positional_embedding_that_never_reaches_the_output_is_named(framework):
+    ids, targets, _ = batch(framework, 12)
+    res = nd.check_dependencies(gpt(framework, length=12, pos="unused"), ids, targets)
+    assert codes(res) == ["POSITIONS_IGNORED"] and res.findings[0].where == "pos_emb", str(res)
+    assert nd.check_dependencies(gpt(framework, length=12, pos=None), ids, targets).passed
+
+
+def test_a_zero_initialised_positional_embedding_is_not_reported():
+    model = gpt("torch", length=12)
+    torch.nn.init.zeros_(model.pos_emb.weight)
+    ids, targets, _ = batch("torch", 12)
+    res = nd.check_dependencies(model, ids, targets)
+    assert res.passed and any("all zeros" in n for n in res.notes), str(res)
+    assert not model.pos_emb.weight.abs().sum()
+
+
+def test_an_order_blind_pooling_classifier_with_positions_unused_is_named():
+    class Pool(torch.nn.Module):
+        def __init__(self, use):
+            super().__init__()
+            self.use = use
+            self.emb = torch.nn.Linear(3, 8)
+            self.position_embeddings = torch.nn.Parameter(torch.randn(10, 8))
+            self.mix = torch.nn.Linear(8, 8)
+            self.head = torch.nn.Linear(8, 2)
+
+        def forward(self, x):
+            h = self.emb(x) + (self.position_embeddings if self.use else 0)
+            return self.head(torch.tanh(self.mix(h)).amax(dim=1))
+
+    torch.manual_seed(0)
+    x = torch.randn(4, 10, 3)
+    assert nd.check_dependencies(Pool(True), x).passed
+    assert codes(nd.check_dependencies(Pool(False), x)) == ["POSITIONS_IGNORED"]
+
+
+# --- the user's state, odd models, bad input ---------------------------------------------------
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_model_modes_grads_flags_and_rng_are_left_exactly_as_they_were(framework):
+    ids, targets, _ = batch(framework, 12)
+    model = gpt(framework, length=12, mask="none")
+    adapter = adapt(model)
+    model.train()
+    model.attn.eval()
+    params = [p for _, p in adapter.named_parameters()]
+    params[0].requires_grad = False
+    if framework == "torch":
+        params[1].grad = torch.ones_like(params[1])
+    else:
+        params[1].grad = np.ones_like(params[1].data)
+    state = adapter.capture_state()
+    rng_before = adapter.get_rng_state()
+    res = nd.check_dependencies(model, ids, targets)
+    assert codes(res) == ["FUTURE_LEAK"]
+    assert adapter.state_differences(state) == []
+    assert adapter.rng_equal(rng_before, adapter.get_rng_state())
+    with pytest.raises(ValueError):
+        nd.check_dependencies(model, ids[:, :3].reshape(-1)[0], targets)
+    assert adapter.state_differences(state) == []
+
+
+def test_a_scalar_input_gets_a_clear_error():
+    model = torch.nn.Linear(1, 1)
+    with pytest.raises(ValueError, match="batch dimension"):
+        nd.check_dependencies(model, torch.tensor(3.0))
+
+
+def test_a_model_that_hard_codes_its_batch_size_and_returns_a_dict_is_still_probed():
+    class Fixed(torch.nn.Module):
+        def __init__(self, leak):
+            super().__init__()
+            self.leak = leak
+            self.emb = torch.nn.Embedding(16, 8)
+            self.head = torch.nn.Linear(8, 16)
+
+        def forward(self, ids):
+            h = self.emb(ids).view(4, ids.shape[1], 8)           # only batches of 4
+            if self.leak:
+                h = h + h[:, -1:]                                # every position reads the last
+            return {"logits": self.head(h)}
+
+    ids, targets, _ = batch("torch", 10, size=4)
+    assert nd.check_dependencies(Fixed(False), ids, targets).passed
+    res = nd.check_dependencies(Fixed(True), ids, targets)
+    assert codes(res) == ["FUTURE_LEAK"], str(res)
+
+
+def test_the_cost_is_a_few_passes():
+    ids, targets, _ = batch("torch", 64)
+    res = nd.check_dependencies(gpt("torch", length=64), ids, targets)
+    assert res.n_forward <= 16 and res.n_backward == 0
+    assert "dependency check: PASSED" in str(res)
