@@ -31,6 +31,7 @@ import inspect
 
 import numpy as np
 
+from . import validation
 from .adapters import adapt
 
 LOSS_ROW = "(loss)"
@@ -102,6 +103,9 @@ def compare(minigrad_model, torch_model, inputs, targets, loss_fn, *, rtol=1e-7,
     mg_adapter, torch_adapter = (first, second) if first.framework == "minigrad" else (second, first)
     mg_loss, torch_loss = _losses(loss_fn)
     x, y = _host(inputs), _host(targets)
+    for value, name in ((x, "inputs"), (y, "targets")):
+        validation.samples(mg_adapter, value, name)
+        _require_finite(value, name)
     notes = []
     with mg_adapter.preserved(), torch_adapter.preserved():
         mg_work, torch_work = mg_adapter.private_copy(np.float64), torch_adapter.private_copy(np.float64)
@@ -122,6 +126,7 @@ def compare(minigrad_model, torch_model, inputs, targets, loss_fn, *, rtol=1e-7,
             raise ValueError(f"the two models do not have the same parameters: only in minigrad "
                              f"{only_mg or '-'}, only in torch {only_torch or '-'}; build one from the "
                              "other with minigrad.interop.from_torch / to_torch")
+        _require_same_shapes(mg_work, torch_work)
         with mg_work.default_dtype(np.float64), torch_work.default_dtype(np.float64):
             mg_trace = mg_work.trace(x, y, mg_loss)
             torch_trace = torch_work.trace(x, y, torch_loss)
@@ -135,6 +140,30 @@ def compare(minigrad_model, torch_model, inputs, targets, loss_fn, *, rtol=1e-7,
     return CompareReport(first_divergence=first_divergence, rows=rows, loss_minigrad=mg_trace.loss,
                          loss_torch=torch_trace.loss, weight_diff=weight_diff, notes=notes,
                          reason=reason)
+
+
+def _require_finite(value, name):
+    """NaN or Inf in the data make every difference NaN, and NaN compares as "no difference":
+    refuse them rather than report agreement."""
+    leaves = value if isinstance(value, (tuple, list)) else \
+        list(value.values()) if isinstance(value, dict) else [value]
+    for leaf in leaves:
+        array = np.asarray(leaf)
+        if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
+            raise ValueError(f"{name} contain NaN or Inf values: every difference would be NaN "
+                             "and nothing could be compared; compare on finite data")
+
+
+def _require_same_shapes(mg_work, torch_work):
+    """Layers of different sizes (Linear(6, 8) against Linear(6, 9)) are two different
+    networks, not a divergence to report."""
+    torch_shapes = {n: tuple(torch_work.to_numpy(p).shape) for n, p in torch_work.named_parameters()}
+    for name, p in mg_work.named_parameters():
+        mine = tuple(mg_work.to_numpy(p).shape)
+        if torch_shapes.get(name, mine) != mine:
+            raise ValueError(f"the two models differ in size: parameter {name} has shape {mine} "
+                             f"in minigrad but {torch_shapes[name]} in torch; build one from "
+                             "the other with minigrad.interop.from_torch / to_torch")
 
 
 def _rows(mg_trace, torch_trace, rtol, atol):

@@ -15,6 +15,7 @@ import contextlib
 
 import numpy as np
 
+from . import validation
 from .adapters import adapt
 
 
@@ -23,11 +24,8 @@ class Workbench:
 
     def __init__(self, model, inputs, targets, loss_fn, *, seed=0, dtype=np.float64):
         self.user = adapt(model)
-        if not callable(loss_fn):
-            raise TypeError(f"loss_fn must be callable as loss_fn(output, target), got "
-                            f"{type(loss_fn).__name__}")
-        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-            raise TypeError(f"seed must be an integer, got {seed!r}")
+        validation.problem(self.user, inputs, targets, loss_fn)
+        seed = validation.seed(seed)
         self.dtype = np.dtype(dtype)
         if self.dtype.kind != "f":
             raise TypeError(f"checks run in a float dtype, got {self.dtype}")
@@ -88,6 +86,10 @@ class Workbench:
         return self._evaluate(self.work.loss_value, self.inputs, self.targets, self.loss_fn)
 
     def loss_and_grads(self, *, wrt_inputs=False, grad_scale=1.0):
+        if self.n_forward == 0:   # the first pass is where dtype mix-ups show
+            with validation.explain_forward_error(self.user, self.raw_inputs):
+                return self._evaluate(self.work.loss_and_grads, self.inputs, self.targets,
+                                      self.loss_fn, wrt_inputs=wrt_inputs, grad_scale=grad_scale)
         return self._evaluate(self.work.loss_and_grads, self.inputs, self.targets, self.loss_fn,
                               wrt_inputs=wrt_inputs, grad_scale=grad_scale)
 

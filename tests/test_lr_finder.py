@@ -265,7 +265,7 @@ def test_bad_arguments_get_clear_errors():
         nd.find_lr(model, loss_fn, [])
     with pytest.raises(ValueError, match="0 < start_lr < end_lr"):
         nd.find_lr(model, loss_fn, batches, start_lr=1.0, end_lr=0.1)
-    with pytest.raises(ValueError, match="0 < start_lr < end_lr"):
+    with pytest.raises(ValueError, match="start_lr must be a positive number"):
         nd.find_lr(model, loss_fn, batches, start_lr=0.0)
     with pytest.raises(ValueError, match="steps must be an integer >= 10"):
         nd.find_lr(model, loss_fn, batches, steps=3)

@@ -58,9 +58,10 @@ def check_data(x_train, y_train, x_test=None, y_test=None):
     ``y``: class indices, one-hot rows, or regression targets (class checks are skipped).
     """
     x_train = _as_array(x_train, "x_train")
-    y_train = _as_array(y_train, "y_train")
+    y_train = _as_array(y_train, "y_train", labels=True)
     x_test = None if x_test is None else _as_array(x_test, "x_test")
-    y_test = None if y_test is None else _as_array(y_test, "y_test")
+    y_test = None if y_test is None else _as_array(y_test, "y_test", labels=True)
+    y_train, y_test = _encode_labels(y_train, y_test)
     _check_shapes(x_train, y_train, x_test, y_test)
 
     findings = []
@@ -87,8 +88,32 @@ def check_data(x_train, y_train, x_test=None, y_test=None):
 
 # --- input handling ----------------------------------------------------------------------------
 
-def _as_array(value, name):
-    """A NumPy view of a NumPy array, a torch tensor or a minigrad tensor (no copy where possible)."""
+def _encode_labels(y_train, y_test):
+    """Class names ("cat", "dog") become class indices, shared by both splits, so the class
+    checks run on them; numeric labels are returned as they are."""
+    named = [y for y in (y_train, y_test) if y is not None and y.dtype.kind in "USO"]
+    if not named:
+        return y_train, y_test
+    try:
+        classes = np.unique(np.concatenate([y.reshape(-1) for y in named]).astype(str))
+    except Exception as error:   # e.g. an object array of unorderable values
+        raise TypeError(f"class labels must be numbers or strings, got values that cannot be "
+                        f"sorted ({error}); convert them to class indices first") from None
+
+    def encode(y):
+        if y is None or y.dtype.kind not in "USO":
+            return y
+        if y.ndim != 1:
+            raise ValueError(f"string class labels must be one per sample (1-D), got shape "
+                             f"{y.shape}")
+        return np.searchsorted(classes, y.astype(str)).astype(np.int64)
+
+    return encode(y_train), encode(y_test)
+
+
+def _as_array(value, name, labels=False):
+    """A NumPy view of a NumPy array, a torch tensor or a minigrad tensor (no copy where possible).
+    With ``labels=True`` strings are accepted too (class names)."""
     module = type(value).__module__ or ""
     if module.startswith("torch"):
         value = value.detach().cpu().numpy()
@@ -99,7 +124,7 @@ def _as_array(value, name):
     except Exception as error:
         raise TypeError(f"{name} must be an array-like (NumPy array, torch or minigrad tensor), "
                         f"got {type(value).__name__}: {error}") from None
-    if array.dtype.kind not in "biuf":
+    if array.dtype.kind not in ("biufUSO" if labels else "biuf"):
         raise TypeError(f"{name} must hold numbers, got dtype {array.dtype} ({type(value).__name__});"
                         " convert it to a numeric array first")
     if array.ndim == 0:

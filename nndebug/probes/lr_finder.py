@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import validation
 from ..adapters import adapt
 from ._training import (as_pair, disable_dropout, first_dim, make_optimizer, no_grad,
                         scalar_loss_value, trainable_parameters, train_step)
@@ -318,11 +319,14 @@ def find_lr(model, loss_fn, batches, *, optimizer=None, start_lr=1e-7, end_lr=10
     """
     adapter = adapt(model)
     start_lr, end_lr, steps = _check_sweep_args(start_lr, end_lr, steps)
+    seed = validation.seed(seed)
     if rule not in SUGGESTION_RULES:
         raise ValueError(f"rule must be one of {sorted(SUGGESTION_RULES)}, got {rule!r}")
-    if not callable(loss_fn):
-        raise TypeError(f"loss_fn must be callable as loss_fn(output, target), got "
-                        f"{type(loss_fn).__name__}")
+    validation.same_framework_loss(adapter, loss_fn)
+    if not trainable_parameters(adapter):
+        raise ValueError(f"{type(model).__name__} has no trainable parameters (none, or all "
+                         "with requires_grad=False): there is no learning rate to find; "
+                         "unfreeze the layers you mean to train")
     if optimizer is not None and not hasattr(optimizer, "param_groups"):
         raise TypeError(f"optimizer must be a torch-style optimizer with .param_groups, got "
                         f"{type(optimizer).__name__}")
@@ -362,15 +366,11 @@ def find_lr(model, loss_fn, batches, *, optimizer=None, start_lr=1e-7, end_lr=10
 
 
 def _check_sweep_args(start_lr, end_lr, steps):
-    try:
-        start_lr, end_lr = float(start_lr), float(end_lr)
-    except (TypeError, ValueError):
-        raise TypeError(f"start_lr and end_lr must be numbers, got {start_lr!r} and {end_lr!r}")
-    if not (start_lr > 0 and math.isfinite(end_lr) and end_lr > start_lr):
+    start_lr = validation.positive_number(start_lr, "start_lr")
+    end_lr = validation.positive_number(end_lr, "end_lr")
+    if not end_lr > start_lr:
         raise ValueError(f"need 0 < start_lr < end_lr, got start_lr={start_lr}, end_lr={end_lr}")
-    if int(steps) != steps or steps < MIN_STEPS:
-        raise ValueError(f"steps must be an integer >= {MIN_STEPS}, got {steps!r}")
-    return start_lr, end_lr, int(steps)
+    return start_lr, end_lr, validation.integer(steps, "steps", minimum=MIN_STEPS)
 
 
 def _fresh_optimizer(adapter, private, optimizer, notes):
@@ -470,10 +470,13 @@ def _sweep(adapter, optimizer, loss_fn, batches, start_lr, end_lr, steps, diverg
     with Progress(steps, "lr-find", enabled=progress) as bar:
         for step in range(steps):
             inputs, targets = as_pair(stream.next(), step)
+            validation.problem(adapter, inputs, targets, loss_fn)
+            raw_inputs = inputs
             inputs, targets = adapter.prepare(inputs), adapter.prepare(targets)
             lr = start_lr * ratio ** (step / (steps - 1))
             _set_lr(optimizer, base_lrs, lr)
-            loss = train_step(adapter, optimizer, inputs, targets, loss_fn)
+            with validation.explain_forward_error(adapter, raw_inputs):
+                loss = train_step(adapter, optimizer, inputs, targets, loss_fn)
             lrs.append(lr)
             raw.append(loss)
             fixed.append(_probe_loss(adapter, probe, loss_fn) if math.isfinite(loss) else loss)
@@ -498,6 +501,9 @@ def _probe_batches(adapter, stream):
         if any(batch is earlier for earlier, _ in chosen):
             break
         inputs, targets = as_pair(batch, index)
+        validation.samples(adapter, inputs, f"batch {index}'s inputs")
+        validation.samples(adapter, targets, f"batch {index}'s targets")
+        validation.same_framework(adapter, inputs, f"batch {index}'s inputs")
         chosen.append((batch, (adapter.prepare(inputs), adapter.prepare(targets))))
         samples += first_dim(inputs)
         if samples >= PROBE_SAMPLES:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import validation
 from ..adapters import adapt
 from ..findings import Finding, sort_findings
 from ._training import (disable_dropout, first_dim, forward_output, make_optimizer,
@@ -78,13 +79,10 @@ def overfit_one_batch(model, inputs, targets, loss_fn, *, steps=200, lr=None, ba
     attached to ``res.findings`` together with an ``OVERFIT_FAILED`` finding.
     """
     adapter = adapt(model)
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be a positive integer, got {steps!r}")
-    if lr is not None and not (isinstance(lr, (int, float)) and lr > 0 and math.isfinite(lr)):
-        raise ValueError(f"lr must be a positive number, got {lr!r}")
-    if not callable(loss_fn):
-        raise TypeError(f"loss_fn must be callable as loss_fn(output, target), got "
-                        f"{type(loss_fn).__name__}")
+    steps = validation.integer(steps, "steps")
+    lr = None if lr is None else validation.positive_number(lr, "lr")
+    seed = validation.seed(seed)
+    validation.problem(adapter, inputs, targets, loss_fn)
     if batch_size is not None:
         inputs, targets = _head(inputs, batch_size), _head(targets, batch_size)
     n_inputs, n_targets = first_dim(inputs), first_dim(targets)
@@ -97,7 +95,8 @@ def overfit_one_batch(model, inputs, targets, loss_fn, *, steps=200, lr=None, ba
 
     lrs = (lr,) if lr is not None else LEARNING_RATES
     attempts, notes = [], []
-    with adapter.preserved(), adapter.forked_rng(seed) as replay:
+    with adapter.preserved(), adapter.forked_rng(seed) as replay, \
+            validation.explain_forward_error(adapter, inputs):
         template = adapter.private_copy(dtype=adapter.float_dtype())
         template.model.train()                  # the configuration of every forward below:
         switched = disable_dropout(template)    # training mode, except dropout (copies keep it)
@@ -132,9 +131,7 @@ def overfit_one_batch(model, inputs, targets, loss_fn, *, steps=200, lr=None, ba
 
 
 def _head(value, n):
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {n!r}")
-    return take_samples(value, 0, n)
+    return take_samples(value, 0, validation.integer(n, "batch_size"))
 
 
 def _badness(attempt):

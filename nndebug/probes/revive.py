@@ -10,6 +10,7 @@ made for ReLU) and zeroes their bias, so they start over as freshly initialised 
 """
 import numpy as np
 
+from .. import validation
 from ..adapters import adapt
 from ..records import DROPOUT_TYPES
 from ._training import no_grad
@@ -50,7 +51,12 @@ def revive_dead_neurons(model, inputs, *, seed=0):
     the revived rows' optimizer state is stale: consider a fresh optimizer afterwards.
     """
     adapter = adapt(model)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(validation.seed(seed))
+    if inputs is None:
+        raise TypeError("inputs is None; pass a batch of the model's inputs (dead units are the "
+                        "ones that output 0 for every sample of it)")
+    validation.same_framework(adapter, inputs, "inputs")
+    validation.samples(adapter, inputs, "inputs")   # no sample: every unit would look dead
     revived = set()
     for _ in range(MAX_ROUNDS):
         dead = _dead_units(adapter, inputs)

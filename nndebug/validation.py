@@ -1,0 +1,188 @@
+"""Argument checks shared by nndebug's public functions: one clear line per bad input.
+
+A learner who passes the wrong thing should read, in one sentence, which argument is
+wrong, what was expected, what was found and what to do - not a traceback from deep
+inside NumPy or torch ("must be Tensor, not Tensor", "Long and Double"). Each check
+here raises a ``TypeError`` (wrong kind of thing) or ``ValueError`` (right kind, bad
+value) with such a sentence, and returns the cleaned value (NumPy scalars become
+Python numbers: ``steps=np.int64(20)`` is as good as ``steps=20``).
+
+None of these checks runs the model; ``explain_forward_error`` translates the few
+errors that only the model's first forward pass can reveal.
+"""
+import contextlib
+import math
+import numbers
+
+import numpy as np
+
+FRAMEWORK_NAMES = {"torch": "PyTorch", "minigrad": "minigrad"}
+CONVERSIONS = {
+    ("torch", "minigrad"): "convert it with minigrad.tensor(x.detach().cpu().numpy()) (or pass a "
+                           "NumPy array)",
+    ("minigrad", "torch"): "convert it with torch.tensor(x.numpy()) (or pass a NumPy array)",
+}
+
+
+# --- numbers -----------------------------------------------------------------------
+
+def integer(value, name, *, minimum=1):
+    """``value`` as a Python int >= ``minimum`` (NumPy integers accepted, bools refused)."""
+    wanted = {0: "a non-negative integer", 1: "a positive integer"}.get(
+        minimum, f"an integer >= {minimum}")
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be {wanted}, got {_show(value)}; "
+                        f"pass e.g. {name}={max(minimum, 1)}")
+    if value < minimum:
+        raise ValueError(f"{name} must be {wanted}, got {int(value)}")
+    return int(value)
+
+
+def seed(value, name="seed"):
+    """A seed: a non-negative integer (NumPy's generators refuse negative ones)."""
+    return integer(value, name, minimum=0)
+
+
+def positive_number(value, name):
+    """``value`` as a finite Python float > 0 (NumPy scalars accepted, bools refused)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a positive number, got {_show(value)}")
+    value = float(value)
+    if not (value > 0 and math.isfinite(value)):
+        raise ValueError(f"{name} must be a positive number (finite), got {value!r}")
+    return value
+
+
+def _show(value):
+    text = repr(value)
+    return f"{type(value).__name__} {text[:60]}" if len(text) <= 60 else type(value).__name__
+
+
+# --- frameworks ----------------------------------------------------------------------
+
+def framework_of(value):
+    """"torch", "minigrad" or None: whose tensor, module or function ``value`` is."""
+    module = type(value).__module__ or ""
+    if callable(value) and not isinstance(value, type) and hasattr(value, "__module__") \
+            and not hasattr(value, "forward"):
+        module = getattr(value, "__module__", "") or module   # a plain function
+    root = module.split(".")[0]
+    return root if root in FRAMEWORK_NAMES else None
+
+
+def same_framework(adapter, value, name):
+    """A clear TypeError when ``value`` holds tensors of the other framework than the model's."""
+    found = _foreign_leaf(adapter.framework, value)
+    if found is None:
+        return
+    how = CONVERSIONS.get((found, adapter.framework), "convert it to the model's framework")
+    raise TypeError(
+        f"{name} holds a {FRAMEWORK_NAMES[found]} tensor but the model is a "
+        f"{FRAMEWORK_NAMES[adapter.framework]} model; {how}, or convert the model with "
+        "minigrad.interop.from_torch / to_torch")
+
+
+def _foreign_leaf(framework, value, depth=0):
+    if depth > 4 or value is None:
+        return None
+    if isinstance(value, (tuple, list)):
+        for v in value:
+            found = _foreign_leaf(framework, v, depth + 1)
+            if found:
+                return found
+        return None
+    if isinstance(value, dict):
+        return _foreign_leaf(framework, list(value.values()), depth + 1)
+    owner = framework_of(value) if hasattr(value, "shape") else None
+    return owner if owner and owner != framework else None
+
+
+def same_framework_loss(adapter, loss_fn):
+    """A torch loss (module or torch.nn.functional function) with a minigrad model, or the
+    reverse, is named before it fails inside with "must be Tensor, not Tensor"."""
+    if not callable(loss_fn):
+        raise TypeError(f"loss_fn must be callable as loss_fn(output, target), got "
+                        f"{type(loss_fn).__name__}")
+    owner = framework_of(loss_fn)
+    if owner and owner != adapter.framework:
+        other = "minigrad.nn" if adapter.framework == "minigrad" else "torch.nn"
+        raise TypeError(
+            f"loss_fn is a {FRAMEWORK_NAMES[owner]} loss ({type(loss_fn).__name__ if hasattr(loss_fn, 'forward') else getattr(loss_fn, '__name__', 'function')}) "
+            f"but the model is a {FRAMEWORK_NAMES[adapter.framework]} model; use the loss "
+            f"of the same name from {other}")
+
+
+# --- data -----------------------------------------------------------------------------
+
+def samples(adapter, value, name):
+    """Refuse an empty batch (no samples, or an array with a zero-sized dimension) with a
+    sentence that says so - instead of a NaN loss blamed on "log of 0"."""
+    for leaf in _array_leaves(adapter, value):
+        shape = tuple(np.shape(leaf))
+        if int(np.prod(shape)) == 0 and shape:
+            raise ValueError(f"{name} is an empty batch (shape {shape}): there is nothing to "
+                             "compute on; pass at least one sample")
+
+
+def problem(adapter, inputs, targets, loss_fn):
+    """The checks every (model, inputs, targets, loss_fn) call starts with. ``targets`` may
+    be None (a loss_fn that ignores its second argument)."""
+    if inputs is None:
+        raise TypeError("inputs is None; pass the model's input batch (a tensor, a NumPy array, "
+                        "or a tuple/dict of them)")
+    same_framework(adapter, inputs, "inputs")
+    same_framework(adapter, targets, "targets")
+    same_framework_loss(adapter, loss_fn)
+    samples(adapter, inputs, "inputs")
+    samples(adapter, targets, "targets")
+
+
+def _array_leaves(adapter, value):
+    if isinstance(value, (tuple, list)):
+        return [leaf for v in value for leaf in _array_leaves(adapter, v)]
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _array_leaves(adapter, v)]
+    if value is None or isinstance(value, (str, bytes, numbers.Number)):
+        return []
+    if hasattr(value, "shape"):
+        return [value]
+    try:
+        return [np.asarray(value)]
+    except Exception:   # not array-like: the model will say what it expected
+        return []
+
+
+# --- errors only a forward pass reveals ----------------------------------------------------
+
+@contextlib.contextmanager
+def explain_forward_error(adapter, inputs):
+    """Re-raise dtype mix-ups of the model's first forward as one readable line.
+
+    A float model fed integer data fails deep inside a layer ("expected scalar type
+    Float but found Long", "mat1 and mat2 must have the same dtype"); what the user
+    needs to hear is "inputs are integers, the model computes in float32: pass floats".
+    """
+    try:
+        yield
+    except (RuntimeError, TypeError) as error:
+        text = str(error)
+        integer_inputs = [leaf for leaf in _array_leaves(adapter, inputs)
+                          if np.dtype(_dtype_of(adapter, leaf)).kind in "iub"]
+        if integer_inputs and any(k in text for k in ("Long", "Int", "dtype", "Double", "Byte")):
+            dtype = _dtype_of(adapter, integer_inputs[0])
+            raise TypeError(
+                f"inputs are {dtype} but the model computes in {adapter.float_dtype()} and its "
+                f"first layer expects floating-point data; convert them first (x.float() in "
+                f"torch, x.astype(np.float32) in NumPy) - the framework said: "
+                f"{text.splitlines()[0][:120]}") from error
+        raise
+
+
+def _dtype_of(adapter, leaf):
+    dtype = getattr(leaf, "dtype", None)
+    if dtype is None:
+        return np.asarray(leaf).dtype
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        return np.dtype(str(dtype).replace("torch.", ""))
