@@ -1,0 +1,546 @@
+"""The bounded history of a watched run: what a long run keeps under ``max_history_mb``.
+
+``nndebug.watch`` is meant to stay switched on for runs of a million steps. Keeping every
+loss and every recorded step would grow without end (about 10 GB for a deep model at 1M
+steps), and the rules would take longer and longer to read it. ``BoundedRun`` is a
+``RunRecord`` that keeps its own size under a budget in bytes, so that the rules, the
+reports and the plots read it exactly as they read any run.
+
+Retention policy
+----------------
+The budget (``max_history_mb``, 64 MiB by default) is split: a quarter for the two loss
+curves (training and validation, half each), the rest for the detailed records and the
+activation histograms (an eighth of the whole budget for the histograms).
+
+1. **Loss curves.** Every loss is kept at full resolution while the curve is short. When
+   the full-resolution part outgrows half of its curve's share (and at most
+   ``FULL_CURVE_MAX`` points, so that the rules' time stays bounded), its older half is
+   folded into buckets of ``width`` consecutive losses (the newest bucket stays open until
+   it is full), each holding count, min, mean and max and the first non-finite step. When
+   the buckets outgrow the other half, neighbours merge two by two (the width doubles).
+   The rules see a bucket as its mean at its middle step, and every bucket that holds a
+   NaN/Inf as a NaN at the exact step where the first one appeared (NAN_LOSS keeps its
+   step). The latest losses stay at full resolution:
+   what the noise, spike and trend rules measure at the end of the run is unchanged.
+2. **Detailed records** (``StepRecord``: gradients, weights, activations, inputs, output)
+   are kept whole or dropped whole. At most ``MAX_RECORDS`` are kept whatever the budget
+   (the rules' time grows with their number). When they outgrow their share, a
+   compaction keeps
+   a. *early* records: the first ``EARLY_RECORDS`` and those at step 0, 1, 2 and every
+      power of two (the monitor always records these: the early phase, on a log time
+      scale, is where many bugs show and what rules compare the run with);
+   b. *recent* records: the latest ones, up to ``RECENT_SHARE`` of the record budget (at
+      least ``MIN_RECENT``);
+   c. *evidence*: every record whose step a finding of the run so far names (its step or
+      a step listed in its evidence), and the records from just before the first
+      non-finite step on (where a NaN comes from);
+   d. the *rest, thinned evenly*: the steps are cut into cells of equal width and one
+      record is kept per cell (preferably one with the detailed statistics recorded every
+      ``histogram_every`` records); the width doubles until they fit.
+   When everything does not fit, the order above is the priority (the first three and the
+   latest ``MIN_RECENT`` records are kept in any case). A compaction brings the records down
+   to ``COMPACT_TO`` of their share, so that it runs rarely (its cost, one diagnosis of the
+   run so far, is spread over many steps).
+3. **Histograms** are thinned the same way within their own share: the first
+   ``EARLY_HISTOGRAMS``, the latest ``RECENT_HISTOGRAMS``, the rest evenly.
+
+Memory is accounted in bytes: NumPy arrays by their ``nbytes`` plus the array object, dicts
+and floats by CPython's own sizes (``sys.getsizeof``); names shared by every record (layer
+and statistic names) are counted once, as they are stored once.
+"""
+import math
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .records import RunRecord, StepRecord
+
+MIB = 1024 * 1024
+DEFAULT_MAX_HISTORY_MB = 64
+CURVE_SHARE = 0.25            # of the budget: the loss curves (training and validation)
+HISTOGRAM_SHARE = 0.125       # of the budget: the activation histograms
+FULL_CURVE_MAX = 2 ** 18      # losses kept at full resolution, at most (analysis time)
+FIRST_BUCKET_WIDTH = 8        # losses per bucket when the curve is first folded
+MIN_CURVE_POINTS = 64         # a curve keeps at least this many points, whatever the budget
+MAX_RECORDS = 1024            # detailed records kept, at most (analysis time)
+EARLY_RECORDS = 8             # the first records, always kept
+RECENT_SHARE = 0.25           # of the record budget: the latest records
+MIN_RECENT = 4                # the latest records kept, at least
+NAN_EVIDENCE_RECORDS = 24     # records kept from just before the first non-finite step on
+COMPACT_TO = 0.75             # a compaction leaves the records at 3/4 of their budget
+EARLY_HISTOGRAMS, RECENT_HISTOGRAMS = 3, 4
+INTAKE_MAX = 4096             # losses appended as Python floats before they move to NumPy
+
+# the columns of a bucket of losses (one row per bucket, float64)
+FIRST, LAST, COUNT, MIN, MEAN, MAX, NONFINITE, FIRST_NONFINITE = range(8)
+BUCKET_COLUMNS = 8
+
+_ARRAY_OVERHEAD = sys.getsizeof(np.zeros(0))
+_FLOAT = sys.getsizeof(1.0)
+
+
+def budget_bytes(max_history_mb):
+    """The budget in bytes (None: unlimited); a clear error for anything but a positive number."""
+    if max_history_mb is None:
+        return None
+    if isinstance(max_history_mb, bool) or not isinstance(max_history_mb, (int, float)) \
+            or not math.isfinite(max_history_mb) or max_history_mb <= 0:
+        raise ValueError(f"max_history_mb must be a positive number of MiB (the monitor's memory "
+                         f"budget) or None for no limit; got {max_history_mb!r}")
+    return int(max_history_mb * MIB)
+
+
+# ============================================================================================
+# sizes
+# ============================================================================================
+def _array_bytes(a):
+    return 0 if a is None else _ARRAY_OVERHEAD + getattr(a, "nbytes", 0)
+
+
+def record_bytes(record):
+    """Estimated memory held by one ``StepRecord`` (bytes)."""
+    total = sys.getsizeof(record) + sys.getsizeof(record.__dict__)
+    for name in ("grad_norm", "grad_received", "held_norm", "held_excess", "param_norm",
+                 "update_norm", "output"):
+        total += _array_bytes(getattr(record, name))
+    total += sys.getsizeof(record.activations)
+    for stats in record.activations.values():
+        total += sys.getsizeof(stats) + _FLOAT * len(stats)
+    total += sys.getsizeof(record.dead_units)
+    total += sum(_array_bytes(mask) for mask in record.dead_units.values())
+    total += sys.getsizeof(record.inputs) + _FLOAT * len(record.inputs)
+    total += sys.getsizeof(record.eval_layers) + sys.getsizeof(record.lrs) + _FLOAT * len(record.lrs)
+    return total
+
+
+def histogram_bytes(entry):
+    """Estimated memory held by one ``(step, {layer: (counts, edges)})`` entry (bytes)."""
+    _, layers = entry
+    total = 64 + sys.getsizeof(layers)
+    for pair in layers.values():
+        total += sys.getsizeof(pair) + sum(_array_bytes(np.asarray(a)) for a in pair)
+    return total
+
+
+# ============================================================================================
+# a loss curve: full resolution while short, buckets for its older part once long
+# ============================================================================================
+class LossCurve:
+    """One loss curve (steps, values) under a budget of ``max_bytes`` (None: unlimited)."""
+
+    def __init__(self, max_bytes=None):
+        half = None if max_bytes is None else max_bytes // 2
+        # full-resolution points, at most: 16 bytes each, and room for half as many again
+        # arriving before a fold, within half of the curve's budget
+        self.full_max = None if half is None else \
+            int(min(FULL_CURVE_MAX, max(MIN_CURVE_POINTS, half // 24)))
+        self.bucket_max = None if half is None else max(MIN_CURVE_POINTS, half // (8 * BUCKET_COLUMNS))
+        self.width = FIRST_BUCKET_WIDTH
+        self.buckets = np.zeros((0, BUCKET_COLUMNS))
+        self._steps = np.zeros(0, dtype=np.int64)
+        self._values = np.zeros(0)
+        self._n = 0                  # used length of _steps/_values (capacity grows by doubling)
+        self._view = None
+
+    def __len__(self):
+        """How many points the rules see."""
+        return len(self.points()[0])
+
+    @property
+    def n_full(self):
+        return self._n
+
+    @property
+    def nbytes(self):
+        return self._steps.nbytes + self._values.nbytes + self.buckets.nbytes
+
+    def extend(self, steps, values):
+        steps = np.asarray(steps, dtype=np.int64).reshape(-1)
+        values = np.asarray(values, dtype=float).reshape(-1)
+        if len(steps) != len(values):
+            raise ValueError(f"a loss curve needs one value per step; got {len(steps)} steps and "
+                             f"{len(values)} values")
+        piece = len(steps) if self.full_max is None else max(1, self.full_max // 2)
+        for start in range(0, len(steps), piece):
+            self._append(steps[start:start + piece], values[start:start + piece])
+
+    def _append(self, steps, values):
+        need = self._n + len(steps)
+        if need > len(self._steps):
+            capacity = max(need, 2 * len(self._steps), 256)
+            if self.full_max is not None:
+                capacity = max(need, min(capacity, self.full_max + self.full_max // 2))
+            self._steps = _grown(self._steps, self._n, capacity)
+            self._values = _grown(self._values, self._n, capacity)
+        self._steps[self._n:need] = steps
+        self._values[self._n:need] = values
+        self._n = need
+        self._view = None
+        if self.full_max is not None and self._n > self.full_max:
+            self._fold()
+
+    def points(self):
+        """(steps, values) as the rules see them: bucket means, then the full-resolution part."""
+        if self._view is None:
+            full = (self._steps[:self._n].copy(), self._values[:self._n].copy())
+            if len(self.buckets) == 0:
+                self._view = full
+            else:
+                steps, values = bucket_points(self.buckets)
+                self._view = (np.concatenate([steps, full[0]]), np.concatenate([values, full[1]]))
+        return self._view
+
+    def state(self):
+        return {"steps": self._steps[:self._n].copy(), "values": self._values[:self._n].copy(),
+                "buckets": self.buckets.copy(), "width": self.width}
+
+    def load(self, steps, values, buckets, width):
+        self.buckets = np.asarray(buckets, dtype=float).reshape(-1, BUCKET_COLUMNS)
+        self.width = int(width)
+        self._steps, self._values, self._n = np.zeros(0, dtype=np.int64), np.zeros(0), 0
+        self.extend(steps, values)
+        if self.bucket_max is not None:
+            while len(self.buckets) > self.bucket_max:
+                self._merge_buckets()
+
+    # --- folding ------------------------------------------------------------------------
+    def _fold(self):
+        """The older half of the full-resolution part becomes buckets of ``width`` losses (the
+        last bucket stays open, filled first by the next fold, until it holds ``width``)."""
+        width, take = self.width, self._n // 2
+        steps, values = self._steps[:take], self._values[:take]
+        new = []
+        if len(self.buckets) and self.buckets[-1, COUNT] < width:
+            fill = int(min(take, width - self.buckets[-1, COUNT]))
+            head = make_buckets(steps[None, :fill], values[None, :fill])
+            self.buckets[-1] = combine_buckets(self.buckets[-1:], head)[0]
+            steps, values = steps[fill:], values[fill:]
+        whole = len(steps) // width * width
+        if whole:
+            new.append(make_buckets(steps[:whole].reshape(-1, width),
+                                    values[:whole].reshape(-1, width)))
+        if len(steps) > whole:
+            new.append(make_buckets(steps[None, whole:], values[None, whole:]))
+        self.buckets = np.vstack([self.buckets, *new])
+        rest = self._n - take
+        self._steps[:rest] = self._steps[take:self._n]
+        self._values[:rest] = self._values[take:self._n]
+        self._n = rest
+        while len(self.buckets) > self.bucket_max:
+            self._merge_buckets()
+
+    def _merge_buckets(self):
+        """Neighbouring buckets merge two by two: half as many, twice as wide."""
+        b = self.buckets
+        pairs = len(b) // 2
+        merged = combine_buckets(b[0:2 * pairs:2], b[1:2 * pairs:2])
+        self.buckets = np.vstack([merged, b[2 * pairs:]])
+        self.width *= 2
+        self._view = None
+
+
+def combine_buckets(a, c):
+    """Row by row, the bucket holding the losses of bucket ``a`` followed by those of ``c``."""
+    merged = np.empty((len(a), BUCKET_COLUMNS))
+    merged[:, FIRST], merged[:, LAST] = a[:, FIRST], c[:, LAST]
+    merged[:, COUNT] = a[:, COUNT] + c[:, COUNT]
+    merged[:, NONFINITE] = a[:, NONFINITE] + c[:, NONFINITE]
+    merged[:, MIN] = np.fmin(a[:, MIN], c[:, MIN])
+    merged[:, MAX] = np.fmax(a[:, MAX], c[:, MAX])
+    fa, fc = a[:, COUNT] - a[:, NONFINITE], c[:, COUNT] - c[:, NONFINITE]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = (np.nan_to_num(a[:, MEAN]) * fa + np.nan_to_num(c[:, MEAN]) * fc) / (fa + fc)
+    merged[:, MEAN] = np.where(fa + fc > 0, mean, np.nan)
+    merged[:, FIRST_NONFINITE] = np.fmin(a[:, FIRST_NONFINITE], c[:, FIRST_NONFINITE])
+    return merged
+
+
+def _grown(array, used, capacity):
+    out = np.empty(capacity, dtype=array.dtype)
+    out[:used] = array[:used]
+    return out
+
+
+def make_buckets(steps, values):
+    """Rows of consecutive losses -> one bucket per row (see the column names above)."""
+    finite = np.isfinite(values)
+    n_finite = finite.sum(axis=1)
+    out = np.empty((len(values), BUCKET_COLUMNS))
+    out[:, FIRST], out[:, LAST] = steps[:, 0], steps[:, -1]
+    out[:, COUNT] = values.shape[1]
+    out[:, NONFINITE] = values.shape[1] - n_finite
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out[:, MIN] = np.where(n_finite > 0, np.where(finite, values, np.inf).min(axis=1), np.nan)
+        out[:, MAX] = np.where(n_finite > 0, np.where(finite, values, -np.inf).max(axis=1), np.nan)
+        out[:, MEAN] = np.where(n_finite > 0, np.where(finite, values, 0.0).sum(axis=1) / n_finite,
+                                np.nan)
+    first_bad = np.argmax(~finite, axis=1)
+    out[:, FIRST_NONFINITE] = np.where(n_finite < values.shape[1],
+                                       steps[np.arange(len(steps)), first_bad], np.nan)
+    return out
+
+
+def bucket_points(buckets):
+    """What the rules see of the buckets: each finite mean at the bucket's middle step, and a
+    NaN at the first non-finite step of each bucket that holds one; sorted by step."""
+    if len(buckets) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    has_finite = buckets[:, COUNT] > buckets[:, NONFINITE]
+    has_bad = buckets[:, NONFINITE] > 0
+    middle = ((buckets[:, FIRST] + buckets[:, LAST]) // 2).astype(np.int64)
+    steps = np.concatenate([middle[has_finite], buckets[has_bad, FIRST_NONFINITE].astype(np.int64)])
+    values = np.concatenate([buckets[has_finite, MEAN], np.full(int(has_bad.sum()), np.nan)])
+    order = np.argsort(steps, kind="stable")
+    return steps[order], values[order]
+
+
+# ============================================================================================
+# the bounded run
+# ============================================================================================
+@dataclass
+class BoundedRun(RunRecord):
+    """A ``RunRecord`` that keeps itself under ``max_bytes`` (None: no limit); see above.
+
+    The monitor appends to it as to any run (``loss_steps``/``losses`` lists, ``records``,
+    ``histograms``) and calls ``enforce_budget()`` once per step; the losses then move from
+    the lists into NumPy curves, and the records are compacted when over budget.
+    """
+
+    max_bytes: "int | None" = None
+    findings_for_evidence: object = None   # callable(run) -> findings; default: the rules
+    compactions: int = 0
+    _curves: dict = field(default_factory=dict, repr=False)
+    _sizes: list = field(default_factory=list, repr=False)      # bytes of each record
+    _hist_sizes: list = field(default_factory=list, repr=False)
+    _bytes_after_compaction: int = 0
+    _record_grid: int = 1                  # cell width (steps) of the evenly thinned records
+    _histogram_grid: int = 1
+
+    def __post_init__(self):
+        share = None if self.max_bytes is None else int(self.max_bytes * CURVE_SHARE / 2)
+        self._curves = {"train": LossCurve(share), "val": LossCurve(share)}
+
+    # --- budgets ------------------------------------------------------------------------
+    @property
+    def record_budget(self):
+        if self.max_bytes is None:
+            return None
+        return int(self.max_bytes * (1 - CURVE_SHARE - HISTOGRAM_SHARE))
+
+    @property
+    def histogram_budget(self):
+        return None if self.max_bytes is None else int(self.max_bytes * HISTOGRAM_SHARE)
+
+    def history_bytes(self):
+        """The estimated bytes the history holds now (curves, records, histograms)."""
+        self._count_sizes()
+        return (sum(c.nbytes for c in self._curves.values()) + sum(self._sizes)
+                + sum(self._hist_sizes) + 16 * (len(self.loss_steps) + len(self.val_steps)))
+
+    # --- what the rules, reports and plots read -------------------------------------------
+    def loss_array(self):
+        self._drain()
+        return self._curves["train"].points()
+
+    def val_array(self):
+        self._drain()
+        return self._curves["val"].points()
+
+    def curve(self, which="train"):
+        """The ``LossCurve`` of "train" or "val" (its buckets hold min/mean/max)."""
+        self._drain()
+        return self._curves[which]
+
+    def to_dict(self, records=True):
+        out = super().to_dict(records)
+        for key, (steps, values) in (("losses", self.loss_array()), ("val_losses", self.val_array())):
+            out[key] = {"steps": steps.tolist(), "values": [float(v) for v in values]}
+        return out
+
+    # --- keeping the budget ---------------------------------------------------------------
+    def enforce_budget(self):
+        """Called by the monitor once per step: cheap unless something is over budget."""
+        if len(self.loss_steps) >= INTAKE_MAX or len(self.val_steps) >= INTAKE_MAX:
+            self._drain()
+        if self.max_bytes is None:
+            return
+        if len(self.records) > len(self._sizes) or len(self.histograms) > len(self._hist_sizes):
+            self._count_sizes()
+            total = sum(self._sizes)
+            # (when the records that are always kept fill the budget by themselves, compact
+            # again only once a quarter more has arrived, not at every step)
+            if (total > self.record_budget and total > 1.25 * self._bytes_after_compaction) \
+                    or len(self.records) > MAX_RECORDS:
+                self.compact_records()
+            if sum(self._hist_sizes) > self.histogram_budget:
+                self.compact_histograms()
+
+    def _drain(self):
+        """Move the losses appended to the plain lists into the NumPy curves."""
+        for which, steps, values in (("train", self.loss_steps, self.losses),
+                                     ("val", self.val_steps, self.val_losses)):
+            n = min(len(steps), len(values))
+            if n:
+                self._curves[which].extend(steps[:n], values[:n])
+                del steps[:n], values[:n]
+
+    def _count_sizes(self):
+        if len(self._sizes) > len(self.records):     # records replaced from outside: recount
+            self._sizes = []
+        self._sizes.extend(record_bytes(r) for r in self.records[len(self._sizes):])
+        if len(self._hist_sizes) > len(self.histograms):
+            self._hist_sizes = []
+        self._hist_sizes.extend(histogram_bytes(h) for h in self.histograms[len(self._hist_sizes):])
+
+    def compact_records(self):
+        """Thin the records down to ``COMPACT_TO`` of their budget (see the policy above).
+
+        Kept in this order while they fit: the first and latest few (always), the evidence,
+        the early log-spaced records, the recent window, then the rest thinned evenly."""
+        self._count_sizes()
+        records, sizes = self.records, self._sizes
+        n = len(records)
+        if n == 0:
+            return
+        target_bytes = COMPACT_TO * self.record_budget
+        target_count = int(COMPACT_TO * MAX_RECORDS)
+        keep = set(range(min(3, n))) | set(range(max(0, n - MIN_RECENT), n))
+        used = sum(sizes[i] for i in keep)
+
+        def take(indices, limit=target_bytes):
+            nonlocal used
+            for i in indices:
+                if i in keep:
+                    continue
+                if used + sizes[i] > limit or len(keep) >= target_count:
+                    return
+                keep.add(i)
+                used += sizes[i]
+        evidence, early = self._evidence_indices(), self._early_indices()
+        take(evidence)
+        take(early)
+        take(range(n - 1, -1, -1), limit=min(target_bytes, used + RECENT_SHARE * self.record_budget))
+        middle = [i for i in range(n) if i not in keep]
+
+        def fits(chosen):
+            return (used + sum(sizes[i] for i in chosen) <= target_bytes
+                    and len(keep) + len(chosen) <= target_count)
+        chosen, self._record_grid = _thinned(records, middle, self._record_grid, fits)
+        kept = sorted(keep | set(chosen))
+        records[:] = [records[i] for i in kept]
+        self._sizes = [sizes[i] for i in kept]
+        self._bytes_after_compaction = sum(self._sizes)
+        self.compactions += 1
+
+    def compact_histograms(self):
+        self._count_sizes()
+        entries, sizes = self.histograms, self._hist_sizes
+        n = len(entries)
+        keep = set(range(min(EARLY_HISTOGRAMS, n))) | set(range(max(0, n - RECENT_HISTOGRAMS), n))
+        middle = [i for i in range(n) if i not in keep]
+        fixed = sum(sizes[i] for i in keep)
+        def fits(chosen):
+            return fixed + sum(sizes[i] for i in chosen) <= COMPACT_TO * self.histogram_budget
+        chosen, self._histogram_grid = _thinned([_Stepped(e[0]) for e in entries], middle,
+                                                self._histogram_grid, fits)
+        kept = sorted(keep | set(chosen))
+        entries[:] = [entries[i] for i in kept]
+        self._hist_sizes = [sizes[i] for i in kept]
+
+    def _early_indices(self):
+        """The first records and those at step 0, 1, 2 and powers of two, in step order."""
+        return [i for i, r in enumerate(self.records)
+                if i < EARLY_RECORDS or r.step < 3 or (r.step & (r.step - 1)) == 0]
+
+    def _evidence_indices(self):
+        """The records around the first non-finite step, then those findings name."""
+        records = self.records
+        out = []
+        first_bad = self._first_nonfinite_step()
+        if first_bad is not None:
+            after = [i for i, r in enumerate(records) if r.step >= first_bad]
+            if after and after[0] > 0:
+                out.append(after[0] - 1)       # the last record before it: still finite
+            out.extend(after[:NAN_EVIDENCE_RECORDS])
+        wanted = self._evidence_steps()
+        out.extend(i for i, r in enumerate(records) if r.step in wanted)
+        return out
+
+    def _first_nonfinite_step(self):
+        from .records import record_finite
+        steps, values = self.loss_array()
+        bad = steps[~np.isfinite(values)]
+        first = int(bad[0]) if len(bad) else None
+        for r in self.records:
+            if not record_finite(r):
+                first = r.step if first is None else min(first, r.step)
+                break
+        return first
+
+    def _evidence_steps(self):
+        """Steps named by the findings of the run so far (their step and evidence steps)."""
+        try:
+            if self.findings_for_evidence is not None:
+                found = self.findings_for_evidence(self)
+            else:
+                from .rules import diagnose
+                found = diagnose(self)
+        except Exception:      # a rule that fails must not break training: no evidence kept
+            return set()
+        return evidence_steps(found)
+
+
+def evidence_steps(findings):
+    """Every step a list of findings names: ``.step`` and the evidence entries about steps."""
+    steps = set()
+    for f in findings:
+        if f.step is not None:
+            steps.add(int(f.step))
+        for key, value in (f.evidence or {}).items():
+            if "step" not in key:
+                continue
+            for v in (value if isinstance(value, (list, tuple)) else [value]):
+                if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+                    steps.add(int(v))
+    return steps
+
+
+class _Stepped:
+    __slots__ = ("step",)
+
+    def __init__(self, step):
+        self.step = step
+
+
+def _has_detail(record):
+    """Whether a record carries the detailed statistics (histogram records)."""
+    return "constant_features" in record.inputs or any(
+        "absmax" in stats for stats in record.activations.values())
+
+
+def _thinned(records, indices, grid, fits):
+    """(chosen indices, grid): the finest grid (doubling from ``grid``) whose one-per-cell
+    choice fits; nothing when even one record does not."""
+    chosen = _one_per_cell(records, indices, grid)
+    last_step = max((records[i].step for i in indices), default=0)
+    while chosen and not fits(chosen):
+        if grid > 2 * max(last_step, 1):
+            return [], grid
+        grid *= 2
+        chosen = _one_per_cell(records, indices, grid)
+    return chosen, grid
+
+
+def _one_per_cell(records, indices, grid):
+    """One of ``indices`` per cell of ``grid`` steps: the first with detailed statistics, else
+    the first. Cells of a doubled grid hold two old cells, so thinning again keeps evenness."""
+    chosen = {}
+    for i in indices:
+        r = records[i]
+        cell = r.step // grid
+        if cell not in chosen:
+            chosen[cell] = i
+        elif isinstance(r, StepRecord) and _has_detail(r) and not _has_detail(records[chosen[cell]]):
+            chosen[cell] = i
+    return sorted(chosen.values())

@@ -1,0 +1,273 @@
+"""The bounded history (nndebug.history): memory stays under the budget, the loss curve's
+buckets summarise exactly what they replace, and thinning keeps what the rules need (the
+zoo's findings are the same with a budget that forces thinning, and a policy that drops
+the early records and the evidence is caught)."""
+import math
+import tracemalloc
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nndebug import rules
+from nndebug.history import (BUCKET_COLUMNS, COUNT, CURVE_SHARE, FIRST, FIRST_NONFINITE,
+                             HISTOGRAM_SHARE, LAST, MAX, MAX_RECORDS, MEAN, MIN, MIN_RECENT,
+                             NONFINITE, BoundedRun, LossCurve, budget_bytes, record_bytes)
+from nndebug.records import LayerInfo, ParamInfo, StepRecord
+
+P = 6
+
+
+def synthetic_record(step, rng, nan=False, units=64):
+    r = StepRecord(step=step, backward=True)
+    r.grad_norm = np.full(P, np.nan) if nan else rng.random(P)
+    r.grad_received = np.ones(P, dtype=bool)
+    r.held_norm, r.held_excess = r.grad_norm.copy(), np.zeros(P)
+    r.param_norm, r.update_norm = rng.random(P) + 1, rng.random(P) * 1e-3
+    r.activations = {"0": {"mean": 0.1, "std": 1.0}, "1": {"mean": 0.2, "std": 0.5, "dead": 0.1}}
+    r.dead_units = {"1": rng.random(units) < 0.1}
+    r.inputs = {"mean": 0.0, "std": 1.0, "batch": 64.0}
+    if step % 10 == 0:
+        r.inputs["constant_features"] = 0.0
+    r.output, r.lrs = rng.random((64, 10)), [1e-3]
+    return r
+
+
+def synthetic_run(max_bytes):
+    return BoundedRun(framework="torch", has_optimizer=True, max_bytes=max_bytes,
+                      params=[ParamInfo(f"{i}.weight", (4, 4), True, True) for i in range(P)],
+                      layers=[LayerInfo("0", "Linear", "other"), LayerInfo("1", "ReLU", "relu")])
+
+
+def feed(run, steps, record_every=5, nan_at=None, seed=0, check=None):
+    """Train a synthetic run: a loss per step, a record every ``record_every`` steps."""
+    rng = np.random.default_rng(seed)
+    for s in range(steps):
+        bad = nan_at is not None and s >= nan_at
+        run.loss_steps.append(s)
+        run.losses.append(math.nan if bad else 2.0 * math.exp(-s / 500) + 0.05 * rng.random())
+        if s % record_every == 0 or s < 3 or (s & (s - 1)) == 0:
+            run.records.append(synthetic_record(s, rng, nan=bad))
+            if s % 50 == 0:
+                run.histograms.append((s, {"1": np.histogram(rng.random(200), bins=40)}))
+        run.n_steps = s + 1
+        run.enforce_budget()
+        if check is not None:
+            check(run)
+    return run
+
+
+# --- the loss curve ----------------------------------------------------------------------
+curves = st.lists(st.one_of(st.floats(-1e3, 1e3, allow_nan=False), st.just(math.nan),
+                            st.just(math.inf)), min_size=1, max_size=3000)
+
+
+@settings(max_examples=40, deadline=None)
+@given(values=curves, chunk=st.integers(1, 700), max_bytes=st.sampled_from([4096, 20_000, None]))
+def test_buckets_summarise_exactly_what_they_replace(values, chunk, max_bytes):
+    curve = LossCurve(max_bytes)
+    values = np.array(values)
+    steps = np.arange(100, 100 + len(values))
+    for start in range(0, len(values), chunk):
+        curve.extend(steps[start:start + chunk], values[start:start + chunk])
+    state = curve.state()
+    b = state["buckets"]
+    assert b.shape[1] == BUCKET_COLUMNS
+    folded = int(b[:, COUNT].sum())
+    # what is left at full resolution is exactly the latest losses
+    np.testing.assert_array_equal(state["steps"], steps[folded:])
+    np.testing.assert_array_equal(state["values"], values[folded:])
+    if max_bytes is not None:
+        assert curve.nbytes <= max_bytes
+    else:
+        assert folded == 0
+    start = 0
+    for row in b:                       # each bucket: the statistics of the losses it replaced
+        n = int(row[COUNT])
+        part, part_steps = values[start:start + n], steps[start:start + n]
+        assert (row[FIRST], row[LAST]) == (part_steps[0], part_steps[-1])
+        finite = part[np.isfinite(part)]
+        assert row[NONFINITE] == n - len(finite)
+        if len(finite):
+            assert row[MIN] == finite.min() and row[MAX] == finite.max()
+            assert math.isclose(row[MEAN], finite.mean(), rel_tol=1e-9, abs_tol=1e-9)
+        else:
+            assert math.isnan(row[MEAN])
+        bad = part_steps[~np.isfinite(part)]
+        assert (math.isnan(row[FIRST_NONFINITE]) if len(bad) == 0 else row[FIRST_NONFINITE] == bad[0])
+        start += n
+    # the rules still see the first non-finite loss at its exact step
+    seen_steps, seen = curve.points()
+    first_bad = steps[~np.isfinite(values)]
+    if len(first_bad):
+        assert seen_steps[~np.isfinite(seen)][0] == first_bad[0]
+    assert np.all(np.diff(seen_steps) >= 0)
+
+
+def test_a_long_curve_stays_within_its_budget_and_keeps_its_tail():
+    curve = LossCurve(64 * 1024)
+    for start in range(0, 1_000_000, 1000):
+        curve.extend(np.arange(start, start + 1000), np.linspace(1, 0, 1000))
+    assert curve.nbytes <= 64 * 1024
+    steps, values = curve.points()
+    assert steps[0] < 1_000_000 // 100 and steps[-1] == 999_999     # the whole run, in order
+    assert np.all(np.diff(steps) > 0)
+    assert len(steps) < 5000
+
+
+# --- the records -------------------------------------------------------------------------
+def test_history_stays_under_budget_and_keeps_early_recent_and_evidence():
+    budget = 1_500_000
+    peak = []
+
+    def check(run):
+        if run.n_steps % 97 == 0:
+            peak.append(run.history_bytes())
+    run = feed(synthetic_run(budget), 20_000, nan_at=15_000, check=check)
+    assert run.compactions > 0
+    assert max(peak) <= budget
+    assert run.history_bytes() <= budget
+    kept = [r.step for r in run.records]
+    assert kept == sorted(kept)
+    # early and log-spaced steps, and the latest records
+    for s in (0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192):
+        assert s in kept
+    assert kept[-MIN_RECENT:] == [19_980, 19_985, 19_990, 19_995]
+    # the records from just before the first NaN on (where a NaN comes from)
+    assert 14_995 in kept and 15_000 in kept and 15_005 in kept
+    # the NaN is still found, at its exact step
+    found = {f.code: f for f in rules.diagnose(run)}
+    assert found["NAN_LOSS"].step == 15_000
+    # the middle is thinned evenly: no gap far wider than the rest
+    middle = [s for s in kept if 5000 < s < 14_000]
+    gaps = np.diff(middle)
+    assert len(middle) >= 4 and gaps.max() <= 2 * np.median(gaps)
+
+
+def test_histograms_are_thinned_within_their_share():
+    budget = 400_000
+    run = feed(synthetic_run(budget), 30_000, record_every=50)
+    sizes = run._hist_sizes
+    assert sum(sizes) <= HISTOGRAM_SHARE * budget
+    steps = [s for s, _ in run.histograms]
+    assert steps[0] == 0 and steps[-1] == 29_950
+
+
+def test_records_are_capped_in_number_whatever_the_budget():
+    run = feed(synthetic_run(10 ** 10), 6000, record_every=1)
+    assert len(run.records) <= MAX_RECORDS
+
+
+def test_without_a_budget_everything_is_kept():
+    run = feed(synthetic_run(None), 3000, record_every=3)
+    assert run.compactions == 0
+    assert len(run.records) == len({s for s in range(3000) if s % 3 == 0 or s < 3 or (s & (s - 1)) == 0})
+    steps, _ = run.loss_array()
+    np.testing.assert_array_equal(steps, np.arange(3000))
+
+
+def test_record_sizes_are_accounted_close_to_what_python_allocates():
+    rng = np.random.default_rng(0)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        kept = [synthetic_record(s, rng, units=256) for s in range(300)]
+        allocated = (tracemalloc.get_traced_memory()[0] - before) / len(kept)
+    finally:
+        tracemalloc.stop()
+    estimated = np.mean([record_bytes(r) for r in kept])
+    assert 0.75 < estimated / allocated < 1.33, (estimated, allocated)
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), "64", True])
+def test_a_bad_budget_is_a_clear_error(bad):
+    with pytest.raises(ValueError, match="max_history_mb must be a positive number"):
+        budget_bytes(bad)
+
+
+def test_budget_shares_add_up():
+    assert CURVE_SHARE + HISTOGRAM_SHARE < 1
+    assert budget_bytes(64) == 64 * 1024 * 1024 and budget_bytes(None) is None
+
+
+# --- findings unchanged by thinning: the zoo, replayed under a budget that forces it --------
+def replay(original, run_class, max_bytes):
+    """Feed a recorded run to a bounded one step by step, as the monitor would."""
+    run = run_class(framework=original.framework, params=original.params, layers=original.layers,
+                    has_optimizer=original.has_optimizer, settings=dict(original.settings),
+                    max_bytes=max_bytes)
+    steps, losses = original.loss_array()
+    val_steps, val_losses = original.val_array()
+    records = {r.step: r for r in original.records}
+    histograms = {s: h for s, h in original.histograms}
+    last = int(max(steps.max(initial=-1), max(records, default=-1))) + 1
+    by_step = dict(zip(steps.tolist(), losses.tolist()))
+    val_by_step = dict(zip(val_steps.tolist(), val_losses.tolist()))
+    for s in range(last):
+        if s in by_step:
+            run.loss_steps.append(s)
+            run.losses.append(by_step[s])
+        if s in val_by_step:
+            run.val_steps.append(s)
+            run.val_losses.append(val_by_step[s])
+        if s in records:
+            run.records.append(records[s])
+        if s in histograms:
+            run.histograms.append((s, histograms[s]))
+        run.n_steps = s + 1
+        run.enforce_budget()
+    run.n_steps = original.n_steps
+    return run
+
+
+class KeepOnlyRecent(BoundedRun):
+    """A deliberately bad policy: no early records, no evidence, nothing thinned evenly."""
+
+    def compact_records(self):
+        self._count_sizes()
+        keep = max(MIN_RECENT, len(self.records) // 3)
+        del self.records[:-keep]
+        self._sizes = self._sizes[-keep:]
+        self.compactions += 1
+
+
+def _codes(run):
+    return sorted({f.code for f in rules.diagnose(run) if f.severity in ("warning", "error")})
+
+
+@pytest.fixture(scope="module")
+def zoo_runs():
+    """Every zoo case (both frameworks) run once, recording every step, no budget."""
+    from nndebug import zoo
+    found = [(case.name, case.run().run) for case in zoo.cases()]
+    frameworks = {name.split("/")[0] for name, _ in found}
+    assert "minigrad" in frameworks
+    return found
+
+
+def _small_budget(run):
+    """A budget whose record share holds about 40% of the run's records."""
+    total = sum(record_bytes(r) for r in run.records)
+    return int(0.4 * total / (1 - CURVE_SHARE - HISTOGRAM_SHARE))
+
+
+def test_zoo_findings_are_unchanged_by_thinning(zoo_runs):
+    thinned_cases, differences = 0, []
+    for name, original in zoo_runs:
+        if len(original.records) < 20:
+            continue
+        bounded = replay(original, BoundedRun, _small_budget(original))
+        assert len(bounded.records) < 0.8 * len(original.records), name
+        thinned_cases += 1
+        if _codes(bounded) != _codes(original):
+            differences.append((name, _codes(original), _codes(bounded)))
+    assert thinned_cases >= 30
+    assert not differences, differences
+
+
+def test_a_policy_that_drops_what_rules_need_is_caught(zoo_runs):
+    """The test above can fail: keeping only recent records changes the zoo's findings."""
+    differences = [name for name, original in zoo_runs if len(original.records) >= 20 and
+                   _codes(replay(original, KeepOnlyRecent, _small_budget(original))) != _codes(original)]
+    assert len(differences) >= 3, differences
