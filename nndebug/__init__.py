@@ -23,6 +23,7 @@ _LAZY = {
     "check_data": "nndebug.probes.data_checks",
     "revive_dead_neurons": "nndebug.probes.revive",
     "check_dependencies": "nndebug.probes.dependencies",
+    "load_run": "nndebug.runfile",
 }
 
 __all__ = ["Finding", *_LAZY]

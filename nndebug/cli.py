@@ -8,7 +8,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ["demo", "zoo", "bugs", "check", "gradcheck", "lr_find"]
+COMMANDS = ["demo", "zoo", "bugs", "check", "gradcheck", "lr_find", "report"]
 
 EXIT_HEALTHY, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 

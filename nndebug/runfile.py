@@ -1,0 +1,469 @@
+"""The saved-run format: a watched run on disk (``mon.save``, ``watch(save_to=...)``) and in
+a checkpoint (``mon.state_dict()``), and ``nndebug.load_run`` to read it back.
+
+The file (``.nndebug``, version 1) is a ZIP archive, so any ZIP tool can open it:
+
+- ``nndebug-run.json``, always the first member: a JSON header
+  ``{"format": "nndebug-run", "version": 1, "nndebug_version", "saved_at" (UTC, ISO 8601),
+  "framework", "n_steps", "has_optimizer", "settings", "summary" (parameter and layer
+  counts), "params" [{name, shape, trainable, in_optimizer}], "layers" [{name, type, kind}],
+  "findings" [Finding.to_dict()], "curves" {"train"|"val": {"width"}}, "history" (the
+  retention state: budget, thinning grids), "records" (the names of the columns below, the
+  dropout/batch-norm layers found in eval mode per record), "histograms" (layer names),
+  "monitor" (what a resumed monitor continues from: the step counter)}``;
+  NaN and infinities in findings' evidence are written as the strings "nan", "inf", "-inf";
+- ``arrays/NAME.npy``: NumPy arrays in the ``.npy`` format, never object arrays:
+  ``loss.train.steps`` (int64), ``loss.train.values`` (float64) the full-resolution part of
+  the curve, ``loss.train.buckets`` (k x 8 float64: first step, last step, count, min, mean,
+  max, non-finite count, first non-finite step; see ``nndebug.history``), the same for
+  ``loss.val``; ``records.step`` (int64), ``records.backward`` (bool), ``records.scalars``
+  (records x keys float64) with ``records.scalars_present`` (bool: NaN is a value, absence is
+  not), one column per ``header.records.scalar_keys`` entry (["activation", layer, stat] or
+  ["input", stat]); ``records.vectors.data`` (float64, all per-record arrays concatenated)
+  with ``records.vectors.index`` (rows: record, key, offset, first dim, second dim or -1), keys
+  in ``header.records.vector_keys`` (["grad_norm"], ..., ["output"], ["lrs"], ["dead", layer]);
+  ``histograms.step`` and ``histograms.data``/``histograms.index`` (rows: entry, layer,
+  offset, counts length, edges length).
+
+Reading never unpickles (``allow_pickle=False``): nothing executable is loaded. Writing is
+atomic: the whole file goes to a temporary file in the same folder, is flushed to disk, and
+replaces the old one with ``os.replace``; a process killed at any moment leaves the last
+complete save. A file that is truncated, foreign or written by a newer version raises
+``RunFileError`` with one line saying what was expected and what to do.
+
+``mon.state_dict()`` holds the same header and arrays as ``{"format", "version", "header",
+"arrays"}``: strings, numbers, lists, dicts, and torch tensors for the arrays when torch is
+loaded (else ``{"dtype", "shape", "data"}`` lists), so ``torch.load`` reads it with its safe
+defaults (``weights_only=True``).
+"""
+import datetime
+import io
+import json
+import os
+import sys
+import zipfile
+
+import numpy as np
+
+from .findings import Finding, sort_findings
+from .history import BoundedRun
+from .records import LayerInfo, ParamInfo, StepRecord
+from .report.json import plain
+
+FORMAT = "nndebug-run"
+VERSION = 1
+HEADER = "nndebug-run.json"
+ARRAYS = "arrays/"
+PER_PARAMETER = ("grad_norm", "grad_received", "held_norm", "held_excess", "param_norm",
+                 "update_norm")
+BOOLEAN_VECTORS = {"grad_received", "dead"}
+_NUMBERS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
+
+
+class RunFileError(ValueError):
+    """A saved run that cannot be read: the message is one line saying why and what to do."""
+
+
+# ============================================================================================
+# a run <-> (header, arrays)
+# ============================================================================================
+def encode(run, findings, monitor_state=None):
+    """(header dict of JSON values, {name: ndarray}) for a ``BoundedRun`` and its findings."""
+    arrays, header = {}, {
+        "format": FORMAT, "version": VERSION, "nndebug_version": _nndebug_version(),
+        "saved_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "framework": run.framework, "n_steps": int(run.n_steps),
+        "has_optimizer": bool(run.has_optimizer), "settings": plain(dict(run.settings)),
+        "summary": {"parameters": len(run.params), "layers": len(run.layers),
+                    "trainable_elements": int(sum(int(np.prod(p.shape)) for p in run.params))},
+        "params": [{"name": p.name, "shape": [int(d) for d in p.shape], "trainable": p.trainable,
+                    "in_optimizer": p.in_optimizer} for p in run.params],
+        "layers": [{"name": l.name, "type": l.type, "kind": l.kind} for l in run.layers],
+        "findings": [f.to_dict() for f in findings],
+        "monitor": plain(dict(monitor_state or {})),
+    }
+    curves = {}
+    for which in ("train", "val"):
+        state = run.curve(which).state()
+        arrays[f"loss.{which}.steps"] = state["steps"]
+        arrays[f"loss.{which}.values"] = state["values"]
+        arrays[f"loss.{which}.buckets"] = state["buckets"]
+        curves[which] = {"width": int(state["width"])}
+    header["curves"] = curves
+    header["history"] = {"max_bytes": run.max_bytes, "record_grid": run._record_grid,
+                         "histogram_grid": run._histogram_grid, "compactions": run.compactions}
+    header["records"] = _encode_records(run.records, arrays)
+    header["histograms"] = _encode_histograms(run.histograms, arrays)
+    return header, arrays
+
+
+def _encode_records(records, arrays):
+    scalar_keys, scalar_index = [], {}
+    vector_keys, vector_index = [], {}
+
+    def key_of(keys, index, key):
+        if key not in index:
+            index[key] = len(keys)
+            keys.append(list(key))
+        return index[key]
+
+    scalars = []                    # (record, key, value)
+    entries, chunks, offset = [], [], 0
+    for i, r in enumerate(records):
+        for layer, stats in r.activations.items():
+            for stat, value in stats.items():
+                scalars.append((i, key_of(scalar_keys, scalar_index, ("activation", layer, stat)),
+                                float(value)))
+        for stat, value in r.inputs.items():
+            scalars.append((i, key_of(scalar_keys, scalar_index, ("input", stat)), float(value)))
+        vectors = [((name,), getattr(r, name)) for name in PER_PARAMETER + ("output",)]
+        vectors.append((("lrs",), np.asarray(r.lrs, dtype=float)))
+        vectors.extend((("dead", layer), mask) for layer, mask in r.dead_units.items())
+        for key, value in vectors:
+            if value is None:
+                continue
+            value = np.asarray(value, dtype=float)
+            shape = value.shape if value.ndim == 2 else (value.size, -1)
+            entries.append((i, key_of(vector_keys, vector_index, key), offset, *shape))
+            chunks.append(value.reshape(-1))
+            offset += value.size
+    table = np.zeros((len(records), len(scalar_keys)))
+    present = np.zeros((len(records), len(scalar_keys)), dtype=bool)
+    for i, k, value in scalars:
+        table[i, k], present[i, k] = value, True
+    arrays["records.step"] = np.array([r.step for r in records], dtype=np.int64)
+    arrays["records.backward"] = np.array([bool(r.backward) for r in records], dtype=bool)
+    arrays["records.scalars"], arrays["records.scalars_present"] = table, present
+    arrays["records.vectors.data"] = np.concatenate(chunks) if chunks else np.zeros(0)
+    arrays["records.vectors.index"] = np.array(entries, dtype=np.int64).reshape(-1, 5)
+    return {"scalar_keys": scalar_keys, "vector_keys": vector_keys,
+            "eval_layers": [list(r.eval_layers) for r in records]}
+
+
+def _encode_histograms(histograms, arrays):
+    layers, index = [], {}
+    entries, chunks, offset = [], [], 0
+    for i, (_, per_layer) in enumerate(histograms):
+        for layer, (counts, edges) in per_layer.items():
+            if layer not in index:
+                index[layer] = len(layers)
+                layers.append(layer)
+            counts, edges = np.asarray(counts, dtype=float), np.asarray(edges, dtype=float)
+            entries.append((i, index[layer], offset, counts.size, edges.size))
+            chunks.extend([counts.reshape(-1), edges.reshape(-1)])
+            offset += counts.size + edges.size
+    arrays["histograms.step"] = np.array([s for s, _ in histograms], dtype=np.int64)
+    arrays["histograms.data"] = np.concatenate(chunks) if chunks else np.zeros(0)
+    arrays["histograms.index"] = np.array(entries, dtype=np.int64).reshape(-1, 5)
+    return {"layers": layers}
+
+
+def decode(header, arrays, where="the saved run", max_bytes="saved"):
+    """(BoundedRun, [Finding]) from ``encode``'s output; RunFileError when parts are missing.
+
+    ``max_bytes``: the budget of the run built ("saved": the one it was saved with)."""
+    try:
+        history = header["history"]
+        budget = history["max_bytes"] if max_bytes == "saved" else max_bytes
+        run = BoundedRun(
+            framework=str(header["framework"]), has_optimizer=bool(header["has_optimizer"]),
+            params=[ParamInfo(p["name"], tuple(p["shape"]), bool(p["trainable"]), p["in_optimizer"])
+                    for p in header["params"]],
+            layers=[LayerInfo(l["name"], l["type"], l["kind"]) for l in header["layers"]],
+            n_steps=int(header["n_steps"]), settings=dict(header["settings"]), max_bytes=budget)
+        for which in ("train", "val"):
+            run.curve(which).load(arrays[f"loss.{which}.steps"], arrays[f"loss.{which}.values"],
+                                  arrays[f"loss.{which}.buckets"], header["curves"][which]["width"])
+        run.records = _decode_records(header["records"], arrays)
+        run.histograms = _decode_histograms(header["histograms"], arrays)
+        run._record_grid = int(history["record_grid"])
+        run._histogram_grid = int(history["histogram_grid"])
+        run.compactions = int(history["compactions"])
+        findings = [finding_from_dict(f) for f in header["findings"]]
+    except (KeyError, IndexError, TypeError, ValueError) as error:
+        raise RunFileError(f"{where} is damaged: {type(error).__name__} {error} while reading it; "
+                           f"save the run again (mon.save) or use an earlier copy") from None
+    return run, findings
+
+
+def _decode_records(meta, arrays):
+    steps, backward = arrays["records.step"], arrays["records.backward"]
+    records = [StepRecord(step=int(s), backward=bool(b)) for s, b in zip(steps, backward)]
+    scalar_keys = [tuple(k) for k in meta["scalar_keys"]]
+    table, present = arrays["records.scalars"], arrays["records.scalars_present"]
+    for i, record in enumerate(records):
+        for k in np.flatnonzero(present[i]):
+            key = scalar_keys[k]
+            if key[0] == "activation":
+                record.activations.setdefault(key[1], {})[key[2]] = float(table[i, k])
+            else:
+                record.inputs[key[1]] = float(table[i, k])
+        record.eval_layers = list(meta["eval_layers"][i])
+    vector_keys = [tuple(k) for k in meta["vector_keys"]]
+    data = arrays["records.vectors.data"]
+    for i, k, offset, first, second in arrays["records.vectors.index"].tolist():
+        key = vector_keys[k]
+        size = first if second < 0 else first * second
+        value = data[offset:offset + size]
+        if len(value) != size:
+            raise ValueError(f"record data shorter than its index says ({key[0]})")
+        value = value.reshape(first, second) if second >= 0 else value.copy()
+        if key[0] in BOOLEAN_VECTORS:
+            value = value.astype(bool)
+        record = records[i]
+        if key[0] == "dead":
+            record.dead_units[key[1]] = value
+        elif key[0] == "lrs":
+            record.lrs = [float(v) for v in value]
+        else:
+            setattr(record, key[0], value)
+    return records
+
+
+def _decode_histograms(meta, arrays):
+    layers, data = meta["layers"], arrays["histograms.data"]
+    out = [(int(s), {}) for s in arrays["histograms.step"]]
+    for i, k, offset, n_counts, n_edges in arrays["histograms.index"].tolist():
+        counts = data[offset:offset + n_counts]
+        edges = data[offset + n_counts:offset + n_counts + n_edges]
+        if len(edges) != n_edges:
+            raise ValueError("histogram data shorter than its index says")
+        out[i][1][layers[k]] = (counts.astype(np.int64), edges.copy())
+    return out
+
+
+def finding_from_dict(d):
+    evidence = {k: _number(v) for k, v in dict(d.get("evidence") or {}).items()}
+    step = d.get("step")
+    return Finding(str(d["code"]), str(d["severity"]), str(d.get("where") or ""),
+                   None if step is None else int(step), str(d.get("message") or ""), evidence,
+                   str(d.get("fix") or ""))
+
+
+def _number(value):
+    """Undo ``plain``'s strings for non-finite numbers (inside lists and dicts too)."""
+    if isinstance(value, str):
+        return _NUMBERS.get(value, value)
+    if isinstance(value, list):
+        return [_number(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _number(v) for k, v in value.items()}
+    return value
+
+
+def _nndebug_version():
+    from . import __version__
+    return __version__
+
+
+# ============================================================================================
+# the file: a ZIP of a JSON header and .npy arrays, written atomically
+# ============================================================================================
+def write(path, header, arrays):
+    """Write the run file at ``path`` atomically (temporary file, fsync, os.replace)."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    temporary = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "wb") as handle:
+            with zipfile.ZipFile(handle, "w", zipfile.ZIP_STORED) as archive:
+                archive.writestr(HEADER, json.dumps(header, allow_nan=False),
+                                 compress_type=zipfile.ZIP_DEFLATED)
+                for name, array in arrays.items():
+                    with archive.open(f"{ARRAYS}{name}.npy", "w", force_zip64=True) as member:
+                        np.lib.format.write_array(member, np.ascontiguousarray(array),
+                                                  allow_pickle=False)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.remove(temporary)
+        except OSError:
+            pass
+        raise
+    _sync_folder(folder)
+    return path
+
+
+def _sync_folder(folder):
+    """Make the rename itself durable (POSIX; a no-op where folders cannot be opened)."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
+def read(path):
+    """(header, arrays) of the run file at ``path``; RunFileError with one line on a bad file."""
+    shown = os.fspath(path)
+    try:
+        with open(path, "rb") as handle:
+            start = handle.read(30 + len(HEADER))
+            handle.seek(0)
+            raw = handle.read()
+    except FileNotFoundError:
+        raise RunFileError(f"no saved run at {shown}: the file does not exist (write one with "
+                           f"mon.save(path) or nndebug.watch(..., save_to=path))") from None
+    except IsADirectoryError:
+        raise RunFileError(f"{shown} is a folder, not a saved run (.nndebug file)") from None
+    except OSError as error:
+        raise RunFileError(f"cannot read {shown}: {error.strerror or error}") from None
+    ours = start[:4] == b"PK\x03\x04" and start[30:30 + len(HEADER)] == HEADER.encode()
+    if not ours:
+        raise RunFileError(f"{shown} is not an nndebug run file (expected a file written by "
+                           f"mon.save or watch(save_to=...), found {_describe(start)})")
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(raw))
+        header = json.loads(archive.read(HEADER))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, KeyError,
+            OSError) as error:
+        raise RunFileError(f"{shown} is an incomplete or damaged nndebug run file ({_reason(error)}, "
+                           f"{len(raw)} bytes): it was cut short or changed after saving; use "
+                           f"an earlier copy") from None
+    check_header(header, shown)
+    arrays = {}
+    try:
+        for name in archive.namelist():
+            if name.startswith(ARRAYS) and name.endswith(".npy"):
+                with archive.open(name) as member:
+                    arrays[name[len(ARRAYS):-4]] = np.lib.format.read_array(member,
+                                                                            allow_pickle=False)
+    except (zipfile.BadZipFile, EOFError, ValueError, OSError) as error:
+        raise RunFileError(f"{shown} is a damaged nndebug run file ({_reason(error)}): use an "
+                           f"earlier copy") from None
+    return header, arrays
+
+
+def check_header(header, where):
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise RunFileError(f"{where} is not an nndebug run (its header names format "
+                           f"{header.get('format') if isinstance(header, dict) else None!r}, "
+                           f"expected {FORMAT!r})")
+    version = header.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise RunFileError(f"{where} has no valid run-file version (found {version!r}); save the "
+                           f"run again")
+    if version > VERSION:
+        raise RunFileError(f"{where} was written by a newer nndebug (run-file version {version}; "
+                           f"this nndebug {_nndebug_version()} reads versions up to {VERSION}): "
+                           f"upgrade nndebug to read it")
+    if version < 1:
+        raise RunFileError(f"{where} has an unknown run-file version {version}")
+
+
+def _describe(start):
+    if not start:
+        return "an empty file"
+    if start[:4] == b"PK\x03\x04":
+        return "a ZIP archive without an nndebug header"
+    if start[:6] == b"\x93NUMPY":
+        return "a NumPy .npy file"
+    if start[:1] in (b"{", b"["):
+        return "a JSON file"
+    if start[:1] == b"\x80":
+        return "a Python pickle"
+    return f"a file starting with {start[:8]!r}"
+
+
+def _reason(error):
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
+
+
+# ============================================================================================
+# the state dict: the same header and arrays as plain values for a checkpoint
+# ============================================================================================
+def to_state(header, arrays):
+    """{"format", "version", "header", "arrays"}: torch tensors when torch is loaded, else
+    {"dtype", "shape", "data"} lists; ``torch.load(weights_only=True)`` reads both."""
+    torch = sys.modules.get("torch")
+    packed = {}
+    for name, array in arrays.items():
+        if torch is not None and hasattr(torch, "from_numpy"):
+            packed[name] = torch.from_numpy(np.ascontiguousarray(array).copy())
+        else:
+            packed[name] = {"dtype": str(array.dtype), "shape": list(array.shape),
+                            "data": array.reshape(-1).tolist()}
+    return {"format": FORMAT, "version": VERSION, "header": header, "arrays": packed}
+
+
+def from_state(state):
+    """(header, arrays) from ``to_state``'s dict (as torch.load gives it back)."""
+    if not isinstance(state, dict) or state.get("format") != FORMAT or "header" not in state:
+        found = sorted(state)[:6] if isinstance(state, dict) else type(state).__name__
+        raise RunFileError(f"load_state_dict expects the dict returned by mon.state_dict() "
+                           f"(format {FORMAT!r}), got {found}")
+    check_header(state["header"], "this monitor state")
+    if state.get("version") != state["header"].get("version"):
+        raise RunFileError("this monitor state is inconsistent: its version and its header's differ")
+    arrays = {}
+    for name, value in dict(state.get("arrays") or {}).items():
+        if isinstance(value, dict):
+            arrays[name] = np.asarray(value["data"], dtype=value["dtype"]).reshape(value["shape"])
+        elif hasattr(value, "detach"):
+            arrays[name] = value.detach().cpu().numpy()
+        else:
+            arrays[name] = np.asarray(value)
+    return state["header"], arrays
+
+
+# ============================================================================================
+# a saved run, read back
+# ============================================================================================
+def load_run(path):
+    """Read a run saved by ``mon.save(path)`` or ``watch(save_to=path)``: a ``SavedRun``."""
+    header, arrays = read(path)
+    run, findings = decode(header, arrays, where=os.fspath(path), max_bytes=None)
+    return SavedRun(run, findings, header, os.fspath(path))
+
+
+class SavedRun:
+    """A run read from disk: the monitor's findings at save time and its bounded history.
+
+    ``findings()``, ``report()``, ``to_dict()``, ``plot(path)`` and ``save_html(path)`` work
+    as on the monitor that saved it.
+    """
+
+    def __init__(self, run, findings, header, path=None):
+        self.run, self._findings, self.header, self.path = run, sort_findings(findings), header, path
+
+    @property
+    def n_steps(self):
+        return self.run.n_steps
+
+    @property
+    def saved_at(self):
+        return self.header.get("saved_at")
+
+    def findings(self):
+        return list(self._findings)
+
+    def report(self):
+        from .report.text import render
+        title = f"saved run {os.path.basename(self.path)}" if self.path else None
+        return render(self.run, self.findings(), title=title)
+
+    def to_dict(self):
+        from .report.json import run_to_dict
+        return run_to_dict(self.run, self.findings())
+
+    def plot(self, path, title=None):
+        from .report.plots import plot_dashboard
+        return plot_dashboard(self.run, self.findings(), path, title=title)
+
+    def save_html(self, path, title="nndebug report"):
+        from .report.html import render_page
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(render_page(self.run, self.findings(), title=title))
+        return path
+
+    def __repr__(self):
+        return (f"SavedRun({self.path!r}, {self.run.n_steps} steps, {len(self.run.records)} "
+                f"records, {len(self._findings)} findings)")
