@@ -123,9 +123,9 @@ def verdicts(stdout):
 def test_healthy_torch_target_passes_every_step(targets, capsys):
     code, out, _ = run_cli(capsys, "check", f"{targets}:healthy")
     _, order = verdicts(out)
-    assert order == ["PASS"] * 6, out
+    assert order == ["PASS"] * 7, out
     for step in ("parameters", "output & labels", "overfit one batch", "training steps",
-                 "gradient check", "data"):
+                 "gradient check", "dependencies", "data"):
         assert f"] {step}" in out
     assert "2,410 trainable parameters" in out
     assert code == 0 and "ready to train" in out
@@ -187,7 +187,7 @@ def test_checklist_leaves_the_users_model_untouched():
                                loss_fn=torch.nn.CrossEntropyLoss(), optimizer=opt), steps=50,
                           train_steps=5)
     assert [s.name for s in steps] == ["parameters", "output & labels", "overfit one batch",
-                                       "training steps", "gradient check", "data"]
+                                       "training steps", "gradient check", "dependencies", "data"]
     assert adapter.state_differences(state) == []
     assert opt.state_dict()["state"] == {} and opt.param_groups[0]["lr"] == 0.05
 

@@ -13,7 +13,9 @@ The steps, in the order a careful person runs them before a long training run:
 3. overfit one batch can the model memorise a few samples? (``nd.overfit_one_batch``)
 4. training steps    a few steps with your optimizer under the monitor (``nd.watch``)
 5. gradient check    backward against finite differences on a few samples (``nd.gradcheck``)
-6. data              the inputs and targets themselves (``nd.check_data``)
+6. dependencies      no sample reads another, no position reads the one it predicts, labels
+                     shifted right, positions used (``nd.check_dependencies``)
+7. data              the inputs and targets themselves (``nd.check_data``)
 
 Each step prints PASS, WARN or FAIL with one line of why. Nothing of the model is changed:
 every step works on a private copy. Exit code 0: every step passed; 1: a step warned or
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..cli import EXIT_HEALTHY, EXIT_PROBLEMS, one_line
+from ._output import output_file
 
 PASS, WARN, FAIL, SKIP = "PASS", "WARN", "FAIL", "SKIP"
 OVERFIT_SAMPLES = 16
@@ -92,6 +95,7 @@ def run(args):
     from ..adapters import adapt
     from ..target import load_target
 
+    json_path = args.json and output_file(args.json, "--json", "nndebug-check.json")
     target = load_target(args.target)
     adapter = adapt(target["model"])
     print(f"nndebug check {args.target}  ({adapter.framework} model, "
@@ -107,7 +111,7 @@ def run(args):
     else:
         print(f"verdict: all {len(steps)} steps passed - ready to train.")
     if args.json:
-        with open(args.json, "w") as handle:
+        with open(json_path, "w") as handle:
             json.dump({"target": args.target, "steps": [s.to_dict() for s in steps],
                        "exit_code": EXIT_PROBLEMS if problems else EXIT_HEALTHY}, handle, indent=1)
     return EXIT_PROBLEMS if problems else EXIT_HEALTHY
@@ -140,6 +144,7 @@ def run_checklist(target, *, steps=200, train_steps=30, seed=0, echo=False):
     record("training steps", lambda: _training_steps(model, inputs, targets, loss_fn, optimizer,
                                                      train_steps, seed), True)
     record("gradient check", lambda: _gradient_check(model, inputs, targets, loss_fn, seed), True)
+    record("dependencies", lambda: _dependencies(model, inputs, targets, seed), True)
     record("data", lambda: _data(inputs, targets))
     return results
 
@@ -353,6 +358,17 @@ def _gradient_check(model, inputs, targets, loss_fn, seed):
     except Exception as error:  # the mismatch is reported either way
         details.append(f"locate could not run: {one_line(error)}")
     return Step("", FAIL, why, details, [f for f in report.findings if f.severity != "info"][:3])
+
+
+def _dependencies(model, inputs, targets, seed):
+    from ..probes.dependencies import check_dependencies
+    res = check_dependencies(model, inputs, targets, seed=seed)
+    serious = [f for f in res.findings if f.severity != "info"]
+    if serious:
+        why = "found " + ", ".join(dict.fromkeys(f.code for f in serious))
+    else:
+        why = f"each output reads only what it may ({', '.join(res.checked)})"
+    return Step("", _verdict(serious), why, res.notes[:3] if serious else [], serious)
 
 
 def _data(inputs, targets):

@@ -86,7 +86,8 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
                                                   task_offset=task_offset,
                                                   ignore_index=ignore_index)
         result.offset = offset
-        result.checked.append("target alignment" if offset is not None or y is not None else "")
+        sequences = y is not None and y.ndim >= 2 and batch.x.ndim >= 2
+        result.checked.append("target alignment" if sequences else "")
         rng = np.random.default_rng(seed)
         runner = Runner(adapter, replay)
         n, base_out = _first_run(runner, batch, max_samples)
