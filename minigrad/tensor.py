@@ -28,13 +28,22 @@ def get_default_dtype():
 
 
 def _to_array(data, dtype):
+    """The array a new tensor holds, with torch's dtype rules.
+
+    Arrays (NumPy, torch, another Tensor) keep their dtype: float64 stays float64.
+    Python floats and lists of them take the default dtype (float32); Python
+    integers become int64, booleans stay boolean.
+    """
     if isinstance(data, Tensor):
         data = data.data
     elif hasattr(data, "detach") and hasattr(data, "cpu") and hasattr(data, "numpy"):
         data = data.detach().cpu().numpy()  # a torch tensor
+    keeps_dtype = isinstance(data, (np.ndarray, np.generic))
     array = np.asarray(data)
     if dtype is not None:
         return array.astype(dtype, copy=False)
+    if array.dtype.kind == "f" and keeps_dtype:
+        return array
     if array.dtype.kind == "f" or array.dtype == object:
         return array.astype(_default_dtype, copy=False)
     if array.dtype.kind in "iu":
@@ -258,8 +267,8 @@ class Tensor:
     def cumsum(self, axis=None, *, dim=None):
         return _ops_mod.cumsum(self, axis, dim=dim)
 
-    def softmax(self, axis=-1, *, dim=None): return _ops_mod.softmax(self, axis, dim=dim)
-    def log_softmax(self, axis=-1, *, dim=None): return _ops_mod.log_softmax(self, axis, dim=dim)
+    def softmax(self, axis=None, *, dim=None): return _ops_mod.softmax(self, axis, dim=dim)
+    def log_softmax(self, axis=None, *, dim=None): return _ops_mod.log_softmax(self, axis, dim=dim)
 
     # elementwise math
     def exp(self): return _ops_mod.exp(self)
@@ -326,10 +335,10 @@ class Tensor:
         axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
         return _ops_mod.flip(self, axes)
 
-    def split(self, split_size, axis=0, *, dim=None):
+    def split(self, split_size, axis=None, *, dim=None):
         return _ops_mod.split(self, split_size, axis, dim=dim)
 
-    def chunk(self, chunks, axis=0, *, dim=None):
+    def chunk(self, chunks, axis=None, *, dim=None):
         return _ops_mod.chunk(self, chunks, axis, dim=dim)
 
     def gather(self, dim, index): return _ops_mod.gather(self, dim, index)
@@ -357,7 +366,8 @@ def as_tensor(data, dtype=None):
 
 
 def tensor(data, requires_grad=False, dtype=None):
-    """Make a tensor from data (floats default to float32; integers stay int64)."""
+    """Make a tensor from data, as torch.tensor: Python floats become float32 (the default
+    dtype), a NumPy array keeps its dtype, integers become int64."""
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
 
 

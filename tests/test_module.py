@@ -107,7 +107,8 @@ def test_parameter_keeps_dtype_and_shares_tensor_storage():
     t = mg.tensor(np.arange(3.0), dtype=np.float64)
     p = nn.Parameter(t)
     assert p.dtype == np.float64 and p.requires_grad and p.data is t.data
-    assert nn.Parameter(np.zeros(2)).dtype == mg.get_default_dtype()
+    assert nn.Parameter(np.zeros(2)).dtype == np.float64          # an array keeps its dtype
+    assert nn.Parameter([0.0, 1.0]).dtype == mg.get_default_dtype()  # Python floats: the default
     assert not nn.Parameter(np.zeros(2), requires_grad=False).requires_grad
     assert repr(p).startswith("Parameter containing:")
 

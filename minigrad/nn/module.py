@@ -25,8 +25,8 @@ class Parameter(Tensor):
     """A tensor that is a trainable part of a module (``requires_grad=True`` by default).
 
     ``Parameter(tensor)`` shares the tensor's storage and keeps its dtype, as torch
-    does; arrays and lists become minigrad's default float dtype unless ``dtype``
-    says otherwise.
+    does; other data follows ``minigrad.tensor``'s rules (a NumPy array keeps its
+    dtype, Python floats take the default float dtype) unless ``dtype`` says otherwise.
     """
 
     def __init__(self, data=None, requires_grad=True, dtype=None):

@@ -45,10 +45,10 @@ def _array(x):
     return x.data if isinstance(x, Tensor) else np.asarray(x)
 
 
-def _axis(axis, dim, op):
+def _axis(axis, dim, op, default=None):
     """``axis`` (NumPy's word) or ``dim`` (torch's word), not two different ones."""
     if dim is None:
-        return axis
+        return default if axis is None else axis
     if axis is not None and axis != dim:
         raise TypeError(f"{op}: got axis={axis!r} and dim={dim!r}; pass one of them")
     return dim
@@ -247,12 +247,14 @@ def cast(a, dtype):
 
 # --- softmax family ---------------------------------------------------------------------
 
-def softmax(a, axis=-1, *, dim=None):
-    return REGISTRY["softmax"].apply(a, axis=_axis(axis, dim, "softmax"))
+def softmax(a, axis=None, *, dim=None):
+    """Along ``axis`` (the last by default)."""
+    return REGISTRY["softmax"].apply(a, axis=_axis(axis, dim, "softmax", -1))
 
 
-def log_softmax(a, axis=-1, *, dim=None):
-    return REGISTRY["log_softmax"].apply(a, axis=_axis(axis, dim, "log_softmax"))
+def log_softmax(a, axis=None, *, dim=None):
+    """Along ``axis`` (the last by default)."""
+    return REGISTRY["log_softmax"].apply(a, axis=_axis(axis, dim, "log_softmax", -1))
 
 
 # --- reductions ---------------------------------------------------------------------------
@@ -384,7 +386,11 @@ def flatten(a, start_dim=0, end_dim=-1):
 def unsqueeze(a, axis=None, *, dim=None):
     """A new size-1 axis at ``axis`` (which counts the new axis: -1 appends one)."""
     a = as_tensor(a)
-    axis = _one_axis(_axis(axis, dim, "unsqueeze"), a.ndim + 1, "unsqueeze")
+    axis, places = _axis(axis, dim, "unsqueeze"), a.ndim + 1
+    if not isinstance(axis, (int, np.integer)) or not -places <= axis < places:
+        raise IndexError(f"unsqueeze: axis {axis!r} is out of range: a new axis of a tensor with "
+                         f"{a.ndim} dimensions goes at {-places}..{places - 1}")
+    axis = int(axis) % places
     return reshape(a, a.shape[:axis] + (1,) + a.shape[axis:])
 
 
@@ -453,20 +459,20 @@ def clone(a):
     return REGISTRY["clone"].apply(a)
 
 
-def cat(tensors, axis=0, *, dim=None):
-    """Join tensors along an existing axis."""
-    return REGISTRY["cat"].apply(*tensors, axis=_axis(axis, dim, "cat"))
+def cat(tensors, axis=None, *, dim=None):
+    """Join tensors along an existing axis (the first by default)."""
+    return REGISTRY["cat"].apply(*tensors, axis=_axis(axis, dim, "cat", 0))
 
 
-def stack(tensors, axis=0, *, dim=None):
-    """Join same-shaped tensors along a new axis."""
-    return REGISTRY["stack"].apply(*tensors, axis=_axis(axis, dim, "stack"))
+def stack(tensors, axis=None, *, dim=None):
+    """Join same-shaped tensors along a new axis (the first by default)."""
+    return REGISTRY["stack"].apply(*tensors, axis=_axis(axis, dim, "stack", 0))
 
 
-def split(a, split_size_or_sections, axis=0, *, dim=None):
+def split(a, split_size_or_sections, axis=None, *, dim=None):
     """Pieces of ``split_size`` along ``axis`` (the last may be smaller), or of the listed sizes."""
     a = as_tensor(a)
-    axis = _one_axis(_axis(axis, dim, "split"), a.ndim, "split")
+    axis = _one_axis(_axis(axis, dim, "split", 0), a.ndim, "split")
     length = a.shape[axis]
     if isinstance(split_size_or_sections, (int, np.integer)):
         step = int(split_size_or_sections)
@@ -486,10 +492,10 @@ def split(a, split_size_or_sections, axis=0, *, dim=None):
     return tuple(pieces)
 
 
-def chunk(a, chunks, axis=0, *, dim=None):
+def chunk(a, chunks, axis=None, *, dim=None):
     """At most ``chunks`` pieces of equal size (the last may be smaller), as torch.chunk."""
     a = as_tensor(a)
-    axis = _one_axis(_axis(axis, dim, "chunk"), a.ndim, "chunk")
+    axis = _one_axis(_axis(axis, dim, "chunk", 0), a.ndim, "chunk")
     if chunks <= 0:
         raise ValueError(f"chunk: chunks must be positive, got {chunks}")
     length = a.shape[axis]
