@@ -2,8 +2,9 @@
 
 Each is a thin composition of ``minigrad.ops`` primitives: no derivative is
 written here, so replacing a primitive's backward in ``ops.REGISTRY`` changes
-the gradient of every function below that uses it. Where torch spells an axis
-``dim``, so do these functions (minigrad's Tensor methods say ``axis``).
+the gradient of every function below that uses it. Arguments are checked in
+``minigrad.ops`` (one place per check); these functions only translate torch's
+signatures. Where torch spells an axis ``dim``, so do these functions.
 """
 import warnings
 
@@ -12,17 +13,9 @@ import numpy as np
 from .. import ops
 from ..tensor import Tensor, as_tensor
 
-_REDUCTIONS = ("mean", "sum", "none")
-
-
-def _constant(array):
+def _constant_tensor(array):
     """A NumPy constant as a tensor that keeps its dtype (plain arrays would take the default)."""
     return Tensor(array, dtype=array.dtype, _copy=False)
-
-
-def _check_reduction(reduction, fn):
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{fn}: reduction must be one of {_REDUCTIONS}, got {reduction!r}")
 
 
 # --- activations -----------------------------------------------------------------
@@ -43,8 +36,6 @@ def sigmoid(input):
 
 
 def gelu(input, approximate="none"):
-    if approximate not in ("none", "tanh"):
-        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     return ops.gelu(input, approximate=approximate)
 
 
@@ -86,16 +77,6 @@ def linear(input, weight, bias=None):
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    input = as_tensor(input)
-    if input.ndim not in (3, 4):
-        raise ValueError(f"conv2d: expected a 4-D input (N, C, H, W) or an unbatched (C, H, W), "
-                         f"got shape {input.shape}")
-    channels = input.shape[-3]
-    if channels != weight.shape[1] * groups:
-        raise ValueError(
-            f"conv2d: the weight of shape {weight.shape} expects {weight.shape[1] * groups} input "
-            f"channels (N, {weight.shape[1] * groups}, H, W), got input of shape {input.shape} "
-            f"with {channels} channels")
     return ops.conv2d(input, weight, bias, stride=stride, padding=padding, dilation=dilation,
                       groups=groups)
 
@@ -115,39 +96,23 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 def flatten(input, start_dim=0, end_dim=-1):
     """Merge the axes start_dim..end_dim into one (torch.flatten)."""
-    input = as_tensor(input)
-    ndim = max(input.ndim, 1)
-    start, end = start_dim % ndim, end_dim % ndim
-    if start > end:
-        raise ValueError(f"flatten: start_dim ({start_dim}) comes after end_dim ({end_dim}) for "
-                         f"an input of shape {input.shape}")
-    shape = input.shape
-    merged = int(np.prod(shape[start:end + 1])) if shape else 1
-    return ops.reshape(input, shape[:start] + (merged,) + shape[end + 1:])
+    return ops.flatten(input, start_dim, end_dim)
 
 
 # --- regularisation and normalisation ------------------------------------------------
 def dropout(input, p=0.5, training=True, inplace=False):
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     return ops.dropout(input, p=p, training=training)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
     """Rows of ``weight`` picked by integer ``input``; the padding row gets no gradient."""
-    if max_norm is not None or scale_grad_by_freq:
-        raise NotImplementedError("minigrad's embedding does not support max_norm or "
-                                  "scale_grad_by_freq")
-    if padding_idx is not None and padding_idx < 0:
-        padding_idx += weight.shape[0]
-    return ops.embedding(input, weight, padding_idx=padding_idx)
+    return ops.embedding(input, weight, padding_idx=padding_idx, max_norm=max_norm,
+                         scale_grad_by_freq=scale_grad_by_freq)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    if isinstance(normalized_shape, (int, np.integer)):
-        normalized_shape = (int(normalized_shape),)
-    return ops.layer_norm(input, tuple(normalized_shape), weight=weight, bias=bias, eps=eps)
+    return ops.layer_norm(input, normalized_shape, weight=weight, bias=bias, eps=eps)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
@@ -185,18 +150,18 @@ def _weighted_nll(log_probs, target, weight, ignore_index, reduction):
     class_shape = (1, classes) + (1,) * (log_probs.ndim - 2)
     one_hot = np.expand_dims(safe, 1) == np.arange(classes).reshape(class_shape)
     coef = (one_hot * w.reshape(class_shape) * np.expand_dims(valid, 1)).astype(dtype)
-    per_sample = ops.neg(ops.sum(ops.mul(log_probs, _constant(coef)), axis=1))
+    per_sample = ops.neg(ops.sum(ops.mul(log_probs, _constant_tensor(coef)), axis=1))
     if reduction == "none":
         return per_sample
     total = ops.sum(per_sample)
     if reduction == "sum":
         return total
-    return ops.div(total, _constant(np.asarray((w[safe] * valid).sum(), dtype=dtype)))
+    return ops.div(total, _constant_tensor(np.asarray((w[safe] * valid).sum(), dtype=dtype)))
 
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     """Negative log-likelihood of integer targets under log-probabilities (N, C[, ...])."""
-    _check_reduction(reduction, "nll_loss")
+    ops.check_reduction("nll_loss", reduction)
     indices = target.data if isinstance(target, Tensor) else np.asarray(target)
     if indices.dtype.kind not in "iu":
         raise TypeError(f"nll_loss: target must hold integer class indices, got dtype "
@@ -207,20 +172,17 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
                   label_smoothing=0.0):
     """Softmax cross-entropy on logits (N, C[, ...]) with class-index or probability targets."""
-    _check_reduction(reduction, "cross_entropy")
     return ops.cross_entropy(input, target, weight=weight, ignore_index=ignore_index,
                              reduction=reduction, label_smoothing=label_smoothing)
 
 
 def mse_loss(input, target, reduction="mean"):
-    _check_reduction(reduction, "mse_loss")
     return ops.mse_loss(input, target, reduction=reduction)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean",
                                      pos_weight=None):
     """Sigmoid + binary cross-entropy in one numerically stable step."""
-    _check_reduction(reduction, "binary_cross_entropy_with_logits")
     return ops.binary_cross_entropy_with_logits(input, target, weight=weight, reduction=reduction,
                                                 pos_weight=pos_weight)
 
