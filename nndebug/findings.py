@@ -1,7 +1,7 @@
 """Finding: one named problem, with the numbers behind it and the first fix to try."""
 from dataclasses import dataclass, field
 
-from .report.json import plain
+from .plain import plain
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 

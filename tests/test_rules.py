@@ -274,21 +274,36 @@ def test_link_causes_orders_causes_first_and_breaks_cycles():
     assert "likely_cause" not in b.evidence      # no cycle: the rule's own link won
 
 
-# --- the rules module itself ----------------------------------------------------------------------
+# --- the rules package itself ---------------------------------------------------------------------
+def rule_files():
+    import pkgutil
+    import importlib
+    return [importlib.import_module(f"nndebug.rules.{m.name}")
+            for m in pkgutil.iter_modules(rules.__path__)]
+
+
 def test_every_threshold_is_a_named_constant_with_its_source():
-    source = inspect.getsource(rules)
-    tree = ast.parse(source)
-    lines = source.splitlines()
-    constants = [node for node in tree.body if isinstance(node, ast.Assign)
-                 and all(isinstance(t, ast.Name) and t.id.isupper() for t in node.targets)
-                 and isinstance(node.value, ast.Constant) and isinstance(node.value.value, (int, float))]
+    constants = []
+    for module in rule_files():
+        source = inspect.getsource(module)
+        lines = source.splitlines()
+        for node in ast.parse(source).body:
+            if isinstance(node, ast.Assign) and \
+                    all(isinstance(t, ast.Name) and t.id.isupper() for t in node.targets) and \
+                    isinstance(node.value, ast.Constant) and \
+                    isinstance(node.value.value, (int, float)):
+                constants.append((node.targets[0].id, lines[node.lineno - 1], module.__name__))
     assert len(constants) >= 25
-    for node in constants:
-        line = lines[node.lineno - 1]
-        assert re.search(r"#.*\[(lesson|playbook|karpathy|autotrainer|deepdiag|glorot|pascanu|"
-                         r"measured|design)\]", line), \
-            f"threshold {node.targets[0].id} has no comment saying where it comes from"
-    names = [node.targets[0].id for node in constants]
+    # the sources are listed once, in the package docstring ("  [tag]   who, where")
+    sources = set(re.findall(r"^  \[(\w+)\]", rules.__doc__, re.M))
+    assert {"karpathy", "measured", "design"} <= sources
+    for name, line, module in constants:
+        tags = set(re.findall(r"\[(\w+)\]", line.partition("#")[2]))
+        assert tags & sources, (
+            f"threshold {name} in {module} has no comment naming where it comes from with one "
+            f"of the sources listed in nndebug/rules/__init__.py ({sorted(sources)}); "
+            f"found {sorted(tags) or 'none'}: add the source to that list")
+    names = [name for name, _, _ in constants]
     assert len(names) == len(set(names)), "a threshold is named twice"
 
 
@@ -301,4 +316,5 @@ def test_rules_work_without_torch():
             "print(len(rules.diagnose(run)))\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    assert "import torch" not in inspect.getsource(rules)
+    for module in rule_files():
+        assert "import torch" not in inspect.getsource(module), module.__name__

@@ -172,7 +172,7 @@ def plot_activation_scale(ax, run):
 
 
 def plot_dead_saturated(ax, run):
-    from ..rules import DEAD_FRACTION, SATURATED_FRACTION
+    from ..rules.signal_flow import DEAD_FRACTION, SATURATED_FRACTION
     ax.set_title("Dead ReLU units / saturated tanh-sigmoid outputs (share of the layer)",
                  fontsize=10, loc="left", y=1.0)
     shown = False

@@ -1,0 +1,93 @@
+"""Rules: a recorded run (``nndebug.records``) in, findings out. NumPy only, no framework.
+
+Read in this order:
+  graph.py        how a rule is declared (``@rule``) and how the run order and the cause
+                  ranking are derived from the declarations
+  context.py      the shared view of the run every rule reads (``ctx``)
+  curve.py        what the loss curve says (diverging, at chance, flat, ``learning_poor``)
+  one file per family, in cause order: inputs.py, setup.py, learning_rate.py,
+                  blow_ups.py, signal_flow.py, loss_curve.py
+  causes.py       symptoms linked to their causes, causes first
+
+How to add a rule
+-----------------
+1. Write a new file here (or add to a family file) with decorated functions::
+
+       from ..findings import Finding
+       from .graph import rule
+
+       MY_THRESHOLD = 0.5     # [measured] what it is, and where the value comes from
+
+       @rule(produces="MY_CODE", reads={"CONSTANT_INPUTS"}, explains={"LOSS_PLATEAU"})
+       def my_rule(ctx):
+           if "CONSTANT_INPUTS" in ctx.found:
+               return None
+           ...
+           return Finding(code="MY_CODE", severity="warning", where=..., step=...,
+                          message=..., evidence={...}, fix=...)
+
+   ``produces``: every code it may return; ``reads``: every code it looks up in
+   ``ctx.found`` (any other look-up raises); ``explains``: the symptoms it explains.
+   A rule gets ``ctx`` (``context.Context``) and returns a Finding, a list, or None. It must
+   not crash on zero, one or two records or on a missing statistic (``tests/test_rule_graph.py``
+   throws such runs at every rule). A rule file imports from ``context``, ``curve``,
+   ``graph`` and ``..findings`` only, never from another rule file.
+2. Add one import line below. Where the line goes decides only ties: the cause ranking
+   and the run order follow the declarations; among rules they leave free, the file
+   imported first comes first. New codes also go into API.md.
+
+Three habits keep the rules quiet on healthy runs (a healthy run gives no warning or error):
+loss-curve verdicts compare window medians against the run's own minibatch noise
+(``curve.py``); symptoms are warnings only when learning is poor (``curve.learning_poor``);
+causes outrank symptoms (``causes.py``).
+
+Sources named next to the thresholds:
+  [lesson]    the course's NetworkDebugger (its rules, and where they cried wolf)
+  [playbook]  Google Research "Deep Learning Tuning Playbook" (2023)
+  [karpathy]  A. Karpathy, "A Recipe for Training Neural Networks" (2019), and CS231n notes
+  [autotrainer] Zhang et al., "AUTOTRAINER: An Automatic DNN Training Problem Detection and
+              Repair System", ICSE 2021
+  [deepdiag]  Wardat et al., "DeepDiagnosis: Automatically Diagnosing Faults and Recommending
+              Actionable Fixes in Deep Learning Programs", ICSE 2022
+  [glorot]    Glorot & Bengio, "Understanding the difficulty of training deep feedforward
+              neural networks", AISTATS 2010
+  [pascanu]   Pascanu, Mikolov & Bengio, "On the difficulty of training recurrent neural
+              networks", ICML 2013 (gradient clipping)
+  [measured]  chosen here on nndebug's zoo: the value sits between what healthy runs and
+              broken runs produce, with a margin on both sides (tests/test_rules.py, the zoo)
+  [design]    a choice of method (window sizes, minimum evidence), not a tuned threshold
+"""
+from . import inputs  # noqa: F401  (one line per rule file, in cause order)
+from . import setup  # noqa: F401
+from . import learning_rate  # noqa: F401
+from . import blow_ups  # noqa: F401
+from . import signal_flow  # noqa: F401
+from . import loss_curve  # noqa: F401
+from . import causes
+from .context import Context
+from .graph import REGISTRY, FoundView, cause_order, check_produced, explains_table, run_order
+
+RULES = run_order(REGISTRY)              # each rule after the rules whose codes it reads
+CAUSE_ORDER = cause_order(REGISTRY)      # every code, causes before their symptoms
+EXPLAINS = explains_table(REGISTRY)      # cause -> the symptoms it explains
+
+
+def diagnose(run):
+    """All findings for a recorded run, causes before symptoms within each severity."""
+    ctx = Context(run)
+    found, findings = {}, []
+    for rule in RULES:
+        ctx.found = FoundView(found, rule)
+        result = rule(ctx)
+        for finding in [] if result is None else result if isinstance(result, list) else [result]:
+            check_produced(rule, finding)
+            findings.append(finding)
+            found[finding.code] = finding
+    ctx.found = found
+    return link_causes(findings)
+
+
+def link_causes(findings):
+    """``causes.link_causes`` with the ranking derived from the rules' declarations."""
+    return causes.link_causes(findings, CAUSE_ORDER, EXPLAINS)
+

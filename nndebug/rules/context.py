@@ -1,0 +1,173 @@
+"""The shared view of a recorded run that every rule reads, computed once.
+
+``Context`` cuts the run at the first non-finite step (everything after a NaN is a
+consequence, so rules look before it), summarises the loss curve in windows, and names the
+weight tensors and the number of classes. The helpers at the end turn parameter names and
+numbers into the words of a finding's message.
+
+Thresholds shared by several rule families live here; each family keeps its own.
+"""
+import math
+
+import numpy as np
+
+from ..records import record_finite
+
+MIN_STEPS_FOR_TREND = 30      # [design] fewer steps than this: no plateau/divergence verdicts
+MIN_WINDOW = 5                # [design] steps per window when the curve is cut into windows
+MAX_WINDOWS = 20              # [design] ... and at most 20 windows (medians of n/20 steps)
+MIN_RECORDS = 2               # [design] verdicts on recorded statistics need at least 2 records
+MAJORITY = 0.5                # [design] "persistently": in at least half of the relevant records
+
+
+class Context:
+    """What every rule needs from the run. ``found`` holds the findings of the rules that
+    ran before (``diagnose`` lets each rule see only the codes it declared in ``reads``)."""
+
+    def __init__(self, run):
+        self.run = run
+        self.found = {}
+        steps, losses = run.loss_array()
+        self.loss_steps, self.losses = steps, losses
+        bad = ~np.isfinite(losses)
+        self.first_nan_step = int(steps[bad][0]) if bad.any() else None
+        # everything after the first NaN anywhere is a consequence: rules look before it
+        cut = self.first_nan_step
+        for r in run.records:
+            if not record_finite(r):
+                cut = r.step if cut is None else min(cut, r.step)
+                break
+        self.cutoff = cut
+        keep = steps < cut if cut is not None else np.ones(len(steps), bool)
+        self.curve = losses[keep & np.isfinite(losses)]
+        self.curve_steps = steps[keep & np.isfinite(losses)]
+        self.records = [r for r in run.records if cut is None or r.step < cut]
+        self.all_records = run.records
+        self.loss_by_step = dict(zip(steps.tolist(), losses.tolist()))
+        self.summary = curve_summary(self.curve)
+        self.weights = [i for i, p in enumerate(run.params) if len(p.shape) >= 2]
+        self.classes = output_classes(run)
+        self.cache = {}       # verdicts several rules ask for (loss_curve.learning_poor)
+
+    @property
+    def enough_steps(self):
+        return len(self.curve) >= MIN_STEPS_FOR_TREND
+
+    @property
+    def first_step(self):
+        """The first recorded step the rules look at, or None without records."""
+        return self.records[0].step if self.records else None
+
+    def matrix(self, attribute):
+        """``RunRecord.matrix`` over the records before the first non-finite step."""
+        return self.run.matrix(attribute, self.records)
+
+    def ratios(self):
+        """(records, weight tensors) update/weight ratios, NaN where not measured; always
+        cut down to the weight tensors, also when there are no records."""
+        upd = self.matrix("update_norm")
+        norm = self.matrix("param_norm")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = upd / np.where(norm > 0, norm, np.nan)
+        return ratio[:, self.weights]
+
+    def layer_grad_profile(self):
+        """Per weight tensor (definition order): median of |grad| / |w| over the records;
+        None with fewer than two weight tensors or a tensor never measured."""
+        g = self.matrix("grad_norm")
+        w = self.matrix("param_norm")
+        if g.size == 0 or len(self.weights) < 2:
+            return None
+        with np.errstate(all="ignore"):
+            rel = g / np.where(w > 0, w, np.nan)
+            rel = rel[:, self.weights]
+            rel = np.where(np.isfinite(rel) & (rel > 0), rel, np.nan)
+            if not np.isfinite(rel).any(axis=0).all():
+                return None
+            return np.nanmedian(rel, axis=0)
+
+
+def grads_finite(r):
+    """Whether every gradient this record says arrived has a finite norm (True when the
+    gradients were not measured)."""
+    if not r.backward or r.grad_received is None or r.grad_norm is None or \
+            len(r.grad_norm) != len(r.grad_received):
+        return True
+    return bool(np.all(np.isfinite(np.asarray(r.grad_norm, float)[np.asarray(r.grad_received,
+                                                                            bool)])))
+
+
+def inputs_finite(r):
+    return not r.inputs or (math.isfinite(r.inputs.get("mean", 0.0)) and
+                            math.isfinite(r.inputs.get("std", 0.0)))
+
+
+def curve_summary(curve):
+    """Window medians, minibatch noise and their standard errors; None below 2 steps."""
+    n = len(curve)
+    if n < 2:
+        return None
+    n_windows = int(np.clip(n // MIN_WINDOW, 1, MAX_WINDOWS))
+    windows = np.array_split(curve, n_windows)
+    medians = np.array([np.median(w) for w in windows])
+    width = len(windows[0])
+    diffs = np.diff(curve)
+    noise = 1.4826 * np.median(np.abs(diffs - np.median(diffs))) / math.sqrt(2) if len(diffs) else 0.0
+    window_error = 1.25 * noise / math.sqrt(max(width, 1))   # std error of a window median
+    start, end = medians[0], medians[-1]
+    tail = curve[-max(width, n // 5):]              # the last fifth, for the end level
+    tail_error = 1.25 * noise / math.sqrt(len(tail))
+    best_index = int(np.argmin(medians))
+    best = medians[best_index]
+    scale = max(abs(start), 1e-12)
+    return {"n": n, "medians": medians, "start": float(start), "end": float(end),
+            "best": float(best), "best_window": best_index, "noise": float(noise),
+            "window_error": float(window_error), "width": width,
+            "tail": float(np.median(tail)),
+            "gain_error": float(math.sqrt(window_error ** 2 + tail_error ** 2)),
+            "improvement": float((start - best) / scale)}
+
+
+def output_classes(run):
+    for r in reversed(run.records):
+        if r.output is not None and np.ndim(r.output) == 2:
+            return int(r.output.shape[1])
+    return None
+
+
+def rms(stats):
+    """Root-mean-square from a mean and a (population) std: sqrt(mean^2 + std^2); None
+    when either was not measured."""
+    if "mean" not in stats or "std" not in stats:
+        return None
+    return math.sqrt(stats["mean"] ** 2 + stats["std"] ** 2)
+
+
+# --- words for messages ---------------------------------------------------------------------
+def names(run, indices):
+    return [run.params[i].name for i in indices]
+
+
+def module_of(name):
+    return name.rsplit(".", 1)[0] if "." in name else name
+
+
+def modules(param_names):
+    out = []
+    for n in param_names:
+        m = module_of(n)
+        if m not in out:
+            out.append(m)
+    return out
+
+
+def short_list(items, limit=4):
+    items = list(items)
+    text = ", ".join(str(i) for i in items[:limit])
+    return text + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def fmt(x):
+    if x is None or not np.isfinite(x):
+        return str(x)
+    return f"{x:.3g}"

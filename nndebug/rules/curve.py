@@ -1,0 +1,144 @@
+"""What the loss curve says: diverging, oscillating, at chance, on a plateau, learning poorly.
+
+These verdicts are computed from the curve itself (``Context.curve`` and its window
+summary), not from findings, so that any rule can ask them in any order: the loss-curve
+rules (``loss_curve.py``) report them, and the symptom rules use ``learning_poor`` to decide
+whether a symptom is a warning or only "info". No rule is registered here.
+
+Loss-curve verdicts never compare single steps. They compare window medians and measure
+the run's own minibatch noise (the spread of step-to-step differences), so an ordinary
+noisy minibatch loss is not "oscillating".
+"""
+import math
+
+import numpy as np
+
+from .context import MIN_STEPS_FOR_TREND
+
+NOISE_SIGMAS = 4.0            # [measured] a window difference must exceed 4 standard errors
+                              # of the window median to count as a change (noise-aware)
+PLATEAU_IMPROVEMENT = 0.05    # the end < 5% below the start: not improving [autotrainer]
+                              # (their "slow convergence" compares relative loss change)
+PLATEAU_CONFIDENCE = 2.0      # [design] ... even 2 standard errors of minibatch noise above the gain
+CONVERGED_SHARE = 0.1         # [measured] a classifier below 10% of ln(C) has converged, not plateaued
+POOR_IMPROVEMENT = 0.2        # less than 20% better than the start: learning is poor [measured]
+DIVERGE_RISE = 0.5            # last window above best by half the ground gained ... [measured]
+DIVERGE_REL = 0.25            # ... and by a quarter of the best value [measured]
+CHANCE_TOLERANCE = 0.05       # within 5% of ln(C): "at chance" [karpathy] ("verify loss @ init
+                              # is -log(1/C)"; staying there means nothing was learned)
+OSCILLATION_WINDOW = 9        # [design] running median width (steps) the swings are measured around
+OSCILLATION_AMPLITUDE = 0.2   # [measured] spread around it above 20% of the starting loss;
+                              # healthy digits runs reach ~8% at batch 16 (21 configurations)
+OSCILLATION_REFERENCE_BATCH = 16  # [measured] ... allowed more below batch 16 (noise ~ 1/sqrt(batch))
+OSCILLATION_SIGMAS = 8.0      # [measured] a spike is 8 robust sigmas above the running median ...
+OSCILLATION_REL = 0.25        # ... and above it by a quarter of the starting loss [measured]
+OSCILLATION_MIN_SPIKES = 3    # [design] ... at least 3 of them, and ...
+OSCILLATION_SPIKE_SHARE = 0.03  # ... at least 3% of steps (the [lesson] fired on any wiggle)
+BLEW_UP_FACTOR = 1.5          # [design] the last window 1.5x the first (and beyond the noise):
+                              # the loss blew up, for the learning-rate rule
+
+
+def diverging(ctx):
+    """The step the loss started rising well above its best, or None."""
+    s = ctx.summary
+    if s is None or not ctx.enough_steps:
+        return None
+    margin = max(NOISE_SIGMAS * s["window_error"], DIVERGE_RISE * (s["start"] - s["best"]),
+                 DIVERGE_REL * abs(s["best"]))
+    above_start = s["end"] > s["start"] + max(NOISE_SIGMAS * s["window_error"],
+                                              0.1 * abs(s["start"]))
+    if not (s["end"] > s["best"] + margin or above_start):
+        return None
+    if s["best_window"] == len(s["medians"]) - 1:
+        return None
+    return int(ctx.curve_steps[min(len(ctx.curve_steps) - 1, (s["best_window"] + 1) * s["width"])])
+
+
+def oscillation(ctx):
+    """The swings and spikes of the loss around its running level when they exceed what
+    minibatch noise gives (a dict of measurements), else None."""
+    curve = ctx.curve
+    n = len(curve)
+    if n < MIN_STEPS_FOR_TREND or ctx.summary is None:
+        return None
+    k = OSCILLATION_WINDOW
+    padded = np.pad(curve, (k // 2, k // 2), mode="edge")
+    running = np.median(np.lib.stride_tricks.sliding_window_view(padded, k), axis=1)
+    resid = curve - running
+    # the loss scale of the problem: where training started, or for a classifier at least
+    # the chance level ln(C) (a run resumed from a converged checkpoint starts near 0)
+    level = max(abs(ctx.summary["start"]), math.log(ctx.classes) if ctx.classes else 0, 1e-12)
+    # 1. swings: the spread around the running level after the first third of the run,
+    #    relative to the starting loss, against what minibatch noise gives at this batch size
+    late = resid[n // 3:]
+    swing = 1.4826 * float(np.median(np.abs(late))) / level
+    batch = batch_size(ctx)
+    allowed = OSCILLATION_AMPLITUDE * math.sqrt(max(1.0, OSCILLATION_REFERENCE_BATCH / batch)) \
+        if batch else OSCILLATION_AMPLITUDE
+    # 2. spikes: single steps far above the running level
+    sigma = 1.4826 * np.median(np.abs(resid))
+    spikes = np.flatnonzero((resid > OSCILLATION_SIGMAS * max(sigma, 1e-12)) &
+                            (resid > OSCILLATION_REL * level))
+    spiky = len(spikes) >= max(OSCILLATION_MIN_SPIKES, OSCILLATION_SPIKE_SHARE * n)
+    if swing <= allowed and not spiky:
+        return None
+    return {"swing": swing, "allowed": allowed, "batch": batch, "spikes": spikes, "n": n}
+
+
+def batch_size(ctx):
+    sizes = [r.inputs["batch"] for r in ctx.records if r.inputs and "batch" in r.inputs]
+    return float(np.median(sizes)) if sizes else None
+
+
+def at_chance(ctx):
+    """Whether a classifier's loss ends at ln(C) and never got clearly below it."""
+    s = ctx.summary
+    if s is None or not ctx.enough_steps or ctx.classes is None or ctx.classes < 2:
+        return False
+    chance = math.log(ctx.classes)
+    tol = CHANCE_TOLERANCE * chance
+    return abs(s["end"] - chance) <= tol and s["best"] >= chance - 2 * tol
+
+
+def plateaued(ctx):
+    """Whether the loss is surely not improving: even the optimistic end of the noise band
+    around its gain (start window vs the last fifth) stays below PLATEAU_IMPROVEMENT, and it
+    did not rise either (a loss that rose is diverging, not flat)."""
+    s = ctx.summary
+    if s is None or not ctx.enough_steps:
+        return False
+    gained = s["start"] - s["tail"]
+    band = PLATEAU_IMPROVEMENT * abs(s["start"])
+    if gained + PLATEAU_CONFIDENCE * s["gain_error"] >= band:
+        return False        # it may be improving
+    if gained - PLATEAU_CONFIDENCE * s["gain_error"] < -band:
+        return False        # it surely rose by more than the band: not a plateau
+    if ctx.classes and s["best"] < CONVERGED_SHARE * math.log(ctx.classes):
+        return False        # a classifier already far below chance: converged, not stuck
+    return True
+
+
+def loss_blew_up(ctx):
+    """NaN, divergence, oscillation, or a last window far above the first."""
+    s = ctx.summary
+    if ctx.first_nan_step is not None:
+        return True
+    return diverging(ctx) is not None or oscillation(ctx) is not None or \
+        (s is not None and s["end"] > s["start"] * BLEW_UP_FACTOR and
+         s["end"] > s["start"] + NOISE_SIGMAS * s["window_error"])
+
+
+def learning_poor(ctx):
+    """Did training fail to make real progress (or blow up)? Symptoms (dead units,
+    saturation, vanishing or exploding gradients) are warnings only when it did.
+
+    Computed from the curve, so it does not depend on which rules ran before: NaN, a
+    diverging, oscillating, at-chance or flat loss, or less than POOR_IMPROVEMENT gained.
+    """
+    if "learning_poor" not in ctx.cache:
+        s = ctx.summary
+        ctx.cache["learning_poor"] = bool(
+            ctx.first_nan_step is not None or diverging(ctx) is not None or
+            oscillation(ctx) is not None or at_chance(ctx) or plateaued(ctx) or
+            (s is not None and s["improvement"] < POOR_IMPROVEMENT))
+    return ctx.cache["learning_poor"]

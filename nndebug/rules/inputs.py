@@ -1,0 +1,87 @@
+"""Rules about the input batches: NaN/Inf in them, every sample the same, far from unit scale.
+
+Data bugs come first among causes: nothing a model does can repair its inputs.
+"""
+import math
+
+import numpy as np
+
+from ..findings import Finding
+from .context import MAJORITY, fmt, inputs_finite, rms
+from .graph import rule
+
+INPUT_SCALE_HIGH = 5.0        # input RMS above this: not standardised [karpathy] ("normalise
+                              # your data"); pixels in [0, 1] have RMS < 1, raw [0, 255] ~100
+INPUT_SCALE_LOW = 1e-2        # input RMS below this: features squashed toward 0 [measured]
+CONSTANT_INPUT_FRACTION = 0.99  # share of features identical across the batch [measured]
+
+
+@rule(produces="NAN_IN_INPUTS", explains={"NAN_LOSS", "NAN_GRADIENTS"})
+def nan_in_inputs(ctx):
+    bad = [r.step for r in ctx.all_records if not inputs_finite(r)]
+    if not bad:
+        return None
+    checked = sum(1 for r in ctx.all_records if r.inputs)
+    return Finding(
+        code="NAN_IN_INPUTS", severity="error", step=bad[0],
+        message=f"The input batch contains NaN or Inf values (first at step {bad[0]}, in "
+                f"{len(bad)} of {checked} recorded batches); every output and gradient they "
+                "touch becomes NaN.",
+        evidence={"steps": bad[:20], "batches_with_nan": len(bad), "batches_checked": checked},
+        fix="Find where the NaN/Inf enter the data (missing values, division by zero in "
+            "preprocessing, log of 0) and clean or impute them before training; "
+            "nndebug.check_data(x, y) scans a whole data set.")
+
+
+@rule(produces="CONSTANT_INPUTS",
+      explains={"COLLAPSED_ACTIVATIONS", "LOSS_PLATEAU", "LOSS_AT_CHANCE"})
+def constant_inputs(ctx):
+    records = [r for r in ctx.records if "constant_features" in r.inputs]
+    if len(records) < 1:
+        return None
+    flat = [r for r in records if r.inputs["constant_features"] >= CONSTANT_INPUT_FRACTION]
+    if not flat or len(flat) < MAJORITY * len(records):
+        return None
+    r = flat[0]
+    return Finding(
+        code="CONSTANT_INPUTS", severity="warning", step=r.step,
+        message="Every sample in the batch is the same input (no feature varies across the "
+                "batch), so the network cannot learn anything that depends on the input.",
+        evidence={"constant_feature_share": r.inputs["constant_features"],
+                  "input_std": r.inputs.get("std"), "records_affected": len(flat),
+                  "records": len(records)},
+        fix="Check the data pipeline: a broadcast or indexing bug (x[0] repeated), a transform "
+            "that zeroes everything, or a batch built from one sample.")
+
+
+@rule(produces="UNNORMALIZED_INPUTS", reads={"CONSTANT_INPUTS"},
+      explains={"EXPLODING_ACTIVATIONS", "SATURATED_ACTIVATIONS", "DEAD_RELU", "LOSS_DIVERGING",
+                "NAN_LOSS", "LOSS_PLATEAU", "EXPLODING_GRADIENTS", "LR_TOO_HIGH",
+                "LOSS_OSCILLATING", "LOSS_AT_CHANCE"})
+def unnormalized_inputs(ctx):
+    measured = [(r, rms(r.inputs)) for r in ctx.records]
+    measured = [(r, v) for r, v in measured if v is not None and math.isfinite(v)]
+    if not measured or "CONSTANT_INPUTS" in ctx.found:
+        return None
+    typical = float(np.median([v for _, v in measured]))
+    r = measured[0][0]
+    if typical > INPUT_SCALE_HIGH:
+        return Finding(
+            code="UNNORMALIZED_INPUTS", severity="warning", step=r.step,
+            message=f"The inputs are far from unit scale (root-mean-square {fmt(typical)}, mean "
+                    f"{fmt(r.inputs.get('mean'))}): first-layer pre-activations are huge, which "
+                    "saturates or kills units and makes the learning rate hard to choose.",
+            evidence={"input_rms": typical, "input_mean": r.inputs.get("mean"),
+                      "input_std": r.inputs.get("std"), "threshold": INPUT_SCALE_HIGH},
+            fix="Standardise the inputs: subtract the training-set mean and divide by its "
+                "standard deviation per feature (or scale pixels to [0, 1]).")
+    if typical < INPUT_SCALE_LOW:
+        return Finding(
+            code="UNNORMALIZED_INPUTS", severity="warning", step=r.step,
+            message=f"The inputs are tiny (root-mean-square {fmt(typical)}): the first layer "
+                    "sees almost nothing and its weights learn very slowly.",
+            evidence={"input_rms": typical, "input_mean": r.inputs.get("mean"),
+                      "threshold": INPUT_SCALE_LOW},
+            fix="Standardise the inputs to zero mean and unit variance per feature; check for a "
+                "unit mistake (an extra division by 255 or 1000).")
+    return None

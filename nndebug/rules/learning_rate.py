@@ -1,0 +1,108 @@
+"""Rules about the learning rate, judged by the update/weight ratio it produces per step
+(about 1e-3 is healthy [karpathy]) together with what the loss does.
+
+A learning rate is a cause: it ranks after data and set-up bugs and before the symptoms it
+produces in activations, gradients and the loss curve.
+"""
+import numpy as np
+
+from ..findings import Finding
+from .curve import learning_poor, loss_blew_up
+from .graph import rule
+
+LR_HIGH_RATIO = 0.1           # update/weight ratio per step; ~1e-3 is healthy [karpathy];
+                              # 0.1 rewrites a tenth of the weights each step [measured]
+LR_LOW_RATIO = 1e-5           # [karpathy] two orders below his 1e-3 ... when learning is poor
+HEALTHY_RATIO = 1e-3          # [karpathy] the update/weight ratio of a well-chosen learning rate
+EARLY_RECORDS = 5             # [design] "the first steps": the first 5 recorded steps
+
+
+def _ratio_summary(ctx):
+    """(median per weight tensor over the run, max per weight tensor over the first
+    records); each None when nothing finite was measured."""
+    ratios = ctx.ratios()
+    if ratios.size == 0:
+        return None, None
+    early = ratios[: max(1, min(len(ratios), EARLY_RECORDS))]
+    with np.errstate(all="ignore"):
+        per_layer = np.nanmedian(np.where(np.isfinite(ratios), ratios, np.nan), axis=0) \
+            if np.isfinite(ratios).any() else None
+        early_layer = np.nanmax(np.where(np.isfinite(early), early, np.nan), axis=0) \
+            if np.isfinite(early).any() else None
+    return per_layer, early_layer
+
+
+def _learning_rates(ctx):
+    return sorted({lr for r in ctx.records for lr in r.lrs})
+
+
+@rule(produces="LR_TOO_HIGH", reads={"EXPLODING_GRADIENTS", "DEAD_RELU"},
+      explains={"NAN_LOSS", "NAN_GRADIENTS", "LOSS_DIVERGING", "LOSS_OSCILLATING", "DEAD_RELU",
+                "EXPLODING_GRADIENTS", "LOSS_PLATEAU", "LOSS_AT_CHANCE"})
+def lr_too_high(ctx):
+    per_layer, early_layer = _ratio_summary(ctx)
+    if early_layer is None:
+        return None
+    big = float(np.nanmedian(early_layer))
+    typical = float(np.nanmedian(per_layer)) if per_layer is not None else big
+    if not (big > LR_HIGH_RATIO or typical > LR_HIGH_RATIO):
+        return None
+    exploding = ctx.found.get("EXPLODING_GRADIENTS")
+    if exploding is not None and exploding.evidence.get("from_start"):
+        return None     # the updates are huge because the gradients are: not the LR's fault
+    died = ctx.found.get("DEAD_RELU")
+    died_later = died is not None and died.severity != "info" and \
+        died.evidence.get("died_during_training")
+    blew_up = loss_blew_up(ctx)
+    if not (blew_up or died_later or learning_poor(ctx)):
+        return None
+    lrs = _learning_rates(ctx)
+    effect = ("killed ReLU units" if died_later else
+              "made the loss blow up" if blew_up else "keeps the loss from improving")
+    return Finding(
+        code="LR_TOO_HIGH", severity="warning", step=ctx.first_step,
+        message=f"Each update changes the weights by {big:.0%} of their size in the first steps "
+                f"(healthy is about 0.1%); the learning rate is too high and {effect}.",
+        evidence={"update_to_weight_early": big, "update_to_weight_median": typical,
+                  "healthy_ratio": HEALTHY_RATIO, "threshold": LR_HIGH_RATIO,
+                  "learning_rates": lrs[:5]},
+        fix="Lower the learning rate 3-10x (nndebug.find_lr suggests one); add warm-up, and "
+            "gradient clipping if spikes remain.")
+
+
+@rule(produces="LR_TOO_LOW", reads={"PARAMS_NOT_UPDATING"},
+      explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
+def lr_too_low(ctx):
+    if not ctx.enough_steps:
+        return None
+    # only layers that get a gradient and belong to the optimizer: a zero update from a zero
+    # gradient (dead units) or from a missing parameter is another finding's business
+    ratios = ctx.ratios()
+    grads = ctx.matrix("grad_norm")[:, ctx.weights]
+    held = [ctx.run.params[i].in_optimizer is not False for i in ctx.weights]
+    per_layer = []
+    recent = np.arange(len(ratios)) >= len(ratios) // 2     # the LR now, not at the start
+    for j in range(ratios.shape[1]):
+        live = np.isfinite(ratios[:, j]) & np.isfinite(grads[:, j]) & (grads[:, j] > 0) & recent
+        if held[j] and live.any():
+            per_layer.append(float(np.median(ratios[live, j])))
+    if not per_layer:
+        return None
+    fastest = float(np.max(per_layer))
+    if fastest >= LR_LOW_RATIO or not learning_poor(ctx) or "PARAMS_NOT_UPDATING" in ctx.found:
+        return None
+    lrs = _learning_rates(ctx)
+    decayed = len(lrs) >= 2 and 0 < lrs[0] < 1e-3 * lrs[-1]
+    message = (f"Even the fastest-changing layer moves only {fastest:.1e} of its weight size per "
+               "step (healthy is about 1e-3) and the loss is not improving: the learning rate "
+               "is too low")
+    message += " (it was decayed by a factor of %.0e during the run)." % (lrs[-1] / lrs[0]) \
+        if decayed else "."
+    return Finding(
+        code="LR_TOO_LOW", severity="warning", step=ctx.first_step, message=message,
+        evidence={"update_to_weight_max_layer": fastest, "healthy_ratio": HEALTHY_RATIO,
+                  "threshold": LR_LOW_RATIO,
+                  "learning_rates": lrs[:5] + ([lrs[-1]] if len(lrs) > 5 else []),
+                  "lr_decayed": bool(decayed)},
+        fix="Raise the learning rate (try 10x steps; nndebug.find_lr suggests one)" +
+            ("; check the scheduler: step it once per epoch, not per batch." if decayed else "."))

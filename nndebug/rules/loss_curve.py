@@ -1,0 +1,148 @@
+"""Rules that report what the loss curve says: diverging, at chance, oscillating, on a
+plateau, overfitting. The verdicts themselves are computed in ``curve.py``.
+
+The loss curve ranks last among causes: it shows that something is wrong, and the rules
+before it say what.
+"""
+import math
+
+import numpy as np
+
+from ..findings import Finding
+from .context import fmt
+from .curve import (OSCILLATION_REL, OSCILLATION_SIGMAS, at_chance, diverging, oscillation,
+                    plateaued)
+from .graph import rule
+
+OVERFIT_RISE = 0.1            # [playbook] validation 10% above its best while training keeps
+                              # falling (pick the checkpoint at the best validation loss)
+MIN_VAL_POINTS = 5            # [design] validation losses needed before judging overfitting
+
+# the causes that, when found (as more than "info"), explain a loss stuck at chance level
+CHANCE_CAUSES = ("DOUBLE_SOFTMAX", "DEAD_RELU", "LR_TOO_LOW", "VANISHING_GRADIENTS",
+                 "PARAMS_NOT_UPDATING", "OPTIMIZER_MISSING_PARAMS", "NO_GRADIENT",
+                 "SATURATED_ACTIVATIONS", "COLLAPSED_ACTIVATIONS", "CONSTANT_INPUTS",
+                 "LR_TOO_HIGH")
+
+
+@rule(produces="LOSS_DIVERGING")
+def loss_diverging(ctx):
+    step = diverging(ctx)
+    if step is None:
+        return None
+    s = ctx.summary
+    return Finding(
+        code="LOSS_DIVERGING", severity="warning", step=step,
+        message=f"The loss is rising well above its best: it ended at {fmt(s['end'])} after "
+                f"reaching {fmt(s['best'])} (window medians; minibatch noise {fmt(s['noise'])}).",
+        evidence={"start": s["start"], "best": s["best"], "end": s["end"], "noise": s["noise"]},
+        fix="Lower the learning rate (or add warm-up/decay); clip gradients; check for a missing "
+            "zero_grad.")
+
+
+@rule(produces="LOSS_AT_CHANCE", reads=set(CHANCE_CAUSES))
+def loss_at_chance(ctx):
+    if not at_chance(ctx):
+        return None
+    s = ctx.summary
+    chance = math.log(ctx.classes)
+    others = [c for c in CHANCE_CAUSES if c in ctx.found and ctx.found[c].severity != "info"]
+    if others:
+        message = (f"The loss stays at chance level ({fmt(s['end'])} vs ln({ctx.classes}) = "
+                   f"{chance:.3f}): the model predicts a uniform guess (see {others[0]}).")
+        fix = "Fix the causes listed above first."
+    else:
+        message = (f"The loss stays at chance level ({fmt(s['end'])} vs ln({ctx.classes}) = "
+                   f"{chance:.3f}) although the weights update and gradients flow normally: the "
+                   "model could fit these batches, so the labels probably do not belong to the "
+                   "inputs.")
+        fix = ("Check that labels are aligned with their inputs: shuffle x and y with the same "
+               "permutation, keep the same order after filtering/sorting, and check the label "
+               "mapping; then check that the model can overfit one batch "
+               "(nndebug.overfit_one_batch).")
+    return Finding(code="LOSS_AT_CHANCE", severity="warning", step=int(ctx.curve_steps[0]),
+                   message=message,
+                   evidence={"loss_end": s["end"], "loss_best": s["best"], "chance": chance,
+                             "classes": ctx.classes, "other_causes": others},
+                   fix=fix)
+
+
+@rule(produces="LOSS_OSCILLATING")
+def loss_oscillating(ctx):
+    seen = oscillation(ctx)
+    if seen is None:
+        return None
+    swing, allowed, batch, spikes, n = (seen[k] for k in ("swing", "allowed", "batch",
+                                                          "spikes", "n"))
+    evidence = {"swing_over_start": swing, "allowed_swing": allowed, "batch_size": batch,
+                "spikes": len(spikes), "spike_steps": ctx.curve_steps[spikes][:20].tolist(),
+                "steps": n}
+    if swing > allowed:
+        message = (f"The loss swings up and down by {swing:.0%} of its starting value from step "
+                   f"to step (minibatch noise at batch size {batch or '?'} explains up to about "
+                   f"{allowed:.0%}): updates overshoot, or batches differ systematically (data "
+                   "not shuffled).")
+        step = int(ctx.curve_steps[n // 3])
+    else:
+        message = (f"The loss jumps far above its running level {len(spikes)} times in {n} steps "
+                   f"(each over {OSCILLATION_SIGMAS:.0f}x the minibatch noise and over "
+                   f"{OSCILLATION_REL:.0%} of the starting loss): updates overshoot.")
+        step = int(ctx.curve_steps[spikes[0]])
+    return Finding(
+        code="LOSS_OSCILLATING", severity="warning", step=step, message=message,
+        evidence=evidence,
+        fix="Shuffle the training data every epoch (batches sorted by class swing the loss); "
+            "lower the learning rate or raise the batch size; clip gradients if single batches "
+            "cause the spikes.")
+
+
+@rule(produces="LOSS_PLATEAU", reads={"LOSS_AT_CHANCE"})
+def loss_plateau(ctx):
+    if "LOSS_AT_CHANCE" in ctx.found or not plateaued(ctx):
+        return None     # at chance is the more specific verdict
+    s = ctx.summary
+    gained = s["start"] - s["tail"]
+    change = abs(gained) / max(abs(s["start"]), 1e-12)
+    direction = "below" if gained >= 0 else "above"
+    return Finding(
+        code="LOSS_PLATEAU", severity="warning", step=int(ctx.curve_steps[0]),
+        message=f"The loss is not improving: over {s['n']} steps it ends only {change:.1%} "
+                f"{direction} where it started ({fmt(s['start'])} -> {fmt(s['tail'])}).",
+        evidence={"start": s["start"], "best": s["best"], "end": s["end"], "noise": s["noise"],
+                  "improvement": s["improvement"]},
+        fix="Check the learning rate (nndebug.find_lr), that the optimizer holds the model's "
+            "parameters, and that the model can overfit one batch (nndebug.overfit_one_batch).")
+
+
+@rule(produces="OVERFITTING")
+def overfitting(ctx):
+    steps, val = ctx.run.val_array()
+    ok = np.isfinite(val)
+    steps, val = steps[ok], val[ok]
+    if len(val) < MIN_VAL_POINTS:
+        return None
+    n_windows = int(np.clip(len(val) // 2, 2, 10))
+    windows = np.array_split(np.arange(len(val)), n_windows)
+    med = np.array([np.median(val[w]) for w in windows])
+    best = int(np.argmin(med))
+    if best == len(med) - 1:
+        return None
+    rise = med[-1] - med[best]
+    if rise <= OVERFIT_RISE * abs(med[best]):
+        return None
+    train = ctx.curve
+    tsteps = ctx.curve_steps
+    at_best = train[tsteps <= steps[windows[best][-1]]]
+    after = train[tsteps > steps[windows[best][-1]]]
+    if len(at_best) < 3 or len(after) < 3 or np.median(after[-len(after) // 2:]) >= \
+            np.median(at_best[-max(3, len(at_best) // 3):]):
+        return None
+    step = int(steps[windows[best][-1]])
+    return Finding(
+        code="OVERFITTING", severity="warning", step=step,
+        message=f"The validation loss rose {rise / max(abs(med[best]), 1e-12):.0%} above its "
+                f"best (around step {step}) while the training loss kept falling: the model "
+                "memorises the training set.",
+        evidence={"val_best": float(med[best]), "val_end": float(med[-1]), "best_step": step},
+        fix="Keep the checkpoint with the best validation loss (early stopping), add data "
+            "augmentation, weight decay or dropout, or use a smaller model.")

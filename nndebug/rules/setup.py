@@ -1,0 +1,291 @@
+"""Rules about how the training loop is wired: the optimizer, zero_grad, train/eval mode, the
+output layer against the loss, the graph from parameters to loss, optimizer.step().
+
+Set-up bugs rank right after data bugs: each one stops or distorts learning by itself,
+whatever the hyper-parameters.
+"""
+import numpy as np
+
+from ..findings import Finding
+from .context import MAJORITY, MIN_RECORDS, modules, names, short_list
+from .graph import rule
+
+ACCUMULATION_TOLERANCE = 0.01  # [design] .grad may differ from what backward delivered by 1%
+                               # (float rounding, AMP); beyond that and larger: carried over
+
+
+def _aligned(r, attribute, width):
+    """The per-parameter array ``attribute`` of record ``r`` when it was measured for all
+    ``width`` parameters, else None."""
+    value = getattr(r, attribute)
+    if value is None or len(value) != width:
+        return None
+    return np.asarray(value)
+
+
+@rule(produces="OPTIMIZER_MISSING_PARAMS",
+      explains={"PARAMS_NOT_UPDATING", "LOSS_PLATEAU", "LOSS_AT_CHANCE"})
+def optimizer_missing_params(ctx):
+    run = ctx.run
+    if not run.has_optimizer:
+        return None
+    missing = [i for i, p in enumerate(run.params) if p.in_optimizer is False]
+    if not missing:
+        return None
+    missing_names = names(run, missing)
+    everything = len(missing) == len(run.params)
+    received = [i for i in missing if any(r.grad_received is not None and len(r.grad_received) > i
+                                          and r.grad_received[i] for r in ctx.records)]
+    if everything:
+        message = ("The optimizer holds none of the model's trainable parameters: "
+                   "optimizer.step() changes nothing in this model (was the optimizer built "
+                   "for another copy of the model, or before the model was rebuilt?).")
+    else:
+        message = (f"{len(missing)} trainable parameter tensor(s) are not in the optimizer "
+                   f"({short_list(missing_names)}): they get gradients but are never updated.")
+    return Finding(
+        code="OPTIMIZER_MISSING_PARAMS", severity="error" if everything else "warning",
+        where=", ".join(modules(missing_names)) if not everything else "", step=0,
+        message=message,
+        evidence={"missing": missing_names, "missing_count": len(missing),
+                  "trainable_count": len(run.params),
+                  "missing_with_gradients": names(run, received)},
+        fix="Build the optimizer from the model you train, after the model is final: "
+            "optimizer = Optim(model.parameters(), ...); to freeze a part on purpose set its "
+            "requires_grad=False.")
+
+
+@rule(produces="GRADIENTS_ACCUMULATING",
+      explains={"LOSS_DIVERGING", "LOSS_OSCILLATING", "NAN_LOSS"})
+def gradients_accumulating(ctx):
+    flagged, checked, evidence = [], 0, None
+    # parameters the optimizer does not hold are never zeroed by optimizer.zero_grad(); that
+    # is OPTIMIZER_MISSING_PARAMS, not this
+    held_by_optimizer = np.array([p.in_optimizer is not False for p in ctx.run.params], bool)
+    width = len(held_by_optimizer)
+    for r in ctx.records[1:]:   # the first step may hold gradients from before watch()
+        held, excess, grad = (_aligned(r, a, width) for a in ("held_norm", "held_excess",
+                                                               "grad_norm"))
+        if not r.backward or held is None or excess is None or grad is None:
+            continue
+        ok = np.isfinite(held) & np.isfinite(excess) & np.isfinite(grad) & (grad > 0) & \
+            held_by_optimizer
+        if not ok.any():
+            continue
+        checked += 1
+        delivered = grad[ok]
+        held_ratio = held[ok] / delivered
+        excess_ratio = excess[ok] / delivered
+        # scaling .grad down (clipping, unscaling) keeps it parallel: excess == |1 - held|
+        carried = (held_ratio > 1 + ACCUMULATION_TOLERANCE) | \
+                  (excess_ratio > np.abs(1 - held_ratio) + ACCUMULATION_TOLERANCE)
+        if carried.mean() >= MAJORITY:
+            flagged.append(r.step)
+            if evidence is None:
+                evidence = {"step": r.step, "held_over_delivered": float(np.median(held_ratio)),
+                            "excess_over_delivered": float(np.median(excess_ratio))}
+    if len(flagged) < MIN_RECORDS or len(flagged) < MAJORITY * checked:
+        return None
+    return Finding(
+        code="GRADIENTS_ACCUMULATING", severity="error", step=flagged[0],
+        message=f"At optimizer.step() the parameters' .grad held more than this step's backward "
+                f"delivered (|.grad| = {evidence['held_over_delivered']:.2f} x the new gradient "
+                f"at step {evidence['step']}): gradients are carried over between steps, so "
+                "every update also repeats all the previous ones.",
+        evidence={**evidence, "steps_flagged": flagged[:20], "steps_checked": checked},
+        fix="Call optimizer.zero_grad() (or model.zero_grad()) once per optimizer step, before "
+            "loss.backward(). To accumulate over micro-batches on purpose, zero once per "
+            "optimizer step and call watch's step() only after optimizer.step().")
+
+
+@rule(produces="TRAINING_IN_EVAL_MODE")
+def training_in_eval_mode(ctx):
+    relevant = [r for r in ctx.records if r.backward]
+    affected = [r for r in relevant if r.eval_layers]
+    if not affected:
+        return None
+    # from the first step trained in eval mode on (a loop may switch to eval after a while
+    # and never back): most of those steps, and at least two of them
+    since = [r for r in relevant if r.step >= affected[0].step]
+    if len(affected) < MIN_RECORDS or len(affected) < MAJORITY * len(since):
+        return None
+    layers = affected[0].eval_layers
+    return Finding(
+        code="TRAINING_IN_EVAL_MODE", severity="warning", where=layers[0],
+        step=affected[0].step,
+        message=f"Backward ran while {len(layers)} dropout/batch-norm layer(s) were in eval mode "
+                f"({short_list(layers)}): dropout is off and batch norm uses frozen running "
+                "statistics, so the model is not trained the way it is meant to be.",
+        evidence={"eval_layers": layers, "records_affected": len(affected),
+                  "records_since": len(since), "records": len(relevant)},
+        fix="Call model.train() before the training loop (and model.eval() only around "
+            "evaluation, switching back afterwards).")
+
+
+@rule(produces="DOUBLE_SOFTMAX", explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
+def double_softmax(ctx):
+    if ctx.classes is None:
+        return None
+    probs, in_band, first = 0, 0, None
+    for r in ctx.records:
+        out = r.output
+        if out is None or out.ndim != 2 or out.shape[1] < 2 or out.shape[0] == 0 or \
+                not np.all(np.isfinite(out)):
+            continue
+        is_prob = out.min() >= -1e-6 and np.max(np.abs(out.sum(axis=1) - 1)) < 1e-3
+        if not is_prob:
+            continue
+        probs += 1
+        loss = ctx.loss_by_step.get(r.step)
+        if loss is None or not np.isfinite(loss):
+            continue
+        lse = np.log(np.exp(out).sum(axis=1))
+        low, high = np.mean(lse - out.max(axis=1)), np.mean(lse - out.min(axis=1))
+        slack = 0.02 * max(abs(low), 1.0)
+        if low - slack <= loss <= high + slack and high - low > 1e-3:
+            in_band += 1
+            first = first or (r.step, float(low), float(high), float(loss))
+    records = sum(1 for r in ctx.records if r.output is not None)
+    if records == 0 or probs < MAJORITY * records or probs < 1:
+        return None
+    softmax_layers = [layer.name for layer in ctx.run.layers if layer.kind == "softmax"]
+    where = softmax_layers[-1] if softmax_layers else ""
+    if in_band >= max(1, MAJORITY * probs) and first is not None:
+        step, low, high, loss = first
+        return Finding(
+            code="DOUBLE_SOFTMAX", severity="error", where=where, step=step,
+            message="The model outputs probabilities (rows are non-negative and sum to 1) and "
+                    f"the loss treats them as logits (loss {loss:.3f} lies in [{low:.3f}, "
+                    f"{high:.3f}], the range cross-entropy takes on probabilities): softmax is "
+                    "applied twice, gradients are squashed and the loss cannot get near 0.",
+            evidence={"loss": loss, "band_low": low, "band_high": high,
+                      "records_with_probabilities": probs, "records_in_band": in_band,
+                      "classes": ctx.classes},
+            fix="Remove the final Softmax layer and give raw logits to CrossEntropyLoss (it "
+                "applies log-softmax itself); use softmax only for predictions.")
+    return Finding(
+        code="DOUBLE_SOFTMAX", severity="info", where=where, step=None,
+        message="The model outputs probabilities; that is right only if the loss expects "
+                "probabilities (NLLLoss after log, BCELoss), not logits (CrossEntropyLoss).",
+        evidence={"records_with_probabilities": probs, "classes": ctx.classes},
+        fix="If the loss is CrossEntropyLoss, remove the final softmax.")
+
+
+@rule(produces="NO_GRADIENT", explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
+def no_gradient(ctx):
+    run = ctx.run
+    width = len(run.params)
+    records = [r for r in ctx.records
+               if r.backward and _aligned(r, "grad_received", width) is not None]
+    if len(records) < MIN_RECORDS or width == 0:
+        return None
+    received = np.vstack([np.asarray(r.grad_received, bool) for r in records])
+    never = [i for i in range(received.shape[1]) if not received[:, i].any()]
+    if not never:
+        return None
+    never_names = names(run, never)
+    later = [i for i in range(width) if i > max(never) and received[:, i].any()]
+    detached = bool(later) and never == list(range(len(never)))
+    if detached:
+        message = (f"Parameters before {run.params[later[0]].name} receive no gradient at all "
+                   f"({short_list(never_names)}): the graph is cut between them and the loss "
+                   "(a .detach(), .data, .item(), a NumPy round trip or torch.no_grad()).")
+        fix = ("Remove the .detach()/.data/.numpy() (or no_grad block) in the forward pass "
+               f"after {modules(never_names)[-1] or 'the first layers'}; compute everything the "
+               "loss depends on with tensor operations.")
+    else:
+        message = (f"{len(never)} trainable parameter tensor(s) receive no gradient at all "
+                   f"({short_list(never_names)}): they are not used by the loss, or their "
+                   "output is detached from the graph.")
+        fix = ("Check that these layers are used in forward() and that nothing detaches their "
+               "output; if they are meant to stay fixed, set requires_grad=False.")
+    return Finding(code="NO_GRADIENT", severity="warning", where=", ".join(modules(never_names)),
+                   step=records[0].step, message=message,
+                   evidence={"parameters": never_names, "records": len(records)}, fix=fix)
+
+
+FLOAT32_RESOLUTION = 2.0 ** -24  # [design] the smallest relative change a float32 weight shows
+MOMENTUM_GAIN = 10.0             # [design] momentum 0.9 makes a steady step up to 10x longer
+
+
+def _visible_gradients(records, width):
+    """(records, params) bool: a gradient arrived that an optimizer step could make visible
+    in float32. A gradient millions of times smaller than its weight (a conv bias right
+    before batch norm, whose mean the norm removes) moves nothing at the recorded learning
+    rate: no change there is no bug."""
+    rows = []
+    for r in records:
+        grad = np.nan_to_num(np.asarray(r.grad_norm, float))
+        arrived = np.asarray(r.grad_received, bool) & (grad > 0)
+        weight = _aligned(r, "param_norm", width)
+        if r.lrs and weight is not None:
+            arrived &= grad * max(r.lrs) * MOMENTUM_GAIN > \
+                FLOAT32_RESOLUTION * np.nan_to_num(np.asarray(weight, float))
+        rows.append(arrived)
+    return np.vstack(rows)
+
+
+FLOAT32_RESOLUTION = 2.0 ** -24  # [design] the smallest relative change a float32 weight shows
+MOMENTUM_GAIN = 10.0             # [design] momentum 0.9 makes a steady step up to 10x longer
+
+
+def _visible_gradients(records, width):
+    """(records, params) bool: a gradient arrived that an optimizer step could make visible
+    in float32. A gradient millions of times smaller than its weight (a conv bias right
+    before batch norm, whose mean the norm removes) moves nothing at the recorded learning
+    rate: no change there is no bug."""
+    rows = []
+    for r in records:
+        grad = np.nan_to_num(np.asarray(r.grad_norm, float))
+        arrived = np.asarray(r.grad_received, bool) & (grad > 0)
+        weight = _aligned(r, "param_norm", width)
+        if r.lrs and weight is not None:
+            arrived &= grad * max(r.lrs) * MOMENTUM_GAIN > \
+                FLOAT32_RESOLUTION * np.nan_to_num(np.asarray(weight, float))
+        rows.append(arrived)
+    return np.vstack(rows)
+
+
+@rule(produces="PARAMS_NOT_UPDATING", explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
+def params_not_updating(ctx):
+    run = ctx.run
+    width = len(run.params)
+    records = [r for r in ctx.records if r.backward and all(
+        _aligned(r, a, width) is not None for a in ("update_norm", "grad_received", "grad_norm"))]
+    if len(records) < MIN_RECORDS or width == 0:
+        return None
+    upd = np.vstack([np.asarray(r.update_norm, float) for r in records])
+    got = _visible_gradients(records, width)
+    stuck = [i for i in range(width) if got[:, i].any() and np.all(upd[got[:, i], i] == 0)
+             and run.params[i].in_optimizer is not False]
+    if not stuck:
+        return None
+    stuck_names = names(run, stuck)
+    lrs = [lr for r in records for lr in r.lrs]
+    held = np.vstack([_aligned(r, "held_norm", width) if _aligned(r, "held_norm", width)
+                      is not None else np.full(width, np.nan) for r in records])[:, stuck]
+    cleared = np.all(~np.isfinite(held) | (held == 0))
+    if lrs and max(lrs) == 0:
+        message, fix = ("The learning rate is 0, so the weights never change.",
+                        "Set a positive learning rate (check schedulers that multiply it to 0).")
+    elif cleared:
+        message = ("Gradients flow in backward, but .grad is empty (None or zero) when "
+                   "optimizer.step() runs and the weights never change: zero_grad() is called "
+                   "between loss.backward() and optimizer.step().")
+        fix = "Order the loop as zero_grad() -> forward -> loss.backward() -> optimizer.step()."
+    else:
+        message = (f"{len(stuck)} parameter tensor(s) receive gradients but never change "
+                   f"({short_list(stuck_names)}): optimizer.step() is not called, or the "
+                   "optimizer holds other tensors (e.g. a copy of the model made after it was "
+                   "built).")
+        fix = ("Call optimizer.step() after loss.backward(), with an optimizer built from this "
+               "model's parameters; pass optimizer= to watch() so nndebug can check.")
+    everything = len(stuck) == width
+    return Finding(
+        code="PARAMS_NOT_UPDATING", severity="error" if everything else "warning",
+        where="" if everything else ", ".join(modules(stuck_names)), step=records[0].step,
+        message=message,
+        evidence={"parameters": stuck_names, "records": len(records),
+                  "grad_cleared_before_step": bool(cleared),
+                  "learning_rates": sorted(set(lrs))[:5]},
+        fix=fix)

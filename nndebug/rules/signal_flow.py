@@ -1,0 +1,196 @@
+"""Rules about where the signal stops flowing: saturated tanh/sigmoid units, vanishing
+gradients, dead ReLUs, activations that no longer depend on the input.
+
+These are symptoms more often than causes. They are warnings only when learning is actually
+poor (``curve.learning_poor``; AUTOTRAINER and DeepDiagnosis report such symptoms only
+together with a failing training signal), otherwise "info".
+"""
+import numpy as np
+
+from ..findings import Finding
+from .context import MAJORITY, module_of, names, rms
+from .curve import learning_poor
+from .graph import rule
+
+SATURATED_FRACTION = 0.5      # share of tanh/sigmoid outputs pinned at their limits [measured]
+                              # (the monitor measures "pinned": nndebug/monitor/statistics.py)
+VANISHING_RATIO = 1e-3        # first/last layer relative gradient norm [deepdiag] ("vanishing
+                              # gradient" compares gradients across layers); [measured] value
+DEAD_FRACTION = 0.5           # [measured] share of a ReLU layer's units dead for the whole batch;
+                              # the [lesson] counted zero *values* (~50% after ReLU is normal);
+                              # a unit zero for every sample of the batch is the real symptom
+DEAD_PERSISTENCE = 3          # [measured] ... in each of 3 recorded batches (a rarely firing unit is
+                              # zero for a whole small batch by chance, not three times)
+DEAD_FRACTION_SEVERE = 0.9    # [design] nearly the whole layer dead: an error when learning is poor
+COLLAPSED_SPREAD = 1e-4       # [measured] spread across samples (or units) relative to the layer's scale:
+                              # below it every sample (unit) gives the same value [measured]
+
+
+@rule(produces="SATURATED_ACTIVATIONS",
+      explains={"VANISHING_GRADIENTS", "LOSS_PLATEAU", "LOSS_AT_CHANCE"})
+def saturated_activations(ctx):
+    worst = None
+    for layer in ctx.run.layers:
+        if layer.kind not in ("tanh", "sigmoid"):
+            continue
+        steps, sat = ctx.run.layer_series(layer.name, "saturated")
+        keep = steps < ctx.cutoff if ctx.cutoff is not None else np.ones(len(steps), bool)
+        sat = sat[keep]
+        if sat.size == 0:
+            continue
+        typical = float(np.median(sat))
+        if typical >= SATURATED_FRACTION and (worst is None or typical > worst[1]):
+            worst = (layer.name, typical, int(steps[keep][0]))
+    if worst is None:
+        return None
+    poor = learning_poor(ctx)
+    return Finding(
+        code="SATURATED_ACTIVATIONS", severity="warning", where=worst[0], step=worst[2],
+        message=f"{worst[1]:.0%} of the outputs of {worst[0]} sit at the flat ends of the "
+                "tanh/sigmoid, where the derivative is ~0: the layers before it barely learn" +
+                (" and the loss is not improving." if poor else
+                 " (the layers after it still can, so the loss may fall for a while)."),
+        evidence={"saturated_share": worst[1], "threshold": SATURATED_FRACTION},
+        fix="Scale the inputs to unit variance, use Glorot/Xavier initialisation (smaller "
+            "weights), or switch hidden activations to ReLU/GELU.")
+
+
+@rule(produces="VANISHING_GRADIENTS", reads={"SATURATED_ACTIVATIONS"},
+      explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
+def vanishing_gradients(ctx):
+    profile = ctx.layer_grad_profile()
+    if profile is None:
+        return None
+    ratio = float(profile[0] / profile[-1])
+    if not ratio < VANISHING_RATIO:
+        return None
+    weight_names = names(ctx.run, ctx.weights)
+    poor = learning_poor(ctx)
+    saturated = "SATURATED_ACTIVATIONS" in ctx.found
+    return Finding(
+        code="VANISHING_GRADIENTS", severity="warning" if poor else "info",
+        where=module_of(weight_names[0]), step=ctx.first_step,
+        message=f"The gradient reaching the first layer ({weight_names[0]}) is {ratio:.1e} times "
+                "the last layer's (relative to weight size): the early layers barely learn" +
+                (", while the loss is not improving." if poor else
+                 "; learning still progresses."),
+        evidence={"first_over_last": ratio, "per_layer": dict(zip(weight_names, profile.tolist())),
+                  "threshold": VANISHING_RATIO},
+        fix=("Use ReLU-family activations instead of sigmoid/tanh in hidden layers, He/Kaiming "
+             "initialisation, normalisation layers (BatchNorm/LayerNorm) or residual connections."
+             if not saturated else "Fix the saturation first (smaller init, input scaling, ReLU)."))
+
+
+@rule(produces="DEAD_RELU", reads={"CONSTANT_INPUTS"},
+      explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE", "COLLAPSED_ACTIVATIONS"})
+def dead_relu(ctx):
+    if "CONSTANT_INPUTS" in ctx.found:
+        return None     # identical samples make every unit all-or-nothing: meaningless here
+    worst, layers = None, {}
+    for layer in ctx.run.layers:
+        if layer.kind != "relu":
+            continue
+        masks = [(r.step, np.asarray(r.dead_units[layer.name], bool)) for r in ctx.records
+                 if layer.name in r.dead_units]
+        masks = [(step, m) for step, m in masks if m.size and m.shape == masks[-1][1].shape]
+        if not masks:
+            continue
+        # a unit is dead when it is zero for every sample in each of several recorded
+        # batches: a unit that merely fires rarely survives one of them
+        k = min(DEAD_PERSISTENCE, len(masks))
+        final = float(np.mean(np.logical_and.reduce([m for _, m in masks[-k:]])))
+        born = float(np.mean(np.logical_and.reduce([m for _, m in masks[:k]])))
+        layers[layer.name] = final
+        if final >= DEAD_FRACTION and (worst is None or final > worst[1]):
+            first_dead = next((step for step, m in masks if m.mean() >= DEAD_FRACTION),
+                              masks[0][0])
+            worst = (layer.name, final, born, first_dead)
+    if worst is None:
+        return None
+    name, final, born, step = worst
+    died_later = born < 0.5 * final
+    poor = learning_poor(ctx)
+    severe = final >= DEAD_FRACTION_SEVERE and poor
+    # a symptom: a warning when learning is poor or nearly the whole layer is gone
+    severity = "error" if severe else "warning" if poor or final >= DEAD_FRACTION_SEVERE else "info"
+    if died_later:
+        cause = ("they were alive at the start and died during training, which is what "
+                 "too-large updates do (a learning rate too high, or exploding gradients)")
+        fix = ("Lower the learning rate (nndebug.find_lr), add warm-up or gradient clipping; "
+               "LeakyReLU/GELU cannot die; nndebug.revive_dead_neurons re-initialises dead units.")
+    else:
+        cause = ("they were dead from the first step: a large negative bias, a bad "
+                 "initialisation or badly scaled inputs push every pre-activation below zero")
+        fix = ("Initialise biases at 0 (or slightly positive) and weights with Kaiming/He init; "
+               "standardise inputs; LeakyReLU/GELU cannot die; nndebug.revive_dead_neurons "
+               "re-initialises dead units.")
+    return Finding(
+        code="DEAD_RELU", severity=severity, where=name, step=step,
+        message=f"{final:.0%} of the units of {name} output zero for every sample of the batch "
+                f"(no gradient passes through them); {cause}.",
+        evidence={"dead_share": final, "dead_share_first_record": born, "per_layer": layers,
+                  "died_during_training": bool(died_later), "threshold": DEAD_FRACTION},
+        fix=fix)
+
+
+@rule(produces="COLLAPSED_ACTIVATIONS", reads={"CONSTANT_INPUTS"},
+      explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
+def collapsed_activations(ctx):
+    if "CONSTANT_INPUTS" in ctx.found:
+        return None
+    found = None
+    for layer in ctx.run.layers:
+        across_units, across_batch, n = 0, 0, 0
+        step = None
+        for r in ctx.records:
+            stats = r.activations.get(layer.name)
+            if not stats or "batch_spread" not in stats or _after_dead_layer(ctx, r, layer.name):
+                continue
+            scale = rms(stats)
+            if scale is None or not scale > 0 or \
+                    (layer.kind == "relu" and stats.get("dead", 0) >= DEAD_FRACTION):
+                continue
+            n += 1
+            if stats["batch_spread"] <= COLLAPSED_SPREAD * scale:
+                across_batch += 1
+                step = r.step if step is None else step
+            if "unit_spread" in stats and stats["unit_spread"] <= COLLAPSED_SPREAD * scale:
+                across_units += 1
+                step = r.step if step is None else step
+        if n == 0:
+            continue
+        if across_batch >= max(1, MAJORITY * n):
+            found = (layer.name, "batch", step)
+            break
+        if across_units >= max(1, MAJORITY * n):
+            found = (layer.name, "units", step)
+            break
+    if found is None:
+        return None
+    name, kind, step = found
+    if kind == "units":
+        message = (f"All units of {name} output the same value (no spread across units): "
+                   "they compute identical functions, usually because the weights were "
+                   "initialised to one constant, and symmetric units stay symmetric.")
+        fix = ("Initialise weights randomly (Kaiming/Glorot), never to a constant; only biases "
+               "may start at 0.")
+    else:
+        message = (f"{name} gives the same activation for every sample of the batch: whatever "
+                   "the input, the information is lost at this layer (zero or constant weights, "
+                   "or a layer that ignores its input).")
+        fix = "Check the initialisation of this layer and the ones before it (random, not zero)."
+    return Finding(code="COLLAPSED_ACTIVATIONS", severity="warning", where=name, step=step,
+                   message=message,
+                   evidence={"layer": name, "spread": kind, "threshold": COLLAPSED_SPREAD},
+                   fix=fix)
+
+
+def _after_dead_layer(ctx, record, name):
+    """Whether a ReLU layer before ``name`` was (almost) entirely dead in this record."""
+    for layer in ctx.run.layers:
+        if layer.name == name:
+            return False
+        if layer.kind == "relu" and record.activations.get(layer.name, {}).get("dead", 0) \
+                >= DEAD_FRACTION_SEVERE:
+            return True
+    return False

@@ -1,0 +1,179 @@
+"""The rules as a declared graph: the declarations are complete and consistent, the derived
+run order and cause ranking follow them, and the checker itself fails on broken graphs.
+
+The checker is tested on small fake graphs first (so we know it *can* fail), then run on
+the real rules.
+"""
+import ast
+import inspect
+import textwrap
+
+import numpy as np
+import pytest
+
+from nndebug import rules
+from nndebug.findings import Finding
+from nndebug.records import RunRecord
+from nndebug.rules import graph
+from nndebug.rules.graph import GraphError, make_rule
+
+
+def fake(name, produces, reads=(), explains=(), index=0):
+    def function(ctx):
+        return None
+    function.__name__ = name
+    return make_rule(function, produces=produces, reads=reads, explains=explains, index=index)
+
+
+# --- the checker on fake graphs ------------------------------------------------------------------
+def test_a_read_that_no_rule_produces_is_refused():
+    a = fake("a", "A", reads={"NOBODY_MAKES_THIS"})
+    with pytest.raises(GraphError, match="a reads NOBODY_MAKES_THIS, which no rule produces"):
+        graph.run_order([a])
+
+
+def test_a_cycle_is_refused_and_named():
+    a = fake("a", "A", reads={"B"}, index=0)
+    b = fake("b", "B", reads={"C"}, index=1)
+    c = fake("c", "C", reads={"A"}, index=2)
+    d = fake("d", "D", index=3)
+    with pytest.raises(GraphError, match="cycle") as caught:
+        graph.run_order([a, b, c, d])
+    text = str(caught.value)
+    assert all(name in text for name in ("test_rule_graph.a", "test_rule_graph.b",
+                                         "test_rule_graph.c"))
+    assert "test_rule_graph.d" not in text
+
+
+def test_a_code_produced_twice_is_refused():
+    with pytest.raises(GraphError, match="X is produced by both"):
+        graph.run_order([fake("a", "X"), fake("b", "X", index=1)])
+
+
+def test_explaining_a_code_no_rule_produces_is_refused():
+    with pytest.raises(GraphError, match="explains GHOST"):
+        graph.explains_table([fake("a", "A", explains={"GHOST"})])
+
+
+def test_explains_must_name_the_code_for_a_rule_with_several_codes():
+    with pytest.raises(GraphError, match="dict"):
+        fake("a", ("A", "B"), explains={"C"})
+
+
+def test_run_order_puts_readers_after_producers_and_keeps_registration_order_otherwise():
+    a = fake("a", "A", reads={"C"}, index=0)
+    b = fake("b", "B", index=1)
+    c = fake("c", "C", index=2)
+    d = fake("d", "D", index=3)
+    assert [r.name.split(".")[-1] for r in graph.run_order([a, b, c, d])] == ["b", "c", "a", "d"]
+
+
+def test_cause_order_puts_causes_first_and_leaves_mutual_pairs_to_registration_order():
+    sym = fake("sym", "SYMPTOM", index=0)
+    cause = fake("cause", "CAUSE", explains={"SYMPTOM"}, index=1)
+    first = fake("first", "FIRST", explains={"SECOND"}, index=2)
+    second = fake("second", "SECOND", explains={"FIRST"}, index=3)
+    assert graph.cause_order([sym, cause, first, second]) == ["CAUSE", "SYMPTOM", "FIRST",
+                                                              "SECOND"]
+    loop = [fake("a", "A", explains={"B"}), fake("b", "B", explains={"C"}, index=1),
+            fake("c", "C", explains={"A"}, index=2)]
+    with pytest.raises(GraphError, match="cycle"):
+        graph.cause_order(loop)
+
+
+def test_a_rule_sees_only_the_codes_it_declared():
+    reader = fake("reader", "R", reads={"A"})
+    found = {"A": Finding(code="A", severity="info"), "B": Finding(code="B", severity="info")}
+    view = graph.FoundView(found, reader)
+    assert "A" in view and view["A"].code == "A" and list(view) == ["A"]
+    with pytest.raises(GraphError, match="reader looks up B in ctx.found but does not declare"):
+        "B" in view
+    with pytest.raises(GraphError):
+        view.get("B")
+    with pytest.raises(GraphError, match="returned a B finding"):
+        graph.check_produced(reader, Finding(code="B", severity="info"))
+
+
+def test_diagnose_refuses_a_rule_that_breaks_its_declaration(monkeypatch):
+    def sneaky(ctx):
+        return None if "LOSS_PLATEAU" in ctx.found else None
+    liar = make_rule(sneaky, produces="SNEAKY")
+    monkeypatch.setattr(rules, "RULES", rules.RULES + [liar])
+    with pytest.raises(GraphError, match="sneaky looks up LOSS_PLATEAU"):
+        rules.diagnose(RunRecord(loss_steps=[0, 1], losses=[1.0, 1.0]))
+
+
+# --- the real rules ---------------------------------------------------------------------------------
+def test_the_real_rules_form_a_graph_and_run_in_an_order_that_respects_it():
+    produced_before = set()
+    for rule in rules.RULES:
+        assert rule.reads <= produced_before, (rule.name, rule.reads - produced_before)
+        produced_before |= set(rule.produces)
+    assert len(rules.RULES) == len(graph.REGISTRY)
+
+
+def test_the_cause_ranking_covers_every_code_once_and_ranks_causes_before_symptoms():
+    codes = [code for rule in graph.REGISTRY for code in rule.produces]
+    assert sorted(rules.CAUSE_ORDER) == sorted(codes) and len(set(codes)) == len(codes)
+    rank = {code: i for i, code in enumerate(rules.CAUSE_ORDER)}
+    for cause, symptoms in rules.EXPLAINS.items():
+        for symptom in symptoms:
+            if cause not in rules.EXPLAINS.get(symptom, ()):      # not a mutual pair
+                assert rank[cause] < rank[symptom], (cause, symptom)
+    # the ranking the rules were written for: data, set-up, learning rate, blow-ups,
+    # signal flow, the loss curve
+    assert rules.CAUSE_ORDER[:3] == ["NAN_IN_INPUTS", "CONSTANT_INPUTS", "UNNORMALIZED_INPUTS"]
+    assert rules.CAUSE_ORDER[-5:] == ["LOSS_DIVERGING", "LOSS_AT_CHANCE", "LOSS_OSCILLATING",
+                                      "LOSS_PLATEAU", "OVERFITTING"]
+
+
+def _found_lookups(function):
+    """The string codes a rule's source looks up in ctx.found (in / [] / .get)."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    codes = set()
+
+    def is_found(node):
+        return isinstance(node, ast.Attribute) and node.attr == "found"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and any(is_found(c) for c in node.comparators) and \
+                isinstance(node.left, ast.Constant):
+            codes.add(node.left.value)
+        if isinstance(node, ast.Subscript) and is_found(node.value) and \
+                isinstance(node.slice, ast.Constant):
+            codes.add(node.slice.value)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr == "get" and is_found(node.func.value) and node.args and \
+                isinstance(node.args[0], ast.Constant):
+            codes.add(node.args[0].value)
+    return codes
+
+
+def test_every_literal_look_up_in_the_source_is_declared():
+    checked = 0
+    for rule in graph.REGISTRY:
+        lookups = _found_lookups(rule.function)
+        assert lookups <= rule.reads, (rule.name, lookups - rule.reads)
+        checked += bool(lookups)
+    assert checked >= 6      # the scan finds look-ups at all
+    assert _found_lookups(lambda ctx: "X" in ctx.found or ctx.found.get("Y")) == {"X", "Y"}
+
+
+def test_every_rule_file_imports_no_other_rule_file():
+    # registration order (the tie-break) is import order: a rule file importing another
+    # would register that one early
+    rule_files = {rule.function.__module__ for rule in graph.REGISTRY}
+    for name in rule_files:
+        source = inspect.getsource(__import__(name, fromlist=["_"]))
+        for other in rule_files - {name}:
+            short = other.rsplit(".", 1)[-1]
+            assert f"from .{short} import" not in source and f"import {short}" not in source, \
+                (name, other)
+
+
+def test_learning_poor_reads_the_curve_not_findings():
+    from nndebug.rules.context import Context
+    from nndebug.rules.curve import learning_poor
+    run = RunRecord(loss_steps=list(range(60)), losses=list(np.full(60, 1.0)))
+    ctx = Context(run)
+    ctx.found = None      # any look-up would fail
+    assert learning_poor(ctx)
