@@ -11,6 +11,7 @@ from .autograd import Function, Context, no_grad, enable_grad, is_grad_enabled
 from .tensor import Tensor, tensor, set_default_dtype, get_default_dtype
 from .random import manual_seed, get_rng_state, set_rng_state
 from . import ops
+from .ops import sequence as _sequence_ops  # noqa: F401  (recurrent cells, attention)
 from .ops import (cat, stack, where, maximum, minimum, exp, log, tanh, sigmoid, relu, matmul,
                   einsum, outer, tril, triu, split, chunk, clamp, softmax, log_softmax, sum, mean,
                   amax, amin, argmax, argmin, var, std, prod, logsumexp, cumsum, norm, sin, cos,

@@ -10,6 +10,7 @@ import numpy as np
 
 import minigrad as mg
 import minigrad.nn as mnn
+from sequence_gradcheck_models import SEQUENCE_OPS, sequence_model_for
 
 # --- minigrad: one model per catalogue op -------------------------------------------------
 
@@ -120,6 +121,8 @@ def minigrad_model_for(op, seed=0):
         xi, yi = _image_data(rng)
         pool = mnn.MaxPool2d(2) if op == "max_pool2d" else mnn.AvgPool2d(2)
         return _cnn(pool, 3 * 3 * 3), xi, yi, ce
+    if op in SEQUENCE_OPS:
+        return sequence_model_for(op, rng, x, y)
     if op == "engine":
         model = mnn.Sequential(mnn.Linear(5, 6), _Residual(6), mnn.Linear(6, 3))
         return model, x, y, ce

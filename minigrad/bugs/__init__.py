@@ -27,7 +27,7 @@ from .base import ENGINE, Bug, defined_bugs
 # Import order is catalogue order; the linear-algebra file comes first so the
 # first bug is on matmul, a primitive every network uses.
 from . import linear_bugs, elementwise_bugs, activation_bugs, reduce_bugs  # noqa: E402,F401
-from . import layer_bugs, loss_bugs, engine_bugs  # noqa: E402,F401
+from . import layer_bugs, loss_bugs, sequence_bugs, engine_bugs  # noqa: E402,F401
 
 __all__ = ["Bug", "ENGINE", "UnknownBugError", "catalogue", "get", "plant", "names"]
 

@@ -368,3 +368,8 @@ def resolve_guess(guess):
 
 
 __all__ = ["MODELS", "pick", "train", "split_digits", "shows_bug", "ops_of", "resolve_guess", "build"]
+
+# sequence models (digits read row by row, and MLPs for the sequence bugs) live in their own
+# file, which builds on the pieces above
+from .sequence_hunt import sequence_models  # noqa: E402
+MODELS.extend(sequence_models())
