@@ -11,67 +11,18 @@ Reverse-mode differentiation in three ideas:
    topological order, handing each node the *sum* of the gradients of all its
    uses before calling its function's backward.
 
-The walk is iterative (no recursion), so graphs of any depth work.
+The walk is iterative (no recursion), so graphs of any depth work. The hooks
+that debugging tools use (watching every op, swapping a backward) come last in
+this file.
 """
 import contextlib
 
 import numpy as np
 
 _grad_enabled = True
-_op_observers = []
 
 
-def is_grad_enabled():
-    return _grad_enabled
-
-
-@contextlib.contextmanager
-def no_grad():
-    """Run operations without recording them for backward (inference, updates)."""
-    global _grad_enabled
-    previous, _grad_enabled = _grad_enabled, False
-    try:
-        yield
-    finally:
-        _grad_enabled = previous
-
-
-@contextlib.contextmanager
-def enable_grad():
-    global _grad_enabled
-    previous, _grad_enabled = _grad_enabled, True
-    try:
-        yield
-    finally:
-        _grad_enabled = previous
-
-
-@contextlib.contextmanager
-def observe_ops(callback):
-    """Call ``callback(record)`` for every Function applied inside the block.
-
-    ``record`` is an ``OpRecord``. Debugging tools use this to see which
-    primitives a module ran, on which arrays, so each can be checked alone.
-    """
-    _op_observers.append(callback)
-    try:
-        yield
-    finally:
-        _op_observers.remove(callback)
-
-
-class OpRecord:
-    """One application of a Function: what ran, on what, and what came out."""
-
-    __slots__ = ("function", "inputs", "kwargs", "output")
-
-    def __init__(self, function, inputs, kwargs, output):
-        self.function, self.inputs, self.kwargs, self.output = function, inputs, kwargs, output
-
-    @property
-    def name(self):
-        return self.function.op_name()
-
+# --- idea 1 and 2: a Function, and the record apply() leaves on its output ---------------
 
 class Context:
     """Scratch space a Function's forward leaves for its backward."""
@@ -102,8 +53,6 @@ class Function:
         backward(ctx, grad) -> tuple with one gradient (or None) per array input
 
     Built-in primitives carry a ``name`` and live in ``minigrad.ops.REGISTRY``.
-    The engine always looks a primitive's backward up through the registry, so
-    swapping ``REGISTRY[name].backward`` changes that gradient everywhere.
     """
 
     name = None  # set by minigrad.ops.register for built-in primitives
@@ -131,18 +80,26 @@ class Function:
         requires_grad = _grad_enabled and True in needs
         out = _from_array(out_data, requires_grad)
         if requires_grad:
-            out._node = Node(cls, ctx, tensors)
-        if _op_observers:
-            record = OpRecord(cls, tuple(t.data for t in tensors), dict(kwargs), out_data)
-            for observe in list(_op_observers):
-                observe(record)
+            out._node = Node(cls, ctx, tensors)   # idea 2: remember how `out` was made
+        if _op_observers:                         # debugging tools watching (end of file)
+            _tell_observers(cls, tensors, kwargs, out_data)
         return out
 
 
-def backward_of(function):
-    """The backward to run for ``function``: the registry's current one for primitives."""
-    registered = REGISTRY.get(function.name) if function.name else None
-    return (registered or function).backward
+# --- idea 3: the backward walk ---------------------------------------------------------------
+
+def run_backward(root, grad):
+    """Propagate ``grad`` (dL/droot) to every tensor ``root`` depends on."""
+    grads = {id(root): grad}                     # gradients waiting for their tensor's turn
+    for tensor in _topological_order(root):      # every tensor after all of its users
+        g = grads.pop(id(tensor), None)
+        if g is None:
+            continue
+        g = _arrive(tensor, g)                   # hooks; leaves store .grad
+        if tensor._node is None:
+            continue
+        for parent, parent_grad in _input_gradients(tensor._node, g):
+            grads[id(parent)] = accumulate(grads.get(id(parent)), parent_grad)
 
 
 def accumulate(existing, new):
@@ -176,75 +133,136 @@ def _topological_order(root):
     return order
 
 
-def _shape_error(function, index, grad, tensor):
-    return ValueError(
-        f"backward of '{function.op_name()}' returned a gradient of shape {grad.shape} for "
-        f"input {index}, whose shape is {tensor.shape}; every gradient must have its input's "
-        "shape (undo broadcasting with minigrad.ops.unbroadcast)")
+def _arrive(tensor, grad):
+    """The full gradient of ``tensor`` is known: run its hooks; a leaf keeps it in ``.grad``."""
+    if tensor._hooks:
+        for hook in list(tensor._hooks.values()):
+            replaced = hook(grad)
+            if replaced is not None:
+                grad = _as_gradient_array(replaced)
+    if tensor._node is None or tensor._retains_grad:
+        stored = grad.astype(tensor.dtype, copy=False)
+        tensor.grad = stored.copy() if tensor.grad is None else tensor.grad + stored
+    return grad
+
+
+def _input_gradients(node, grad):
+    """(parent, gradient) for each input of ``node`` that needs one: its function's backward.
+
+    The backward runs with recording off (its gradients are plain arrays, not
+    graph). The flag is set directly rather than with ``no_grad()``: this runs
+    once per node of every backward pass, and a generator-based context manager
+    costs more than the small backward ops it wraps.
+    """
+    global _grad_enabled
+    previous, _grad_enabled = _grad_enabled, False
+    try:
+        input_grads = backward_of(node.function)(node.ctx, grad)
+    finally:
+        _grad_enabled = previous
+    if not isinstance(input_grads, tuple):
+        input_grads = (input_grads,)
+    if len(input_grads) < len(node.parents):
+        raise ValueError(
+            f"backward of '{node.function.op_name()}' returned {len(input_grads)} gradients "
+            f"for {len(node.parents)} inputs; return one per input (None where there is none)")
+    pairs = []
+    for index, (parent, parent_grad) in enumerate(zip(node.parents, input_grads)):
+        if parent_grad is None or not parent.requires_grad:
+            continue
+        parent_grad = _as_gradient_array(parent_grad)
+        if parent_grad.shape != parent.data.shape:
+            raise ValueError(
+                f"backward of '{node.function.op_name()}' returned a gradient of shape "
+                f"{parent_grad.shape} for input {index}, whose shape is {parent.shape}; every "
+                "gradient must have its input's shape (undo broadcasting with "
+                "minigrad.ops.unbroadcast)")
+        if parent_grad.dtype != parent.data.dtype:
+            parent_grad = parent_grad.astype(parent.data.dtype)
+        pairs.append((parent, parent_grad))
+    return pairs
 
 
 def _as_gradient_array(grad):
-    """A backward may return an ndarray (the usual case), a Tensor or a number."""
+    """A backward or hook may return an ndarray (the usual case), a Tensor or a number."""
     if type(grad) is np.ndarray:
         return grad
     return np.asarray(grad.data if isinstance(grad, Tensor) else grad)
 
 
-def _call_backward(node, grad):
-    """Run a node's backward with recording off: its gradients are plain arrays, not graph.
+# --- switching the recording off -----------------------------------------------------------
 
-    (The flag is set directly rather than with ``no_grad()``: this runs once per
-    node of every backward pass, and a generator-based context manager costs
-    more than the small backward ops it wraps.)
-    """
+def is_grad_enabled():
+    return _grad_enabled
+
+
+@contextlib.contextmanager
+def no_grad():
+    """Run operations without recording them for backward (inference, updates)."""
     global _grad_enabled
     previous, _grad_enabled = _grad_enabled, False
     try:
-        return backward_of(node.function)(node.ctx, grad)
+        yield
     finally:
         _grad_enabled = previous
 
 
-def _run_hooks(tensor, grad):
-    for hook in list(tensor._hooks.values()):
-        replaced = hook(grad)
-        if replaced is not None:
-            grad = _as_gradient_array(replaced)
-    return grad
+@contextlib.contextmanager
+def enable_grad():
+    global _grad_enabled
+    previous, _grad_enabled = _grad_enabled, True
+    try:
+        yield
+    finally:
+        _grad_enabled = previous
 
 
-def run_backward(root, grad):
-    """Propagate ``grad`` (dL/droot) to every tensor ``root`` depends on."""
-    grads = {id(root): grad}
-    for tensor in _topological_order(root):
-        g = grads.pop(id(tensor), None)
-        if g is None:
-            continue
-        if tensor._hooks:
-            g = _run_hooks(tensor, g)
-        node = tensor._node
-        if node is None or tensor._retains_grad:
-            g = g.astype(tensor.dtype, copy=False)
-            tensor.grad = g.copy() if tensor.grad is None else tensor.grad + g
-        if node is None:
-            continue
-        input_grads = _call_backward(node, g)
-        if not isinstance(input_grads, tuple):
-            input_grads = (input_grads,)
-        if len(input_grads) < len(node.parents):
-            raise ValueError(
-                f"backward of '{node.function.op_name()}' returned {len(input_grads)} gradients "
-                f"for {len(node.parents)} inputs; return one per input (None where there is none)")
-        for index, (parent, pg) in enumerate(zip(node.parents, input_grads)):
-            if pg is None or not parent.requires_grad:
-                continue
-            pg = _as_gradient_array(pg)
-            expected = parent.data
-            if pg.shape != expected.shape:
-                raise _shape_error(node.function, index, pg, parent)
-            if pg.dtype != expected.dtype:
-                pg = pg.astype(expected.dtype)
-            grads[id(parent)] = accumulate(grads.get(id(parent)), pg)
+# --- for debugging tools (nndebug.locate, the bug catalogue) ----------------------------------
+
+def backward_of(function):
+    """The backward to run for ``function``: for a primitive, the one REGISTRY holds now.
+
+    Looking it up at every call is what lets ``minigrad.bugs.plant`` (and a user)
+    swap ``REGISTRY[name].backward`` and change that gradient everywhere.
+    """
+    registered = REGISTRY.get(function.name) if function.name else None
+    return (registered or function).backward
+
+
+_op_observers = []
+
+
+@contextlib.contextmanager
+def observe_ops(callback):
+    """Call ``callback(record)`` for every Function applied inside the block.
+
+    ``record`` is an ``OpRecord``. Debugging tools use this to see which
+    primitives a module ran, on which arrays, so each can be checked alone.
+    """
+    _op_observers.append(callback)
+    try:
+        yield
+    finally:
+        _op_observers.remove(callback)
+
+
+class OpRecord:
+    """One application of a Function: what ran, on what, and what came out."""
+
+    __slots__ = ("function", "inputs", "kwargs", "output")
+
+    def __init__(self, function, inputs, kwargs, output):
+        self.function, self.inputs, self.kwargs, self.output = function, inputs, kwargs, output
+
+    @property
+    def name(self):
+        return self.function.op_name()
+
+
+def _tell_observers(function, tensors, kwargs, out_data):
+    record = OpRecord(function, tuple(t.data for t in tensors), dict(kwargs), out_data)
+    for observe in list(_op_observers):
+        observe(record)
 
 
 # Tensor and REGISTRY are defined in modules that import this one; bind them at the end.

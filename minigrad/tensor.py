@@ -1,65 +1,16 @@
 """Tensor: a NumPy array that remembers how it was made.
 
 The class holds storage (``data``), the accumulated gradient (``grad``) and a
-link to the Function that produced it. Every arithmetic method is a thin call
-into a registered primitive in ``minigrad.ops``; no derivative lives here.
+link to the Function that produced it (``_node``, set by ``Function.apply`` in
+autograd.py). Every arithmetic method is a thin call into a function of
+``minigrad/ops/__init__.py`` that applies a registered primitive; no derivative
+lives here. ``loss.backward()`` hands the walk to ``autograd.run_backward``.
 """
 import itertools
 
 import numpy as np
 
 from . import autograd
-
-_default_dtype = np.dtype(np.float32)
-_hook_ids = itertools.count()
-
-
-def set_default_dtype(dtype):
-    """Float dtype for new float tensors and parameters (float32 unless changed)."""
-    global _default_dtype
-    dtype = np.dtype(dtype)
-    if dtype.kind != "f":
-        raise TypeError(f"the default dtype must be a float dtype, got {dtype}")
-    _default_dtype = dtype
-
-
-def get_default_dtype():
-    return _default_dtype
-
-
-def _to_array(data, dtype):
-    """The array a new tensor holds, with torch's dtype rules.
-
-    Arrays (NumPy, torch, another Tensor) keep their dtype: float64 stays float64.
-    Python floats and lists of them take the default dtype (float32); Python
-    integers become int64, booleans stay boolean.
-    """
-    if isinstance(data, Tensor):
-        data = data.data
-    elif hasattr(data, "detach") and hasattr(data, "cpu") and hasattr(data, "numpy"):
-        data = data.detach().cpu().numpy()  # a torch tensor
-    keeps_dtype = isinstance(data, (np.ndarray, np.generic))
-    array = np.asarray(data)
-    if dtype is not None:
-        return array.astype(dtype, copy=False)
-    if array.dtype.kind == "f" and keeps_dtype:
-        return array
-    if array.dtype.kind == "f" or array.dtype == object:
-        return array.astype(_default_dtype, copy=False)
-    if array.dtype.kind in "iu":
-        return array.astype(np.int64, copy=False)
-    if array.dtype.kind == "b":
-        return array
-    raise TypeError(f"cannot make a tensor from data of dtype {array.dtype}; "
-                    "expected floats, integers or booleans")
-
-
-class _Handle:
-    def __init__(self, table, key):
-        self._table, self._key = table, key
-
-    def remove(self):
-        self._table.pop(self._key, None)
 
 
 class Tensor:
@@ -129,8 +80,8 @@ class Tensor:
             return _ops_mod.cast(self, dtype)
         return Tensor(self.data.astype(dtype), dtype=dtype, _copy=False)
 
-    astype = to
-    type = to
+    def astype(self, dtype): return self.to(dtype)
+    def type(self, dtype): return self.to(dtype)
 
     def type_as(self, other):
         return self.to(other.dtype)
@@ -305,10 +256,12 @@ class Tensor:
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
         return _ops_mod.reshape(self, shape)
 
-    view = reshape
+    def view(self, *shape):
+        """The same as ``reshape``: minigrad has no separate views."""
+        return self.reshape(*shape)
 
     def view_as(self, other): return _ops_mod.reshape(self, other.shape)
-    reshape_as = view_as
+    def reshape_as(self, other): return _ops_mod.reshape(self, other.shape)
 
     def flatten(self, start_dim=0, end_dim=-1):
         return _ops_mod.flatten(self, start_dim, end_dim)
@@ -377,6 +330,60 @@ def _from_array(array, requires_grad=False):
     t.data, t.grad, t.requires_grad = array, None, requires_grad
     t._node, t._hooks, t._retains_grad = None, {}, False
     return t
+
+
+# --- dtypes, and what a new tensor's array is made of ----------------------------------
+
+_default_dtype = np.dtype(np.float32)
+_hook_ids = itertools.count()
+
+
+def set_default_dtype(dtype):
+    """Float dtype for new float tensors and parameters (float32 unless changed)."""
+    global _default_dtype
+    dtype = np.dtype(dtype)
+    if dtype.kind != "f":
+        raise TypeError(f"the default dtype must be a float dtype, got {dtype}")
+    _default_dtype = dtype
+
+
+def get_default_dtype():
+    return _default_dtype
+
+
+def _to_array(data, dtype):
+    """The array a new tensor holds, with torch's dtype rules.
+
+    Arrays (NumPy, torch, another Tensor) keep their dtype: float64 stays float64.
+    Python floats and lists of them take the default dtype (float32); Python
+    integers become int64, booleans stay boolean.
+    """
+    if isinstance(data, Tensor):
+        data = data.data
+    elif hasattr(data, "detach") and hasattr(data, "cpu") and hasattr(data, "numpy"):
+        data = data.detach().cpu().numpy()  # a torch tensor
+    keeps_dtype = isinstance(data, (np.ndarray, np.generic))
+    array = np.asarray(data)
+    if dtype is not None:
+        return array.astype(dtype, copy=False)
+    if array.dtype.kind == "f" and keeps_dtype:
+        return array
+    if array.dtype.kind == "f" or array.dtype == object:
+        return array.astype(_default_dtype, copy=False)
+    if array.dtype.kind in "iu":
+        return array.astype(np.int64, copy=False)
+    if array.dtype.kind == "b":
+        return array
+    raise TypeError(f"cannot make a tensor from data of dtype {array.dtype}; "
+                    "expected floats, integers or booleans")
+
+
+class _Handle:
+    def __init__(self, table, key):
+        self._table, self._key = table, key
+
+    def remove(self):
+        self._table.pop(self._key, None)
 
 
 # the ops package imports this module, so it is bound last

@@ -1,39 +1,13 @@
 """Elementwise arithmetic. Each backward is the local derivative times ``grad``.
 
 Binary ops broadcast in forward, so each backward passes its gradients through
-``unbroadcast`` to give every input a gradient of its own shape.
+``unbroadcast`` to give every input a gradient of its own shape. (``broadcasting``,
+at the end of this file, only turns NumPy's shape error into one that explains it.)
 """
 import numpy as np
 
 from ..autograd import Function
 from .registry import register, unbroadcast
-
-
-def check_broadcast(op, a, b):
-    """Raise an error that explains broadcasting when ``a`` and ``b`` cannot be combined."""
-    try:
-        np.broadcast_shapes(a.shape, b.shape)
-    except ValueError:
-        clash = next(-i for i in range(1, min(a.ndim, b.ndim) + 1)
-                     if a.shape[-i] != b.shape[-i] and 1 not in (a.shape[-i], b.shape[-i]))
-        raise ValueError(
-            f"{op}: cannot broadcast shapes {a.shape} and {b.shape}: axes are matched from the "
-            f"right and each pair must be equal or contain a 1, but axis {clash} has "
-            f"{a.shape[clash]} vs {b.shape[clash]}. Hint: reshape one operand (e.g. add an axis "
-            "with x.reshape(..., 1)) or transpose it so the matching axes line up") from None
-
-
-def broadcasting(op, fn, a, b):
-    """``fn(a, b)`` for a NumPy function that broadcasts, with the explained error above.
-
-    The shapes are checked only when NumPy raises: checking them before every call
-    would cost as much as the arithmetic itself on the small arrays of a layer.
-    """
-    try:
-        return fn(a, b)
-    except ValueError:
-        check_broadcast(op, a, b)  # raises if the shapes clash
-        raise                      # any other ValueError is NumPy's own
 
 
 @register("add")
@@ -302,3 +276,32 @@ class Cast(Function):
     @staticmethod
     def backward(ctx, grad):
         return (grad.astype(ctx.dtype),)
+
+
+# --- shape errors that explain broadcasting ----------------------------------------------
+
+def check_broadcast(op, a, b):
+    """Raise an error that explains broadcasting when ``a`` and ``b`` cannot be combined."""
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        clash = next(-i for i in range(1, min(a.ndim, b.ndim) + 1)
+                     if a.shape[-i] != b.shape[-i] and 1 not in (a.shape[-i], b.shape[-i]))
+        raise ValueError(
+            f"{op}: cannot broadcast shapes {a.shape} and {b.shape}: axes are matched from the "
+            f"right and each pair must be equal or contain a 1, but axis {clash} has "
+            f"{a.shape[clash]} vs {b.shape[clash]}. Hint: reshape one operand (e.g. add an axis "
+            "with x.reshape(..., 1)) or transpose it so the matching axes line up") from None
+
+
+def broadcasting(op, fn, a, b):
+    """``fn(a, b)`` for a NumPy function that broadcasts, with the explained error above.
+
+    The shapes are checked only when NumPy raises: checking them before every call
+    would cost as much as the arithmetic itself on the small arrays of a layer.
+    """
+    try:
+        return fn(a, b)
+    except ValueError:
+        check_broadcast(op, a, b)  # raises if the shapes clash
+        raise                      # any other ValueError is NumPy's own
