@@ -1,0 +1,121 @@
+"""A fingerprint of each early batch: is the data order the same every epoch?
+
+DATA_ORDER_REPEATS (and, across ranks, DDP_SAME_DATA_ON_RANKS) need to know whether two
+batches are the same batch. A forward pre-hook on the model reads the first input tensor
+of each training forward pass and reduces a few of its values to one number on the device
+(``fingerprint``): equal batches give equal numbers, and nothing is copied to the host
+per step - the numbers are copied in one go every ``FLUSH_EVERY`` steps.
+
+Cost and bounds: a few tiny reductions per training forward, for the first
+``MAX_FINGERPRINTS`` steps only; then the hook is removed (an epoch longer than half of
+that is not checked). Forward passes in eval mode (validation) are not counted; several
+training forwards in one optimizer step (gradient accumulation) add up to one number.
+"""
+from .sinks import Sink
+from .transfer import to_host_many
+
+MAX_FINGERPRINTS = 4096       # [design] steps fingerprinted: epochs up to 2048 batches are checked
+FLUSH_EVERY = 256             # device scalars copied to the host together
+SAMPLED_VALUES = 64           # values of the batch the fingerprint reads (evenly spaced)
+GOLDEN = 0.6180339887498949   # mixes the two sums so that they cannot cancel each other
+
+
+def first_tensor(adapter, value):
+    """The first tensor among the model's inputs (nested tuples, lists and dicts)."""
+    if adapter.is_tensor(value):
+        return value
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (tuple, list)):
+        for item in value:
+            found = first_tensor(adapter, item)
+            if found is not None:
+                return found
+    return None
+
+
+def fingerprint(adapter, tensor):
+    """One number that identifies a batch: a Python float when the batch is on the host,
+    else a scalar computed on the device (copied later, with others, in one transfer)."""
+    xp = adapter.xp
+    flat = xp.reshape(adapter.detach(tensor), (-1,))
+    n = flat.shape[0]
+    if n == 0:
+        return None
+    stride = max(1, n // SAMPLED_VALUES)
+    values = xp.asfloat(flat[::stride][:SAMPLED_VALUES])
+    value = xp.sum(values) + GOLDEN * xp.sum(values * values) + float(n)
+    return float(value) if adapter.is_on_host(tensor) else value
+
+
+class BatchFingerprints(Sink):
+    """Fingerprints the batch of each early optimizer step into ``run.fingerprints``."""
+
+    def __init__(self, adapter, model, limit=MAX_FINGERPRINTS):
+        self.adapter, self.model, self.limit = adapter, model, limit
+        self._current = None          # this step's fingerprint (device scalar), or None
+        self._pending = []            # device scalars not yet copied to the host
+        self._count = 0
+        self.listeners = []           # fn(fingerprint) for the step's value (rank exchange)
+        self._handle = adapter.add_forward_pre_hook(model, self._on_forward)
+
+    def _on_forward(self, module, inputs):
+        if not self.adapter.is_training(module):
+            return
+        try:
+            tensor = first_tensor(self.adapter, inputs)
+            value = None if tensor is None else fingerprint(self.adapter, tensor)
+        except Exception:             # an exotic input: no fingerprint, training goes on
+            value = None
+        if value is not None:
+            self._current = value if self._current is None else self._current + value
+
+    @property
+    def active(self):
+        return self._handle is not None
+
+    def take_current(self):
+        """This step's fingerprint (device scalar or None); the step is closed."""
+        value, self._current = self._current, None
+        return value
+
+    def on_step(self, run, step):
+        value = self.take_current()
+        for listener in self.listeners:
+            listener(value)
+        if self._handle is None:
+            return
+        self._pending.append(value)
+        self._count += 1
+        if len(self._pending) >= FLUSH_EVERY:
+            self.flush(run)
+        if self._count >= self.limit and not self.listeners:
+            self.remove_hook()
+
+    def flush(self, run):
+        """Copy the pending fingerprints to the host (one transfer); NaN where none."""
+        pending, self._pending = self._pending, []
+        tensors = [v for v in pending if v is not None and not isinstance(v, float)]
+        try:
+            host = iter([float(v) for v in to_host_many(self.adapter, tensors)] if tensors else [])
+        except Exception:             # never break training: stop fingerprinting instead
+            self.remove_hook()
+            raise
+        for value in pending:
+            if len(run.fingerprints) >= self.limit:
+                break
+            run.fingerprints.append(float("nan") if value is None else
+                                    value if isinstance(value, float) else next(host))
+
+    def findings(self, run):
+        self.flush(run)               # so that the rules see every fingerprint so far
+        return []
+
+    def remove_hook(self):
+        if self._handle is not None:
+            self._handle.remove()
+            self._handle = None
+
+    def close(self, run):
+        self.flush(run)
+        self.remove_hook()

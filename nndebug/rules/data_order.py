@@ -1,0 +1,71 @@
+"""The order of the batches: the same sequence of batches, epoch after epoch.
+
+The monitor keeps a fingerprint of each batch of the early run (a few input values,
+weighted, summed on the device: equal batches give equal numbers, the order of samples
+inside a batch included). A sequence that repeats with a period of more than one batch is
+a data loader that never reshuffles: ``shuffle=False``, or, under DistributedDataParallel,
+a ``DistributedSampler`` whose ``set_epoch(epoch)`` is never called (it then reshuffles
+with the same seed every epoch). SGD's noise is then the same every epoch, and with data
+sorted by class the model chases one class after the other.
+
+Full-batch training (every fingerprint equal: period one) is not a repeat of order, and
+augmentation (random crops, noise) makes every batch new, so neither is reported.
+"""
+import numpy as np
+
+from ..findings import Finding
+from .graph import rule
+
+MIN_EPOCHS_SEEN = 2           # [design] the whole first epoch must have been seen again
+MIN_DISTINCT_BATCHES = 2      # [design] a period of identical batches is full-batch training
+
+
+def repeat_period(fingerprints):
+    """The smallest period L >= 2 with which the sequence repeats exactly, the whole first
+    period seen again at least once; None when there is none."""
+    f = np.asarray(fingerprints, dtype=float)
+    n = len(f)
+    if n < 2 * MIN_DISTINCT_BATCHES:
+        return None
+    candidates = np.nonzero(f[1:] == f[0])[0] + 1
+    for period in candidates:
+        period = int(period)
+        if period < 2 or n < MIN_EPOCHS_SEEN * period:
+            continue
+        if len(np.unique(f[:period])) < MIN_DISTINCT_BATCHES:
+            continue
+        if np.array_equal(f[:n - period], f[period:]):
+            return period
+    return None
+
+
+@rule(produces="DATA_ORDER_REPEATS")
+def data_order_repeats(ctx):
+    fingerprints = getattr(ctx.run, "fingerprints", None)
+    if fingerprints is None or len(fingerprints) == 0:
+        return None
+    period = repeat_period(fingerprints)
+    if period is None:
+        return None
+    world = getattr(getattr(ctx.run, "ranks", None), "world_size", 1) or 1
+    distributed = world > 1
+    epochs = len(fingerprints) / period
+    if distributed:
+        message = (f"Every epoch visits the same {period} batches in the same order on this rank "
+                   f"(seen {epochs:.1f} times over): the DistributedSampler reshuffles with the "
+                   "same seed each epoch because set_epoch(epoch) is never called.")
+        fix = ("Call train_sampler.set_epoch(epoch) at the start of every epoch, before "
+               "iterating the DataLoader.")
+    else:
+        message = (f"The batches repeat in exactly the same order every epoch ({period} batches "
+                   f"per epoch, seen {epochs:.1f} times over): the data loader does not "
+                   "reshuffle.")
+        fix = ("Use DataLoader(..., shuffle=True) for training (keep shuffle=False for "
+               "evaluation); with sorted data this also stops the model from chasing one "
+               "class after another.")
+    return Finding(
+        code="DATA_ORDER_REPEATS", severity="warning" if distributed else "info",
+        step=period, message=message,
+        evidence={"batches_per_epoch": period, "batches_fingerprinted": len(fingerprints),
+                  "ranks": [getattr(ctx.run.ranks, "rank", 0)] if distributed else [0]},
+        fix=fix)

@@ -1,0 +1,99 @@
+"""DATA_ORDER_REPEATS and the DDP rules on plain records (no process group needed here;
+tests/test_ddp.py runs real 2-rank gloo training)."""
+import types
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from nndebug.rank_records import RankRecord
+from nndebug.rules.data_order import data_order_repeats, repeat_period
+from nndebug.rules.distributed import (ddp_buffers_differ, ddp_replicas_diverged,
+                                       ddp_same_data_on_ranks)
+
+
+def _ctx(**run):
+    return types.SimpleNamespace(run=types.SimpleNamespace(**run))
+
+
+@settings(max_examples=60, deadline=None)
+@given(period=st.integers(2, 40), epochs=st.floats(2.0, 5.0), seed=st.integers(0, 10_000))
+def test_a_sequence_that_repeats_is_found_with_its_period(period, epochs, seed):
+    epoch = np.random.default_rng(seed).normal(size=period)
+    sequence = np.tile(epoch, 6)[:int(period * epochs)]
+    assert repeat_period(sequence) == period
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(0, 300), seed=st.integers(0, 10_000))
+def test_reshuffled_batches_never_repeat(n, seed):
+    assert repeat_period(np.random.default_rng(seed).normal(size=n)) is None
+
+
+def test_full_batch_training_and_a_partial_second_epoch_are_not_repeats():
+    assert repeat_period(np.ones(50)) is None                  # every batch the same: full batch
+    epoch = np.arange(10.0)
+    assert repeat_period(np.concatenate([epoch, epoch[:9]])) is None   # epoch 2 not complete
+    assert repeat_period(np.concatenate([epoch, epoch])) == 10
+    # one batch differs in the second epoch (e.g. augmentation): not a repeat
+    second = epoch.copy()
+    second[3] += 0.5
+    assert repeat_period(np.concatenate([epoch, second])) is None
+
+
+def test_data_order_finding_is_info_alone_and_a_warning_under_ddp():
+    seq = list(np.tile(np.arange(7.0), 3))
+    alone = data_order_repeats(_ctx(fingerprints=seq, ranks=None))
+    assert alone.code == "DATA_ORDER_REPEATS" and alone.severity == "info"
+    assert alone.evidence["batches_per_epoch"] == 7
+    ddp = data_order_repeats(_ctx(fingerprints=seq, ranks=RankRecord(rank=1, world_size=2)))
+    assert ddp.severity == "warning" and "set_epoch" in ddp.fix
+    assert data_order_repeats(_ctx(fingerprints=list(np.random.default_rng(0).normal(size=40)),
+                                   ranks=None)) is None
+
+
+def _rows(fingerprints, params, buffers, levels=None):
+    world = len(fingerprints)
+    levels = np.zeros((world, 1)) if levels is None else np.asarray(levels, float)
+    return np.column_stack([fingerprints, np.asarray(params, float), np.asarray(buffers, float),
+                            levels])
+
+
+def test_rank_record_finds_the_first_diverging_parameter_and_the_ranks():
+    record = RankRecord(rank=0, world_size=3)
+    names, buffers = ["fc1.weight", "fc2.weight"], ["bn.running_mean"]
+    record.add_exchange(0, _rows([1.0, 2.0, 3.0], [[5, 6]] * 3, [[1]] * 3), names, buffers, ["X"])
+    assert record.params is None and record.buffers is None
+    record.add_exchange(4, _rows([1.0, 2.0, 3.0], [[5, 6], [5, 6], [5, 6.001]], [[1], [1.5], [1]]),
+                        names, buffers, ["X"])
+    assert record.params.name == "fc2.weight" and record.params.ranks == [2]
+    assert record.params.step == 4 and record.buffers.ranks == [1]
+    finding = ddp_replicas_diverged(_ctx(ranks=record))
+    assert finding.severity == "error" and finding.where == "fc2.weight"
+    assert finding.evidence["ranks"] == [0, 2]
+    assert ddp_buffers_differ(_ctx(ranks=record)).severity == "info"
+    assert ddp_same_data_on_ranks(_ctx(ranks=record)) is None     # the batches differed
+
+
+def test_identical_replicas_with_their_own_data_are_silent_and_same_data_is_found():
+    healthy = RankRecord(rank=0, world_size=2)
+    same = RankRecord(rank=1, world_size=2)
+    for step in range(5):
+        healthy.add_exchange(step, _rows([step, step + 0.5], [[3.0]] * 2, [[2.0]] * 2), ["w"],
+                             ["bn.running_var"], ["X"])
+        same.add_exchange(step, _rows([step, step], [[3.0]] * 2, [[2.0]] * 2), ["w"],
+                          ["bn.running_var"], ["X"])
+    for rule in (ddp_same_data_on_ranks, ddp_replicas_diverged, ddp_buffers_differ):
+        assert rule(_ctx(ranks=healthy)) is None
+    finding = ddp_same_data_on_ranks(_ctx(ranks=same))
+    assert finding.code == "DDP_SAME_DATA_ON_RANKS" and finding.evidence["ranks"] == [0, 1]
+    # one process: none of the DDP rules speaks
+    alone = RankRecord(rank=0, world_size=1)
+    alone.add_exchange(0, _rows([1.0], [[3.0]], [[2.0]]), ["w"], ["b"], ["X"])
+    assert ddp_same_data_on_ranks(_ctx(ranks=alone)) is None
+
+
+def test_codes_found_on_other_ranks_are_remembered_with_their_ranks():
+    record = RankRecord(rank=0, world_size=2)
+    record.add_exchange(8, _rows([1.0, 2.0], [[1.0]] * 2, [[1.0]] * 2, levels=[[0, 2], [3, 0]]),
+                        ["w"], ["b"], ["DEAD_RELU", "NAN_LOSS"])
+    assert record.remote == {"DEAD_RELU": {1: 3}, "NAN_LOSS": {0: 2}}
