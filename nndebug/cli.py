@@ -35,6 +35,8 @@ class _Parser(argparse.ArgumentParser):
 def build_parser():
     parser = _Parser(prog="nndebug", description="Find what is silently wrong in neural-network "
                      "training, on PyTorch and minigrad models.")
+    parser.add_argument("--debug", action="store_true",
+                        help="show the full traceback of an unexpected error (for bug reports)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         module = importlib.import_module(f"nndebug.commands.{name}")
@@ -49,7 +51,8 @@ def main(argv=None):
         parser.print_help()
         return EXIT_USAGE if argv else EXIT_HEALTHY
     try:
-        return int(args.run(args) or 0)
+        code = args.run(args) or EXIT_HEALTHY
+        return code if code in (EXIT_HEALTHY, EXIT_PROBLEMS, EXIT_USAGE) else EXIT_PROBLEMS
     except UsageError as error:
         print(f"nndebug: error: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -58,6 +61,25 @@ def main(argv=None):
     except BrokenPipeError:  # output piped into `head`: stop quietly
         sys.stderr.close()
         return EXIT_HEALTHY
+    except SystemExit as error:   # the user's code called sys.exit: only 0/1/2 leave here
+        print(f"nndebug: error: the checked code called sys.exit({error.code!r}) while it was "
+              "running; remove that call from the model, loss or factory", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as error:
+        if getattr(args, "debug", False):
+            raise
+        print(f"nndebug: error: {type(error).__name__}: {one_line(error)} (run again with "
+              "--debug for the traceback)", file=sys.stderr)
+        return EXIT_USAGE
+    finally:
+        _restore_threads()
+
+
+def _restore_threads():
+    """Put torch's thread count back if loading a target changed it (``target.py``)."""
+    target = sys.modules.get("nndebug.target")
+    if target is not None:
+        target.restore_threads()
 
 
 if __name__ == "__main__":

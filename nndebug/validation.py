@@ -173,8 +173,8 @@ def explain_forward_error(adapter, inputs):
             raise TypeError(
                 f"inputs are {dtype} but the model computes in {adapter.float_dtype()} and its "
                 f"first layer expects floating-point data; convert them first (x.float() in "
-                f"torch, x.astype(np.float32) in NumPy) - the framework said: "
-                f"{text.splitlines()[0][:120]}") from error
+                f"torch, x.astype(np.float32) in NumPy); the framework said: "
+                f"{text.splitlines()[0][:70]}") from error
         raise
 
 

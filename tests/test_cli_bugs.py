@@ -109,6 +109,7 @@ def test_hunt_prints_both_runs_and_the_gradient_check_without_naming_the_bug(cap
 def test_hunt_without_checks_skips_nndebug(capsys):
     code, out, _ = run_cli(capsys, "hunt", "--seed", "3", "--steps", "10", "--no-checks")
     assert code == 0 and "with the planted bug" in out and "nndebug.gradcheck" not in out
+    assert "HuntSession(3)" in out                    # how to load it into Python
 
 
 def test_planted_training_differs_from_the_reference(digits):
@@ -129,14 +130,26 @@ def test_reveal_says_right_for_the_bug_and_for_its_op(capsys, digits):
     assert code == 0 and out.startswith("Right!")
 
 
-def test_reveal_says_wrong_for_another_bug_and_shows_the_answer(capsys, digits):
+def test_a_wrong_guess_keeps_the_answer_secret_and_exits_1(capsys, digits):
     picked = hunt.pick(7, digits)
     other = next(bug for bug in BUGS if bug.op != picked.bug.op)
     code, out, _ = run_cli(capsys, "hunt", "--seed", "7", "--reveal", other.name)
-    assert code == 0
-    assert not out.startswith("Right") and picked.bug.name in out
+    assert code == 1
+    assert not out.startswith("Right") and picked.bug.name not in out and "--give-up" in out
     code, out, _ = run_cli(capsys, "hunt", "--seed", "7", "--reveal", other.op)
-    assert code == 0 and out.startswith("Not") and picked.bug.name in out
+    assert code == 1 and out.startswith("Not") and picked.bug.name not in out
+    code, out, _ = run_cli(capsys, "hunt", "--seed", "7", "--give-up")
+    assert code == 1 and picked.bug.name in out
+
+
+def test_the_hunt_model_loads_in_python_with_the_bug_secret(digits):
+    import nndebug as nd
+    from nndebug.commands.bugs import HuntSession
+    session = HuntSession(7, samples=16)
+    assert hunt.pick(7, digits).bug.name not in repr(session)
+    assert nd.gradcheck(session.model, session.x, session.y, session.loss_fn).passed
+    with session.bug_planted():
+        assert not nd.gradcheck(session.model, session.x, session.y, session.loss_fn).passed
 
 
 @pytest.mark.parametrize("argv, message", [

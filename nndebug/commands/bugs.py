@@ -46,6 +46,8 @@ def add_parser(subparsers):
                       help="which hunt (default: a random one, printed so you can come back)")
     hunt.add_argument("--reveal", metavar="GUESS", default=None,
                       help="your guess, a bug name or an op name: says whether it is right")
+    hunt.add_argument("--give-up", action="store_true",
+                      help="with --seed: show the planted bug without guessing")
     hunt.add_argument("--no-checks", action="store_true",
                       help="a harder hunt: skip nndebug's gradcheck and locate, which point "
                            "straight at the faulty primitive")
@@ -176,6 +178,8 @@ def _resolve_guess(guess):
 
 
 def _reveal(picked, guess):
+    """Right: the lesson, exit 0. Wrong: a hint that keeps the answer secret, exit 1 (the
+    bug is not found yet); ``--give-up`` shows it."""
     kind, value = _resolve_guess(guess)
     bug = picked.bug
     if kind == "bug":
@@ -183,18 +187,56 @@ def _reveal(picked, guess):
         if right:
             verdict = f"Right! The planted bug was {bug.name}."
         elif value.op == bug.op:
-            verdict = (f"Close: the bug is in {bug.op}'s backward, but it was {bug.name}, "
-                       f"not {value.name}.")
+            verdict = (f"Close: the bug is in {bug.op}'s backward, but it is not {value.name}. "
+                       f"`nndebug bugs list --op {bug.op}` lists the others.")
         else:
-            verdict = f"Not this one: the planted bug was {bug.name}, in {bug.op}'s backward."
+            verdict = f"Not this one: the planted bug is not {value.name}, and not in {value.op}."
     else:
         right = value == bug.op
         verdict = (f"Right! The bug was in {bug.op}'s backward: {bug.name}." if right else
-                   f"Not {value}: the bug was in {bug.op}'s backward ({bug.name}).")
+                   f"Not {value}: the faulty backward is in another primitive.")
     print(verdict)
+    if not right:
+        print(f"Keep looking, or see the answer: nndebug bugs hunt --seed {picked.seed} --give-up")
+        return 1
     print(f"(hunt seed {picked.seed}, model: {picked.model.title})\n")
     _print_bug(bug, _width())
     return 0
+
+
+def _give_up(picked):
+    print(f"The planted bug was {picked.bug.name}, in {picked.bug.op}'s backward.")
+    print(f"(hunt seed {picked.seed}, model: {picked.model.title})\n")
+    _print_bug(picked.bug, _width())
+    return 1
+
+
+class HuntSession:
+    """One hunt, to investigate in Python; the bug stays secret until you plant it.
+
+        from nndebug.commands.bugs import HuntSession
+        s = HuntSession(7)                  # the seed of the hunt
+        with s.bug_planted():               # the faulty backward is active inside
+            print(nd.locate(s.model, s.x, s.y, s.loss_fn))
+    """
+
+    def __init__(self, seed, samples=64):
+        from minigrad import tensor
+        from minigrad.bugs import hunt
+        digits = hunt.split_digits()
+        self._picked = hunt.pick(seed, digits)
+        self.model = hunt.build(self._picked.model, seed)
+        self.x = tensor(hunt.inputs_of(self._picked.model, digits)[:samples])
+        self.y = tensor(digits.y_train[:samples])
+        self.loss_fn = self._picked.model.loss_fn
+        self.ops = sorted(hunt.ops_of(self._picked.model, digits))
+
+    def bug_planted(self):
+        from minigrad.bugs import plant
+        return plant(self._picked.bug.name)
+
+    def __repr__(self):
+        return f"HuntSession(model={type(self.model).__name__}, ops={self.ops})"
 
 
 def _curve_table(runs, steps):
@@ -258,6 +300,8 @@ def run_hunt(args):
     if args.seed is None:
         if args.reveal is not None:
             raise UsageError("--reveal needs the --seed of the hunt you are answering")
+        if args.give_up:
+            raise UsageError("--give-up needs the --seed of the hunt you give up on")
         args.seed = int(np.random.default_rng().integers(0, 10_000))
     if args.seed < 0:
         raise UsageError(f"--seed must be a non-negative integer, got {args.seed}")
@@ -267,6 +311,8 @@ def run_hunt(args):
     picked = hunt.pick(args.seed, digits)
     if args.reveal is not None:
         return _reveal(picked, args.reveal)
+    if args.give_up:
+        return _give_up(picked)
 
     started = time.perf_counter()
     print(f"Bug hunt #{args.seed}: one backward pass of minigrad has been replaced by a faulty one.")
@@ -288,6 +334,10 @@ def run_hunt(args):
         _nndebug_check(f"Gradient check (nndebug.gradcheck), bug planted, initial weights, "
                        f"{CHECK_SAMPLES} samples", "gradcheck", model, picked, digits)
         _nndebug_check("Where is it? (nndebug.locate)", "locate", model, picked, digits)
+    print("\nInvestigate in Python (the bug stays secret):")
+    print("  from nndebug.commands.bugs import HuntSession")
+    print(f"  s = HuntSession({args.seed})    # s.model, s.x, s.y, s.loss_fn")
+    print("  with s.bug_planted(): ...        # e.g. nd.gradcheck(s.model, s.x, s.y, s.loss_fn)")
     print(f"\n({time.perf_counter() - started:.1f} s)  Your guess - a bug name or an op name:")
     print(f"  nndebug bugs hunt --seed {args.seed} --reveal GUESS")
     print("  (`nndebug bugs list` lists the bugs; `--reveal relu` guesses an op)")

@@ -24,6 +24,7 @@ failed; 2: the TARGET could not be loaded (one line on stderr).
 import json
 import math
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -100,14 +101,21 @@ def run(args):
     adapter = adapt(target["model"])
     print(f"nndebug check {args.target}  ({adapter.framework} model, "
           f"{type(target['model']).__name__})\n")
-    steps = run_checklist(target, steps=args.steps, train_steps=args.train_steps, seed=args.seed,
-                          echo=True)
+    with warnings.catch_warnings():
+        # torch's "Using a target size ... broadcasting" warning would repeat in every step
+        # that runs the loss (with other sizes each time); the 'output & labels' step and the
+        # monitor's LOSS_SHAPE_MISMATCH already say it in one line. Other warnings: once.
+        warnings.simplefilter("once")
+        warnings.filterwarnings("ignore", message="Using a target size")
+        steps = run_checklist(target, steps=args.steps, train_steps=args.train_steps,
+                              seed=args.seed, echo=True)
     problems = [s for s in steps if s.verdict in (WARN, FAIL)]
     failed = sum(s.verdict == FAIL for s in steps)
     print()
     if problems:
+        first = FAIL if failed else WARN
         print(f"verdict: {len(problems)} of {len(steps)} steps found problems ({failed} FAIL, "
-              f"{len(problems) - failed} WARN); start with the first FAIL above.")
+              f"{len(problems) - failed} WARN); start with the first {first} above.")
     else:
         print(f"verdict: all {len(steps)} steps passed - ready to train.")
     if args.json:
@@ -308,7 +316,8 @@ def _training_steps(model, inputs, targets, loss_fn, optimizer, train_steps, see
         else:
             label = f"your {type(optimizer).__name__}(lr={optimizer.param_groups[0]['lr']:g})"
         batches = split_batches(inputs, targets, TRAIN_BATCH)
-        work.model.train()
+        # the modes stay as the user left them: a model left in eval mode trains that way,
+        # and the monitor says so (TRAINING_IN_EVAL_MODE) - "ready to train" it is not
         losses = []
         with watch(work.model, opt, overhead=None) as monitor:
             for i in range(train_steps):

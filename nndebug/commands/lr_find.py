@@ -13,6 +13,7 @@ rate is suggested; 1: the loss never fell (no suggestion); 2: bad TARGET or argu
 import math
 
 from ..cli import EXIT_HEALTHY, EXIT_PROBLEMS, UsageError, one_line
+from ._output import output_file
 
 
 def add_parser(subparsers):
@@ -26,7 +27,8 @@ def add_parser(subparsers):
                              "inputs=..., targets=..., loss_fn=..., optimizer=None)")
     parser.add_argument("--csv", metavar="FILE", help="write step, lr, loss, smoothed loss and "
                                                       "fixed-batch loss to FILE")
-    parser.add_argument("--plot", metavar="FILE", help="save the loss-vs-lr plot to FILE (PNG)")
+    parser.add_argument("--plot", metavar="FILE", help="save the loss-vs-lr plot to FILE (PNG); "
+                                                       "a folder: FILE/lr-find.png inside it")
     parser.add_argument("--steps", type=int, default=100, help="sweep steps (default 100)")
     parser.add_argument("--start-lr", type=float, default=1e-7, help="first learning rate (1e-7)")
     parser.add_argument("--end-lr", type=float, default=10.0, help="last learning rate (10)")
@@ -44,24 +46,27 @@ def run(args):
 
     if args.batch_size < 1:
         raise UsageError(f"--batch-size must be a positive integer, got {args.batch_size}")
+    csv_path = args.csv and output_file(args.csv, "--csv", "lr-find.csv")
+    plot_path = args.plot and output_file(args.plot, "--plot", "lr-find.png", suffix=".png")
     target = load_target(args.target)
-    batches = target.get("batches")
-    if batches is None:
-        batches = split_batches(target["inputs"], target["targets"], args.batch_size)
     try:
+        batches = target.get("batches")
+        if batches is None:
+            batches = split_batches(target["inputs"], target["targets"], args.batch_size)
         res = find_lr(target["model"], target["loss_fn"], batches, optimizer=target["optimizer"],
                       start_lr=args.start_lr, end_lr=args.end_lr, steps=args.steps, seed=args.seed,
                       progress=False if args.no_progress else None)
-    except (ValueError, TypeError) as error:
-        raise UsageError(f"cannot run the range test on {args.target}: {one_line(error)}") from error
+    except Exception as error:   # the model's own errors too: one line, exit code 2
+        raise UsageError(f"cannot run the range test on {args.target}: {type(error).__name__}: "
+                         f"{one_line(error)}") from error
     print(res)
-    if args.csv:
-        res.to_csv(args.csv)
-        print(f"wrote {args.csv}")
-    if args.plot:
+    if csv_path:
+        res.to_csv(csv_path)
+        print(f"wrote {csv_path}")
+    if plot_path:
         try:
-            res.plot(args.plot)
+            res.plot(plot_path)
         except ImportError as error:
-            raise UsageError(str(error)) from error
-        print(f"wrote {args.plot}")
+            raise UsageError(one_line(error)) from error
+        print(f"wrote {plot_path}")
     return EXIT_HEALTHY if math.isfinite(res.suggestion) else EXIT_PROBLEMS

@@ -48,7 +48,7 @@ def run(args):
         raise UsageError(f"--steps must be a positive number of steps, got {args.steps}")
     if args.all:
         return run_all(_cases(args.framework), args)
-    if args.name is None:
+    if args.name is None or args.name == "list":   # `zoo list`, like `bugs list`
         return list_cases(_cases(args.framework))
     from .. import zoo
     try:

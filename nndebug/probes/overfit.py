@@ -34,6 +34,11 @@ was merely slow. A model passes if any of them works."""
 LOSS_FRACTION = 0.02
 """Passed when the final loss is below 2% of the initial loss ("near zero", relative to where
 it started: a memorised batch reaches well under 1%; a broken model stays far above)."""
+CLASSIFIED_FRACTION = 0.05
+"""For a classifier that already labels every sample of the batch correctly, 5% of the initial
+loss is enough: the batch is memorised, and the rest of the fall only grows the logits (a tiny
+healthy 6-8-3 MLP sits at 100% accuracy with its loss at 2.3% of the start after 200 steps).
+Not more: a backward bug that slows learning (tanh's derivative not squared) stays at ~10%."""
 DIAGNOSIS_SAMPLES = 8
 """Samples of the batch used for the gradient check on failure (it costs forward passes)."""
 
@@ -192,7 +197,8 @@ def _attempt(template, x, y, loss_fn, lr, steps, kind, loss_floor, progress):
     accuracy = _accuracy(work, output, y, kind)
     initial = losses[0]
     excess = lambda v: v - loss_floor
-    low_enough = math.isfinite(final) and excess(final) <= LOSS_FRACTION * max(excess(initial), 0.0)
+    fraction = CLASSIFIED_FRACTION if accuracy == 1.0 else LOSS_FRACTION
+    low_enough = math.isfinite(final) and excess(final) <= fraction * max(excess(initial), 0.0)
     passed = low_enough and (accuracy is None or accuracy == 1.0)
     finite = [v for v in losses if math.isfinite(v)]
     unstable = not math.isfinite(final) or (finite and final > 1.5 * min(finite) + 1e-12 and
@@ -206,7 +212,7 @@ def _attempt(template, x, y, loss_fn, lr, steps, kind, loss_floor, progress):
         reason = f"the loss became NaN/Inf after {len(finite)} steps"
     elif not low_enough:
         reason = f"the loss only fell to {final / initial:.1%} of its start (needs < " \
-                 f"{LOSS_FRACTION:.0%})"
+                 f"{fraction:.0%})"
         if accuracy is not None:
             reason += f"; batch accuracy {accuracy:.0%}"
     else:
