@@ -354,3 +354,55 @@ def test_the_cost_is_a_few_passes():
     res = nd.check_dependencies(gpt("torch", length=64), ids, targets)
     assert res.n_forward <= 16 and res.n_backward == 0
     assert "dependency check: PASSED" in str(res)
+
+
+# --- inside nd.watch -----------------------------------------------------------------------
+
+def train_gpt(framework, steps=6, watched=True, **switches):
+    """A few Adam steps of a tiny GPT; returns (monitor or None, final weights)."""
+    model = gpt(framework, length=16, **switches)
+    if framework == "torch":
+        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+        loss_fn = torch.nn.CrossEntropyLoss()
+    else:
+        import minigrad.optim as moptim
+        opt = moptim.Adam(model.parameters(), lr=1e-3)
+        loss_fn = mnn.CrossEntropyLoss()
+    options = {"loss_fn": loss_fn} if "loss_fn" in _watch_parameters() else {}
+    mon = nd.watch(model, opt, overhead=None, **options) if watched else None
+    for step in range(steps):
+        ids, targets, _ = FRAMEWORKS[framework].lm_batch(batch=4, length=16, seed=step)
+        opt.zero_grad()
+        logits = model(ids if framework == "torch" else mg.tensor(ids))
+        y = targets if framework == "torch" else mg.tensor(targets)
+        loss = loss_fn(logits.reshape(-1, 16), y.reshape(-1))
+        loss.backward()
+        opt.step()
+        if mon:
+            mon.step(loss)
+    if mon:
+        mon.close()
+    return mon, [adapt(model).to_numpy(p) for _, p in adapt(model).named_parameters()]
+
+
+def _watch_parameters():
+    import inspect
+    return inspect.signature(nd.watch).parameters
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_watch_runs_the_probes_once_early_and_training_is_unchanged(framework):
+    mon, watched = train_gpt(framework, seq_first_view=True)
+    found = [f for f in mon.findings() if f.code == "BATCH_MIXING"]
+    assert len(found) == 1 and found[0].step == 3, mon.report()   # the first record after warm-up
+    _, unwatched = train_gpt(framework, watched=False, seq_first_view=True)
+    assert all(np.array_equal(a, b) for a, b in zip(watched, unwatched))
+    healthy, _ = train_gpt(framework)
+    assert not [f for f in healthy.findings() if f.severity != "info"], healthy.report()
+
+
+@pytest.mark.skipif("loss_fn" not in _watch_parameters(), reason="watch does not see targets yet")
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_watch_reads_the_targets_reaching_the_loss_and_names_a_future_leak(framework):
+    mon, _ = train_gpt(framework, mask="none")
+    assert [f.where for f in mon.findings() if f.code == "FUTURE_LEAK"] == ["attn"], mon.report()

@@ -81,7 +81,8 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
     result = DependencyResult()
     with adapter.preserved(), adapter.forked_rng(seed) as replay:
         batch = Batch(to_tree(adapter, inputs), input_index)
-        y = _first_array(to_tree(adapter, targets)) if targets is not None else None
+        y = _per_sample(_first_array(to_tree(adapter, targets)), batch) \
+            if targets is not None else None
         findings, offset, notes = probe_alignment(batch.x, y, causal=causal,
                                                   task_offset=task_offset,
                                                   ignore_index=ignore_index)
@@ -91,6 +92,9 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
         rng = np.random.default_rng(seed)
         runner = Runner(adapter, replay)
         n, base_out = _first_run(runner, batch, max_samples)
+        if not np.all(np.isfinite(base_out)):
+            result.notes.append("dependencies not checked: the model's output holds NaN or inf")
+            return result
         found, more = probe_batch_mixing(runner, batch, n, base_out, rng)
         findings += found
         notes += more
@@ -140,6 +144,16 @@ def _first_run(runner, batch, max_samples):
             from None
     runner.chunk = batch.size
     return batch.size, out
+
+
+def _per_sample(y, batch):
+    """Targets flattened for the loss ((B * T,), as in ``cross_entropy(logits.view(-1, V),
+    y.view(-1))``) put back as (B, T): the alignment is read per sample."""
+    x = batch.x
+    if y is not None and y.ndim == 1 and x.ndim >= 2 and y.size != x.shape[0] and \
+            y.size % x.shape[0] == 0 and y.size // x.shape[0] >= 2:
+        return y.reshape(x.shape[0], -1)
+    return y
 
 
 def _first_array(tree):
