@@ -67,6 +67,12 @@ class Monitor:
         # probes run once, on the first record after the warm-up steps: each is called as
         # probe(monitor, record) and returns findings (or None) that join findings()
         self.probes = probes
+        # nd.check_dependencies runs once, early, by itself: one object is both a sink (it
+        # keeps a reference to each step's inputs) and a probe (it runs the check)
+        from ..probes.dependencies.watching import DependencyWatch
+        dependencies = DependencyWatch(adapter)
+        self.sinks.append(dependencies)
+        self.probes.append(dependencies)
         self.extra_findings = []
         self._closed = False
         self._step = 0
