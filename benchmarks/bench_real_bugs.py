@@ -6,7 +6,8 @@ docstring) as a small torch script, with its fixed twin. Both are trained under
 
   detected     the bug run gives a warning/error whose code names the report's cause
   wrong cause  the bug run gives warnings/errors, none of them naming the cause
-  missed       the bug run gives no warning and no error
+  missed       no warning or error names the cause and none is given (when an info
+               finding names it, the verdict says so: "missed (info)")
   false alarm  the fixed twin gives any warning or error (it must stay silent)
 
 Printed: one markdown row per case, then the totals.
@@ -30,13 +31,16 @@ def score(case, **watch):
     started = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")     # the cases' own console noise (the monitor
-        bug = problems(case.run(fixed=False, **watch))     # sees warnings by itself)
+        found = case.run(fixed=False, **watch).findings()   # sees warnings by itself)
         fixed = problems(case.run(fixed=True, **watch))
+    bug = [f for f in found if f.severity in PROBLEMS]
     codes = [f.code for f in bug]
     if any(code in case.EXPECTED for code in codes):
         verdict = "detected"
     elif codes:
         verdict = "wrong cause"
+    elif any(f.code in case.EXPECTED for f in found):
+        verdict = "missed (info)"
     else:
         verdict = "missed"
     return verdict, codes, [f.code for f in fixed], time.perf_counter() - started
@@ -54,7 +58,8 @@ def main(argv=()):
     names = [a for a in argv if not a.startswith("--")]
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
-    totals = {"detected": 0, "wrong cause": 0, "missed": 0, "false alarm": 0}
+    totals = {"detected": 0, "wrong cause": 0, "missed": 0, "missed (info)": 0,
+              "false alarm": 0}
     print("| case (public report) | cause | verdict | bug run: warnings/errors | "
           "fixed twin |")
     print("|---|---|---|---|---|")
@@ -72,7 +77,8 @@ def main(argv=()):
         torch.set_num_threads(threads)
     n = len(chosen)
     print(f"\n{n} reports: detected {totals['detected']}, wrong cause {totals['wrong cause']}, "
-          f"missed {totals['missed']}; false alarms on the {n} fixed twins: "
+          f"missed {totals['missed'] + totals['missed (info)']} (named only as info: "
+          f"{totals['missed (info)']}); false alarms on the {n} fixed twins: "
           f"{totals['false alarm']}  ({'every step recorded' if watch else 'watch defaults'})")
     return totals
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .observed import Observed
 from .report.json import plain
 
 # layer types the rules reason about, by class name (torch and minigrad share the names)
@@ -125,6 +126,9 @@ class RunRecord:
     histograms: list = field(default_factory=list)  # [(step, {layer: (edges, counts)})]
     n_steps: int = 0
     settings: dict = field(default_factory=dict)
+    # what the monitor saw around the model (loss calls, unregistered parts, frozen tensors,
+    # batch-norm batch sizes, raised warnings): ``nndebug.observed``
+    observed: Observed = field(default_factory=Observed)
 
     # --- convenient views for the rules ---------------------------------------------
     def loss_array(self):

@@ -68,7 +68,7 @@ __all__ = ["watch", "Monitor", "Sink", "TensorBoardSink", "Schedule", "DEFAULT_O
 
 
 def watch(model, optimizer=None, *, every=1, overhead=DEFAULT_OVERHEAD, tensorboard=None,
-          histogram_every=HISTOGRAM_EVERY, sinks=(), probes=()):
+          histogram_every=HISTOGRAM_EVERY, sinks=(), probes=(), loss_fn=None):
     """Start monitoring ``model`` (and ``optimizer``); returns a ``Monitor``.
 
     Call ``mon.step(loss)`` once per optimizer step, after ``optimizer.step()``; read
@@ -78,7 +78,11 @@ def watch(model, optimizer=None, *, every=1, overhead=DEFAULT_OVERHEAD, tensorbo
     (None: record exactly every ``every`` steps). ``tensorboard``: a log directory to
     write scalars and histograms to (needs torch or tensorboardX). ``sinks``: more
     ``Sink`` objects that receive the run as it is measured; ``probes``: callables run
-    once early (see "How to extend" above).
+    once early (see "How to extend" above). ``loss_fn``: the loss, so that watch sees the
+    output and targets that reach it (a loss module is hooked as it is; call a plain
+    function through ``mon.loss_fn``); without it, loss modules called during a recorded
+    step (torch) and the loss tensor's graph are read.
     """
     return Monitor(model, optimizer, every=every, overhead=overhead, tensorboard=tensorboard,
-                   histogram_every=histogram_every, sinks=sinks, probes=probes)
+                   histogram_every=histogram_every, sinks=sinks, probes=probes,
+                   loss_fn=loss_fn)

@@ -16,6 +16,7 @@ from ..adapters import adapt
 from ..findings import Finding, sort_findings
 from ..records import RunRecord, record_finite
 from . import discover, schedule as schedule_module
+from .around import Around
 from .hooks import StepHooks
 from .losses import PENDING_LOSSES_MAX, PendingLosses, loss_value
 from .schedule import WARMUP_RECORDS, Schedule
@@ -46,7 +47,8 @@ class Monitor:
     """Records a training run through the model's adapter; see ``nndebug.watch``."""
 
     def __init__(self, model, optimizer=None, *, every=1, overhead=DEFAULT_OVERHEAD,
-                 tensorboard=None, histogram_every=HISTOGRAM_EVERY, sinks=(), probes=()):
+                 tensorboard=None, histogram_every=HISTOGRAM_EVERY, sinks=(), probes=(),
+                 loss_fn=None):
         sinks, probes = list(sinks), list(probes)
         _check_arguments(every, overhead, histogram_every, sinks)
         self.adapter = adapter = adapt(model)
@@ -79,6 +81,11 @@ class Monitor:
         self._pending = {"train": PendingLosses("train"), "val": PendingLosses("val")}
         self._findings_cache = None
         self._error = None        # the first internal error (the run goes on without
+        # what happens around the model: the loss call, unregistered parts, frozen tensors,
+        # batch-norm batch sizes, the framework's warnings (around.py -> run.observed)
+        self.around = Around(adapter, self.run.observed, loss_fn=loss_fn,
+                             optimizer_held=discover.optimizer_held(adapter, optimizer),
+                             current_step=lambda: self._step, on_error=self._note_error)
         self._arm()               # detailed records: a monitor never breaks training)
         self._last_exit = self._clock()
 
@@ -109,6 +116,8 @@ class Monitor:
         was_armed = self.hooks.armed
         if was_armed:
             self.hooks.disarm()
+            self.around.disarm()
+            self.around.on_loss(loss)
             try:
                 self._record(step)
             except Exception as error:    # never break the user's training
@@ -130,6 +139,7 @@ class Monitor:
         self._flush_losses()
         self._refresh_optimizer_membership()
         if self._findings_cache is None:
+            self.around.before_findings()
             found = rules.diagnose(self.run) + list(self.extra_findings)
             for sink in list(self.sinks):
                 found += self._call_sink(sink, "findings") or []
@@ -162,10 +172,17 @@ class Monitor:
         if self._closed:
             return
         self.hooks.disarm()
+        self.around.close()
         self._closed = True
         self._flush_losses()
         for sink in list(self.sinks):
             self._call_sink(sink, "close")
+
+    @property
+    def loss_fn(self):
+        """The ``loss_fn`` given to ``watch``, ready to call: a loss module as it is, a function
+        wrapped so that watch sees what reaches the loss (None without one)."""
+        return self.around.losses.wrapped()
 
     @property
     def closed(self):
@@ -213,6 +230,7 @@ class Monitor:
     # --- one recorded step -------------------------------------------------------------------
     def _arm(self):
         self.hooks.arm(heavy=len(self.run.records) % self.histogram_every == 0)
+        self.around.arm(self._step)
 
     def _record(self, step):
         adapter, xp, hooks = self.adapter, self.adapter.xp, self.hooks
@@ -250,12 +268,14 @@ class Monitor:
             for value in self._pending[curve].tensors():
                 packet.add(key, xp.reshape(value, ()))
 
+        self.around.pack(packet)
         values, losses = packet.send(adapter)      # the one device-to-host copy of this step
         self._take_losses("train", losses["loss"])
         self._take_losses("val", losses["val"])
         record, histograms = build_record(
             step, len(params), values, got, [i for i, _ in comparable],
             None if forward.output is None else forward.output.shape)
+        self.around.take(values, record)
         record.eval_layers = list(forward.eval_layers)
         record.lrs = self._learning_rates()
         self.run.records.append(record)

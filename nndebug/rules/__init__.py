@@ -56,9 +56,13 @@ Sources named next to the thresholds:
   [measured]  chosen here on nndebug's zoo: the value sits between what healthy runs and
               broken runs produce, with a margin on both sides (tests/test_rules.py, the zoo)
   [design]    a choice of method (window sizes, minimum evidence), not a tuned threshold
+  [groupnorm] Wu & He, "Group Normalization", ECCV 2018 (batch norm's error against batch size)
+  [torchinit] PyTorch's default and nn.init initialisations (what a fresh layer looks like)
 """
 from . import inputs  # noqa: F401  (one line per rule file, in cause order)
 from . import setup  # noqa: F401
+from . import structure  # noqa: F401
+from . import loss_side  # noqa: F401
 from . import learning_rate  # noqa: F401
 from . import blow_ups  # noqa: F401
 from . import signal_flow  # noqa: F401
@@ -90,4 +94,3 @@ def diagnose(run):
 def link_causes(findings):
     """``causes.link_causes`` with the ranking derived from the rules' declarations."""
     return causes.link_causes(findings, CAUSE_ORDER, EXPLAINS)
-

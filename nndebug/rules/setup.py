@@ -225,27 +225,6 @@ def _visible_gradients(records, width):
     return np.vstack(rows)
 
 
-FLOAT32_RESOLUTION = 2.0 ** -24  # [design] the smallest relative change a float32 weight shows
-MOMENTUM_GAIN = 10.0             # [design] momentum 0.9 makes a steady step up to 10x longer
-
-
-def _visible_gradients(records, width):
-    """(records, params) bool: a gradient arrived that an optimizer step could make visible
-    in float32. A gradient millions of times smaller than its weight (a conv bias right
-    before batch norm, whose mean the norm removes) moves nothing at the recorded learning
-    rate: no change there is no bug."""
-    rows = []
-    for r in records:
-        grad = np.nan_to_num(np.asarray(r.grad_norm, float))
-        arrived = np.asarray(r.grad_received, bool) & (grad > 0)
-        weight = _aligned(r, "param_norm", width)
-        if r.lrs and weight is not None:
-            arrived &= grad * max(r.lrs) * MOMENTUM_GAIN > \
-                FLOAT32_RESOLUTION * np.nan_to_num(np.asarray(weight, float))
-        rows.append(arrived)
-    return np.vstack(rows)
-
-
 @rule(produces="PARAMS_NOT_UPDATING", explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def params_not_updating(ctx):
     run = ctx.run

@@ -1,0 +1,78 @@
+"""The observers of what happens around the model: one object the coordinator calls.
+
+``Around`` owns
+- ``LossCapture`` (``loss_capture.py``): what reaches the loss on recorded steps;
+- ``StructureWatch`` (``structure.py``): unregistered parts, frozen tensors, batch-norm
+  batch sizes;
+- ``WarningCapture`` (``raised_warnings.py``): the framework's warnings, with step and module;
+and, on torch, the global module hooks of a recorded step, dispatched to the first two (one
+pair of hooks for both). Everything lands in ``run.observed``.
+
+The coordinator (``monitor.py``) calls, in this order: ``arm(step)`` with the step's other
+hooks, ``disarm()`` right after them, ``on_loss(loss)`` when a recorded step ends,
+``pack(packet)`` before the step's one host transfer and ``take(values, record)`` after it;
+``before_findings()`` before the rules run; ``close()`` once.
+"""
+from ..adapters.observing import global_module_hooks
+from .loss_capture import LossCapture
+from .raised_warnings import WarningCapture
+from .structure import StructureWatch
+
+
+class Around:
+    def __init__(self, adapter, observed, *, loss_fn=None, optimizer_held=None,
+                 current_step=lambda: None, on_error=lambda error: None):
+        self.adapter, self.on_error = adapter, on_error
+        self.losses = LossCapture(adapter, observed, loss_fn)
+        self.structure = StructureWatch(adapter, observed, optimizer_held, on_error)
+        self.warnings = WarningCapture(observed, current_step, self.structure.module_names)
+        self._global = None
+        self.armed = False
+
+    def arm(self, step):
+        self.armed = True
+        self.losses.arm()
+        self.structure.arm(step)
+        self._global = global_module_hooks(self.adapter.framework, self._before_any,
+                                           self._after_any)
+
+    def disarm(self):
+        if self._global is not None:
+            self._global.remove()
+            self._global = None
+        self.structure.disarm()
+        self.losses.disarm()
+        self.armed = False
+
+    def _before_any(self, module, inputs):
+        self.structure.before_any(module, inputs)
+
+    def _after_any(self, module, inputs, output):
+        self.structure.after_any(module, inputs, output)
+        try:
+            if not self.structure.inside_forward and type(module).__name__.endswith("Loss") \
+                    and id(module) not in self.structure.module_names and inputs:
+                self.losses.offer(type(module).__name__, inputs[0],
+                                  inputs[1] if len(inputs) > 1 else None)
+        except Exception as error:       # never break the user's step
+            self.on_error(error)
+
+    def on_loss(self, loss):
+        """The recorded step ended with this loss: read its graph if no hook saw the call."""
+        try:
+            self.losses.from_graph(loss)
+        except Exception as error:
+            self.on_error(error)
+
+    def pack(self, packet):
+        self.losses.pack(packet)
+
+    def take(self, values, record):
+        self.losses.take(values, record)
+
+    def before_findings(self):
+        self.structure.refresh_frozen()
+
+    def close(self):
+        self.disarm()
+        self.warnings.close()

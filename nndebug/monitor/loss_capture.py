@@ -1,0 +1,162 @@
+"""What reaches the loss on a recorded step: the model's output and the targets.
+
+Three ways to see a loss call, best first:
+
+1. ``watch(..., loss_fn=criterion)`` with a loss *module* (``nn.MSELoss()``, both
+   frameworks): a forward hook on it while a step is recorded. With a plain function,
+   ``mon.loss_fn`` is a wrapper that records the call and returns what the function returns.
+2. Without ``loss_fn``, on torch: every loss module called during a recorded step is seen
+   through torch's global module hooks (``around.py`` hands the calls over).
+3. Otherwise the loss tensor's graph: when its last operation is a known loss (torch's
+   ``F.mse_loss``, ``F.binary_cross_entropy_with_logits``, minigrad's loss primitives) the
+   inputs are read off the graph (``adapters/observing.py``).
+
+Only a training call counts (its output requires a gradient): an evaluation loss computed
+between two steps is not what is trained. The first such call of a step is kept. Its few
+numbers (min/max of output and target, how far rows are from summing to 1) ride along with
+the step's one host transfer; for a loss that applies log-softmax, a sample of the logits
+it got becomes the record's ``output``, so DOUBLE_SOFTMAX sees what the loss saw.
+
+The targets of the first ``TARGETS_KEPT`` calls stay available, detached, as
+``run.observed.targets`` (``[(step, target tensor)]``) for probes that need targets.
+"""
+from ..adapters.observing import loss_inputs_from_graph
+from ..observed import LossCall
+from .hooks import OUTPUT_MAX_COLUMNS, OUTPUT_ROWS
+
+TARGETS_KEPT = 4             # target batches kept (references) for probes
+# losses that apply log-softmax to their input (their input should be logits)
+LOG_SOFTMAX_LOSSES = {"CrossEntropyLoss", "cross_entropy"}
+
+
+def loss_name(loss_fn):
+    """How a loss is named in findings: its class for a module, else its function name."""
+    name = getattr(loss_fn, "__name__", None)
+    return name if name and name != "<lambda>" else type(loss_fn).__name__
+
+
+class LossCapture:
+    """Keeps the first training loss call of each recorded step (see the module doc)."""
+
+    def __init__(self, adapter, observed, loss_fn=None):
+        self.adapter, self.xp, self.observed = adapter, adapter.xp, observed
+        self.loss_fn = loss_fn
+        self.loss_module = loss_fn if loss_fn is not None and _is_module(adapter, loss_fn) \
+            else None
+        self.call = None         # (name, output, target) of this recorded step
+        self.armed = False
+        self._handle = None
+
+    # --- on and off (with the step's other hooks) ------------------------------------------
+    def arm(self):
+        self.call, self.armed = None, True
+        if self.loss_module is not None:
+            self._handle = self.adapter.add_forward_hook(self.loss_module, self._on_loss_module)
+
+    def disarm(self):
+        self.armed = False
+        if self._handle is not None:
+            self._handle.remove()
+            self._handle = None
+
+    # --- the three ways in -------------------------------------------------------------
+    def wrapped(self):
+        """``loss_fn`` as the user calls it: a loss module as it is (its hook records the
+        call), a function wrapped so that calls are recorded while a step is recorded."""
+        loss_fn = self.loss_fn
+        if loss_fn is None or self.loss_module is not None:
+            return loss_fn
+
+        def recorded_loss(output, target, *args, **kwargs):
+            self.offer(loss_name(loss_fn), output, target)
+            return loss_fn(output, target, *args, **kwargs)
+        return recorded_loss
+
+    def _on_loss_module(self, module, inputs, output):
+        if len(inputs) >= 1:
+            self.offer(type(module).__name__, inputs[0], inputs[1] if len(inputs) > 1 else None)
+
+    def offer(self, name, output, target):
+        """A loss call was seen; kept when it is this recorded step's first training call."""
+        if self.call is not None or not self.armed or not self.adapter.is_tensor(output):
+            return
+        if not getattr(output, "requires_grad", False):
+            return                # an evaluation loss (no graph): not what is trained
+        self.call = (name, self.adapter.detach(output),
+                     self.adapter.detach(target) if self.adapter.is_tensor(target) else None)
+
+    def from_graph(self, loss):
+        """Way 3: read the loss call off the loss tensor when no hook saw one this step."""
+        if self.call is not None or not self.adapter.is_tensor(loss):
+            return
+        found = loss_inputs_from_graph(self.adapter.framework, loss)
+        if found is not None:
+            name, output, target = found
+            self.call = (name, self.adapter.detach(output),
+                         self.adapter.detach(target) if self.adapter.is_tensor(target) else None)
+
+    # --- into the step's one transfer, and back --------------------------------------------
+    def pack(self, packet):
+        if self.call is None:
+            return
+        name, output, target = self.call
+        xp = self.xp
+        out = xp.asfloat(output)
+        packet.add(("loss_call", "output_min"), xp.amin(out))
+        packet.add(("loss_call", "output_max"), xp.amax(out))
+        if out.ndim == 2 and 2 <= out.shape[1] <= OUTPUT_MAX_COLUMNS:
+            packet.add(("loss_call", "row_sum_error"), xp.amax(xp.abs(xp.sum(out, axis=1) - 1)))
+            if name in LOG_SOFTMAX_LOSSES:
+                packet.add(("loss_call", "sample"), out[:OUTPUT_ROWS])
+        if target is not None and target.ndim >= 0 and _size(target) > 0:
+            t = xp.asfloat(target)
+            packet.add(("loss_call", "target_min"), xp.amin(t))
+            packet.add(("loss_call", "target_max"), xp.amax(t))
+
+    def take(self, values, record):
+        """Turn this step's host values into a ``LossCall`` (and the logits sample into
+        ``record.output``)."""
+        if self.call is None:
+            return
+        name, output, target = self.call
+        self.call = None
+
+        def value(stat):
+            v = values.get(("loss_call", stat))
+            return None if v is None else float(v[0])
+        row_sum = value("row_sum_error")
+        call = LossCall(step=record.step, loss=name, output_shape=tuple(output.shape),
+                        target_shape=None if target is None else tuple(target.shape),
+                        output_min=_or_nan(value("output_min")),
+                        output_max=_or_nan(value("output_max")), row_sum_error=row_sum,
+                        target_min=_or_nan(value("target_min")),
+                        target_max=_or_nan(value("target_max")),
+                        target_integer=None if target is None else _integer_dtype(target))
+        self.observed.loss_calls.append(call)
+        sample = values.get(("loss_call", "sample"))
+        if sample is not None:
+            rows = min(OUTPUT_ROWS, output.shape[0])
+            record.output = sample.reshape(rows, output.shape[1]).astype(float)
+        if target is not None and len(self.observed.targets) < TARGETS_KEPT:
+            self.observed.targets.append((record.step, target))
+
+
+def _is_module(adapter, value):
+    """A module of the model's framework (it has forward hooks), not a plain function."""
+    return hasattr(value, "register_forward_hook") and hasattr(value, "named_modules")
+
+
+def _size(tensor):
+    size = 1
+    for n in tensor.shape:
+        size *= n
+    return size
+
+
+def _integer_dtype(tensor):
+    name = str(getattr(tensor, "dtype", ""))
+    return any(word in name for word in ("int", "long", "bool"))
+
+
+def _or_nan(value):
+    return float("nan") if value is None else value

@@ -1,0 +1,203 @@
+"""How the model is put together, as far as the registered view does not show it.
+
+- Frozen parameters (``requires_grad=False``): measured once when watching starts (mean,
+  std, largest value, kurtosis, fan-in/out: enough to tell a fresh initialisation from
+  trained weights) and once more before findings are read, to see whether they changed.
+- Parts the model does not register, on recorded steps:
+  * modules that run inside the model's forward but are not in ``model.modules()`` (torch's
+    global module hooks; minigrad has none), with the registered module that called them;
+  * tensors that take part in the model's output with ``requires_grad`` but are not in
+    ``model.parameters()`` (nor in the optimizer): the leaves of the output's graph, on the
+    first ``GRAPH_WALKS`` recorded steps (both frameworks).
+  A part seen as a different object on different steps is built anew inside ``forward``.
+- Batch-norm layers in training mode: how many samples (and values per channel) each
+  training forward normalised over.
+Everything lands in ``run.observed`` (``nndebug.observed``) as plain data.
+"""
+import math
+
+from ..adapters.observing import graph_leaves
+from ..observed import FrozenTensor, NormBatch, UnregisteredUse
+from ..records import BATCHNORM_TYPES
+
+GRAPH_WALKS = 3              # recorded steps whose output graph is searched for leaves
+OBJECTS_KEPT = 4             # objects kept per unregistered part, to tell "built anew" apart
+
+
+class StructureWatch:
+    def __init__(self, adapter, observed, optimizer_held, on_error):
+        self.adapter, self.xp, self.observed = adapter, adapter.xp, observed
+        self.on_error = on_error
+        self.root = adapter.model
+        self.module_names = {}
+        for name, module in adapter.named_modules():
+            self.module_names.setdefault(id(module), name)
+        self.param_ids = {id(p) for _, p in adapter.named_parameters()}
+        self.held = optimizer_held or set()
+        self.norm_layers = [(name, m) for name, m in adapter.named_modules()
+                            if adapter.module_type(m) in BATCHNORM_TYPES]
+        self._frozen = [(n, p) for n, p in adapter.named_parameters()
+                        if not adapter.requires_grad(p)]
+        self._frozen_fingerprint = None
+        self._handles = []
+        self._stack, self._inside = [], 0
+        self._walks = 0
+        self._parts = {}             # key -> (UnregisteredUse, [objects])
+        self._step = None
+        self._measure_frozen()
+
+    # --- frozen parameters ------------------------------------------------------------------
+    def _frozen_statistics(self):
+        """[(mean, std, absmax, kurtosis)] of the frozen tensors, in one host transfer."""
+        xp = self.xp
+        parts = []
+        for _, p in self._frozen:
+            x = xp.asfloat(self.adapter.detach(p))
+            mean, std = xp.mean(x), xp.std(x)
+            centred = (x - mean) / xp.where(std > 0, std, std + 1)
+            parts += [mean, std, xp.amax(xp.abs(x)), xp.mean(centred * centred * centred * centred)]
+        if not parts:
+            return []
+        host = self.adapter.to_host(xp.stack(parts)).reshape(-1, 4)
+        return [tuple(float(v) for v in row) for row in host]
+
+    def _measure_frozen(self):
+        if not self._frozen:
+            return
+        stats = self._frozen_statistics()
+        self._frozen_fingerprint = stats
+        shapes = {n: tuple(p.shape) for n, p in self._frozen}
+        all_shapes = {n: tuple(p.shape) for n, p in self.adapter.named_parameters()}
+        for (name, p), (mean, std, absmax, kurtosis) in zip(self._frozen, stats):
+            fan_in, fan_out = _fans(name, shapes[name], all_shapes)
+            self.observed.frozen.append(FrozenTensor(
+                name=name, shape=shapes[name], fan_in=fan_in, fan_out=fan_out, mean=mean,
+                std=std, absmax=absmax, kurtosis=kurtosis if std > 0 else float("nan")))
+
+    def refresh_frozen(self):
+        """Whether each frozen tensor changed since watching started (before findings)."""
+        if not self._frozen:
+            return
+        try:
+            now = self._frozen_statistics()
+        except Exception as error:        # never break the user's run
+            self.on_error(error)
+            return
+        for tensor, before, after in zip(self.observed.frozen, self._frozen_fingerprint, now):
+            tensor.changed = any(a != b and not (math.isnan(a) and math.isnan(b))
+                                 for a, b in zip(before[:3], after[:3]))
+
+    # --- on and off with the step's other hooks ----------------------------------------------
+    def arm(self, step):
+        self._step = step
+        adapter = self.adapter
+        for name, module in self.norm_layers:
+            self._handles.append(adapter.add_forward_hook(module, self._make_norm_hook(name)))
+        self._handles.append(adapter.add_forward_hook(self.root, self._on_root_output))
+        self._stack, self._inside = [], 0
+
+    def disarm(self):
+        for handle in self._handles:
+            handle.remove()
+        self._handles.clear()
+
+    # --- the hooks ---------------------------------------------------------------------------
+    def _make_norm_hook(self, name):
+        def on_output(module, inputs, output):
+            try:
+                if not self.adapter.is_training(module) or not inputs:
+                    return
+                x = inputs[0]
+                if not self.adapter.is_tensor(x) or x.ndim < 2:
+                    return
+                samples = int(x.shape[0])
+                values = samples * math.prod(int(n) for n in x.shape[2:])
+                self.observed.norm_batches.append(NormBatch(self._step, name, samples, values))
+            except Exception as error:
+                self.on_error(error)
+        return on_output
+
+    @property
+    def inside_forward(self):
+        """Whether the model's forward is running (global hooks: between its pre-hook and hook)."""
+        return self._inside > 0
+
+    def before_any(self, module, inputs):
+        """Any module is about to run (torch's global hooks, through ``around.py``)."""
+        try:
+            if module is self.root:
+                self._inside += 1
+            if self._inside and id(module) in self.module_names:
+                self._stack.append(self.module_names[id(module)])
+            elif self._inside and self.adapter.is_leaf_module(module):
+                self._note_module(module)
+        except Exception as error:
+            self.on_error(error)
+
+    def after_any(self, module, inputs, output):
+        try:
+            if self._inside and id(module) in self.module_names and self._stack:
+                self._stack.pop()
+            if module is self.root:
+                self._inside -= 1
+        except Exception as error:
+            self.on_error(error)
+
+    def _note_module(self, module):
+        shapes = [tuple(p.shape) for _, p in self.adapter.own_parameters(module)]
+        called_from = self._stack[-1] if self._stack else ""
+        kind = self.adapter.module_type(module)
+        self._note(("module", kind, called_from, tuple(shapes)), module,
+                   lambda: UnregisteredUse("module", kind, shapes, called_from))
+
+    def _on_root_output(self, module, inputs, output):
+        if self._walks >= GRAPH_WALKS:
+            return
+        try:
+            leaves = self.adapter.float_leaves(output)
+            if not leaves or not getattr(leaves[0], "requires_grad", False):
+                return            # an evaluation pass: nothing is trained through it
+            self._walks += 1
+            owned = self._unregistered_module_params()
+            for t in graph_leaves(self.adapter.framework, leaves[0]):
+                if id(t) in self.param_ids or id(t) in self.held or id(t) in owned:
+                    continue
+                kind = "Parameter" if type(t).__name__ == "Parameter" else "Tensor"
+                shape = tuple(t.shape)
+                self._note(("tensor", kind, shape), t,
+                           lambda: UnregisteredUse("tensor", kind, [shape], ""))
+        except Exception as error:
+            self.on_error(error)
+
+    def _unregistered_module_params(self):
+        ids = set()
+        for use, objects in self._parts.values():
+            if use.kind == "module":
+                for module in objects:
+                    ids.update(id(p) for _, p in self.adapter.own_parameters(module))
+        return ids
+
+    def _note(self, key, obj, make):
+        use, objects = self._parts.get(key, (None, None))
+        if use is None:
+            use, objects = make(), []
+            self._parts[key] = (use, objects)
+            self.observed.unregistered.append(use)
+        if self._step not in use.steps:
+            use.steps.append(self._step)
+        if not any(o is obj for o in objects):
+            if objects:
+                use.new_each_step = True     # another object in the same place: built anew
+            if len(objects) < OBJECTS_KEPT:
+                objects.append(obj)
+
+
+def _fans(name, shape, all_shapes):
+    """(fan_in, fan_out) of a weight (out, in, *kernel); a bias borrows its weight's."""
+    if len(shape) < 2:
+        weight = all_shapes.get(name.rsplit(".", 1)[0] + ".weight") if "." in name else None
+        if weight is None or len(weight) < 2:
+            return 0, 0
+        shape = weight
+    receptive = math.prod(shape[2:]) if len(shape) > 2 else 1
+    return int(shape[1] * receptive), int(shape[0] * receptive)

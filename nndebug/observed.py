@@ -1,0 +1,99 @@
+"""What the monitor observes around the model, beside the per-step statistics: plain data.
+
+The per-step records (``nndebug.records``) describe the parameters and the layers the model
+registers. Many real bugs live just outside that view, so the monitor also writes down:
+
+- ``LossCall``: what reached the loss on a recorded step (the model's output and the
+  targets: shapes and a few numbers), seen through the ``loss_fn`` given to ``watch`` or
+  through the hooks of a loss module;
+- ``RaisedWarning``: a warning the framework raised inside a watched step (torch's "Using a
+  target size that is different to the input size" broadcast warning, ...);
+- ``UnregisteredUse``: a module that ran inside the model's forward pass but is not in
+  ``model.modules()``, or a tensor that takes part in the output with ``requires_grad`` but
+  is not in ``model.parameters()`` (layers in a plain Python list, a layer built inside
+  ``forward``);
+- ``FrozenTensor``: a parameter with ``requires_grad=False``, its shape and the statistics
+  that tell whether it still looks like a fresh initialisation;
+- ``NormBatch``: how many samples a batch-norm layer normalised over in a training forward.
+
+Nothing here knows a framework (NumPy and Python numbers only), so the rules
+(``nndebug.rules.loss_side``, ``nndebug.rules.structure``) are tested on hand-made data.
+"""
+from dataclasses import dataclass, field
+
+
+@dataclass
+class LossCall:
+    step: int
+    loss: str                     # "BCEWithLogitsLoss", "mse_loss", or the loss_fn's name
+    output_shape: tuple
+    target_shape: "tuple | None"
+    output_min: float = float("nan")
+    output_max: float = float("nan")
+    row_sum_error: "float | None" = None   # max |sum over dim 1 - 1| (>= 2 columns), else None
+    target_min: float = float("nan")
+    target_max: float = float("nan")
+    target_integer: "bool | None" = None   # every target a whole number (class indices, 0/1)
+
+
+@dataclass
+class RaisedWarning:
+    step: int
+    category: str                 # "UserWarning"
+    message: str
+    where: str = ""               # the module running when it was raised ("" when unknown)
+    filename: str = ""
+    lineno: int = 0
+
+
+@dataclass
+class UnregisteredUse:
+    kind: str                     # "module" or "tensor"
+    type: str                     # "Linear", "Dropout", "Parameter", "Tensor"
+    shapes: list = field(default_factory=list)    # parameter shapes (module) or the shape
+    called_from: str = ""         # the registered module that was running ("" = the model)
+    steps: list = field(default_factory=list)     # recorded steps it was seen in
+    new_each_step: bool = False   # a different object on every recorded step: built in forward
+
+
+@dataclass
+class FrozenTensor:
+    name: str                     # as named_parameters() spells it
+    shape: tuple
+    fan_in: int = 0               # inputs per output unit (weights); 0 for vectors
+    fan_out: int = 0
+    mean: float = 0.0
+    std: float = 0.0
+    absmax: float = 0.0
+    kurtosis: float = float("nan")   # E[(w - mean)^4] / std^4: 1.8 uniform, 3 normal
+    changed: "bool | None" = None    # whether it changed during the run (None: not checked)
+
+
+@dataclass
+class NormBatch:
+    step: int
+    layer: str
+    samples: int                  # batch size N
+    values_per_channel: int       # N times the spatial size: what each mean/variance is over
+
+
+@dataclass
+class Observed:
+    """Everything above, for one run (``RunRecord.observed``)."""
+
+    loss_calls: list = field(default_factory=list)        # [LossCall]
+    warnings: list = field(default_factory=list)          # [RaisedWarning]
+    unregistered: list = field(default_factory=list)      # [UnregisteredUse]
+    frozen: list = field(default_factory=list)            # [FrozenTensor]
+    norm_batches: list = field(default_factory=list)      # [NormBatch]
+    targets: list = field(default_factory=list)           # [(step, target tensor)] the targets
+                                                          # that reached the loss, kept for
+                                                          # probes (framework tensors; few)
+
+    def to_dict(self):
+        from dataclasses import asdict
+        return {"loss_calls": [asdict(c) for c in self.loss_calls],
+                "warnings": [asdict(w) for w in self.warnings],
+                "unregistered": [asdict(u) for u in self.unregistered],
+                "frozen": [asdict(f) for f in self.frozen],
+                "norm_batches": [asdict(b) for b in self.norm_batches]}

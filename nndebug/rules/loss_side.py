@@ -1,0 +1,184 @@
+"""Rules about what reaches the loss: shapes that broadcast inside it, a sigmoid applied twice,
+and the warnings the framework raised inside watched steps.
+
+They read ``run.observed`` (``nndebug.observed``): the loss calls the monitor saw (through
+``watch(..., loss_fn=...)`` or the hooks of a loss module) and the warnings raised while a
+step was watched. The checks themselves are plain functions on shapes and numbers
+(``broadcast_shape``, ``shape_mismatch``, ``sigmoid_outputs``), tested alone.
+"""
+import math
+import re
+
+from ..findings import Finding
+from .context import MIN_RECORDS, fmt, short_list
+from .graph import rule
+
+# losses that compare output and target element by element (their shapes must be equal);
+# torch class names and functional names, minigrad spells them alike
+ELEMENTWISE_LOSSES = {
+    "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss",
+    "SoftMarginLoss", "PoissonNLLLoss", "KLDivLoss", "mse_loss", "l1_loss", "smooth_l1_loss",
+    "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+}
+# losses that apply a sigmoid to their input themselves (they expect logits)
+SIGMOID_LOSSES = {"BCEWithLogitsLoss", "binary_cross_entropy_with_logits",
+                  "MultiLabelSoftMarginLoss", "multilabel_soft_margin_loss"}
+# torch's own words when a loss broadcasts output and target (F.mse_loss, F.l1_loss, ...)
+BROADCAST_WARNING = re.compile(r"target size \((?:torch\.Size\()?\[?([\d, ]*)\]?\)?\) that is "
+                               r"different to the input size \((?:torch\.Size\()?\[?([\d, ]*)"
+                               r"\]?\)?\)")
+MAX_WARNINGS_REPORTED = 5     # [design] distinct framework warnings listed, at most
+
+
+# --- plain checks on shapes and numbers ---------------------------------------------------------
+def broadcast_shape(a, b):
+    """The shape NumPy/torch broadcasting gives ``a`` and ``b``, or None when they do not
+    broadcast (the framework raises then: no silent bug)."""
+    a, b = tuple(a), tuple(b)
+    out = []
+    for i in range(1, max(len(a), len(b)) + 1):
+        x = a[-i] if i <= len(a) else 1
+        y = b[-i] if i <= len(b) else 1
+        if x != y and 1 not in (x, y):
+            return None
+        out.append(max(x, y))
+    return tuple(reversed(out))
+
+
+def shape_mismatch(output_shape, target_shape):
+    """Evidence when output and target of an element-wise loss differ in shape but
+    broadcast, else None. ``cross_pairs``: the loss compares every output with several
+    targets (e.g. (N, 1) against (N,) gives N x N pairs) instead of one with one."""
+    output_shape, target_shape = tuple(output_shape), tuple(target_shape)
+    if output_shape == target_shape:
+        return None
+    together = broadcast_shape(output_shape, target_shape)
+    if together is None:
+        return None
+    pairs = math.prod(together)
+    expected = max(math.prod(output_shape), math.prod(target_shape))
+    return {"output_shape": list(output_shape), "target_shape": list(target_shape),
+            "broadcast_shape": list(together), "pairs": pairs, "expected_pairs": expected,
+            "cross_pairs": pairs > expected}
+
+
+def shapes_from_warning(message):
+    """(output shape, target shape) parsed from torch's broadcast warning, or None."""
+    match = BROADCAST_WARNING.search(message)
+    if match is None:
+        return None
+
+    def parse(text):
+        return tuple(int(part) for part in text.replace(" ", "").split(",") if part)
+    return parse(match.group(2)), parse(match.group(1))
+
+
+def sigmoid_outputs(calls):
+    """Whether every call fed the loss values strictly inside (0, 1), as a sigmoid gives
+    (logits take any sign; ReLU outputs touch 0 exactly). None without enough calls."""
+    measured = [c for c in calls if math.isfinite(c.output_min) and math.isfinite(c.output_max)]
+    if len(measured) < MIN_RECORDS:
+        return None
+    return all(0.0 < c.output_min and c.output_max < 1.0 for c in measured)
+
+
+# --- the rules ----------------------------------------------------------------------------------
+def _observed(ctx):
+    return getattr(ctx.run, "observed", None)
+
+
+@rule(produces="LOSS_SHAPE_MISMATCH",
+      explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE", "LOSS_DIVERGING", "LOSS_OSCILLATING"})
+def loss_shape_mismatch(ctx):
+    observed = _observed(ctx)
+    if observed is None:
+        return None
+    seen = []      # (step, loss, evidence, how it was seen)
+    for call in observed.loss_calls:
+        if call.loss in ELEMENTWISE_LOSSES and call.target_shape is not None:
+            evidence = shape_mismatch(call.output_shape, call.target_shape)
+            if evidence is not None:
+                seen.append((call.step, call.loss, evidence, "loss call"))
+    for warning in observed.warnings:
+        shapes = shapes_from_warning(warning.message)
+        if shapes is not None:
+            evidence = shape_mismatch(*shapes)
+            if evidence is not None:
+                evidence["warning"] = warning.message
+                seen.append((warning.step, warning.where or "the loss", evidence,
+                             "framework warning"))
+    if not seen:
+        return None
+    step, loss, evidence, how = min(seen, key=lambda s: s[0])
+    out, target, both = evidence["output_shape"], evidence["target_shape"], \
+        evidence["broadcast_shape"]
+    if evidence["cross_pairs"]:
+        message = (f"{loss} compares an output of shape {tuple(out)} with a target of shape "
+                   f"{tuple(target)}: they broadcast to {tuple(both)}, so every output is "
+                   f"compared with {evidence['pairs'] // evidence['expected_pairs']} targets "
+                   "instead of its own. The loss still falls (towards the mean of the targets) "
+                   "while the model learns nothing about each sample.")
+        severity = "error"
+    else:
+        message = (f"{loss} gets an output of shape {tuple(out)} and a target of shape "
+                   f"{tuple(target)}: the values pair up one to one after broadcasting, but "
+                   "the shapes should match exactly.")
+        severity = "info"
+    return Finding(
+        code="LOSS_SHAPE_MISMATCH", severity=severity, where=loss, step=step, message=message,
+        evidence={**evidence, "seen_through": how, "times_seen": len(seen)},
+        fix="Make the output and the target the same shape before the loss: "
+            "output.squeeze(1) for a (N, 1) output against (N,) targets, or "
+            "target.unsqueeze(1) (view(-1, 1)) the other way round.")
+
+
+@rule(produces="DOUBLE_SIGMOID", explains={"LOSS_PLATEAU", "SATURATED_ACTIVATIONS"})
+def double_sigmoid(ctx):
+    observed = _observed(ctx)
+    if observed is None:
+        return None
+    calls = [c for c in observed.loss_calls if c.loss in SIGMOID_LOSSES and
+             (ctx.cutoff is None or c.step < ctx.cutoff)]
+    if not sigmoid_outputs(calls):
+        return None
+    sigmoid_layers = [layer.name for layer in ctx.run.layers if layer.kind == "sigmoid"]
+    where = sigmoid_layers[-1] if sigmoid_layers else calls[0].loss
+    low = min(c.output_min for c in calls)
+    high = max(c.output_max for c in calls)
+    return Finding(
+        code="DOUBLE_SIGMOID", severity="error", where=where, step=calls[0].step,
+        message=f"{calls[0].loss} applies a sigmoid to its input, and every input it got lies "
+                f"strictly between 0 and 1 ({fmt(low)} to {fmt(high)} over {len(calls)} "
+                "recorded calls): the model's output is already a sigmoid probability. The "
+                "loss squashes it again into [0.5, 0.73], so a prediction can never go below "
+                "0.5 (the loss of every negative sample stays above ln 2 = 0.69) and the "
+                "gradients shrink.",
+        evidence={"loss": calls[0].loss, "input_min": low, "input_max": high,
+                  "calls": len(calls), "sigmoid_layers": sigmoid_layers},
+        fix="Remove the final sigmoid from the model and keep the logits-based loss "
+            "(BCEWithLogitsLoss); apply torch.sigmoid only to turn logits into predictions.")
+
+
+@rule(produces="FRAMEWORK_WARNING")
+def framework_warnings(ctx):
+    observed = _observed(ctx)
+    if observed is None or not observed.warnings:
+        return None
+    distinct = {}
+    for warning in observed.warnings:
+        if shapes_from_warning(warning.message) is not None:
+            continue      # LOSS_SHAPE_MISMATCH tells that one, with the shapes
+        distinct.setdefault((warning.category, warning.message), warning)
+    findings = []
+    for (category, text), warning in list(distinct.items())[:MAX_WARNINGS_REPORTED]:
+        where = f" in {warning.where}" if warning.where else ""
+        findings.append(Finding(
+            code="FRAMEWORK_WARNING", severity="info", where=warning.where, step=warning.step,
+            message=f"The framework warned{where} at step {warning.step}: {category}: {text}",
+            evidence={"category": category, "warning": text, "file": warning.filename,
+                      "line": warning.lineno,
+                      "others": short_list(sorted({c for c, _ in distinct})) if
+                      len(distinct) > 1 else ""},
+            fix="Read the warning: it was raised inside your training step (watch keeps it "
+                "here instead of letting it scroll away in the console)."))
+    return findings

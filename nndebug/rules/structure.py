@@ -1,0 +1,206 @@
+"""Rules about how the model is put together: parts it does not register, frozen layers that
+were never trained, batch norm on batches too small for its statistics.
+
+They read ``run.observed`` (``nndebug.observed``). The checks are plain functions on shapes
+and numbers (``looks_freshly_initialised``, ``tiny_batches``), tested alone.
+
+Sources named next to the thresholds (besides those in ``rules/__init__.py``):
+  [groupnorm] Wu & He, "Group Normalization", ECCV 2018, Fig. 1: ResNet-50 on ImageNet,
+              batch norm's error rises from 23.6% (32 images per batch) to 24.8% (8),
+              27.3% (4) and 34.7% (2); group norm does not depend on the batch
+  [torchinit] PyTorch's default initialisations: Linear/Conv weights kaiming_uniform_(a=sqrt(5)),
+              i.e. U(-1/sqrt(fan_in), 1/sqrt(fan_in)), biases the same bound; norm layers
+              weight 1, bias 0; nn.init's kaiming/xavier normal and uniform; N(0, 0.02) as in
+              BERT/GPT-2
+"""
+import math
+
+from ..findings import Finding
+from .context import MAJORITY, short_list
+from .curve import learning_poor
+from .graph import rule
+
+# --- frozen parameters ------------------------------------------------------------------
+FRESH_MIN_VALUES = 64         # [design] fewer values than this cannot be told from anything
+FRESH_STD_TOLERANCE = 0.15    # [design] std within 15% of an initialiser's std (sampling noise
+                              # of a 64-value std is ~9%)
+FRESH_MEAN_TOLERANCE = 0.25   # [design] |mean| below a quarter of the std (zero-mean inits)
+FRESH_KURTOSIS = (1.4, 3.8)   # [torchinit] uniform inits have kurtosis 1.8, normal ones 3;
+                              # trained weights are usually heavier-tailed [design]
+GPT_STD = 0.02                # [torchinit] N(0, 0.02)
+# --- batch norm ------------------------------------------------------------------------------
+TINY_BATCH = 4                # [groupnorm] at most 4 samples per batch-norm batch: error +3.7
+                              # points at 4, +11 at 2 (ResNet-50); larger spatial maps do not
+                              # help, the samples are what the statistics average over
+# modules whose behaviour depends on train()/eval(): not reaching them is a bug even when
+# they hold no parameters
+MODE_DEPENDENT = {"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+                  "FeatureAlphaDropout", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
+                  "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "SyncBatchNorm"}
+
+
+# --- plain checks ------------------------------------------------------------------------------
+def initialiser_stds(fan_in, fan_out):
+    """{initialiser: the std of the values it draws} for a tensor with these fans."""
+    out = {"normal(0, 0.02)": GPT_STD}
+    if fan_in > 0:
+        out["torch default (uniform, 1/sqrt(fan_in))"] = 1 / math.sqrt(3 * fan_in)
+        out["kaiming (He)"] = math.sqrt(2 / fan_in)
+        out["lecun"] = math.sqrt(1 / fan_in)
+    if fan_in > 0 and fan_out > 0:
+        out["xavier (Glorot)"] = math.sqrt(2 / (fan_in + fan_out))
+    return out
+
+
+def looks_freshly_initialised(tensor):
+    """The name of the initialisation ``tensor`` (a ``FrozenTensor``) still looks like, or None.
+
+    Constant 0 or 1 (biases, norm layers' weights) counts as fresh; otherwise the values
+    must be numerous enough, centred, uniform- or normal-shaped, and spread like one of the
+    usual initialisers for the tensor's fan-in and fan-out.
+    """
+    size = math.prod(tensor.shape) if tensor.shape else 1
+    if tensor.std == 0:
+        if tensor.mean in (0.0, 1.0):
+            return f"constant {tensor.mean:g}"
+        return None
+    if size < FRESH_MIN_VALUES or not math.isfinite(tensor.kurtosis):
+        return None
+    if abs(tensor.mean) > FRESH_MEAN_TOLERANCE * tensor.std:
+        return None
+    low, high = FRESH_KURTOSIS
+    if not low <= tensor.kurtosis <= high:
+        return None
+    for name, std in initialiser_stds(tensor.fan_in, tensor.fan_out).items():
+        if abs(tensor.std - std) <= FRESH_STD_TOLERANCE * std:
+            return name
+    return None
+
+
+def tiny_batches(norm_batches):
+    """{layer: (samples, values per channel, first step)} for the batch-norm layers whose
+    training batches held at most TINY_BATCH samples in most of their recorded calls."""
+    by_layer = {}
+    for batch in norm_batches:
+        by_layer.setdefault(batch.layer, []).append(batch)
+    out = {}
+    for layer, batches in by_layer.items():
+        tiny = [b for b in batches if b.samples <= TINY_BATCH]
+        if tiny and len(tiny) >= MAJORITY * len(batches):
+            typical = sorted(tiny, key=lambda b: b.samples)[len(tiny) // 2]
+            out[layer] = (typical.samples, typical.values_per_channel, tiny[0].step)
+    return out
+
+
+# --- the rules ----------------------------------------------------------------------------------
+def _observed(ctx):
+    return getattr(ctx.run, "observed", None)
+
+
+@rule(produces="UNREGISTERED_PARAMETERS",
+      explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE", "NO_GRADIENT"})
+def unregistered_parameters(ctx):
+    observed = _observed(ctx)
+    if observed is None:
+        return None
+    trained = [u for u in observed.unregistered if u.shapes and u.kind == "module"]
+    tensors = [u for u in observed.unregistered if u.kind == "tensor"]
+    mode = [u for u in observed.unregistered if u.kind == "module" and not u.shapes and
+            u.type in MODE_DEPENDENT]
+    if not (trained or tensors or mode):
+        return None
+    parts, uses = [], trained + tensors + mode
+    for u in trained + mode:
+        made = "built anew on every call of forward" if u.new_each_step else "not registered"
+        origin = f"called from {u.called_from or 'the model'}'s forward"
+        parts.append(f"{u.type} ({made}, {origin}" +
+                     (f", parameters {short_list(tuple(s) for s in u.shapes)})" if u.shapes
+                      else ")"))
+    for u in tensors:
+        parts.append(f"a {u.type} of shape {tuple(u.shapes[0]) if u.shapes else '?'} that takes "
+                     "part in the output")
+    consequences = []
+    if trained or tensors:
+        consequences.append("their parameters are not in model.parameters(), so an optimizer "
+                            "built from it never updates them, and state_dict() does not save "
+                            "them")
+    if mode:
+        consequences.append("train()/eval() never reach them, so dropout stays on (or batch "
+                            "norm keeps using batch statistics) when the model is evaluated")
+    step = min((min(u.steps) for u in uses if u.steps), default=None)
+    where = ", ".join(dict.fromkeys(u.called_from or "(model)" for u in uses))
+    return Finding(
+        code="UNREGISTERED_PARAMETERS", severity="warning", where=where, step=step,
+        message=f"Parts the model does not register take part in its forward pass: "
+                f"{short_list(parts, 3)}. " + "; ".join(consequences).capitalize() + ".",
+        evidence={"unregistered": [{"kind": u.kind, "type": u.type,
+                                    "shapes": [list(s) for s in u.shapes],
+                                    "called_from": u.called_from,
+                                    "new_each_step": u.new_each_step,
+                                    "steps": u.steps[:10]} for u in uses]},
+        fix="Build every layer in __init__ and assign it to self (not inside forward); keep "
+            "lists of layers in nn.ModuleList / nn.ModuleDict (not a Python list or dict) and "
+            "tensors to learn in nn.Parameter attributes or nn.ParameterList.")
+
+
+@rule(produces="FROZEN_PARAMETERS", explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
+def frozen_parameters(ctx):
+    observed = _observed(ctx)
+    if observed is None or not observed.frozen:
+        return None
+    fresh = []
+    for tensor in observed.frozen:
+        if tensor.changed:
+            continue          # it moved during the run: trained some other way, not frozen
+        how = looks_freshly_initialised(tensor)
+        if how is not None:
+            fresh.append((tensor, how))
+    # a frozen layer is judged by its weight: constant vectors (biases, norm scales) alone
+    # are not enough (a frozen pretrained layer keeps its own, also fresh-looking, bias)
+    weights = [(t, how) for t, how in fresh if len(t.shape) >= 2]
+    if not weights:
+        return None
+    poor = learning_poor(ctx)
+    names = [t.name for t, _ in fresh]
+    total = sum(math.prod(t.shape) for t, _ in fresh)
+    return Finding(
+        code="FROZEN_PARAMETERS", severity="warning" if poor else "info",
+        where=", ".join(dict.fromkeys(n.rsplit(".", 1)[0] for n in names)), step=0,
+        message=f"{len(fresh)} frozen parameter tensor(s) (requires_grad=False: "
+                f"{short_list(names)}, {total} values) still look exactly like a fresh random "
+                f"initialisation ({weights[0][1]} for {weights[0][0].name}) and never changed "
+                "during the run: these layers were never trained" +
+                (", and the loss is not improving well." if poor else
+                 " (fine if they are meant to stay random)."),
+        evidence={"frozen": names, "values": total,
+                  "looks_like": {t.name: how for t, how in fresh},
+                  "learning_poor": poor,
+                  "stats": {t.name: {"std": t.std, "kurtosis": t.kurtosis, "fan_in": t.fan_in}
+                            for t, _ in weights[:5]}},
+        fix="Freeze only layers that hold pretrained weights: load the weights first (check "
+            "that load_state_dict found them), or set requires_grad=True on these layers.")
+
+
+@rule(produces="BATCHNORM_TINY_BATCH",
+      explains={"LOSS_OSCILLATING", "LOSS_PLATEAU", "LOSS_DIVERGING"})
+def batchnorm_tiny_batch(ctx):
+    observed = _observed(ctx)
+    if observed is None or not observed.norm_batches:
+        return None
+    tiny = tiny_batches(observed.norm_batches)
+    if not tiny:
+        return None
+    layer, (samples, values, step) = next(iter(tiny.items()))
+    return Finding(
+        code="BATCHNORM_TINY_BATCH", severity="warning", where=layer, step=step,
+        message=f"Batch norm {layer} trains on batches of {samples} sample(s): each channel's "
+                f"mean and variance come from {values} value(s) of {samples} sample(s), so the "
+                "training statistics are noise and the running averages used in eval mode "
+                "describe something else; evaluation accuracy suffers (batch norm needs "
+                f"more than {TINY_BATCH} samples per batch).",
+        evidence={"layers": {name: {"samples": s, "values_per_channel": v}
+                             for name, (s, v, _) in tiny.items()},
+                  "threshold_samples": TINY_BATCH},
+        fix="Use larger batches (16 or more), or replace BatchNorm with GroupNorm/LayerNorm, "
+            "which do not depend on the batch (or accumulate gradients over small batches "
+            "and keep batch norm in eval mode).")

@@ -1,0 +1,250 @@
+"""What reaches the loss: LOSS_SHAPE_MISMATCH, DOUBLE_SIGMOID, DOUBLE_SOFTMAX seen through the
+loss call, and the framework's warnings kept as findings. Each check is tested alone on plain
+data, then on a planted training run and its healthy twin, on both frameworks."""
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import nndebug as nd
+from nndebug.observed import LossCall, Observed, RaisedWarning
+from nndebug.records import RunRecord
+from nndebug.rules import diagnose
+from nndebug.rules.loss_side import (broadcast_shape, shape_mismatch, shapes_from_warning,
+                                     sigmoid_outputs)
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+
+import minigrad as mg  # noqa: E402
+import minigrad.nn as mnn  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+PROBLEMS = ("warning", "error")
+
+
+def problems(mon):
+    return [f for f in mon.findings() if f.severity in PROBLEMS]
+
+
+def codes(mon):
+    return {f.code for f in problems(mon)}
+
+
+# --- the plain checks -----------------------------------------------------------------------
+@given(st.lists(st.integers(1, 4), max_size=4), st.lists(st.integers(1, 4), max_size=4))
+def test_broadcast_shape_agrees_with_numpy(a, b):
+    try:
+        expected = np.broadcast_shapes(tuple(a), tuple(b))
+    except ValueError:
+        expected = None
+    assert broadcast_shape(a, b) == expected
+
+
+def test_shape_mismatch_names_the_cross_comparison():
+    evidence = shape_mismatch((64, 1), (64,))
+    assert evidence["broadcast_shape"] == [64, 64] and evidence["cross_pairs"]
+    assert shape_mismatch((64,), (64,)) is None                  # same shape: fine
+    assert shape_mismatch((64, 3), (64, 2)) is None              # the framework raises itself
+    same_count = shape_mismatch((), (1,))                        # pairs up one to one
+    assert same_count is not None and not same_count["cross_pairs"]
+
+
+def test_shapes_are_read_from_torch_own_warning():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.nn.functional.mse_loss(torch.zeros(5, 1), torch.zeros(5))
+    message = str(caught[0].message)
+    assert shapes_from_warning(message) == ((5, 1), (5,))
+    assert shapes_from_warning("some other warning") is None
+
+
+def call(step, low, high, loss="BCEWithLogitsLoss"):
+    return LossCall(step, loss, (8, 1), (8, 1), output_min=low, output_max=high)
+
+
+def test_sigmoid_outputs_needs_values_strictly_inside_zero_one():
+    assert sigmoid_outputs([call(0, 0.2, 0.9), call(1, 0.1, 0.8)])
+    assert not sigmoid_outputs([call(0, 0.2, 0.9), call(1, -0.5, 0.8)])   # logits: any sign
+    assert not sigmoid_outputs([call(0, 0.0, 0.9), call(1, 0.0, 0.8)])    # ReLU touches 0
+    assert sigmoid_outputs([call(0, 0.2, 0.9)]) is None                    # too little evidence
+
+
+def test_rules_on_a_hand_made_run():
+    run = RunRecord(observed=Observed(loss_calls=[
+        LossCall(s, "MSELoss", (32, 1), (32,), 0.0, 1.0) for s in range(3)]))
+    found = {f.code: f for f in diagnose(run)}
+    assert found["LOSS_SHAPE_MISMATCH"].severity == "error"
+    assert found["LOSS_SHAPE_MISMATCH"].evidence["broadcast_shape"] == [32, 32]
+    healthy = RunRecord(observed=Observed(loss_calls=[
+        LossCall(s, "MSELoss", (32,), (32,), 0.0, 1.0) for s in range(3)]))
+    assert not [f for f in diagnose(healthy) if f.code == "LOSS_SHAPE_MISMATCH"]
+
+
+# --- planted runs and their twins: torch --------------------------------------------------------
+def regression(n=256, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(n, 8, generator=g)
+    return x, x[:, 0] - 2 * x[:, 1]
+
+
+def binary(n=256, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(n, 8, generator=g)
+    return x, (x[:, 0] + x[:, 1] > 0).float()
+
+
+def train_torch(model, loss_of, data, steps=40, lr=0.05, **watch):
+    x, y = data
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    with nd.watch(model, optimizer, overhead=None, **watch) as mon:
+        for i in range(steps):
+            j = (i * 32) % (len(x) - 32)
+            optimizer.zero_grad()
+            loss = loss_of(mon, model(x[j:j + 32]), y[j:j + 32])
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    return mon
+
+
+def test_mse_output_n1_against_target_n_is_found_through_the_loss_module():
+    torch.manual_seed(0)
+    mse = nn.MSELoss()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")       # the console warning is not what is tested
+        mon = train_torch(nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1)),
+                          lambda mon, out, y: mse(out, y), regression())
+    found = {f.code: f for f in problems(mon)}
+    mismatch = found["LOSS_SHAPE_MISMATCH"]
+    assert mismatch.severity == "error" and mismatch.step == 0 and mismatch.where == "MSELoss"
+    assert mismatch.evidence["output_shape"] == [32, 1] and mismatch.evidence["target_shape"] == [32]
+    torch.manual_seed(0)
+    twin = train_torch(nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1)),
+                       lambda mon, out, y: mse(out.squeeze(1), y), regression())
+    assert not problems(twin)
+
+
+def test_functional_mse_mismatch_is_found_through_the_framework_warning():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        mon = train_torch(model, lambda mon, out, y: torch.nn.functional.mse_loss(out, y),
+                          regression(), steps=35)
+    mismatch = next(f for f in problems(mon) if f.code == "LOSS_SHAPE_MISMATCH")
+    assert mismatch.evidence["seen_through"] in ("framework warning", "loss call")
+    assert mon.run.observed.warnings[0].step == 0
+    assert "target size" in mon.run.observed.warnings[0].message
+
+
+def sigmoid_model(sigmoid):
+    layers = [nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1)] + ([nn.Sigmoid()] if sigmoid else [])
+    return nn.Sequential(*layers)
+
+
+def test_sigmoid_before_bce_with_logits_torch_and_its_twin():
+    bce = nn.BCEWithLogitsLoss()
+    for sigmoid in (True, False):
+        torch.manual_seed(0)
+        mon = train_torch(sigmoid_model(sigmoid), lambda mon, out, y: bce(out.squeeze(1), y),
+                          binary(), loss_fn=bce)
+        found = {f.code: f for f in problems(mon)}
+        if sigmoid:
+            assert found["DOUBLE_SIGMOID"].severity == "error"
+            assert found["DOUBLE_SIGMOID"].where == "3"          # the model's Sigmoid layer
+        else:
+            assert not found
+
+
+def test_a_plain_loss_function_is_seen_through_mon_loss_fn():
+    bce = torch.nn.functional.binary_cross_entropy_with_logits
+    torch.manual_seed(0)
+    mon = train_torch(sigmoid_model(True), lambda mon, out, y: mon.loss_fn(out.squeeze(1), y),
+                      binary(), loss_fn=bce)
+    assert "DOUBLE_SIGMOID" in codes(mon)
+    assert mon.run.observed.loss_calls[0].loss == "binary_cross_entropy_with_logits"
+
+
+def test_softmax_outside_the_model_before_cross_entropy_and_its_twin():
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(512, 8, generator=g)
+    y = (x[:, 0] > 0).long() + (x[:, 1] > 0).long()
+    ce = nn.CrossEntropyLoss()
+    for softmax in (True, False):
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 3))
+        mon = train_torch(model, lambda mon, out, y: ce(out.softmax(1) if softmax else out, y),
+                          (x, y), steps=60, lr=0.1)
+        assert ("DOUBLE_SOFTMAX" in codes(mon)) == softmax
+
+
+def test_targets_reaching_the_loss_are_kept_for_probes():
+    mse = nn.MSELoss()
+    torch.manual_seed(0)
+    x, y = regression()
+    mon = train_torch(nn.Linear(8, 1), lambda mon, out, t: mse(out.squeeze(1), t), (x, y),
+                      steps=5)
+    step, target = mon.run.observed.targets[0]
+    assert step == 0 and torch.equal(target, y[0:32])
+
+
+class Warns(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 1)
+
+    def forward(self, x):
+        warnings.warn("something odd in forward", UserWarning)
+        return self.fc(x)
+
+
+def test_a_warning_raised_in_a_watched_step_becomes_a_finding_with_step_and_module():
+    model = nn.Sequential(nn.Linear(8, 8), Warns())
+    before = warnings.showwarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        mon = train_torch(model, lambda mon, out, y: ((out.squeeze(1) - y) ** 2).mean(),
+                          regression(), steps=3)
+    assert warnings.showwarning is before                 # put back on close
+    found = [f for f in mon.findings() if f.code == "FRAMEWORK_WARNING"]
+    assert found and found[0].severity == "info" and found[0].step == 0
+    assert found[0].where == "1"                          # the module whose forward warned
+
+
+# --- minigrad: the loss tensor's graph --------------------------------------------------------
+def train_minigrad(model, loss_of, x, y, steps=40, lr=0.05):
+    optimizer = mg.optim.SGD(model.parameters(), lr=lr)
+    with nd.watch(model, optimizer, overhead=None) as mon:
+        for i in range(steps):
+            j = (i * 32) % (len(x.data) - 32)
+            optimizer.zero_grad()
+            loss = loss_of(model(x[j:j + 32]), y[j:j + 32])
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    return mon
+
+
+def test_sigmoid_before_bce_with_logits_minigrad_and_its_twin():
+    xt, yt = binary()
+    x, y = mg.tensor(xt.numpy()), mg.tensor(yt.numpy())
+    bce = mnn.BCEWithLogitsLoss()
+    for sigmoid in (True, False):
+        mg.manual_seed(0)
+        layers = [mnn.Linear(8, 16), mnn.ReLU(), mnn.Linear(16, 1)] + \
+            ([mnn.Sigmoid()] if sigmoid else [])
+        mon = train_minigrad(mnn.Sequential(*layers),
+                             lambda out, t: bce(out.reshape(-1), t), x, y)
+        if sigmoid:
+            assert "DOUBLE_SIGMOID" in codes(mon)
+        else:
+            assert not problems(mon)
+
+
+def test_hand_made_warning_of_another_kind_is_info_only():
+    run = RunRecord(observed=Observed(warnings=[RaisedWarning(3, "DeprecationWarning", "old")]))
+    found = [f for f in diagnose(run) if f.code == "FRAMEWORK_WARNING"]
+    assert found[0].severity == "info" and found[0].step == 3
