@@ -67,7 +67,10 @@ def cells_of(markdown):
 
 
 def notebook_of(markdown):
-    return {"cells": cells_of(markdown), "nbformat": 4, "nbformat_minor": 5,
+    cells = cells_of(markdown)
+    for number, cell in enumerate(cells):
+        cell["id"] = f"cell-{number}"           # stable ids: the file only changes with the text
+    return {"cells": cells, "nbformat": 4, "nbformat_minor": 5,
             "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
                                         "language": "python"},
                          "language_info": {"name": "python"}}}

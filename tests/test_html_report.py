@@ -84,3 +84,29 @@ def test_report_renders_in_a_real_browser(broken_run, tmp_path):
     import matplotlib.image
     pixels = matplotlib.image.imread(str(shot))
     assert pixels.std() > 0.02, "the rendered page is blank"
+
+
+def test_monitor_saves_html_and_shows_itself_in_jupyter(tmp_path):
+    monitor = zoo.get("torch/dead-relu-bias").run()
+    path = monitor.save_html(str(tmp_path / "deep" / "report.html"))
+    page = open(path).read()
+    assert "DEAD_RELU" in page and not OUTSIDE.search(page)
+    inline = monitor._repr_html_()
+    assert inline.startswith('<div class="nd">') and 'data-code="DEAD_RELU"' in inline
+
+
+def test_every_checker_result_shows_itself_in_jupyter():
+    torch = pytest.importorskip("torch")
+    import nndebug as nd
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 6), torch.nn.Tanh(), torch.nn.Linear(6, 3))
+    x, y = torch.randn(8, 4), torch.tensor([0, 1, 2, 0, 1, 2, 0, 1])
+    loss_fn = torch.nn.CrossEntropyLoss()
+    results = [nd.gradcheck(model, x, y, loss_fn), nd.locate(model, x, y, loss_fn),
+               nd.overfit_one_batch(model, x, y, loss_fn, steps=30),
+               nd.find_lr(model, loss_fn, [(x, y)] * 20, steps=20)]
+    for result in results:
+        html = result._repr_html_()
+        assert html.startswith('<div class="nd">'), type(result).__name__
+        assert "passed" in html or "problems found" in html
+    assert 'src="data:image/png;base64,' in results[-1]._repr_html_()   # find_lr's plot inline

@@ -183,10 +183,61 @@ def fragment(body):
     return f'<div class="nd"><style>{STYLE}</style>{body}</div>'
 
 
-def result_fragment(title, passed, text, findings=(), figure=None):
-    """A checker's result for Jupyter: verdict, findings, an optional plot, and the text table."""
+# --- writing files, and the results of the checkers -------------------------------------------
+def write_page(path, run, findings, title="nndebug report"):
+    """Write the report of a run to ``path`` (folders created); returns the path."""
+    import os
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(render_page(run, findings, title=title))
+    return path
+
+
+def run_fragment(run, findings, title=None):
+    """A watched run for Jupyter (``Monitor._repr_html_``): findings, plots, summary."""
+    return fragment(run_body(run, findings, title=title))
+
+
+RESULT_TITLES = {"GradcheckReport": "Gradient check", "LocateReport": "Where the backward is wrong",
+                 "CompareReport": "minigrad against PyTorch", "OverfitResult": "Overfit one batch",
+                 "LRFinderResult": "Learning-rate range test"}
+
+
+def _result_passed(result):
+    if hasattr(result, "passed"):
+        return bool(result.passed)
+    if hasattr(result, "suspects"):                       # locate: no suspect means all agree
+        return not result.suspects
+    if hasattr(result, "first_divergence"):               # compare
+        return result.first_divergence is None
+    return True
+
+
+def _result_image(result):
+    """The result's own plot (``result.plot(path)``), embedded; None when it has none."""
+    plot = getattr(result, "plot", None)
+    if not callable(plot):
+        return ""
+    import os
+    import tempfile
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "plot.png")
+            plot(path)
+            with open(path, "rb") as handle:
+                data = base64.b64encode(handle.read()).decode("ascii")
+    except Exception:                                      # no matplotlib, nothing to draw
+        return ""
+    return f'<img alt="plot" src="data:image/png;base64,{data}">'
+
+
+def result_html(result):
+    """What a checker's result shows in Jupyter: verdict, findings, its plot, its text."""
+    title = RESULT_TITLES.get(type(result).__name__, type(result).__name__)
+    passed = _result_passed(result)
     verdict = ('<div class="verdict ok">passed</div>' if passed else
                '<div class="verdict bad">problems found</div>')
-    image = f'<img alt="{escape(title)}" src="{png_data_uri(figure)}">' if figure is not None else ""
-    cards = "".join(finding_html(f) for f in findings)
-    return fragment(f"<h2>{escape(title)}</h2>{verdict}{cards}{image}<pre>{escape(text)}</pre>")
+    cards = "".join(finding_html(f) for f in getattr(result, "findings", None) or [])
+    return fragment(f"<h2>{escape(title)}</h2>{verdict}{cards}{_result_image(result)}"
+                    f"<pre>{escape(str(result))}</pre>")
