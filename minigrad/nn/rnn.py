@@ -96,19 +96,33 @@ class RNNBase(Module):
         return state
 
     # --- the loop -------------------------------------------------------------------------------
-    def _step(self, x_part, hidden, weight_hh, bias_hh):
-        """One time step; ``hidden`` is h (RNN, GRU) or (h, c) (LSTM). Returns the new hidden."""
+    # The hidden bias b_hh is added once to the whole input projection where that is the same
+    # sum (RNN, LSTM); the GRU needs it per step, inside r * (h W_hn^T + b_hn).
+    _bias_hh_per_step = False
+
+    def _step(self, x_part, hidden, hidden_part):
+        """One time step from the input part and ``hidden_part(h)``; ``hidden`` is h (RNN, GRU)
+        or (h, c) (LSTM). Returns the new hidden."""
         raise NotImplementedError
 
     def _run_direction(self, x, hidden, layer, suffix):
         weight_ih, weight_hh, bias_ih, bias_hh = self._weights(layer, suffix)
         projected = F.linear(x, weight_ih, bias_ih)          # all time steps at once (L, N, G*H)
+        if bias_hh is not None and not self._bias_hh_per_step:
+            projected = ops.add(projected, bias_hh)
+        weight_hh_t = ops.permute(weight_hh, (1, 0))         # transposed once, not per step
+        per_step_bias = bias_hh if self._bias_hh_per_step else None
+
+        def hidden_part(h):
+            out = ops.matmul(h, weight_hh_t)
+            return out if per_step_bias is None else ops.add(out, per_step_bias)
+
         steps = range(x.shape[0])
         if suffix:
             steps = reversed(steps)
         outputs = [None] * x.shape[0]
         for t in steps:
-            hidden = self._step(projected[t], hidden, weight_hh, bias_hh)
+            hidden = self._step(projected[t], hidden, hidden_part)
             outputs[t] = hidden[0] if isinstance(hidden, tuple) else hidden
         return ops.stack(outputs, axis=0), hidden
 
@@ -187,8 +201,8 @@ class RNN(RNNBase):
                          hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
                          device=device, dtype=dtype)
 
-    def _step(self, x_part, h, weight_hh, bias_hh):
-        pre = ops.add(x_part, F.linear(h, weight_hh, bias_hh))
+    def _step(self, x_part, h, hidden_part):
+        pre = ops.add(x_part, hidden_part(h))
         return ops.tanh(pre) if self.nonlinearity == "tanh" else ops.relu(pre)
 
     def extra_repr(self):
@@ -204,9 +218,9 @@ class LSTM(RNNBase):
         super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout,
                          bidirectional, proj_size, device=device, dtype=dtype)
 
-    def _step(self, x_part, hidden, weight_hh, bias_hh):
+    def _step(self, x_part, hidden, hidden_part):
         h, c = hidden
-        gates = ops.add(x_part, F.linear(h, weight_hh, bias_hh))
+        gates = ops.add(x_part, hidden_part(h))
         both = REGISTRY["lstm_cell"].apply(gates, c)      # stack([h, c])
         return both[0], both[1]
 
@@ -219,5 +233,7 @@ class GRU(RNNBase):
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout,
                          bidirectional, device=device, dtype=dtype)
 
-    def _step(self, x_part, h, weight_hh, bias_hh):
-        return REGISTRY["gru_cell"].apply(x_part, F.linear(h, weight_hh, bias_hh), h)
+    _bias_hh_per_step = True
+
+    def _step(self, x_part, h, hidden_part):
+        return REGISTRY["gru_cell"].apply(x_part, hidden_part(h), h)
