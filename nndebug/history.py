@@ -70,7 +70,6 @@ MIN_RECENT = 4                # the latest records kept, at least
 NAN_EVIDENCE_RECORDS = 24     # records kept from just before the first non-finite step on
 COMPACT_TO = 0.75             # a compaction leaves the records at 3/4 of their budget
 EARLY_HISTOGRAMS, RECENT_HISTOGRAMS = 3, 4
-INTAKE_MAX = 4096             # losses appended as Python floats before they move to NumPy
 
 # the columns of a bucket of losses (one row per bucket, float64)
 FIRST, LAST, COUNT, MIN, MEAN, MAX, NONFINITE, FIRST_NONFINITE = range(8)
@@ -161,7 +160,7 @@ class LossCurve:
         if len(steps) != len(values):
             raise ValueError(f"a loss curve needs one value per step; got {len(steps)} steps and "
                              f"{len(values)} values")
-        piece = len(steps) if self.full_max is None else max(1, self.full_max // 2)
+        piece = max(1, len(steps) if self.full_max is None else self.full_max // 2)
         for start in range(0, len(steps), piece):
             self._append(steps[start:start + piece], values[start:start + piece])
 
@@ -295,6 +294,49 @@ def bucket_points(buckets):
     return steps[order], values[order]
 
 
+class CurveColumn:
+    """``run.loss_steps`` / ``run.losses`` of a bounded run: list-like, backed by a LossCurve.
+
+    Appending works as on a list (the steps column and the values column are paired up as
+    both arrive, then go into the curve); reading (len, index, slice, iteration, NumPy)
+    gives what the rules see: ``LossCurve.points()``.
+    """
+
+    def __init__(self, curve, column, pairing):
+        self.curve, self.column, self.pairing = curve, column, pairing
+
+    def _values(self):
+        return self.curve.points()[self.column]
+
+    def extend(self, values):
+        self.pairing[self.column].extend(values)
+        steps, losses = self.pairing
+        n = min(len(steps), len(losses))
+        if n:
+            self.curve.extend(steps[:n], losses[:n])
+            del steps[:n], losses[:n]
+
+    def append(self, value):
+        self.extend([value])
+
+    def __len__(self):
+        return len(self._values())
+
+    def __getitem__(self, index):
+        picked = self._values()[index]
+        return picked.tolist() if isinstance(index, slice) else picked.item()
+
+    def __iter__(self):
+        return iter(self._values().tolist())
+
+    def __array__(self, dtype=None, copy=None):
+        values = self._values()
+        return values if dtype is None else values.astype(dtype)
+
+    def __repr__(self):
+        return f"CurveColumn({len(self)} points)"
+
+
 # ============================================================================================
 # the bounded run
 # ============================================================================================
@@ -302,9 +344,10 @@ def bucket_points(buckets):
 class BoundedRun(RunRecord):
     """A ``RunRecord`` that keeps itself under ``max_bytes`` (None: no limit); see above.
 
-    The monitor appends to it as to any run (``loss_steps``/``losses`` lists, ``records``,
-    ``histograms``) and calls ``enforce_budget()`` once per step; the losses then move from
-    the lists into NumPy curves, and the records are compacted when over budget.
+    The monitor appends to it as to any run (``loss_steps``/``losses``, ``records``,
+    ``histograms``) and calls ``enforce_budget()`` once per step, which compacts the records
+    when they are over budget. The loss columns are ``CurveColumn`` objects: the losses go
+    straight into NumPy curves, and reading them gives what the rules see.
     """
 
     max_bytes: "int | None" = None
@@ -320,6 +363,13 @@ class BoundedRun(RunRecord):
     def __post_init__(self):
         share = None if self.max_bytes is None else int(self.max_bytes * CURVE_SHARE / 2)
         self._curves = {"train": LossCurve(share), "val": LossCurve(share)}
+        self._pairing = {"train": ([], []), "val": ([], [])}
+        given = (self.loss_steps, self.losses, self.val_steps, self.val_losses)
+        for which, names in (("train", ("loss_steps", "losses")), ("val", ("val_steps", "val_losses"))):
+            for column, name in enumerate(names):
+                setattr(self, name, CurveColumn(self._curves[which], column, self._pairing[which]))
+        for column, values in zip((self.loss_steps, self.losses, self.val_steps, self.val_losses), given):
+            column.extend(values)
 
     # --- budgets ------------------------------------------------------------------------
     @property
@@ -336,20 +386,17 @@ class BoundedRun(RunRecord):
         """The estimated bytes the history holds now (curves, records, histograms)."""
         self._count_sizes()
         return (sum(c.nbytes for c in self._curves.values()) + sum(self._sizes)
-                + sum(self._hist_sizes) + 16 * (len(self.loss_steps) + len(self.val_steps)))
+                + sum(self._hist_sizes))
 
     # --- what the rules, reports and plots read -------------------------------------------
     def loss_array(self):
-        self._drain()
         return self._curves["train"].points()
 
     def val_array(self):
-        self._drain()
         return self._curves["val"].points()
 
     def curve(self, which="train"):
         """The ``LossCurve`` of "train" or "val" (its buckets hold min/mean/max)."""
-        self._drain()
         return self._curves[which]
 
     def to_dict(self, records=True):
@@ -358,11 +405,25 @@ class BoundedRun(RunRecord):
             out[key] = {"steps": steps.tolist(), "values": [float(v) for v in values]}
         return out
 
+    def adopt_history(self, other):
+        """Take over ``other``'s history (curves, records, histograms, step count): a resumed
+        monitor keeps its own run object, whose static facts are its own."""
+        for which in ("train", "val"):
+            for pending in self._pairing[which]:
+                pending.clear()
+            state = other._curves[which].state()
+            self._curves[which].load(state["steps"], state["values"], state["buckets"],
+                                     state["width"])
+        self.records[:] = other.records
+        self.histograms[:] = other.histograms
+        self.n_steps = other.n_steps
+        self._record_grid, self._histogram_grid = other._record_grid, other._histogram_grid
+        self.compactions = other.compactions
+        self._sizes, self._hist_sizes, self._bytes_after_compaction = [], [], 0
+
     # --- keeping the budget ---------------------------------------------------------------
     def enforce_budget(self):
         """Called by the monitor once per step: cheap unless something is over budget."""
-        if len(self.loss_steps) >= INTAKE_MAX or len(self.val_steps) >= INTAKE_MAX:
-            self._drain()
         if self.max_bytes is None:
             return
         if len(self.records) > len(self._sizes) or len(self.histograms) > len(self._hist_sizes):
@@ -375,15 +436,6 @@ class BoundedRun(RunRecord):
                 self.compact_records()
             if sum(self._hist_sizes) > self.histogram_budget:
                 self.compact_histograms()
-
-    def _drain(self):
-        """Move the losses appended to the plain lists into the NumPy curves."""
-        for which, steps, values in (("train", self.loss_steps, self.losses),
-                                     ("val", self.val_steps, self.val_losses)):
-            n = min(len(steps), len(values))
-            if n:
-                self._curves[which].extend(steps[:n], values[:n])
-                del steps[:n], values[:n]
 
     def _count_sizes(self):
         if len(self._sizes) > len(self.records):     # records replaced from outside: recount

@@ -36,6 +36,7 @@ One file per job:
     losses.py      the loss of every step, kept as a reference until it is copied
     discover.py    which parameters and layers are watched (once, at the start)
     sinks.py       where the run goes while it trains (TensorBoard, ...)
+    long_run.py    long runs: the history budget, saves while training, resuming
 
 Data flows one way: adapter -> ``nndebug.records`` (NumPy) -> ``nndebug.rules`` ->
 findings -> ``nndebug.report``. The monitor measures; it does not know what is healthy:
@@ -62,13 +63,15 @@ How to extend
 from .monitor import DEFAULT_OVERHEAD, HISTOGRAM_EVERY, Monitor
 from .schedule import ESCALATED_RECORDS, WARMUP_RECORDS, Schedule
 from .sinks import Sink, TensorBoardSink
+from .long_run import DEFAULT_MAX_HISTORY_MB, DEFAULT_SAVE_EVERY_S
 
 __all__ = ["watch", "Monitor", "Sink", "TensorBoardSink", "Schedule", "DEFAULT_OVERHEAD",
            "HISTOGRAM_EVERY", "ESCALATED_RECORDS", "WARMUP_RECORDS"]
 
 
 def watch(model, optimizer=None, *, every=1, overhead=DEFAULT_OVERHEAD, tensorboard=None,
-          histogram_every=HISTOGRAM_EVERY, sinks=(), probes=(), loss_fn=None):
+          histogram_every=HISTOGRAM_EVERY, sinks=(), probes=(), loss_fn=None,
+          max_history_mb=DEFAULT_MAX_HISTORY_MB, save_to=None, save_every_s=DEFAULT_SAVE_EVERY_S):
     """Start monitoring ``model`` (and ``optimizer``); returns a ``Monitor``.
 
     Call ``mon.step(loss)`` once per optimizer step, after ``optimizer.step()``; read
@@ -82,7 +85,12 @@ def watch(model, optimizer=None, *, every=1, overhead=DEFAULT_OVERHEAD, tensorbo
     output and targets that reach it (a loss module is hooked as it is; call a plain
     function through ``mon.loss_fn``); without it, loss modules called during a recorded
     step (torch) and the loss tensor's graph are read.
+    ``max_history_mb``: the memory the run's history may hold (None: no limit; what is kept:
+    ``nndebug.history``). ``save_to``: a file the run is saved to, atomically, at most every
+    ``save_every_s`` seconds and when the monitor closes (``nndebug.load_run``,
+    ``nndebug report``); ``mon.state_dict()`` goes into checkpoints (``long_run.py``).
     """
     return Monitor(model, optimizer, every=every, overhead=overhead, tensorboard=tensorboard,
                    histogram_every=histogram_every, sinks=sinks, probes=probes,
-                   loss_fn=loss_fn)
+                   loss_fn=loss_fn, max_history_mb=max_history_mb, save_to=save_to,
+                   save_every_s=save_every_s)

@@ -14,7 +14,7 @@ import math
 from .. import rules
 from ..adapters import adapt
 from ..findings import Finding, sort_findings
-from ..records import RunRecord, record_finite
+from ..records import record_finite
 from . import discover, schedule as schedule_module
 from .around import Around
 from .hooks import StepHooks
@@ -22,6 +22,8 @@ from .losses import PENDING_LOSSES_MAX, PendingLosses, loss_value
 from .schedule import WARMUP_RECORDS, Schedule
 from .sinks import Sink, TensorBoardSink
 from .transfer import PARAMETER_STATISTICS, Packet, build_record, to_host_many
+from ..history import BoundedRun
+from . import long_run
 
 DEFAULT_OVERHEAD = 0.05      # share of training time the monitor may spend by default
 HISTOGRAM_EVERY = 10         # every 10th record also keeps histograms and spread statistics
@@ -48,15 +50,18 @@ class Monitor:
 
     def __init__(self, model, optimizer=None, *, every=1, overhead=DEFAULT_OVERHEAD,
                  tensorboard=None, histogram_every=HISTOGRAM_EVERY, sinks=(), probes=(),
-                 loss_fn=None):
+                 loss_fn=None, max_history_mb=long_run.DEFAULT_MAX_HISTORY_MB,
+                 save_to=None, save_every_s=long_run.DEFAULT_SAVE_EVERY_S):
         sinks, probes = list(sinks), list(probes)
         _check_arguments(every, overhead, histogram_every, sinks)
+        max_bytes = long_run.check_options(max_history_mb, save_to, save_every_s)
         self.adapter = adapter = adapt(model)
         self.model, self.optimizer = model, optimizer
         self.every, self.overhead, self.histogram_every = every, overhead, histogram_every
         self._params, param_infos = discover.parameters(adapter, optimizer)
         layers, mode_layers = discover.layers(adapter)
-        self.run = RunRecord(
+        self.run = BoundedRun(     # a RunRecord that keeps under max_history_mb (history.py)
+            max_bytes=max_bytes,
             framework=adapter.framework, params=param_infos, has_optimizer=optimizer is not None,
             layers=discover.layer_infos(adapter, layers),
             settings={"every": every, "overhead": overhead, "histogram_every": histogram_every})
@@ -66,6 +71,9 @@ class Monitor:
         self.sinks = sinks
         if tensorboard is not None:
             self.sinks.append(TensorBoardSink(tensorboard))
+        # the history budget after each step, saves to save_to (long_run.py)
+        self.long_run = long_run.LongRun(self, save_to, save_every_s)
+        self.sinks.append(self.long_run)
         # probes run once, on the first record after the warm-up steps: each is called as
         # probe(monitor, record) and returns findings (or None) that join findings()
         self.probes = probes
@@ -166,6 +174,21 @@ class Monitor:
         """Write a PNG dashboard (loss with findings, gradient flow, activations) to ``path``."""
         from ..report.plots import plot_dashboard
         return plot_dashboard(self.run, self.findings(), path, title=title)
+
+    def save(self, path):
+        """Write the run (history, findings, settings) to ``path`` now, atomically; read it
+        back with ``nndebug.load_run(path)`` or ``nndebug report PATH``."""
+        return long_run.save(self, path)
+
+    def state_dict(self):
+        """The monitor's state for a checkpoint: plain data (strings, numbers, lists, dicts,
+        tensors) that ``torch.load`` reads with its defaults; see ``long_run.py``."""
+        return long_run.state_dict(self)
+
+    def load_state_dict(self, state):
+        """Continue the run saved by ``state_dict()`` (call it before the first step): step
+        numbers continue, the rules see the whole curve, earlier findings stay."""
+        long_run.load_state_dict(self, state)
 
     def close(self):
         """Remove every hook the monitor installed; findings stay readable."""

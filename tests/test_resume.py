@@ -1,0 +1,252 @@
+"""Long runs through the monitor: watch(max_history_mb=..., save_to=...), mon.save,
+mon.state_dict()/load_state_dict() in a torch checkpoint (one history across a restart),
+and a process killed with SIGKILL leaving its last complete save."""
+import io
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import nndebug as nd
+from nndebug.findings import Finding
+from nndebug.runfile import RunFileError
+
+torch = pytest.importorskip("torch")
+
+
+def torch_setup(seed=0, dead=False):
+    torch.manual_seed(seed)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 3))
+    if dead:
+        torch.nn.init.constant_(model[0].bias, -10.0)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    g = torch.Generator().manual_seed(seed)
+    data = [(torch.randn(32, 8, generator=g), torch.randint(0, 3, (32,), generator=g))
+            for _ in range(8)]
+    return model, opt, data
+
+
+def train(mon, model, opt, data, steps, start=0, nan_at=None):
+    loss_fn = torch.nn.CrossEntropyLoss()
+    for i in range(start, start + steps):
+        x, y = data[i % len(data)]
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        if nan_at is not None and i == nan_at:
+            loss = loss * float("nan")
+        loss.backward()
+        opt.step()
+        mon.step(loss)
+
+
+def checkpoint_round_trip(state):
+    buffer = io.BytesIO()
+    torch.save({"nndebug": state}, buffer)
+    buffer.seek(0)
+    return torch.load(buffer)["nndebug"]         # torch's default: weights_only=True
+
+
+def test_a_resumed_run_keeps_one_history(tmp_path):
+    path = tmp_path / "run.nndebug"
+    model, opt, data = torch_setup()
+    with nd.watch(model, opt, max_history_mb=8, save_to=path, save_every_s=60) as mon:
+        train(mon, model, opt, data, 10)
+    assert path.exists()
+    saved = nd.load_run(path)
+    assert saved.n_steps == 10 and isinstance(saved.report(), str)
+    state = checkpoint_round_trip(mon.state_dict())
+    with nd.watch(model, opt) as resumed:
+        resumed.load_state_dict(state)
+        train(resumed, model, opt, data, 3, start=10, nan_at=11)
+    nan = [f for f in resumed.findings() if f.code == "NAN_LOSS"]
+    assert nan and nan[0].step == 11
+    steps, _ = resumed.run.loss_array()
+    np.testing.assert_array_equal(steps, np.arange(13))
+    assert resumed.run.n_steps == 13 and "13 steps" in resumed.report()
+
+
+def setup(framework, seed=0):
+    """A small classifier whose first ReLU layer is dead (bias -10): DEAD_RELU to find."""
+    if framework == "torch":
+        model, opt, data = torch_setup(seed, dead=True)
+        return model, opt, data, torch.nn.CrossEntropyLoss()
+    import minigrad as mg
+    import minigrad.nn as mnn
+    import minigrad.optim as mopt
+    mg.manual_seed(seed)
+    model = mnn.Sequential(mnn.Linear(8, 16), mnn.ReLU(), mnn.Linear(16, 3))
+    model[0].bias.data[...] = -10.0
+    rng = np.random.default_rng(seed)
+    data = [(mg.tensor(rng.normal(size=(32, 8)).astype(np.float32)), mg.tensor(rng.integers(0, 3, 32)))
+            for _ in range(8)]
+    return model, mopt.SGD(model.parameters(), lr=0.05), data, mnn.CrossEntropyLoss()
+
+
+def train_any(mon, model, opt, data, loss_fn, start, stop):
+    for i in range(start, stop):
+        x, y = data[i % len(data)]
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        mon.step(loss)
+
+
+@pytest.mark.parametrize("framework", ["torch", "minigrad"])
+def test_a_run_split_by_a_restart_is_judged_like_one_run(framework):
+    """Uninterrupted vs. a new monitor at step 40 loading the old one's state: the same
+    curve, the same records, the same findings."""
+    model, opt, data, loss_fn = setup(framework)
+    with nd.watch(model, opt, overhead=None) as whole:
+        train_any(whole, model, opt, data, loss_fn, 0, 80)
+    model, opt, data, loss_fn = setup(framework)
+    with nd.watch(model, opt, overhead=None) as first:
+        train_any(first, model, opt, data, loss_fn, 0, 40)
+    state = checkpoint_round_trip(first.state_dict())
+    with nd.watch(model, opt, overhead=None) as second:
+        second.load_state_dict(state)
+        train_any(second, model, opt, data, loss_fn, 40, 80)
+    for a, b in zip(second.run.loss_array(), whole.run.loss_array()):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    assert [r.step for r in second.run.records] == [r.step for r in whole.run.records]
+    codes = lambda m: sorted({f.code for f in m.findings()})  # noqa: E731
+    assert codes(second) == codes(whole) and "DEAD_RELU" in codes(second)
+
+
+def test_findings_from_before_the_restart_stay():
+    model, opt, data = torch_setup()
+
+    def probe(monitor, record):
+        return [Finding("BATCH_MIXING", "error", "0", record.step, "Samples mix.", {"step": record.step})]
+    with nd.watch(model, opt, probes=[probe], overhead=None) as mon:
+        train(mon, model, opt, data, 6)
+    assert "BATCH_MIXING" in {f.code for f in mon.findings()}
+    state = checkpoint_round_trip(mon.state_dict())
+    with nd.watch(model, opt, overhead=None) as resumed:
+        resumed.load_state_dict(state)
+        train(resumed, model, opt, data, 4, start=6)
+    kept = [f for f in resumed.findings() if f.code == "BATCH_MIXING"]
+    assert len(kept) == 1 and kept[0].step == 3
+
+
+def test_load_state_dict_refuses_what_it_cannot_continue():
+    model, opt, data = torch_setup()
+    with nd.watch(model, opt) as mon:
+        train(mon, model, opt, data, 3)
+    state = mon.state_dict()
+    with nd.watch(model, opt) as late:
+        train(late, model, opt, data, 1)
+        with pytest.raises(RuntimeError, match="before the first step"):
+            late.load_state_dict(state)
+    other = torch.nn.Sequential(torch.nn.Linear(8, 5), torch.nn.Linear(5, 3))
+    with nd.watch(other) as mon2:
+        with pytest.raises(ValueError, match="other trainable parameters"):
+            mon2.load_state_dict(state)
+        with pytest.raises(RunFileError, match="expects the dict returned by mon.state_dict"):
+            mon2.load_state_dict({"model": 1})
+        newer = dict(state, header=dict(state["header"], version=99), version=99)
+        with pytest.raises(RunFileError, match="newer nndebug"):
+            mon2.load_state_dict(newer)
+
+
+def test_saves_come_at_most_every_save_every_s_and_on_close(tmp_path):
+    model, opt, data = torch_setup()
+    rare, often = tmp_path / "rare.nndebug", tmp_path / "often.nndebug"
+    with nd.watch(model, opt, save_to=rare, save_every_s=3600) as mon:
+        train(mon, model, opt, data, 5)
+        assert not rare.exists()
+    assert nd.load_run(rare).n_steps == 5
+    with nd.watch(model, opt, save_to=often, save_every_s=0) as mon:
+        train(mon, model, opt, data, 5)
+        assert nd.load_run(often).n_steps == 5           # saved while training
+        assert mon.long_run.saves == 5
+    on_demand = mon.save(tmp_path / "now.nndebug")
+    assert nd.load_run(on_demand).n_steps == 5
+
+
+def test_a_failing_save_never_stops_training(tmp_path):
+    model, opt, data = torch_setup()
+    with nd.watch(model, opt, save_to=tmp_path / "missing" / "run.nndebug", save_every_s=0) as mon:
+        train(mon, model, opt, data, 4)
+    notes = [f for f in mon.findings() if f.code == "MONITOR_ERROR"]
+    assert notes and "could not save the run" in notes[0].message
+    assert mon.run.n_steps == 4
+
+
+@pytest.mark.parametrize("bad", [dict(max_history_mb=0), dict(save_every_s=-1),
+                                 dict(save_to=3), dict(max_history_mb="big")])
+def test_bad_long_run_options_are_clear_errors(bad):
+    model, _, _ = torch_setup()
+    with pytest.raises((ValueError, TypeError), match="max_history_mb|save_every_s|save_to"):
+        nd.watch(model, **bad)
+    assert not model[0]._forward_hooks and not model[0]._forward_pre_hooks
+
+
+def test_the_monitor_keeps_its_history_under_budget():
+    """watch(max_history_mb=...) thins as it trains, and the zoo's findings do not change."""
+    from nndebug.zoo import get
+    for name in ("torch/dead-relu-bias", "minigrad/missing-zero-grad"):
+        case = get(name)
+        unlimited = case.run(max_history_mb=None)
+        small = case.run(max_history_mb=0.15)
+        assert small.run.compactions > 0 and len(small.run.records) < len(unlimited.run.records)
+        assert small.run.history_bytes() <= 0.15 * 2 ** 20
+        codes = lambda m: sorted({f.code for f in m.findings() if f.severity != "info"})  # noqa
+        assert codes(small) == codes(unlimited) and case.expected in codes(small)
+
+
+KILLED_RUN = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import minigrad as mg
+    import minigrad.nn as nn
+    import minigrad.optim as optim
+    import nndebug as nd
+
+    path = sys.argv[1]
+    mg.manual_seed(0)
+    model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 4))
+    opt = optim.SGD(model.parameters(), lr=0.01)
+    loss_fn = nn.CrossEntropyLoss()
+    rng = np.random.default_rng(0)
+    x, y = mg.tensor(rng.normal(size=(64, 32)).astype(np.float32)), mg.tensor(rng.integers(0, 4, 64))
+    mon = nd.watch(model, opt, overhead=None, max_history_mb=4, save_to=path, save_every_s=0)
+    step = 0
+    while True:
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        mon.step(loss)
+        step += 1
+        if step == 3:
+            print("saving", flush=True)
+""")
+
+
+def test_a_process_killed_at_any_moment_leaves_its_last_complete_save(tmp_path):
+    script = tmp_path / "killed_run.py"
+    script.write_text(KILLED_RUN)
+    rng = random.Random(0)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=root)
+    for attempt in range(3):
+        path = tmp_path / f"run{attempt}.nndebug"
+        process = subprocess.Popen([sys.executable, str(script), str(path)], env=env,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            line = process.stdout.readline()             # the run has started saving
+            assert line.strip() == "saving", process.stderr.read()
+            time.sleep(rng.uniform(0.0, 1.0))           # then a random moment, mid-write or not
+        finally:
+            process.send_signal(signal.SIGKILL)
+            process.wait(timeout=30)
+        saved = nd.load_run(path)                         # the last complete save, whole
+        assert saved.n_steps >= 1 and len(saved.run.records) >= 1
+        assert isinstance(saved.report(), str)
