@@ -17,7 +17,15 @@ Modes (the cost is forward passes of the whole model):
              its size.
 * ``auto``   ``fast`` first; tensors that fail get an element check (all elements up to
              ``full_limit`` = 64 elements, else ``auto_samples`` = 32 spread elements) so
-             the report can name the worst element.
+             the report can name the worst element. Above ``LARGE_MODEL`` trainable
+             elements ``auto`` is ``joint``.
+* ``joint``  one random direction through every tensor at once, each tensor weighted by
+             the inverse of its gradient's norm so that each moves the derivative by a
+             comparable amount (``numeric.joint_probe``): two forward passes for the
+             whole model. It says whether any gradient is wrong, not which; the first
+             ``tensor_budget`` tensors (from the output side) are then checked alone, and
+             ``nndebug.locate`` finds the module. The zero-cotangent rule is skipped (a
+             backward that ignores grad_output fails the direction anyway).
 
 On top, the zero-cotangent rule: gradients of 0*L must be 0 and those of 2*L
 exactly twice those of L. A backward that ignores its incoming gradient fails it.
@@ -27,11 +35,15 @@ import dataclasses
 import numpy as np
 
 from .findings import Finding
-from .numeric import (Probe, directional_check, element_check, scales_with_cotangent,
-                      spread_indices, tolerance_for)
+from .numeric import (Probe, directional_check, element_check, joint_probe,
+                      scales_with_cotangent, spread_indices, tolerance_for)
 from .workbench import Workbench, require_finite_loss
 
-MODES = ("auto", "full", "sample", "fast")
+MODES = ("auto", "full", "sample", "fast", "joint")
+LARGE_MODEL = 1_000_000
+"""Trainable elements above which ``auto`` checks jointly: with every tensor checked on its
+own a model of 11M parameters needs a few hundred float64 passes (minutes); jointly it
+needs four."""
 
 
 @dataclasses.dataclass
@@ -72,6 +84,11 @@ class GradcheckReport:
     def failed(self):
         return [c for c in self.checks if not c.passed]
 
+    def _repr_html_(self):
+        """Jupyter shows the verdict, the findings and the plot inline."""
+        from .report.html import result_html
+        return result_html(self)
+
     def __str__(self):
         verdict = "PASSED" if self.passed else \
             f"FAILED - {len(self.failed())} of {len(self.checks)} tensors disagree with finite differences"
@@ -104,7 +121,7 @@ class GradcheckReport:
 
 
 def gradcheck(model, inputs, targets, loss_fn, *, mode="auto", seed=0, check_dtype=np.float64,
-              n_samples=32, auto_samples=32, full_limit=64, n_directions=2):
+              n_samples=32, auto_samples=32, full_limit=64, n_directions=2, tensor_budget=0):
     """Compare every parameter gradient (and input gradient, where the input requires
     grad) with finite differences; returns a ``GradcheckReport``.
 
@@ -122,6 +139,8 @@ def gradcheck(model, inputs, targets, loss_fn, *, mode="auto", seed=0, check_dty
     bench = Workbench(model, inputs, targets, loss_fn, seed=seed, dtype=check_dtype)
     tol = tolerance_for(check_dtype)
     rng = np.random.default_rng(seed)
+    if mode == "auto" and bench.user.parameter_count() > LARGE_MODEL:
+        mode = "joint"
     with bench.opened():
         params = bench.parameter_slots()
         input_slots = bench.input_slots()
@@ -131,40 +150,80 @@ def gradcheck(model, inputs, targets, loss_fn, *, mode="auto", seed=0, check_dty
                 " and no input requires grad, so there is no gradient to check")
         loss, grads, input_grads = bench.loss_and_grads(wrt_inputs=bool(input_slots))
         require_finite_loss(loss)
-        _, grads0, input_grads0 = bench.loss_and_grads(wrt_inputs=bool(input_slots), grad_scale=0.0)
-        _, grads2, input_grads2 = bench.loss_and_grads(wrt_inputs=bool(input_slots), grad_scale=2.0)
-        private_leaves = bench.work.float_leaves(bench.inputs)
-        f0 = bench.loss()
-        probes = []
-        for name, p in params:
-            probes.append((_parameter_probe(bench, name, p, grads[name]),
-                           (grads[name], grads0[name], grads2[name])))
-        for name, leaf in input_slots:
-            position = next(i for i, t in enumerate(private_leaves) if t is leaf)
-            probes.append((_parameter_probe(bench, name, leaf, input_grads[position]),
-                           (input_grads[position], input_grads0[position], input_grads2[position])))
-        checks = []
-        for probe, (g1, g0, g2) in probes:
-            result = _check_probe(bench.loss, probe, f0, tol, rng, mode, n_samples, auto_samples,
-                                  full_limit, n_directions)
-            scaling_ok, scaling = scales_with_cotangent(
-                np.zeros(probe.values.shape) if g1 is None else g1,
-                np.zeros(probe.values.shape) if g0 is None else g0,
-                np.zeros(probe.values.shape) if g2 is None else g2, tol)
-            check = TensorCheck(
-                name=probe.name, passed=result.passed and scaling_ok,
-                max_rel_error=float(result.max_rel_error), n_checked=result.n_checked,
-                worst_index=result.worst_index, method=result.method,
-                shape=tuple(probe.values.shape), n_kinks=result.n_kinks,
-                scales_with_grad_output=scaling_ok, analytic=result.analytic,
-                numeric=result.numeric, note=result.note, scaling=scaling)
-            checks.append(check)
+        if mode == "joint":
+            checks = _joint_checks(bench, params, input_slots, grads, input_grads, loss, tol, rng,
+                                   n_directions, tensor_budget)
+        else:
+            _, grads0, input_grads0 = bench.loss_and_grads(wrt_inputs=bool(input_slots), grad_scale=0.0)
+            _, grads2, input_grads2 = bench.loss_and_grads(wrt_inputs=bool(input_slots), grad_scale=2.0)
+            private_leaves = bench.work.float_leaves(bench.inputs)
+            f0 = bench.loss()
+            probes = []
+            for name, p in params:
+                probes.append((_parameter_probe(bench, name, p, grads[name]),
+                               (grads[name], grads0[name], grads2[name])))
+            for name, leaf in input_slots:
+                position = next(i for i, t in enumerate(private_leaves) if t is leaf)
+                probes.append((_parameter_probe(bench, name, leaf, input_grads[position]),
+                               (input_grads[position], input_grads0[position], input_grads2[position])))
+            checks = []
+            for probe, (g1, g0, g2) in probes:
+                result = _check_probe(bench.loss, probe, f0, tol, rng, mode, n_samples, auto_samples,
+                                      full_limit, n_directions)
+                scaling_ok, scaling = scales_with_cotangent(
+                    np.zeros(probe.values.shape) if g1 is None else g1,
+                    np.zeros(probe.values.shape) if g0 is None else g0,
+                    np.zeros(probe.values.shape) if g2 is None else g2, tol)
+                check = TensorCheck(
+                    name=probe.name, passed=result.passed and scaling_ok,
+                    max_rel_error=float(result.max_rel_error), n_checked=result.n_checked,
+                    worst_index=result.worst_index, method=result.method,
+                    shape=tuple(probe.values.shape), n_kinks=result.n_kinks,
+                    scales_with_grad_output=scaling_ok, analytic=result.analytic,
+                    numeric=result.numeric, note=result.note, scaling=scaling)
+                checks.append(check)
     report = GradcheckReport(passed=all(c.passed for c in checks), checks=checks,
                              n_forward=bench.n_forward, mode=mode, seed=int(seed), loss=float(loss),
                              dtype=str(np.dtype(check_dtype)))
     report.findings = _findings(report, tol)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _joint_checks(bench, params, input_slots, grads, input_grads, loss, tol, rng, n_directions,
+                  tensor_budget):
+    """``joint`` mode: every tensor in one weighted direction, then up to ``tensor_budget``
+    tensors alone (from the output side, where a wrong backward has not yet spread)."""
+    private_leaves = bench.work.float_leaves(bench.inputs)
+    probes = [_parameter_probe(bench, name, p, grads[name]) for name, p in params]
+    for name, leaf in input_slots:
+        position = next(i for i, t in enumerate(private_leaves) if t is leaf)
+        probes.append(_parameter_probe(bench, name, leaf, input_grads[position]))
+    joint, weights = joint_probe("all tensors", probes)
+    # f0 is the loss just computed (same parameters, same replayed RNG): no extra pass
+    # one direction is conclusive: a wrong gradient moves it by a visible fraction, and the
+    # chance that a random direction hides it is that of a Gaussian landing within 1e-4 of 0
+    result = directional_check(bench.loss, joint, loss, tol, rng, n_directions=1,
+                               weights=weights)
+    agree = result.passed
+    checks = {}
+    if not agree:
+        for probe in list(reversed(probes))[:tensor_budget]:
+            alone = directional_check(bench.loss, probe, loss, tol, rng, n_directions=1)
+            checks[probe.name] = TensorCheck(
+                name=probe.name, passed=alone.passed, max_rel_error=float(alone.max_rel_error),
+                n_checked=alone.n_checked, worst_index=None, method="directional",
+                shape=tuple(probe.values.shape), analytic=alone.analytic, numeric=alone.numeric)
+    joint_note = (f"checked jointly with all {len(probes)} tensors: one weighted random "
+                  f"direction agrees (relative error {result.max_rel_error:.2g})" if agree else
+                  f"not checked alone: the joint direction through all {len(probes)} tensors "
+                  f"disagrees (relative error {result.max_rel_error:.2g}), so this one may be "
+                  "wrong; nndebug.locate finds the module")
+    return [checks.get(probe.name) or TensorCheck(
+        name=probe.name, passed=agree, max_rel_error=float(result.max_rel_error) if not agree
+        else 0.0, n_checked=result.n_checked if agree else 0, worst_index=None, method="joint",
+        shape=tuple(probe.values.shape), n_kinks=result.n_kinks if agree else 0,
+        analytic=result.analytic, numeric=result.numeric, note=joint_note) for probe in probes]
 
 
 def _parameter_probe(bench, name, tensor, grad):
@@ -199,7 +258,22 @@ def _check_probe(evaluate, probe, f0, tol, rng, mode, n_samples, auto_samples, f
 
 def _findings(report, tol):
     findings = []
+    if report.mode == "joint" and not report.passed:
+        unchecked = [c for c in report.checks if c.method == "joint"]
+        if unchecked:
+            findings.append(Finding(
+                code="BACKWARD_MISMATCH", severity="error", where="",
+                message=f"the backward pass gives gradients that disagree with finite "
+                        f"differences: a random direction through all {len(report.checks)} "
+                        f"tensors at once has relative error {unchecked[0].max_rel_error:.2g}",
+                evidence={"max_rel_error": unchecked[0].max_rel_error, "method": "joint",
+                          "analytic": unchecked[0].analytic, "numeric": unchecked[0].numeric,
+                          "tolerance": tol.rtol_directional},
+                fix="run nndebug.locate to find the module whose backward is wrong (it checks "
+                    "each module alone, at a cost that does not grow with the model's size)"))
     for c in report.checks:
+        if c.method == "joint":
+            continue
         if not c.scales_with_grad_output:
             findings.append(Finding(
                 code="BACKWARD_MISMATCH", severity="error", where=c.name,

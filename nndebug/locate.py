@@ -27,8 +27,9 @@ import dataclasses
 
 import numpy as np
 
-from .numeric import (Probe, directional_check, element_check, scales_with_cotangent,
-                      spread_indices, tolerance_for)
+from . import validation
+from .numeric import (Probe, directional_check, element_check, joint_probe,
+                      scales_with_cotangent, spread_indices, tolerance_for)
 from .workbench import Workbench, require_finite_loss
 
 ENGINE = "engine"
@@ -97,6 +98,11 @@ class LocateReport:
     def found(self):
         return bool(self.suspects)
 
+    def _repr_html_(self):
+        """Jupyter shows the verdict, the findings and the plot inline."""
+        from .report.html import result_html
+        return result_html(self)
+
     def __str__(self):
         checked = sum(1 for c in self.calls if c.checked)
         unchecked = sum(1 for c in self.calls if c.error)
@@ -122,47 +128,173 @@ class LocateReport:
                 "notes": list(self.notes)}
 
 
+STRATEGIES = ("auto", "thorough", "scalable")
+LARGE_MODEL = 1_000_000
+"""Trainable elements above which ``strategy="auto"`` is ``scalable``."""
+
+
 def locate(model, inputs, targets, loss_fn, *, seed=0, check_dtype=np.float64, n_directions=2,
-           n_samples=48):
+           n_samples=48, strategy="auto"):
     """Check every module (and on minigrad every primitive) alone; return a ``LocateReport``
-    whose ``suspects`` are empty when every backward agrees with finite differences."""
+    whose ``suspects`` are empty when every backward agrees with finite differences.
+
+    ``strategy``: ``thorough`` checks every module call, containers included (which re-run
+    their whole subtree - the root re-runs the model), each tensor in its own directions,
+    with the zero-cotangent rule. ``scalable`` checks the leaf modules (and the loss) with
+    one joint weighted direction each - a handful of passes of each module alone, so the
+    cost is a few forward passes of the model whatever its size - then looks closer only
+    at the modules that fail; containers are checked only when no leaf fails but the whole
+    model does (a fault in a container's own code or wiring). ``auto``: ``scalable`` above
+    ``LARGE_MODEL`` trainable elements, else ``thorough``.
+    """
     import time
 
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
     started = time.perf_counter()
     bench = Workbench(model, inputs, targets, loss_fn, seed=seed, dtype=check_dtype)
+    if strategy == "auto":
+        strategy = "scalable" if bench.user.parameter_count() > LARGE_MODEL else "thorough"
     rng = np.random.default_rng(seed)
     counter = _Counter()
     with bench.opened():
         work = bench.work
-        loss, _, _ = bench.loss_and_grads()
-        require_finite_loss(loss)
-        recording = bench.record(record_primitives=work.supports_primitives)
-        calls = recording.calls
-        verdicts = [None] * len(calls)
-        has_failing_descendant = set()
-        # children finish before their parents: check in that order, and do not re-run a
-        # container whose child already failed - it cannot be the culprit anyway
-        for position in sorted(range(len(calls)), key=lambda i: calls[i].order):
-            call = calls[position]
-            if position in has_failing_descendant:
-                verdicts[position] = CallVerdict(
-                    call.name, work.module_type(call.module), call.index, position, failed={},
-                    checked=[], inherited=True, is_container=True)
-            else:
-                verdicts[position] = _check_call(work, call, position, recording, rng, counter,
-                                                 n_directions, n_samples, check_dtype)
-            if not verdicts[position].passed:
-                parent = call.parent
-                while parent is not None:
-                    has_failing_descendant.add(parent)
-                    parent = calls[parent].parent
-        suspects, notes = _suspects(work, recording, verdicts, rng, counter, n_directions,
-                                    n_samples)
-    notes += [f"module '{v.name}' could not be re-run alone: {v.error}" for v in verdicts if v.error]
-    report = LocateReport(suspects=suspects, calls=verdicts, n_forward=bench.n_forward,
-                          n_module_evals=counter.n, framework=bench.user.framework, notes=notes)
+        if strategy == "scalable":
+            suspects, verdicts, notes = _locate_scalable(bench, rng, counter, n_directions,
+                                                         n_samples, check_dtype)
+        else:
+            suspects, verdicts, notes = _locate_thorough(bench, rng, counter, n_directions,
+                                                         n_samples, check_dtype)
+    notes += [f"module '{v.name}' could not be re-run alone: {v.error}"
+              for v in verdicts if v is not None and v.error]
+    report = LocateReport(suspects=suspects, calls=[v for v in verdicts if v is not None],
+                          n_forward=bench.n_forward, n_module_evals=counter.n,
+                          framework=bench.user.framework, notes=notes)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _locate_thorough(bench, rng, counter, n_directions, n_samples, check_dtype):
+    work = bench.work
+    loss, _, _ = bench.loss_and_grads()
+    require_finite_loss(loss)
+    recording = bench.record(record_primitives=work.supports_primitives)
+    calls = recording.calls
+    verdicts = [None] * len(calls)
+    has_failing_descendant = set()
+    # children finish before their parents: check in that order, and do not re-run a
+    # container whose child already failed - it cannot be the culprit anyway
+    for position in sorted(range(len(calls)), key=lambda i: calls[i].order):
+        call = calls[position]
+        if position in has_failing_descendant:
+            verdicts[position] = CallVerdict(
+                call.name, work.module_type(call.module), call.index, position, failed={},
+                checked=[], inherited=True, is_container=True)
+        else:
+            verdicts[position] = _check_call(work, call, position, recording, rng, counter,
+                                             n_directions, n_samples, check_dtype)
+        if not verdicts[position].passed:
+            parent = call.parent
+            while parent is not None:
+                has_failing_descendant.add(parent)
+                parent = calls[parent].parent
+    suspects, notes = _suspects(work, recording, verdicts, rng, counter, n_directions,
+                                n_samples)
+    return suspects, verdicts, notes
+
+
+def _locate_scalable(bench, rng, counter, n_directions, n_samples, dtype):
+    """Leaves first, one joint direction each; a closer look only where that fails."""
+    work = bench.work
+    with validation.explain_forward_error(bench.user, bench.raw_inputs):
+        recording = bench.record(record_primitives=work.supports_primitives)
+    calls = recording.calls
+    loss_call = next((c for c in calls if c.is_loss), None)
+    if loss_call is not None and loss_call.outputs:
+        require_finite_loss(float(np.asarray(loss_call.outputs[0]).reshape(-1)[0]))
+    verdicts = [None] * len(calls)
+    leaves = [i for i, c in enumerate(calls)
+              if c.is_loss or not work.module_children(c.module)]
+    for position in leaves:
+        verdicts[position] = _joint_call_check(work, calls[position], position, rng, counter,
+                                               dtype)
+    for position in leaves:   # a closer look (each wrt alone) at the leaves that fail
+        if verdicts[position].failed:
+            closer = _check_call(work, calls[position], position, recording, rng, counter,
+                                 n_directions, n_samples, dtype)
+            verdicts[position] = closer if closer.failed else verdicts[position]
+    notes = []
+    if not any(v.failed for v in verdicts if v is not None) and not _whole_model_agrees(bench,
+                                                                                       rng):
+        # no leaf fails but the model does: the fault sits in a container's own code or
+        # wiring; check the containers innermost first (each re-runs its subtree) and stop
+        # at the first that fails
+        notes.append("every leaf module agrees alone but the whole model does not: the "
+                     "containers were checked too")
+        for position in sorted((i for i in range(len(calls)) if verdicts[i] is None),
+                               key=lambda i: calls[i].order):
+            verdicts[position] = _check_call(work, calls[position], position, recording, rng,
+                                             counter, n_directions, n_samples, dtype)
+            if verdicts[position].failed:
+                break
+    for position, call in enumerate(calls):   # the rest: not re-run, nothing failed inside
+        if verdicts[position] is None:
+            verdicts[position] = CallVerdict(call.name, work.module_type(call.module),
+                                             call.index, position, failed={}, checked=[],
+                                             is_container=True)
+    suspects, more = _suspects(work, recording, verdicts, rng, counter, n_directions, n_samples)
+    return suspects, verdicts, notes + more
+
+
+def _whole_model_agrees(bench, rng):
+    """One weighted direction through every trainable parameter of the whole model (one
+    backward, two forward passes): does anything disagree that the leaves did not show?"""
+    tol = tolerance_for(bench.dtype)
+    loss, grads, _ = bench.loss_and_grads()
+    params = bench.parameter_slots()
+    if not params:
+        return True
+    probes = [_tensor_probe(bench.work, name, p, grads[name]) for name, p in params]
+    joint, weights = joint_probe("all parameters", probes)
+    return directional_check(bench.loss, joint, loss, tol, rng, n_directions=1,
+                             weights=weights).passed
+
+
+def _joint_call_check(work, call, position, rng, counter, dtype):
+    """One weighted direction through the call's float inputs and own parameters at once:
+    one backward and two forward passes of the module alone."""
+    module_type = "loss" if call.is_loss else work.module_type(call.module)
+    verdict = CallVerdict(call.name, module_type, call.index, position, failed={}, checked=[],
+                          is_loss=call.is_loss)
+    own = [] if call.is_loss else work.trainable_own_parameters(call.module)
+    if not call.outputs or (not call.inputs and not own):
+        return verdict
+    tol = tolerance_for(dtype)
+    cotangents = [rng.standard_normal(np.shape(o)) for o in call.outputs]
+    try:
+        value, input_grads, param_grads = work.module_vjp(call, cotangents)
+        counter.n += 1
+        current = [np.array(a, dtype=np.float64) for a in call.inputs]
+        evaluate = counter.wrap(lambda: work.module_value(call, cotangents, current))
+    except Exception as error:  # a module that cannot be re-run alone is reported, not fatal
+        verdict.error = f"{type(error).__name__}: {error}".splitlines()[0][:200]
+        if call.is_loss:
+            raise ValueError(f"loss_fn raised {verdict.error} when locate re-ran it on a copy "
+                             "of the model's output, so no gradient could be checked; make "
+                             "loss_fn(output, target) a pure function of its arguments") from error
+        return verdict
+    probes = [_array_probe("input" if len(call.inputs) == 1 else f"input[{i}]", current, i,
+                           input_grads[i]) for i in range(len(call.inputs))]
+    probes += [_tensor_probe(work, name, p, param_grads[name]) for name, p in own]
+    verdict.checked = [p.name for p in probes]
+    joint, weights = joint_probe("input and parameters", probes)
+    # the value from the vjp's own forward is f0: same inputs, parameters and RNG
+    result = directional_check(evaluate, joint, value, tol, rng, n_directions=1,
+                               scale=_terms_size(call.outputs, cotangents), weights=weights)
+    verdict.kinks += result.n_kinks
+    if not result.passed:
+        verdict.failed["input and parameters"] = float(result.max_rel_error)
+    return verdict
 
 
 class _Counter:

@@ -188,24 +188,35 @@ def _verdict(analytic, fp, fm, f0, step, rtol, floor):
     return rel, False, False, central
 
 
-def directional_check(evaluate, probe, f0, tol, rng, *, n_directions=2, retries=2, scale=0.0):
+def directional_check(evaluate, probe, f0, tol, rng, *, n_directions=2, retries=2, scale=0.0,
+                      weights=None):
     """Compare ``<grad, u>`` with a central difference along random unit directions ``u``.
 
     A direction that crosses a kink is replaced by a fresh one (up to ``retries``
     times); if every direction hits a kink the result is marked ``inconclusive``
     (and passes: an element check should decide, see ``gradcheck``'s auto mode).
+
+    ``weights`` (one per element, optional) stretch the random direction before it is
+    normalised: a probe made of several tensors (``joint_probe``) weights each by the
+    inverse of its gradient's norm, so that every tensor moves ``<grad, u>`` by a
+    comparable amount and a wrong gradient in a small one is not drowned by a big one.
     """
     result = CheckResult(probe.name, True, method="directional")
     if probe.size == 0:
         return result
     floor = noise_floor(tol, f0, scale)
     grad = probe.grad.reshape(-1)
-    typical = float(np.linalg.norm(grad)) / np.sqrt(grad.size)
+    if weights is None:
+        typical = float(np.linalg.norm(grad)) / np.sqrt(grad.size)
+    else:   # the spread of <grad, u> for the stretched direction
+        typical = float(np.linalg.norm(grad * weights) / (np.linalg.norm(weights) or 1.0))
     base = probe.values.reshape(-1)
     done, budget = 0, n_directions + retries
     while done < n_directions and budget > 0:
         budget -= 1
         u = rng.standard_normal(probe.size)
+        if weights is not None:
+            u *= weights
         u /= np.linalg.norm(u) or 1.0
         analytic = float(grad @ u)
         try:
@@ -278,3 +289,32 @@ def scales_with_cotangent(grad_at_1, grad_at_0, grad_at_2, tol):
     limit = tol.rtol * 1e-3  # exact arithmetic: allow only rounding differences
     ok = zero_err <= limit and double_err <= limit
     return ok, {"grad_at_zero_cotangent": zero_err, "error_at_double_cotangent": double_err}
+
+
+def joint_probe(name, probes, *, floor_fraction=1e-3):
+    """(probe, weights): several probes checked as one, with a direction weighting each.
+
+    One directional derivative then tests every tensor at once, for two evaluations in
+    all - the check that scales with a model's structure, not its element count. Each
+    tensor's part of the direction is weighted by 1 / ||its gradient|| (but never more
+    than 1 / (``floor_fraction`` x the largest gradient norm), so a tensor with no
+    gradient does not take over the direction): every tensor then contributes about
+    equally to ``<grad, u>``, and a wrong gradient in any of them moves it by a visible
+    fraction.
+    """
+    sizes = [p.size for p in probes]
+    norms = [float(np.linalg.norm(p.grad)) for p in probes]
+    largest = max(norms + [0.0])
+    floor = max(largest * floor_fraction, 1e-300)
+    weights = np.concatenate([np.full(p.size, 1.0 / max(n, floor)) for p, n in zip(probes, norms)]) \
+        if probes else np.zeros(0)
+    values = np.concatenate([p.values.reshape(-1) for p in probes]) if probes else np.zeros(0)
+    grad = np.concatenate([p.grad.reshape(-1) for p in probes]) if probes else np.zeros(0)
+
+    def write(array):
+        flat, start = np.asarray(array).reshape(-1), 0
+        for p, size in zip(probes, sizes):
+            p.set(flat[start:start + size].reshape(p.values.shape))
+            start += size
+
+    return Probe(name, values, grad, write), weights
