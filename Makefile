@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 demo: $(STAMP)            ## the main job: the broken-networks tour on both frameworks
-	$(VENV)/bin/nndebug demo --out nndebug-report
+	$(VENV)/bin/nndebug demo --html --out nndebug-report
 
 test: $(STAMP)            ## the test suite
 	$(PY) -m pytest -n 2 tests

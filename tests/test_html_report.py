@@ -110,3 +110,16 @@ def test_every_checker_result_shows_itself_in_jupyter():
         assert html.startswith('<div class="nd">'), type(result).__name__
         assert "passed" in html or "problems found" in html
     assert 'src="data:image/png;base64,' in results[-1]._repr_html_()   # find_lr's plot inline
+
+
+def test_demo_html_writes_one_page_with_every_run(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("matplotlib")
+    from nndebug import cli
+    from nndebug.commands import demo as demo_command
+    monkeypatch.setattr(demo_command, "TOUR", ["torch/healthy-mlp", "minigrad/double-softmax"])
+    assert cli.main(["demo", "--out", str(tmp_path), "--html", "--no-plots"]) == 0
+    page = (tmp_path / "index.html").read_text()
+    assert "torch/healthy-mlp" in page and 'data-code="DOUBLE_SOFTMAX"' in page
+    assert not OUTSIDE.search(page)
+    for target in set(re.findall(r'href="#([a-z0-9-]+)"', page)):
+        assert f'id="{target}"' in page, f"a link points to #{target}, which is not on the page"

@@ -44,6 +44,9 @@ def add_parser(subparsers):
     parser.add_argument("--tensorboard", action="store_true",
                         help="also write TensorBoard event files to DIR/tensorboard/")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG dashboards")
+    parser.add_argument("--html", action="store_true",
+                        help="also write DIR/index.html: every run's findings and plots in one "
+                             "self-contained page")
     parser.set_defaults(run=run)
 
 
@@ -72,7 +75,7 @@ def run(args):
     frameworks = sorted({c.framework for c in cases}, key=lambda f: f != "torch")
     print(f"nndebug demo: {len(cases)} training runs under nndebug.watch "
           f"({', '.join(frameworks)}); report -> {out}\n")
-    texts, records, rows, failures = [], [], [], 0
+    texts, records, rows, failures, pages = [], [], [], 0, []
     for case in cases:
         options = {}
         if args.tensorboard:
@@ -98,18 +101,29 @@ def run(args):
                         "run": monitor.run.to_dict(records=False)})
         problems = [f for f in findings if f.severity in ("warning", "error")]
         rows.append((case, problems, passed, plot))
+        if args.html:
+            pages.append({"name": case.name, "description": case.description,
+                          "expected": case.expected, "passed": passed, "run": monitor.run,
+                          "findings": findings})
     with open(os.path.join(out, "report.txt"), "w") as handle:
         handle.write(("\n\n" + "=" * 88 + "\n\n").join(texts))
     with open(os.path.join(out, "report.json"), "w") as handle:
         json.dump(plain({"cases": records}), handle, indent=1, allow_nan=False)
     with open(os.path.join(out, "README.md"), "w") as handle:
         handle.write(_index(rows))
+    if args.html:
+        from ..report.html import tour_page
+        with open(os.path.join(out, "index.html"), "w", encoding="utf-8") as handle:
+            handle.write(tour_page("nndebug: the broken-networks tour",
+                                   "Each run below trained a small network with a planted bug "
+                                   "(or none) under nndebug.watch.", pages))
     total = time.perf_counter() - started
     print(f"{len(cases) - failures}/{len(cases)} runs got their expected diagnosis "
           f"({total:.0f} s).")
     print(f"Report: {os.path.join(out, 'README.md')} (and report.txt, report.json"
           + (", plots/*.png" if not args.no_plots else "")
-          + (", tensorboard/" if args.tensorboard else "") + ")")
+          + (", tensorboard/" if args.tensorboard else "")
+          + (", index.html" if args.html else "") + ")")
     return EXIT_HEALTHY if failures == 0 else EXIT_PROBLEMS
 
 

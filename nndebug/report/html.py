@@ -51,7 +51,8 @@ STYLE = """
  font-size:.8em;margin-right:.4em;text-transform:uppercase}
 .nd .fix{margin-top:.3em}.nd details{margin-top:.3em}
 .nd table{border-collapse:collapse;font-size:.9em;margin:.3em 0;display:block;overflow-x:auto}
-.nd td,.nd th{border:1px solid #d5d8dc;padding:.15em .5em;text-align:left;vertical-align:top}
+.nd td,.nd th{border:1px solid #d5d8dc;padding:.15em .5em;text-align:left;vertical-align:top;
+ overflow-wrap:anywhere}
 .nd pre{background:#f8f9f9;padding:.6em;overflow-x:auto;font-size:.85em}
 .nd img{max-width:100%;height:auto;border:1px solid #eaecee}
 .nd .panels{display:flex;flex-wrap:wrap;gap:12px}
@@ -78,7 +79,7 @@ def _short(value, limit=300):
     return text if len(text) <= limit else text[:limit] + " ..."
 
 
-def finding_html(finding, link_panels=False):
+def finding_html(finding, link_panels=False, prefix=""):
     """One finding as a coloured card: severity, code, where, step, message, fix, evidence."""
     colour = SEVERITY_COLOURS.get(finding.severity, "#5d6d7e")
     background = SEVERITY_BACKGROUNDS.get(finding.severity, "#f4f6f7")
@@ -87,7 +88,7 @@ def finding_html(finding, link_panels=False):
     link = ""
     if link_panels:
         panel = PANEL_OF_CODE.get(finding.code, "loss")
-        link = f' <a href="#panel-{panel}">see the plot</a>'
+        link = f' <a href="#panel-{prefix}{panel}">see the plot</a>'
     fix = f'<div class="fix"><b>First fix:</b> {escape(finding.fix)}</div>' if finding.fix else ""
     return (f'<div class="finding" data-code="{escape(finding.code)}" '
             f'style="border-color:{colour};background:{background}">'
@@ -96,14 +97,14 @@ def finding_html(finding, link_panels=False):
             f"<div>{escape(finding.message)}</div>{fix}{_evidence_table(finding.evidence)}</div>")
 
 
-def findings_html(findings, link_panels=False):
+def findings_html(findings, link_panels=False, prefix=""):
     """Every finding as a card, or a green line when there is nothing to say."""
     if not findings:
         return '<div class="verdict ok">No findings: nothing looks wrong.</div>'
     serious = [f for f in findings if f.severity != "info"]
     verdict = (f'<div class="verdict bad">{len(serious)} problem(s) found</div>' if serious else
                '<div class="verdict ok">No warning or error; notes below.</div>')
-    return verdict + "".join(finding_html(f, link_panels) for f in findings)
+    return verdict + "".join(finding_html(f, link_panels, prefix) for f in findings)
 
 
 def png_data_uri(figure):
@@ -137,11 +138,11 @@ def panel_images(run, findings):
     return images
 
 
-def _panels_html(images):
+def _panels_html(images, prefix=""):
     if not images:
         return "<p>(No plots: matplotlib is not installed, or the run recorded too little.)</p>"
     return '<div class="panels">' + "".join(
-        f'<div class="panel" id="panel-{pid}"><h3>{escape(heading)}</h3>'
+        f'<div class="panel" id="panel-{prefix}{pid}"><h3>{escape(heading)}</h3>'
         f'<img alt="{escape(heading)}" src="{uri}"></div>' for pid, heading, uri in images) + "</div>"
 
 
@@ -165,13 +166,16 @@ def page(title, body):
             f"<body><main class=\"nd\">{body}</main></body></html>\n")
 
 
-def run_body(run, findings, title=None, plots=True):
-    """The report of one watched run: verdict, findings linked to plots, panels, summary."""
-    heading = f"<h1>{escape(title)}</h1>" if title else ""
+def run_body(run, findings, title=None, plots=True, prefix="", level=1):
+    """The report of one watched run: verdict, findings linked to plots, panels, summary.
+    ``prefix`` keeps the panel ids unique when several runs share one page."""
+    h, h2 = f"h{level}", f"h{level + 1}"
+    heading = f"<{h}>{escape(title)}</{h}>" if title else ""
     images = panel_images(run, findings) if plots else []
-    return (f"{heading}<h2>Findings</h2>{findings_html(findings, link_panels=bool(images))}"
-            f"<h2>Plots</h2>{_panels_html(images) if plots else ''}"
-            f"<h2>The run</h2>{_summary_table(run)}")
+    return (f"{heading}<{h2}>Findings</{h2}>"
+            f"{findings_html(findings, link_panels=bool(images), prefix=prefix)}"
+            f"<{h2}>Plots</{h2}>{_panels_html(images, prefix) if plots else ''}"
+            f"<{h2}>The run</{h2}>{_summary_table(run)}")
 
 
 def render_page(run, findings, title="nndebug report"):
@@ -241,3 +245,25 @@ def result_html(result):
     cards = "".join(finding_html(f) for f in getattr(result, "findings", None) or [])
     return fragment(f"<h2>{escape(title)}</h2>{verdict}{cards}{_result_image(result)}"
                     f"<pre>{escape(str(result))}</pre>")
+
+
+def tour_page(title, intro, cases):
+    """Several runs on one page (``nndebug demo --html``): a table of contents with each
+    run's verdict, then each run's report. ``cases``: dicts with name, description,
+    expected, passed, run and findings."""
+    rows, sections = [], []
+    for number, case in enumerate(cases):
+        anchor = f"case-{number}"
+        problems = ", ".join(f.code for f in case["findings"] if f.severity != "info") or "healthy"
+        mark = "expected diagnosis" if case["passed"] else "NOT the expected diagnosis"
+        rows.append(f'<tr><td><a href="#{anchor}">{escape(case["name"])}</a></td>'
+                    f'<td>{escape(problems)}</td><td>{escape(mark)}</td></tr>')
+        expected = case["expected"] or "nothing (a healthy run)"
+        sections.append(
+            f'<section id="{anchor}"><hr><p><b>What is wrong:</b> {escape(case["description"])}'
+            f"<br><b>nndebug should say:</b> {escape(expected)}</p>"
+            + run_body(case["run"], case["findings"], title=case["name"], prefix=f"{anchor}-",
+                       level=2) + "</section>")
+    table = ("<table><tr><th>run</th><th>nndebug found</th><th>verdict</th></tr>" +
+             "".join(rows) + "</table>")
+    return page(title, f"<h1>{escape(title)}</h1><p>{escape(intro)}</p>{table}" + "".join(sections))
