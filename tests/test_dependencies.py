@@ -265,6 +265,8 @@ def test_a_positional_embedding_that_never_reaches_the_output_is_named(framework
     ids, targets, _ = batch(framework, 12)
     res = nd.check_dependencies(gpt(framework, length=12, pos="unused"), ids, targets)
     assert codes(res) == ["POSITIONS_IGNORED"] and res.findings[0].where == "pos_emb", str(res)
+    zeros = nd.check_dependencies(gpt(framework, length=12, pos="zeros"), ids, targets)
+    assert codes(zeros) == ["POSITIONS_IGNORED"] and zeros.findings[0].where == "pos_emb"
     assert nd.check_dependencies(gpt(framework, length=12, pos=None), ids, targets).passed
 
 

@@ -91,7 +91,7 @@ def probe_positions(runner, batch, rng, sample=0):
         message = f"the model has positional parameters ({_names(tensors)}) but {what}: " \
                   "it cannot tell positions apart"
     return [Finding(
-        "POSITIONS_IGNORED", "warning", where.rsplit(".", 1)[0],
+        "POSITIONS_IGNORED", "error", where.rsplit(".", 1)[0],
         message=message,
         evidence={"positional_tensors": [n for n, _ in tensors], "unused": unused,
                   "test": test, "spread": spread, "positions": length},

@@ -3,7 +3,7 @@ ones in ``torch_cases/_seq_models.py``, built from minigrad's basic ops (Embeddi
 LayerNorm, matmul, softmax, masked_fill) so every step of attention is visible.
 
     mask="causal" | "none" | "inverted", leak=(t, p), merge="transpose" | "view",
-    pos="learned" | "unused" | "batch" | None, seq_first_view=False, padding=False
+    pos="learned" | "unused" | "zeros" | "batch" | None, seq_first_view=False, padding=False
 """
 import math
 
@@ -68,7 +68,7 @@ class TinyGPT(nn.Module):
         super().__init__()
         self.pos_kind, self.padding, self.seq_first_view = pos, padding, seq_first_view
         self.tok = nn.Embedding(vocab, dim)
-        if pos in ("learned", "unused"):
+        if pos in ("learned", "unused", "zeros"):
             self.pos_emb = nn.Embedding(length, dim)
         elif pos == "batch":
             self.register_buffer("pe", mg.tensor(sinusoids(length, dim)))
@@ -85,6 +85,8 @@ class TinyGPT(nn.Module):
             x = x + self.pos_emb(mg.tensor(np.arange(T)))
         elif self.pos_kind == "unused":
             positions = self.pos_emb(mg.tensor(np.arange(T)))  # noqa: F841
+        elif self.pos_kind == "zeros":
+            x = x + self.pos_emb(mg.tensor(np.zeros((B, T), dtype=np.int64)))  # all row 0
         elif self.pos_kind == "batch":
             x = x + self.pe[:B].reshape(B, 1, -1)         # pe[:B]: one vector per sample
         return x
@@ -118,3 +120,14 @@ def lm_batch(batch=4, length=64, vocab=16, seed=0, pad_tail=0):
         ids[pad] = 0
         targets[pad] = -100
     return ids, targets, pad
+
+
+def counting_batches(steps, batch=16, length=16, vocab=16, seed=0, shift=1):
+    """The torch twin's learnable counting task (see ``torch_cases/_seq_models.py``), as
+    minigrad tensors."""
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        start = rng.integers(0, vocab, size=(batch, 1))
+        stride = rng.integers(1, 4, size=(batch, 1))
+        seq = (start + stride * np.arange(length + 1)) % vocab
+        yield mg.tensor(seq[:, :length]), mg.tensor(seq[:, shift:shift + length])

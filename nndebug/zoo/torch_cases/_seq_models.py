@@ -11,6 +11,7 @@ switches plant the bugs that ``nd.check_dependencies`` names:
     merge="view"       heads merged with view, no transpose back          (FUTURE_LEAK)
     pos="learned"      correct: x = tok(ids) + pos(arange(T))
     pos="unused"       the positional embedding is computed and dropped  (POSITIONS_IGNORED)
+    pos="zeros"        position ids all zero: every position gets row 0  (POSITIONS_IGNORED)
     pos="batch"        a sinusoidal table indexed by x.size(0) on batch-first
                        tensors (the tutorial's PositionalEncoding misused) (POSITIONS_IGNORED)
     pos=None           no positional parameters at all (order-free by design)
@@ -78,7 +79,7 @@ class TinyGPT(nn.Module):
         super().__init__()
         self.pos_kind, self.padding, self.seq_first_view = pos, padding, seq_first_view
         self.tok = nn.Embedding(vocab, dim)
-        if pos in ("learned", "unused"):
+        if pos in ("learned", "unused", "zeros"):
             self.pos_emb = nn.Embedding(length, dim)
         elif pos == "batch":
             self.register_buffer("pe", sinusoids(length, dim))
@@ -95,6 +96,8 @@ class TinyGPT(nn.Module):
             x = x + self.pos_emb(torch.arange(T, device=ids.device))
         elif self.pos_kind == "unused":
             positions = self.pos_emb(torch.arange(T, device=ids.device))  # noqa: F841
+        elif self.pos_kind == "zeros":
+            x = x + self.pos_emb(torch.zeros_like(ids))   # every position looks up row 0
         elif self.pos_kind == "batch":
             x = x + self.pe[:x.size(0)][:, None, :]      # pe[:B]: one vector per sample
         return x
@@ -129,3 +132,17 @@ def lm_batch(batch=4, length=64, vocab=16, seed=0, pad_tail=0):
         ids[pad] = 0
         targets[pad] = -100
     return ids, targets, pad
+
+
+def counting_batches(steps, batch=16, length=16, vocab=16, seed=0, shift=1):
+    """``steps`` batches ``(ids, targets)`` of a learnable next-token task: each sequence
+    counts modulo ``vocab`` from a random start with a random stride (1, 2 or 3), so after
+    two tokens the next one is certain. ``targets = seq[:, shift:]`` against
+    ``ids = seq[:, :length]`` (shift 1: next-token prediction; 0: the labels left unshifted)."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        start = rng.integers(0, vocab, size=(batch, 1))
+        stride = rng.integers(1, 4, size=(batch, 1))
+        seq = (start + stride * np.arange(length + 1)) % vocab
+        yield torch.from_numpy(seq[:, :length]), torch.from_numpy(seq[:, shift:shift + length])
