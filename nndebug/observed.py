@@ -53,7 +53,9 @@ class UnregisteredUse:
     shapes: list = field(default_factory=list)    # parameter shapes (module) or the shape
     called_from: str = ""         # the registered module that was running ("" = the model)
     steps: list = field(default_factory=list)     # recorded steps it was seen in
-    new_each_step: bool = False   # a different object on every recorded step: built in forward
+    count: int = 1                # how many such objects one forward pass uses
+    new_each_step: bool = False   # other objects on a later step than on the first: built in
+                                  # forward
 
 
 @dataclass

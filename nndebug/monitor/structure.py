@@ -21,7 +21,6 @@ from ..observed import FrozenTensor, NormBatch, UnregisteredUse
 from ..records import BATCHNORM_TYPES
 
 GRAPH_WALKS = 3              # recorded steps whose output graph is searched for leaves
-OBJECTS_KEPT = 4             # objects kept per unregistered part, to tell "built anew" apart
 
 
 class StructureWatch:
@@ -42,7 +41,9 @@ class StructureWatch:
         self._handles = []
         self._stack, self._inside = [], 0
         self._walks = 0
-        self._parts = {}             # key -> (UnregisteredUse, [objects])
+        self._parts = {}             # key -> (UnregisteredUse, {step: [objects]}): the objects
+                                     # of the first and the latest step are kept (alive, so
+                                     # that a new object cannot reuse an old one's id)
         self._step = None
         self._measure_frozen()
 
@@ -171,25 +172,34 @@ class StructureWatch:
 
     def _unregistered_module_params(self):
         ids = set()
-        for use, objects in self._parts.values():
+        for use, by_step in self._parts.values():
             if use.kind == "module":
-                for module in objects:
-                    ids.update(id(p) for _, p in self.adapter.own_parameters(module))
+                for modules in by_step.values():
+                    for module in modules:
+                        ids.update(id(p) for _, p in self.adapter.own_parameters(module))
         return ids
 
     def _note(self, key, obj, make):
-        use, objects = self._parts.get(key, (None, None))
+        """One unregistered object seen in this step's forward, under ``key`` (its kind,
+        type, caller, shapes): counted per step, compared with the first step's objects."""
+        use, by_step = self._parts.get(key, (None, None))
         if use is None:
-            use, objects = make(), []
-            self._parts[key] = (use, objects)
+            use, by_step = make(), {}
+            self._parts[key] = (use, by_step)
             self.observed.unregistered.append(use)
-        if self._step not in use.steps:
+        if self._step not in by_step:
             use.steps.append(self._step)
-        if not any(o is obj for o in objects):
-            if objects:
-                use.new_each_step = True     # another object in the same place: built anew
-            if len(objects) < OBJECTS_KEPT:
-                objects.append(obj)
+            first = min(by_step) if by_step else None
+            for old in [s for s in by_step if s != first]:
+                del by_step[old]             # keep the first step's objects and this step's
+            by_step[self._step] = []
+        now = by_step[self._step]
+        if not any(o is obj for o in now):
+            now.append(obj)
+            use.count = max(use.count, len(now))
+        first = by_step[min(by_step)]
+        if not any(o is obj for o in first):
+            use.new_each_step = True         # not among the first step's objects: built anew
 
 
 def _fans(name, shape, all_shapes):

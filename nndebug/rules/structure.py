@@ -22,11 +22,12 @@ from .graph import rule
 
 # --- frozen parameters ------------------------------------------------------------------
 FRESH_MIN_VALUES = 64         # [design] fewer values than this cannot be told from anything
-FRESH_STD_TOLERANCE = 0.15    # [design] std within 15% of an initialiser's std (sampling noise
-                              # of a 64-value std is ~9%)
+FRESH_SIGMAS = 3.0            # [design] a fresh tensor's sample statistics stay within 3
+                              # standard errors of the initialiser's (errors below, per value
+                              # count n): anything further has moved, i.e. was trained
 FRESH_MEAN_TOLERANCE = 0.25   # [design] |mean| below a quarter of the std (zero-mean inits)
-FRESH_KURTOSIS = (1.4, 3.8)   # [torchinit] uniform inits have kurtosis 1.8, normal ones 3;
-                              # trained weights are usually heavier-tailed [design]
+UNIFORM_KURTOSIS = 1.8        # [torchinit] kurtosis of a uniform init (torch's default) ...
+NORMAL_KURTOSIS = 3.0         # [torchinit] ... and of a normal one (kaiming/xavier normal)
 GPT_STD = 0.02                # [torchinit] N(0, 0.02)
 # --- batch norm ------------------------------------------------------------------------------
 TINY_BATCH = 4                # [groupnorm] at most 4 samples per batch-norm batch: error +3.7
@@ -40,40 +41,56 @@ MODE_DEPENDENT = {"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropou
 
 
 # --- plain checks ------------------------------------------------------------------------------
-def initialiser_stds(fan_in, fan_out):
-    """{initialiser: the std of the values it draws} for a tensor with these fans."""
-    out = {"normal(0, 0.02)": GPT_STD}
-    if fan_in > 0:
+def initialiser_stds(fan_in, fan_out, shape):
+    """{initialiser: the std of the values it draws} for a tensor with these fans, among the
+    initialisers that draw values of this ``shape`` ("uniform" or "normal")."""
+    out = {}
+    if shape == "uniform" and fan_in > 0:
         out["torch default (uniform, 1/sqrt(fan_in))"] = 1 / math.sqrt(3 * fan_in)
-        out["kaiming (He)"] = math.sqrt(2 / fan_in)
-        out["lecun"] = math.sqrt(1 / fan_in)
-    if fan_in > 0 and fan_out > 0:
-        out["xavier (Glorot)"] = math.sqrt(2 / (fan_in + fan_out))
+        out["kaiming (He) uniform"] = math.sqrt(2 / fan_in)
+        if fan_out > 0:
+            out["xavier (Glorot) uniform"] = math.sqrt(2 / (fan_in + fan_out))
+    if shape == "normal":
+        out["normal(0, 0.02)"] = GPT_STD
+        if fan_in > 0:
+            out["kaiming (He) normal"] = math.sqrt(2 / fan_in)
+        if fan_out > 0:
+            out["kaiming (He) normal, fan_out"] = math.sqrt(2 / fan_out)
+        if fan_in > 0 and fan_out > 0:
+            out["xavier (Glorot) normal"] = math.sqrt(2 / (fan_in + fan_out))
     return out
 
 
 def looks_freshly_initialised(tensor):
     """The name of the initialisation ``tensor`` (a ``FrozenTensor``) still looks like, or None.
 
-    Constant 0 or 1 (biases, norm layers' weights) counts as fresh; otherwise the values
-    must be numerous enough, centred, uniform- or normal-shaped, and spread like one of the
-    usual initialisers for the tensor's fan-in and fan-out.
+    Constant 0 or 1 (biases, norm layers' weights) counts as fresh. Otherwise the values must
+    be numerous enough, centred, shaped like a uniform or a normal draw (kurtosis; a uniform
+    one also bounded by sqrt(3) std), and spread like one of the usual initialisers for the
+    tensor's fan-in and fan-out, each within ``FRESH_SIGMAS`` standard errors of sampling
+    noise. Training moves weights away from all of these at once.
     """
-    size = math.prod(tensor.shape) if tensor.shape else 1
+    n = math.prod(tensor.shape) if tensor.shape else 1
     if tensor.std == 0:
         if tensor.mean in (0.0, 1.0):
             return f"constant {tensor.mean:g}"
         return None
-    if size < FRESH_MIN_VALUES or not math.isfinite(tensor.kurtosis):
+    if n < FRESH_MIN_VALUES or not math.isfinite(tensor.kurtosis):
         return None
     if abs(tensor.mean) > FRESH_MEAN_TOLERANCE * tensor.std:
         return None
-    low, high = FRESH_KURTOSIS
-    if not low <= tensor.kurtosis <= high:
-        return None
-    for name, std in initialiser_stds(tensor.fan_in, tensor.fan_out).items():
-        if abs(tensor.std - std) <= FRESH_STD_TOLERANCE * std:
-            return name
+    root_n = math.sqrt(n)
+    # standard errors of the sample kurtosis: 2.4/sqrt(n) for a uniform, sqrt(24/n) for a normal
+    uniform = abs(tensor.kurtosis - UNIFORM_KURTOSIS) <= FRESH_SIGMAS * 2.4 / root_n and \
+        tensor.absmax <= math.sqrt(3) * tensor.std * (1 + FRESH_SIGMAS * 0.45 / root_n)
+    normal = abs(tensor.kurtosis - NORMAL_KURTOSIS) <= FRESH_SIGMAS * math.sqrt(24) / root_n
+    spread = FRESH_SIGMAS * 0.71 / root_n      # the standard error of a sample std, relative
+    for shape, matches in (("uniform", uniform), ("normal", normal)):
+        if not matches:
+            continue
+        for name, std in initialiser_stds(tensor.fan_in, tensor.fan_out, shape).items():
+            if abs(tensor.std - std) <= spread * std:
+                return name
     return None
 
 
@@ -113,11 +130,11 @@ def unregistered_parameters(ctx):
     for u in trained + mode:
         made = "built anew on every call of forward" if u.new_each_step else "not registered"
         origin = f"called from {u.called_from or 'the model'}'s forward"
-        parts.append(f"{u.type} ({made}, {origin}" +
+        parts.append(f"{u.count} x {u.type} ({made}, {origin}" +
                      (f", parameters {short_list(tuple(s) for s in u.shapes)})" if u.shapes
                       else ")"))
     for u in tensors:
-        parts.append(f"a {u.type} of shape {tuple(u.shapes[0]) if u.shapes else '?'} that takes "
+        parts.append(f"{u.count} x {u.type} of shape {tuple(u.shapes[0]) if u.shapes else '?'} that takes "
                      "part in the output")
     consequences = []
     if trained or tensors:
@@ -135,7 +152,7 @@ def unregistered_parameters(ctx):
                 f"{short_list(parts, 3)}. " + "; ".join(consequences).capitalize() + ".",
         evidence={"unregistered": [{"kind": u.kind, "type": u.type,
                                     "shapes": [list(s) for s in u.shapes],
-                                    "called_from": u.called_from,
+                                    "called_from": u.called_from, "count": u.count,
                                     "new_each_step": u.new_each_step,
                                     "steps": u.steps[:10]} for u in uses]},
         fix="Build every layer in __init__ and assign it to self (not inside forward); keep "
