@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .observed import Observed
-from .report.json import plain
+from .plain import plain
 
 # layer types the rules reason about, by class name (torch and minigrad share the names)
 RELU_TYPES = {"ReLU", "ReLU6"}
@@ -101,9 +101,11 @@ def record_finite(r):
     The monitor records the steps after one that did not (to find where a NaN comes
     from); the rules look only before it.
     """
-    if r.backward and r.grad_received is not None and r.grad_received.any() and \
-            not np.all(np.isfinite(r.grad_norm[r.grad_received])):
-        return False
+    if r.backward and r.grad_received is not None and r.grad_norm is not None and \
+            len(r.grad_norm) == len(r.grad_received) and np.any(r.grad_received) and \
+            not np.all(np.isfinite(np.asarray(r.grad_norm, float)[np.asarray(r.grad_received,
+                                                                            bool)])):
+        return False       # (a record without gradient norms says nothing about them)
     if r.inputs and not (math.isfinite(r.inputs.get("mean", 0.0)) and
                          math.isfinite(r.inputs.get("std", 0.0))):
         return False

@@ -109,11 +109,21 @@ def test_the_real_rules_form_a_graph_and_run_in_an_order_that_respects_it():
     for rule in rules.RULES:
         assert rule.reads <= produced_before, (rule.name, rule.reads - produced_before)
         produced_before |= set(rule.produces)
-    assert len(rules.RULES) == len(graph.REGISTRY)
+
+
+def test_every_rule_file_is_imported_by_the_package():
+    # a file with @rule functions that __init__ does not import would never run
+    import pathlib
+    folder = pathlib.Path(rules.__file__).parent
+    wired = inspect.getsource(rules)
+    for path in sorted(folder.glob("*.py")):
+        if "\n@rule(" in path.read_text():
+            assert f"from . import {path.stem}" in wired, \
+                f"{path.name} declares rules but nndebug/rules/__init__.py does not import it"
 
 
 def test_the_cause_ranking_covers_every_code_once_and_ranks_causes_before_symptoms():
-    codes = [code for rule in graph.REGISTRY for code in rule.produces]
+    codes = [code for rule in rules.RULES for code in rule.produces]
     assert sorted(rules.CAUSE_ORDER) == sorted(codes) and len(set(codes)) == len(codes)
     rank = {code: i for i, code in enumerate(rules.CAUSE_ORDER)}
     for cause, symptoms in rules.EXPLAINS.items():
@@ -177,3 +187,89 @@ def test_learning_poor_reads_the_curve_not_findings():
     ctx = Context(run)
     ctx.found = None      # any look-up would fail
     assert learning_poor(ctx)
+
+
+# --- no rule crashes on few records or missing statistics ----------------------------------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from nndebug.records import LayerInfo, ParamInfo, StepRecord  # noqa: E402
+
+VALUES = [0.0, 1e-9, 1e-3, 0.5, 1.0, 2.3, 1e4, float("nan"), float("inf")]
+KINDS = {"relu": "ReLU", "tanh": "Tanh", "sigmoid": "Sigmoid", "softmax": "Softmax",
+         "other": "Linear"}
+
+
+def _maybe_array(draw, width, kind=float):
+    """None, an array of the right width, or (rarely) one of the wrong width."""
+    form = draw(st.sampled_from(["none", "right", "right", "wrong"]))
+    if form == "none":
+        return None
+    n = width if form == "right" else width + 1
+    if kind is bool:
+        return np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), bool)
+    return np.array(draw(st.lists(st.sampled_from(VALUES), min_size=n, max_size=n)), float)
+
+
+def _stats(draw, keys):
+    return {k: draw(st.sampled_from(VALUES)) for k in draw(st.lists(st.sampled_from(keys),
+                                                                    unique=True))}
+
+
+@st.composite
+def small_runs(draw):
+    """Runs with 0-3 records, any statistic missing or odd, 0-40 losses (NaN allowed)."""
+    width = draw(st.integers(0, 3))
+    run = RunRecord(framework="test", has_optimizer=draw(st.booleans()))
+    run.params = [ParamInfo(f"{i}.weight", draw(st.sampled_from([(3, 3), (3,)])), True,
+                            draw(st.sampled_from([True, False, None]))) for i in range(width)]
+    kinds = draw(st.lists(st.sampled_from(sorted(KINDS)), max_size=3))
+    run.layers = [LayerInfo(str(i), KINDS[k], k) for i, k in enumerate(kinds)]
+    pattern = draw(st.sampled_from(["flat", "falling", "rising", "chance", "random"]))
+    n = draw(st.sampled_from([0, 1, 2, 3, 31, 40]))
+    base = {"flat": np.full(n, 1.0), "falling": np.linspace(2.3, 0.1, n),
+            "rising": np.linspace(0.5, 50.0, n), "chance": np.full(n, np.log(3.0)),
+            "random": np.array(draw(st.lists(st.sampled_from(VALUES), min_size=n, max_size=n)))
+            }[pattern]
+    run.loss_steps, run.losses, run.n_steps = list(range(n)), [float(v) for v in base], n
+    if draw(st.booleans()):
+        k = draw(st.integers(0, 8))
+        run.val_steps = list(range(k))
+        run.val_losses = draw(st.lists(st.sampled_from(VALUES), min_size=k, max_size=k))
+    steps = sorted(draw(st.lists(st.integers(0, max(n, 1)), max_size=3, unique=True)))
+    for step in steps:
+        r = StepRecord(step=step, backward=draw(st.booleans()),
+                       lrs=draw(st.lists(st.sampled_from([0.0, 1e-6, 0.1]), max_size=2)))
+        for name in ("grad_norm", "held_norm", "held_excess", "param_norm", "update_norm"):
+            setattr(r, name, _maybe_array(draw, width))
+        r.grad_received = _maybe_array(draw, width, bool)
+        for layer in run.layers:
+            if draw(st.booleans()):
+                r.activations[layer.name] = _stats(draw, ["mean", "std", "dead", "saturated",
+                                                          "batch_spread", "unit_spread"])
+            if layer.kind == "relu" and draw(st.booleans()):
+                r.dead_units[layer.name] = np.array(
+                    draw(st.lists(st.booleans(), min_size=0, max_size=4)), bool)
+        r.inputs = _stats(draw, ["mean", "std", "batch", "constant_features"])
+        shape = draw(st.sampled_from([None, (0, 3), (2, 3), (2, 1), (4,)]))
+        if shape is not None:
+            r.output = np.full(shape, draw(st.sampled_from(VALUES)))
+        r.eval_layers = draw(st.sampled_from([[], ["0"]]))
+        run.records.append(r)
+    return run
+
+
+@settings(max_examples=300, deadline=None)
+@given(run=small_runs())
+def test_no_rule_crashes_on_few_records_or_missing_statistics(run):
+    findings = rules.diagnose(run)
+    assert all(f.code in rules.CAUSE_ORDER for f in findings)
+    assert all(isinstance(f.to_dict(), dict) for f in findings)
+
+
+def test_no_records_at_all_after_a_failed_measurement():
+    # #11: a monitor that stopped recording left ratios uncut and lr_too_low raised IndexError
+    run = RunRecord(framework="test", has_optimizer=True)
+    run.params = [ParamInfo("0.weight", (4, 4), True, True), ParamInfo("0.bias", (4,), True, True)]
+    run.loss_steps, run.losses, run.n_steps = list(range(60)), [1.0] * 60, 60
+    assert {f.code for f in rules.diagnose(run)} == {"LOSS_PLATEAU"}

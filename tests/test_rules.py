@@ -131,6 +131,22 @@ def test_overfitting_needs_validation_rising_while_training_falls():
     assert "OVERFITTING" not in problems(found)
 
 
+def test_a_loss_that_rose_is_never_a_plateau():
+    rng = np.random.default_rng(5)
+    for rising in (np.linspace(1.0, 5.0, 100),                       # steadily up
+                   np.exp(np.linspace(0, 25, 40)),                     # blowing up
+                   1.0 + np.linspace(0, 0.3, 100) + rng.normal(0, 0.01, 100)):  # 30% up
+        found = problems(rules.diagnose(run_with_losses(rising, classes=None)))
+        assert "LOSS_PLATEAU" not in found, found
+    # a flat loss still is one, whichever way the noise tips its end
+    for seed in range(8):
+        flat = 1.7 + np.random.default_rng(seed).normal(0, 0.05, 300)
+        plateau = [f for f in rules.diagnose(run_with_losses(flat, classes=None))
+                   if f.code == "LOSS_PLATEAU"]
+        assert plateau and re.search(r"ends only \d+\.\d% (below|above) where",
+                                     plateau[0].message), plateau
+
+
 # --- recorded statistics ------------------------------------------------------------------------
 def run_with_records(n=40, losses=None, grads=None, held=None, excess=None, updates=None,
                      weights=(1.0, 1.0), lrs=(0.1,), in_optimizer=(True, True)):
@@ -219,6 +235,21 @@ def test_vanishing_gradients_are_info_when_learning_is_fine_and_warning_when_not
     assert next(f for f in fine if f.code == "VANISHING_GRADIENTS").severity == "info"
     poor = rules.diagnose(run_with_records(grads=grads, losses=np.full(40, 2.3)))
     assert next(f for f in poor if f.code == "VANISHING_GRADIENTS").severity == "warning"
+
+
+def test_learning_is_poor_when_the_loss_fell_only_to_chance_level():
+    # the loss fell from 8 to ln(10) and stays there: 70% better than where it started, but
+    # nothing learned. learning_poor used to ask LOSS_AT_CHANCE before that rule had run, so
+    # the symptom said "learning still progresses"; it now reads the curve itself
+    rng = np.random.default_rng(6)
+    losses = np.concatenate([np.linspace(8.0, math.log(10), 10),
+                             math.log(10) + rng.normal(0, 0.01, 30)])
+    found = rules.diagnose(run_with_records(grads=lambda i: [1e-7, 1e-1], losses=losses))
+    codes = {f.code: f for f in found}
+    assert codes["LOSS_AT_CHANCE"].severity == "warning"
+    assert codes["VANISHING_GRADIENTS"].severity == "warning"
+    assert "while the loss is not improving" in codes["VANISHING_GRADIENTS"].message
+    assert codes["LOSS_AT_CHANCE"].evidence["other_causes"] == ["VANISHING_GRADIENTS"]
 
 
 def test_optimizer_missing_params_and_no_gradient():
@@ -318,3 +349,41 @@ def test_rules_work_without_torch():
     assert result.returncode == 0, result.stderr
     for module in rule_files():
         assert "import torch" not in inspect.getsource(module), module.__name__
+
+
+# --- on real training, both frameworks -------------------------------------------------------------
+@pytest.mark.parametrize("framework", ["torch", "minigrad"])
+def test_a_diverging_linear_regression_is_diverging_and_not_a_plateau(framework):
+    # the case of #9: Linear(1, 1), inputs x10, SGD lr 0.01, 40 full-batch steps. With
+    # mean(x^2) above 100 each step multiplies the error by |1 - 2 lr mean(x^2)| > 1
+    import nndebug as nd
+    rng = np.random.default_rng(3)
+    x = (rng.normal(size=(64, 1)) * 10).astype(np.float32)
+    y = (3 * x + rng.normal(size=(64, 1))).astype(np.float32)
+    assert 2 * 0.01 * np.mean(x ** 2) > 2.0       # the premise: this run must diverge
+    if framework == "torch":
+        torch = pytest.importorskip("torch")
+        torch.manual_seed(0)
+        model = torch.nn.Linear(1, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        inputs, targets, loss_fn = torch.tensor(x), torch.tensor(y), torch.nn.MSELoss()
+    else:
+        import minigrad as mg
+        import minigrad.nn
+        import minigrad.optim
+        mg.manual_seed(0)
+        model = mg.nn.Linear(1, 1)
+        opt = mg.optim.SGD(model.parameters(), lr=0.01)
+        inputs, targets, loss_fn = mg.tensor(x), mg.tensor(y), mg.nn.MSELoss()
+    losses = []
+    with nd.watch(model, optimizer=opt) as monitor:
+        for _ in range(40):
+            opt.zero_grad()
+            loss = loss_fn(model(inputs), targets)
+            loss.backward()
+            opt.step()
+            monitor.step(loss)
+            losses.append(float(loss.item()))
+    assert losses[-1] > 100 * losses[0]
+    codes = [f.code for f in monitor.findings()]
+    assert "LOSS_DIVERGING" in codes and "LOSS_PLATEAU" not in codes, codes

@@ -4,6 +4,8 @@
 A learning rate is a cause: it ranks after data and set-up bugs and before the symptoms it
 produces in activations, gradients and the loss curve.
 """
+import warnings
+
 import numpy as np
 
 from ..findings import Finding
@@ -24,7 +26,8 @@ def _ratio_summary(ctx):
     if ratios.size == 0:
         return None, None
     early = ratios[: max(1, min(len(ratios), EARLY_RECORDS))]
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)     # a tensor never measured: NaN
         per_layer = np.nanmedian(np.where(np.isfinite(ratios), ratios, np.nan), axis=0) \
             if np.isfinite(ratios).any() else None
         early_layer = np.nanmax(np.where(np.isfinite(early), early, np.nan), axis=0) \
