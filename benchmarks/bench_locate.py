@@ -27,7 +27,14 @@ faulty layer that allowance was measured at 0.06 against a difference of 0.058, 
 the bug (an 8% error) passes. nndebug's directional check normalises the direction
 and holds the relative error to 1e-4 instead.
 
-Run:  python -m benchmarks.bench_locate [--quick]        (or python benchmarks/bench_locate.py)
+Real sizes (``scale_models.py``): a ResNet-18-style CNN (11M parameters, 3x32x32,
+batch 8) and a 6-layer transformer (5M), each with a hand-written SiLU backward that
+drops the product rule's second term, and their correct twins, on two torch threads:
+``gradcheck`` auto (joint above 1M parameters) and ``locate`` auto (scalable). The goal:
+flagged and located in under 60 s each, the twins quiet.
+
+Run:  python -m benchmarks.bench_locate [--quick] [--scale-only | --no-scale]
+      (or python benchmarks/bench_locate.py)
 """
 import argparse
 import copy
@@ -206,6 +213,70 @@ def torch_module_rows(name, model, x, y, loss_fn, expected, quick):
                 "est. (per-pass time x passes; needs the full Jacobian in memory)", estimated=True)]
 
 
+def scale_rows(quick):
+    """Models of the size people train (``scale_models.py``), planted and correct twin, on
+    two torch threads: gradcheck auto (joint above 1M parameters) and locate auto
+    (scalable), against the per-tensor check and full finite differences (estimated from
+    the time of one float64 forward pass of the whole model)."""
+    import copy as copying
+
+    import torch
+
+    import nndebug as nd
+    from benchmarks.scale_models import (PLANTED_RESNET_MODULE, planted_transformer_module,
+                                         resnet_problem, transformer_problem)
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    rows = []
+    try:
+        for name, make, culprit in (
+                ("ResNet-18 CNN 3x32x32, batch 8", resnet_problem, PLANTED_RESNET_MODULE),
+                ("transformer, 6 layers, 64 tokens, batch 8", transformer_problem,
+                 planted_transformer_module(6))):
+            for planted in (True, False):
+                model, x, y, loss_fn = make(planted=planted)
+                label = f"{name} ({'planted' if planted else 'correct twin'})"
+                params = sum(p.numel() for p in model.parameters())
+                start = time.perf_counter()
+                report = nd.gradcheck(model, x, y, loss_fn)
+                detect = time.perf_counter() - start
+                start = time.perf_counter()
+                found = nd.locate(model, x, y, loss_fn)
+                where = time.perf_counter() - start
+                named = [s.module for s in found.suspects]
+                right = named[:1] == [culprit] if planted else not named
+                rows.append(Row(label, "torch", params, f"gradcheck auto ({report.mode})",
+                                report.n_forward, detect,
+                                ("fails" if planted else "FAILS (false alarm)") if not report.passed
+                                else ("PASSES (missed)" if planted else "passes")))
+                rows.append(Row(label, "torch", params, "locate auto (scalable)",
+                                f"{found.n_forward} + {found.n_module_evals} module evals", where,
+                                (f"module '{named[0]}'" if named else "no suspects")
+                                + ("" if right else " (WRONG)")))
+                rows.append(Row(label, "torch", params, "auto + locate, total",
+                                f"{report.n_forward + found.n_forward} + {found.n_module_evals} "
+                                "module evals", detect + where,
+                                ("located" if planted else "quiet") if right else "WRONG"))
+                if planted:   # what each tensor on its own, and every element, would cost
+                    work = copying.deepcopy(model).double()
+                    with torch.no_grad():
+                        work(x.double() if x.is_floating_point() else x)
+                        start = time.perf_counter()
+                        work(x.double() if x.is_floating_point() else x)
+                        per_forward = time.perf_counter() - start
+                    tensors = sum(1 for p in model.parameters() if p.requires_grad)
+                    per_tensor = 4 * tensors + 4
+                    rows.append(Row(label, "torch", params, "gradcheck per tensor (fast, before)",
+                                    per_tensor, per_forward * per_tensor,
+                                    f"est. ({per_forward:.2f} s per float64 pass)", estimated=True))
+                    rows.append(Row(label, "torch", params, "gradcheck full", 2 * params + 4,
+                                    per_forward * (2 * params + 4), "est.", estimated=True))
+    finally:
+        torch.set_num_threads(before)
+    return rows
+
+
 def table(rows):
     lines = ["| model | framework | params | method | forward passes | seconds | result |",
              "|---|---|---:|---|---:|---:|---|"]
@@ -224,9 +295,17 @@ def table(rows):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller samples for the estimates")
+    parser.add_argument("--scale-only", action="store_true",
+                        help="only the real-size rows (ResNet-18 CNN, 6-layer transformer)")
+    parser.add_argument("--no-scale", action="store_true", help="leave the real-size rows out")
     args, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
     import minigrad as mg
 
+    if args.scale_only:
+        rows = scale_rows(args.quick)
+        print(table(rows))
+        _scale_summary(rows)
+        return rows
     rows = []
     try:
         import torch
@@ -240,13 +319,30 @@ def main(argv=None):
     for name, model, x, y, loss_fn, bug in minigrad_models():
         with mg.bugs.plant(bug):
             rows += nndebug_rows(name, "minigrad", model, x, y, loss_fn, bug, args.quick)
+    if not args.no_scale:
+        try:
+            rows += scale_rows(args.quick)
+        except ImportError:
+            print("(torch is not installed: real-size rows left out)")
     print(table(rows))
-    located = [r for r in rows if r.method == "auto + locate, total"]
+    _scale_summary(rows)
+    located = [r for r in rows if r.method == "auto + locate, total"
+               and "ResNet" not in r.model and "transformer" not in r.model]
     worst = max(r.seconds for r in located)
     print(f"\nDetect + locate: at most {worst:.2f} s per model "
           f"({'meets' if worst < 2 else 'misses'} the 2 s goal); full finite differences: "
           f"{', '.join(f'{r.model}/{r.framework} ~{r.seconds:,.0f} s' for r in rows if r.method == 'gradcheck full')}.")
     return rows
+
+
+def _scale_summary(rows):
+    totals = [r for r in rows if r.method == "auto + locate, total"
+              and ("ResNet" in r.model or "transformer" in r.model)]
+    if totals:
+        worst = max(r.seconds for r in totals)
+        print(f"\nReal sizes, detect + locate on 2 threads: at most {worst:.1f} s per model "
+              f"({'meets' if worst < 60 else 'misses'} the 60 s goal); results: "
+              + ", ".join(f"{r.result}" for r in totals) + ".")
 
 
 if __name__ == "__main__":

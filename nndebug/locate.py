@@ -206,7 +206,7 @@ def _locate_thorough(bench, rng, counter, n_directions, n_samples, check_dtype):
 def _locate_scalable(bench, rng, counter, n_directions, n_samples, dtype):
     """Leaves first, one joint direction each; a closer look only where that fails."""
     work = bench.work
-    with validation.explain_forward_error(bench.user, bench.raw_inputs):
+    with validation.explain_forward_error(bench.user, bench.raw_inputs, bench.raw_targets):
         recording = bench.record(record_primitives=work.supports_primitives)
     calls = recording.calls
     loss_call = next((c for c in calls if c.is_loss), None)

@@ -155,17 +155,21 @@ def _array_leaves(adapter, value):
 # --- errors only a forward pass reveals ----------------------------------------------------
 
 @contextlib.contextmanager
-def explain_forward_error(adapter, inputs):
-    """Re-raise dtype mix-ups of the model's first forward as one readable line.
+def explain_forward_error(adapter, inputs, targets=None):
+    """Re-raise what the model's FIRST forward pass (and loss) says about bad data as one
+    line that names the data.
 
-    A float model fed integer data fails deep inside a layer ("expected scalar type
-    Float but found Long", "mat1 and mat2 must have the same dtype"); what the user
-    needs to hear is "inputs are integers, the model computes in float32: pass floats".
+    A float model fed integer data fails deep inside a layer ("mat1 and mat2 must have the
+    same dtype, but got Long and Float"); what the user needs to hear is "inputs are int64,
+    the model computes in float32: pass floats". Other framework errors on the first pass
+    (a shape that does not fit the first layer, labels out of range) are data errors too:
+    they become a ValueError that quotes the framework's first line and shows the shapes.
+    Only the first pass is wrapped: an error later on is the model's or the loss's own.
     """
     try:
         yield
-    except (RuntimeError, TypeError) as error:
-        text = str(error)
+    except (RuntimeError, TypeError, ValueError, IndexError) as error:
+        text = one_line(error)
         integer_inputs = [leaf for leaf in _array_leaves(adapter, inputs)
                           if np.dtype(_dtype_of(adapter, leaf)).kind in "iub"]
         if integer_inputs and any(k in text for k in ("Long", "Int", "dtype", "Double", "Byte")):
@@ -174,8 +178,38 @@ def explain_forward_error(adapter, inputs):
                 f"inputs are {dtype} but the model computes in {adapter.float_dtype()} and its "
                 f"first layer expects floating-point data; convert them first (x.float() in "
                 f"torch, x.astype(np.float32) in NumPy); the framework said: "
-                f"{text.splitlines()[0][:70]}") from error
-        raise
+                f"{text[:70]}") from error
+        if _is_ours(error):
+            raise
+        kind = TypeError if isinstance(error, TypeError) else ValueError
+        raise kind(f"the model and loss_fn could not run on these data ({describe(adapter, inputs)}"
+                   f" -> targets {describe(adapter, targets)}): {type(error).__name__}: "
+                   f"{text[:160]}; check the data against the model's first layer and the "
+                   "loss") from error
+
+
+def _is_ours(error):
+    """An error nndebug itself raised (already one clear line) passes through unchanged."""
+    frames = []
+    tb = error.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame.f_code.co_filename)
+        tb = tb.tb_next
+    return bool(frames) and "/nndebug/" in frames[-1]
+
+
+def one_line(error):
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
+
+
+def describe(adapter, value):
+    """"float32 (5, 3)" for one array, "[...]" for a structure: what the data look like."""
+    leaves = _array_leaves(adapter, value)
+    if not leaves:
+        return type(value).__name__
+    parts = [f"{_dtype_of(adapter, leaf)} {tuple(np.shape(leaf))}" for leaf in leaves[:3]]
+    return parts[0] if len(leaves) == 1 else "[" + ", ".join(parts) + "]"
 
 
 def _dtype_of(adapter, leaf):

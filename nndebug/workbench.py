@@ -87,7 +87,7 @@ class Workbench:
 
     def loss_and_grads(self, *, wrt_inputs=False, grad_scale=1.0):
         if self.n_forward == 0:   # the first pass is where dtype mix-ups show
-            with validation.explain_forward_error(self.user, self.raw_inputs):
+            with validation.explain_forward_error(self.user, self.raw_inputs, self.raw_targets):
                 return self._evaluate(self.work.loss_and_grads, self.inputs, self.targets,
                                       self.loss_fn, wrt_inputs=wrt_inputs, grad_scale=grad_scale)
         return self._evaluate(self.work.loss_and_grads, self.inputs, self.targets, self.loss_fn,

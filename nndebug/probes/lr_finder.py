@@ -22,6 +22,7 @@ against the published rules of torch-lr-finder ("steepest slope") and fastai ("v
 "minimum / 10"), which are re-implemented here from their descriptions
 (``SUGGESTION_RULES``; every result carries all of their answers in ``suggestions``).
 """
+import contextlib
 import copy
 import csv
 import math
@@ -129,6 +130,11 @@ class LRFinderResult:
         fig.tight_layout()
         fig.savefig(path, dpi=110)
         return path
+
+    def _repr_html_(self):
+        """Jupyter shows the verdict, the findings and the plot inline."""
+        from ..report.html import result_html
+        return result_html(self)
 
     def __str__(self):
         if not self.lrs:
@@ -475,7 +481,9 @@ def _sweep(adapter, optimizer, loss_fn, batches, start_lr, end_lr, steps, diverg
             inputs, targets = adapter.prepare(inputs), adapter.prepare(targets)
             lr = start_lr * ratio ** (step / (steps - 1))
             _set_lr(optimizer, base_lrs, lr)
-            with validation.explain_forward_error(adapter, raw_inputs):
+            first = validation.explain_forward_error(adapter, raw_inputs, targets) \
+                if step == 0 else contextlib.nullcontext()
+            with first:   # bad data shows on the first step: one line
                 loss = train_step(adapter, optimizer, inputs, targets, loss_fn)
             lrs.append(lr)
             raw.append(loss)

@@ -58,6 +58,11 @@ class OverfitResult:
     findings: list = field(default_factory=list)
     notes: list = field(default_factory=list)
 
+    def _repr_html_(self):
+        """Jupyter shows the verdict, the findings and the plot inline."""
+        from ..report.html import result_html
+        return result_html(self)
+
     def __str__(self):
         acc = "" if self.accuracy is None else f", batch accuracy {self.accuracy:.0%}"
         head = (f"overfit one batch: {'PASSED' if self.passed else 'FAILED'} - loss "
@@ -100,12 +105,13 @@ def overfit_one_batch(model, inputs, targets, loss_fn, *, steps=200, lr=None, ba
 
     lrs = (lr,) if lr is not None else LEARNING_RATES
     attempts, notes = [], []
-    with adapter.preserved(), adapter.forked_rng(seed) as replay, \
-            validation.explain_forward_error(adapter, inputs):
+    with adapter.preserved(), adapter.forked_rng(seed) as replay:
         template = adapter.private_copy(dtype=adapter.float_dtype())
         template.model.train()                  # the configuration of every forward below:
         switched = disable_dropout(template)    # training mode, except dropout (copies keep it)
         x, y = template.prepare(inputs), template.prepare(targets)
+        with validation.explain_forward_error(adapter, inputs, targets):   # bad data: one line
+            scalar_loss_value(template, loss_fn(forward_output(template, x), y))
         kind = _task_kind(template, x, y, loss_fn)
         rate = lrs[0]
         while True:
