@@ -175,7 +175,8 @@ def _joined(arrays, last_rows, chunk):
 def _samples_first(array, rows, length):
     """A module's output with the samples on axis 0, or None when its layout is unknown:
     (rows, ...) as is; (rows * length, ...) folded; (length, rows, ...) (sequence-first
-    layers inside a batch-first model) transposed."""
+    layers inside a batch-first model) transposed; other (rows * k, ...) flattened to one
+    row per sample (image rows or heads folded into the batch, sample-major)."""
     if array.ndim == 0:
         return None
     if array.shape[0] == rows:
@@ -184,4 +185,6 @@ def _samples_first(array, rows, length):
         return array.reshape((rows, length) + array.shape[1:])
     if length and array.ndim >= 2 and array.shape[0] == length and array.shape[1] == rows:
         return np.swapaxes(array, 0, 1)
+    if array.shape[0] % rows == 0:       # (rows * k, ...), sample-major: one flat row each
+        return array.reshape(rows, -1)
     return None
