@@ -273,3 +273,48 @@ def test_no_records_at_all_after_a_failed_measurement():
     run.params = [ParamInfo("0.weight", (4, 4), True, True), ParamInfo("0.bias", (4,), True, True)]
     run.loss_steps, run.losses, run.n_steps = list(range(60)), [1.0] * 60, 60
     assert {f.code for f in rules.diagnose(run)} == {"LOSS_PLATEAU"}
+
+
+# --- imports run one way: records -> rules -> findings -> reports ---------------------------------
+LOWER_MODULES = ["nndebug/plain.py", "nndebug/findings.py", "nndebug/records.py"]
+UPPER_PACKAGES = ("nndebug.report", "nndebug.monitor", "nndebug.adapters", "nndebug.probes",
+                  "nndebug.commands", "nndebug.cli", "torch")
+
+
+def _imported_modules(path, package):
+    """Absolute names of everything a source file imports (relative imports resolved)."""
+    tree = ast.parse(open(path).read())
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")
+            if node.level:
+                base = base[: len(base) - node.level + 1]
+                name = ".".join(base + ([node.module] if node.module else []))
+            else:
+                name = node.module
+            out += [name] + [f"{name}.{alias.name}" for alias in node.names]
+    return out
+
+
+def test_records_rules_and_findings_import_nothing_that_reports_on_them():
+    import pathlib
+    root = pathlib.Path(rules.__file__).parents[2]
+    files = [(root / p, "nndebug") for p in LOWER_MODULES] + \
+        [(p, "nndebug.rules") for p in sorted((root / "nndebug" / "rules").glob("*.py"))]
+    assert len(files) > 10
+    for path, package in files:
+        for name in _imported_modules(path, package):
+            assert not name.startswith(UPPER_PACKAGES), (
+                f"{path.relative_to(root)} imports {name}: the flow is records -> rules -> "
+                "findings -> reports, and nothing may import what reports on it")
+
+
+def test_the_import_scanner_resolves_relative_imports(tmp_path):
+    path = tmp_path / "some_rule.py"
+    path.write_text("import numpy as np\nfrom ..report.json import plain\nfrom . import graph\n")
+    names = _imported_modules(path, "nndebug.rules")
+    assert "nndebug.report.json" in names and "nndebug.rules.graph" in names
+    assert any(n.startswith(UPPER_PACKAGES) for n in names)
