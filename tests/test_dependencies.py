@@ -408,3 +408,49 @@ def test_watch_runs_the_probes_once_early_and_training_is_unchanged(framework):
 def test_watch_reads_the_targets_reaching_the_loss_and_names_a_future_leak(framework):
     mon, _ = train_gpt(framework, mask="none")
     assert [f.where for f in mon.findings() if f.code == "FUTURE_LEAK"] == ["attn"], mon.report()
+
+
+# --- layouts that look like mixing but are not ---------------------------------------------------
+
+def test_sequence_first_data_and_pairwise_scores_are_not_called_mixing():
+    class SeqFirstLM(torch.nn.Module):            # the word_language_model layout: (T, B)
+        def __init__(self):
+            super().__init__()
+            self.emb = torch.nn.Embedding(20, 16)
+            layer = torch.nn.TransformerEncoderLayer(16, 2, 32, 0.0)
+            self.enc = torch.nn.TransformerEncoder(layer, 1, enable_nested_tensor=False)
+            self.dec = torch.nn.Linear(16, 20)
+
+        def forward(self, src):
+            mask = torch.nn.Transformer.generate_square_subsequent_mask(src.size(0))
+            return self.dec(self.enc(self.emb(src), mask))
+
+    class Contrastive(torch.nn.Module):           # CLIP-like: (B, B) similarity logits
+        def __init__(self):
+            super().__init__()
+            self.image, self.text = torch.nn.Linear(6, 8), torch.nn.Linear(6, 8)
+
+        def forward(self, image, text):
+            return self.image(image) @ self.text(text).t()
+
+    torch.manual_seed(0)
+    data = torch.randint(0, 20, (13, 5))
+    res = nd.check_dependencies(SeqFirstLM(), data[:12], data[1:].reshape(-1))
+    assert res.passed and any("sequence-first" in n for n in res.notes), str(res)
+    res = nd.check_dependencies(Contrastive(), (torch.randn(8, 6), torch.randn(8, 6)), torch.arange(8))
+    assert res.passed and any("pairwise" in n for n in res.notes), str(res)
+
+
+def test_relative_position_biases_and_bce_pos_weight_are_not_positional_tensors():
+    from nndebug.probes.dependencies.positions import positional_tensors
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.pos_emb = torch.nn.Embedding(8, 4)
+            self.rel_pos_bias = torch.nn.Parameter(torch.zeros(15))
+            self.relative_attention_bias = torch.nn.Embedding(32, 2)
+            self.loss = torch.nn.BCEWithLogitsLoss(pos_weight=torch.ones(3))
+            self.pos_tagger = torch.nn.Linear(4, 4)
+
+    assert [n for n, _ in positional_tensors(adapt(Model()))] == ["pos_emb.weight"]

@@ -19,8 +19,9 @@ import numpy as np
 
 from ...findings import Finding
 from .batch import perturbed_rows
+from .measure import (RELATIVE_TOLERANCE, describe_place, first_culprit, gradient_mass, relative,
+                      row_changes)
 from .runner import ModelFailed
-from .measure import RELATIVE_TOLERANCE, describe_place, first_culprit, gradient_mass, relative, row_changes
 
 MAX_PAIRS_SHOWN = 12
 ATTENTION_TYPES = ("MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",

@@ -17,7 +17,9 @@ import numpy as np
 
 from ...findings import Finding
 from .batch import perturbed_rows
-from .measure import RELATIVE_TOLERANCE, describe_place, first_culprit, gradient_mass, relative, row_changes
+from .measure import (RELATIVE_TOLERANCE, describe_place, first_culprit, gradient_mass, relative,
+                      row_changes)
+from .runner import ModelFailed
 
 MAX_PAIRS_SHOWN = 12
 SEQUENCE_FIRST_TYPES = ("MultiheadAttention", "Transformer", "TransformerEncoder",
@@ -29,6 +31,9 @@ def probe_batch_mixing(runner, batch, n, base_out, rng):
     """(findings, notes) for the first ``n`` samples (``base_out``: the model's output on them)."""
     if n < 2:
         return [], ["batch mixing not checked: it needs a batch of at least 2 samples"]
+    if _pairwise_output(runner, batch, n, base_out):
+        return [], ["batch mixing not checked: the output has one column per sample (pairwise "
+                    "scores, as contrastive models compute), so samples meet by design"]
     tree = batch.rows(range(n))
     if batch.is_float:      # exact: a gradient that does not exist is exactly zero
         matrix, method, runs = _gradient_matrix(runner, batch, tree, base_out, rng), "gradient", None
@@ -41,6 +46,9 @@ def probe_batch_mixing(runner, batch, n, base_out, rng):
     mixed = _off_diagonal(matrix)
     if not mixed:
         return _place_in_batch(runner, batch, n, base_out)
+    reason = _mixing_by_design(runner, batch, n, base_out, rng)
+    if reason:
+        return [], [reason]
     where, seen_at, after = _first_mixing_module(runs, n)
     modules = dict(runner.work.named_modules())
     module = modules.get(where) if where else None
@@ -62,6 +70,41 @@ def probe_batch_mixing(runner, batch, n, base_out, rng):
                 f"{n * (n - 1)} sample pairs, e.g. {pairs}); made in {place}",
         evidence=_evidence(matrix, mixed, n, method, where, after, share=share),
         fix=_fix(module, kind, where))], []
+
+
+MAX_COLUMNS_PROBED = 8
+"""Positions of dimension 1 perturbed to see whether it, rather than dimension 0, is the batch."""
+
+
+def _pairwise_output(runner, batch, n, base_out):
+    """Whether the output has one column per sample: with one sample fewer, one column fewer."""
+    if base_out.ndim < 2 or base_out.shape[1] != n or n < 3:
+        return False
+    try:
+        smaller, _ = runner.forward(batch.rows(range(n - 1)), n - 1, batch.length)
+    except ModelFailed:
+        return False
+    return smaller.ndim >= 2 and smaller.shape[1] == n - 1
+
+
+def _mixing_by_design(runner, batch, n, base_out, rng):
+    """A note when samples "mix" because of how the data are laid out, not by a bug
+    - the data are sequence-first, (T, B, ...): dimension 0 is time, so its entries depend on
+      each other, while dimension 1 - the real batch - is perfectly independent.
+    """
+    x = batch.x[:n]
+    columns = x.shape[1] if x.ndim >= 2 else 0
+    if columns < 2 or base_out.ndim < 2 or base_out.shape[1] != columns:
+        return None
+    for k in range(min(columns, MAX_COLUMNS_PROBED)):
+        changed = perturbed_rows(x, range(n), {r: k for r in range(n)}, rng)
+        out, _ = runner.forward(batch.rows(range(n), primary=changed), n, batch.length)
+        moved = row_changes(base_out, out, axis_rows=1)
+        if np.delete(moved, k).max() > RELATIVE_TOLERANCE:
+            return None        # dimension 1 is not independent either: a real mix-up
+    return ("batch mixing not reported: dimension 0 of the inputs mixes but dimension 1 is "
+            "perfectly independent - the data look sequence-first (T, B, ...); the probes need "
+            "batch-first inputs (e.g. pass inputs.transpose(0, 1) to a batch_first model)")
 
 
 def _place_in_batch(runner, batch, n, base_out):

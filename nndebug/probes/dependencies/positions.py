@@ -25,10 +25,14 @@ from ...findings import Finding
 from .measure import RELATIVE_TOLERANCE, row_changes
 
 POSITIONAL_PART = re.compile(
-    r"^(w?pe|pos|positions?|pos_.*|position_.*|.*_pos|.*_positions?|.*positional.*|.*_pos_.*"
-    r"|pos[a-z]*emb.*|embed_positions)$", re.IGNORECASE)
-"""A name part that marks a positional tensor: pos_emb, wpe (GPT-2), pe (the PyTorch
+    r"^(w?pe|pos|positions?|.*position_?(s|al)?(_?(emb|embed|embedding|embeddings|enc|encoding|ids))?"
+    r"|pos_?(emb|embed|embedding|embeddings|enc|encoding|encoder)s?|embed_positions|.*_pos)$",
+    re.IGNORECASE)
+"""A name part that marks a positional tensor: pos, pos_emb, wpe (GPT-2), pe (the PyTorch
 tutorial's PositionalEncoding), position_embeddings (BERT), embed_positions (fairseq)..."""
+NOT_POSITIONAL = re.compile(r"relative|rel_|alibi|rotary|rope|bias|pos_weight", re.IGNORECASE)
+"""Relative schemes act on attention scores only (a sequence of identical tokens gives identical
+outputs with them too), and BCE's pos_weight is no position at all."""
 POSITIONAL_TYPES = re.compile(r"position|posenc|posemb", re.IGNORECASE)
 
 
@@ -40,7 +44,7 @@ def positional_tensors(adapter):
     named = list(adapter.named_parameters()) + list(adapter.model.named_buffers())
     for name, tensor in named:
         parts = name.split(".")
-        by_name = any(POSITIONAL_PART.match(p) for p in parts)
+        by_name = any(POSITIONAL_PART.match(p) for p in parts) and not NOT_POSITIONAL.search(name)
         by_owner = any(name.startswith(o + ".") for o in owners)
         array = adapter.to_numpy(tensor)
         if (by_name or by_owner) and array.dtype.kind == "f" and id(tensor) not in seen:

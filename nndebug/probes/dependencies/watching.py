@@ -16,6 +16,10 @@ from ...monitor.sinks import Sink
 
 KEPT_STEPS = 2
 """Input batches kept (references): the current step's, and the one before."""
+MAX_PARAMETERS = 20_000_000
+"""Larger models are not probed inside watch: the probe works on a float64 copy, and doubling
+the memory of a big model in the middle of someone's training run is not a price to impose.
+``nd.check_dependencies`` can still be called on them directly."""
 
 
 class DependencyWatch(Sink):
@@ -23,7 +27,9 @@ class DependencyWatch(Sink):
         self.adapter = adapter
         self.next_step = 0        # the optimizer step the next forward pass belongs to
         self.kept = {}            # step -> the inputs of its (last) training forward pass
-        self._handle = adapter.add_forward_pre_hook(adapter.model, self._on_forward)
+        small = adapter.parameter_count(trainable_only=False) <= MAX_PARAMETERS
+        self._handle = adapter.add_forward_pre_hook(adapter.model, self._on_forward) \
+            if small else None
 
     # --- sink --------------------------------------------------------------------------
     def on_step(self, run, step):
