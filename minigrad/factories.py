@@ -3,7 +3,8 @@
 Same defaults as torch: floats in the default dtype (float32 unless
 ``minigrad.set_default_dtype`` says otherwise), integer ranges in int64, and
 random values drawn from minigrad's own generator (``minigrad.manual_seed``).
-Sizes may be given as ``zeros(2, 3)`` or ``zeros((2, 3))``.
+Sizes may be given as ``zeros(2, 3)`` or ``zeros((2, 3))``; ``device`` may be
+"cpu" (or left out), so torch code that names it runs unchanged.
 """
 import numpy as np
 
@@ -19,61 +20,65 @@ def _sizes(size, op):
     return tuple(int(n) for n in size)
 
 
-def _made(array, dtype, requires_grad):
+def _made(array, dtype, requires_grad, device=None):
+    if device not in (None, "cpu"):
+        raise ValueError(f"minigrad computes on the CPU with NumPy; got device={device!r}, "
+                         "pass device='cpu' or leave it out")
     dtype = get_default_dtype() if dtype is None else np.dtype(dtype)
     return Tensor(array.astype(dtype, copy=False), requires_grad=requires_grad, dtype=dtype,
                   _copy=False)
 
 
-def zeros(*size, dtype=None, requires_grad=False):
-    return _made(np.zeros(_sizes(size, "zeros")), dtype, requires_grad)
+def zeros(*size, dtype=None, requires_grad=False, device=None):
+    return _made(np.zeros(_sizes(size, "zeros")), dtype, requires_grad, device)
 
 
-def ones(*size, dtype=None, requires_grad=False):
-    return _made(np.ones(_sizes(size, "ones")), dtype, requires_grad)
+def ones(*size, dtype=None, requires_grad=False, device=None):
+    return _made(np.ones(_sizes(size, "ones")), dtype, requires_grad, device)
 
 
-def empty(*size, dtype=None, requires_grad=False):
+def empty(*size, dtype=None, requires_grad=False, device=None):
     """Like torch.empty, but filled with zeros: a value read by mistake is at least repeatable."""
-    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+    return zeros(*size, dtype=dtype, requires_grad=requires_grad, device=device)
 
 
-def full(size, fill_value, dtype=None, requires_grad=False):
+def full(size, fill_value, dtype=None, requires_grad=False, device=None):
     """Every element ``fill_value``; an int fills int64, a bool fills bool, as torch."""
     if dtype is None and isinstance(fill_value, (bool, np.bool_)):
         dtype = np.bool_
     elif dtype is None and isinstance(fill_value, (int, np.integer)):
         dtype = np.int64
     size = _sizes(size if isinstance(size, (tuple, list)) else (size,), "full")
-    return _made(np.full(size, fill_value), dtype, requires_grad)
+    return _made(np.full(size, fill_value), dtype, requires_grad, device)
 
 
 def _like(t, dtype):
     return t.dtype if dtype is None else dtype
 
 
-def zeros_like(t, dtype=None, requires_grad=False):
-    return zeros(t.shape, dtype=_like(t, dtype), requires_grad=requires_grad)
+def zeros_like(t, dtype=None, requires_grad=False, device=None):
+    return zeros(t.shape, dtype=_like(t, dtype), requires_grad=requires_grad, device=device)
 
 
-def ones_like(t, dtype=None, requires_grad=False):
-    return ones(t.shape, dtype=_like(t, dtype), requires_grad=requires_grad)
+def ones_like(t, dtype=None, requires_grad=False, device=None):
+    return ones(t.shape, dtype=_like(t, dtype), requires_grad=requires_grad, device=device)
 
 
-def empty_like(t, dtype=None, requires_grad=False):
-    return zeros_like(t, dtype=dtype, requires_grad=requires_grad)
+def empty_like(t, dtype=None, requires_grad=False, device=None):
+    return zeros_like(t, dtype=dtype, requires_grad=requires_grad, device=device)
 
 
-def full_like(t, fill_value, dtype=None, requires_grad=False):
-    return full(t.shape, fill_value, dtype=_like(t, dtype), requires_grad=requires_grad)
+def full_like(t, fill_value, dtype=None, requires_grad=False, device=None):
+    return full(t.shape, fill_value, dtype=_like(t, dtype), requires_grad=requires_grad,
+                device=device)
 
 
-def eye(n, m=None, dtype=None, requires_grad=False):
+def eye(n, m=None, dtype=None, requires_grad=False, device=None):
     """The identity matrix (n x m, square by default)."""
-    return _made(np.eye(n, n if m is None else m), dtype, requires_grad)
+    return _made(np.eye(n, n if m is None else m), dtype, requires_grad, device)
 
 
-def arange(start, end=None, step=1, dtype=None, requires_grad=False):
+def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None):
     """``start, start + step, ...`` below ``end``; int64 when all three are ints, as torch."""
     if end is None:
         start, end = 0, start
@@ -82,25 +87,25 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False):
     if step == 0:
         raise ValueError("arange: step must not be zero")
     return _made(np.arange(start, end, step, dtype=np.float64 if dtype is None else None),
-                 dtype, requires_grad)
+                 dtype, requires_grad, device)
 
 
-def linspace(start, end, steps, dtype=None, requires_grad=False):
+def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
     """``steps`` evenly spaced values from ``start`` to ``end``, both included."""
-    return _made(np.linspace(start, end, int(steps)), dtype, requires_grad)
+    return _made(np.linspace(start, end, int(steps)), dtype, requires_grad, device)
 
 
-def rand(*size, dtype=None, requires_grad=False):
+def rand(*size, dtype=None, requires_grad=False, device=None):
     """Uniform on [0, 1)."""
-    return _made(generator().random(_sizes(size, "rand")), dtype, requires_grad)
+    return _made(generator().random(_sizes(size, "rand")), dtype, requires_grad, device)
 
 
-def randn(*size, dtype=None, requires_grad=False):
+def randn(*size, dtype=None, requires_grad=False, device=None):
     """Standard normal."""
-    return _made(generator().standard_normal(_sizes(size, "randn")), dtype, requires_grad)
+    return _made(generator().standard_normal(_sizes(size, "randn")), dtype, requires_grad, device)
 
 
-def randint(low, high=None, size=None, dtype=None, requires_grad=False):
+def randint(low, high=None, size=None, dtype=None, requires_grad=False, device=None):
     """Integers in ``[low, high)`` (``randint(high, size)`` starts at 0), int64 by default."""
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
@@ -108,16 +113,17 @@ def randint(low, high=None, size=None, dtype=None, requires_grad=False):
         raise TypeError("randint needs a size, e.g. randint(0, 10, (3,))")
     size = _sizes(size if isinstance(size, (tuple, list)) else (size,), "randint")
     values = generator().integers(low, high, size=size)
-    return _made(values, np.int64 if dtype is None else dtype, requires_grad)
+    return _made(values, np.int64 if dtype is None else dtype, requires_grad, device)
 
 
-def rand_like(t, dtype=None, requires_grad=False):
-    return rand(t.shape, dtype=_like(t, dtype), requires_grad=requires_grad)
+def rand_like(t, dtype=None, requires_grad=False, device=None):
+    return rand(t.shape, dtype=_like(t, dtype), requires_grad=requires_grad, device=device)
 
 
-def randn_like(t, dtype=None, requires_grad=False):
-    return randn(t.shape, dtype=_like(t, dtype), requires_grad=requires_grad)
+def randn_like(t, dtype=None, requires_grad=False, device=None):
+    return randn(t.shape, dtype=_like(t, dtype), requires_grad=requires_grad, device=device)
 
 
-def randint_like(t, low, high=None, dtype=None, requires_grad=False):
-    return randint(low, high, t.shape, dtype=_like(t, dtype), requires_grad=requires_grad)
+def randint_like(t, low, high=None, dtype=None, requires_grad=False, device=None):
+    return randint(low, high, t.shape, dtype=_like(t, dtype), requires_grad=requires_grad,
+                   device=device)

@@ -71,11 +71,27 @@ class Tensor:
     def int(self): return self.to(np.int32)
     def bool(self): return self.to(np.bool_)
 
-    def to(self, dtype):
-        """This tensor in ``dtype`` (the same tensor when it already has it)."""
-        dtype = np.dtype(dtype)
+    def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False,
+           memory_format=None):
+        """This tensor in another dtype, as torch's ``to(dtype)``, ``to("cpu")``,
+        ``to("cpu", dtype)`` or ``to(other)``; the same tensor when nothing changes."""
+        flags = []
+        for arg in args:
+            if isinstance(arg, Tensor):
+                dtype = arg.dtype
+            elif isinstance(arg, bool):
+                flags.append(arg)                  # non_blocking, then copy
+            elif arg is None or (isinstance(arg, str) and arg.split(":")[0] in ("cpu", "cuda", "mps")):
+                device = arg
+            else:
+                dtype = arg
+        if device not in (None, "cpu"):
+            raise ValueError(f"minigrad computes on the CPU with NumPy; cannot move a tensor to "
+                             f"{device!r}")
+        copy = copy or (len(flags) > 1 and flags[1])
+        dtype = self.dtype if dtype is None else np.dtype(dtype)
         if dtype == self.dtype:
-            return self
+            return _ops_mod.clone(self) if copy else self
         if dtype.kind == "f" and self.dtype.kind == "f":
             return _ops_mod.cast(self, dtype)
         return Tensor(self.data.astype(dtype), dtype=dtype, _copy=False)
@@ -110,7 +126,13 @@ class Tensor:
         return _Handle(self._hooks, key)
 
     def zero_(self):
+        """Fill with zeros in place. A computed tensor stops depending on its inputs (as torch)."""
+        if self.requires_grad and self._node is None and autograd.is_grad_enabled():
+            raise RuntimeError("zero_(): a leaf tensor that requires grad cannot be changed in "
+                               "place; do it inside `with minigrad.no_grad():`")
         self.data[...] = 0
+        if self._node is not None:
+            self._node, self.requires_grad = None, False
         return self
 
     def backward(self, grad=None):
@@ -284,9 +306,9 @@ class Tensor:
     def expand_as(self, other): return _ops_mod.expand(self, other.shape)
     def repeat(self, *repeats): return _ops_mod.repeat(self, *repeats)
 
-    def flip(self, *axes):
+    def flip(self, *axes, dims=None):
         axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
-        return _ops_mod.flip(self, axes)
+        return _ops_mod.flip(self, axes if dims is None else dims)
 
     def split(self, split_size, axis=None, *, dim=None):
         return _ops_mod.split(self, split_size, axis, dim=dim)

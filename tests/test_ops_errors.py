@@ -39,8 +39,8 @@ def test_conv2d_errors():
         ops.conv2d(t((1, 1, 2, 8)), t((1, 1, 3, 3)))
     with pytest.raises(ValueError, match=r"bias of shape \(2,\), got \[\(3,\)\]"):
         ops.conv2d(t((1, 1, 4, 4)), t((2, 1, 3, 3)), t((3,)))
-    with pytest.raises(NotImplementedError, match="groups=2"):
-        ops.conv2d(t((1, 2, 4, 4)), t((2, 1, 3, 3)), groups=2)
+    with pytest.raises(ValueError, match=r"groups=3 must divide the input channels \(2\)"):
+        ops.conv2d(t((1, 2, 4, 4)), t((3, 1, 3, 3)), groups=3)
     with pytest.raises(ValueError, match="stride must be at least 1"):
         ops.conv2d(t((1, 1, 4, 4)), t((1, 1, 3, 3)), stride=0)
     with pytest.raises(TypeError, match="padding must be an int or a pair"):

@@ -356,6 +356,14 @@ def test_norm_gradient_at_zero_is_zero_as_in_torch():
     assert np.array_equal(x.grad, np.zeros(3))
 
 
+def test_grouped_and_same_padded_convolution_match_torch():
+    agree(lambda x, w, b: nn.functional.conv2d(x, w, b, groups=2),
+          lambda x, w, b: torch.nn.functional.conv2d(x, w, b, groups=2), (2, 4, 5, 5), (6, 2, 3, 3), (6,))
+    agree(lambda x, w: nn.functional.conv2d(x, w, padding="same", dilation=(1, 3)),
+          lambda x, w: torch.nn.functional.conv2d(x, w, padding="same", dilation=(1, 3)),
+          (1, 2, 6, 7), (3, 2, 2, 3))                      # even reach: the extra row goes after
+
+
 def test_pooling_accepts_an_unbatched_image_like_conv2d():
     for ours, theirs in ((nn.functional.max_pool2d, torch.nn.functional.max_pool2d),
                          (nn.functional.avg_pool2d, torch.nn.functional.avg_pool2d)):

@@ -160,12 +160,17 @@ def _weighted_nll(log_probs, target, weight, ignore_index, reduction):
 
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
-    """Negative log-likelihood of integer targets under log-probabilities (N, C[, ...])."""
+    """Negative log-likelihood of integer targets under log-probabilities (N, C[, ...]) or (C,)."""
     ops.check_reduction("nll_loss", reduction)
     indices = target.data if isinstance(target, Tensor) else np.asarray(target)
     if indices.dtype.kind not in "iu":
         raise TypeError(f"nll_loss: target must hold integer class indices, got dtype "
                         f"{indices.dtype}")
+    input = as_tensor(input)
+    if input.ndim == 1:  # one unbatched sample: log-probabilities (C,), a 0-d target
+        loss = _weighted_nll(ops.unsqueeze(input, 0), indices.reshape(1), weight, ignore_index,
+                             reduction)
+        return ops.reshape(loss, ()) if reduction == "none" else loss
     return _weighted_nll(input, indices, weight, ignore_index, reduction)
 
 

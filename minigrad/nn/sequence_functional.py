@@ -226,10 +226,8 @@ def kl_div(input, target, reduction="mean", log_target=False):
 
 # --- normalisation of vectors ---------------------------------------------------------------
 def _p_norm(input, p, dim, floor):
-    """(sum |x|^p)^(1/p) over ``dim``, kept >= floor (with a zero gradient below it)."""
-    powered = ops.mul(input, input) if p == 2 else ops.pow(ops.abs(input), float(p))
-    total = ops.sum(powered, axis=dim, keepdims=True)
-    return ops.pow(ops.maximum(total, float(floor) ** p), 1.0 / p)
+    """The p-norm over ``dim`` (any p torch.norm takes), kept >= floor (zero gradient below it)."""
+    return ops.clamp(ops.norm(input, p, dim=dim, keepdim=True), min=float(floor))
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12):
@@ -241,6 +239,8 @@ def normalize(input, p=2.0, dim=1, eps=1e-12):
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """<x1, x2> / (max(||x1||, eps) max(||x2||, eps)) along ``dim``."""
     x1, x2 = as_tensor(x1), as_tensor(x2)
+    shape = np.broadcast_shapes(x1.shape, x2.shape)   # as torch: broadcast first, then the norms
+    x1, x2 = ops.expand(x1, shape), ops.expand(x2, shape)
     unit1 = ops.div(x1, _p_norm(x1, 2, dim, eps))
     unit2 = ops.div(x2, _p_norm(x2, 2, dim, eps))
     return ops.sum(ops.mul(unit1, unit2), axis=dim)
@@ -305,7 +305,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if channels % num_groups:
         raise ValueError(f"group_norm: {channels} channels cannot be split into {num_groups} "
                          "equal groups; num_channels must be divisible by num_groups")
-    grouped = ops.reshape(input, (input.shape[0], num_groups, -1))
+    per_group = channels // num_groups * int(np.prod(input.shape[2:]))
+    grouped = ops.reshape(input, (input.shape[0], num_groups, per_group))
     normed = ops.layer_norm(grouped, (grouped.shape[-1],), eps=eps)
     out = ops.reshape(normed, input.shape)
     per_channel = (1, channels) + (1,) * (input.ndim - 2)

@@ -352,8 +352,11 @@ def norm(a, p=2, axis=None, keepdims=False, *, dim=None, keepdim=None):
         return amax(abs(a), axis, keepdims)
     if p == -np.inf:
         return amin(abs(a), axis, keepdims)
-    if isinstance(p, str) or not p > 0:
-        raise ValueError(f"norm: p must be 'fro', inf, -inf or a number > 0, got {p!r}")
+    if isinstance(p, str) or not np.isfinite(p):
+        raise ValueError(f"norm: p must be 'fro', inf, -inf or a number, got {p!r}")
+    if p == 0:  # the number of non-zero elements: piecewise constant, no gradient
+        count = sum(Tensor(_array(a) != 0, dtype=_array(a).dtype, _copy=False), axis, keepdims)
+        return Tensor(count.data, dtype=count.dtype, _copy=False)
     return REGISTRY["norm"].apply(a, p=float(p), axis=axis, keepdims=keepdims)
 
 
@@ -460,7 +463,13 @@ def clone(a):
 
 
 def cat(tensors, axis=None, *, dim=None):
-    """Join tensors along an existing axis (the first by default)."""
+    """Join tensors along an existing axis (the first by default).
+
+    As in torch, an empty 1-D tensor beside tensors of more dimensions is left out.
+    """
+    tensors = [as_tensor(t) for t in tensors]
+    if builtin_max([t.ndim for t in tensors], default=1) > 1:
+        tensors = [t for t in tensors if t.shape != (0,)]
     return REGISTRY["cat"].apply(*tensors, axis=_axis(axis, dim, "cat", 0))
 
 
@@ -531,7 +540,9 @@ def gather(a, axis, index):
     a = as_tensor(a)
     axis = _one_axis(axis, a.ndim, "gather")
     index = _index_array(index, "gather")
-    if index.ndim != a.ndim:
+    if a.ndim == 0 and index.size:  # torch treats a 0-d input as one element along axis 0
+        return reshape(gather(reshape(a, (1,)), 0, index.reshape(-1)), index.shape)
+    if index.ndim != a.ndim and index.size:
         raise ValueError(f"gather: the index must have as many axes as the input ({a.ndim}), "
                          f"got shape {index.shape}")
     if index.size and (index.min() < -a.shape[axis] or index.max() >= a.shape[axis]):

@@ -46,29 +46,46 @@ def _unbatched(out, added):
 
 
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """2-D convolution of (N, C, H, W) (or unbatched (C, H, W)) with weight (O, C, kh, kw)."""
-    if groups != 1:
-        raise NotImplementedError(f"conv2d: groups={groups} is not supported, only groups=1")
+    """2-D convolution of (N, C, H, W) (or unbatched (C, H, W)) with weight (O, C / groups, kh, kw).
+
+    ``groups`` > 1 splits the channels into that many independent convolutions
+    (one primitive each) whose outputs are joined.
+    """
     x, added = _batched(x, "conv2d")
     weight = as_tensor(weight)
     if isinstance(padding, str):
-        if padding == "valid":
-            padding = 0
-        elif padding == "same":
-            dil = pair(dilation, "dilation", 1)
-            reach = [d * (k - 1) for d, k in zip(dil, weight.shape[-2:])]
-            if pair(stride, "stride", 1) != (1, 1) or any(r % 2 for r in reach):
-                raise ValueError("conv2d: padding='same' needs stride 1 and an odd kernel reach "
-                                 f"(got stride {stride}, kernel {tuple(weight.shape[-2:])}); "
-                                 "give the padding as numbers instead")
-            padding = (reach[0] // 2, reach[1] // 2)
-        else:
-            raise ValueError(f"conv2d: padding must be an int, a pair, 'valid' or 'same', got {padding!r}")
-    inputs = (x, weight) if bias is None else (x, weight, bias)
-    out = REGISTRY["conv2d"].apply(*inputs, stride=pair(stride, "stride", 1),
-                                   padding=pair(padding, "padding"),
-                                   dilation=pair(dilation, "dilation", 1))
-    return _unbatched(out, added)
+        x, padding = _string_padding(x, weight, padding, stride, dilation)
+    options = dict(stride=pair(stride, "stride", 1), padding=pair(padding, "padding"),
+                   dilation=pair(dilation, "dilation", 1))
+    if groups == 1:
+        inputs = (x, weight) if bias is None else (x, weight, bias)
+        return _unbatched(REGISTRY["conv2d"].apply(*inputs, **options), added)
+    if x.shape[1] % groups or weight.shape[0] % groups:
+        raise ValueError(f"conv2d: groups={groups} must divide the input channels ({x.shape[1]}) "
+                         f"and the output channels ({weight.shape[0]})")
+    pieces = zip(ops.chunk(x, groups, dim=1), ops.chunk(weight, groups, dim=0),
+                 ops.chunk(bias, groups, dim=0) if bias is not None else [None] * groups)
+    outs = [REGISTRY["conv2d"].apply(*((xg, wg) if bg is None else (xg, wg, bg)), **options)
+            for xg, wg, bg in pieces]
+    return _unbatched(ops.cat(outs, dim=1), added)
+
+
+def _string_padding(x, weight, padding, stride, dilation):
+    """padding='valid' (none) or 'same' (output size = input size, stride 1), as torch.
+
+    An even kernel reach cannot be padded equally on both sides: like torch, the
+    extra row and column go after (bottom, right), padded here explicitly.
+    """
+    if padding == "valid":
+        return x, 0
+    if padding != "same":
+        raise ValueError(f"conv2d: padding must be an int, a pair, 'valid' or 'same', got {padding!r}")
+    if pair(stride, "stride", 1) != (1, 1):
+        raise ValueError(f"conv2d: padding='same' needs stride 1, got stride {stride}")
+    reach = [d * (k - 1) for d, k in zip(pair(dilation, "dilation", 1), weight.shape[-2:])]
+    if any(r % 2 for r in reach):
+        x = ops.pad(x, [(0, 0), (0, 0), (0, reach[0] % 2), (0, reach[1] % 2)])
+    return x, (reach[0] // 2, reach[1] // 2)
 
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -77,6 +94,7 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
     if ceil_mode or return_indices:
         raise NotImplementedError("max_pool2d: ceil_mode and return_indices are not supported")
     x, added = _batched(x, "max_pool2d")
+    stride = None if stride in ((), []) else stride            # torch: empty means the kernel
     out = REGISTRY["max_pool2d"].apply(x, kernel_size=kernel_size, stride=stride, padding=padding,
                                        dilation=dilation)
     return _unbatched(out, added)
@@ -88,6 +106,7 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_in
     if ceil_mode:
         raise NotImplementedError("avg_pool2d: ceil_mode is not supported")
     x, added = _batched(x, "avg_pool2d")
+    stride = None if stride in ((), []) else stride            # torch: empty means the kernel
     out = REGISTRY["avg_pool2d"].apply(x, kernel_size=kernel_size, stride=stride, padding=padding,
                                        count_include_pad=count_include_pad,
                                        divisor_override=divisor_override)

@@ -166,15 +166,16 @@ class LogSumExp(Function):
 
 @register("norm")
 class Norm(Function):
-    """The p-norm ``(sum |a|^p)^(1/p)`` over ``axis``, for a finite p > 0."""
+    """The p-norm ``(sum |a|^p)^(1/p)`` over ``axis``, for a finite p other than 0."""
 
     @staticmethod
     def forward(ctx, a, p=2.0, axis=None, keepdims=False):
-        if not (np.isfinite(p) and p > 0):
-            raise ValueError(f"the norm primitive takes a finite p > 0, got p={p}; "
-                             "minigrad.ops.norm handles p=inf (max |a|)")
+        if not np.isfinite(p) or p == 0:
+            raise ValueError(f"the norm primitive takes a finite p other than 0, got p={p}; "
+                             "minigrad.ops.norm handles p=inf, -inf and 0")
         ctx.axes, ctx.keepdims, ctx.p = normalize_axes(axis, a.ndim), keepdims, p
-        out = (np.abs(a) ** p).sum(axis=ctx.axes, keepdims=True) ** (1.0 / p)
+        with np.errstate(divide="ignore"):  # p < 0 with a zero element: the norm is 0
+            out = (np.abs(a) ** p).sum(axis=ctx.axes, keepdims=True) ** (1.0 / p)
         ctx.save_for_backward(a, out)
         return (out if keepdims else np.squeeze(out, axis=ctx.axes)).astype(a.dtype, copy=False)
 
@@ -185,7 +186,7 @@ class Norm(Function):
         p = ctx.p
         with np.errstate(invalid="ignore", divide="ignore"):
             local = np.sign(a) * np.abs(a) ** (p - 1) / out ** (p - 1)
-        local = np.where(out == 0, 0, local)
+        local = np.where((out == 0) | ~np.isfinite(local), 0, local)
         return ((local * expand_reduced(grad, ctx.axes, ctx.keepdims)).astype(a.dtype, copy=False),)
 
 

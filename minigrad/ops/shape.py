@@ -177,14 +177,19 @@ class Gather(Function):
 
     @staticmethod
     def forward(ctx, a, index=None, axis=0):
-        ctx.shape, ctx.where = a.shape, _along_axis_index(index, axis)
+        ctx.shape = a.shape
+        if index.size == 0:  # nothing gathered (torch allows any shape then)
+            ctx.where = None
+            return np.zeros(index.shape, dtype=a.dtype)
+        ctx.where = _along_axis_index(index, axis)
         return a[ctx.where]
 
     @staticmethod
     def backward(ctx, grad):
         # scatter-add: an element gathered twice receives both gradients
         full = np.zeros(ctx.shape, dtype=grad.dtype)
-        np.add.at(full, ctx.where, grad)
+        if ctx.where is not None:
+            np.add.at(full, ctx.where, grad)
         return (full,)
 
 

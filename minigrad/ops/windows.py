@@ -28,9 +28,11 @@ import numpy as np
 
 
 def pair(value, name, minimum=0):
-    """``3 -> (3, 3)``; ``(2, 3)`` stays; anything else is a clear error."""
+    """``3 -> (3, 3)``; ``(2, 3)`` stays; ``(3,)`` means (3, 3), as torch; else a clear error."""
     def is_int(v):
         return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+    if isinstance(value, (tuple, list)) and len(value) == 1:
+        value = value[0]
     if is_int(value):
         result = (int(value), int(value))
     elif isinstance(value, (tuple, list)) and len(value) == 2 and all(is_int(v) for v in value):
