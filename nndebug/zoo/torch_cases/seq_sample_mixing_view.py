@@ -1,0 +1,31 @@
+"""BATCH_MIXING: The embeddings (B, T, E) are turned into (T, B, E) with view instead of transpose, then read back as batch-first."""
+import torch
+from torch import nn
+
+import nndebug as nd
+from nndebug.zoo.torch_cases._seq_models import TinyGPT, counting_batches
+
+NAME = "torch/seq-sample-mixing-view"
+FRAMEWORK = "torch"
+EXPECTED = "BATCH_MIXING"
+DESCRIPTION = ('The embeddings (B, T, E) are turned into (T, B, E) with view instead of transpose, '
+               "then read back as batch-first: every sample's output now reads pieces of other "
+               'samples.')
+FIX = 'Swap dimensions with transpose/permute, never view/reshape: x.transpose(0, 1) (or keep everything batch-first).'
+STEPS = 60
+
+
+def run(steps=STEPS, **watch):
+    torch.manual_seed(0)
+    model = TinyGPT(vocab=16, dim=16, length=16, heads=2, seq_first_view=True)  # BUG: view, not transpose
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    loss_fn = nn.CrossEntropyLoss()
+    with nd.watch(model, optimizer, loss_fn=loss_fn, **watch) as mon:
+        for ids, targets in counting_batches(steps):
+            optimizer.zero_grad()
+            logits = model(ids)                                   # (B, T, vocab)
+            loss = loss_fn(logits.reshape(-1, 16), targets.reshape(-1))
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    return mon
