@@ -106,7 +106,7 @@ def _first_leaking_module(calls, length):
     def shows(c, which):
         array = getattr(calls[c], which)
         if array is None or array.ndim < 2 or array.shape[1] != length:
-            return False
+            return None           # no position axis to read
         return bool(_leaks(_perturbation_matrix(array, length)))
     return first_culprit(calls, shows)
 

@@ -52,7 +52,7 @@ def first_culprit(calls, shows):
     """Where a dependence first appears, from the recorded module calls.
 
     ``shows(c, which)`` says whether call number ``c``'s "input" or "output" shows the
-    dependence. Returns (where, seen_at, last_clean): ``seen_at`` is the first module whose
+    dependence (None: its layout cannot tell; such a call is neither culprit nor clean). Returns (where, seen_at, last_clean): ``seen_at`` is the first module whose
     output shows it; if that module's input already showed it, the dependence was made by
     the code around it, in its parent's forward (``where`` = the parent), else by the
     module itself (``where`` = ``seen_at``). ("", "", last clean) when no module output
@@ -62,10 +62,12 @@ def first_culprit(calls, shows):
     for c, call in enumerate(calls):
         if call.output is None:
             continue
-        if shows(c, "output"):
-            made_before = call.input is not None and shows(c, "input")
+        seen = shows(c, "output")
+        if seen:
+            made_before = call.input is not None and bool(shows(c, "input"))
             return (parent_of(call.name) if made_before else call.name), call.name, clean
-        clean = call.name
+        if seen is not None:
+            clean = call.name
     return "", "", clean
 
 

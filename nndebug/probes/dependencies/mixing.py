@@ -121,7 +121,7 @@ def _place_in_batch(runner, batch, n, base_out):
     def shows(c, which):
         a, b = getattr(base_calls[c], which), getattr(calls[c], which)
         if a is None or b is None or a.shape != b.shape:
-            return False
+            return None
         return float(row_changes(a[order], b).max()) > RELATIVE_TOLERANCE
     same_calls = [c.name for c in calls] == [c.name for c in base_calls]
     where, seen_at, after = first_culprit(base_calls, shows) if same_calls else ("", "", "")
@@ -180,7 +180,7 @@ def _first_mixing_module(runs, n):
         base = getattr(base_calls[c], which)
         changed = [getattr(calls[c], which) for _, calls in runs[1:]]
         if base is None or any(a is None or a.shape != base.shape for a in changed):
-            return False
+            return None           # no sample axis to read
         return bool(_off_diagonal(np.stack([row_changes(base, a) for a in changed], axis=1)))
     return first_culprit(base_calls, shows)
 
