@@ -21,12 +21,6 @@ __all__ = [
     "cosine_similarity", "conv1d", "group_norm",
 ]
 
-_REDUCTIONS = ("mean", "sum", "none")
-
-
-def _check_reduction(reduction, fn, allowed=_REDUCTIONS):
-    if reduction not in allowed:
-        raise ValueError(f"{fn}: reduction must be one of {allowed}, got {reduction!r}")
 
 
 def _reduce(per_element, reduction):
@@ -159,7 +153,7 @@ def pad(input, pad, mode="constant", value=None):
 # --- losses ---------------------------------------------------------------------------------
 def l1_loss(input, target, reduction="mean"):
     """Mean absolute error."""
-    _check_reduction(reduction, "l1_loss")
+    ops.check_reduction("l1_loss", reduction)
     input = as_tensor(input)
     target = _float_target(target, input)
     _same_shape("l1_loss", input, target)
@@ -168,7 +162,7 @@ def l1_loss(input, target, reduction="mean"):
 
 def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
     """Squared error below ``beta`` (scaled by 1/(2 beta)), absolute error above it."""
-    _check_reduction(reduction, "smooth_l1_loss")
+    ops.check_reduction("smooth_l1_loss", reduction)
     if beta < 0:
         raise ValueError(f"smooth_l1_loss: beta must be non-negative, got {beta}")
     input = as_tensor(input)
@@ -185,7 +179,7 @@ def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
 
 def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     """-(t log p + (1 - t) log(1 - p)) on probabilities p; each log is clamped at -100 as torch."""
-    _check_reduction(reduction, "binary_cross_entropy")
+    ops.check_reduction("binary_cross_entropy", reduction)
     input = as_tensor(input)
     target = _float_target(target, input)
     _same_shape("binary_cross_entropy", input, target)
@@ -209,7 +203,7 @@ def kl_div(input, target, reduction="mean", log_target=False):
     ``reduction="batchmean"`` divides the sum by the batch size (the true KL divergence);
     ``"mean"`` divides by the number of elements, as torch does.
     """
-    _check_reduction(reduction, "kl_div", _REDUCTIONS + ("batchmean",))
+    ops.check_reduction("kl_div", reduction, ops.REDUCTIONS + ("batchmean",))
     input = as_tensor(input)
     target = _float_target(target, input)
     if log_target:

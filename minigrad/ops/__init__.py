@@ -69,7 +69,7 @@ def _one_axis(axis, ndim, op):
     return int(axis) % size
 
 
-def _sizes(args, op):
+def _int_list(args, op):
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the sizes (2, 3)."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = tuple(args[0])
@@ -428,7 +428,7 @@ def transpose(a, dim0, dim1):
 def expand(a, *sizes):
     """Broadcast to ``sizes`` without copying values in the math (-1 keeps a size), as torch."""
     a = as_tensor(a)
-    sizes = _sizes(sizes, "expand")
+    sizes = _int_list(sizes, "expand")
     if len(sizes) < a.ndim:
         raise ValueError(f"expand: the shape {sizes} has fewer axes than the tensor {a.shape}")
     own = (None,) * (len(sizes) - a.ndim) + a.shape
@@ -443,7 +443,7 @@ def expand(a, *sizes):
 def repeat(a, *repeats):
     """Tile the tensor: ``repeats[i]`` copies along axis i (torch's ``Tensor.repeat``)."""
     a = as_tensor(a)
-    repeats = _sizes(repeats, "repeat")
+    repeats = _int_list(repeats, "repeat")
     if len(repeats) < a.ndim:
         raise ValueError(f"repeat: give at least one count per axis ({a.ndim}), got {repeats}")
     return REGISTRY["repeat"].apply(a, repeats=repeats)
@@ -600,4 +600,4 @@ def outer(a, b):
 # --- neural-network functions: convolution, pooling, normalisation, losses (layers.py) ----
 from .layers import (  # noqa: E402,F401
     conv2d, max_pool2d, avg_pool2d, dropout, embedding, layer_norm, batch_norm,
-    cross_entropy, mse_loss, binary_cross_entropy_with_logits, check_reduction)
+    cross_entropy, mse_loss, binary_cross_entropy_with_logits, check_reduction, REDUCTIONS)

@@ -14,13 +14,11 @@ from ..random import generator
 from ..tensor import Tensor, as_tensor
 from .registry import REGISTRY
 from . import conv, pool, masking, lookup, normalization, loss  # noqa: F401 (registers them)
-from .loss import check_reduction
+from .loss import REDUCTIONS, check_reduction  # noqa: F401 (re-exported by minigrad.ops)
 from .windows import pair
 
 
-def _array(x):
-    """The NumPy array behind a Tensor or array-like, for arguments that are never differentiated."""
-    return x.data if isinstance(x, Tensor) else np.asarray(x)
+_array = ops._array  # the NumPy array behind a Tensor or array-like (never differentiated)
 
 
 def _float_like(x, reference):

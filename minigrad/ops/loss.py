@@ -19,9 +19,10 @@ from .registry import register, unbroadcast
 REDUCTIONS = ("mean", "sum", "none")
 
 
-def check_reduction(op, reduction):
-    if reduction not in REDUCTIONS:
-        raise ValueError(f"{op}: reduction must be one of {REDUCTIONS}, got {reduction!r}")
+def check_reduction(op, reduction, allowed=REDUCTIONS):
+    """The one check of every loss's ``reduction`` argument (kl_div adds "batchmean")."""
+    if reduction not in allowed:
+        raise ValueError(f"{op}: reduction must be one of {allowed}, got {reduction!r}")
 
 
 def _reduce(per_element, reduction, count=None):
