@@ -454,3 +454,59 @@ def test_relative_position_biases_and_bce_pos_weight_are_not_positional_tensors(
             self.pos_tagger = torch.nn.Linear(4, 4)
 
     assert [n for n, _ in positional_tensors(adapt(Model()))] == ["pos_emb.weight"]
+
+
+# --- other sequence layouts ---------------------------------------------------------------------
+
+class RecurrentLM(torch.nn.Module):
+    def __init__(self, bidirectional):
+        super().__init__()
+        self.embed = torch.nn.Embedding(20, 8)
+        self.rnn = torch.nn.LSTM(8, 8, batch_first=True, bidirectional=bidirectional)
+        self.head = torch.nn.Linear(16 if bidirectional else 8, 20)
+
+    def forward(self, ids):
+        return self.head(self.rnn(self.embed(ids))[0])
+
+
+class ConvLM(torch.nn.Module):
+    """Logits laid out (B, vocab, T) for cross_entropy; causal = padded on the left only."""
+
+    def __init__(self, causal):
+        super().__init__()
+        self.causal = causal
+        self.embed = torch.nn.Embedding(20, 8)
+        self.conv = torch.nn.Conv1d(8, 8, 3, padding=0 if causal else 1)
+        self.head = torch.nn.Conv1d(8, 20, 1)
+
+    def forward(self, ids):
+        h = self.embed(ids).transpose(1, 2)
+        if self.causal:
+            h = torch.nn.functional.pad(h, (2, 0))
+        return self.head(torch.relu(self.conv(h)))
+
+
+@pytest.mark.parametrize("healthy,broken,where", [(RecurrentLM(False), RecurrentLM(True), "rnn"),
+                                                  (ConvLM(True), ConvLM(False), "conv")])
+def test_recurrent_and_convolutional_language_models(healthy, broken, where):
+    seq = torch.randint(0, 20, (3, 101), generator=torch.Generator().manual_seed(0))
+    ids, targets = seq[:, :-1], seq[:, 1:]                 # 100 positions: the first 64 probed
+    assert nd.check_dependencies(healthy, ids, targets).passed
+    res = nd.check_dependencies(broken, ids, targets)
+    assert codes(res) == ["FUTURE_LEAK"] and res.findings[0].where == where, str(res)
+
+
+def test_a_dict_output_that_begins_with_the_loss_is_read_at_its_logits():
+    class HFStyle(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lm = RecurrentLM(True)
+
+        def forward(self, input_ids, labels=None):
+            logits = self.lm(input_ids)
+            return {"loss": logits.mean(), "logits": logits}
+
+    seq = torch.randint(0, 20, (3, 11), generator=torch.Generator().manual_seed(0))
+    res = nd.check_dependencies(HFStyle(), {"input_ids": seq[:, :-1], "labels": seq[:, 1:]},
+                                seq[:, 1:])
+    assert codes(res) == ["FUTURE_LEAK"] and res.findings[0].where == "lm.rnn", str(res)

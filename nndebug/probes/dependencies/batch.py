@@ -79,6 +79,17 @@ class Batch:
         """Positions per sample (dimension 1 of the primary array), or None."""
         return int(self.x.shape[1]) if self.x.ndim >= 2 else None
 
+    def cropped(self, length):
+        """The same batch with its first ``length`` positions only (every per-sample array
+        whose dimension 1 is the sequence is cut alike, so a mask stays aligned)."""
+        full = self.length
+
+        def cut(i, a):
+            if i in self.per_sample and a.ndim >= 2 and a.shape[1] == full:
+                return a[:, :length].copy()
+            return a
+        return Batch(map_arrays(self.tree, cut), self.primary)
+
     def rows(self, indices, primary=None):
         """A new tree holding the samples ``indices`` (repeats allowed) of every per-sample array;
         ``primary``, if given, replaces the primary array of the result."""

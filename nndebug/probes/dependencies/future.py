@@ -24,20 +24,35 @@ from .measure import (RELATIVE_TOLERANCE, describe_place, first_culprit, gradien
 from .runner import ModelFailed
 
 MAX_PAIRS_SHOWN = 12
+MAX_POSITIONS = 64
+"""Longer sequences are probed on their first 64 positions (when the model accepts them
+alone): every one of those is checked against every other, at a cost that stays small."""
 ATTENTION_TYPES = ("MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
                    "TransformerDecoderLayer", "TransformerDecoder", "Transformer")
 
 
 def probe_future_leak(runner, batch, rng, sample=0, reason=""):
     """(findings, notes): does the output at position t depend on input positions after t?"""
-    length = batch.length
-    if length is None or length < 2:
+    if batch.length is None or batch.length < 2:
         return [], ["future leak not checked: the inputs have no sequence dimension (dim 1)"]
+    notes = []
+    if batch.length > MAX_POSITIONS:
+        try:            # a causal mask is structural: the first positions show a leak as well
+            return _probe(runner, batch.cropped(MAX_POSITIONS), rng, sample, reason, notes)
+        except ModelFailed:
+            notes.append(f"the model refused its first {MAX_POSITIONS} positions alone: all "
+                         f"{batch.length} were probed")
+    return _probe(runner, batch, rng, sample, reason, notes)
+
+
+def _probe(runner, batch, rng, sample, reason, notes):
+    length = batch.length
     rows, changed = _copies(batch, sample, rng)
-    out, calls = runner.forward(batch.rows(rows, primary=changed), len(rows), length, capture=True)
-    if out.ndim < 2 or out.shape[1] != length:
-        return [], [f"future leak not checked: the output (shape {out.shape[1:]} per sample) has "
-                    f"no position axis matching the inputs' {length} positions"]
+    raw, calls = runner.forward(batch.rows(rows, primary=changed), len(rows), length, capture=True)
+    out = positions_first(raw, length)
+    if out is None:
+        return [], notes + [f"future leak not checked: the output (shape {raw.shape[1:]} per "
+                            f"sample) has no position axis matching the inputs' {length} positions"]
     matrix, method = _perturbation_matrix(out, length), "perturbation"
     if batch.is_float:      # exact: a gradient that does not exist is exactly zero
         try:
@@ -46,7 +61,7 @@ def probe_future_leak(runner, batch, rng, sample=0, reason=""):
             pass            # e.g. a model that only accepts one batch size: perturbation it is
     leaks = _leaks(matrix)
     if not leaks:
-        return [], []
+        return [], notes
     where, seen_at, after = _first_leaking_module(calls, length)
     module = dict(runner.work.named_modules()).get(where) if where else None
     kind = runner.work.module_type(module) if module is not None else ""
@@ -65,7 +80,19 @@ def probe_future_leak(runner, batch, rng, sample=0, reason=""):
                   "method": method, "module": where, "last_clean_module": after,
                   "meaning": "pair [t, p]: the output at position t changes with the input at "
                              "position p > t; strength: relative to its largest dependence"},
-        fix=_fix(module, kind, where))], []
+        fix=_fix(module, kind, where))], notes
+
+
+def positions_first(array, length):
+    """The array with positions on axis 1: (N, T, ...) as is, (N, C, T) (convolution layouts,
+    or logits laid out for cross_entropy) with the last axis moved; None when no axis fits."""
+    if array is None or array.ndim < 2:
+        return None
+    if array.shape[1] == length:
+        return array
+    if array.ndim >= 3 and array.shape[-1] == length:
+        return np.moveaxis(array, -1, 1)
+    return None
 
 
 def _copies(batch, sample, rng):
@@ -89,8 +116,9 @@ def _gradient_matrix(runner, batch, sample, length, rng):
     tree = batch.rows([sample] * length)
     out, _ = runner.forward(tree, length, length)
     cotangent = np.zeros_like(out)
+    arranged = positions_first(cotangent, length)       # a view: writes land in cotangent
     for t in range(length):
-        cotangent[t, t] = rng.normal(size=out[t, t].shape)
+        arranged[t, t] = rng.normal(size=arranged[t, t].shape)
     grad = runner.input_gradient(tree, batch.primary, cotangent)
     return relative(gradient_mass(grad, 1))
 
@@ -104,8 +132,8 @@ def _leaks(matrix):
 def _first_leaking_module(calls, length):
     """(where the leak is made, the module whose output first shows it, the last clean one)."""
     def shows(c, which):
-        array = getattr(calls[c], which)
-        if array is None or array.ndim < 2 or array.shape[1] != length:
+        array = positions_first(getattr(calls[c], which), length)
+        if array is None:
             return None           # no position axis to read
         return bool(_leaks(_perturbation_matrix(array, length)))
     return first_culprit(calls, shows)

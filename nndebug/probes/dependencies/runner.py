@@ -108,7 +108,7 @@ class Runner:
             for handle in handles:
                 handle.remove()
         self.n_forward += 1
-        main = _first_float(self.work, output)
+        main = _main_output(self.work, output, rows)
         if main is None:
             raise ValueError("check_dependencies expected the model to return a float tensor "
                              f"(or a tuple/dict holding one), got {type(output).__name__}")
@@ -131,7 +131,7 @@ class Runner:
         slot = floats.index(primary)
 
         def contract(output, _targets):
-            main = _first_float_tensor(self.work, output)
+            main = _main_tensor(self.work, output, rows)
             return (main * self.work.from_numpy(cotangent, like=main)).sum()
 
         try:
@@ -157,6 +157,31 @@ def _first_float_tensor(adapter, value):
         return _first_float_tensor(adapter, list(value.values()))
     leaves = adapter.float_leaves(value) if adapter.is_tensor(value) else []
     return leaves[0] if leaves else None
+
+
+def _float_tensors(adapter, value):
+    """Every float tensor in a model's output (tensor, tuple/list, dict), in order."""
+    if isinstance(value, (tuple, list)):
+        return [t for v in value for t in _float_tensors(adapter, v)]
+    if isinstance(value, dict):
+        return _float_tensors(adapter, list(value.values()))
+    return adapter.float_leaves(value) if adapter.is_tensor(value) else []
+
+
+def _main_tensor(adapter, output, rows):
+    """The output the probes read: the first float tensor with one row per sample (a dict
+    output may begin with a scalar loss, as Hugging Face's do when given labels)."""
+    tensors = _float_tensors(adapter, output)
+    for tensor in tensors:
+        shape = tuple(tensor.shape)
+        if shape and shape[0] == rows:
+            return tensor
+    return tensors[0] if tensors else None
+
+
+def _main_output(adapter, output, rows):
+    tensor = _main_tensor(adapter, output, rows)
+    return None if tensor is None else adapter.to_numpy(tensor).astype(np.float64)
 
 
 def _first_float(adapter, value):
