@@ -10,7 +10,8 @@ import math
 import numpy as np
 
 from ..findings import Finding
-from .context import fmt, grads_finite, module_of, names, rms
+from ..records import grads_finite
+from .context import fmt, module_of, names, rms
 from .curve import learning_poor
 from .graph import rule
 

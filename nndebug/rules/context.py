@@ -87,21 +87,6 @@ class Context:
             return np.nanmedian(rel, axis=0)
 
 
-def grads_finite(r):
-    """Whether every gradient this record says arrived has a finite norm (True when the
-    gradients were not measured)."""
-    if not r.backward or r.grad_received is None or r.grad_norm is None or \
-            len(r.grad_norm) != len(r.grad_received):
-        return True
-    return bool(np.all(np.isfinite(np.asarray(r.grad_norm, float)[np.asarray(r.grad_received,
-                                                                            bool)])))
-
-
-def inputs_finite(r):
-    return not r.inputs or (math.isfinite(r.inputs.get("mean", 0.0)) and
-                            math.isfinite(r.inputs.get("std", 0.0)))
-
-
 def curve_summary(curve):
     """Window medians, minibatch noise and their standard errors; None below 2 steps."""
     n = len(curve)

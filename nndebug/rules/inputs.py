@@ -7,7 +7,8 @@ import math
 import numpy as np
 
 from ..findings import Finding
-from .context import MAJORITY, fmt, inputs_finite, rms
+from ..records import inputs_finite
+from .context import MAJORITY, fmt, rms
 from .graph import rule
 
 INPUT_SCALE_HIGH = 5.0        # input RMS above this: not standardised [karpathy] ("normalise
