@@ -318,3 +318,15 @@ def test_the_import_scanner_resolves_relative_imports(tmp_path):
     names = _imported_modules(path, "nndebug.rules")
     assert "nndebug.report.json" in names and "nndebug.rules.graph" in names
     assert any(n.startswith(UPPER_PACKAGES) for n in names)
+
+
+def test_rules_build_findings_with_keyword_arguments():
+    # Finding(code=..., severity=..., ...) reads without counting positions
+    import pathlib
+    calls = 0
+    for path in sorted(pathlib.Path(rules.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Finding":
+                calls += 1
+                assert not node.args, f"{path.name}:{node.lineno} builds a Finding positionally"
+    assert calls >= 24

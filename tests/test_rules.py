@@ -3,6 +3,8 @@
 Each test builds the statistics a healthy or a broken run would produce and checks the
 verdict; property tests throw many noisy-but-healthy loss curves at the loss rules to
 prove they do not cry wolf (the lesson's "oscillating" rule fired on any noisy loss).
+The last section trains real models (torch and minigrad) where a defect was found on one.
+How the rules are declared and ordered is tested in tests/test_rule_graph.py.
 """
 import ast
 import inspect
