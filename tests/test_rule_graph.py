@@ -60,6 +60,11 @@ def test_explains_must_name_the_code_for_a_rule_with_several_codes():
         fake("a", ("A", "B"), explains={"C"})
 
 
+def test_codes_given_as_a_set_are_ordered_the_same_in_every_run():
+    assert fake("a", {"B_CODE", "A_CODE", "C_CODE"}).produces == ("A_CODE", "B_CODE", "C_CODE")
+    assert fake("a", ("B_CODE", "A_CODE")).produces == ("B_CODE", "A_CODE")
+
+
 def test_run_order_puts_readers_after_producers_and_keeps_registration_order_otherwise():
     a = fake("a", "A", reads={"C"}, index=0)
     b = fake("b", "B", index=1)

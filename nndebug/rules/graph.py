@@ -7,7 +7,7 @@ where it is defined with the ``@rule`` decorator::
           explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
     def lr_too_low(ctx): ...
 
-- ``produces``: every code the rule may return (one code, or a tuple of codes).
+- ``produces``: every code the rule may return (one code, or several).
 - ``reads``: every code the rule looks up in ``ctx.found`` (what other rules found).
   ``diagnose`` hands each rule a view of ``ctx.found`` that refuses any other code, and
   refuses findings whose code the rule did not declare, so a declaration cannot drift
@@ -60,7 +60,10 @@ REGISTRY = []                 # every rule, in registration order
 
 def make_rule(function, *, produces, reads=(), explains=(), index=0):
     """The ``Rule`` for ``function`` with these declarations (not registered)."""
-    produced = (produces,) if isinstance(produces, str) else tuple(produces)
+    # a set has no order of its own (it changes with the hash seed): sort it, so that the
+    # derived orders are the same in every run
+    produced = (produces,) if isinstance(produces, str) else \
+        tuple(sorted(produces)) if isinstance(produces, (set, frozenset)) else tuple(produces)
     if isinstance(explains, dict):
         table = {code: frozenset(symptoms) for code, symptoms in explains.items()}
     elif explains:
