@@ -118,6 +118,8 @@ _TYPED = ("Linear", "Conv2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedd
 _CONTAINERS = ("Sequential", "ModuleList")
 # layers with submodules of their own: built whole, then every parameter copied by its full name
 _COMPOSITES = ("MultiheadAttention", "TransformerEncoderLayer")
+# stacks of converted layers: TransformerEncoder's layers (and final norm) convert one by one
+_STACKS = ("TransformerEncoder",)
 
 
 def _torch():
@@ -132,9 +134,9 @@ def _layer_name(module, namespace, framework):
     """The class name of ``module`` if it is one of the supported layers, else a clear error."""
     cls = type(module)
     name = cls.__name__
-    supported = name in _LAYERS or name in _CONTAINERS
+    supported = name in _LAYERS or name in _CONTAINERS or name in _STACKS
     if not supported or getattr(namespace, name, None) is not cls:
-        known = ", ".join(sorted(_LAYERS) + list(_CONTAINERS))
+        known = ", ".join(sorted(_LAYERS) + list(_CONTAINERS) + list(_STACKS))
         raise TypeError(
             f"cannot convert {cls.__module__}.{name}: it is not a supported {framework} layer. "
             f"Supported layers: {known}. For a model with its own forward(), build the twin "
@@ -163,9 +165,20 @@ def from_torch(torch_module):
         set_rng_state(state)
 
 
+def _encoder_stack(module, convert, namespace, **options):
+    """A TransformerEncoder of ``namespace`` holding ``convert``-ed copies of the layers."""
+    layers = [convert(layer) for layer in module.layers]
+    norm = None if module.norm is None else convert(module.norm)
+    twin = namespace.TransformerEncoder(layers[0], len(layers), norm=norm, **options)
+    twin.layers = namespace.ModuleList(layers)      # each layer with its own weights
+    return twin
+
+
 def _from_torch(module, torch):
     name = _layer_name(module, torch.nn, "torch.nn")
-    if name in _CONTAINERS:
+    if name in _STACKS:
+        twin = _encoder_stack(module, lambda m: _from_torch(m, torch), nn)
+    elif name in _CONTAINERS:
         children = [(key, _from_torch(child, torch)) for key, child in module.named_children()]
         twin = getattr(nn, name)()
         for key, child in children:
@@ -216,7 +229,10 @@ def to_torch(mg_module):
 
 def _to_torch(module, torch):
     name = _layer_name(module, nn, "minigrad.nn")
-    if name in _CONTAINERS:
+    if name in _STACKS:
+        twin = _encoder_stack(module, lambda m: _to_torch(m, torch), torch.nn,
+                              enable_nested_tensor=False)
+    elif name in _CONTAINERS:
         twin = getattr(torch.nn, name)()
         for key, child in module.named_children():
             twin.add_module(key, _to_torch(child, torch))

@@ -406,6 +406,32 @@ def test_float64_round_trips_are_exact_and_keep_options(make):
         assert a.dtype == b.dtype == torch.float64
 
 
+def test_transformer_encoder_and_losses_round_trip_and_match_torch():
+    torch.manual_seed(13)
+    layer = torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+    encoder = torch.nn.TransformerEncoder(layer, 2, norm=torch.nn.LayerNorm(8),
+                                          enable_nested_tensor=False).double()
+    with torch.no_grad():
+        encoder.layers[1].linear1.weight.mul_(2.0)     # the two layers differ
+    compare_layer(encoder, [randn(2, 5, 8)])
+    back = to_torch(from_torch(encoder))
+    for (name, a), (_, b) in zip(encoder.state_dict().items(), back.state_dict().items()):
+        assert torch.equal(a, b), name
+    losses = [torch.nn.L1Loss(reduction="sum"), torch.nn.SmoothL1Loss(beta=0.5),
+              torch.nn.BCELoss(weight=torch.tensor([1.0, 2.0])),
+              torch.nn.KLDivLoss(reduction="batchmean", log_target=True)]
+    for loss in losses:
+        again = to_torch(from_torch(loss))
+        assert repr(again) == repr(loss)
+        assert dict(again.named_buffers()).keys() == dict(loss.named_buffers()).keys()
+    assert from_torch(losses[2]).weight.data.tolist() == [1.0, 2.0]
+
+
+def test_rnn_flatten_parameters_is_accepted():
+    lstm = nn.LSTM(2, 3)
+    assert lstm.flatten_parameters() is None
+
+
 def test_load_state_dict_takes_a_torch_state_dict():
     torch.manual_seed(12)
     theirs = torch.nn.GRU(3, 4, num_layers=2).double()

@@ -62,6 +62,9 @@ class RNNBase(Module):
         for param in self.parameters():
             init.uniform_(param, -bound, bound)
 
+    def flatten_parameters(self):
+        """Accepted for torch compatibility (cuDNN's contiguous weights); nothing to do here."""
+
     @property
     def _directions(self):
         return 2 if self.bidirectional else 1
