@@ -28,6 +28,18 @@ import random
 import numpy as np
 
 
+def not_numbers(adapter, value, array):
+    """The TypeError for data that cannot become the model's tensors: another framework's
+    tensor (named, with the conversion), or an array of text or Python objects."""
+    from ..validation import FRAMEWORK_NAMES, framework_of, same_framework
+    if framework_of(value) not in (None, adapter.framework):
+        same_framework(adapter, value, "the data")
+    what = "text" if array.dtype.kind in "US" else "Python objects"
+    return TypeError(f"the data hold {what} (NumPy dtype {array.dtype}), which cannot become "
+                     f"{FRAMEWORK_NAMES[adapter.framework]} tensors; pass float, integer or "
+                     "boolean arrays (map class names to indices first)")
+
+
 def nndebug_hook(fn):
     """Mark a hook as nndebug's own (a monitor's): private copies leave it behind, while
     the user's hooks are copied with the model."""

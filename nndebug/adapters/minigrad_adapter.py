@@ -8,7 +8,7 @@ import minigrad as mg
 from minigrad import autograd
 from minigrad.tensor import Tensor
 
-from .base import Adapter, ArrayNamespace, PrimitiveCall, is_nndebug_hook, nndebug_hook
+from .base import Adapter, ArrayNamespace, PrimitiveCall, not_numbers, is_nndebug_hook, nndebug_hook
 
 _HOOK_TABLES = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")
 
@@ -73,8 +73,7 @@ class MinigradAdapter(Adapter):
             return mg.tensor(array, dtype=dtype)
         if array.dtype.kind in "iub":
             return mg.tensor(array)
-        raise TypeError(f"cannot turn data of dtype {array.dtype} into a minigrad tensor; "
-                        "expected float, integer or boolean arrays")
+        raise not_numbers(self, value, array)
 
     # --- evaluation -------------------------------------------------------------
     def _scalar_loss(self, loss):

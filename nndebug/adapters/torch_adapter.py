@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import torch
 
-from .base import Adapter, ArrayNamespace, is_nndebug_hook, nndebug_hook
+from .base import Adapter, ArrayNamespace, not_numbers, is_nndebug_hook, nndebug_hook
 
 _HOOK_TABLES = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks",
                 "_forward_hooks_with_kwargs", "_forward_pre_hooks_with_kwargs",
@@ -85,8 +85,7 @@ class TorchAdapter(Adapter):
         if array.dtype.kind == "f":
             array = array.astype(dtype)
         elif array.dtype.kind not in "iub":
-            raise TypeError(f"cannot turn data of dtype {array.dtype} into a torch tensor; "
-                            "expected float, integer or boolean arrays")
+            raise not_numbers(self, value, array)
         return self.from_numpy(array)
 
     # --- evaluation -------------------------------------------------------------

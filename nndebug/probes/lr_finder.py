@@ -512,6 +512,7 @@ def _probe_batches(adapter, stream):
         validation.samples(adapter, inputs, f"batch {index}'s inputs")
         validation.samples(adapter, targets, f"batch {index}'s targets")
         validation.same_framework(adapter, inputs, f"batch {index}'s inputs")
+        validation.same_framework(adapter, targets, f"batch {index}'s targets")
         chosen.append((batch, (adapter.prepare(inputs), adapter.prepare(targets))))
         samples += first_dim(inputs)
         if samples >= PROBE_SAMPLES:

@@ -8,6 +8,8 @@ of its units dead trains like a much smaller one, or not at all.
 Reviving re-draws the dead units' incoming weights (Kaiming normal, the initialisation
 made for ReLU) and zeroes their bias, so they start over as freshly initialised units.
 """
+import contextlib
+
 import numpy as np
 
 from .. import validation
@@ -58,8 +60,11 @@ def revive_dead_neurons(model, inputs, *, seed=0):
     validation.same_framework(adapter, inputs, "inputs")
     validation.samples(adapter, inputs, "inputs")   # no sample: every unit would look dead
     revived = set()
-    for _ in range(MAX_ROUNDS):
-        dead = _dead_units(adapter, inputs)
+    for round_ in range(MAX_ROUNDS):
+        first = validation.explain_forward_error(adapter, inputs) if round_ == 0 else \
+            contextlib.nullcontext()
+        with first:   # data the model cannot take: one line naming them
+            dead = _dead_units(adapter, inputs)
         todo = {name: info for name, info in dead.items() if info["dead"].any()}
         if not todo:
             break
