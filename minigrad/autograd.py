@@ -52,7 +52,9 @@ class Function:
         forward(ctx, *arrays, **kwargs) -> np.ndarray
         backward(ctx, grad) -> tuple with one gradient (or None) per array input
 
-    Built-in primitives carry a ``name`` and live in ``minigrad.ops.REGISTRY``.
+    Built-in primitives carry a ``name`` and live in ``minigrad.ops.REGISTRY``
+    (swapping a registered class's backward changes that gradient everywhere:
+    ``backward_of``, at the end of this file).
     """
 
     name = None  # set by minigrad.ops.register for built-in primitives
