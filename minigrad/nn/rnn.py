@@ -6,10 +6,9 @@ with ``sfx`` "" forward and "_reverse" backward, and G the number of gates
 (RNN 1, GRU 3 in the order r, z, n; LSTM 4 in the order i, f, g, o). So
 ``mg_lstm.load_state_dict(torch_lstm.state_dict())`` copies weights one to one.
 
-How a layer runs: the input projection of every time step is one matmul
-(``x @ W_ih^T + b_ih`` on the whole sequence); only the hidden-state part
-``h @ W_hh^T + b_hh`` has to wait for the previous step. The step itself is a
-fused primitive (``lstm_cell``, ``gru_cell``) or ``tanh``/``relu`` for the plain RNN.
+How a layer runs: at each time step ``x_t @ W_ih^T + h @ W_hh^T + biases`` (the
+weights transposed once per sequence), then the step itself, a fused primitive
+(``lstm_cell``, ``gru_cell``) or ``tanh``/``relu`` for the plain RNN.
 """
 import math
 
@@ -99,8 +98,10 @@ class RNNBase(Module):
         return state
 
     # --- the loop -------------------------------------------------------------------------------
-    # The hidden bias b_hh is added once to the whole input projection where that is the same
-    # sum (RNN, LSTM); the GRU needs it per step, inside r * (h W_hn^T + b_hn).
+    # Each step computes x_t W_ih^T + h W_hh^T + bias. The two biases are summed once where that
+    # is the same sum (RNN, LSTM); the GRU adds b_hh per step, inside r * (h W_hn^T + b_hn).
+    # Steps are fed as a list of (N, features) tensors: slicing one big (L, N, G) projection
+    # per step would cost a whole-sequence gradient array per step in backward.
     _bias_hh_per_step = False
 
     def _step(self, x_part, hidden, hidden_part):
@@ -108,26 +109,34 @@ class RNNBase(Module):
         or (h, c) (LSTM). Returns the new hidden."""
         raise NotImplementedError
 
-    def _run_direction(self, x, hidden, layer, suffix):
+    def _run_direction(self, xs, hidden, layer, suffix):
+        """Run one layer in one direction over the steps ``xs``; returns (outputs, last hidden)."""
         weight_ih, weight_hh, bias_ih, bias_hh = self._weights(layer, suffix)
-        projected = F.linear(x, weight_ih, bias_ih)          # all time steps at once (L, N, G*H)
-        if bias_hh is not None and not self._bias_hh_per_step:
-            projected = ops.add(projected, bias_hh)
-        weight_hh_t = ops.permute(weight_hh, (1, 0))         # transposed once, not per step
-        per_step_bias = bias_hh if self._bias_hh_per_step else None
+        weight_ih_t = ops.permute(weight_ih, (1, 0))       # transposed once, not per step
+        weight_hh_t = ops.permute(weight_hh, (1, 0))
+        input_bias, hidden_bias = bias_ih, None
+        if bias_hh is not None:
+            if self._bias_hh_per_step:
+                hidden_bias = bias_hh
+            else:
+                input_bias = ops.add(bias_ih, bias_hh)
+
+        def input_part(x):
+            out = ops.matmul(x, weight_ih_t)
+            return out if input_bias is None else ops.add(out, input_bias)
 
         def hidden_part(h):
             out = ops.matmul(h, weight_hh_t)
-            return out if per_step_bias is None else ops.add(out, per_step_bias)
+            return out if hidden_bias is None else ops.add(out, hidden_bias)
 
-        steps = range(x.shape[0])
+        steps = range(len(xs))
         if suffix:
             steps = reversed(steps)
-        outputs = [None] * x.shape[0]
+        outputs = [None] * len(xs)
         for t in steps:
-            hidden = self._step(projected[t], hidden, hidden_part)
+            hidden = self._step(input_part(xs[t]), hidden, hidden_part)
             outputs[t] = hidden[0] if isinstance(hidden, tuple) else hidden
-        return ops.stack(outputs, axis=0), hidden
+        return outputs, hidden
 
     def _forward(self, input, state):
         input = as_tensor(input)
@@ -148,22 +157,24 @@ class RNNBase(Module):
         else:
             h0 = self._initial_state(state, batch, input.dtype, unbatched, "hx")
         finals_h, finals_c = [], []
-        x = input
+        xs = [input[t] for t in range(input.shape[0])]       # (N, H_in) per time step
         for layer in range(self.num_layers):
-            outputs = []
+            per_direction = []
             for d, suffix in enumerate(("", "_reverse")[:self._directions]):
                 index = layer * self._directions + d
                 hidden = (h0[index], c0[index]) if self.mode == "LSTM" else h0[index]
-                out, hidden = self._run_direction(x, hidden, layer, suffix)
-                outputs.append(out)
+                outputs, hidden = self._run_direction(xs, hidden, layer, suffix)
+                per_direction.append(outputs)
                 if self.mode == "LSTM":
                     finals_h.append(hidden[0])
                     finals_c.append(hidden[1])
                 else:
                     finals_h.append(hidden)
-            x = outputs[0] if len(outputs) == 1 else ops.cat(outputs, axis=2)
+            xs = per_direction[0] if len(per_direction) == 1 else \
+                [ops.cat(pair, axis=-1) for pair in zip(*per_direction)]
             if self.dropout and self.training and layer < self.num_layers - 1:
-                x = F.dropout(x, self.dropout, training=True)
+                xs = [F.dropout(x, self.dropout, training=True) for x in xs]
+        x = ops.stack(xs, axis=0)
         h_n = ops.stack(finals_h, axis=0)
         c_n = ops.stack(finals_c, axis=0) if self.mode == "LSTM" else None
         if unbatched:
