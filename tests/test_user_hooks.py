@@ -143,3 +143,10 @@ def test_locate_does_not_swallow_an_exception_of_the_loss_function():
 
     with pytest.raises(ValueError, match="loss_fn raised RuntimeError: the loss broke"):
         nd.locate(model, x, y, loss_that_breaks_on_reruns)
+
+
+def test_a_hook_the_copy_cannot_reproduce_is_named_in_a_warning():
+    model, x, y, loss_fn = _problem("torch")
+    model[0].weight.register_post_accumulate_grad_hook(lambda p: None)
+    with pytest.warns(UserWarning, match="post-accumulate-grad hooks on 0.weight"):
+        nd.gradcheck(model, x, y, loss_fn)
