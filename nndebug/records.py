@@ -10,6 +10,7 @@ A ``RunRecord`` holds
   ``nndebug.monitor``), with per-parameter arrays aligned with ``RunRecord.params``,
 - the static facts: parameter and layer names/types, which parameters the optimizer holds.
 """
+import copy
 import math
 from dataclasses import dataclass, field
 
@@ -79,6 +80,8 @@ class StepRecord:
     eval_layers: list = field(default_factory=list)  # dropout/batch-norm layers in eval mode
     backward: bool = False              # whether any gradient was delivered this step
     lrs: list = field(default_factory=list)
+    judged: bool = True                 # read by the rules; False: an extra record the time
+                                        # budget allowed (plots and sinks only)
 
     def to_dict(self):
         def arr(a):
@@ -92,7 +95,7 @@ class StepRecord:
                 "dead_units": {k: int(np.sum(v)) for k, v in self.dead_units.items()},
                 "inputs": dict(self.inputs), "output_shape": None if self.output is None
                 else list(self.output.shape), "eval_layers": list(self.eval_layers),
-                "backward": self.backward, "lrs": list(self.lrs)}
+                "backward": self.backward, "lrs": list(self.lrs), "judged": self.judged}
 
 
 def record_finite(r):
@@ -101,24 +104,15 @@ def record_finite(r):
     The monitor records the steps after one that did not (to find where a NaN comes
     from); the rules look only before it.
     """
-    return grads_finite(r) and inputs_finite(r) and \
-        all(math.isfinite(stats.get("mean", 0.0)) for stats in r.activations.values())
-
-
-def grads_finite(r):
-    """Whether every gradient that arrived at this step has a finite norm (True when the
-    norms were not measured: a record without them says nothing about them)."""
-    if not r.backward or r.grad_received is None or r.grad_norm is None or \
-            len(r.grad_norm) != len(r.grad_received):
-        return True
-    arrived = np.asarray(r.grad_received, bool)
-    return bool(np.all(np.isfinite(np.asarray(r.grad_norm, float)[arrived])))
-
-
-def inputs_finite(r):
-    """Whether the input batch's mean and std were finite (True when not measured)."""
-    return not r.inputs or (math.isfinite(r.inputs.get("mean", 0.0)) and
-                            math.isfinite(r.inputs.get("std", 0.0)))
+    if r.backward and r.grad_received is not None and r.grad_norm is not None and \
+            len(r.grad_norm) == len(r.grad_received) and np.any(r.grad_received) and \
+            not np.all(np.isfinite(np.asarray(r.grad_norm, float)[np.asarray(r.grad_received,
+                                                                            bool)])):
+        return False       # (a record without gradient norms says nothing about them)
+    if r.inputs and not (math.isfinite(r.inputs.get("mean", 0.0)) and
+                         math.isfinite(r.inputs.get("std", 0.0))):
+        return False
+    return all(math.isfinite(stats.get("mean", 0.0)) for stats in r.activations.values())
 
 
 @dataclass
@@ -142,6 +136,18 @@ class RunRecord:
     observed: Observed = field(default_factory=Observed)
 
     # --- convenient views for the rules ---------------------------------------------
+    def judged_view(self):
+        """This run as the rules see it: the judged records only (``StepRecord.judged``).
+
+        Which steps are judged depends on the step number alone; extra records, taken
+        when the monitor's time budget allowed, depend on the clock, so they feed plots
+        and sinks but never a verdict (``nndebug.monitor.schedule``). A shallow copy:
+        everything else is shared with this run.
+        """
+        view = copy.copy(self)
+        view.records = [r for r in self.records if r.judged]
+        return view
+
     def loss_array(self):
         return np.asarray(self.loss_steps, dtype=int), np.asarray(self.losses, dtype=float)
 

@@ -1,21 +1,24 @@
 """The recording schedule alone: made-up durations in, "record this step?" out. No model."""
 from hypothesis import given, settings, strategies as st
 
-from nndebug.monitor.schedule import ESCALATED_RECORDS, Schedule, is_warmup_step
+from nndebug.monitor.schedule import (ESCALATED_RECORDS, EXTRA, JUDGED, JUDGED_EVERY, Schedule,
+                                      is_judged_step)
 
 
-def drive(schedule, durations, record_cost=0.0, monitor_cost=0.0, nan_at=()):
+def drive(schedule, durations, record_cost=0.0, monitor_cost=0.0, nan_at=(), kinds=None):
     """Simulate a training loop: step i takes durations[i] seconds unwatched, plus
-    ``record_cost`` when recorded; returns the recorded steps. Step 0 is recorded (the
-    monitor arms its hooks when it starts)."""
-    recorded, armed = [], True
+    ``record_cost`` when recorded; returns the recorded steps (``kinds``: a dict to fill
+    with step -> JUDGED/EXTRA). Step 0 is judged (the monitor starts armed)."""
+    recorded, kind = [], JUDGED
     for step, plain in enumerate(durations):
-        interval = plain + (record_cost if armed else 0.0)
-        if armed:
+        interval = plain + (record_cost if kind else 0.0)
+        if kind:
             recorded.append(step)
+            if kinds is not None:
+                kinds[step] = kind
         if step in nan_at:
             schedule.escalate()
-        armed = schedule.next_is_recorded(step + 1, interval, armed)
+        kind = schedule.next_record(step + 1, interval, kind is not None)
         schedule.charge(monitor_cost)
     return recorded
 
@@ -25,20 +28,23 @@ def test_without_a_budget_every_nth_step_is_recorded():
     assert drive(Schedule(every=1, overhead=None), [1.0] * 4) == [0, 1, 2, 3]
 
 
-def test_warmup_steps_are_recorded_whatever_the_budget():
-    assert [s for s in range(40) if is_warmup_step(s)] == [0, 1, 2, 4, 8, 16, 32]
-    # recording costs 100x a plain step: only the warm-up steps fit
+def test_judged_steps_depend_on_the_step_number_only():
+    assert [s for s in range(50) if is_judged_step(s)] == [0, 1, 2, 4, 8, 16, 32]
+    assert is_judged_step(JUDGED_EVERY * 7) and not is_judged_step(JUDGED_EVERY * 7 + 2)
+    # recording costs 100x a plain step: only the judged steps are recorded
     recorded = drive(Schedule(overhead=0.05), [1e-3] * 300, record_cost=0.1)
-    assert recorded == [0, 1, 2, 4, 8, 16, 32, 64, 128, 256]
+    assert recorded == [s for s in range(300) if is_judged_step(s)]
 
 
 def test_cheap_records_are_taken_often_and_stay_within_the_budget():
     durations = [1e-3] * 2000
-    recorded = drive(Schedule(overhead=0.05), durations, record_cost=1e-4)
-    extra = [s for s in recorded if not is_warmup_step(s)]
+    kinds = {}
+    recorded = drive(Schedule(overhead=0.05), durations, record_cost=1e-4, kinds=kinds)
+    extra = [s for s in recorded if kinds[s] == EXTRA]
     assert len(extra) > 300                       # a record costs 10% of a step: ~every 2nd step
+    assert all(kinds[s] == JUDGED for s in recorded if is_judged_step(s))
     spent = len(recorded) * 1e-4
-    assert spent <= 0.05 * sum(durations) * 1.1   # within the 5% budget (warm-up aside)
+    assert spent <= 0.05 * sum(durations) * 1.1   # within the 5% budget
 
 
 def test_a_nan_records_the_following_steps_and_every_is_respected():
@@ -53,6 +59,19 @@ def test_a_stopped_schedule_records_nothing_more():
     assert schedule.next_is_recorded(1, 1.0, True)
     schedule.stop()
     assert not any(schedule.next_is_recorded(s, 1.0, False) for s in range(2, 20))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(1e-4, 1e-1), min_size=5, max_size=300), st.floats(0, 1e-2),
+       st.sets(st.integers(0, 299), max_size=3))
+def test_which_steps_are_judged_never_depends_on_the_clock(durations, record_cost, nan_at):
+    kinds = {}
+    drive(Schedule(overhead=0.05), durations, record_cost=record_cost, nan_at=nan_at, kinds=kinds)
+    judged = [s for s, k in kinds.items() if k == JUDGED]
+    reference = {}
+    drive(Schedule(overhead=0.05), [1.0] * len(durations), record_cost=100.0, nan_at=nan_at,
+          kinds=reference)
+    assert judged == [s for s, k in reference.items() if k == JUDGED]
 
 
 @settings(max_examples=60, deadline=None)

@@ -22,9 +22,11 @@ What it measures, and how it stays cheap:
   and copied to the host once.
 - Hooks exist only while a step is being recorded: between recorded steps the model runs
   with no hook at all. No module backward hooks are used (they break in-place ops).
-- Which steps are recorded: see ``schedule.py`` (steps 0, 1, 2, 4, 8, 16, ... always,
-  more as the 5% time budget allows, the steps after a NaN; ``overhead=None`` records
-  exactly every ``every`` steps).
+- Which steps are recorded: see ``schedule.py``. The rules judge a fixed set of steps
+  that depends on the step number only (0, 1, 2, 4, 8, 16, 32, ..., every 1024th,
+  and the steps after a NaN), so the same run gets the same findings on any machine;
+  more steps are recorded as the 5% time budget allows, for plots and sinks only.
+  ``overhead=None`` records (and judges) exactly every ``every`` steps.
 
 One file per job:
 

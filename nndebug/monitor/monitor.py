@@ -19,7 +19,7 @@ from . import discover, schedule as schedule_module
 from .around import Around
 from .hooks import StepHooks
 from .losses import PENDING_LOSSES_MAX, PendingLosses, loss_value
-from .schedule import WARMUP_RECORDS, Schedule
+from .schedule import JUDGED, WARMUP_RECORDS, Schedule
 from .sinks import Sink, TensorBoardSink
 from .transfer import PARAMETER_STATISTICS, Packet, build_record, to_host_many
 from ..history import BoundedRun
@@ -88,6 +88,8 @@ class Monitor:
         self._step = 0
         self._pending = {"train": PendingLosses("train"), "val": PendingLosses("val")}
         self._findings_cache = None
+        self._judged_records = 0     # judged records so far (every 10th keeps histograms)
+        self._nan_checked_to = -1    # losses up to this step were checked for NaN
         self._error = None        # the first internal error (the run goes on without
         # what happens around the model: the loss call, unregistered parts, frozen tensors,
         # batch-norm batch sizes, the framework's warnings (around.py -> run.observed)
@@ -137,8 +139,9 @@ class Monitor:
         self._findings_cache = None
         self._tell_sinks("on_step", step)
         interval = entered - self._last_exit
-        if self.schedule.next_is_recorded(self._step, interval, was_armed):
-            self._arm()
+        kind = self.schedule.next_record(self._step, interval, was_armed)
+        if kind is not None:
+            self._arm(kind)
         self._last_exit = exit_time = self._clock()
         self.schedule.charge(exit_time - entered)
 
@@ -148,7 +151,9 @@ class Monitor:
         self._refresh_optimizer_membership()
         if self._findings_cache is None:
             self.around.before_findings()
-            found = rules.diagnose(self.run) + list(self.extra_findings)
+            # the rules judge the judged records only: those of a schedule that does not
+            # depend on time, so that the same run gets the same verdict (schedule.py)
+            found = rules.diagnose(self.run.judged_view()) + list(self.extra_findings)
             for sink in list(self.sinks):
                 found += self._call_sink(sink, "findings") or []
             if self._error is not None:
@@ -221,8 +226,7 @@ class Monitor:
         for curve, pending in self._pending.items():
             tensors = pending.tensors()
             host = [float(v) for v in to_host_many(self.adapter, tensors)] if tensors else []
-            if not all(math.isfinite(v) for v in self._take_losses(curve, host)):
-                self.schedule.escalate()   # record the next steps: find where the NaN comes from
+            self._take_losses(curve, host)
 
     def _take_losses(self, curve, tensor_values):
         """Move one curve's pending losses into the run; returns the values moved."""
@@ -251,8 +255,13 @@ class Monitor:
                 self._findings_cache = None
 
     # --- one recorded step -------------------------------------------------------------------
-    def _arm(self):
-        self.hooks.arm(heavy=len(self.run.records) % self.histogram_every == 0)
+    def _arm(self, kind=JUDGED):
+        """Hooks on for the coming step (``kind``: a judged or an extra record). Only judged
+        records keep the heavy statistics, every ``histogram_every``-th of them: which steps
+        have them must not depend on the clock."""
+        self._recording = kind
+        heavy = kind == JUDGED and self._judged_records % self.histogram_every == 0
+        self.hooks.arm(heavy=heavy)
         self.around.arm(self._step)
 
     def _record(self, step):
@@ -301,15 +310,34 @@ class Monitor:
         self.around.take(values, record)
         record.eval_layers = list(forward.eval_layers)
         record.lrs = self._learning_rates()
+        record.judged = self._recording == JUDGED
         self.run.records.append(record)
         if histograms:
             self.run.histograms.append((step, histograms))
         hooks.clear()
-        if not record_finite(record):
-            self.schedule.escalate()    # record the next steps: find where the NaN comes from
+        if record.judged:
+            self._judged_records += 1
+            # a NaN escalates (records the next steps, to find where it comes from) only
+            # through what the run decides - judged records and the losses - never through
+            # a record the clock let through
+            if not record_finite(record) or not self._losses_finite_up_to(step):
+                self.schedule.escalate()
         self._tell_sinks("on_record", record, histograms)
-        if self.probes and step >= WARMUP_RECORDS:
+        if self.probes and record.judged and step >= WARMUP_RECORDS:
             self._run_probes(record)
+
+    def _losses_finite_up_to(self, step):
+        """Whether the losses since the last check, up to ``step``, are all finite (after a
+        record every loss up to its step is on the host)."""
+        finite = True
+        for steps, values in ((self.run.loss_steps, self.run.losses),
+                              (self.run.val_steps, self.run.val_losses)):
+            for s, v in zip(reversed(steps), reversed(values)):
+                if s <= self._nan_checked_to:
+                    break
+                finite = finite and math.isfinite(v)
+        self._nan_checked_to = step
+        return finite
 
     def _run_probes(self, record):
         """Each probe once, on the first record after the warm-up; its findings are kept."""

@@ -13,7 +13,8 @@ Every method has a do-nothing default, so a sink writes only the ones it needs:
 - ``on_step(run, step)``: after every optimizer step (keep it cheap: no host copies);
 - ``on_losses(run, steps, values, curve)``: losses reached the host (``curve`` is
   "train" or "val"); they arrive in batches, not one per step;
-- ``on_record(run, record, histograms)``: a recorded step;
+- ``on_record(run, record, histograms)``: a recorded step (``record.judged``: whether
+  the rules read it; extra records come from the time budget, see ``schedule.py``);
 - ``findings(run)``: extra findings this sink has to add (e.g. from other processes);
   they join ``Monitor.findings()``;
 - ``close(run)``: the monitor closes (flush files here).
