@@ -248,3 +248,43 @@ def test_hand_made_warning_of_another_kind_is_info_only():
     run = RunRecord(observed=Observed(warnings=[RaisedWarning(3, "DeprecationWarning", "old")]))
     found = [f for f in diagnose(run) if f.code == "FRAMEWORK_WARNING"]
     assert found[0].severity == "info" and found[0].step == 3
+
+
+# --- nothing falls between recorded steps: the loss of every step -----------------------------
+def test_first_jump_finds_a_blow_up_and_ignores_ordinary_noise():
+    from nndebug.monitor.loss_jumps import first_jump
+    rng = np.random.default_rng(0)
+    healthy = list(2.3 * np.exp(-np.arange(300) / 100) + 0.1 * rng.standard_normal(300) ** 2)
+    assert first_jump(healthy) is None
+    blow_up = healthy[:35] + [healthy[34] * 2.3 ** k for k in range(1, 30)]
+    assert first_jump(blow_up) in (35, 36)
+    assert first_jump(blow_up[:35] + [float("nan")] * 5) is None     # NaN escalates by itself
+
+
+def test_a_jump_records_the_next_steps_and_only_on_fixed_steps():
+    from nndebug.monitor.loss_jumps import LossJumps
+    from nndebug.monitor.schedule import JUMP_RECORDS, Schedule
+    jumps = LossJumps()
+    assert [s for s in range(20) if jumps.is_check_step(s)] == [7, 15]
+    schedule = Schedule(every=1, overhead=0.05)
+    schedule.loss_jumped()
+    recorded = [schedule.next_is_recorded(s, 0.01, False) for s in range(101, 101 + 2 * JUMP_RECORDS)]
+    assert all(recorded[:JUMP_RECORDS])
+
+
+def test_a_blow_up_between_sparse_records_is_recorded_while_still_finite():
+    """The loss overflows at step 78; default records alone are 32 and 64. The jump seen
+    at step 38 records the steps after it while the values are finite, and the cause
+    (a too-high learning rate, exploding gradients) is named, not a symptom of the NaN."""
+    pytest.importorskip("benchmarks.real_bugs")
+    from benchmarks.real_bugs import warmup_to_unstable_learning_rate as case
+    mon = case.run()
+    losses = np.array(mon.run.losses)
+    first_nan = int(np.flatnonzero(~np.isfinite(losses))[0])
+    jump = mon.loss_jumps.jumps[0]
+    assert jump < first_nan - 8
+    finite_records = [r.step for r in mon.run.records if jump < r.step < first_nan]
+    assert len(finite_records) >= 8
+    codes_found = [f.code for f in problems(mon)]
+    assert {"LR_TOO_HIGH", "EXPLODING_GRADIENTS"} & set(codes_found)
+    assert "VANISHING_GRADIENTS" not in codes_found

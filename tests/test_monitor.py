@@ -255,6 +255,9 @@ def test_nan_loss_and_nan_inputs_are_findings_not_crashes():
 
 # --- cost: one host sync per recorded step, sampling under the time budget --------------------------------
 def test_one_host_sync_per_recorded_step(monkeypatch):
+    """One transfer per recorded step, plus one every LOSS_CHECK_EVERY steps (the waiting
+    losses, checked for a jump: monitor/loss_jumps.py) when that step was not recorded."""
+    from nndebug.monitor.loss_jumps import LOSS_CHECK_EVERY
     model = mlp()
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     mon = nd.watch(model, opt, overhead=None, every=5)
@@ -263,10 +266,11 @@ def test_one_host_sync_per_recorded_step(monkeypatch):
     monkeypatch.setattr(mon.adapter, "to_host", lambda t: calls.append(1) or original(t))
     train(model, opt, steps=50, mon=mon)
     assert [r.step for r in mon.run.records] == list(range(0, 50, 5))
-    assert len(calls) == len(mon.run.records)
-    assert len(mon.run.losses) == 46                 # the last 4 losses still wait on the device
+    checks = [s for s in range(50) if (s + 1) % LOSS_CHECK_EVERY == 0 and s % 5 != 0]
+    assert len(calls) == len(mon.run.records) + len(checks)
+    assert len(mon.run.losses) == 48                 # the last 2 losses still wait on the device
     mon.close()
-    assert len(mon.run.losses) == 50 and len(calls) == len(mon.run.records) + 1
+    assert len(mon.run.losses) == 50 and len(calls) == len(mon.run.records) + len(checks) + 1
 
 
 def test_default_schedule_samples_and_keeps_every_loss():

@@ -5,7 +5,8 @@ framework:
 
 - ``global_module_hooks(framework, before, after)``: be told about every module call,
   also of modules the model does not register (torch's global module hooks; minigrad has
-  none: ``None``). Returns a handle with ``.remove()``.
+  none: ``None``). ``before``/``after`` are bound methods of one object, held weakly.
+  Returns a handle with ``.remove()``.
 - ``loss_inputs_from_graph(framework, loss)``: ``(loss name, output, target)`` read off the
   loss tensor's graph when its last operation is a known loss (torch keeps the inputs on
   the backward node, minigrad on the graph node), else None.
@@ -41,12 +42,40 @@ class _Handles:
 
 def global_module_hooks(framework, before, after):
     """``before(module, inputs)`` and ``after(module, inputs, output)`` for every module
-    call anywhere, until ``.remove()``; None where the framework has no such hooks."""
+    call anywhere, until ``.remove()``; None where the framework has no such hooks.
+
+    The hooks hold the two callbacks' owner only weakly: when the owner is gone (a monitor
+    dropped without ``close()``), they remove themselves at the next module call instead
+    of running for every model in the process forever.
+    """
     if framework != "torch":
         return None
+    import weakref
+
     from torch.nn.modules import module as torch_module
-    return _Handles([torch_module.register_module_forward_pre_hook(lambda m, i: before(m, i)),
-                     torch_module.register_module_forward_hook(lambda m, i, o: after(m, i, o))])
+    owner = weakref.ref(before.__self__)
+    before_name, after_name = before.__name__, after.__name__
+    handles = _Handles([])
+
+    def on_before(module, inputs):
+        alive = owner()
+        if alive is None:
+            handles.remove()
+            return None
+        getattr(alive, before_name)(module, inputs)
+        return None
+
+    def on_after(module, inputs, output):
+        alive = owner()
+        if alive is None:
+            handles.remove()
+            return None
+        getattr(alive, after_name)(module, inputs, output)
+        return None
+
+    handles.handles = [torch_module.register_module_forward_pre_hook(on_before),
+                       torch_module.register_module_forward_hook(on_after)]
+    return handles
 
 
 def loss_inputs_from_graph(framework, loss):

@@ -30,6 +30,8 @@ class Around:
         self.armed = False
 
     def arm(self, step):
+        if self.armed:
+            self.disarm()          # never two sets of hooks at once
         self.armed = True
         self.losses.arm()
         self.structure.arm(step)

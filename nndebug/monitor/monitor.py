@@ -18,6 +18,7 @@ from ..records import record_finite
 from . import discover, schedule as schedule_module
 from .around import Around
 from .hooks import StepHooks
+from .loss_jumps import LossJumps
 from .losses import PENDING_LOSSES_MAX, PendingLosses, loss_value
 from .schedule import JUDGED, WARMUP_RECORDS, Schedule
 from .sinks import Sink, TensorBoardSink
@@ -87,6 +88,7 @@ class Monitor:
         self._closed = False
         self._step = 0
         self._pending = {"train": PendingLosses("train"), "val": PendingLosses("val")}
+        self.loss_jumps = LossJumps()     # a loss far above its recent range: look closer
         self._findings_cache = None
         self._judged_records = 0     # judged records so far (every 10th keeps histograms)
         self._nan_checked_to = -1    # losses up to this step were checked for NaN
@@ -132,8 +134,11 @@ class Monitor:
                 self._record(step)
             except Exception as error:    # never break the user's training
                 self._fail(error)
-        elif len(self._pending["train"]) >= PENDING_LOSSES_MAX:
+        elif len(self._pending["train"]) >= PENDING_LOSSES_MAX or \
+                self.loss_jumps.is_check_step(step):
             self._flush_losses()
+        if self.loss_jumps.is_check_step(step):
+            self._check_loss_jumps()
         self._step += 1
         self.run.n_steps = self._step
         self._findings_cache = None
@@ -227,6 +232,15 @@ class Monitor:
             tensors = pending.tensors()
             host = [float(v) for v in to_host_many(self.adapter, tensors)] if tensors else []
             self._take_losses(curve, host)
+
+    def _check_loss_jumps(self):
+        """At fixed steps: a loss far above its recent range judges the next steps in
+        detail (loss_jumps.py, Schedule.loss_jumped)."""
+        try:
+            if self.loss_jumps.check(*self.loss_jumps.newest(self.run)) is not None:
+                self.schedule.loss_jumped()
+        except Exception as error:        # never break the user's training
+            self._note_error(error)
 
     def _take_losses(self, curve, tensor_values):
         """Move one curve's pending losses into the run; returns the values moved."""

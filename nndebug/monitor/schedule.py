@@ -17,7 +17,10 @@ Two kinds of records (``overhead`` set, the default):
   in 333 steps of a 64-64-10 MLP, 1.34x the plain step time instead of 1.19x).
   After a judged record that saw a NaN or Inf (``escalate()``), the following steps are
   judged too, at most ``ESCALATED_RECORDS`` of them over the run: they show where the
-  NaN comes from.
+  NaN comes from. A loss that leaps far above its recent range (``loss_jumped``:
+  ``loss_jumps.py`` checks every 8 steps, on the loss values alone) judges the next
+  ``JUMP_RECORDS`` steps as well: a blow-up growing between two sparse records is
+  recorded while its values are still finite.
 - **Extra** records: beyond those, the monitor may spend a share ``overhead`` of the
   training time. It times the steps it does not record (their median is what a plain
   step costs) and what a recorded step costs on top, and spends its time like a token
@@ -35,6 +38,8 @@ import time
 WARMUP_RECORDS = 3           # steps 0-2 are always judged, then 4, 8, 16, 32, ...
 JUDGED_EVERY = 1024          # and every 1024th step: long runs stay covered late on
 ESCALATED_RECORDS = 20       # judged records spent, at most, on the steps after a NaN
+JUMP_RECORDS = 12            # judged records after the loss leapt far above its recent range
+MAX_JUMP_RECORDS = 48        # ... at most this many over the run (loss_jumps.py decides when)
 PLAIN_WINDOW = 16            # a plain step's cost: the median of the last 16 plain steps
 
 JUDGED, EXTRA = "judged", "extra"   # what kind of record the coming step is (or None)
@@ -63,6 +68,7 @@ class Schedule:
         self._uncharged = []             # recorded steps waiting for a plain-step estimate
         self._escalated_left = ESCALATED_RECORDS
         self._escalate = False
+        self._jump_left, self._jump_budget = 0, MAX_JUMP_RECORDS
         self._since_record = 0
         self._last_judged = 0            # step 0 is judged: the monitor starts armed
         self.stopped = False             # an internal error: no more detailed records
@@ -73,6 +79,14 @@ class Schedule:
         ESCALATED_RECORDS over the run). Call it only on what the training run decides
         (a judged record, the loss values), never on what timing decides."""
         self._escalate = True
+
+    def loss_jumped(self):
+        """The loss leapt far above its recent range (``loss_jumps.py``, checked at fixed
+        steps on the loss values alone): judge the next JUMP_RECORDS steps while the values
+        are still finite, so that a blow-up growing between two sparse records is seen."""
+        extra = min(JUMP_RECORDS, self._jump_budget)
+        self._jump_budget -= extra
+        self._jump_left = max(self._jump_left, extra)
 
     def stop(self):
         """Stop detailed recording for good (the monitor hit an internal error)."""
@@ -99,6 +113,9 @@ class Schedule:
         step just done was recorded. Which steps are judged never depends on ``interval``.
         """
         self._account(interval, was_recorded)
+        if self._jump_left > 0 and not self.stopped:      # the loss jumped: look closer
+            self._jump_left -= 1
+            return self._judged(upcoming)
         if self._escalate and self._escalated_left > 0:
             self._escalated_left -= 1
             return self._judged(upcoming)

@@ -1,0 +1,76 @@
+"""Nothing falls between recorded steps: the loss of every step decides when to look closer.
+
+Detailed records are sparse (steps 0, 1, 2, 4, 6, 8, 12, ... and what the time budget
+allows), so a blow-up that starts at step 35 can reach Inf before the next one, and the
+records after it say only "NaN". The loss, though, is kept for every step. Every
+``LOSS_CHECK_EVERY`` steps the monitor copies the waiting losses to the host (one small
+transfer) and asks ``first_jump``: did a loss leap far above its recent range? If so, the
+schedule records the next ``JUMP_RECORDS`` steps in detail (``Schedule.loss_jumped``), while
+the values are still finite: the update sizes and gradient norms of those steps name the
+cause (LR_TOO_HIGH, EXPLODING_GRADIENTS) and the step it started.
+
+Deterministic: the check runs at step numbers fixed in advance and reads only loss values,
+so the same run escalates at the same steps on any machine, at any speed.
+"""
+import math
+
+LOSS_CHECK_EVERY = 8      # [design] losses are checked every 8 steps: a blow-up that doubles
+                          # the loss each step is caught within 8 steps, long before float32
+                          # overflows (2^128)
+JUMP_WINDOW = 32          # [design] the recent range: the 32 finite losses before the one judged
+JUMP_MIN_HISTORY = 8      # [design] fewer earlier losses than this: no verdict
+JUMP_RANGES = 1.0         # [design] a jump clears the recent maximum by the recent range
+                          # (max - min) ...
+JUMP_RATIO = 2.0          # [design] ... and is more than twice the recent median: an ordinary
+                          # minibatch spike rarely does both
+
+
+def first_jump(losses, start=0):
+    """Index of the first loss at or after ``start`` that leaps far above the finite losses
+    before it (see the thresholds above), or None. Non-finite losses are not jumps here:
+    the monitor escalates on NaN by itself."""
+    for i in range(max(start, JUMP_MIN_HISTORY), len(losses)):
+        value = losses[i]
+        if not math.isfinite(value):
+            continue
+        history = [v for v in losses[max(0, i - JUMP_WINDOW):i] if math.isfinite(v)]
+        if len(history) < JUMP_MIN_HISTORY:
+            continue
+        high, low = max(history), min(history)
+        median = sorted(history)[len(history) // 2]
+        if value > high + JUMP_RANGES * (high - low) and value > JUMP_RATIO * abs(median):
+            return i
+    return None
+
+
+class LossJumps:
+    """Checks the newest losses at fixed steps; remembers the last step it judged."""
+
+    def __init__(self):
+        self.last_step = -1       # losses of steps up to this one were judged already
+        self.jumps = []           # steps whose loss jumped (each escalated the schedule)
+
+    @staticmethod
+    def is_check_step(step):
+        """After step ``step``'s loss arrives: check now? (a function of the step number)"""
+        return (step + 1) % LOSS_CHECK_EVERY == 0
+
+    def check(self, steps, losses):
+        """Judge the losses of steps after ``last_step``; ``steps``/``losses``: the newest
+        ones, in order, with at least ``JUMP_WINDOW`` earlier ones before them when the run
+        has them. Returns the step of the first jump, or None."""
+        steps, losses = [int(s) for s in steps], [float(v) for v in losses]
+        start = next((i for i, s in enumerate(steps) if s > self.last_step), len(steps))
+        if steps:
+            self.last_step = steps[-1]
+        found = first_jump(losses, start)
+        if found is None:
+            return None
+        self.jumps.append(steps[found])
+        return steps[found]
+
+    def newest(self, run):
+        """(steps, losses) of the run's newest losses: enough for ``check`` (a slice: the
+        cost does not grow with the run's length)."""
+        keep = JUMP_WINDOW + 2 * LOSS_CHECK_EVERY
+        return list(run.loss_steps[-keep:]), list(run.losses[-keep:])
