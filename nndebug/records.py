@@ -104,15 +104,24 @@ def record_finite(r):
     The monitor records the steps after one that did not (to find where a NaN comes
     from); the rules look only before it.
     """
-    if r.backward and r.grad_received is not None and r.grad_norm is not None and \
-            len(r.grad_norm) == len(r.grad_received) and np.any(r.grad_received) and \
-            not np.all(np.isfinite(np.asarray(r.grad_norm, float)[np.asarray(r.grad_received,
-                                                                            bool)])):
-        return False       # (a record without gradient norms says nothing about them)
-    if r.inputs and not (math.isfinite(r.inputs.get("mean", 0.0)) and
-                         math.isfinite(r.inputs.get("std", 0.0))):
-        return False
-    return all(math.isfinite(stats.get("mean", 0.0)) for stats in r.activations.values())
+    return grads_finite(r) and inputs_finite(r) and \
+        all(math.isfinite(stats.get("mean", 0.0)) for stats in r.activations.values())
+
+
+def grads_finite(r):
+    """Whether every gradient that arrived at this step has a finite norm (True when the
+    norms were not measured: a record without them says nothing about them)."""
+    if not r.backward or r.grad_received is None or r.grad_norm is None or \
+            len(r.grad_norm) != len(r.grad_received):
+        return True
+    arrived = np.asarray(r.grad_received, bool)
+    return bool(np.all(np.isfinite(np.asarray(r.grad_norm, float)[arrived])))
+
+
+def inputs_finite(r):
+    """Whether the input batch's mean and std were finite (True when not measured)."""
+    return not r.inputs or (math.isfinite(r.inputs.get("mean", 0.0)) and
+                            math.isfinite(r.inputs.get("std", 0.0)))
 
 
 @dataclass

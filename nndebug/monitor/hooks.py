@@ -8,7 +8,8 @@ Between recorded steps the model runs with no hook at all. For a recorded step
 No module backward hooks are used: they break in-place operations.
 
 Every hook is guarded: an exotic output never breaks the user's forward pass; the error
-is handed to ``on_error`` and the step goes on.
+is handed to ``on_error`` and the step goes on. A single statistic that fails is handed
+to ``on_statistic_error(what, error)`` instead: it alone is missing from the record.
 """
 from . import statistics
 
@@ -30,11 +31,12 @@ class Forward:
 class StepHooks:
     """Installs and removes the hooks of one recorded step, and holds what they saw."""
 
-    def __init__(self, adapter, params, layers, mode_layers, on_error):
+    def __init__(self, adapter, params, layers, mode_layers, on_error, on_statistic_error=None):
         self.adapter, self.xp = adapter, adapter.xp
         self.params = params                  # trainable parameters, aligned with run.params
         self.mode_layers = mode_layers        # [(name, module)] dropout and batch-norm layers
         self.on_error = on_error
+        self.on_statistic_error = on_statistic_error or (lambda what, error: on_error(error))
         self.armed = False
         self.heavy = False
         self.delivered, self.snapshot = [], None
@@ -96,6 +98,11 @@ class StepHooks:
                 self.on_error(error)
         return guarded
 
+    def _statistic_failed(self, where):
+        def on_error(stat, error):
+            self.on_statistic_error(f"{stat} of {where}", error)
+        return on_error
+
     def _make_grad_hook(self, index):
         delivered = self.delivered
 
@@ -112,7 +119,7 @@ class StepHooks:
         leaves = self.adapter.float_leaves(inputs)
         if leaves:
             buffer.inputs = statistics.input_stats(self.xp, self.adapter.detach(leaves[0]),
-                                                   self.heavy)
+                                                   self.heavy, self._statistic_failed("input"))
 
     def _make_layer_hook(self, name, kind):
         def on_output(module, inputs, output):
@@ -127,7 +134,8 @@ class StepHooks:
             if leaves:
                 key = name if calls == 1 else f"{name}#{calls}"
                 buffer.layers.append((key, statistics.layer_stats(
-                    self.xp, self.adapter.detach(leaves[0]), kind, self.heavy)))
+                    self.xp, self.adapter.detach(leaves[0]), kind, self.heavy,
+                    self._statistic_failed(f"layer {key}"))))
         return on_output
 
     def _on_root_output(self, module, inputs, output):

@@ -68,7 +68,8 @@ class Monitor:
             settings={"every": every, "overhead": overhead, "histogram_every": histogram_every})
         self.schedule = Schedule(every, overhead)
         self._clock = schedule_module.now
-        self.hooks = StepHooks(adapter, self._params, layers, mode_layers, self._fail)
+        self.hooks = StepHooks(adapter, self._params, layers, mode_layers, self._fail,
+                               self._statistic_failed)
         self.sinks = sinks
         if tensorboard is not None:
             self.sinks.append(TensorBoardSink(tensorboard))
@@ -164,8 +165,8 @@ class Monitor:
             if self._error is not None:
                 found.append(Finding(
                     "MONITOR_ERROR", "info", "", None,
-                    "nndebug could not measure this model's statistics, so only the loss was "
-                    f"watched and the findings may be incomplete ({self._error}).",
+                    "nndebug could not measure some of this model's statistics, so the "
+                    f"findings may be incomplete ({self._error}).",
                     {"error": self._error}, "Please report this model to nndebug's authors."))
             self._findings_cache = sort_findings(found)
         return list(self._findings_cache)
@@ -320,7 +321,8 @@ class Monitor:
         self._take_losses("val", losses["val"])
         record, histograms = build_record(
             step, len(params), values, got, [i for i, _ in comparable],
-            None if forward.output is None else forward.output.shape)
+            None if forward.output is None else forward.output.shape,
+            on_error=self._statistic_failed)
         self.around.take(values, record)
         record.eval_layers = list(forward.eval_layers)
         record.lrs = self._learning_rates()
@@ -387,6 +389,12 @@ class Monitor:
     def _note_error(self, error):
         if self._error is None:
             self._error = f"{type(error).__name__}: {error}"
+
+    def _statistic_failed(self, what, error):
+        """One statistic could not be measured: it alone is missing from the record, the
+        record is kept and recording goes on (noted in a MONITOR_ERROR finding)."""
+        if self._error is None:
+            self._error = f"the {what} could not be measured ({type(error).__name__}: {error})"
 
     def _fail(self, error):
         """Remember the first internal error and stop detailed recording (losses go on)."""

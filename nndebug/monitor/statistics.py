@@ -8,6 +8,10 @@ Two kinds:
   into one host transfer (``transfer.py``). Nothing is copied to the host here.
 - *Host side* (``histogram``, ``dead_units``): what is left to do once the values are NumPy.
 
+Each statistic is computed on its own (``each``): one that fails (an exotic dtype, an
+operation the framework refuses) is reported to ``on_error(name, error)`` and left out;
+the others, and the record, are kept. A failing statistic costs one statistic.
+
 These functions MEASURE; they do not judge. What counts as "too many dead units" is the
 rules' business (``nndebug.rules``). The few levels below define what is measured (an
 output counts as saturated above a level), not what is healthy.
@@ -26,23 +30,41 @@ HISTOGRAM_SAMPLE = 4096      # values per layer kept for a histogram
 HISTOGRAM_BINS = 40
 
 
+def each(wanted, on_error=None):
+    """``[(name, value)]`` from ``[(name, compute)]``, computing each on its own.
+
+    A ``compute()`` that raises is handed to ``on_error(name, error)`` and left out (with
+    no ``on_error`` the error propagates).
+    """
+    measured = []
+    for name, compute in wanted:
+        try:
+            measured.append((name, compute()))
+        except Exception as error:
+            if on_error is None:
+                raise
+            on_error(name, error)
+    return measured
+
+
 # --- device side: reductions where the tensor lives --------------------------------------
-def input_stats(xp, x, heavy=False):
+def input_stats(xp, x, heavy=False, on_error=None):
     """Light statistics of the input batch; NaN/Inf show up as a non-finite mean.
 
     ``heavy`` adds the share of features that are identical across the batch.
     """
     x = xp.asfloat(x)
-    stats = [("mean", xp.mean(x)), ("std", xp.std(x))]
+    wanted = [("mean", lambda: xp.mean(x)), ("std", lambda: xp.std(x))]
     if heavy and x.ndim >= 2 and x.shape[0] > 1:
         flat = xp.reshape(x, (x.shape[0], -1))
-        stats.append(("constant_features", xp.mean(xp.asfloat(xp.std(flat, axis=0) <= 0))))
+        wanted.append(("constant_features",
+                       lambda: xp.mean(xp.asfloat(xp.std(flat, axis=0) <= 0))))
     if x.ndim >= 1:
-        stats.append(("batch", float(x.shape[0])))
-    return stats
+        wanted.append(("batch", lambda: float(x.shape[0])))
+    return each(wanted, on_error)
 
 
-def layer_stats(xp, x, kind, heavy=False):
+def layer_stats(xp, x, kind, heavy=False, on_error=None):
     """Statistics of one layer's output; ``kind`` is ``records.layer_kind`` of the layer.
 
     Always: mean and std; per ReLU unit the largest output over the batch (``unit_max``);
@@ -50,36 +72,46 @@ def layer_stats(xp, x, kind, heavy=False):
     value, the spread across samples and across units, and a sample for a histogram.
     """
     x = xp.asfloat(x)
-    stats = [("mean", xp.mean(x)), ("std", xp.std(x))]
+    wanted = [("mean", lambda: xp.mean(x)), ("std", lambda: xp.std(x))]
     batched = x.ndim >= 2 and x.shape[0] > 1
     if kind == "relu" and batched:
         # a unit (feature, or channel of a feature map) dead for every sample of the batch:
         # the largest output of each unit over the batch; <= 0 means dead, decided on the
         # host so that the rules can follow individual units across steps
-        per_unit = xp.reshape(x, (x.shape[0], x.shape[1], -1))
-        stats.append(("unit_max", xp.amax(per_unit, axis=(0, 2))))
+        wanted.append(("unit_max", lambda: xp.amax(
+            xp.reshape(x, (x.shape[0], x.shape[1], -1)), axis=(0, 2))))
     elif kind == "tanh":
-        stats.append(("saturated", xp.mean(xp.asfloat(xp.abs(x) > TANH_SATURATION))))
+        wanted.append(("saturated", lambda: xp.mean(xp.asfloat(xp.abs(x) > TANH_SATURATION))))
     elif kind == "sigmoid":
-        stats.append(("saturated", xp.mean(xp.asfloat(xp.abs(x - 0.5) > SIGMOID_SATURATION - 0.5))))
+        wanted.append(("saturated", lambda: xp.mean(xp.asfloat(
+            xp.abs(x - 0.5) > SIGMOID_SATURATION - 0.5))))
     if heavy:
-        stats.append(("absmax", xp.amax(xp.abs(x))))
+        wanted.append(("absmax", lambda: xp.amax(xp.abs(x))))
         if batched:
             flat = xp.reshape(x, (x.shape[0], -1))
-            stats.append(("batch_spread", xp.mean(xp.std(flat, axis=0))))
+            wanted.append(("batch_spread", lambda: xp.mean(xp.std(flat, axis=0))))
             if flat.shape[1] > 1:
-                stats.append(("unit_spread", xp.mean(xp.std(flat, axis=1))))
-        stats.append(("histogram", xp.reshape(x, (-1,))[:HISTOGRAM_SAMPLE]))
-    return stats
+                wanted.append(("unit_spread", lambda: xp.mean(xp.std(flat, axis=1))))
+        wanted.append(("histogram", lambda: xp.reshape(x, (-1,))[:HISTOGRAM_SAMPLE]))
+    return each(wanted, on_error)
 
 
 # --- host side: NumPy in, NumPy out --------------------------------------------------------
 def histogram(values, bins=HISTOGRAM_BINS):
-    """``(counts, edges)`` of the finite values, or None when there is none."""
-    finite = np.asarray(values)[np.isfinite(values)]
+    """``(counts, edges)`` of the finite values, or None when there is none.
+
+    Binned in float64: float32 outputs that differ only by rounding (a layer whose output
+    is nearly constant) have a range too small for 40 float32 bins, and NumPy refuses.
+    Values closer still get a single bin.
+    """
+    finite = np.asarray(values, dtype=np.float64)
+    finite = finite[np.isfinite(finite)]
     if not finite.size:
         return None
-    return np.histogram(finite, bins=bins)
+    try:
+        return np.histogram(finite, bins=bins)
+    except ValueError:      # "too many bins for data range": a range of a few ulps
+        return np.histogram(finite, bins=1)
 
 
 def dead_units(unit_max):

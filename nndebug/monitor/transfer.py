@@ -75,12 +75,13 @@ class Packet:
         return values, losses
 
 
-def build_record(step, n_params, values, got, comparable, output_shape=None):
+def build_record(step, n_params, values, got, comparable, output_shape=None, on_error=None):
     """A ``StepRecord`` (and the step's histograms) from the host values of one packet.
 
     ``got``: indices of the parameters that received a gradient; ``comparable``: those
     whose ``.grad`` could be compared with what backward delivered; ``output_shape``:
-    the shape of the output sample, if one was packed.
+    the shape of the output sample, if one was packed. A layer statistic that cannot be
+    turned into its record field goes to ``on_error(what, error)`` and is left out.
     """
     record = StepRecord(step=step, backward=bool(got))
     record.grad_norm = np.full(n_params, np.nan)
@@ -101,18 +102,28 @@ def build_record(step, n_params, values, got, comparable, output_shape=None):
     for key, v in values.items():
         if not (isinstance(key, tuple) and key[0] == "layer"):
             continue
-        _, layer, stat = key
-        if stat == "histogram":
-            counts_edges = statistics.histogram(v)
-            if counts_edges is not None:
-                histograms[layer] = counts_edges
-        elif stat == "unit_max":
-            dead, share = statistics.dead_units(v)
-            if dead is not None:
-                record.dead_units[layer] = dead
-            record.activations.setdefault(layer, {})["dead"] = share
-        else:
-            record.activations.setdefault(layer, {})[stat] = float(v[0])
+        try:
+            _layer_statistic(record, histograms, key, v)
+        except Exception as error:
+            if on_error is None:
+                raise
+            on_error(f"{key[2]} of layer {key[1]}", error)
     if "output" in values and output_shape is not None:
         record.output = values["output"].reshape(output_shape).astype(float)
     return record, histograms
+
+
+def _layer_statistic(record, histograms, key, v):
+    """Put one layer statistic's host value where it belongs in the record."""
+    _, layer, stat = key
+    if stat == "histogram":
+        counts_edges = statistics.histogram(v)
+        if counts_edges is not None:
+            histograms[layer] = counts_edges
+    elif stat == "unit_max":
+        dead, share = statistics.dead_units(v)
+        if dead is not None:
+            record.dead_units[layer] = dead
+        record.activations.setdefault(layer, {})["dead"] = share
+    else:
+        record.activations.setdefault(layer, {})[stat] = float(v[0])
