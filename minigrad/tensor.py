@@ -191,11 +191,11 @@ class Tensor:
 
     # --- methods: each calls the function of the same name in minigrad/ops/__init__.py ------
     # Reductions take NumPy's axis=/keepdims= or torch's dim=/keepdim=.
-    def sum(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
-        return _ops_mod.sum(self, axis, keepdims, dim=dim, keepdim=keepdim)
+    def sum(self, axis=None, keepdims=False, *, dim=None, keepdim=None, dtype=None):
+        return _ops_mod.sum(self, axis, keepdims, dim=dim, keepdim=keepdim, dtype=dtype)
 
-    def mean(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
-        return _ops_mod.mean(self, axis, keepdims, dim=dim, keepdim=keepdim)
+    def mean(self, axis=None, keepdims=False, *, dim=None, keepdim=None, dtype=None):
+        return _ops_mod.mean(self, axis, keepdims, dim=dim, keepdim=keepdim, dtype=dtype)
 
     def max(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
         """``axis=``: the maximum values (NumPy). ``dim=``: (values, indices), as torch."""
@@ -228,8 +228,8 @@ class Tensor:
         return _ops_mod.std(self, axis, keepdims, unbiased, dim=dim, keepdim=keepdim,
                             correction=correction)
 
-    def prod(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
-        return _ops_mod.prod(self, axis, keepdims, dim=dim, keepdim=keepdim)
+    def prod(self, axis=None, keepdims=False, *, dim=None, keepdim=None, dtype=None):
+        return _ops_mod.prod(self, axis, keepdims, dim=dim, keepdim=keepdim, dtype=dtype)
 
     def logsumexp(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
         return _ops_mod.logsumexp(self, axis, keepdims, dim=dim, keepdim=keepdim)
@@ -237,11 +237,14 @@ class Tensor:
     def norm(self, p=2, axis=None, keepdims=False, *, dim=None, keepdim=None):
         return _ops_mod.norm(self, p, axis, keepdims, dim=dim, keepdim=keepdim)
 
-    def cumsum(self, axis=None, *, dim=None):
-        return _ops_mod.cumsum(self, axis, dim=dim)
+    def cumsum(self, axis=None, *, dim=None, dtype=None):
+        return _ops_mod.cumsum(self, axis, dim=dim, dtype=dtype)
 
-    def softmax(self, axis=None, *, dim=None): return _ops_mod.softmax(self, axis, dim=dim)
-    def log_softmax(self, axis=None, *, dim=None): return _ops_mod.log_softmax(self, axis, dim=dim)
+    def softmax(self, axis=None, *, dim=None, dtype=None):
+        return _ops_mod.softmax(self, axis, dim=dim, dtype=dtype)
+
+    def log_softmax(self, axis=None, *, dim=None, dtype=None):
+        return _ops_mod.log_softmax(self, axis, dim=dim, dtype=dtype)
 
     # elementwise math
     def exp(self): return _ops_mod.exp(self)

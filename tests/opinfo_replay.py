@@ -106,7 +106,7 @@ def _var_std(name):
 
 def _reduction(name):
     def call(x, args, kwargs):
-        _no(kwargs, "dtype", "out")
+        _no(kwargs, "out")
         kwargs = dict(kwargs)
         if args:
             kwargs["dim"] = args[0]
@@ -120,9 +120,8 @@ def _reduction(name):
 
 def _softmax(fn):
     def call(x, args, kwargs):
-        _no(kwargs, "dtype")
         dim = args[0] if args else kwargs["dim"]
-        return fn(x, dim=dim)
+        return fn(x, dim=dim, dtype=kwargs.get("dtype"))
     return call
 
 
@@ -193,12 +192,7 @@ def _where(x, args, kwargs):
 
 
 def _masked_fill(x, args, kwargs):
-    mask, value = args
-    if isinstance(value, mg.Tensor):
-        if value.requires_grad:
-            raise Unexpressible("a fill value that requires grad")
-        value = value.data
-    return x.masked_fill(mask, value)
+    return x.masked_fill(*args)
 
 
 def _einsum(x, args, kwargs):
@@ -221,8 +215,8 @@ def _getitem(x, args, kwargs):
 
 def _binary(fn):
     def call(x, args, kwargs):
-        _no(kwargs, "alpha", "rounding_mode", "out")
-        return fn(x, args[0])
+        _no(kwargs, "rounding_mode", "out")
+        return fn(x, args[0], **kwargs)
     return call
 
 
@@ -283,8 +277,7 @@ def _tri(name):
 
 
 def _cumsum(x, args, kwargs):
-    _no(kwargs, "dtype")
-    return x.cumsum(dim=args[0] if args else kwargs["dim"])
+    return x.cumsum(dim=args[0] if args else kwargs["dim"], dtype=kwargs.get("dtype"))
 
 
 def _logsumexp(x, args, kwargs):
@@ -294,7 +287,6 @@ def _logsumexp(x, args, kwargs):
 
 
 def _prod(x, args, kwargs):
-    _no(kwargs, "dtype")
     if args:
         return x.prod(dim=args[0], keepdim=args[1] if len(args) > 1 else kwargs.get("keepdim", False))
     return x.prod(**kwargs)
@@ -344,7 +336,8 @@ ADAPTERS = {
     # activations
     "nn.functional.relu": _functional(F.relu), "nn.functional.leaky_relu": _functional(F.leaky_relu),
     "nn.functional.gelu": _functional(F.gelu), "softmax": _softmax(mg.softmax),
-    "log_softmax": _softmax(mg.log_softmax),
+    "softmax.with_dtype": _softmax(mg.softmax), "log_softmax": _softmax(mg.log_softmax),
+    "log_softmax.with_dtype": _softmax(mg.log_softmax),
     # reductions
     "sum": _reduction("sum"), "mean": _reduction("mean"), "amax": _reduction("amax"),
     "amin": _reduction("amin"), "max.reduction_no_dim": _max_min("max"),

@@ -128,6 +128,11 @@ COMPOSED = {
     "clamp_bounds_broadcast_larger": (lambda x, lo: mg.clamp(x, min=lo), lambda x, lo: torch.clamp(x, min=lo),
                                       [(4,), (3, 4)]),
     "pow_method": (lambda x: x.pow(3), lambda x: x.pow(3), [(3,)]),
+    "add_sub_alpha": (lambda a, b: (mg.ops.add(a, b, alpha=2.5), mg.ops.sub(a, b, alpha=-0.5)),
+                      lambda a, b: (torch.add(a, b, alpha=2.5), torch.sub(a, b, alpha=-0.5)),
+                      [(2, 3), (3,)]),
+    "masked_fill_learned_value": (lambda x, v: x.masked_fill(x.data > 0, v.sum()),
+                                  lambda x, v: x.masked_fill(x > 0, v.sum()), [(3, 4), (2,)]),
 }
 
 POSITIVE = {"positive_math", "prod"}
@@ -153,6 +158,17 @@ def test_index_select_gather_and_argmax():
             ours, theirs = getattr(mg.tensor(x), fn)(**kwargs), getattr(torch.tensor(x), fn)(**kwargs)
             assert ours.dtype == np.int64
             np.testing.assert_array_equal(ours.data, theirs.numpy())
+
+
+def test_the_dtype_option_computes_in_that_dtype_as_torch():
+    x = np.random.default_rng(0).normal(size=(2, 3))
+    for fn, kwargs in (("sum", {"dim": 1}), ("mean", {}), ("softmax", {"dim": 0}),
+                       ("log_softmax", {"dim": 1}), ("cumsum", {"dim": 0}), ("prod", {"dim": 1})):
+        ours = getattr(mg.tensor(x), fn)(dtype=mg.float32, **kwargs)
+        theirs = getattr(torch.tensor(x), fn)(dtype=torch.float32, **kwargs)
+        assert ours.dtype == np.float32, fn
+        np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-6, atol=1e-7)
+    assert mg.tensor(np.arange(3)).sum(dtype=mg.float64).dtype == np.float64
 
 
 def test_max_and_min_with_dim_give_values_and_indices_as_torch():

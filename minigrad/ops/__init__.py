@@ -54,6 +54,17 @@ def _axis(axis, dim, op, default=None):
     return dim
 
 
+def _in_dtype(a, dtype):
+    """torch's ``dtype=`` option of reductions and softmax: compute in that dtype."""
+    if dtype is None:
+        return a
+    a = as_tensor(a)
+    dtype = np.dtype(dtype)
+    if a.dtype.kind == "f" and dtype.kind == "f":
+        return cast(a, dtype)
+    return Tensor(a.data.astype(dtype), dtype=dtype, _copy=False)
+
+
 def _keep(keepdims, keepdim):
     return keepdims if keepdim is None else keepdim
 
@@ -80,13 +91,17 @@ def _int_list(args, op):
 
 # --- arithmetic: operators and elementwise math -------------------------------------------
 
-def add(a, b):
-    """``a + b`` with broadcasting."""
+def add(a, b, *, alpha=1):
+    """``a + b`` with broadcasting (``a + alpha * b`` when ``alpha`` is given, as torch.add)."""
+    if alpha != 1:
+        b = mul(b, alpha)
     return REGISTRY["add"].apply(*_operands(a, b))
 
 
-def sub(a, b):
-    """``a - b`` with broadcasting."""
+def sub(a, b, *, alpha=1):
+    """``a - b`` with broadcasting (``a - alpha * b`` when ``alpha`` is given, as torch.sub)."""
+    if alpha != 1:
+        b = mul(b, alpha)
     return REGISTRY["sub"].apply(*_operands(a, b))
 
 
@@ -234,10 +249,14 @@ def where(condition, a, b):
 
 
 def masked_fill(a, mask, value):
-    """``a`` with ``value`` wherever ``mask`` is true (no gradient flows to filled places)."""
+    """``a`` with ``value`` wherever ``mask`` is true; ``a`` gets no gradient where it was filled.
+
+    A 0-d tensor ``value`` that requires grad receives the gradients of every filled place.
+    """
     a = as_tensor(a)
-    filled = as_tensor(np.asarray(_array(value), dtype=a.dtype))
-    return where(mask, filled, a)
+    if isinstance(value, Tensor) and value.requires_grad:
+        return where(mask, value, a)
+    return where(mask, as_tensor(np.asarray(_array(value), dtype=a.dtype)), a)
 
 
 def cast(a, dtype):
@@ -247,25 +266,28 @@ def cast(a, dtype):
 
 # --- softmax family ---------------------------------------------------------------------
 
-def softmax(a, axis=None, *, dim=None):
-    """Along ``axis`` (the last by default)."""
-    return REGISTRY["softmax"].apply(a, axis=_axis(axis, dim, "softmax", -1))
+def softmax(a, axis=None, *, dim=None, dtype=None):
+    """Along ``axis`` (the last by default); ``dtype`` casts the input first, as torch."""
+    return REGISTRY["softmax"].apply(_in_dtype(a, dtype), axis=_axis(axis, dim, "softmax", -1))
 
 
-def log_softmax(a, axis=None, *, dim=None):
-    """Along ``axis`` (the last by default)."""
-    return REGISTRY["log_softmax"].apply(a, axis=_axis(axis, dim, "log_softmax", -1))
+def log_softmax(a, axis=None, *, dim=None, dtype=None):
+    """Along ``axis`` (the last by default); ``dtype`` casts the input first, as torch."""
+    return REGISTRY["log_softmax"].apply(_in_dtype(a, dtype),
+                                         axis=_axis(axis, dim, "log_softmax", -1))
 
 
 # --- reductions ---------------------------------------------------------------------------
 # axis=None (or an empty tuple, as in torch) reduces every axis.
 
-def sum(a, axis=None, keepdims=False, *, dim=None, keepdim=None):
-    return REGISTRY["sum"].apply(a, axis=_axis(axis, dim, "sum"), keepdims=_keep(keepdims, keepdim))
+def sum(a, axis=None, keepdims=False, *, dim=None, keepdim=None, dtype=None):
+    return REGISTRY["sum"].apply(_in_dtype(a, dtype), axis=_axis(axis, dim, "sum"),
+                                 keepdims=_keep(keepdims, keepdim))
 
 
-def mean(a, axis=None, keepdims=False, *, dim=None, keepdim=None):
-    return REGISTRY["mean"].apply(a, axis=_axis(axis, dim, "mean"), keepdims=_keep(keepdims, keepdim))
+def mean(a, axis=None, keepdims=False, *, dim=None, keepdim=None, dtype=None):
+    return REGISTRY["mean"].apply(_in_dtype(a, dtype), axis=_axis(axis, dim, "mean"),
+                                  keepdims=_keep(keepdims, keepdim))
 
 
 def amax(a, axis=None, keepdims=False, *, dim=None, keepdim=None):
@@ -333,8 +355,9 @@ def std(a, axis=None, keepdims=False, unbiased=True, *, dim=None, keepdim=None, 
     return sqrt(var(a, axis, keepdims, unbiased, dim=dim, keepdim=keepdim, correction=correction))
 
 
-def prod(a, axis=None, keepdims=False, *, dim=None, keepdim=None):
-    return REGISTRY["prod"].apply(a, axis=_axis(axis, dim, "prod"), keepdims=_keep(keepdims, keepdim))
+def prod(a, axis=None, keepdims=False, *, dim=None, keepdim=None, dtype=None):
+    return REGISTRY["prod"].apply(_in_dtype(a, dtype), axis=_axis(axis, dim, "prod"),
+                                  keepdims=_keep(keepdims, keepdim))
 
 
 def logsumexp(a, axis=None, keepdims=False, *, dim=None, keepdim=None):
@@ -360,9 +383,9 @@ def norm(a, p=2, axis=None, keepdims=False, *, dim=None, keepdim=None):
     return REGISTRY["norm"].apply(a, p=float(p), axis=axis, keepdims=keepdims)
 
 
-def cumsum(a, axis=None, *, dim=None):
+def cumsum(a, axis=None, *, dim=None, dtype=None):
     """Running sums along ``axis``."""
-    a = as_tensor(a)
+    a = _in_dtype(as_tensor(a), dtype)
     axis = _axis(axis, dim, "cumsum")
     if axis is None:
         raise TypeError("cumsum: give the axis to sum along, e.g. cumsum(x, dim=0)")
