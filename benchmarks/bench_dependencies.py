@@ -4,8 +4,8 @@ Each case below rebuilds, as a small torch model, one bug that someone reported 
 (the report's address and title are in the case's docstring), together with its healthy
 twin - the same model with the fix the report (or its answer) gives. The reports were
 chosen for being real and common, not for what the probes catch: one of them (padding
-that attention does not mask) is a dependence no probe here looks for, and is kept to
-show it.
+that attention does not mask) was missed when the benchmark was first run, and the
+PADDING_LEAK probe was written afterwards.
 
 For each case ``nd.check_dependencies(model, inputs, targets)`` runs on the buggy model
 and on its twin, exactly as a user would call it (the targets are the ones that reach the
@@ -455,17 +455,17 @@ class HFStyleLM(nn.Module):
         return self.head(x + y.transpose(1, 2).reshape(B, T, DIM))[:, :-1]
 
 
-# --- what no probe here checks --------------------------------------------------------------------
+# --- PADDING_LEAK ----------------------------------------------------------------------------------
 
-@case("padding not masked in self-attention", "PADDING_NOT_MASKED")
+@case("padding not masked in self-attention", "PADDING_LEAK")
 def padding_not_masked(bug):
     """https://github.com/IDEA-Research/GroundingDINO/issues/427
     Why are we not masking padding tokens in text self attention mask ?
 
     The text encoder's self-attention let real tokens attend to the padding tokens of shorter
-    captions, so a caption's features depend on how much it was padded. No probe of
-    check_dependencies looks at padding (a sample's real positions reading its own padded
-    positions is not BATCH_MIXING nor FUTURE_LEAK): expected to be missed. The fix passes
+    captions, so a caption's features depend on how much it was padded. When this benchmark
+    was first run no probe looked at padding and this case was missed; the PADDING_LEAK probe
+    was written after it, so this one case is not an unseen test of that probe. The fix passes
     key_padding_mask.
     """
     class TextEncoder(nn.Module):

@@ -510,3 +510,58 @@ def test_a_dict_output_that_begins_with_the_loss_is_read_at_its_logits():
     res = nd.check_dependencies(HFStyle(), {"input_ids": seq[:, :-1], "labels": seq[:, 1:]},
                                 seq[:, 1:])
     assert codes(res) == ["FUTURE_LEAK"] and res.findings[0].where == "lm.rnn", str(res)
+
+
+# --- PADDING_LEAK ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_an_encoder_that_ignores_its_padding_mask_is_named(framework):
+    ids, _, pad = batch(framework, 12, size=4, pad_tail=4)
+    pad_in = torch.as_tensor(pad) if framework == "torch" else pad
+    encoder = FRAMEWORKS[framework].Encoder(length=12, padding=True)
+    assert nd.check_dependencies(encoder, (ids, pad_in)).passed           # the mask is used
+    res = nd.check_dependencies(encoder, (ids, pad_in * False))          # all False: pad ignored
+    assert res.passed                                                     # no padding to judge
+    class Forgetful(type(encoder)):
+        def forward(self, ids, pad=None):
+            return super().forward(ids)                                   # BUG: mask dropped
+    (torch.manual_seed if framework == "torch" else mg.manual_seed)(0)
+    res = nd.check_dependencies(Forgetful(length=12, padding=True), (ids, pad_in))
+    assert codes(res) == ["PADDING_LEAK"] and res.findings[0].where == "attn", str(res)
+    assert res.findings[0].evidence["padded_positions"] == [8, 9, 10, 11]
+
+
+def test_padding_found_from_an_attention_mask_or_padding_idx_and_token_types_left_alone():
+    class Encoder(torch.nn.Module):
+        def __init__(self, use_mask, mask_from_ids=False):
+            super().__init__()
+            self.use_mask, self.mask_from_ids = use_mask, mask_from_ids
+            self.tok = torch.nn.Embedding(16, 8, padding_idx=0)
+            self.types = torch.nn.Embedding(2, 8)
+            self.attn = torch.nn.MultiheadAttention(8, 2, batch_first=True)
+
+        def forward(self, input_ids, attention_mask=None, token_type_ids=None):
+            x = self.tok(input_ids) + (0 if token_type_ids is None else self.types(token_type_ids))
+            hide = None
+            if self.mask_from_ids:
+                hide = input_ids == 0
+            elif self.use_mask:
+                hide = attention_mask == 0
+            return self.attn(x, x, x, key_padding_mask=hide)[0]
+
+    torch.manual_seed(0)
+    ids = torch.randint(1, 16, (4, 10), generator=torch.Generator().manual_seed(1))
+    ids[1, 6:] = 0
+    ids[3, 8:] = 0
+    mask = (ids != 0).long()
+    types = torch.zeros_like(ids)
+    types[:, 5:] = 1                                # two segments: not padding
+    inputs = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+    assert nd.check_dependencies(Encoder(True), inputs).passed
+    res = nd.check_dependencies(Encoder(False), inputs)
+    assert codes(res) == ["PADDING_LEAK"] and "attention_mask" in res.findings[0].evidence["found_from"]
+    assert nd.check_dependencies(Encoder(False, mask_from_ids=True), ids).passed
+    res = nd.check_dependencies(Encoder(False), ids)
+    assert codes(res) == ["PADDING_LEAK"] and "padding_idx" in res.findings[0].evidence["found_from"]
+    no_padding = {"input_ids": torch.randint(1, 16, (4, 10)), "token_type_ids": types}
+    assert nd.check_dependencies(Encoder(False), no_padding).passed

@@ -13,6 +13,7 @@ discrete, and names:
 - TARGETS_IN_INPUTS   the target of a position is the input at that position (alignment.py)
 - LABELS_MISALIGNED   the targets are the inputs shifted by the wrong offset  (alignment.py)
 - POSITIONS_IGNORED   positional parameters that make no difference           (positions.py)
+- PADDING_LEAK        the real positions read the padded ones                 (padding.py)
 
 Everything runs on a private float64 copy in eval mode; the
 user's model, modes, grads, hooks and RNG are exactly as they were afterwards.
@@ -27,6 +28,7 @@ from .alignment import probe_alignment
 from .batch import Batch, array_leaves, to_tree
 from .future import probe_future_leak
 from .mixing import probe_batch_mixing
+from .padding import find_padding, probe_padding
 from .positions import positional_tensors, probe_positions
 from .runner import ModelFailed, Runner
 
@@ -112,6 +114,11 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
                 findings += found
                 notes += more
                 result.checked.append("future leak")
+        if batch.length and not mixing:
+            found, more = probe_padding(runner, batch, rng)
+            findings += found
+            notes += more
+            result.checked.append("padding" if find_padding(runner, batch) else "")
         if batch.length and not mixing and positional_tensors(runner.work):
             found, more = probe_positions(runner, batch, rng)
             findings += found

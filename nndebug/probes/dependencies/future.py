@@ -83,6 +83,12 @@ def _probe(runner, batch, rng, sample, reason, notes):
         fix=_fix(module, kind, where))], notes
 
 
+def rows_are_copies(array):
+    """Rows 0 and 1 come from the same unchanged sample, so a per-sample layout gives equal rows;
+    unequal rows mean the array is not laid out one row per sample (e.g. a (T, E) table)."""
+    return float(row_changes(array[0], array[1]).max()) <= RELATIVE_TOLERANCE
+
+
 def positions_first(array, length):
     """The array with positions on axis 1: (N, T, ...) as is, (N, C, T) (convolution layouts,
     or logits laid out for cross_entropy) with the last axis moved; None when no axis fits."""
@@ -133,8 +139,8 @@ def _first_leaking_module(calls, length):
     """(where the leak is made, the module whose output first shows it, the last clean one)."""
     def shows(c, which):
         array = positions_first(getattr(calls[c], which), length)
-        if array is None:
-            return None           # no position axis to read
+        if array is None or not rows_are_copies(array):
+            return None           # no position axis (or no sample axis) to read
         return bool(_leaks(_perturbation_matrix(array, length)))
     return first_culprit(calls, shows)
 

@@ -84,7 +84,15 @@ class Runner:
                  for acc in per_call or []]
         return np.concatenate(outs), calls
 
-    def _forward_once(self, tree, rows, length, capture):
+    def forward_edited(self, tree, rows, length, edit):
+        """Like ``forward(..., capture=True)``, with ``edit(module, args, output)`` called first
+        after every module call: it may change the output in place (the padding probe changes
+        what an embedding returned at padded positions). Not in chunks."""
+        if self.chunk is not None and rows != self.chunk:
+            raise ModelFailed(f"the model only accepts batches of {self.chunk} samples")
+        return self._forward_once(tree, rows, length, True, edit)
+
+    def _forward_once(self, tree, rows, length, capture, edit=None):
         calls, handles = [], []
 
         def arranged(value):
@@ -94,6 +102,10 @@ class Runner:
         def record(module, args, output):
             calls.append(Call(self.names.get(id(module), "?"), arranged(args), arranged(output)))
 
+        if edit is not None:
+            for name, module in self.work.named_modules():
+                if name:
+                    handles.append(self.work.add_forward_hook(module, edit))
         if capture:
             for name, module in self.work.named_modules():
                 if name:
