@@ -380,6 +380,15 @@ def test_grouped_and_same_padded_convolution_match_torch():
           (1, 2, 6, 7), (3, 2, 2, 3))                      # even reach: the extra row goes after
 
 
+def test_max_pooling_ceil_mode_and_indices_match_torch():
+    x = np.random.default_rng(0).normal(size=(2, 3, 7, 6))
+    for kwargs in ({"kernel_size": 2, "ceil_mode": True}, {"kernel_size": 3, "stride": 2, "padding": 1,
+                                                           "ceil_mode": True, "return_indices": True}):
+        agree(lambda t: nn.MaxPool2d(**kwargs)(t), lambda t: torch.nn.MaxPool2d(**kwargs)(t), x.shape)
+    agree(lambda t: nn.functional.max_pool2d(t, 2, return_indices=True),
+          lambda t: torch.nn.functional.max_pool2d(t, 2, return_indices=True), (3, 5, 4))
+
+
 def test_pooling_accepts_an_unbatched_image_like_conv2d():
     for ours, theirs in ((nn.functional.max_pool2d, torch.nn.functional.max_pool2d),
                          (nn.functional.avg_pool2d, torch.nn.functional.avg_pool2d)):

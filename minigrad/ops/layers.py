@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from .. import ops
+from ..autograd import Context
 from ..random import generator
 from ..tensor import Tensor, as_tensor
 from .registry import REGISTRY
@@ -19,6 +20,7 @@ from .windows import pair
 
 
 _array = ops._array  # the NumPy array behind a Tensor or array-like (never differentiated)
+builtins_max = ops.builtin_max
 
 
 def _float_like(x, reference):
@@ -88,14 +90,43 @@ def _string_padding(x, weight, padding, stride, dilation):
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    """Max over each (kh, kw) window of (N, C, H, W) or (C, H, W); ``stride`` defaults to the kernel."""
-    if ceil_mode or return_indices:
-        raise NotImplementedError("max_pool2d: ceil_mode and return_indices are not supported")
+    """Max over each (kh, kw) window of (N, C, H, W) or (C, H, W); ``stride`` defaults to the kernel.
+
+    ``ceil_mode``: a last, partial window where the input does not divide evenly (as torch).
+    ``return_indices``: also each maximum's position in its (H, W) plane, flattened.
+    """
     x, added = _batched(x, "max_pool2d")
-    stride = None if stride in ((), []) else stride            # torch: empty means the kernel
-    out = REGISTRY["max_pool2d"].apply(x, kernel_size=kernel_size, stride=stride, padding=padding,
-                                       dilation=dilation)
-    return _unbatched(out, added)
+    kernel = pair(kernel_size, "kernel_size", 1)
+    stride = kernel if stride is None or stride in ((), []) else pair(stride, "stride", 1)
+    options = dict(kernel_size=kernel, stride=stride, padding=pair(padding, "padding"),
+                   dilation=pair(dilation, "dilation", 1))
+    height, width = x.shape[2:]
+    if ceil_mode:
+        x = _ceil_overhang(x, **options)
+    out = REGISTRY["max_pool2d"].apply(x, **options)
+    if not return_indices:
+        return _unbatched(out, added)
+    ctx = Context()   # the primitive's forward names each window's winner; turn it into positions
+    REGISTRY["max_pool2d"].forward(ctx, x.data, **options)
+    indices = Tensor(pool.winner_positions(ctx, width), dtype=np.int64, _copy=False)
+    return _unbatched(out, added), _unbatched(indices, added)
+
+
+def _ceil_overhang(x, kernel_size, stride, padding, dilation):
+    """``x`` with -inf rows/columns after it, so a last partial window fits (torch's ceil_mode).
+
+    A last window must start inside the input or its left padding, as in torch.
+    """
+    extra = []
+    for axis in (0, 1):
+        size, reach = x.shape[2 + axis], dilation[axis] * (kernel_size[axis] - 1) + 1
+        count = -(-(size + 2 * padding[axis] - reach) // stride[axis]) + 1
+        if (count - 1) * stride[axis] >= size + padding[axis]:
+            count -= 1
+        extra.append(builtins_max(0, (count - 1) * stride[axis] + reach - size - 2 * padding[axis]))
+    if not any(extra):
+        return x
+    return ops.pad(x, [(0, 0), (0, 0), (0, extra[0]), (0, extra[1])], value=-np.inf)
 
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,

@@ -75,6 +75,17 @@ class MaxPool2d(Function):
         return (crop(image, ctx.padding),)
 
 
+def winner_positions(ctx, width):
+    """Where each maximum of a max_pool2d forward came from: ``row * width + col`` of the
+    unpadded input, shape (N, C, oh, ow), as torch's ``return_indices``."""
+    kh, kw = ctx.kernel
+    k = ctx.winner[..., 0]
+    oh, ow = k.shape[2:]
+    rows = (np.arange(oh)[:, None] * ctx.stride[0] + (k // kw) * ctx.dilation[0] - ctx.padding[0])
+    cols = (np.arange(ow)[None, :] * ctx.stride[1] + (k % kw) * ctx.dilation[1] - ctx.padding[1])
+    return (rows * width + cols).astype(np.int64)
+
+
 @register("avg_pool2d")
 class AvgPool2d(Function):
     @staticmethod
