@@ -565,3 +565,42 @@ def test_padding_found_from_an_attention_mask_or_padding_idx_and_token_types_lef
     assert codes(res) == ["PADDING_LEAK"] and "padding_idx" in res.findings[0].evidence["found_from"]
     no_padding = {"input_ids": torch.randint(1, 16, (4, 10)), "token_type_ids": types}
     assert nd.check_dependencies(Encoder(False), no_padding).passed
+
+
+# --- properties: any single leak, any single mixed pair, exactly -----------------------------------
+
+@settings(max_examples=12, deadline=None)
+@given(data=st.data(), length=st.integers(2, 48))
+def test_any_single_future_position_leak_is_found_exactly(data, length):
+    t = data.draw(st.integers(0, length - 2))
+    p = data.draw(st.integers(t + 1, length - 1))
+    ids, targets, _ = batch("torch", length, size=2)
+    res = nd.check_dependencies(gpt("torch", length=length, dim=8, leak=(t, p)), ids, targets)
+    assert codes(res) == ["FUTURE_LEAK"] and res.findings[0].evidence["pairs"] == [[t, p]]
+
+
+class TorchAnyPairMixer(torch.nn.Module):
+    """Sample i's output also reads sample j (i != j), for one given pair."""
+
+    def __init__(self, i, j):
+        super().__init__()
+        self.i, self.j = i, j
+        self.body = torch.nn.Linear(5, 4)
+
+    def forward(self, x):
+        h = torch.tanh(self.body(x))
+        mix = torch.eye(x.shape[0], dtype=h.dtype)
+        if max(self.i, self.j) < x.shape[0]:
+            mix[self.i, self.j] = 1e-6
+        return mix @ h
+
+
+@settings(max_examples=15, deadline=None)
+@given(data=st.data(), size=st.integers(2, 8))
+def test_any_single_mixed_pair_of_samples_is_found_exactly(data, size):
+    i = data.draw(st.integers(0, size - 1))
+    j = data.draw(st.integers(0, size - 1).filter(lambda k: k != i))
+    torch.manual_seed(0)
+    x = torch.randn(size, 5, generator=torch.Generator().manual_seed(size))
+    res = nd.check_dependencies(TorchAnyPairMixer(i, j), x)
+    assert codes(res) == ["BATCH_MIXING"] and res.findings[0].evidence["pairs"] == [[i, j]]

@@ -32,6 +32,15 @@ from .padding import find_padding, probe_padding
 from .positions import positional_tensors, probe_positions
 from .runner import ModelFailed, Runner
 
+WORKED_EXAMPLES = {
+    "FUTURE_LEAK": "`nndebug zoo seq-gpt-no-causal-mask`; the same leak hidden in attention's "
+                   "backward only: `nndebug bugs show attention_backward_forgets_the_mask`",
+    "BATCH_MIXING": "`nndebug zoo seq-sample-mixing-view`",
+    "TARGETS_IN_INPUTS": "`nndebug zoo seq-unshifted-labels`",
+    "LABELS_MISALIGNED": "`nndebug zoo seq-unshifted-labels`",
+    "POSITIONS_IGNORED": "`nndebug zoo seq-unused-positions`",
+}
+"""Where each finding is shown broken and fixed, for a learner who wants to see it happen."""
 MAX_SAMPLES = 8
 """Samples the batch-mixing probe looks at (one gradient or forward pass each): a mix-up of
 the batch dimension shows on any slice, and 8 keep the cost at a few passes."""
@@ -129,6 +138,9 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
                          "design; dropout would draw a different mask per sample)")
         result.n_forward, result.n_backward = runner.n_forward, runner.n_backward
     result.checked = [c for c in result.checked if c]
+    for finding in findings:
+        if finding.severity != "info" and finding.code in WORKED_EXAMPLES:
+            finding.fix += f" (worked example: {WORKED_EXAMPLES[finding.code]})"
     result.findings = sort_findings(findings)
     result.notes = notes
     return result
