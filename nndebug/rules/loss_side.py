@@ -87,6 +87,14 @@ def _observed(ctx):
     return getattr(ctx.run, "observed", None)
 
 
+def _judged(ctx, items):
+    """The items seen on the steps the rules judge (``ctx.run.records``: judged records
+    only), so that a verdict never depends on which extra records the clock allowed; all
+    of them for a run without records (hand-made runs in tests)."""
+    steps = {r.step for r in ctx.run.records}
+    return [i for i in items if i.step in steps] if steps else list(items)
+
+
 @rule(produces="LOSS_SHAPE_MISMATCH",
       explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE", "LOSS_DIVERGING", "LOSS_OSCILLATING"})
 def loss_shape_mismatch(ctx):
@@ -94,7 +102,7 @@ def loss_shape_mismatch(ctx):
     if observed is None:
         return None
     seen = []      # (step, loss, evidence, how it was seen)
-    for call in observed.loss_calls:
+    for call in _judged(ctx, observed.loss_calls):
         if call.loss in ELEMENTWISE_LOSSES and call.target_shape is not None:
             evidence = shape_mismatch(call.output_shape, call.target_shape)
             if evidence is not None:
@@ -137,7 +145,7 @@ def double_sigmoid(ctx):
     observed = _observed(ctx)
     if observed is None:
         return None
-    calls = [c for c in observed.loss_calls if c.loss in SIGMOID_LOSSES and
+    calls = [c for c in _judged(ctx, observed.loss_calls) if c.loss in SIGMOID_LOSSES and
              (ctx.cutoff is None or c.step < ctx.cutoff)]
     if not sigmoid_outputs(calls):
         return None

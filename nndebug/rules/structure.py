@@ -114,16 +114,26 @@ def _observed(ctx):
     return getattr(ctx.run, "observed", None)
 
 
+def _judged(ctx, items):
+    """The items seen on the steps the rules judge (``ctx.run.records``: judged records
+    only), so that a verdict never depends on which extra records the clock allowed; all
+    of them for a run without records (hand-made runs in tests)."""
+    steps = {r.step for r in ctx.run.records}
+    return [i for i in items if i.step in steps] if steps else list(items)
+
+
 @rule(produces="UNREGISTERED_PARAMETERS",
       explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE", "NO_GRADIENT"})
 def unregistered_parameters(ctx):
     observed = _observed(ctx)
     if observed is None:
         return None
-    trained = [u for u in observed.unregistered if u.shapes and u.kind == "module"]
-    tensors = [u for u in observed.unregistered if u.kind == "tensor"]
-    mode = [u for u in observed.unregistered if u.kind == "module" and not u.shapes and
-            u.type in MODE_DEPENDENT]
+    judged_steps = {r.step for r in ctx.run.records}
+    seen = [u for u in observed.unregistered
+            if not judged_steps or judged_steps.intersection(u.steps)]
+    trained = [u for u in seen if u.shapes and u.kind == "module"]
+    tensors = [u for u in seen if u.kind == "tensor"]
+    mode = [u for u in seen if u.kind == "module" and not u.shapes and u.type in MODE_DEPENDENT]
     if not (trained or tensors or mode):
         return None
     parts, uses = [], trained + tensors + mode
@@ -204,7 +214,7 @@ def batchnorm_tiny_batch(ctx):
     observed = _observed(ctx)
     if observed is None or not observed.norm_batches:
         return None
-    tiny = tiny_batches(observed.norm_batches)
+    tiny = tiny_batches(_judged(ctx, observed.norm_batches))
     if not tiny:
         return None
     layer, (samples, values, step) = next(iter(tiny.items()))
