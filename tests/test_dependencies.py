@@ -604,3 +604,37 @@ def test_any_single_mixed_pair_of_samples_is_found_exactly(data, size):
     x = torch.randn(size, 5, generator=torch.Generator().manual_seed(size))
     res = nd.check_dependencies(TorchAnyPairMixer(i, j), x)
     assert codes(res) == ["BATCH_MIXING"] and res.findings[0].evidence["pairs"] == [[i, j]]
+
+
+# --- minigrad's own sequence layers ----------------------------------------------------------------
+
+class MinigradLayersLM(mnn.Module):
+    """Embedding -> a minigrad sequence layer -> head; ``kind`` picks the layer and its bug."""
+
+    def __init__(self, kind, broken):
+        super().__init__()
+        self.kind, self.broken = kind, broken
+        self.embed = mnn.Embedding(16, 8)
+        if kind == "gru":
+            self.layer = mnn.GRU(8, 8, batch_first=True, bidirectional=broken)
+        else:
+            self.layer = mnn.TransformerEncoderLayer(8, 2, 16, dropout=0.1, batch_first=True)
+        self.head = mnn.Linear(16 if kind == "gru" and broken else 8, 16)
+
+    def forward(self, ids):
+        h = self.embed(ids)
+        if self.kind == "gru":
+            return self.head(self.layer(h)[0])
+        length = ids.shape[1]
+        mask = None if self.broken else \
+            mg.tensor(np.triu(np.full((length, length), -np.inf), 1).astype(np.float32))
+        return self.head(self.layer(h, src_mask=mask))
+
+
+@pytest.mark.parametrize("kind,where", [("gru", "layer"), ("transformer", "layer.self_attn")])
+def test_minigrad_sequence_layers(kind, where):
+    seq = np.random.default_rng(0).integers(0, 16, (3, 13))
+    mg.manual_seed(0)
+    assert nd.check_dependencies(MinigradLayersLM(kind, False).train(), seq[:, :-1], seq[:, 1:]).passed
+    res = nd.check_dependencies(MinigradLayersLM(kind, True), seq[:, :-1], seq[:, 1:])
+    assert codes(res) == ["FUTURE_LEAK"] and res.findings[0].where == where, str(res)
