@@ -106,9 +106,10 @@ def same_framework_loss(adapter, loss_fn):
     owner = framework_of(loss_fn)
     if owner and owner != adapter.framework:
         other = "minigrad.nn" if adapter.framework == "minigrad" else "torch.nn"
+        name = type(loss_fn).__name__ if hasattr(loss_fn, "forward") else \
+            getattr(loss_fn, "__name__", "function")
         raise TypeError(
-            f"loss_fn is a {FRAMEWORK_NAMES[owner]} loss ({type(loss_fn).__name__ if hasattr(loss_fn, 'forward') else getattr(loss_fn, '__name__', 'function')}) "
-            f"but the model is a {FRAMEWORK_NAMES[adapter.framework]} model; use the loss "
+            f"loss_fn is a {FRAMEWORK_NAMES[owner]} loss ({name}) but the model is a {FRAMEWORK_NAMES[adapter.framework]} model; use the loss "
             f"of the same name from {other}")
 
 

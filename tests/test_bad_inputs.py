@@ -4,9 +4,14 @@ traceback from deep inside a framework - and the user's state unchanged after ea
 
 The first half pins down the inputs that used to be answered wrongly; the second half
 (Hypothesis) generates bad inputs across the public API."""
+import contextlib
+import os
+
 import numpy as np
 import pytest
 import torch
+from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
 
 import minigrad as mg
 import minigrad.nn as mnn
@@ -74,7 +79,8 @@ def test_an_empty_batch_is_named_as_such(framework, call):
 # --- one clear line instead of a traceback or a misleading message ---------------------------
 
 MIXED = {
-    "minigrad model, torch loss": lambda: nd.gradcheck(*_minigrad_problem()[:3], torch.nn.CrossEntropyLoss()),
+    "minigrad model, torch loss": lambda: nd.gradcheck(*_minigrad_problem()[:3],
+                                                       torch.nn.CrossEntropyLoss()),
     "minigrad model, torch inputs": lambda: nd.locate(_minigrad_problem()[0], torch.randn(5, 3),
                                                       _minigrad_problem()[2], mnn.CrossEntropyLoss()),
     "torch model, minigrad inputs": lambda: nd.overfit_one_batch(
@@ -149,10 +155,7 @@ def test_check_data_accepts_class_names():
 
 # --- Hypothesis: bad and unusual inputs across the public API and the CLI ---------------------
 
-import contextlib  # noqa: E402
 
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
-from hypothesis.extra import numpy as hnp  # noqa: E402
 
 FEW = settings(max_examples=25, deadline=None, derandomize=True,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -370,7 +373,6 @@ def _run_cli(args, cwd):
     return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
 
 
-import os  # noqa: E402
 
 CLI_FEW = settings(max_examples=15, deadline=None, derandomize=True,
                    suppress_health_check=[HealthCheck.too_slow,
