@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 SEVERITY_LEVELS = {1: "info", 2: "warning", 3: "error"}   # 0: the code was not found
-CHECKSUM_RTOL = 1e-9          # [design] float64 sums of identical float32 tensors agree to the
-                              # last bits; replicas that drift differ far above this
+CHECKSUM_RTOL = 1e-6          # [design] identical tensors give identical sums on the same kind of
+                              # machine; 1e-6 leaves room for another summation order on another
+                              # node (float32 rounding), while replicas that drift apart by one
+                              # optimizer step differ by 1e-4 or more
 
 
 @dataclass

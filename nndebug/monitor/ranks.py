@@ -7,7 +7,7 @@ without asking each other. On such a step each rank sends one row of numbers
 (``nndebug.rank_records``): its batch fingerprint, a checksum of every parameter (after
 the optimizer step) and of every batch-norm buffer (read just before the step's forward,
 after DDP broadcast rank 0's buffers), and the severity of each finding code its own rules
-reached (re-judged on exchange steps that are powers of two). The size of the row depends
+reached (re-judged at steps 512, 1024, 2048, ...). The size of the row depends
 on the model's layers, never on its number of weights.
 
 ``findings()``, ``report()`` and ``close()`` never talk to another rank: they read what the
@@ -19,16 +19,19 @@ import numpy as np
 from ..findings import Finding
 from ..rank_records import SEVERITY_LEVELS, RankRecord
 from ..records import BATCHNORM_TYPES
-from .schedule import is_warmup_step
+from .schedule import is_judged_step
 from .sinks import Sink
 
 EXCHANGE_EVERY = 50           # [design] after the warm-up steps, one exchange every 50 steps
+REJUDGE_FROM = 512            # [design] each rank runs its own rules for the exchange at steps
+                              # 512, 1024, 2048, ...: a verdict costs tens of milliseconds, a
+                              # small share of the run only that late
 BUFFER_NAMES = ("running_mean", "running_var")
 LEVELS = {"info": 1, "warning": 2, "error": 3}
 
 
 def is_exchange_step(step):
-    return is_warmup_step(step) or step % EXCHANGE_EVERY == 0
+    return is_judged_step(step) or step % EXCHANGE_EVERY == 0
 
 
 def connect(adapter, batches, group=None):
@@ -102,7 +105,7 @@ class RankSync(Sink):
         fingerprint = float("nan") if self._fingerprint is None else float(self._fingerprint)
         buffers = self._buffer_sums if self._buffer_sums is not None else \
             np.full(len(self.buffers), np.nan)
-        if step >= 8 and step & (step - 1) == 0:
+        if step >= REJUDGE_FROM and step & (step - 1) == 0:
             self._levels = self._local_levels(run)
         return np.concatenate([[fingerprint], self.checksums(list(self.params)), buffers,
                                self._levels])
