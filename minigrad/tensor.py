@@ -64,12 +64,13 @@ class Tensor:
 
     # type conversions: to a float dtype keeps the graph (gradients are cast back);
     # to integers or booleans gives a constant, as in torch
-    def float(self): return self.to(np.float32)
-    def double(self): return self.to(np.float64)
-    def half(self): return self.to(np.float16)
-    def long(self): return self.to(np.int64)
-    def int(self): return self.to(np.int32)
-    def bool(self): return self.to(np.bool_)
+    # (memory_format is accepted for torch code; minigrad has one layout)
+    def float(self, memory_format=None): return self.to(np.float32)
+    def double(self, memory_format=None): return self.to(np.float64)
+    def half(self, memory_format=None): return self.to(np.float16)
+    def long(self, memory_format=None): return self.to(np.int64)
+    def int(self, memory_format=None): return self.to(np.int32)
+    def bool(self, memory_format=None): return self.to(np.bool_)
 
     def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False,
            memory_format=None):
