@@ -150,6 +150,8 @@ def gradcheck(model, inputs, targets, loss_fn, *, mode="auto", seed=0, check_dty
                 " and no input requires grad, so there is no gradient to check")
         loss, grads, input_grads = bench.loss_and_grads(wrt_inputs=bool(input_slots))
         require_finite_loss(loss)
+        hooked = [f"'{name}' ({', '.join(found)})" for name, module in bench.work.named_modules()
+                  for found in [bench.work.backward_hooks(module)] if found]
         if mode == "joint":
             checks = _joint_checks(bench, params, input_slots, grads, input_grads, loss, tol, rng,
                                    n_directions, tensor_budget)
@@ -186,6 +188,11 @@ def gradcheck(model, inputs, targets, loss_fn, *, mode="auto", seed=0, check_dty
                              n_forward=bench.n_forward, mode=mode, seed=int(seed), loss=float(loss),
                              dtype=str(np.dtype(check_dtype)))
     report.findings = _findings(report, tol)
+    if hooked and not report.passed:   # the user's own hooks are the first suspects
+        for finding in report.findings:
+            if finding.code == "BACKWARD_MISMATCH":
+                finding.message += (f"; the model's own hooks change gradients in "
+                                    f"{'; '.join(hooked[:3])} - check them first")
     report.seconds = time.perf_counter() - started
     return report
 

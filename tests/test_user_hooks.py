@@ -150,3 +150,10 @@ def test_a_hook_the_copy_cannot_reproduce_is_named_in_a_warning():
     model[0].weight.register_post_accumulate_grad_hook(lambda p: None)
     with pytest.warns(UserWarning, match="post-accumulate-grad hooks on 0.weight"):
         nd.gradcheck(model, x, y, loss_fn)
+
+
+def test_gradcheck_points_at_the_users_hook_first():
+    model, x, y, loss_fn = _problem("torch")
+    _plant(model, "param_half")
+    report = nd.gradcheck(model, x, y, loss_fn)
+    assert "the model's own hooks change gradients in '0'" in report.findings[0].message
