@@ -183,3 +183,29 @@ def test_hf_accumulation_steps_once_per_optimizer_step(tmp_path):
     assert callback.monitor.run.n_steps == trainer.state.global_step
     bad = [f.code for f in callback.monitor.findings() if f.severity != "info"]
     assert "GRADIENTS_ACCUMULATING" not in bad, bad
+
+
+def test_lightning_checkpoint_keeps_one_monitor_history(tmp_path):
+    from lightning.pytorch.callbacks import ModelCheckpoint
+    from nndebug.integrations.lightning import NNDebugCallback
+    x, y = _data()
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=16)
+
+    def fit(epochs, callback, ckpt_path=None):
+        trainer = pl.Trainer(max_epochs=epochs, accelerator="cpu", devices=1, logger=False,
+                             enable_progress_bar=False, enable_model_summary=False,
+                             callbacks=[callback, ModelCheckpoint(dirpath=tmp_path, save_last=True)])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            trainer.fit(TinyClassifier(), loader, ckpt_path=ckpt_path)
+        return trainer
+
+    torch.manual_seed(0)
+    first = NNDebugCallback(verbose=False)
+    fit(2, first)
+    assert first.monitor.run.n_steps == 12
+    resumed = NNDebugCallback(verbose=False)
+    trainer = fit(4, resumed, ckpt_path=str(tmp_path / "last.ckpt"))
+    assert trainer.global_step == 24
+    assert resumed.monitor.run.n_steps == 24, "the resumed run must continue the history"
+    assert len(resumed.monitor.run.losses) == 24
