@@ -119,13 +119,22 @@ def test_a_parameter_free_model_with_an_input_that_requires_grad_is_checked_in_f
     assert nd.gradcheck(mnn.Tanh(), xm, mg.tensor(y.numpy()), mnn.MSELoss()).passed
 
 
+CALLS = {
+    "gradcheck": lambda m, x, y, f: nd.gradcheck(m, x, y, f),
+    "locate": lambda m, x, y, f: nd.locate(m, x, y, f),
+    "overfit_one_batch": lambda m, x, y, f: nd.overfit_one_batch(m, x, y, f, steps=5,
+                                                                 diagnose=False),
+    "find_lr": lambda m, x, y, f: nd.find_lr(m, f, [(x, y)] * 3, steps=10),
+}
+
+
 @pytest.mark.parametrize("framework", ["torch", "minigrad"])
-@pytest.mark.parametrize("check", ["gradcheck", "locate"])
+@pytest.mark.parametrize("check", sorted(CALLS))
 def test_every_grad_is_restored_in_place_keeping_its_identity(framework, check):
     model, x, y, loss_fn = _problem(framework)
     loss_fn(model(x), y).backward()
     before = {n: (p.grad, adapt(model).to_numpy(p.grad)) for n, p in model.named_parameters()}
-    getattr(nd, check)(model, x, y, loss_fn)
+    CALLS[check](model, x, y, loss_fn)
     for name, p in model.named_parameters():
         assert p.grad is before[name][0], name
         assert np.array_equal(adapt(model).to_numpy(p.grad), before[name][1])
