@@ -9,7 +9,8 @@ intra-op threads and NumPy's BLAS). Sizes (batch in brackets):
        c3 -> c64 -> c128 on 3x32x32 (16); each conv followed by ReLU, then max-pool 2 and
        a linear layer to 10 classes
 - gpt  ``minigrad.examples.models.make_gpt``: 2 layers, 48 wide, 32 characters (16);
-       4 layers, 128 wide, 64 characters (16)
+       4 layers, 128 wide, 64 characters (16), with the exact GELU (erf) and again with
+       GPT-2's tanh approximation, which shows what the erf costs
 - lstm ``make_recurrent_lm``: 2-layer LSTM, 128 hidden, 32 characters (16)
 
 Time: the fastest of ROUNDS interleaved rounds (a round times a burst of steps of one
@@ -53,6 +54,8 @@ SIZES = {
     "cnn 3x32x32 c64-c128": ("cnn", dict(channels=(3, 64, 128), side=32, batch=16)),
     "gpt 2x48, 32 chars": ("gpt", dict(n_layer=2, n_embd=48, n_head=4, block=32, batch=16)),
     "gpt 4x128, 64 chars": ("gpt", dict(n_layer=4, n_embd=128, n_head=4, block=64, batch=16)),
+    "gpt 4x128, 64 chars, tanh GELU": ("gpt", dict(n_layer=4, n_embd=128, n_head=4, block=64,
+                                                   batch=16, gelu="tanh")),
     "lstm 2x128, 32 chars": ("lstm", dict(hidden=128, block=32, batch=16)),
 }
 VOCAB = 64
@@ -82,7 +85,8 @@ def _model(fw, kind, size):
     from minigrad.examples.models import make_gpt, make_recurrent_lm
     if kind == "gpt":
         return make_gpt(fw, VOCAB, block_size=size["block"], n_embd=size["n_embd"],
-                        n_head=size["n_head"], n_layer=size["n_layer"])
+                        n_head=size["n_head"], n_layer=size["n_layer"],
+                        gelu=size.get("gelu", "none"))
     return make_recurrent_lm(fw, VOCAB, "LSTM", n_embd=32, hidden=size["hidden"])
 
 

@@ -56,7 +56,8 @@ def sample(fw, model, chars, length, block_size, seed, start="\n"):
 def build(args, vocab):
     """The minigrad model and, unless --no-torch, its torch twin with the same initial weights."""
     config = dict(block_size=args.block_size, n_embd=args.n_embd, n_head=args.n_head,
-                  n_layer=args.n_layer, dropout=args.dropout, attention=args.attention)
+                  n_layer=args.n_layer, dropout=args.dropout, attention=args.attention,
+                  gelu=args.gelu)
     mg_fw = minigrad_framework()
     mg_fw.manual_seed(args.seed)
     runs = {"minigrad": (mg_fw, make_gpt(mg_fw, vocab, **config))}
@@ -136,6 +137,8 @@ def parse_args(argv=None):
     parser.add_argument("--n-layer", type=int, default=2)
     parser.add_argument("--dropout", type=float, default=0.0)
     parser.add_argument("--attention", choices=("hand", "sdpa"), default="hand")
+    parser.add_argument("--gelu", choices=("none", "tanh"), default="none",
+                        help="exact GELU (erf) or GPT-2's tanh approximation (faster in minigrad)")
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sample-length", type=int, default=200)

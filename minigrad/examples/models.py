@@ -44,11 +44,12 @@ def additive_causal_mask(fw, size):
 
 
 def make_gpt(fw, vocab_size, block_size=16, n_embd=32, n_head=4, n_layer=2, dropout=0.0,
-             attention="hand"):
+             attention="hand", gelu="none"):
     """A GPT (token + position embeddings, pre-norm blocks, tied-free head) for framework ``fw``.
 
     ``attention="hand"`` spells attention out (scores, mask, softmax, weighted sum);
     ``"sdpa"`` calls ``F.scaled_dot_product_attention(q, k, v, is_causal=True)``.
+    ``gelu`` is ``nn.GELU``'s ``approximate``: "none" (exact, erf) or "tanh" (GPT-2's).
     """
     nn, F = fw.nn, fw.F
 
@@ -85,7 +86,7 @@ def make_gpt(fw, vocab_size, block_size=16, n_embd=32, n_head=4, n_layer=2, drop
             self.ln1 = nn.LayerNorm(n_embd)
             self.attn = CausalSelfAttention()
             self.ln2 = nn.LayerNorm(n_embd)
-            self.mlp = nn.Sequential(nn.Linear(n_embd, 4 * n_embd), nn.GELU(),
+            self.mlp = nn.Sequential(nn.Linear(n_embd, 4 * n_embd), nn.GELU(approximate=gelu),
                                      nn.Linear(4 * n_embd, n_embd), nn.Dropout(dropout))
 
         def forward(self, x):
