@@ -63,6 +63,8 @@ from . import inputs  # noqa: F401  (one line per rule file, in cause order)
 from . import setup  # noqa: F401
 from . import structure  # noqa: F401
 from . import loss_side  # noqa: F401
+from . import data_order  # noqa: F401
+from . import distributed  # noqa: F401
 from . import learning_rate  # noqa: F401
 from . import blow_ups  # noqa: F401
 from . import signal_flow  # noqa: F401

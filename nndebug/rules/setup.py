@@ -12,6 +12,9 @@ from .graph import rule
 
 ACCUMULATION_TOLERANCE = 0.01  # [design] .grad may differ from what backward delivered by 1%
                                # (float rounding, AMP); beyond that and larger: carried over
+DDP_ACCUMULATION_RATIO = 2.0  # [measured] under DDP .grad is the mean over ranks: |mean| / |own|
+                              # was 0.65-1.25 on healthy 2-rank runs (tests/test_ddp.py), 1.9-5.5
+                              # (median 2.9) with zero_grad missing
 
 
 def _aligned(r, attribute, width):
@@ -63,6 +66,8 @@ def gradients_accumulating(ctx):
     # is OPTIMIZER_MISSING_PARAMS, not this
     held_by_optimizer = np.array([p.in_optimizer is not False for p in ctx.run.params], bool)
     width = len(held_by_optimizer)
+    ranks = getattr(ctx.run, "ranks", None)
+    averaged_over_ranks = ranks is not None and ranks.world_size > 1
     for r in ctx.records[1:]:   # the first step may hold gradients from before watch()
         held, excess, grad = (_aligned(r, a, width) for a in ("held_norm", "held_excess",
                                                                "grad_norm"))
@@ -76,9 +81,14 @@ def gradients_accumulating(ctx):
         delivered = grad[ok]
         held_ratio = held[ok] / delivered
         excess_ratio = excess[ok] / delivered
-        # scaling .grad down (clipping, unscaling) keeps it parallel: excess == |1 - held|
-        carried = (held_ratio > 1 + ACCUMULATION_TOLERANCE) | \
-                  (excess_ratio > np.abs(1 - held_ratio) + ACCUMULATION_TOLERANCE)
+        if averaged_over_ranks:
+            # DDP: .grad holds the mean over ranks, never what this rank's backward delivered;
+            # only a .grad far larger than any mean of fresh gradients is a carry-over
+            carried = held_ratio > DDP_ACCUMULATION_RATIO
+        else:
+            # scaling .grad down (clipping, unscaling) keeps it parallel: excess == |1 - held|
+            carried = (held_ratio > 1 + ACCUMULATION_TOLERANCE) | \
+                      (excess_ratio > np.abs(1 - held_ratio) + ACCUMULATION_TOLERANCE)
         if carried.mean() >= MAJORITY:
             flagged.append(r.step)
             if evidence is None:
