@@ -638,3 +638,49 @@ def test_minigrad_sequence_layers(kind, where):
     assert nd.check_dependencies(MinigradLayersLM(kind, False).train(), seq[:, :-1], seq[:, 1:]).passed
     res = nd.check_dependencies(MinigradLayersLM(kind, True), seq[:, :-1], seq[:, 1:])
     assert codes(res) == ["FUTURE_LEAK"] and res.findings[0].where == where, str(res)
+
+
+# --- a loss that shifts by itself -----------------------------------------------------------------
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_a_loss_that_shifts_the_targets_itself_is_read_off_its_gradient(framework):
+    F = torch.nn.functional if framework == "torch" else mnn.functional
+
+    def shifting(logits, y):              # targets = input ids, shifted inside the loss
+        return F.cross_entropy(logits[:, :-1].reshape(-1, 16), y[:, 1:].reshape(-1))
+
+    def plain(logits, y):
+        return F.cross_entropy(logits.reshape(-1, 16), y.reshape(-1))
+
+    ids, targets, _ = batch(framework, 12)
+    model = gpt(framework, length=12)
+    assert nd.check_dependencies(model, ids, ids, loss_fn=shifting).passed
+    assert codes(nd.check_dependencies(model, ids, ids, loss_fn=plain)) == ["TARGETS_IN_INPUTS"]
+    twice = nd.check_dependencies(model, ids, targets, loss_fn=shifting)
+    assert codes(twice) == ["LABELS_MISALIGNED"] and twice.offset == 2
+    leaky = nd.check_dependencies(gpt(framework, length=12, mask="none"), ids, ids, loss_fn=shifting)
+    assert codes(leaky) == ["FUTURE_LEAK"]
+
+
+def test_watch_passes_its_loss_function_to_the_probe():
+    if "loss_fn" not in _watch_parameters():
+        pytest.skip("watch does not take loss_fn")
+    F = torch.nn.functional
+
+    def shifting(logits, y):
+        return F.cross_entropy(logits[:, :-1].reshape(-1, 16), y[:, 1:].reshape(-1))
+
+    torch.manual_seed(0)
+    model = gpt("torch", length=16)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    with nd.watch(model, opt, overhead=None, loss_fn=shifting) as mon:
+        for step in range(6):
+            ids, _, _ = tseq.lm_batch(batch=4, length=16, seed=step)
+            opt.zero_grad()
+            loss = mon.loss_fn(model(ids), ids)
+            loss.backward()
+            opt.step()
+            mon.step(loss)
+    assert mon.run.observed.targets                  # the probe had targets equal to the inputs
+    assert not [f for f in mon.findings() if f.code in ("TARGETS_IN_INPUTS", "LABELS_MISALIGNED")], \
+        mon.report()

@@ -27,6 +27,7 @@ from ...findings import sort_findings
 from .alignment import probe_alignment
 from .batch import Batch, array_leaves, to_tree
 from .future import probe_future_leak
+from .loss_shift import loss_shift
 from .mixing import probe_batch_mixing
 from .padding import find_padding, probe_padding
 from .positions import positional_tensors, probe_positions
@@ -77,7 +78,8 @@ class DependencyResult:
 
 
 def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=None,
-                       max_samples=MAX_SAMPLES, input_index=None, ignore_index=-100, seed=0):
+                       loss_fn=None, max_samples=MAX_SAMPLES, input_index=None, ignore_index=-100,
+                       seed=0):
     """Check that each output depends only on what it may depend on.
 
     ``inputs``: one batch, batch first (a tensor, tuple/list or dict of them, as the model
@@ -86,7 +88,9 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
     and inputs is measured (TARGETS_IN_INPUTS, LABELS_MISALIGNED) and, when the targets
     are the next positions, the model must be causal. ``causal``: True/False says it
     instead (None: from the targets). ``task_offset``: the shift the task wants (default
-    1 for causal models). Returns a ``DependencyResult``.
+    1 for causal models). ``loss_fn``: optional; if it shifts the targets itself (it leaves
+    the last output position out), targets equal to the inputs are read as next tokens.
+    Returns a ``DependencyResult``.
     """
     adapter = adapt(model)
     result = DependencyResult()
@@ -94,15 +98,16 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
         batch = Batch(to_tree(adapter, inputs), input_index)
         y = _per_sample(_first_array(to_tree(adapter, targets)), batch) \
             if targets is not None else None
-        findings, offset, notes = probe_alignment(batch.x, y, causal=causal,
-                                                  task_offset=task_offset,
-                                                  ignore_index=ignore_index)
-        result.offset = offset
-        sequences = y is not None and y.ndim >= 2 and batch.x.ndim >= 2
-        result.checked.append("target alignment" if sequences else "")
         rng = np.random.default_rng(seed)
         runner = Runner(adapter, replay)
         n, base_out = _first_run(runner, batch, max_samples)
+        shift = loss_shift(runner, batch, targets, loss_fn, n) or 0
+        findings, offset, notes = probe_alignment(batch.x, y, causal=causal,
+                                                  task_offset=task_offset,
+                                                  ignore_index=ignore_index, loss_shift=shift)
+        result.offset = offset
+        sequences = y is not None and y.ndim >= 2 and batch.x.ndim >= 2
+        result.checked.append("target alignment" if sequences else "")
         if not np.all(np.isfinite(base_out)):
             result.notes.append("dependencies not checked: the model's output holds NaN or inf")
             return result

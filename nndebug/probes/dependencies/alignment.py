@@ -77,23 +77,27 @@ def _chance(x, y, ignore_index):
     return float(sum(p_in.get(v, 0.0) * c / kept.size for v, c in zip(values.tolist(), counts)))
 
 
-def probe_alignment(x, y, *, causal=None, task_offset=None, ignore_index=-100):
-    """(findings, measured offset or None, notes)."""
+def probe_alignment(x, y, *, causal=None, task_offset=None, ignore_index=-100, loss_shift=0):
+    """(findings, measured offset or None, notes). ``loss_shift``: positions the loss itself
+    shifts (1 for a loss that compares output t with target t + 1)."""
     measured = measure_offset(x, y, ignore_index)
     if measured is None:
         return [], None, []
     offset, share, chance = measured
+    offset += loss_shift
     tokens = x.dtype.kind != "f"
     expected = task_offset if task_offset is not None else (1 if causal else None)
     evidence = {"offset": int(offset), "share": share, "chance": chance,
-                "expected_offset": expected,
+                "expected_offset": expected, "loss_shift": loss_shift,
                 "meaning": "targets[:, t] == inputs[:, t + offset] at this share of positions"}
     if offset == 0 and (tokens or causal) and expected != 0:
         return [Finding(
             "TARGETS_IN_INPUTS", "error", "",
             message=f"the target of each position is the input at that same position "
-                    f"({share:.0%} of positions; chance {chance:.0%}): the model is asked to copy "
-                    "its input, which it learns perfectly and uselessly",
+                    f"({share:.0%} of positions; chance {chance:.0%}"
+                    + (", after the loss's own shift" if loss_shift else "")
+                    + "): the model is asked to copy its input, which it learns perfectly and "
+                    "uselessly",
             evidence=evidence,
             fix="shift the labels for next-token prediction: inputs = seq[:, :-1], targets = "
                 "seq[:, 1:] (or logits[:, :-1] against labels[:, 1:]); if your loss shifts "
@@ -108,8 +112,10 @@ def probe_alignment(x, y, *, causal=None, task_offset=None, ignore_index=-100):
         return [Finding(
             "LABELS_MISALIGNED", "error" if offset <= 0 else "warning", "",
             message=f"the targets are the inputs shifted by {offset:+d} (targets[:, t] == "
-                    f"inputs[:, t{offset:+d}] at {share:.0%} of positions), so position t is "
-                    f"taught {direction}; the task wants offset {expected:+d}",
+                    f"inputs[:, t{offset - loss_shift:+d}] at {share:.0%} of positions"
+                    + (", and the loss shifts once more" if loss_shift else "")
+                    + f"), so position t is taught {direction}; the task wants offset "
+                    f"{expected:+d}",
             evidence=evidence,
             fix=f"shift by exactly {expected}: targets = seq[:, {expected}:] against inputs = "
                 f"seq[:, :-{expected}] - shift once, either in the data or in the loss, never in "

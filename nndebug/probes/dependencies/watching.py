@@ -48,7 +48,8 @@ class DependencyWatch(Sink):
         from . import check_dependencies
         try:
             result = check_dependencies(self.adapter.model, inputs,
-                                        _targets_of(monitor, record.step))
+                                        _targets_of(monitor, record.step),
+                                        loss_fn=_loss_fn_of(monitor))
         except ValueError:            # inputs the probes cannot rearrange: nothing to say
             return []
         for finding in result.findings:
@@ -67,6 +68,12 @@ class DependencyWatch(Sink):
         if self._handle is not None:
             self._handle.remove()
             self._handle = None
+
+
+def _loss_fn_of(monitor):
+    """The loss function given to ``watch(loss_fn=...)``, if any (it may shift the targets)."""
+    losses = getattr(getattr(monitor, "around", None), "losses", None)
+    return getattr(losses, "loss_fn", None)
 
 
 def _targets_of(monitor, step):
