@@ -37,6 +37,10 @@ activation histograms (an eighth of the whole budget for the histograms).
    d. the *rest, thinned evenly*: the steps are cut into cells of equal width and one
       record is kept per cell (preferably one with the detailed statistics recorded every
       ``histogram_every`` records); the width doubles until they fit.
+   This applies to the *judged* records, the ones the rules read (which steps are judged
+   depends on the step number alone). *Extra* records, taken when the monitor's time
+   budget allowed them (``StepRecord.judged`` False; plots only), fill the room left,
+   thinned evenly too: what the rules see never depends on the machine's speed.
    When everything does not fit, the order above is the priority (the first three and the
    latest ``MIN_RECENT`` records are kept in any case). A compaction brings the records down
    to ``COMPACT_TO`` of their share, so that it runs rarely (its cost, one diagnosis of the
@@ -357,13 +361,16 @@ class BoundedRun(RunRecord):
     _sizes: list = field(default_factory=list, repr=False)      # bytes of each record
     _hist_sizes: list = field(default_factory=list, repr=False)
     _bytes_after_compaction: int = 0
+    _judged_after_compaction: int = 0
     _record_grid: int = 1                  # cell width (steps) of the evenly thinned records
+    _extra_grid: int = 1                   # ... of the extra (not judged) records
     _histogram_grid: int = 1
 
     def __post_init__(self):
         share = None if self.max_bytes is None else int(self.max_bytes * CURVE_SHARE / 2)
         self._curves = {"train": LossCurve(share), "val": LossCurve(share)}
         self._pairing = {"train": ([], []), "val": ([], [])}
+        self._totals = [0, 0, 0, 0]    # bytes of records, of judged records; judged; histograms
         given = (self.loss_steps, self.losses, self.val_steps, self.val_losses)
         for which, names in (("train", ("loss_steps", "losses")), ("val", ("val_steps", "val_losses"))):
             for column, name in enumerate(names):
@@ -418,8 +425,10 @@ class BoundedRun(RunRecord):
         self.histograms[:] = other.histograms
         self.n_steps = other.n_steps
         self._record_grid, self._histogram_grid = other._record_grid, other._histogram_grid
+        self._extra_grid = other._extra_grid
         self.compactions = other.compactions
         self._sizes, self._hist_sizes, self._bytes_after_compaction = [], [], 0
+        self._judged_after_compaction = 0
 
     # --- keeping the budget ---------------------------------------------------------------
     def enforce_budget(self):
@@ -428,28 +437,59 @@ class BoundedRun(RunRecord):
             return
         if len(self.records) > len(self._sizes) or len(self.histograms) > len(self._hist_sizes):
             self._count_sizes()
-            total = sum(self._sizes)
-            # (when the records that are always kept fill the budget by themselves, compact
-            # again only once a quarter more has arrived, not at every step)
-            if (total > self.record_budget and total > 1.25 * self._bytes_after_compaction) \
-                    or len(self.records) > MAX_RECORDS:
+            # judged records are thinned only when they alone are over budget (so what the
+            # rules see does not depend on how many extra records the clock allowed); when
+            # the records that are always kept fill the budget by themselves, compact again
+            # only once a quarter more has arrived, not at every step
+            total, judged_total, judged_count, histogram_total = self._totals
+            if (judged_total > self.record_budget
+                    and judged_total > 1.25 * self._judged_after_compaction) \
+                    or judged_count > MAX_RECORDS:
                 self.compact_records()
-            if sum(self._hist_sizes) > self.histogram_budget:
+            elif (total > self.record_budget and total > 1.25 * self._bytes_after_compaction) \
+                    or len(self.records) > MAX_RECORDS:
+                self.compact_records(judged_too=False)
+            if histogram_total > self.histogram_budget:
                 self.compact_histograms()
 
     def _count_sizes(self):
+        """Size the records and histograms that arrived since the last call; keep the totals
+        (bytes of all records, of the judged ones, how many judged, bytes of histograms)."""
         if len(self._sizes) > len(self.records):     # records replaced from outside: recount
             self._sizes = []
-        self._sizes.extend(record_bytes(r) for r in self.records[len(self._sizes):])
+        if not self._sizes:
+            self._totals = [0, 0, 0, self._totals[3]]
+        for r in self.records[len(self._sizes):]:
+            size = record_bytes(r)
+            self._sizes.append(size)
+            self._totals[0] += size
+            if getattr(r, "judged", True):
+                self._totals[1] += size
+                self._totals[2] += 1
         if len(self._hist_sizes) > len(self.histograms):
             self._hist_sizes = []
-        self._hist_sizes.extend(histogram_bytes(h) for h in self.histograms[len(self._hist_sizes):])
+        if not self._hist_sizes:
+            self._totals[3] = 0
+        for h in self.histograms[len(self._hist_sizes):]:
+            size = histogram_bytes(h)
+            self._hist_sizes.append(size)
+            self._totals[3] += size
 
-    def compact_records(self):
+    def _retally(self):
+        """The record totals again, from the sizes already measured (after a compaction)."""
+        judged = [b for b, r in zip(self._sizes, self.records) if getattr(r, "judged", True)]
+        self._totals[:3] = [sum(self._sizes), sum(judged), len(judged)]
+
+    def compact_records(self, judged_too=True):
         """Thin the records down to ``COMPACT_TO`` of their budget (see the policy above).
 
-        Kept in this order while they fit: the first and latest few (always), the evidence,
-        the early log-spaced records, the recent window, then the rest thinned evenly."""
+        Judged records (those the rules read; which steps they are depends on the step
+        number alone) are kept in this order while they fit: the first and latest few
+        (always), the evidence, the early log-spaced records, the recent window, the rest
+        thinned evenly. Extra records (taken when the time budget allowed; plots only)
+        fill what room is left, thinned evenly: so what the rules see never depends on
+        how fast the machine was. ``judged_too=False``: only the extra records are thinned
+        (when the judged ones fit by themselves)."""
         self._count_sizes()
         records, sizes = self.records, self._sizes
         n = len(records)
@@ -457,7 +497,9 @@ class BoundedRun(RunRecord):
             return
         target_bytes = COMPACT_TO * self.record_budget
         target_count = int(COMPACT_TO * MAX_RECORDS)
-        keep = set(range(min(3, n))) | set(range(max(0, n - MIN_RECENT), n))
+        judged = [i for i in range(n) if getattr(records[i], "judged", True)]
+        is_judged = set(judged)
+        keep = set(judged) if not judged_too else set(judged[:3]) | set(judged[-MIN_RECENT:])
         used = sum(sizes[i] for i in keep)
 
         def take(indices, limit=target_bytes):
@@ -469,20 +511,27 @@ class BoundedRun(RunRecord):
                     return
                 keep.add(i)
                 used += sizes[i]
-        evidence, early = self._evidence_indices(), self._early_indices()
-        take(evidence)
-        take(early)
-        take(range(n - 1, -1, -1), limit=min(target_bytes, used + RECENT_SHARE * self.record_budget))
-        middle = [i for i in range(n) if i not in keep]
+        if judged_too:
+            take(self._evidence_indices())
+            take(i for i in self._early_indices() if i in is_judged)
+            take(reversed(judged), limit=min(target_bytes, used + RECENT_SHARE * self.record_budget))
 
         def fits(chosen):
             return (used + sum(sizes[i] for i in chosen) <= target_bytes
                     and len(keep) + len(chosen) <= target_count)
-        chosen, self._record_grid = _thinned(records, middle, self._record_grid, fits)
+        if judged_too:
+            middle = [i for i in judged if i not in keep]
+            chosen, self._record_grid = _thinned(records, middle, self._record_grid, fits)
+            keep |= set(chosen)
+            used += sum(sizes[i] for i in chosen)
+            self._judged_after_compaction = used
+        extra = [i for i in range(n) if i not in is_judged and i not in keep]
+        chosen, self._extra_grid = _thinned(records, extra, self._extra_grid, fits)
         kept = sorted(keep | set(chosen))
         records[:] = [records[i] for i in kept]
         self._sizes = [sizes[i] for i in kept]
-        self._bytes_after_compaction = sum(self._sizes)
+        self._retally()
+        self._bytes_after_compaction = self._totals[0]
         self.compactions += 1
 
     def compact_histograms(self):
@@ -499,6 +548,7 @@ class BoundedRun(RunRecord):
         kept = sorted(keep | set(chosen))
         entries[:] = [entries[i] for i in kept]
         self._hist_sizes = [sizes[i] for i in kept]
+        self._totals[3] = sum(self._hist_sizes)
 
     def _early_indices(self):
         """The first records and those at step 0, 1, 2 and powers of two, in step order."""
@@ -537,7 +587,8 @@ class BoundedRun(RunRecord):
                 found = self.findings_for_evidence(self)
             else:
                 from .rules import diagnose
-                found = diagnose(self)
+                judged = getattr(self, "judged_view", None)    # the records the rules read
+                found = diagnose(judged() if judged else self)
         except Exception:      # a rule that fails must not break training: no evidence kept
             return set()
         return evidence_steps(found)

@@ -16,7 +16,8 @@ The file (``.nndebug``, version 1) is a ZIP archive, so any ZIP tool can open it
   ``loss.train.steps`` (int64), ``loss.train.values`` (float64) the full-resolution part of
   the curve, ``loss.train.buckets`` (k x 8 float64: first step, last step, count, min, mean,
   max, non-finite count, first non-finite step; see ``nndebug.history``), the same for
-  ``loss.val``; ``records.step`` (int64), ``records.backward`` (bool), ``records.scalars``
+  ``loss.val``; ``records.step`` (int64), ``records.backward`` and ``records.judged`` (bool:
+  read by the rules, or an extra record for plots), ``records.scalars``
   (records x keys float64) with ``records.scalars_present`` (bool: NaN is a value, absence is
   not), one column per ``header.records.scalar_keys`` entry (["activation", layer, stat] or
   ["input", stat]); ``records.vectors.data`` (float64, all per-record arrays concatenated)
@@ -91,6 +92,7 @@ def encode(run, findings, monitor_state=None):
         curves[which] = {"width": int(state["width"])}
     header["curves"] = curves
     header["history"] = {"max_bytes": run.max_bytes, "record_grid": run._record_grid,
+                         "extra_grid": run._extra_grid,
                          "histogram_grid": run._histogram_grid, "compactions": run.compactions}
     header["records"] = _encode_records(run.records, arrays)
     header["histograms"] = _encode_histograms(run.histograms, arrays)
@@ -133,6 +135,8 @@ def _encode_records(records, arrays):
         table[i, k], present[i, k] = value, True
     arrays["records.step"] = np.array([r.step for r in records], dtype=np.int64)
     arrays["records.backward"] = np.array([bool(r.backward) for r in records], dtype=bool)
+    arrays["records.judged"] = np.array([bool(getattr(r, "judged", True)) for r in records],
+                                        dtype=bool)
     arrays["records.scalars"], arrays["records.scalars_present"] = table, present
     arrays["records.vectors.data"] = np.concatenate(chunks) if chunks else np.zeros(0)
     arrays["records.vectors.index"] = np.array(entries, dtype=np.int64).reshape(-1, 5)
@@ -178,6 +182,7 @@ def decode(header, arrays, where="the saved run", max_bytes="saved"):
         run.histograms = _decode_histograms(header["histograms"], arrays)
         run._record_grid = int(history["record_grid"])
         run._histogram_grid = int(history["histogram_grid"])
+        run._extra_grid = int(history.get("extra_grid", 1))
         run.compactions = int(history["compactions"])
         findings = [finding_from_dict(f) for f in header["findings"]]
     except (KeyError, IndexError, TypeError, ValueError) as error:
@@ -189,6 +194,10 @@ def decode(header, arrays, where="the saved run", max_bytes="saved"):
 def _decode_records(meta, arrays):
     steps, backward = arrays["records.step"], arrays["records.backward"]
     records = [StepRecord(step=int(s), backward=bool(b)) for s, b in zip(steps, backward)]
+    judged = arrays.get("records.judged")
+    for record, flag in zip(records, [] if judged is None else judged):
+        if not flag:
+            record.judged = False      # (only set when False: records.py may predate the flag)
     scalar_keys = [tuple(k) for k in meta["scalar_keys"]]
     table, present = arrays["records.scalars"], arrays["records.scalars_present"]
     for i, record in enumerate(records):

@@ -250,3 +250,33 @@ def test_a_process_killed_at_any_moment_leaves_its_last_complete_save(tmp_path):
         saved = nd.load_run(path)                         # the last complete save, whole
         assert saved.n_steps >= 1 and len(saved.run.records) >= 1
         assert isinstance(saved.report(), str)
+
+
+def test_the_lightning_callback_keeps_one_history_across_a_resumed_fit(tmp_path):
+    pl = pytest.importorskip("lightning.pytorch")
+    import warnings
+
+    from nndebug.integrations.lightning import NNDebugCallback
+    from test_integrations import TinyClassifier, _data
+
+    def fit(epochs, callback, resume_from=None):
+        x, y = _data()
+        loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=16)
+        saver = pl.callbacks.ModelCheckpoint(dirpath=tmp_path, filename="last")
+        trainer = pl.Trainer(max_epochs=epochs, accelerator="cpu", devices=1, logger=False,
+                             enable_progress_bar=False, enable_model_summary=False,
+                             callbacks=[callback, saver], num_sanity_val_steps=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            trainer.fit(TinyClassifier(), loader, ckpt_path=resume_from)
+        return trainer
+
+    torch.manual_seed(0)
+    first = NNDebugCallback(verbose=False)
+    fit(2, first)
+    assert first.monitor.run.n_steps == 12
+    second = NNDebugCallback(verbose=False)
+    trainer = fit(4, second, resume_from=str(tmp_path / "last.ckpt"))   # torch.load, Lightning's way
+    assert trainer.global_step == 24 and second.monitor.run.n_steps == 24
+    steps, _ = second.monitor.run.loss_array()
+    np.testing.assert_array_equal(steps, np.arange(24))

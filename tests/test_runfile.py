@@ -20,12 +20,12 @@ from test_history import feed, synthetic_run
 @pytest.fixture(scope="module")
 def long_run():
     """A synthetic run long enough to be thinned and folded, with a NaN near its end."""
-    return feed(synthetic_run(800_000), 12_000, record_every=4, nan_at=11_000)
+    return feed(synthetic_run(400_000), 6000, record_every=4, nan_at=5500, extra_share=0.1)
 
 
 def _findings():
-    return [Finding("NAN_LOSS", "error", "1", 11_000, "The loss became NaN.",
-                    {"first_nan_step": 11_000, "last": [0.5, float("nan"), float("inf")]}, "Lower it."),
+    return [Finding("NAN_LOSS", "error", "1", 5500, "The loss became NaN.",
+                    {"first_nan_step": 5500, "last": [0.5, float("nan"), float("inf")]}, "Lower it."),
             Finding("LOSS_PLATEAU", "warning", "", 3, "Flat.", {}, "")]
 
 
@@ -39,8 +39,8 @@ def _assert_same_run(a, b):
             np.testing.assert_array_equal(x, y)
     assert len(a.records) == len(b.records)
     for r, s in zip(a.records, b.records):
-        assert (r.step, r.backward, r.activations, r.inputs, r.lrs, r.eval_layers) == \
-            (s.step, s.backward, s.activations, s.inputs, s.lrs, s.eval_layers)
+        assert (r.step, r.backward, r.activations, r.inputs, r.lrs, r.eval_layers, r.judged) == \
+            (s.step, s.backward, s.activations, s.inputs, s.lrs, s.eval_layers, s.judged)
         for name in runfile.PER_PARAMETER + ("output",):
             x, y = getattr(r, name), getattr(s, name)
             assert (x is None) == (y is None)
@@ -68,11 +68,11 @@ def test_a_saved_run_reads_back_identically(long_run, tmp_path):
     _assert_same_run(long_run, loaded.run)
     found = loaded.findings()
     assert [f.code for f in found] == ["NAN_LOSS", "LOSS_PLATEAU"]
-    assert found[0].step == 11_000 and np.isnan(found[0].evidence["last"][1])
+    assert found[0].step == 5500 and np.isnan(found[0].evidence["last"][1])
     assert found[0].evidence["last"][2] == float("inf")
     report = loaded.report()
-    assert "NAN_LOSS" in report and "12000 steps" in report
-    assert loaded.to_dict()["run"]["n_steps"] == 12_000
+    assert "NAN_LOSS" in report and "6000 steps" in report
+    assert loaded.to_dict()["run"]["n_steps"] == 6000
 
 
 def test_the_file_is_a_documented_zip_without_pickles(long_run, tmp_path):
@@ -164,7 +164,7 @@ def test_nndebug_report_prints_a_saved_run_and_exits_2_on_a_bad_file(long_run, t
     path = write(tmp_path / "run.nndebug", *encode(long_run, _findings()))
     assert main(["report", str(path)]) == 1               # problems found
     out = capsys.readouterr().out
-    assert "NAN_LOSS" in out and "12000 steps" in out
+    assert "NAN_LOSS" in out and "6000 steps" in out
     healthy = write(tmp_path / "healthy.nndebug", *encode(long_run, []))
     assert main(["report", str(healthy)]) == 0
     capsys.readouterr()
