@@ -64,7 +64,7 @@ def layer_table(run):
         stat = lambda s: _median(run.layer_series(layer.name, s)[1])
         special = stat("dead") if layer.kind == "relu" else \
             stat("saturated") if layer.kind in ("tanh", "sigmoid") else None
-        weight = params.get(f"{layer.name}.weight" if layer.name else "weight")
+        weight = _layer_weight(params, layer.name)
         g = u = None
         if weight is not None and grads.size:
             g = _median(grads[:, weight])
@@ -74,6 +74,19 @@ def layer_table(run):
                      "" if special is None else f"{special:.0%}", _num(g), _num(u)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+
+
+def _layer_weight(params, layer_name):
+    """Index of a layer's weight: its ``weight``, else its first own parameter named like one
+    (a recurrent layer's ``weight_ih_l0``, attention's ``in_proj_weight``)."""
+    prefix = f"{layer_name}." if layer_name else ""
+    if prefix + "weight" in params:
+        return params[prefix + "weight"]
+    for name, index in params.items():
+        own = name[len(prefix):] if name.startswith(prefix) else ""
+        if own and "." not in own and "weight" in own:
+            return index
+    return None
 
 
 def _median(values):
