@@ -389,6 +389,16 @@ def test_max_pooling_ceil_mode_and_indices_match_torch():
           lambda t: torch.nn.functional.max_pool2d(t, 2, return_indices=True), (3, 5, 4))
 
 
+@pytest.mark.parametrize("kwargs", [
+    {"kernel_size": 2, "ceil_mode": True},
+    {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True},
+    {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True, "count_include_pad": False},
+    {"kernel_size": (2, 3), "stride": (3, 2), "ceil_mode": True, "divisor_override": 4},
+])
+def test_average_pooling_ceil_mode_matches_torch(kwargs):
+    agree(lambda t: nn.AvgPool2d(**kwargs)(t), lambda t: torch.nn.AvgPool2d(**kwargs)(t), (2, 2, 7, 6))
+
+
 def test_pooling_accepts_an_unbatched_image_like_conv2d():
     for ours, theirs in ((nn.functional.max_pool2d, torch.nn.functional.max_pool2d),
                          (nn.functional.avg_pool2d, torch.nn.functional.avg_pool2d)):

@@ -87,8 +87,6 @@ class AvgPool2d(Module):
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None):
         super().__init__()
-        if ceil_mode:
-            raise NotImplementedError("minigrad's AvgPool2d supports ceil_mode=False only")
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
         self.padding = padding
@@ -97,7 +95,7 @@ class AvgPool2d(Module):
 
     def forward(self, input):
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding,
-                            count_include_pad=self.count_include_pad,
+                            ceil_mode=self.ceil_mode, count_include_pad=self.count_include_pad,
                             divisor_override=self.divisor_override)
 
     def extra_repr(self):

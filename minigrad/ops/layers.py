@@ -112,8 +112,8 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
     return _unbatched(out, added), _unbatched(indices, added)
 
 
-def _ceil_overhang(x, kernel_size, stride, padding, dilation):
-    """``x`` with -inf rows/columns after it, so a last partial window fits (torch's ceil_mode).
+def _ceil_overhang(x, kernel_size, stride, padding, dilation, value=-np.inf):
+    """``x`` with rows/columns of ``value`` after it, so a last partial window fits (ceil_mode).
 
     A last window must start inside the input or its left padding, as in torch.
     """
@@ -126,20 +126,47 @@ def _ceil_overhang(x, kernel_size, stride, padding, dilation):
         extra.append(builtins_max(0, (count - 1) * stride[axis] + reach - size - 2 * padding[axis]))
     if not any(extra):
         return x
-    return ops.pad(x, [(0, 0), (0, 0), (0, extra[0]), (0, extra[1])], value=-np.inf)
+    return ops.pad(x, [(0, 0), (0, 0), (0, extra[0]), (0, extra[1])], value=value)
 
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    """Mean over each (kh, kw) window; padded zeros count unless ``count_include_pad=False``."""
-    if ceil_mode:
-        raise NotImplementedError("avg_pool2d: ceil_mode is not supported")
+    """Mean over each (kh, kw) window; padded zeros count unless ``count_include_pad=False``.
+
+    ``ceil_mode``: a last, partial window where the input does not divide evenly; as
+    in torch it averages over the part of the window inside the padded input.
+    """
     x, added = _batched(x, "avg_pool2d")
     stride = None if stride in ((), []) else stride            # torch: empty means the kernel
-    out = REGISTRY["avg_pool2d"].apply(x, kernel_size=kernel_size, stride=stride, padding=padding,
-                                       count_include_pad=count_include_pad,
-                                       divisor_override=divisor_override)
-    return _unbatched(out, added)
+    if not ceil_mode:
+        out = REGISTRY["avg_pool2d"].apply(x, kernel_size=kernel_size, stride=stride,
+                                           padding=padding, count_include_pad=count_include_pad,
+                                           divisor_override=divisor_override)
+        return _unbatched(out, added)
+    kernel = pair(kernel_size, "kernel_size", 1)
+    options = dict(kernel_size=kernel, stride=kernel if stride is None else pair(stride, "stride", 1),
+                   padding=pair(padding, "padding"))
+    size = x.shape[2:]
+    sums = REGISTRY["avg_pool2d"].apply(_ceil_overhang(x, dilation=(1, 1), value=0.0, **options),
+                                        divisor_override=1, **options)
+    if divisor_override is None:
+        divisor = _window_counts(size, sums.shape[2:], count_include_pad, **options)
+    else:
+        divisor = np.asarray(divisor_override)
+    return _unbatched(ops.div(sums, Tensor(divisor, dtype=x.dtype)), added)
+
+
+def _window_counts(size, out_hw, count_include_pad, kernel_size, stride, padding):
+    """torch's avg_pool2d divisor per output: the window's part inside the padded input, or
+    (count_include_pad=False) inside the input itself."""
+    counts = []
+    for axis in (0, 1):
+        start = np.arange(out_hw[axis]) * stride[axis] - padding[axis]
+        end = np.minimum(start + kernel_size[axis], size[axis] + padding[axis])
+        if not count_include_pad:
+            start, end = np.maximum(start, 0), np.minimum(end, size[axis])
+        counts.append(end - start)
+    return np.outer(counts[0], counts[1])
 
 
 def dropout(x, p=0.5, training=True):
