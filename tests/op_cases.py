@@ -25,6 +25,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 import minigrad as mg
+import minigrad.nn  # noqa: F401  (registers the sequence-model primitives of minigrad.ops.sequence)
 from minigrad import ops
 from minigrad.ops import REGISTRY
 
@@ -175,8 +176,8 @@ ACTIVATIONS = [
 
 
 @st.composite
-def _reduction(draw, with_unbiased=False, min_side=1):
-    shape = draw(shapes(min_dims=1, min_side=min_side))
+def _reduction(draw, with_unbiased=False, min_side=1, min_dims=1):
+    shape = draw(shapes(min_dims=min_dims, min_side=min_side))
     axis = draw(reduction_axes(len(shape)))
     params = {"axis": axis, "keepdims": draw(st.booleans())}
     if with_unbiased:
@@ -306,7 +307,7 @@ def _torch_prod(torch, t, p):
 
 @st.composite
 def _norm(draw):
-    example = draw(_reduction())
+    example = draw(_reduction(min_dims=0))
     return Example(example.arrays, dict(example.params, p=draw(st.sampled_from([1.0, 2.0, 3.0, 0.5]))))
 
 
@@ -319,10 +320,10 @@ def _cumsum(draw):
 
 REDUCTIONS += [
     _reduction_case("min", lambda torch, t, p: torch.amin(t[0], dim=_dims(t[0], p["axis"]),
-                                                           keepdim=p["keepdims"])),
-    _reduction_case("prod", _torch_prod, min_side=0),
+                                                           keepdim=p["keepdims"]), min_dims=0),
+    _reduction_case("prod", _torch_prod, min_side=0, min_dims=0),
     _reduction_case("logsumexp", lambda torch, t, p: torch.logsumexp(
-        t[0], dim=_dims(t[0], p["axis"]), keepdim=p["keepdims"])),
+        t[0], dim=_dims(t[0], p["axis"]), keepdim=p["keepdims"]), min_dims=0),
     Case("norm", _norm(), lambda t, p: ops.norm(t[0], p["p"], p["axis"], p["keepdims"]),
          lambda torch, t, p: torch.linalg.vector_norm(t[0], ord=p["p"], dim=_dims(t[0], p["axis"]),
                                                       keepdim=p["keepdims"])),
@@ -656,7 +657,71 @@ LOSSES = [
          _torch_bce),
 ]
 
-CASES = ELEMENTWISE + ACTIVATIONS + REDUCTIONS + SHAPE_OPS + SHAPE_OPS_MORE + LAYERS + NORMS + LOSSES
+# --- sequence models (minigrad/ops/sequence.py) ------------------------------------------------
+
+
+@st.composite
+def _cell(draw, gates):
+    batch, hidden = draw(shapes(min_dims=0, max_dims=2)), draw(st.integers(1, 3))
+    rng = _rng(draw)
+    parts = [normal(rng, batch + (gates * hidden,), scale=1.5) for _ in range(1 if gates == 4 else 2)]
+    return Example(tuple(parts) + (normal(rng, batch + (hidden,)),))
+
+
+def _torch_lstm_cell(torch, t, p):
+    i, f, g, o = t[0].chunk(4, dim=-1)
+    c = torch.sigmoid(f) * t[1] + torch.sigmoid(i) * torch.tanh(g)
+    return torch.stack([torch.sigmoid(o) * torch.tanh(c), c])
+
+
+def _torch_gru_cell(torch, t, p):
+    (i_r, i_z, i_n), (h_r, h_z, h_n) = t[0].chunk(3, dim=-1), t[1].chunk(3, dim=-1)
+    r, z = torch.sigmoid(i_r + h_r), torch.sigmoid(i_z + h_z)
+    n = torch.tanh(i_n + r * h_n)
+    return (1 - z) * n + z * t[2]
+
+
+@st.composite
+def _attention(draw):
+    batch = draw(shapes(min_dims=0, max_dims=2))
+    queries, keys = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    depth, value_depth = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    rng = _rng(draw)
+    arrays = (normal(rng, batch + (queries, depth)), normal(rng, batch + (keys, depth)),
+              normal(rng, batch + (keys, value_depth)))
+    params = {"scale": draw(st.sampled_from([1.0, 0.5])), "bias": None, "keep": None, "keep_scale": 1.0}
+    if draw(st.booleans()):   # a causal-style mask: -inf above the diagonal, the first key always open
+        params["bias"] = np.where(np.triu(np.ones((queries, keys)), 1) > 0, -np.inf, 0.0)
+    if draw(st.booleans()):
+        params["keep"] = rng.random(batch + (queries, keys)) >= 0.3
+        params["keep_scale"] = 1 / 0.7
+    return Example(arrays, params)
+
+
+def _torch_attention(torch, t, p):
+    scores = t[0] @ t[1].transpose(-1, -2) * p["scale"]
+    if p["bias"] is not None:
+        scores = scores + _tt(torch, p["bias"])
+    weights = torch.softmax(scores, dim=-1)
+    if p["keep"] is not None:
+        weights = weights * _tt(torch, p["keep"]) * p["keep_scale"]
+    return weights @ t[2]
+
+
+SEQUENCE = [
+    _unary_case("silu", lambda torch, t, p: torch.nn.functional.silu(t[0]), values=_wide),
+    _unary_case("softplus", lambda torch, t, p: torch.nn.functional.softplus(t[0], **p), values=_wide,
+                params=st.sampled_from([{"beta": 1.0, "threshold": 20.0},
+                                        {"beta": 2.0, "threshold": 3.0}])),
+    _unary_case("elu", lambda torch, t, p: torch.nn.functional.elu(t[0], **p), values=_wide,
+                params=st.sampled_from([{"alpha": 1.0}, {"alpha": 0.5}])),
+    Case("lstm_cell", _cell(4), lambda t, p: REGISTRY["lstm_cell"].apply(*t), _torch_lstm_cell),
+    Case("gru_cell", _cell(3), lambda t, p: REGISTRY["gru_cell"].apply(*t), _torch_gru_cell),
+    Case("scaled_dot_product_attention", _attention(),
+         lambda t, p: REGISTRY["scaled_dot_product_attention"].apply(*t, **p), _torch_attention),
+]
+
+CASES = SEQUENCE + ELEMENTWISE + ACTIVATIONS + REDUCTIONS + SHAPE_OPS + SHAPE_OPS_MORE + LAYERS + NORMS + LOSSES
 CASE_BY_NAME = {case.name: case for case in CASES}
 
 
