@@ -684,3 +684,36 @@ def test_watch_passes_its_loss_function_to_the_probe():
     assert mon.run.observed.targets                  # the probe had targets equal to the inputs
     assert not [f for f in mon.findings() if f.code in ("TARGETS_IN_INPUTS", "LABELS_MISALIGNED")], \
         mon.report()
+
+
+# --- encoder-decoder: the targets follow the decoder input -------------------------------------------
+
+class Seq2Seq(torch.nn.Module):
+    def __init__(self, causal=True):
+        super().__init__()
+        self.causal = causal
+        self.embed = torch.nn.Embedding(20, 16)
+        self.pos = torch.nn.Embedding(32, 16)
+        self.transformer = torch.nn.Transformer(16, 2, 1, 1, 32, dropout=0.1, batch_first=True)
+        self.head = torch.nn.Linear(16, 20)
+
+    def forward(self, src, tgt):
+        def embed(ids):
+            return self.embed(ids) + self.pos(torch.arange(ids.shape[1]))
+        mask = torch.nn.Transformer.generate_square_subsequent_mask(tgt.shape[1]) if self.causal \
+            else None
+        return self.head(self.transformer(embed(src), embed(tgt), tgt_mask=mask))
+
+
+def test_an_encoder_decoder_copy_task_is_judged_on_its_decoder_input():
+    torch.manual_seed(0)
+    src = torch.randint(3, 20, (4, 10), generator=torch.Generator().manual_seed(0))
+    translation = torch.randint(3, 20, (4, 10), generator=torch.Generator().manual_seed(1))
+    for tgt_out in (src.clone(), translation):                      # a copy task, a translation
+        tgt_in = torch.cat([torch.ones(4, 1, dtype=torch.long), tgt_out[:, :-1]], 1)
+        assert nd.check_dependencies(Seq2Seq(), (src, tgt_in), tgt_out).passed
+        leak = nd.check_dependencies(Seq2Seq(causal=False), (src, tgt_in), tgt_out)
+        assert codes(leak) == ["FUTURE_LEAK"]
+        assert leak.findings[0].where == "transformer.decoder.layers.0.self_attn"
+    unshifted = nd.check_dependencies(Seq2Seq(), (src, translation), translation)
+    assert codes(unshifted) == ["TARGETS_IN_INPUTS"]

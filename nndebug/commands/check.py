@@ -152,7 +152,7 @@ def run_checklist(target, *, steps=200, train_steps=30, seed=0, echo=False):
     record("training steps", lambda: _training_steps(model, inputs, targets, loss_fn, optimizer,
                                                      train_steps, seed), True)
     record("gradient check", lambda: _gradient_check(model, inputs, targets, loss_fn, seed), True)
-    record("dependencies", lambda: _dependencies(model, inputs, targets, seed), True)
+    record("dependencies", lambda: _dependencies(model, inputs, targets, loss_fn, seed), True)
     record("data", lambda: _data(inputs, targets))
     return results
 
@@ -369,9 +369,9 @@ def _gradient_check(model, inputs, targets, loss_fn, seed):
     return Step("", FAIL, why, details, [f for f in report.findings if f.severity != "info"][:3])
 
 
-def _dependencies(model, inputs, targets, seed):
+def _dependencies(model, inputs, targets, loss_fn, seed):
     from ..probes.dependencies import check_dependencies
-    res = check_dependencies(model, inputs, targets, seed=seed)
+    res = check_dependencies(model, inputs, targets, loss_fn=loss_fn, seed=seed)
     serious = [f for f in res.findings if f.severity != "info"]
     if serious:
         why = "found " + ", ".join(dict.fromkeys(f.code for f in serious))

@@ -24,7 +24,7 @@ import numpy as np
 
 from ...adapters import adapt
 from ...findings import sort_findings
-from .alignment import probe_alignment
+from .alignment import measure_offset, probe_alignment
 from .batch import Batch, array_leaves, to_tree
 from .future import probe_future_leak
 from .loss_shift import loss_shift
@@ -101,43 +101,24 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
         rng = np.random.default_rng(seed)
         runner = Runner(adapter, replay)
         n, base_out = _first_run(runner, batch, max_samples)
-        shift = loss_shift(runner, batch, targets, loss_fn, n) or 0
-        findings, offset, notes = probe_alignment(batch.x, y, causal=causal,
+        # the input the targets are read against (a decoder input, in an encoder-decoder)
+        sequence = batch if input_index is not None else _sequence_input(batch, y, ignore_index)
+        shift = loss_shift(runner, sequence, targets, loss_fn, n) or 0
+        findings, offset, notes = probe_alignment(sequence.x, y, causal=causal,
                                                   task_offset=task_offset,
                                                   ignore_index=ignore_index, loss_shift=shift)
+        if sequence is not batch:
+            notes.append(f"the targets follow input array #{sequence.primary} (a decoder input, "
+                         "not the first array): it is the one read for their offset and probed "
+                         "for a future leak")
         result.offset = offset
-        sequences = y is not None and y.ndim >= 2 and batch.x.ndim >= 2
+        sequences = y is not None and y.ndim >= 2 and sequence.x.ndim >= 2
         result.checked.append("target alignment" if sequences else "")
-        if not np.all(np.isfinite(base_out)):
-            result.notes.append("dependencies not checked: the model's output holds NaN or inf")
-            return result
-        found, more = probe_batch_mixing(runner, batch, n, base_out, rng)
-        findings += found
-        notes += more
-        result.checked.append("batch mixing")
-        mixing = any(f.severity != "info" for f in found)
-        wants_causal = causal if causal is not None else (offset == 1)
-        if wants_causal and batch.length:
-            if mixing:
-                notes.append("future leak not checked: samples already mix (fix BATCH_MIXING "
-                             "first; the position probe runs copies of a sample side by side)")
-            else:
-                reason = "causal=True was given" if causal else \
-                    "the targets are the next positions (targets[:, t] == inputs[:, t + 1])"
-                found, more = probe_future_leak(runner, batch, rng, reason=reason)
-                findings += found
-                notes += more
-                result.checked.append("future leak")
-        if batch.length and not mixing:
-            found, more = probe_padding(runner, batch, rng)
-            findings += found
-            notes += more
-            result.checked.append("padding" if find_padding(runner, batch) else "")
-        if batch.length and not mixing and positional_tensors(runner.work):
-            found, more = probe_positions(runner, batch, rng)
-            findings += found
-            notes += more
-            result.checked.append("positions")
+        if np.all(np.isfinite(base_out)):
+            _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, result,
+                         findings, notes)
+        else:
+            notes.append("dependencies not checked: the model's output holds NaN or inf")
         if runner.switched:
             notes.append("probed in eval mode (batch-norm in training mode mixes samples by "
                          "design; dropout would draw a different mask per sample)")
@@ -149,6 +130,60 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
     result.findings = sort_findings(findings)
     result.notes = notes
     return result
+
+
+def _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, result, findings,
+                 notes):
+    """The probes that run the model: mixing, then (unless samples mix) the future leak,
+    padding and positions. Findings and notes are appended to the lists given."""
+    found, more = probe_batch_mixing(runner, batch, n, base_out, rng)
+    findings += found
+    notes += more
+    result.checked.append("batch mixing")
+    mixing = any(f.severity != "info" for f in found)
+    wants_causal = causal if causal is not None else (offset == 1)
+    if wants_causal and sequence.length:
+        if mixing:
+            notes.append("future leak not checked: samples already mix (fix BATCH_MIXING "
+                         "first; the position probe runs copies of a sample side by side)")
+        else:
+            reason = "causal=True was given" if causal else \
+                "the targets are the next positions (targets[:, t] == inputs[:, t + 1])"
+            found, more = probe_future_leak(runner, sequence, rng, reason=reason)
+            findings += found
+            notes += more
+            result.checked.append("future leak")
+    if batch.length and not mixing:
+        found, more = probe_padding(runner, batch, rng)
+        findings += found
+        notes += more
+        result.checked.append("padding" if find_padding(runner, batch) else "")
+    if batch.length and not mixing and positional_tensors(runner.work):
+        found, more = probe_positions(runner, batch, rng)
+        findings += found
+        notes += more
+        result.checked.append("positions")
+
+
+def _sequence_input(batch, y, ignore_index):
+    """The input array the targets are a (shifted) copy of: the first array normally; in an
+    encoder-decoder fed (source, decoder input), the decoder input - a copy task's source equal
+    to its targets is then no TARGETS_IN_INPUTS, and the decoder side is what must be causal."""
+    if y is None:
+        return batch
+    leaves = array_leaves(batch.tree)
+    aligned = {}
+    for i in sorted(batch.per_sample):
+        if leaves[i].ndim >= 2:
+            measured = measure_offset(leaves[i], y, ignore_index)
+            if measured is not None:
+                aligned[i] = measured[0]
+    decoders = [i for i, k in aligned.items() if i != batch.primary and k == 1]
+    if decoders and aligned.get(batch.primary) != 1:
+        return Batch(batch.tree, decoders[0])
+    if batch.primary not in aligned and aligned:
+        return Batch(batch.tree, next(iter(aligned)))
+    return batch
 
 
 def _first_run(runner, batch, max_samples):

@@ -53,6 +53,9 @@ def _probe(runner, batch, rng, sample, reason, notes):
     if out is None:
         return [], notes + [f"future leak not checked: the output (shape {raw.shape[1:]} per "
                             f"sample) has no position axis matching the inputs' {length} positions"]
+    if not rows_are_copies(out):
+        return [], notes + ["future leak not checked: two identical copies of a sample got "
+                            "different outputs (randomness in the forward pass?)"]
     matrix, method = _perturbation_matrix(out, length), "perturbation"
     if batch.is_float:      # exact: a gradient that does not exist is exactly zero
         try:
