@@ -288,3 +288,20 @@ def test_a_blow_up_between_sparse_records_is_recorded_while_still_finite():
     codes_found = [f.code for f in problems(mon)]
     assert {"LR_TOO_HIGH", "EXPLODING_GRADIENTS"} & set(codes_found)
     assert "VANISHING_GRADIENTS" not in codes_found
+
+
+def test_minigrad_mse_mismatch_is_read_off_the_loss_graph_and_its_twin():
+    xt, yt = regression()
+    x, y = mg.tensor(xt.numpy()), mg.tensor(yt.numpy())
+    mse = mnn.MSELoss()
+    for squeeze in (False, True):
+        mg.manual_seed(0)
+        model = mnn.Sequential(mnn.Linear(8, 16), mnn.ReLU(), mnn.Linear(16, 1))
+        mon = train_minigrad(model, lambda out, t: mse(out.reshape(-1) if squeeze else out, t),
+                             x, y)
+        if squeeze:
+            assert not problems(mon)
+        else:
+            finding = next(f for f in problems(mon) if f.code == "LOSS_SHAPE_MISMATCH")
+            assert finding.evidence["broadcast_shape"] == [32, 32]
+            assert finding.where == "mse_loss"

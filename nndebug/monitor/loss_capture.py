@@ -25,6 +25,7 @@ from ..observed import LossCall
 from .hooks import OUTPUT_MAX_COLUMNS, OUTPUT_ROWS
 
 TARGETS_KEPT = 4             # target batches kept (references) for probes
+CALLS_KEPT = 256             # loss calls kept at most: memory stays bounded on long runs
 # losses that apply log-softmax to their input (their input should be logits)
 LOG_SOFTMAX_LOSSES = {"CrossEntropyLoss", "cross_entropy"}
 
@@ -120,6 +121,8 @@ class LossCapture:
             return
         name, output, target = self.call
         self.call = None
+        if len(self.observed.loss_calls) >= CALLS_KEPT:
+            return
 
         def value(stat):
             v = values.get(("loss_call", stat))

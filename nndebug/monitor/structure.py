@@ -21,6 +21,8 @@ from ..observed import FrozenTensor, NormBatch, UnregisteredUse
 from ..records import BATCHNORM_TYPES
 
 GRAPH_WALKS = 3              # recorded steps whose output graph is searched for leaves
+NORM_STEPS_KEPT = 64         # recorded steps whose batch-norm batch sizes are kept (bounded
+                             # memory on long runs; the verdict needs a majority, not all)
 
 
 class StructureWatch:
@@ -92,8 +94,9 @@ class StructureWatch:
     def arm(self, step):
         self._step = step
         adapter = self.adapter
-        for name, module in self.norm_layers:
-            self._handles.append(adapter.add_forward_hook(module, self._make_norm_hook(name)))
+        if len({b.step for b in self.observed.norm_batches}) < NORM_STEPS_KEPT:
+            for name, module in self.norm_layers:
+                self._handles.append(adapter.add_forward_hook(module, self._make_norm_hook(name)))
         self._handles.append(adapter.add_forward_hook(self.root, self._on_root_output))
         self._stack, self._inside = [], 0
 
