@@ -717,3 +717,31 @@ def test_an_encoder_decoder_copy_task_is_judged_on_its_decoder_input():
         assert leak.findings[0].where == "transformer.decoder.layers.0.self_attn"
     unshifted = nd.check_dependencies(Seq2Seq(), (src, translation), translation)
     assert codes(unshifted) == ["TARGETS_IN_INPUTS"]
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+@pytest.mark.parametrize("pair", [(12, 3), (63, 40), (9, 8)])
+def test_a_single_mixed_pair_outside_the_probed_slice_is_still_found(framework, pair):
+    size = 64
+    x = np.random.default_rng(1).normal(size=(size, 5)).astype(np.float32)
+    i, j = pair
+    if framework == "torch":
+        model, data = TorchAnyPairMixer(i, j), torch.as_tensor(x)
+    else:
+        class MinigradAnyPairMixer(mnn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = mnn.Linear(5, 4)
+
+            def forward(self, x):
+                mix = np.eye(x.shape[0])
+                if max(i, j) < x.shape[0]:
+                    mix[i, j] = 1e-6
+                return mg.tensor(mix.astype(np.float32)) @ self.body(x).tanh()
+        mg.manual_seed(0)
+        model, data = MinigradAnyPairMixer(), x
+    res = nd.check_dependencies(model, data)
+    assert codes(res) == ["BATCH_MIXING"] and res.findings[0].evidence["pairs"] == [[i, j]], str(res)
+    if framework == "torch":           # healthy: the whole batch screened in a few passes
+        healthy = nd.check_dependencies(TorchAnyPairMixer(size, size), data)
+        assert healthy.passed and healthy.n_forward + healthy.n_backward <= 40

@@ -28,7 +28,7 @@ from .alignment import measure_offset, probe_alignment
 from .batch import Batch, array_leaves, to_tree
 from .future import probe_future_leak
 from .loss_shift import loss_shift
-from .mixing import probe_batch_mixing
+from .mixing import mixing_anywhere, probe_batch_mixing
 from .padding import find_padding, probe_padding
 from .positions import positional_tensors, probe_positions
 from .runner import ModelFailed, Runner
@@ -137,6 +137,10 @@ def _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, resu
     """The probes that run the model: mixing, then (unless samples mix) the future leak,
     padding and positions. Findings and notes are appended to the lists given."""
     found, more = probe_batch_mixing(runner, batch, n, base_out, rng)
+    if not found and not more and batch.size > n and mixing_anywhere(runner, batch, rng):
+        # the slice was clean but some pair elsewhere in the batch mixes: probe all of it
+        whole, _ = runner.forward(batch.rows(range(batch.size)), batch.size, batch.length)
+        found, more = probe_batch_mixing(runner, batch, batch.size, whole, rng)
     findings += found
     notes += more
     result.checked.append("batch mixing")

@@ -13,6 +13,8 @@ inputs (token ids), changing sample j's ids must leave every other sample's outp
 bit-for-bit the same. The same perturbation, watched at every module's output with forward
 hooks, names the first module whose output already mixes samples.
 """
+import math
+
 import numpy as np
 
 from ...findings import Finding
@@ -74,6 +76,27 @@ def probe_batch_mixing(runner, batch, n, base_out, rng):
 
 MAX_COLUMNS_PROBED = 8
 """Positions of dimension 1 perturbed to see whether it, rather than dimension 0, is the batch."""
+
+
+def mixing_anywhere(runner, batch, rng):
+    """Whether any sample of the WHOLE batch reads any other, in 2 * ceil(log2(B)) forward
+    passes: for each bit k of the sample index, the samples whose bit k is 0 (then 1) are
+    changed together and the others must not move. Any two samples differ in some bit, so a
+    single mixed pair anywhere in the batch is caught - the slice the other probes look at
+    need not contain it."""
+    size = batch.size
+    base, _ = runner.forward(batch.rows(range(size)), size, batch.length)
+    for bit in range(max(1, math.ceil(math.log2(size)))):
+        for side in (0, 1):
+            chosen = [i for i in range(size) if (i >> bit) & 1 == side]
+            others = [i for i in range(size) if (i >> bit) & 1 != side]
+            if not chosen or not others:
+                continue
+            changed = perturbed_rows(batch.x, range(size), {i: ... for i in chosen}, rng)
+            out, _ = runner.forward(batch.rows(range(size), primary=changed), size, batch.length)
+            if row_changes(base, out)[others].max() > RELATIVE_TOLERANCE:
+                return True
+    return False
 
 
 def _pairwise_output(runner, batch, n, base_out):
