@@ -38,6 +38,11 @@ One file per job:
     losses.py      the loss of every step, kept as a reference until it is copied
     discover.py    which parameters and layers are watched (once, at the start)
     sinks.py       where the run goes while it trains (TensorBoard, ...)
+    loss_jumps.py  every 8 steps: a loss far above its recent range records the next steps
+    around.py      what happens around the model (-> ``run.observed``), through:
+      loss_capture.py     what reaches the loss (watch's ``loss_fn=``, loss modules, its graph)
+      structure.py        unregistered parts, frozen tensors, batch-norm batch sizes
+      raised_warnings.py  the framework's warnings, with step and module
     long_run.py    long runs: the history budget, saves while training, resuming
 
 Data flows one way: adapter -> ``nndebug.records`` (NumPy) -> ``nndebug.rules`` ->
