@@ -63,7 +63,8 @@ class Batch:
                              f"hold {len(leaves)} arrays ({_describe(tree)})")
         self.tree = tree
         self.size = int(leaves[self.primary].shape[0])
-        self.per_sample = {i for i, a in enumerate(leaves) if a.ndim >= 1 and a.shape[0] == self.size}
+        self.per_sample = {i for i, a in enumerate(leaves)
+                           if a.ndim >= 1 and a.shape[0] == self.size}
 
     @property
     def x(self):

@@ -52,9 +52,10 @@ def first_culprit(calls, shows):
     """Where a dependence first appears, from the recorded module calls.
 
     ``shows(c, which)`` says whether call number ``c``'s "input" or "output" shows the
-    dependence (None: its layout cannot tell; such a call is neither culprit nor clean). Returns (where, seen_at, last_clean): ``seen_at`` is the first module whose
-    output shows it; if that module's input already showed it, the dependence was made by
-    the code around it, in its parent's forward (``where`` = the parent), else by the
+    dependence (None: its layout cannot tell; such a call is neither culprit nor clean).
+    Returns (where, seen_at, last_clean): ``seen_at`` is the first module whose output
+    shows it; if that module's input already showed it, the dependence was made by the code
+    around it, in its parent's forward (``where`` = the parent), else by the
     module itself (``where`` = ``seen_at``). ("", "", last clean) when no module output
     shows it: it is made in the model's own forward, after the last clean module.
     """

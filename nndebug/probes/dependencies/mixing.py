@@ -38,7 +38,7 @@ def probe_batch_mixing(runner, batch, n, base_out, rng):
                     "scores, as contrastive models compute), so samples meet by design"]
     tree = batch.rows(range(n))
     if batch.is_float:      # exact: a gradient that does not exist is exactly zero
-        matrix, method, runs = _gradient_matrix(runner, batch, tree, base_out, rng), "gradient", None
+        matrix, method = _gradient_matrix(runner, batch, tree, base_out, rng), "gradient"
         if not _off_diagonal(matrix):
             return _place_in_batch(runner, batch, n, base_out)
     runs = _perturbation_runs(runner, batch, n, rng)     # also watched at every module
@@ -58,8 +58,8 @@ def probe_batch_mixing(runner, batch, n, base_out, rng):
     if "BatchNorm" in kind:
         return [Finding(
             "BATCH_MIXING", "info", where,
-            message=f"{kind} '{where}' normalises with the batch's own statistics even in eval mode "
-                    "(track_running_stats=False): samples influence each other by design",
+            message=f"{kind} '{where}' normalises with the batch's own statistics even in eval "
+                    "mode (track_running_stats=False): samples influence each other by design",
             evidence=_evidence(matrix, mixed, n, method, where, after),
             fix="nothing to fix if intended; use track_running_stats=True (the default) for "
                 "per-sample outputs at inference")], []

@@ -25,7 +25,8 @@ from ...findings import Finding
 from .measure import RELATIVE_TOLERANCE, row_changes
 
 POSITIONAL_PART = re.compile(
-    r"^(w?pe|pos|positions?|.*position_?(s|al)?(_?(emb|embed|embedding|embeddings|enc|encoding|ids))?"
+    r"^(w?pe|pos|positions?"
+    r"|.*position_?(s|al)?(_?(emb|embed|embedding|embeddings|enc|encoding|ids))?"
     r"|pos_?(emb|embed|embedding|embeddings|enc|encoding|encoder)s?|embed_positions|.*_pos)$",
     re.IGNORECASE)
 """A name part that marks a positional tensor: pos, pos_emb, wpe (GPT-2), pe (the PyTorch
@@ -64,7 +65,8 @@ def probe_positions(runner, batch, rng, sample=0):
     for name, tensor in tensors:         # learned embeddings initialised to zero: wake them
         if not np.any(work.to_numpy(tensor)):
             _write(work, tensor, rng.normal(0.0, 0.02, size=work.to_numpy(tensor).shape))
-            notes.append(f"{name} is all zeros; the positions were checked with small random values")
+            notes.append(f"{name} is all zeros; the positions were checked with small random "
+                         "values")
     x = batch.x
     constant = np.repeat(x[sample:sample + 1, :1], length, axis=1)
     order = rng.permutation(length)

@@ -125,9 +125,9 @@ class Runner:
             raise ValueError("check_dependencies expected the model to return a float tensor "
                              f"(or a tuple/dict holding one), got {type(output).__name__}")
         if main.ndim == 0 or main.shape[0] != rows:
-            raise ValueError(f"check_dependencies expected the model's output to have one row per "
-                             f"sample ({rows}), got shape {main.shape}; the probes need batch-first "
-                             "outputs (pass batch_first data, or wrap the model)")
+            raise ValueError(f"check_dependencies expected the model's output to have one row "
+                             f"per sample ({rows}), got shape {main.shape}; the probes need "
+                             "batch-first outputs (pass batch_first data, or wrap the model)")
         return main, calls
 
     # --- gradient -------------------------------------------------------------------

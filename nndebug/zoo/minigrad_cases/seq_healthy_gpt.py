@@ -9,9 +9,9 @@ from nndebug.zoo.minigrad_cases._seq_models import TinyGPT, counting_batches
 NAME = "minigrad/seq-healthy-gpt"
 FRAMEWORK = "minigrad"
 EXPECTED = None
-DESCRIPTION = ('A one-block GPT (token + learned positional embedding, causal self-attention, MLP) '
-               'trained on next-token prediction with targets shifted by one: nothing is wrong, and '
-               'the dependency probes that nd.watch runs once early stay silent.')
+DESCRIPTION = ('A one-block GPT (token + learned positional embedding, causal self-attention, '
+               'MLP) trained on next-token prediction with targets shifted by one: nothing is '
+               'wrong, and the dependency probes that nd.watch runs once early stay silent.')
 FIX = 'Nothing to fix.'
 STEPS = 60
 

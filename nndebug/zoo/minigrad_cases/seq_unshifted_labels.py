@@ -9,9 +9,9 @@ from nndebug.zoo.minigrad_cases._seq_models import TinyGPT, counting_batches
 NAME = "minigrad/seq-unshifted-labels"
 FRAMEWORK = "minigrad"
 EXPECTED = 'TARGETS_IN_INPUTS'
-DESCRIPTION = ('Next-token prediction with the labels left unshifted: the target of each position is '
-               'the input at that same position, so the causal model learns to copy its input - '
-               'perfectly and uselessly.')
+DESCRIPTION = ('Next-token prediction with the labels left unshifted: the target of each '
+               'position is the input at that same position, so the causal model learns to copy '
+               'its input - perfectly and uselessly.')
 FIX = 'Shift once: inputs = seq[:, :-1], targets = seq[:, 1:].'
 STEPS = 60
 

@@ -1,4 +1,6 @@
-"""POSITIONS_IGNORED: the positional embedding is looked up with position ids that are all zero. (minigrad)"""
+"""POSITIONS_IGNORED: the positional embedding is looked up with position ids that are all
+zero. (minigrad)
+"""
 import minigrad as mg
 import minigrad.nn as nn
 import minigrad.optim as optim

@@ -1,4 +1,6 @@
-"""FUTURE_LEAK: A one-block GPT trained on next-token prediction, but its self-attention has no causal mask."""
+"""FUTURE_LEAK: A one-block GPT trained on next-token prediction, but its self-attention has no
+causal mask.
+"""
 import torch
 from torch import nn
 
@@ -11,7 +13,8 @@ EXPECTED = "FUTURE_LEAK"
 DESCRIPTION = ('A one-block GPT trained on next-token prediction, but its self-attention has no '
                'causal mask: the output at position t reads position t + 1, the very token it is '
                'asked to predict. The loss falls fast; generation would be rubbish.')
-FIX = 'Hide the future before the softmax: scores.masked_fill(triu(ones(T, T), 1), -inf) (mask="causal" in _seq_models.SelfAttention).'
+FIX = ('Hide the future before the softmax: scores.masked_fill(triu(ones(T, T), 1), '
+       '-inf) (mask="causal" in _seq_models.SelfAttention).')
 STEPS = 60
 
 

@@ -8,9 +8,9 @@ from nndebug.zoo.torch_cases._seq_models import TinyGPT, counting_batches
 NAME = "torch/seq-unshifted-labels"
 FRAMEWORK = "torch"
 EXPECTED = "TARGETS_IN_INPUTS"
-DESCRIPTION = ('Next-token prediction with the labels left unshifted: the target of each position is '
-               'the input at that same position, so the causal model learns to copy its input - '
-               'perfectly and uselessly.')
+DESCRIPTION = ('Next-token prediction with the labels left unshifted: the target of each '
+               'position is the input at that same position, so the causal model learns to copy '
+               'its input - perfectly and uselessly.')
 FIX = 'Shift once: inputs = seq[:, :-1], targets = seq[:, 1:].'
 STEPS = 60
 
