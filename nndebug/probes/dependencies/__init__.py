@@ -135,15 +135,21 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
 def _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, result, findings,
                  notes):
     """The probes that run the model: mixing, then (unless samples mix) the future leak,
-    padding and positions. Findings and notes are appended to the lists given."""
-    found, more = probe_batch_mixing(runner, batch, n, base_out, rng)
-    if not found and not more and batch.size > n and mixing_anywhere(runner, batch, rng):
-        # the slice was clean but some pair elsewhere in the batch mixes: probe all of it
-        whole, _ = runner.forward(batch.rows(range(batch.size)), batch.size, batch.length)
-        found, more = probe_batch_mixing(runner, batch, batch.size, whole, rng)
-    findings += found
-    notes += more
-    result.checked.append("batch mixing")
+    padding and positions. Findings and notes are appended to the lists given; a probe the
+    model cannot run (it refuses the rearranged inputs) leaves a note instead."""
+    def attempt(name, probe, *args, **kwargs):
+        try:
+            found, more = probe(*args, **kwargs)
+        except ModelFailed as error:
+            notes.append(f"{name} not checked: the model failed on the rearranged inputs "
+                         f"({error})")
+            return []
+        findings.extend(found)
+        notes.extend(more)
+        result.checked.append(name)
+        return found
+
+    found = attempt("batch mixing", _mixing, runner, batch, n, base_out, rng)
     mixing = any(f.severity != "info" for f in found)
     wants_causal = causal if causal is not None else (offset == 1)
     if wants_causal and sequence.length:
@@ -153,20 +159,21 @@ def _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, resu
         else:
             reason = "causal=True was given" if causal else \
                 "the targets are the next positions (targets[:, t] == inputs[:, t + 1])"
-            found, more = probe_future_leak(runner, sequence, rng, reason=reason)
-            findings += found
-            notes += more
-            result.checked.append("future leak")
-    if batch.length and not mixing:
-        found, more = probe_padding(runner, batch, rng)
-        findings += found
-        notes += more
-        result.checked.append("padding" if find_padding(runner, batch) else "")
+            attempt("future leak", probe_future_leak, runner, sequence, rng, reason=reason)
+    if batch.length and not mixing and find_padding(runner, batch):
+        attempt("padding", probe_padding, runner, batch, rng)
     if batch.length and not mixing and positional_tensors(runner.work):
-        found, more = probe_positions(runner, batch, rng)
-        findings += found
-        notes += more
-        result.checked.append("positions")
+        attempt("positions", probe_positions, runner, batch, rng)
+
+
+def _mixing(runner, batch, n, base_out, rng):
+    """BATCH_MIXING on the first ``n`` samples, then - if they are clean - a screen of the
+    whole batch, probed in full when some pair elsewhere mixes."""
+    found, more = probe_batch_mixing(runner, batch, n, base_out, rng)
+    if not found and not more and batch.size > n and mixing_anywhere(runner, batch, rng):
+        whole, _ = runner.forward(batch.rows(range(batch.size)), batch.size, batch.length)
+        found, more = probe_batch_mixing(runner, batch, batch.size, whole, rng)
+    return found, more
 
 
 def _sequence_input(batch, y, ignore_index):

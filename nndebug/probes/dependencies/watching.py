@@ -27,6 +27,7 @@ class DependencyWatch(Sink):
         self.adapter = adapter
         self.next_step = 0        # the optimizer step the next forward pass belongs to
         self.kept = {}            # step -> the inputs of its (last) training forward pass
+        self.skipped = None       # why the probe could not run, if it could not
         small = adapter.parameter_count(trainable_only=False) <= MAX_PARAMETERS
         self._handle = adapter.add_forward_pre_hook(adapter.model, self._on_forward) \
             if small else None
@@ -50,7 +51,8 @@ class DependencyWatch(Sink):
             result = check_dependencies(self.adapter.model, inputs,
                                         _targets_of(monitor, record.step),
                                         loss_fn=_loss_fn_of(monitor))
-        except ValueError:            # inputs the probes cannot rearrange: nothing to say
+        except Exception as error:    # inputs the probes cannot handle: nothing to say
+            self.skipped = f"{type(error).__name__}: {error}"      # kept for whoever debugs
             return []
         for finding in result.findings:
             finding.step = record.step
