@@ -341,6 +341,21 @@ class CurveColumn:
         return f"CurveColumn({len(self)} points)"
 
 
+DISPLAY_POINTS = 2000        # a plotted curve longer than this is drawn as buckets
+
+
+def display_buckets(steps, values, points=DISPLAY_POINTS):
+    """A long curve for the eye: (middle step, min, mean, max) of ``points`` buckets of
+    consecutive values (finite ones; pass only those). Plotting a million points costs
+    seconds and shows no more than a band of their range around a line of their means."""
+    steps, values = np.asarray(steps), np.asarray(values, dtype=float)
+    starts = np.unique(np.linspace(0, len(values), points, endpoint=False).astype(int))
+    counts = np.diff(np.append(starts, len(values)))
+    middle = steps[starts + (counts - 1) // 2]
+    return (middle, np.minimum.reduceat(values, starts), np.add.reduceat(values, starts) / counts,
+            np.maximum.reduceat(values, starts))
+
+
 # ============================================================================================
 # the bounded run
 # ============================================================================================

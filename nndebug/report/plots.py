@@ -17,6 +17,8 @@ import os
 
 import numpy as np
 
+from ..history import DISPLAY_POINTS, display_buckets
+
 SEVERITY_COLOURS = {"error": "#c0392b", "warning": "#e67e22", "info": "#7f8c8d"}
 LINE_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                 "#7f7f7f", "#bcbd22", "#17becf"]
@@ -46,11 +48,18 @@ def plot_loss(ax, run, findings):
     steps, losses = run.loss_array()
     finite = np.isfinite(losses)
     ax.set_title("Loss (findings marked where first seen)", fontsize=10, loc="left", y=1.0)
-    if finite.any():
+    if finite.sum() > DISPLAY_POINTS:   # a long run: min-max band and mean of equal buckets
+        middle, low, mean, high = display_buckets(steps[finite], losses[finite])
+        ax.fill_between(middle, low, high, color="#aab7c4", alpha=0.6, lw=0,
+                        label="training loss (min-max)")
+        ax.plot(middle, _smooth(mean, max(3, len(mean) // 25)), color="#2c3e50", lw=1.8,
+                label="smoothed")
+    elif finite.any():
         ax.plot(steps[finite], losses[finite], color="#aab7c4", lw=0.8, label="training loss",
                 marker="o" if finite.sum() < 10 else None, ms=4)
         smooth = _smooth(losses[finite], max(3, finite.sum() // 25))
         ax.plot(steps[finite], smooth, color="#2c3e50", lw=1.8, label="smoothed")
+    if finite.any():
         positive = losses[finite] > 0
         if positive.all() and losses[finite].max() / max(losses[finite].min(), 1e-12) > 30:
             ax.set_yscale("log")
