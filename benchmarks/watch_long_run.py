@@ -1,0 +1,158 @@
+"""nndebug.watch on long runs: memory, analysis time and overhead as the run grows.
+
+Healthy runs at watch's default settings (``max_history_mb=64``, the 5% time budget), each
+configuration trained twice in its own fresh process, one thread each:
+
+  plain     the training loop alone
+  watched   the same loop under nndebug.watch(model, optimizer)
+
+Models: a 3-layer MLP (32-64-64-4) at 1k, 10k and 100k steps (1M with ``--million``), and a
+deep MLP (24 linear layers of width 256, ReLU) at 1k and 4k steps (20k with ``--million``); batch 64, SGD, a
+learnable task (labels from a fixed random teacher), He initialisation. Printed, as a markdown table:
+
+  train s plain / watched   wall time of the training loop, and the ratio
+  RSS over plain            peak resident memory of the watched process minus that of the
+                            plain one, both read right after training (MiB)
+  records kept / history    detailed records in the history, and its accounted size (MiB)
+  findings+report, plot     analysis time after training (s): findings() from scratch plus
+                            report(), then plot() of the dashboard (matplotlib already
+                            imported by a first, untimed plot)
+  save                      mon.save(path): seconds and file size (MiB)
+
+Run: python -m benchmarks.watch_long_run [--million] [--quick] [--jobs N]
+(``--jobs``: configurations run side by side, one process and one thread each; use it on
+a machine with that many idle cores, or timings suffer.)
+"""
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+BATCH, POOL = 64, 32
+
+
+def build(kind, seed=0):
+    import torch
+    torch.manual_seed(seed)
+    if kind == "mlp":
+        widths = [32, 64, 64]
+    else:
+        widths = [32] + [256] * 23
+    layers = []
+    for a, b in zip(widths, widths[1:]):
+        layers += [torch.nn.Linear(a, b), torch.nn.ReLU()]
+    model = torch.nn.Sequential(*layers, torch.nn.Linear(widths[-1], 4))
+    for module in model:
+        if isinstance(module, torch.nn.Linear):   # He initialisation: a healthy deep ReLU net
+            torch.nn.init.kaiming_normal_(module.weight, nonlinearity="relu")
+            torch.nn.init.zeros_(module.bias)
+    g = torch.Generator().manual_seed(seed)
+    teacher = torch.randn(32, 4, generator=g)
+    batches = []
+    for _ in range(POOL):
+        x = torch.randn(BATCH, 32, generator=g)
+        batches.append((x, (x @ teacher).argmax(dim=1)))
+    lr = 0.05 if kind == "mlp" else 0.01
+    return model, torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9), batches
+
+
+def peak_rss_mib():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def worker(kind, steps, watched):
+    """One configuration in this process; prints one JSON line."""
+    import torch
+    torch.set_num_threads(1)
+    import nndebug as nd
+    model, opt, batches = build(kind)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    mon = nd.watch(model, opt) if watched else None
+    started = time.perf_counter()
+    for i in range(steps):
+        x, y = batches[i % POOL]
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        if mon is not None:
+            mon.step(loss)
+    train_s = time.perf_counter() - started
+    out = {"kind": kind, "steps": steps, "watched": watched, "train_s": train_s,
+           "peak_rss_mib": peak_rss_mib()}
+    if mon is not None:
+        mon.close()
+        out["records"] = len(mon.run.records)
+        out["history_mib"] = mon.run.history_bytes() / 2 ** 20
+        started = time.perf_counter()
+        mon._findings_cache = None            # from scratch, as after a new step
+        found = mon.findings()
+        mon.report()
+        out["analysis_s"] = time.perf_counter() - started
+        out["codes"] = sorted({f.code for f in found if f.severity != "info"})
+        with tempfile.TemporaryDirectory() as folder:
+            mon.plot(os.path.join(folder, "first.png"))     # imports matplotlib: not timed
+            started = time.perf_counter()
+            mon.plot(os.path.join(folder, "dashboard.png"))
+            out["plot_s"] = time.perf_counter() - started
+            started = time.perf_counter()
+            path = mon.save(os.path.join(folder, "run.nndebug"))
+            out["save_s"] = time.perf_counter() - started
+            out["file_mib"] = os.path.getsize(path) / 2 ** 20
+    print(json.dumps(out), flush=True)
+
+
+def run_worker(kind, steps, watched):
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    done = subprocess.run([sys.executable, "-m", "benchmarks.watch_long_run", "--worker", kind,
+                           str(steps), str(int(watched))], capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise RuntimeError(f"worker {kind} {steps} failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def configurations(args):
+    if args.quick:
+        return [("mlp", 1000), ("mlp", 5000), ("deep", 300)]
+    found = [("mlp", 1000), ("mlp", 10_000), ("mlp", 100_000)]
+    if args.million:
+        found.append(("mlp", 1_000_000))
+    return found + [("deep", 1000), ("deep", 4000)] + ([("deep", 20_000)] if args.million else [])
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--million", action="store_true", help="also the MLP at 1M steps and the deep MLP at 20k")
+    parser.add_argument("--quick", action="store_true", help="short runs (a smoke test)")
+    parser.add_argument("--jobs", type=int, default=1, help="configurations run side by side")
+    parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        kind, steps, watched = args.worker
+        return worker(kind, int(steps), bool(int(watched)))
+    jobs = [(kind, steps, watched) for kind, steps in configurations(args) for watched in (False, True)]
+    # longest first, so that side-by-side runs finish together
+    order = sorted(jobs, key=lambda j: -(j[1] * (30 if j[0] == "deep" else 1)))
+    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        results = dict(zip(order, pool.map(lambda j: run_worker(*j), order)))
+    print("| model | steps | train s plain | watched | ratio | RSS over plain (MiB) | records kept "
+          "| history (MiB) | findings+report (s) | plot (s) | save (s, MiB) | warnings |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    names = {"mlp": "MLP 32-64-64-4", "deep": "24-layer MLP, width 256"}
+    for kind, steps in configurations(args):
+        plain, watched = results[(kind, steps, False)], results[(kind, steps, True)]
+        print(f"| {names[kind]} | {steps:,} | {plain['train_s']:.1f} | {watched['train_s']:.1f} "
+              f"| {watched['train_s'] / plain['train_s']:.2f} "
+              f"| {watched['peak_rss_mib'] - plain['peak_rss_mib']:+.0f} | {watched['records']:,} "
+              f"| {watched['history_mib']:.1f} | {watched['analysis_s']:.2f} "
+              f"| {watched['plot_s']:.2f} | {watched['save_s']:.2f}, {watched['file_mib']:.1f} "
+              f"| {', '.join(watched['codes']) or '-'} |")
+
+
+if __name__ == "__main__":
+    main()
