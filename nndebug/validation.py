@@ -131,6 +131,9 @@ def problem(adapter, inputs, targets, loss_fn):
     if inputs is None:
         raise TypeError("inputs is None; pass the model's input batch (a tensor, a NumPy array, "
                         "or a tuple/dict of them)")
+    if isinstance(inputs, numbers.Number) or tuple(getattr(inputs, "shape", (1,))) == ():
+        raise ValueError(f"inputs is a single number ({_show(inputs)}), not a batch; pass an "
+                         "array with one row per sample (x.reshape(1, -1) for one sample)")
     same_framework(adapter, inputs, "inputs")
     same_framework(adapter, targets, "targets")
     same_framework_loss(adapter, loss_fn)
@@ -178,8 +181,7 @@ def explain_forward_error(adapter, inputs, targets=None):
             raise TypeError(
                 f"inputs are {dtype} but the model computes in {adapter.float_dtype()} and its "
                 f"first layer expects floating-point data; convert them first (x.float() in "
-                f"torch, x.astype(np.float32) in NumPy); the framework said: "
-                f"{text[:70]}") from error
+                f"torch, x.astype(np.float32) in NumPy)") from error
         if _is_ours(error):
             raise
         kind = TypeError if isinstance(error, TypeError) else ValueError
