@@ -12,7 +12,7 @@ import pytest
 
 import nndebug as nd
 from nndebug import zoo
-from nndebug.monitor import DEFAULT_OVERHEAD, schedule
+from nndebug.monitor import DEFAULT_OVERHEAD, Monitor, schedule
 
 torch = pytest.importorskip("torch")
 
@@ -20,22 +20,35 @@ REPETITIONS = 5
 
 
 class JitteryClock:
-    """The monitor reads its clock when ``step()`` starts and when it ends. Between those
-    readings lie, alternately, the user's step (about 10 ms; at random one in 20 is ten
-    times slower: another process took the machine) and the monitor's own work (1 us to
-    100 us). Each seed gives other slow moments, so the time budget allows other records."""
+    """A fake clock for the monitor. Each reading moves it on by 1 to 100 us (the monitor's
+    own work); each call to ``Monitor.step`` first moves it on by the user's training step:
+    about 10 ms, and at random one step in 20 ten times slower (another process took the
+    machine). Each seed gives other slow moments, so the time budget allows other records."""
 
     def __init__(self, seed):
-        self.random, self.time, self.readings = random.Random(seed), 0.0, 0
+        self.random, self.time = random.Random(seed), 0.0
 
     def __call__(self):
-        self.readings += 1
-        if self.readings % 2 == 0:      # the first reading ends the monitor's set-up
-            slow = 10 if self.random.random() < 0.05 else 1
-            self.time += 0.01 * self.random.uniform(0.9, 1.1) * slow
-        else:
-            self.time += 10 ** self.random.uniform(-6, -4)
+        self.time += 10 ** self.random.uniform(-6, -4)
         return self.time
+
+    def user_step(self):
+        slow = 10 if self.random.random() < 0.05 else 1
+        self.time += 0.01 * self.random.uniform(0.9, 1.1) * slow
+
+
+UNWATCHED_STEP = Monitor.step
+
+
+def jitter(monkeypatch, seed):
+    """Put a JitteryClock into the monitor (its reads and the user's steps)."""
+    clock = JitteryClock(seed)
+
+    def step(self, *args, **kwargs):
+        clock.user_step()
+        return UNWATCHED_STEP(self, *args, **kwargs)
+    monkeypatch.setattr(schedule, "now", clock)
+    monkeypatch.setattr(Monitor, "step", step)
 
 
 def verdict(monitor):
@@ -46,7 +59,7 @@ def verdicts(monkeypatch, run):
     """The findings of ``run()`` under REPETITIONS different clocks."""
     seen = []
     for seed in range(REPETITIONS):
-        monkeypatch.setattr(schedule, "now", JitteryClock(seed))
+        jitter(monkeypatch, seed)
         seen.append(verdict(run()))
     return seen
 
@@ -86,3 +99,16 @@ def test_healthy_digits_runs_give_the_same_findings_under_any_timing(monkeypatch
     seen = verdicts(monkeypatch, run)
     assert all(v == seen[0] for v in seen), "\n".join(map(str, seen))
     assert not [f for f in seen[0] if f[1] != "info"], seen[0]     # and healthy: silent
+
+
+def test_extra_records_feed_plots_and_sinks_but_not_the_rules(monkeypatch):
+    from nndebug.monitor.schedule import is_judged_step
+    jitter(monkeypatch, 0)
+    case = zoo.get("torch/healthy-mlp")
+    mon = case.run(overhead=DEFAULT_OVERHEAD)
+    judged = [r.step for r in mon.run.records if r.judged]
+    extra = [r.step for r in mon.run.records if not r.judged]
+    assert extra, "this clock leaves the budget room for extra records"
+    assert judged == [s for s in range(case.steps) if is_judged_step(s)]
+    assert [r.step for r in mon.run.judged_view().records] == judged
+    assert len(mon.run.records) == len(judged) + len(extra)      # the run keeps them all
