@@ -90,8 +90,16 @@ class GradcheckReport:
         return result_html(self)
 
     def __str__(self):
-        verdict = "PASSED" if self.passed else \
-            f"FAILED - {len(self.failed())} of {len(self.checks)} tensors disagree with finite differences"
+        joint = [c for c in self.checks if c.method == "joint"]
+        if self.passed:
+            verdict = "PASSED"
+        elif joint:
+            verdict = (f"FAILED - one random direction through all {len(self.checks)} tensors "
+                       f"disagrees with finite differences (relative error "
+                       f"{joint[0].max_rel_error:.2g}); nndebug.locate finds the module")
+        else:
+            verdict = (f"FAILED - {len(self.failed())} of {len(self.checks)} tensors disagree "
+                       "with finite differences")
         lines = [f"gradcheck ({self.mode}, checked in a private {self.dtype} copy, seed {self.seed}): "
                  f"{verdict}; {self.n_forward} forward passes, loss {self.loss:.6g}"]
         rows = [("tensor", "shape", "checked", "max rel error", "worst element", "verdict")]
@@ -99,6 +107,9 @@ class GradcheckReport:
             checked = f"{c.n_checked} {'direction' if c.method == 'directional' else 'element'}" \
                       f"{'s' if c.n_checked != 1 else ''}"
             verdict = "ok" if c.passed else "MISMATCH"
+            if c.method == "joint":
+                checked = "jointly"
+                verdict = "ok (jointly)" if c.passed else "not alone (joint fails)"
             if c.passed and c.n_kinks:
                 verdict = f"ok ({c.n_kinks} kink{'s' if c.n_kinks != 1 else ''})"
             if not c.scales_with_grad_output:
@@ -227,9 +238,9 @@ def _joint_checks(bench, params, input_slots, grads, input_grads, loss, tol, rng
                   f"disagrees (relative error {result.max_rel_error:.2g}), so this one may be "
                   "wrong; nndebug.locate finds the module")
     return [checks.get(probe.name) or TensorCheck(
-        name=probe.name, passed=agree, max_rel_error=float(result.max_rel_error) if not agree
-        else 0.0, n_checked=result.n_checked if agree else 0, worst_index=None, method="joint",
-        shape=tuple(probe.values.shape), n_kinks=result.n_kinks if agree else 0,
+        name=probe.name, passed=agree, max_rel_error=float(result.max_rel_error),
+        n_checked=result.n_checked if agree else 0, worst_index=None, method="joint",
+        shape=tuple(probe.values.shape),
         analytic=result.analytic, numeric=result.numeric, note=joint_note) for probe in probes]
 
 
