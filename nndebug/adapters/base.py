@@ -249,7 +249,11 @@ class Adapter(abc.ABC):
             if isinstance(x, dict):
                 return isinstance(y, dict) and x.keys() == y.keys() and all(same(x[k], y[k]) for k in x)
             if isinstance(x, (tuple, list)):
-                return len(x) == len(y) and all(same(i, j) for i, j in zip(x, y))
+                if len(x) != len(y):
+                    return False
+                if x and type(x[0]) is int:   # Python's state: 625 ints, compared in C
+                    return x == y
+                return all(same(i, j) for i, j in zip(x, y))
             if isinstance(x, np.ndarray):
                 return np.array_equal(x, y)
             if self.is_tensor(x):
