@@ -218,8 +218,6 @@ def scale_rows(quick):
     two torch threads: gradcheck auto (joint above 1M parameters) and locate auto
     (scalable), against the per-tensor check and full finite differences (estimated from
     the time of one float64 forward pass of the whole model)."""
-    import copy as copying
-
     import torch
 
     import nndebug as nd
@@ -234,10 +232,13 @@ def scale_rows(quick):
                 ("ResNet-18 CNN 3x32x32, batch 8", resnet_problem, PLANTED_RESNET_MODULE),
                 ("transformer, 6 layers, 64 tokens, batch 8", transformer_problem,
                  planted_transformer_module(6))):
+            per_forward = None
             for planted in (True, False):
                 model, x, y, loss_fn = make(planted=planted)
                 label = f"{name} ({'planted' if planted else 'correct twin'})"
                 params = sum(p.numel() for p in model.parameters())
+                if per_forward is None:   # the unit that does not depend on the machine's load
+                    per_forward = _float64_forward_seconds(model, x)
                 start = time.perf_counter()
                 report = nd.gradcheck(model, x, y, loss_fn)
                 detect = time.perf_counter() - start
@@ -257,14 +258,10 @@ def scale_rows(quick):
                 rows.append(Row(label, "torch", params, "auto + locate, total",
                                 f"{report.n_forward + found.n_forward} + {found.n_module_evals} "
                                 "module evals", detect + where,
-                                ("located" if planted else "quiet") if right else "WRONG"))
+                                (("located" if planted else "quiet") if right else "WRONG")
+                                + f" (= {(detect + where) / per_forward:.0f} float64 passes of "
+                                  f"{per_forward:.2f} s)"))
                 if planted:   # what each tensor on its own, and every element, would cost
-                    work = copying.deepcopy(model).double()
-                    with torch.no_grad():
-                        work(x.double() if x.is_floating_point() else x)
-                        start = time.perf_counter()
-                        work(x.double() if x.is_floating_point() else x)
-                        per_forward = time.perf_counter() - start
                     tensors = sum(1 for p in model.parameters() if p.requires_grad)
                     per_tensor = 4 * tensors + 4
                     rows.append(Row(label, "torch", params, "gradcheck per tensor (fast, before)",
@@ -275,6 +272,20 @@ def scale_rows(quick):
     finally:
         torch.set_num_threads(before)
     return rows
+
+
+def _float64_forward_seconds(model, x):
+    """Seconds of one float64 forward pass of the whole model (the second of two)."""
+    import copy as copying
+
+    import torch
+    work = copying.deepcopy(model).double()
+    data = x.double() if x.is_floating_point() else x
+    with torch.no_grad():
+        work(data)
+        start = time.perf_counter()
+        work(data)
+        return time.perf_counter() - start
 
 
 def table(rows):
