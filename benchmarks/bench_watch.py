@@ -92,7 +92,8 @@ def _train(model, optimizer, batches, steps, mode):
     if naive is not None:
         naive.close()
     elapsed = CLOCK() - started
-    records = monitor.n_records if monitor is not None else None
+    records = None if monitor is None else \
+        (monitor.n_records, sum(1 for r in monitor.run.records if r.judged))
     return elapsed / steps, records
 
 
@@ -170,12 +171,14 @@ def main(argv=None):
         cell = lambda m: f"{median[m] * 1e3:.2f} ms ({ratio[m]:.2f}x)"
         print(f"| {name} | {steps} | {median['plain'] * 1e3:.2f} | {ratio['plain again']:.2f}x | "
               f"{cell('watch')}, "
-              f"{records['watch']} recorded | {cell('watch-every')} | {cell('naive hooks')} |")
+              f"{records['watch'][0]} recorded ({records['watch'][1]} judged) | "
+              f"{cell('watch-every')} | {cell('naive hooks')} |")
     print("\nRatios: median over rounds of (CPU time of the mode / CPU time of the plain loop "
           "in the same round), all modes interleaved in one process, one model. `watch` records "
-          "the loss every step and detailed statistics on steps 0, 1, 2, 4, 8, 16, ... and as "
-          "often as its 5% time budget allows; `watch, every step` shows the cost of a detailed "
-          "record at every step (one host sync each).")
+          "the loss every step and detailed statistics on steps 0, 1, 2, 4, 8, 16, ... (the "
+          "judged steps, the only ones the rules read) and as often as its 5% time budget "
+          "allows; `watch, every step` shows the cost of a detailed record at every step (one "
+          "host sync each).")
     return rows
 
 

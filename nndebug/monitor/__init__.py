@@ -54,17 +54,20 @@ How to extend
 - A new statistic: a function (or one more ``(name, value)`` pair) in ``statistics.py``,
   computed where the tensor lives with the adapter's ``xp`` functions, tested against a
   NumPy reference in ``tests/test_statistics.py``; ``transfer.build_record`` puts it into
-  the ``StepRecord`` (``record.activations[layer][name]`` needs nothing new).
+  the ``StepRecord`` (``record.activations[layer][name]`` needs nothing new). Each
+  statistic is computed on its own (``statistics.each``): one that raises is left out
+  and noted, the rest of the record is kept.
 - A new sink: subclass ``Sink`` (``sinks.py``), override ``on_step`` / ``on_losses`` /
   ``on_record`` / ``close`` as needed, and pass it: ``watch(model, opt, sinks=[MySink()])``.
   A sink that raises is dropped with a MONITOR_ERROR note; it never breaks training.
 - A probe that runs once early: ``watch(model, opt, probes=[probe])`` or append to
   ``mon.probes`` before training. Each probe is called once as ``probe(monitor, record)``
-  on the first recorded step after the warm-up steps (step >= ``WARMUP_RECORDS``); it
+  on the first judged record after the warm-up steps (step 4 by default: a step that
+  does not depend on timing, so its findings are repeatable, see ``schedule.py``); it
   must leave the model, optimizer and RNG as it found them, and returns a list of
   ``Finding`` (or None).
 - Extra findings: what probes return lands in ``mon.extra_findings``; a sink's
-  ``findings(run)`` is asked each time. Both join ``rules.diagnose(run)`` in
+  ``findings(run)`` is asked each time. Both join ``rules.diagnose(run.judged_view())`` in
   ``Monitor.findings()`` and are sorted with them (``sort_findings``).
 """
 from .monitor import DEFAULT_OVERHEAD, HISTOGRAM_EVERY, Monitor
