@@ -27,7 +27,11 @@ class MatMul(Function):
         if a.ndim == 2 and b.ndim == 2:  # plain matrices (every Linear layer): the rule as is
             # a first layer's input needs no gradient: don't compute one for it
             needs_a, needs_b = ctx.needs_input_grad
-            return (grad @ b.T if needs_a else None), (a.T @ grad if needs_b else None)
+            grad_b = None
+            if needs_b:  # in b's memory layout: Linear's b is weight.T, whose .grad must be
+                # C-ordered again after permute's backward, without a slow transposing copy
+                grad_b = (grad.T @ a).T if b.flags.f_contiguous else a.T @ grad
+            return (grad @ b.T if needs_a else None), grad_b
         a2 = a[None, :] if a.ndim == 1 else a
         b2 = b[:, None] if b.ndim == 1 else b
         batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
