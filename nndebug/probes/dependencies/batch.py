@@ -107,22 +107,30 @@ def perturbed_rows(x, rows, changes, rng):
     """``x[rows]`` (a copy), with, for each row r, ``changes[r]`` applied (an index into
     one sample: a position, or ``...`` for the whole sample). Floats get Gaussian noise of
     the data's own scale; integer ids are replaced by other ids seen in ``x`` (never one the
-    model has not seen, so an embedding index stays in range)."""
+    model has not seen, so an embedding index stays in range). Vectorised: the probes change
+    up to a few hundred rows at once."""
     out = x[np.asarray(rows, dtype=np.int64)].copy()
+    whole = np.array([r for r, where in changes.items() if where is Ellipsis], dtype=np.int64)
+    at = [(r, where) for r, where in changes.items() if where is not Ellipsis]
+    targets = []
+    if whole.size:
+        targets.append((whole,))
+    if at:
+        targets.append((np.array([r for r, _ in at], dtype=np.int64),
+                        np.array([w for _, w in at], dtype=np.int64)))
     if x.dtype.kind == "f":
         scale = float(np.std(x)) or 1.0
-        for r, where in changes.items():
-            out[r][where] = out[r][where] + rng.normal(0.0, scale, size=np.shape(out[r][where]))
+        for index in targets:
+            out[index] = out[index] + rng.normal(0.0, scale, size=out[index].shape)
         return out
     vocabulary = np.unique(x)
     if vocabulary.size < 2:
         raise ValueError("the integer inputs hold a single value; perturbing them needs at least "
                          "two different ids (pass a real batch)")
-    for r, where in changes.items():
-        current = np.asarray(out[r][where])
+    for index in targets:
+        current = out[index]
         shift = rng.integers(1, vocabulary.size, size=current.shape)
-        positions = np.searchsorted(vocabulary, current)
-        out[r][where] = vocabulary[(positions + shift) % vocabulary.size]
+        out[index] = vocabulary[(np.searchsorted(vocabulary, current) + shift) % vocabulary.size]
     return out
 
 
