@@ -66,6 +66,11 @@ class CompareReport:
     def agree(self):
         return self.first_divergence is None
 
+    def _repr_html_(self):
+        """Jupyter shows the verdict, the findings and the plot inline."""
+        from .report.html import result_html
+        return result_html(self)
+
     def __str__(self):
         if self.first_divergence is None:
             head = "compare: minigrad and torch agree on every output and gradient"

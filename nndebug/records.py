@@ -143,6 +143,10 @@ class RunRecord:
     # what the monitor saw around the model (loss calls, unregistered parts, frozen tensors,
     # batch-norm batch sizes, raised warnings): ``nndebug.observed``
     observed: Observed = field(default_factory=Observed)
+    # the early batches' fingerprints, one per optimizer step (DATA_ORDER_REPEATS), and what
+    # the ranks of a distributed run told each other (``nndebug.rank_records.RankRecord``)
+    fingerprints: list = field(default_factory=list)
+    ranks: object = None
 
     # --- convenient views for the rules ---------------------------------------------
     def judged_view(self):

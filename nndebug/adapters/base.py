@@ -341,6 +341,16 @@ class Adapter(abc.ABC):
     def is_tensor(self, value):
         return False
 
+    def is_on_host(self, tensor):
+        """Whether reading the tensor's values costs no device-to-host transfer (CPU/NumPy)."""
+        return True
+
+    def host_view(self, tensor):
+        """The tensor's values as a NumPy array sharing its memory (no copy, no transfer), or
+        None when the tensor lives on a device or NumPy cannot view its dtype."""
+        data = getattr(tensor, "data", tensor)
+        return data if isinstance(data, np.ndarray) else None
+
     # --- optimizers ---------------------------------------------------------------
     def optimizer_parameters(self, optimizer):
         """The parameters an optimizer holds, over all its param groups."""

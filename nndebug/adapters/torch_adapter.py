@@ -330,6 +330,17 @@ class TorchAdapter(Adapter):
     def to_host(self, tensor):
         return tensor.detach().cpu().numpy()
 
+    def is_on_host(self, tensor):
+        return tensor.device.type == "cpu"
+
+    def host_view(self, tensor):
+        if tensor.device.type != "cpu":
+            return None
+        try:
+            return tensor.detach().numpy()
+        except (TypeError, RuntimeError):      # bfloat16 and other dtypes NumPy lacks
+            return None
+
     # --- optimizers ------------------------------------------------------------------
 
 

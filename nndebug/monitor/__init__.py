@@ -80,7 +80,7 @@ __all__ = ["watch", "Monitor", "Sink", "TensorBoardSink", "Schedule", "DEFAULT_O
 
 
 def watch(model, optimizer=None, *, every=1, overhead=DEFAULT_OVERHEAD, tensorboard=None,
-          histogram_every=HISTOGRAM_EVERY, sinks=(), probes=(), loss_fn=None,
+          histogram_every=HISTOGRAM_EVERY, sinks=(), probes=(), loss_fn=None, group=None,
           max_history_mb=DEFAULT_MAX_HISTORY_MB, save_to=None, save_every_s=DEFAULT_SAVE_EVERY_S):
     """Start monitoring ``model`` (and ``optimizer``); returns a ``Monitor``.
 
@@ -94,7 +94,9 @@ def watch(model, optimizer=None, *, every=1, overhead=DEFAULT_OVERHEAD, tensorbo
     once early (see "How to extend" above). ``loss_fn``: the loss, so that watch sees the
     output and targets that reach it (a loss module is hooked as it is; call a plain
     function through ``mon.loss_fn``); without it, loss modules called during a recorded
-    step (torch) and the loss tensor's graph are read.
+    step (torch) and the loss tensor's graph are read. ``group``: under torch.distributed,
+    the process group whose ranks compare notes (default: the initialised default group;
+    a DistributedDataParallel model is watched through its ``.module``).
     ``max_history_mb``: the memory the run's history may hold (None: no limit; what is kept:
     ``nndebug.history``). ``save_to``: a file the run is saved to, atomically, at most every
     ``save_every_s`` seconds and when the monitor closes (``nndebug.load_run``,
@@ -102,5 +104,5 @@ def watch(model, optimizer=None, *, every=1, overhead=DEFAULT_OVERHEAD, tensorbo
     """
     return Monitor(model, optimizer, every=every, overhead=overhead, tensorboard=tensorboard,
                    histogram_every=histogram_every, sinks=sinks, probes=probes,
-                   loss_fn=loss_fn, max_history_mb=max_history_mb, save_to=save_to,
+                   loss_fn=loss_fn, group=group, max_history_mb=max_history_mb, save_to=save_to,
                    save_every_s=save_every_s)

@@ -21,6 +21,9 @@ from .hooks import StepHooks
 from .loss_jumps import LossJumps
 from .losses import PENDING_LOSSES_MAX, PendingLosses, loss_value
 from .schedule import JUDGED, WARMUP_RECORDS, Schedule
+from ..adapters.torch_distributed import unwrap
+from . import ranks
+from .batches import BatchFingerprints
 from .sinks import Sink, TensorBoardSink
 from .transfer import PARAMETER_STATISTICS, Packet, build_record, to_host_many
 from ..history import BoundedRun
@@ -51,11 +54,12 @@ class Monitor:
 
     def __init__(self, model, optimizer=None, *, every=1, overhead=DEFAULT_OVERHEAD,
                  tensorboard=None, histogram_every=HISTOGRAM_EVERY, sinks=(), probes=(),
-                 loss_fn=None, max_history_mb=long_run.DEFAULT_MAX_HISTORY_MB,
+                 loss_fn=None, group=None, max_history_mb=long_run.DEFAULT_MAX_HISTORY_MB,
                  save_to=None, save_every_s=long_run.DEFAULT_SAVE_EVERY_S):
         sinks, probes = list(sinks), list(probes)
         _check_arguments(every, overhead, histogram_every, sinks)
         max_bytes = long_run.check_options(max_history_mb, save_to, save_every_s)
+        model = unwrap(model)         # DistributedDataParallel trains its .module: watch that
         self.adapter = adapter = adapt(model)
         self.model, self.optimizer = model, optimizer
         self.every, self.overhead, self.histogram_every = every, overhead, histogram_every
@@ -76,6 +80,12 @@ class Monitor:
         # the history budget after each step, saves to save_to (long_run.py)
         self.long_run = long_run.LongRun(self, save_to, save_every_s)
         self.sinks.append(self.long_run)
+        # the early batches' fingerprints (DATA_ORDER_REPEATS): a cheap pre-hook, then gone
+        self.batches = BatchFingerprints(adapter, adapter.model)
+        self.sinks.append(self.batches)
+        self.ranks = ranks.connect(adapter, self.batches, group)   # None on one process
+        if self.ranks is not None:
+            self.sinks.append(self.ranks)
         # probes run once, on the first record after the warm-up steps: each is called as
         # probe(monitor, record) and returns findings (or None) that join findings()
         self.probes = probes
@@ -157,11 +167,14 @@ class Monitor:
         self._refresh_optimizer_membership()
         if self._findings_cache is None:
             self.around.before_findings()
+            extra = list(self.extra_findings)
+            for sink in list(self.sinks):      # first, so a sink can bring the run up to date
+                extra += self._call_sink(sink, "findings") or []
             # the rules judge the judged records only: those of a schedule that does not
             # depend on time, so that the same run gets the same verdict (schedule.py)
-            found = rules.diagnose(self.run.judged_view()) + list(self.extra_findings)
-            for sink in list(self.sinks):
-                found += self._call_sink(sink, "findings") or []
+            found = rules.diagnose(self.run.judged_view()) + extra
+            for sink in list(self.sinks):      # then a sink may annotate them (e.g. the ranks)
+                found = self._call_sink(sink, "annotate", found) or found
             if self._error is not None:
                 found.append(Finding(
                     "MONITOR_ERROR", "info", "", None,
@@ -185,6 +198,17 @@ class Monitor:
         """Write a PNG dashboard (loss with findings, gradient flow, activations) to ``path``."""
         from ..report.plots import plot_dashboard
         return plot_dashboard(self.run, self.findings(), path, title=title)
+
+    def save_html(self, path, title="nndebug report"):
+        """Write one self-contained HTML report (findings linked to their plots, the plots
+        embedded; it loads nothing from anywhere) to ``path``; returns the path."""
+        from ..report.html import write_page
+        return write_page(path, self.run, self.findings(), title=title)
+
+    def _repr_html_(self):
+        """Jupyter shows the findings, their evidence and fixes, and the plots inline."""
+        from ..report.html import run_fragment
+        return run_fragment(self.run, self.findings())
 
     def save(self, path):
         """Write the run (history, findings, settings) to ``path`` now, atomically; read it

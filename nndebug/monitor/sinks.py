@@ -16,7 +16,9 @@ Every method has a do-nothing default, so a sink writes only the ones it needs:
 - ``on_record(run, record, histograms)``: a recorded step (``record.judged``: whether
   the rules read it; extra records come from the time budget, see ``schedule.py``);
 - ``findings(run)``: extra findings this sink has to add (e.g. from other processes);
-  they join ``Monitor.findings()``;
+  they join ``Monitor.findings()``; asked before the rules run, so a sink may also bring
+  the run up to date here (copy what it kept on the device);
+- ``annotate(run, findings)``: the complete list, returned (possibly with more evidence);
 - ``close(run)``: the monitor closes (flush files here).
 
 A sink that raises is dropped with a MONITOR_ERROR note: it never breaks training.
@@ -37,6 +39,9 @@ class Sink:
 
     def findings(self, run):
         return []
+
+    def annotate(self, run, findings):
+        return findings
 
     def close(self, run):
         pass
