@@ -746,3 +746,25 @@ def test_a_single_mixed_pair_outside_the_probed_slice_is_still_found(framework, 
     if framework == "torch":           # healthy: the whole batch screened in a few passes
         healthy = nd.check_dependencies(TorchAnyPairMixer(size, size), data)
         assert healthy.passed and healthy.n_forward + healthy.n_backward <= 40
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_a_label_column_left_in_the_features_is_named(framework):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(32, 6)).astype(np.float32)
+    y = rng.integers(0, 3, size=32)
+    leaky = x.copy()
+    leaky[:, 4] = y
+    if framework == "torch":
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
+        x, leaky, y = torch.as_tensor(x), torch.as_tensor(leaky), torch.as_tensor(y)
+    else:
+        mg.manual_seed(0)
+        model = mnn.Sequential(mnn.Linear(6, 8), mnn.ReLU(), mnn.Linear(8, 3))
+    assert nd.check_dependencies(model, x, y).passed
+    res = nd.check_dependencies(model, leaky, y)
+    assert codes(res) == ["TARGETS_IN_INPUTS"] and res.findings[0].evidence["columns"] == [4]
+    regression = np.linspace(0, 1, 32)[:, None] * np.ones((1, 6))         # floats: not judged
+    assert nd.check_dependencies(model, regression.astype(np.float32),
+                                 regression[:, 0].astype(np.float32)).passed

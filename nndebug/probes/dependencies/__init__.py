@@ -24,7 +24,7 @@ import numpy as np
 
 from ...adapters import adapt
 from ...findings import sort_findings
-from .alignment import measure_offset, probe_alignment
+from .alignment import measure_offset, probe_alignment, probe_label_column
 from .batch import Batch, array_leaves, to_tree
 from .future import probe_future_leak
 from .loss_shift import loss_shift
@@ -107,6 +107,7 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
         findings, offset, notes = probe_alignment(sequence.x, y, causal=causal,
                                                   task_offset=task_offset,
                                                   ignore_index=ignore_index, loss_shift=shift)
+        findings += probe_label_column(batch.x, y)
         if sequence is not batch:
             notes.append(f"the targets follow input array #{sequence.primary} (a decoder input, "
                          "not the first array): it is the one read for their offset and probed "

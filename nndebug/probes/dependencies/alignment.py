@@ -121,3 +121,31 @@ def probe_alignment(x, y, *, causal=None, task_offset=None, ignore_index=-100, l
                 f"seq[:, :-{expected}] - shift once, either in the data or in the loss, never in "
                 "both (if you do mean to predict further ahead, pass task_offset)")], offset, []
     return [], offset, []
+
+
+MIN_SAMPLES_FOR_COLUMN = 8
+"""A feature column is called the label only when it matches it on at least 8 samples."""
+
+
+def probe_label_column(x, y):
+    """TARGETS_IN_INPUTS for one class label per sample: an input column that IS the label
+    (the target column left in the table when it was split into features and labels)."""
+    if x is None or y is None or x.ndim != 2 or x.shape[1] < 2 or x.dtype.kind not in "fiu":
+        return []
+    labels = y.reshape(-1) if y.ndim == 2 and y.shape[1] == 1 else y
+    if labels.ndim != 1 or labels.shape[0] != x.shape[0] or labels.dtype.kind not in "iu" \
+            or x.shape[0] < MIN_SAMPLES_FOR_COLUMN or np.unique(labels).size < 2:
+        return []
+    wanted = labels.astype(np.float64)
+    columns = [j for j in range(x.shape[1])
+               if np.array_equal(x[:, j].astype(np.float64), wanted)]
+    if not columns:
+        return []
+    return [Finding(
+        "TARGETS_IN_INPUTS", "error", "",
+        message=f"input column {columns[0]} holds the label of every sample ({x.shape[0]} of "
+                f"{x.shape[0]}): the model can read the answer instead of learning it",
+        evidence={"columns": columns, "samples": int(x.shape[0]),
+                  "meaning": "inputs[:, column] == targets for every sample"},
+        fix="drop the label column from the features (the target left in the table when it "
+            "was split into inputs and labels)")]
