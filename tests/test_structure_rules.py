@@ -43,7 +43,8 @@ def frozen_of(values, name="w", fan_in=None, fan_out=None):
     lambda: nn.Linear(64, 32).weight, lambda: nn.Conv2d(8, 16, 3).weight,
     lambda: nn.init.kaiming_normal_(torch.empty(32, 64)),
     lambda: nn.init.xavier_uniform_(torch.empty(32, 64)),
-    lambda: nn.init.normal_(torch.empty(128, 64), std=0.02)])
+    lambda: nn.init.normal_(torch.empty(128, 64), std=0.02),
+    lambda: nn.Embedding(500, 32).weight])
 def test_fresh_initialisations_are_recognised(make):
     torch.manual_seed(0)
     assert looks_freshly_initialised(frozen_of(make().detach().numpy())) is not None

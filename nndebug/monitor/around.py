@@ -15,6 +15,7 @@ hooks, ``disarm()`` right after them, ``on_loss(loss)`` when a recorded step end
 """
 from ..adapters.observing import global_module_hooks
 from .loss_capture import LossCapture
+from .target_ids import loss_options
 from .raised_warnings import WarningCapture
 from .structure import StructureWatch
 
@@ -26,6 +27,7 @@ class Around:
         self.losses = LossCapture(adapter, observed, loss_fn)
         self.structure = StructureWatch(adapter, observed, optimizer_held, on_error)
         self.warnings = WarningCapture(observed, current_step, self.structure.module_names)
+        self._current_step = current_step
         self._global = None
         self.armed = False
 
@@ -55,7 +57,7 @@ class Around:
             if not self.structure.inside_forward and type(module).__name__.endswith("Loss") \
                     and id(module) not in self.structure.module_names and inputs:
                 self.losses.offer(type(module).__name__, inputs[0],
-                                  inputs[1] if len(inputs) > 1 else None)
+                                  inputs[1] if len(inputs) > 1 else None, loss_options(module))
         except Exception as error:       # never break the user's step
             self.on_error(error)
 
@@ -73,7 +75,7 @@ class Around:
         self.losses.take(values, record)
 
     def before_findings(self):
-        self.structure.refresh_frozen()
+        self.structure.refresh_frozen(self._current_step())
 
     def close(self):
         self.disarm()

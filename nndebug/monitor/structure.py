@@ -21,6 +21,8 @@ from ..observed import FrozenTensor, NormBatch, UnregisteredUse
 from ..records import BATCHNORM_TYPES
 
 GRAPH_WALKS = 3              # recorded steps whose output graph is searched for leaves
+FROZEN_SAMPLE = 1 << 20      # values of a large frozen tensor its statistics are taken on
+                             # (an even stride through it): memory and time stay small
 NORM_STEPS_KEPT = 64         # recorded steps whose batch-norm batch sizes are kept (bounded
                              # memory on long runs; the verdict needs a majority, not all)
 
@@ -40,6 +42,7 @@ class StructureWatch:
         self._frozen = [(n, p) for n, p in adapter.named_parameters()
                         if not adapter.requires_grad(p)]
         self._frozen_fingerprint = None
+        self._refreshed_at = None
         self._handles = []
         self._stack, self._inside = [], 0
         self._walks = 0
@@ -56,6 +59,9 @@ class StructureWatch:
         parts = []
         for _, p in self._frozen:
             x = xp.asfloat(self.adapter.detach(p))
+            size = math.prod(x.shape)
+            if size > FROZEN_SAMPLE:
+                x = xp.reshape(x, (-1,))[::-(-size // FROZEN_SAMPLE)]
             mean, std = xp.mean(x), xp.std(x)
             centred = (x - mean) / xp.where(std > 0, std, std + 1)
             parts += [mean, std, xp.amax(xp.abs(x)), xp.mean(centred * centred * centred * centred)]
@@ -77,10 +83,12 @@ class StructureWatch:
                 name=name, shape=shapes[name], fan_in=fan_in, fan_out=fan_out, mean=mean,
                 std=std, absmax=absmax, kurtosis=kurtosis if std > 0 else float("nan")))
 
-    def refresh_frozen(self):
-        """Whether each frozen tensor changed since watching started (before findings)."""
-        if not self._frozen:
+    def refresh_frozen(self, step=None):
+        """Whether each frozen tensor changed since watching started (before findings;
+        measured again only when training went on since the last look)."""
+        if not self._frozen or (step is not None and step == self._refreshed_at):
             return
+        self._refreshed_at = step
         try:
             now = self._frozen_statistics()
         except Exception as error:        # never break the user's run

@@ -11,7 +11,7 @@ Sources named next to the thresholds (besides those in ``rules/__init__.py``):
   [torchinit] PyTorch's default initialisations: Linear/Conv weights kaiming_uniform_(a=sqrt(5)),
               i.e. U(-1/sqrt(fan_in), 1/sqrt(fan_in)), biases the same bound; norm layers
               weight 1, bias 0; nn.init's kaiming/xavier normal and uniform; N(0, 0.02) as in
-              BERT/GPT-2
+              BERT/GPT-2; nn.Embedding N(0, 1)
 """
 import math
 
@@ -52,6 +52,7 @@ def initialiser_stds(fan_in, fan_out, shape):
             out["xavier (Glorot) uniform"] = math.sqrt(2 / (fan_in + fan_out))
     if shape == "normal":
         out["normal(0, 0.02)"] = GPT_STD
+        out["normal(0, 1) (nn.Embedding's default)"] = 1.0
         if fan_in > 0:
             out["kaiming (He) normal"] = math.sqrt(2 / fan_in)
         if fan_out > 0:
