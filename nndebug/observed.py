@@ -34,6 +34,14 @@ class LossCall:
     target_min: float = float("nan")
     target_max: float = float("nan")
     target_integer: "bool | None" = None   # every target a whole number (class indices, 0/1)
+    # class-index losses (cross-entropy, NLL): what the loss skips, and the most frequent
+    # target id in a sample of the targets (padding shows up as a frequent id in runs)
+    ignore_index: "int | None" = None      # the loss's ignore_index (None: not known)
+    reduction: "str | None" = None         # "mean", "sum", "none" (None: not known)
+    target_mode: "float | None" = None     # the most frequent target id in the sample
+    target_mode_share: "float | None" = None    # its share of the sampled targets
+    target_mode_in_runs: "float | None" = None  # share of its occurrences next to another one
+    target_others_in_runs: "float | None" = None  # the same for every other id together
 
 
 @dataclass
@@ -68,6 +76,7 @@ class FrozenTensor:
     std: float = 0.0
     absmax: float = 0.0
     kurtosis: float = float("nan")   # E[(w - mean)^4] / std^4: 1.8 uniform, 3 normal
+    measured: int = 0             # values the statistics were taken on (0: all of them)
     changed: "bool | None" = None    # whether it changed during the run (None: not checked)
 
 

@@ -79,9 +79,13 @@ class StructureWatch:
         all_shapes = {n: tuple(p.shape) for n, p in self.adapter.named_parameters()}
         for (name, p), (mean, std, absmax, kurtosis) in zip(self._frozen, stats):
             fan_in, fan_out = _fans(name, shapes[name], all_shapes)
+            size = math.prod(shapes[name])
+            measured = len(range(0, size, -(-size // FROZEN_SAMPLE))) if size > FROZEN_SAMPLE \
+                else size
             self.observed.frozen.append(FrozenTensor(
                 name=name, shape=shapes[name], fan_in=fan_in, fan_out=fan_out, mean=mean,
-                std=std, absmax=absmax, kurtosis=kurtosis if std > 0 else float("nan")))
+                std=std, absmax=absmax, kurtosis=kurtosis if std > 0 else float("nan"),
+                measured=measured))
 
     def refresh_frozen(self, step=None):
         """Whether each frozen tensor changed since watching started (before findings;

@@ -72,6 +72,7 @@ def looks_freshly_initialised(tensor):
     noise. Training moves weights away from all of these at once.
     """
     n = math.prod(tensor.shape) if tensor.shape else 1
+    n = min(n, tensor.measured) if tensor.measured else n     # a sample of a large tensor
     if tensor.std == 0:
         if tensor.mean in (0.0, 1.0):
             return f"constant {tensor.mean:g}"
