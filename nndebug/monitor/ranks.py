@@ -113,7 +113,7 @@ class RankSync(Sink):
     def _local_levels(self, run):
         from .. import rules
         found = {}
-        for f in rules.diagnose(run):
+        for f in rules.diagnose(run.judged_view()):      # the judged steps: no clock
             found[f.code] = max(found.get(f.code, 0), LEVELS[f.severity])
         return np.array([found.get(code, 0) for code in self.code_names], dtype=float)
 
