@@ -768,3 +768,35 @@ def test_a_label_column_left_in_the_features_is_named(framework):
     regression = np.linspace(0, 1, 32)[:, None] * np.ones((1, 6))         # floats: not judged
     assert nd.check_dependencies(model, regression.astype(np.float32),
                                  regression[:, 0].astype(np.float32)).passed
+
+
+def test_stateful_models_and_graphs_are_not_read_as_mixing():
+    class Stateful(torch.nn.Module):          # carries its state from call to call
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(4, 4)
+            self.register_buffer("state", torch.zeros(4))
+
+        def forward(self, x):
+            out = self.lin(x) + self.state
+            self.state = out.detach().mean(0)
+            return out
+
+    class GraphConv(torch.nn.Module):         # message passing along an edge list
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(4, 4)
+
+        def forward(self, x, edge_index):
+            h = self.lin(x)
+            return h + torch.zeros_like(h).index_add_(0, edge_index[1], h[edge_index[0]])
+
+    torch.manual_seed(0)
+    x = torch.randn(10, 4)
+    model = Stateful()
+    res = nd.check_dependencies(model, x)
+    assert res.passed and any("same inputs" in n for n in res.notes), str(res)
+    assert not model.state.abs().sum()                            # its state is untouched
+    edges = torch.tensor([[0, 1, 2, 3], [1, 2, 3, 4]])
+    res = nd.check_dependencies(GraphConv(), (x, edges))
+    assert res.passed and any("graph" in n for n in res.notes), str(res)

@@ -28,6 +28,7 @@ from .alignment import measure_offset, probe_alignment, probe_label_column
 from .batch import Batch, array_leaves, to_tree
 from .future import probe_future_leak
 from .loss_shift import loss_shift
+from .measure import RELATIVE_TOLERANCE, row_changes
 from .mixing import mixing_anywhere, probe_batch_mixing
 from .padding import find_padding, probe_padding
 from .positions import positional_tensors, probe_positions
@@ -115,11 +116,12 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
         result.offset = offset
         sequences = y is not None and y.ndim >= 2 and sequence.x.ndim >= 2
         result.checked.append("target alignment" if sequences else "")
-        if np.all(np.isfinite(base_out)):
+        reason = _unreadable(runner, batch, n, base_out)
+        if reason is None:
             _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, result,
                          findings, notes)
         else:
-            notes.append("dependencies not checked: the model's output holds NaN or inf")
+            notes.append(f"dependencies on other samples and positions not checked: {reason}")
         if runner.switched:
             notes.append("probed in eval mode (batch-norm in training mode mixes samples by "
                          "design; dropout would draw a different mask per sample)")
@@ -196,6 +198,28 @@ def _sequence_input(batch, y, ignore_index):
     if batch.primary not in aligned and aligned:
         return Batch(batch.tree, next(iter(aligned)))
     return batch
+
+
+def _unreadable(runner, batch, n, base_out):
+    """Why the model's dependences cannot be read, or None: outputs that are not finite,
+    outputs that differ for the same inputs (state kept between calls, randomness), or a
+    graph whose "samples" are nodes that exchange messages by design."""
+    if not np.all(np.isfinite(base_out)):
+        return "the model's output holds NaN or inf"
+    again, _ = runner.forward(batch.rows(range(n)), n, batch.length)
+    if again.shape != base_out.shape or \
+            float(row_changes(base_out, again).max()) > RELATIVE_TOLERANCE:
+        return ("the model gives different outputs for the same inputs (state kept between "
+                "calls, or randomness in forward)")
+    for leaf in array_leaves(batch.tree):
+        is_edge_list = leaf.ndim == 2 and leaf.shape[0] == 2 and leaf.dtype.kind in "iu" and \
+            leaf.shape[1] != batch.size and leaf.size and leaf.max() < batch.size
+        is_adjacency = leaf.ndim == 2 and leaf.shape == (batch.size, batch.size) and \
+            leaf is not batch.x
+        if is_edge_list or is_adjacency:
+            return ("the inputs hold a graph (an edge list or an adjacency matrix): the rows are "
+                    "nodes that exchange messages by design, not independent samples")
+    return None
 
 
 def _first_run(runner, batch, max_samples):
