@@ -23,6 +23,7 @@ The targets of the first ``TARGETS_KEPT`` calls stay available, detached, as
 from ..adapters.observing import loss_inputs_from_graph
 from ..observed import LossCall
 from .hooks import OUTPUT_MAX_COLUMNS, OUTPUT_ROWS
+from .target_ids import CALLS_SAMPLED, CLASS_INDEX_LOSSES, SAMPLE_SIZE, loss_options, summarize
 
 TARGETS_KEPT = 4             # target batches kept (references) for probes
 CALLS_KEPT = 256             # loss calls kept at most: memory stays bounded on long runs
@@ -45,6 +46,7 @@ class LossCapture:
         self.loss_module = loss_fn if loss_fn is not None and _is_module(adapter, loss_fn) \
             else None
         self.call = None         # (name, output, target) of this recorded step
+        self.options = {}        # the call's ignore_index / reduction (target_ids.py)
         self.armed = False
         self._handle = None
 
@@ -69,15 +71,16 @@ class LossCapture:
             return loss_fn
 
         def recorded_loss(output, target, *args, **kwargs):
-            self.offer(loss_name(loss_fn), output, target)
+            self.offer(loss_name(loss_fn), output, target, loss_options(loss_fn, kwargs))
             return loss_fn(output, target, *args, **kwargs)
         return recorded_loss
 
     def _on_loss_module(self, module, inputs, output):
         if len(inputs) >= 1:
-            self.offer(type(module).__name__, inputs[0], inputs[1] if len(inputs) > 1 else None)
+            self.offer(type(module).__name__, inputs[0], inputs[1] if len(inputs) > 1 else None,
+                       loss_options(module))
 
-    def offer(self, name, output, target):
+    def offer(self, name, output, target, options=None):
         """A loss call was seen; kept when it is this recorded step's first training call."""
         if self.call is not None or not self.armed or not self.adapter.is_tensor(output):
             return
@@ -85,6 +88,7 @@ class LossCapture:
             return                # an evaluation loss (no graph): not what is trained
         self.call = (name, self.adapter.detach(output),
                      self.adapter.detach(target) if self.adapter.is_tensor(target) else None)
+        self.options = options or {}
 
     def from_graph(self, loss):
         """Way 3: read the loss call off the loss tensor when no hook saw one this step."""
@@ -95,6 +99,7 @@ class LossCapture:
             name, output, target = found
             self.call = (name, self.adapter.detach(output),
                          self.adapter.detach(target) if self.adapter.is_tensor(target) else None)
+            self.options = {}
 
     # --- into the step's one transfer, and back --------------------------------------------
     def pack(self, packet):
@@ -113,6 +118,10 @@ class LossCapture:
             t = xp.asfloat(target)
             packet.add(("loss_call", "target_min"), xp.amin(t))
             packet.add(("loss_call", "target_max"), xp.amax(t))
+            if (name in CLASS_INDEX_LOSSES and _integer_dtype(target)
+                    and len(self.observed.loss_calls) < CALLS_SAMPLED):
+                packet.add(("loss_call", "target_ids"),
+                           xp.reshape(t, (-1,))[:SAMPLE_SIZE])    # see target_ids.py
 
     def take(self, values, record):
         """Turn this step's host values into a ``LossCall`` (and the logits sample into
@@ -134,7 +143,8 @@ class LossCapture:
                         output_max=_or_nan(value("output_max")), row_sum_error=row_sum,
                         target_min=_or_nan(value("target_min")),
                         target_max=_or_nan(value("target_max")),
-                        target_integer=None if target is None else _integer_dtype(target))
+                        target_integer=None if target is None else _integer_dtype(target),
+                        **self.options, **self._target_summary(values, target))
         self.observed.loss_calls.append(call)
         sample = values.get(("loss_call", "sample"))
         if sample is not None:
@@ -142,6 +152,13 @@ class LossCapture:
             record.output = sample.reshape(rows, output.shape[1]).astype(float)
         if target is not None and len(self.observed.targets) < TARGETS_KEPT:
             self.observed.targets.append((record.step, target))
+
+
+    def _target_summary(self, values, target):
+        ids = values.get(("loss_call", "target_ids"))
+        if ids is None:
+            return {}
+        return summarize(ids, tuple(target.shape) if ids.size == _size(target) else None)
 
 
 def _is_module(adapter, value):

@@ -68,6 +68,7 @@ from . import distributed  # noqa: F401
 from . import learning_rate  # noqa: F401
 from . import blow_ups  # noqa: F401
 from . import signal_flow  # noqa: F401
+from . import sequence  # noqa: F401
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context

@@ -1,0 +1,65 @@
+"""Which class ids reach a cross-entropy loss, and whether one of them looks like padding.
+
+Padded sequence batches fill the tail of the shorter sequences with one id (0, or the
+tokenizer's pad id). If the loss does not skip that id (``ignore_index``), the model is
+trained to predict padding: the loss falls, and looks fine, because padding is the easiest
+token there is. What gives padding away in the targets that reach the loss:
+
+- one id is far more frequent than the others, and
+- its occurrences come in runs (the padded tail of a row, or of a sorted batch), while
+  the other ids rarely repeat next to each other (text, token streams).
+
+A class-imbalanced classification has a frequent class too, but its occurrences sit next to
+each other only as often as chance makes them; batches sorted by label put EVERY id in runs.
+
+``summarize(sample)`` reduces a sample of target ids (host NumPy, the step's one transfer
+carried it) to the few numbers a ``LossCall`` keeps; the rule lives in
+``nndebug.rules.sequence``.
+"""
+import numpy as np
+
+SAMPLE_SIZE = 4096           # target ids carried to the host per call (a few KB)
+CALLS_SAMPLED = 8            # only the first recorded calls: the answer does not change later
+CLASS_INDEX_LOSSES = {"CrossEntropyLoss", "cross_entropy", "NLLLoss", "nll_loss"}
+
+
+def loss_options(loss_fn, kwargs=None):
+    """``ignore_index`` and ``reduction`` of a loss module (its attributes) or of a call of a
+    loss function (its keyword arguments, with torch's defaults); None where not known."""
+    if kwargs is not None:
+        return {"ignore_index": kwargs.get("ignore_index", -100),
+                "reduction": kwargs.get("reduction", "mean")}
+    ignore = getattr(loss_fn, "ignore_index", None)
+    return {"ignore_index": None if ignore is None else int(ignore),
+            "reduction": getattr(loss_fn, "reduction", None)}
+
+
+def summarize(sample, shape=None):
+    """The most frequent id, its share, and how often it (and the rest) sit in runs.
+
+    ``sample``: 1-D target ids; ``shape``: the target's shape when the sample is all of it
+    (a 2-D target is then also read down its columns: sequence-first batches pad there)."""
+    ids = np.asarray(sample).reshape(-1)
+    if ids.size < 4:
+        return {}
+    values, counts = np.unique(ids, return_counts=True)
+    mode = values[np.argmax(counts)]
+    grids = [ids[None, :]]
+    if shape is not None and len(shape) == 2 and int(np.prod(shape)) == ids.size:
+        grids = [ids.reshape(shape), ids.reshape(shape).T]
+    # the direction in which the frequent id sits most in runs counts, for both numbers
+    mode_runs, others_runs = max((_in_runs(grid, grid == mode), _in_runs(grid, grid != mode))
+                                 for grid in grids)
+    return {"target_mode": float(mode), "target_mode_share": float(counts.max() / ids.size),
+            "target_mode_in_runs": mode_runs, "target_others_in_runs": others_runs}
+
+
+def _in_runs(grid, chosen):
+    """Share of the chosen positions whose left or right neighbour (along each row) holds
+    the same id."""
+    same = grid[:, 1:] == grid[:, :-1]
+    beside = np.zeros(grid.shape, dtype=bool)
+    beside[:, 1:] |= same
+    beside[:, :-1] |= same
+    total = chosen.sum()
+    return float((beside & chosen).sum() / total) if total else 0.0

@@ -1,0 +1,78 @@
+"""Rules for sequence models: what padding and attention reveal about a run.
+
+PADDING_NOT_MASKED reads ``run.observed.loss_calls``: for a cross-entropy (or NLL) loss the
+monitor keeps the loss's ``ignore_index`` and ``reduction`` and a summary of a sample of the
+target ids that reached it (``nndebug.monitor.target_ids``). Padding the loss does not
+skip shows up as one id that is frequent, that sits in runs (the padded tails), while the
+other ids do not, and that is not the loss's ``ignore_index``.
+"""
+import statistics
+
+from ..findings import Finding
+from .context import fmt
+from .graph import rule
+
+CLASS_INDEX_LOSSES = {"CrossEntropyLoss", "cross_entropy", "NLLLoss", "nll_loss"}
+MIN_SAMPLED_CALLS = 2      # [design] loss calls with a target sample before judging
+PAD_MIN_SHARE = 0.10       # [measured] padded zoo batches: 0.30-0.51 of the targets are padding;
+                           # a pad share under a tenth costs the model little
+PAD_MAX_SHARE = 0.90       # [design] above this nearly everything is one id: not padding
+PAD_IN_RUNS = 0.80         # [measured] padded targets: 0.96-0.99 of the pad ids sit next to
+                           # another; independent labels with share p: 1-(1-p)^2 (0.75 at 0.5)
+OTHERS_IN_RUNS_MAX = 0.30  # [measured] token targets of the zoo's sequence cases: 0.0 (the
+                           # next id differs); batches sorted by label put every id in runs (1.0)
+MIN_CLASSES = 3            # [design] a vocabulary, not a binary label
+
+
+def padding_calls(loss_calls):
+    """The loss calls whose targets were summarised (class-index losses, integer targets)."""
+    return [c for c in loss_calls if c.loss in CLASS_INDEX_LOSSES and c.target_integer
+            and getattr(c, "target_mode_share", None) is not None]
+
+
+def unmasked_padding(calls):
+    """Evidence that an id the loss does not ignore is padding, or None."""
+    if len(calls) < MIN_SAMPLED_CALLS:
+        return None
+    modes = [c.target_mode for c in calls]
+    pad = max(set(modes), key=modes.count)
+    calls = [c for c in calls if c.target_mode == pad]
+    if len(calls) * 2 <= len(modes):
+        return None                     # no id is the most frequent one in most batches
+    first = calls[0]
+    if first.reduction in (None, "none") or first.ignore_index is None:
+        return None                     # per-token losses may be masked after the call
+    if int(pad) == first.ignore_index:
+        return None
+    if len(first.output_shape) < 2 or first.output_shape[1] < MIN_CLASSES:
+        return None
+    share = statistics.median(c.target_mode_share for c in calls)
+    in_runs = statistics.median(c.target_mode_in_runs for c in calls)
+    others = statistics.median(c.target_others_in_runs for c in calls)
+    if not (PAD_MIN_SHARE <= share <= PAD_MAX_SHARE and in_runs >= PAD_IN_RUNS
+            and others <= OTHERS_IN_RUNS_MAX):
+        return None
+    return {"pad_id": int(pad), "pad_share": share, "pad_in_runs": in_runs,
+            "others_in_runs": others, "ignore_index": first.ignore_index, "loss": first.loss,
+            "calls": len(calls), "steps": [c.step for c in calls]}
+
+
+@rule(produces="PADDING_NOT_MASKED")
+def padding_not_masked(ctx):
+    observed = getattr(ctx.run, "observed", None)
+    if observed is None:
+        return None
+    evidence = unmasked_padding(padding_calls(observed.loss_calls))
+    if evidence is None:
+        return None
+    pad = evidence["pad_id"]
+    return Finding(
+        code="PADDING_NOT_MASKED", severity="warning", where=evidence["loss"],
+        step=evidence["steps"][0],
+        message=(f"{fmt(100 * evidence['pad_share'])}% of the targets that reach "
+                 f"{evidence['loss']} are id {pad}, in runs at the end of sequences (padding), "
+                 f"and the loss does not ignore it (ignore_index={evidence['ignore_index']}): "
+                 "the model is trained to predict padding and the loss partly measures that."),
+        evidence=evidence,
+        fix=(f"Give the loss the padding id: CrossEntropyLoss(ignore_index={pad}), or set "
+             "padded targets to -100 (the default ignore_index)."))

@@ -1,0 +1,84 @@
+"""Sequence-model rules (nndebug/rules/sequence.py): each finds its planted zoo case, stays
+quiet on the healthy twin, and its measurement is checked on hand-made data."""
+import numpy as np
+import pytest
+
+from nndebug import zoo
+from nndebug.monitor.target_ids import summarize
+from nndebug.observed import LossCall
+from nndebug.rules.sequence import unmasked_padding
+
+
+def problems(monitor):
+    return [f.code for f in monitor.findings() if f.severity in ("warning", "error")]
+
+
+# --- the target summary -------------------------------------------------------------------
+def padded(rows=16, length=16, pad=0, seed=0):
+    rng = np.random.default_rng(seed)
+    ids = rng.integers(1, 50, size=(rows, length))
+    lengths = rng.integers(4, length + 1, size=rows)
+    ids[np.arange(length)[None, :] >= lengths[:, None]] = pad
+    return ids
+
+
+def test_summary_of_padded_targets_names_the_pad_id_in_runs():
+    ids = padded(pad=0)
+    s = summarize(ids.reshape(-1), ids.shape)
+    assert s["target_mode"] == 0
+    assert s["target_mode_share"] == pytest.approx((ids == 0).mean())
+    assert s["target_mode_in_runs"] > 0.9 and s["target_others_in_runs"] < 0.1
+
+
+def test_summary_reads_sequence_first_targets_down_the_columns():
+    ids = padded(pad=7).T.copy()           # (T, B): padding runs down each column
+    s = summarize(ids.reshape(-1), ids.shape)
+    assert s["target_mode"] == 7 and s["target_mode_in_runs"] > 0.9
+
+
+def test_summary_of_independent_labels_matches_chance():
+    rng = np.random.default_rng(1)
+    labels = rng.choice(10, size=4000, p=[0.4] + [0.6 / 9] * 9)
+    s = summarize(labels)
+    # a label with share p sits next to itself with probability 1 - (1 - p)^2
+    assert s["target_mode_in_runs"] == pytest.approx(1 - 0.6 ** 2, abs=0.03)
+
+
+def call(step, ignore_index=-100, reduction="mean", ids=None, classes=50):
+    ids = padded(seed=step) if ids is None else ids
+    return LossCall(step, "CrossEntropyLoss", (ids.size, classes), (ids.size,),
+                    target_integer=True, ignore_index=ignore_index, reduction=reduction,
+                    **summarize(ids.reshape(-1)))
+
+
+def test_padding_the_loss_does_not_ignore_is_named():
+    evidence = unmasked_padding([call(s) for s in range(4)])
+    assert evidence["pad_id"] == 0 and evidence["ignore_index"] == -100
+
+
+@pytest.mark.parametrize("change", [dict(ignore_index=0), dict(reduction="none"),
+                                    dict(ignore_index=None), dict(classes=2)])
+def test_no_padding_finding_when_the_loss_ignores_it_or_cannot_be_judged(change):
+    assert unmasked_padding([call(s, **change) for s in range(4)]) is None
+
+
+def test_no_padding_finding_on_sorted_or_independent_labels():
+    sorted_labels = np.repeat(np.arange(4), 16)            # a batch sorted by label
+    assert unmasked_padding([call(s, ids=sorted_labels) for s in range(4)]) is None
+    rng = np.random.default_rng(0)
+    skewed = [rng.choice(10, size=256, p=[0.4] + [0.6 / 9] * 9) for _ in range(4)]
+    assert unmasked_padding([call(s, ids=ids) for s, ids in enumerate(skewed)]) is None
+    assert unmasked_padding([call(0)]) is None               # one call is not enough
+
+
+# --- the zoo pairs ------------------------------------------------------------------------
+PAIRS = [("seq-padding-not-masked", "seq-healthy-padded", "PADDING_NOT_MASKED")]
+
+
+@pytest.mark.parametrize("framework", ["torch", "minigrad"])
+@pytest.mark.parametrize("broken, healthy, code", PAIRS)
+def test_planted_case_is_named_and_its_twin_is_quiet(framework, broken, healthy, code):
+    if framework == "torch":
+        pytest.importorskip("torch")
+    assert code in problems(zoo.get(f"{framework}/{broken}").run())
+    assert problems(zoo.get(f"{framework}/{healthy}").run()) == []
