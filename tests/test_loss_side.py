@@ -305,3 +305,17 @@ def test_minigrad_mse_mismatch_is_read_off_the_loss_graph_and_its_twin():
             finding = next(f for f in problems(mon) if f.code == "LOSS_SHAPE_MISMATCH")
             assert finding.evidence["broadcast_shape"] == [32, 32]
             assert finding.where == "mse_loss"
+
+
+def test_minigrad_softmax_before_cross_entropy_is_seen_on_the_loss_graph_and_its_twin():
+    g = np.random.default_rng(0)
+    xs = g.standard_normal((512, 8)).astype(np.float32)
+    ys = (xs[:, 0] > 0).astype(np.int64) + (xs[:, 1] > 0).astype(np.int64)
+    x, y = mg.tensor(xs), mg.tensor(ys)
+    ce = mnn.CrossEntropyLoss()
+    for softmax in (True, False):
+        mg.manual_seed(0)
+        model = mnn.Sequential(mnn.Linear(8, 32), mnn.ReLU(), mnn.Linear(32, 3))
+        mon = train_minigrad(model, lambda out, t: ce(out.softmax(1) if softmax else out, t),
+                             x, y, steps=60, lr=0.1)
+        assert ("DOUBLE_SOFTMAX" in codes(mon)) == softmax
