@@ -46,8 +46,18 @@ class GetItem(Function):
         # scatter-add, not assignment: an index that appears twice received
         # the value twice, so it must receive both gradients
         full = np.zeros(ctx.shape, dtype=grad.dtype)
-        np.add.at(full, ctx.index, grad)
+        if _never_repeats(ctx.index):  # slices, ints, masks: plain assignment is the
+            full[ctx.index] = grad      # same sum, and much faster than np.add.at
+        else:
+            np.add.at(full, ctx.index, grad)
         return (full,)
+
+
+def _never_repeats(index):
+    """True when ``index`` can pick no element twice: no integer arrays or lists in it."""
+    parts = index if type(index) is tuple else (index,)
+    return all(part is None or part is Ellipsis or isinstance(part, (int, np.integer, slice))
+               or (isinstance(part, np.ndarray) and part.dtype == bool) for part in parts)
 
 
 @register("cat")
