@@ -72,7 +72,8 @@ def test_no_padding_finding_on_sorted_or_independent_labels():
 
 
 # --- the zoo pairs ------------------------------------------------------------------------
-PAIRS = [("seq-padding-not-masked", "seq-healthy-padded", "PADDING_NOT_MASKED")]
+PAIRS = [("seq-padding-not-masked", "seq-healthy-padded", "PADDING_NOT_MASKED"),
+         ("seq-attention-unscaled", "seq-healthy-attention", "ATTENTION_SATURATED")]
 
 
 @pytest.mark.parametrize("framework", ["torch", "minigrad"])
@@ -82,3 +83,52 @@ def test_planted_case_is_named_and_its_twin_is_quiet(framework, broken, healthy,
         pytest.importorskip("torch")
     assert code in problems(zoo.get(f"{framework}/{broken}").run())
     assert problems(zoo.get(f"{framework}/{healthy}").run()) == []
+
+
+# --- attention peaks ----------------------------------------------------------------------
+def namespaces():
+    from nndebug.adapters.minigrad_adapter import NumpyNamespace
+    found = [(NumpyNamespace(), np.asarray)]
+    try:
+        import torch
+        from nndebug.adapters.torch_adapter import TorchNamespace
+        found.append((TorchNamespace(), lambda a: torch.from_numpy(np.asarray(a))))
+    except ImportError:
+        pass
+    return found
+
+
+@pytest.mark.parametrize("space", namespaces(), ids=lambda s: type(s[0]).__name__)
+def test_attention_peaks_match_a_numpy_reference_with_masked_keys(space):
+    from nndebug.monitor.statistics import ATTENTION_ONE_HOT, attention_peaks
+    xp, make = space
+    rng = np.random.default_rng(0)
+    scores = rng.normal(scale=3.0, size=(2, 3, 5, 5))
+    scores[..., np.triu(np.ones((5, 5), bool), 1)] = -np.inf       # causal: row 0 sees one key
+    weights = np.exp(scores - scores.max(-1, keepdims=True))
+    weights /= weights.sum(-1, keepdims=True)
+    got = {name: float(f()) for name, f in attention_peaks(xp, make(weights))}
+    rows = weights.reshape(-1, 5)
+    n = (rows > 0).sum(1)
+    top, n = rows.max(1)[n >= 2], n[n >= 2]                        # rows that see 2+ keys
+    assert got["attention_peak"] == pytest.approx(((top - 1 / n) / (1 - 1 / n)).mean())
+    assert got["attention_one_hot"] == pytest.approx((top > ATTENTION_ONE_HOT).mean())
+    uniform = dict(attention_peaks(xp, make(np.full((1, 4, 4), 0.25))))
+    assert float(uniform["attention_peak"]()) == pytest.approx(0.0, abs=1e-7)
+
+
+def early_records(peaks):
+    from nndebug.records import StepRecord
+    return [StepRecord(step=s, activations={"attn.softmax": {"attention_peak": p,
+                                                             "attention_one_hot": 0.3}})
+            for s, p in peaks]
+
+
+def test_attention_peaked_in_the_first_steps_is_named_and_later_sharpening_is_not():
+    from nndebug.rules.sequence import PEAK_AT_START, peaked_attention
+    assert "attn.softmax" in peaked_attention(early_records([(0, 0.6), (1, 0.62), (2, 0.6)]))
+    # healthy attention sharpens as it learns: only the first steps are judged
+    assert peaked_attention(early_records([(0, 0.08), (1, 0.09), (2, 0.1), (4, 0.9),
+                                           (32, 0.95)])) == {}
+    assert peaked_attention(early_records([(0, PEAK_AT_START - 0.01)])) == {}
+    assert peaked_attention(early_records([(0, float("nan"))])) == {}

@@ -26,6 +26,7 @@ import numpy as np
 # (derivative below 0.02), a sigmoid output outside [0.01, 0.99] (derivative below 0.01)
 TANH_SATURATION = 0.99
 SIGMOID_SATURATION = 0.99
+ATTENTION_ONE_HOT = 0.99     # an attention row counts as one-hot above this largest weight
 HISTOGRAM_SAMPLE = 4096      # values per layer kept for a histogram
 HISTOGRAM_BINS = 40
 
@@ -85,6 +86,8 @@ def layer_stats(xp, x, kind, heavy=False, on_error=None):
     elif kind == "sigmoid":
         wanted.append(("saturated", lambda: xp.mean(xp.asfloat(
             xp.abs(x - 0.5) > SIGMOID_SATURATION - 0.5))))
+    elif kind == "softmax" and x.ndim >= 3:
+        wanted.extend(attention_peaks(xp, x))
     if heavy:
         wanted.append(("absmax", lambda: xp.amax(xp.abs(x))))
         if batched:
@@ -94,6 +97,31 @@ def layer_stats(xp, x, kind, heavy=False, on_error=None):
                 wanted.append(("unit_spread", lambda: xp.mean(xp.std(flat, axis=1))))
         wanted.append(("histogram", lambda: xp.reshape(x, (-1,))[:HISTOGRAM_SAMPLE]))
     return each(wanted, on_error)
+
+
+def attention_peaks(xp, weights):
+    """How peaked the rows of attention weights (B, [H,] T_query, T_key) are.
+
+    Only rows with at least two visible keys count (a masked key has weight exactly 0; a
+    query that sees one key is one-hot by construction). ``attention_peak``: the mean of
+    (max - 1/n) / (1 - 1/n) over those rows, 0 for uniform rows over their n visible keys,
+    1 for one-hot ones; ``attention_one_hot``: the share of them whose largest weight
+    exceeds ``ATTENTION_ONE_HOT`` (a saturated softmax: its gradient is nearly zero).
+    """
+    def rows():
+        flat = xp.reshape(weights, (-1, weights.shape[-1]))
+        visible = xp.sum(xp.asfloat(flat > 0), axis=1)
+        counted = xp.asfloat(visible >= 2)
+        return xp.amax(flat, axis=1), visible + 2 * (1 - counted), counted
+
+    def peak():
+        top, visible, counted = rows()
+        return xp.sum((top - 1 / visible) / (1 - 1 / visible) * counted) / xp.sum(counted)
+
+    def one_hot():
+        top, _, counted = rows()
+        return xp.sum(xp.asfloat(top > ATTENTION_ONE_HOT) * counted) / xp.sum(counted)
+    return [("attention_peak", peak), ("attention_one_hot", one_hot)]
 
 
 # --- host side: NumPy in, NumPy out --------------------------------------------------------

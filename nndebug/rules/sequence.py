@@ -5,6 +5,13 @@ monitor keeps the loss's ``ignore_index`` and ``reduction`` and a summary of a s
 target ids that reached it (``nndebug.monitor.target_ids``). Padding the loss does not
 skip shows up as one id that is frequent, that sits in runs (the padded tails), while the
 other ids do not, and that is not the loss's ``ignore_index``.
+
+ATTENTION_SATURATED reads the statistics of softmax layers with attention-shaped outputs
+(``nn.Softmax`` modules; ``monitor.statistics.attention_peaks``): attention rows that are
+already far from uniform in the first steps, before training could have sharpened them.
+A functional softmax (``scores.softmax(-1)``) is not a layer and is not seen; a pretrained
+model fine-tuned from step 0 may start with peaked attention for good reasons and is
+flagged too: a known limit of judging the first steps.
 """
 import statistics
 
@@ -76,3 +83,56 @@ def padding_not_masked(ctx):
         evidence=evidence,
         fix=(f"Give the loss the padding id: CrossEntropyLoss(ignore_index={pad}), or set "
              "padded targets to -100 (the default ignore_index)."))
+
+
+# --- attention that starts out peaked ----------------------------------------------------------
+EARLY_STEPS = 2            # [design] steps 0..2: before training could have sharpened attention
+PEAK_AT_START = 0.40       # [measured] attention_peak (0 uniform, 1 one-hot) at steps 0-2 of a
+                           # one-block GPT on the counting task: scaled q.k/sqrt(d) 0.08-0.11 for
+                           # head dims 8-128; unscaled 0.57-0.74 for head dims 32-128 (0.24 at 8,
+                           # 0.36 at 16: a small head dim hides the missing scale)
+
+
+def peaked_attention(records):
+    """``{layer: (median attention_peak over the early records, steps)}`` for softmax layers
+    whose early attention rows are far from uniform."""
+    early = [r for r in records if r.step <= EARLY_STEPS]
+    peaks = {}
+    for record in early:
+        for layer, stats in record.activations.items():
+            value = stats.get("attention_peak")
+            if value is not None and value == value:          # not NaN
+                peaks.setdefault(layer, []).append((record.step, value))
+    found = {}
+    for layer, seen in peaks.items():
+        median = statistics.median(v for _, v in seen)
+        if median >= PEAK_AT_START:
+            found[layer] = (median, [s for s, _ in seen])
+    return found
+
+
+@rule(produces="ATTENTION_SATURATED")
+def attention_saturated(ctx):
+    found = peaked_attention(ctx.all_records)
+    if not found:
+        return None
+    layer, (peak, steps) = max(found.items(), key=lambda item: item[1][0])
+    later = [r.activations[layer].get("attention_one_hot") for r in ctx.all_records
+             if layer in r.activations]
+    later = [v for v in later if v is not None and v == v]
+    one_hot = later[-1] if later else float("nan")
+    return Finding(
+        code="ATTENTION_SATURATED", severity="warning", where=layer, step=steps[0],
+        message=(f"The attention weights of {layer} are sharply peaked from the first steps "
+                 f"(peak {fmt(peak)} on a scale where 0 is uniform and 1 one-hot; freshly "
+                 f"initialised attention with scaled logits starts near 0), and "
+                 f"{fmt(100 * one_hot)}% of its rows are near one-hot at the last recorded "
+                 "step: the softmax saturates (a near one-hot row passes almost no gradient "
+                 "to the queries and keys). The usual cause: logits q.k not divided by "
+                 "sqrt(head dim)."),
+        evidence={"attention_peak_at_start": peak, "steps": steps,
+                  "one_hot_share_last": one_hot, "threshold": PEAK_AT_START,
+                  "layers": sorted(found)},
+        fix=("Scale the attention logits: scores = q @ k.transpose(-2, -1) / sqrt(head_dim) "
+             "(F.scaled_dot_product_attention does it); if they are scaled, check the "
+             "initialisation of the query/key projections."))
