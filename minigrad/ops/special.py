@@ -17,6 +17,8 @@ tail), and the other follows: ``erf = 1 - erfc``, ``erfc(-x) = 2 - erfc(x)``.
 Measured against ``math.erf``/``math.erfc`` (tests/test_ops_wrappers.py): absolute
 error of erf below 2e-15, relative error of erfc below 5e-15 for x >= 2.
 """
+import math
+
 import numpy as np
 
 from ..autograd import Function
@@ -38,8 +40,8 @@ _P3 = (1.63153871373020978e-2, 3.05326634961232344e-1, 3.60344899949804439e-1,
 _Q3 = (1.0, 2.56852019228982242e0, 1.87295284992346047e0, 5.27905102951428412e-1,
        6.05183413124413191e-2, 2.33520497626869185e-3)
 NEAR_ZERO, FAR = 0.46875, 4.0   # the three ranges of |x|
-_TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
-_ONE_OVER_SQRT_PI = 1.0 / np.sqrt(np.pi)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)   # Python floats: float32 arrays stay float32
+_ONE_OVER_SQRT_PI = 1.0 / math.sqrt(math.pi)
 _BEYOND_UNDERFLOW = 40.0  # erfc(40) ~ 1e-697 is 0.0 in float64; capping keeps inf finite
 
 
@@ -61,10 +63,10 @@ def _exp_minus_square(x):
     """``exp(-x^2)`` without the rounding error of ``x*x`` blowing up for large x.
 
     ``x^2`` rounded loses ~x^2 * 1e-16 in absolute terms, a relative error of
-    1e-13 in ``exp(-x^2)`` at x = 25. Splitting x into a short head (whose square
-    is exact) and a tail keeps the result accurate to a few ulps.
+    1e-13 in ``exp(-x^2)`` at x = 25. Splitting x into a head on a grid of 1/16
+    (whose square is exact, in float32 too) and a tail keeps it to a few ulps.
     """
-    head = np.round(x * 4096.0) / 4096.0
+    head = np.round(x * 16.0) / 16.0
     return np.exp(-head * head) * np.exp(-(x - head) * (x + head))
 
 
@@ -87,15 +89,20 @@ def _erfc_away_from_zero(magnitude):
 
 
 def _split(x):
-    """(x as float64, |x|, the near-zero mask, the mask of the rest that is not nan)."""
-    x = np.asarray(x, dtype=np.float64)
+    """(x as float32 or float64, |x|, the near-zero mask, the mask of the rest that is not nan).
+
+    A float32 array is computed in float32 (as torch does, twice as fast, float32's
+    accuracy); anything else in float64.
+    """
+    x = np.asarray(x)
+    x = x.astype(np.float32 if x.dtype == np.float32 else np.float64, copy=False)
     magnitude = np.abs(x)
     near = magnitude <= NEAR_ZERO
     return x, magnitude, near, ~near & ~np.isnan(x)
 
 
 def erfc(x):
-    """Complementary error function ``1 - erf(x)`` of a float array, in float64."""
+    """Complementary error function ``1 - erf(x)`` of a float array (float32 stays float32)."""
     x, magnitude, near, away = _split(x)
     out = np.full_like(x, np.nan)
     out[near] = 1.0 - _erf_near_zero(x[near])
@@ -105,7 +112,7 @@ def erfc(x):
 
 
 def erf(x):
-    """Error function of a float array, in float64 (accurate to ~1e-15 absolute)."""
+    """Error function of a float array (float64: accurate to ~1e-15 absolute; float32 stays)."""
     x, magnitude, near, away = _split(x)
     out = np.full_like(x, np.nan)
     out[near] = _erf_near_zero(x[near])
@@ -115,12 +122,12 @@ def erf(x):
 
 def normal_cdf(x):
     """Phi(x), the standard normal CDF, accurate also deep in the left tail."""
-    return 0.5 * erfc(-np.asarray(x, dtype=np.float64) / np.sqrt(2.0))
+    return 0.5 * erfc(-np.asarray(x) / math.sqrt(2.0))
 
 
 def normal_pdf(x):
-    x = np.asarray(x, dtype=np.float64)
-    return np.exp(-0.5 * x * x) / np.sqrt(2.0 * np.pi)
+    x = np.asarray(x)
+    return np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
 
 
 @register("erf")
@@ -155,7 +162,7 @@ class GELU(Function):
         if approximate == "tanh":  # in a's own dtype, as torch
             ctx.tanh = np.tanh(_SQRT_2_OVER_PI * (a + _CUBIC * (a * a * a)))
             return 0.5 * a * (1.0 + ctx.tanh)
-        x = a.astype(np.float64)  # erf runs in float64; the result returns to a's dtype
+        x = a if a.dtype == np.float32 else a.astype(np.float64)  # erf's working dtypes
         ctx.cdf = normal_cdf(x)   # kept: the backward needs it too
         return (x * ctx.cdf).astype(a.dtype, copy=False)
 
@@ -167,6 +174,6 @@ class GELU(Function):
             t, x = ctx.tanh, a
             local = 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * _SQRT_2_OVER_PI * (1.0 + 3 * _CUBIC * x * x)
         else:
-            x = a.astype(np.float64)
+            x = a if a.dtype == np.float32 else a.astype(np.float64)
             local = ctx.cdf + x * normal_pdf(x)  # d/dx [x Phi(x)] = Phi(x) + x phi(x)
         return ((grad * local).astype(a.dtype, copy=False),)
