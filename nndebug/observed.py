@@ -100,6 +100,8 @@ class Observed:
     targets: list = field(default_factory=list)           # [(step, target tensor)] the targets
                                                           # that reached the loss, kept for
                                                           # probes (framework tensors; few)
+    graph_nodes: list = field(default_factory=list)       # [(step, operations in the loss's
+                                                          # graph)] on the first recorded steps
 
     def to_dict(self):
         from dataclasses import asdict
@@ -107,4 +109,5 @@ class Observed:
                 "warnings": [asdict(w) for w in self.warnings],
                 "unregistered": [asdict(u) for u in self.unregistered],
                 "frozen": [asdict(f) for f in self.frozen],
-                "norm_batches": [asdict(b) for b in self.norm_batches]}
+                "norm_batches": [asdict(b) for b in self.norm_batches],
+                "graph_nodes": [list(g) for g in self.graph_nodes]}

@@ -132,3 +132,49 @@ def test_attention_peaked_in_the_first_steps_is_named_and_later_sharpening_is_no
                                            (32, 0.95)])) == {}
     assert peaked_attention(early_records([(0, PEAK_AT_START - 0.01)])) == {}
     assert peaked_attention(early_records([(0, float("nan"))])) == {}
+
+
+# --- a graph that grows -------------------------------------------------------------------
+def test_graph_nodes_count_a_fixed_graph_alike_and_a_chained_one_growing():
+    import minigrad as mg
+    from nndebug.adapters.graph_size import graph_nodes
+    w = mg.tensor(np.ones(3), requires_grad=True)
+    state, chained, fixed = mg.tensor(np.zeros(3)), [], []
+    for _ in range(4):
+        state = (state + w) * 0.5                  # carried: each step extends the graph
+        chained.append(graph_nodes("minigrad", state.sum()))
+        fixed.append(graph_nodes("minigrad", ((mg.tensor(np.zeros(3)) + w) * 0.5).sum()))
+    assert len(set(fixed)) == 1 and chained[0] == fixed[0]
+    assert all(b - a == 2 for a, b in zip(chained, chained[1:]))   # one add, one mul per step
+    assert graph_nodes("minigrad", mg.tensor(np.ones(2))) is None      # no graph
+    torch = pytest.importorskip("torch")
+    v = torch.ones(3, requires_grad=True)
+    h, sizes = torch.zeros(3), []
+    for _ in range(3):
+        h = (h + v) * 0.5
+        sizes.append(graph_nodes("torch", h.sum()))
+    assert sizes[1] - sizes[0] == sizes[2] - sizes[1] == 2
+
+
+def test_growing_graph_needs_growth_at_every_step():
+    from nndebug.rules.sequence import growing_graph
+    assert growing_graph([(s, 75 + 73 * s) for s in range(12)])["growth"] > 10
+    assert growing_graph([(s, 75) for s in range(12)]) is None
+    assert growing_graph([(0, 75), (1, 200), (2, 150), (3, 400)]) is None   # lengths vary
+    assert growing_graph([(0, 75), (1, 80), (2, 85), (3, 90)]) is None      # barely grows
+    assert growing_graph([(0, 75), (1, 148), (2, 221)]) is None             # too few steps
+
+
+def test_lstm_state_not_detached_is_named_and_its_twin_is_quiet():
+    broken = zoo.get("minigrad/seq-lstm-state-not-detached").run()
+    assert problems(broken)[0] == "HIDDEN_STATE_NOT_DETACHED"
+    assert problems(zoo.get("minigrad/seq-healthy-lstm-stream").run()) == []
+
+
+def test_dependency_probes_pick_a_recurrent_state_by_its_batch_dimension():
+    from nndebug.probes.dependencies.batch import Batch
+    ids = np.arange(12).reshape(4, 3)
+    state = np.arange(2 * 4 * 5).reshape(2, 4, 5)      # (num_layers, batch, hidden)
+    picked = Batch([ids, state]).rows([3, 1])
+    assert np.array_equal(picked[0], ids[[3, 1]])
+    assert np.array_equal(picked[1], state[:, [3, 1]])

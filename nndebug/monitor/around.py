@@ -5,6 +5,7 @@
 - ``StructureWatch`` (``structure.py``): unregistered parts, frozen tensors, batch-norm
   batch sizes;
 - ``WarningCapture`` (``raised_warnings.py``): the framework's warnings, with step and module;
+- ``GraphGrowth`` (``graph_growth.py``): the size of the loss's graph on the first steps;
 and, on torch, the global module hooks of a recorded step, dispatched to the first two (one
 pair of hooks for both). Everything lands in ``run.observed``.
 
@@ -14,6 +15,7 @@ hooks, ``disarm()`` right after them, ``on_loss(loss)`` when a recorded step end
 ``before_findings()`` before the rules run; ``close()`` once.
 """
 from ..adapters.observing import global_module_hooks
+from .graph_growth import GraphGrowth
 from .loss_capture import LossCapture
 from .target_ids import loss_options
 from .raised_warnings import WarningCapture
@@ -27,6 +29,7 @@ class Around:
         self.losses = LossCapture(adapter, observed, loss_fn)
         self.structure = StructureWatch(adapter, observed, optimizer_held, on_error)
         self.warnings = WarningCapture(observed, current_step, self.structure.module_names)
+        self.graph = GraphGrowth(adapter, observed)
         self._current_step = current_step
         self._global = None
         self.armed = False
@@ -65,6 +68,7 @@ class Around:
         """The recorded step ended with this loss: read its graph if no hook saw the call."""
         try:
             self.losses.from_graph(loss)
+            self.graph.on_loss(self._current_step(), loss)
         except Exception as error:
             self.on_error(error)
 

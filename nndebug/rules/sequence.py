@@ -12,6 +12,12 @@ already far from uniform in the first steps, before training could have sharpene
 A functional softmax (``scores.softmax(-1)``) is not a layer and is not seen; a pretrained
 model fine-tuned from step 0 may start with peaked attention for good reasons and is
 flagged too: a known limit of judging the first steps.
+
+HIDDEN_STATE_NOT_DETACHED reads ``run.observed.graph_nodes``: the number of operations in
+the loss's graph on the first recorded steps (``monitor.graph_growth``). A fixed model
+builds the same graph every step; one that grows at every step reaches back into earlier
+batches. Only minigrad lets such a run go on silently: torch refuses the second backward
+(and, with ``retain_graph=True``, the weights the optimizer changed in place).
 """
 import statistics
 
@@ -136,3 +142,44 @@ def attention_saturated(ctx):
         fix=("Scale the attention logits: scores = q @ k.transpose(-2, -1) / sqrt(head_dim) "
              "(F.scaled_dot_product_attention does it); if they are scaled, check the "
              "initialisation of the query/key projections."))
+
+
+# --- a graph that grows from step to step ------------------------------------------------------
+MIN_GRAPH_STEPS = 4        # [design] steps whose loss graph was measured, before judging
+GRAPH_GROWTH = 3.0         # [measured] LSTM zoo pair over 12 steps: 75 -> 878 operations when the
+                           # state is carried undetached (one chunk more each step), 75 every
+                           # step when it is detached; any fixed model builds the same graph
+RECURRENT_TYPES = {"RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"}
+
+
+def growing_graph(graph_nodes):
+    """Evidence when the loss's graph grows at every measured step, else None."""
+    if len(graph_nodes) < MIN_GRAPH_STEPS:
+        return None
+    steps = [s for s, _ in graph_nodes]
+    nodes = [n for _, n in graph_nodes]
+    if any(b <= a for a, b in zip(nodes, nodes[1:])) or nodes[-1] < GRAPH_GROWTH * nodes[0]:
+        return None
+    return {"steps": steps, "graph_nodes": nodes, "growth": nodes[-1] / nodes[0]}
+
+
+@rule(produces="HIDDEN_STATE_NOT_DETACHED")
+def hidden_state_not_detached(ctx):
+    observed = getattr(ctx.run, "observed", None)
+    evidence = growing_graph(getattr(observed, "graph_nodes", []) if observed else [])
+    if evidence is None:
+        return None
+    recurrent = [layer.name for layer in ctx.run.layers if layer.type in RECURRENT_TYPES]
+    nodes, steps = evidence["graph_nodes"], evidence["steps"]
+    return Finding(
+        code="HIDDEN_STATE_NOT_DETACHED", severity="error",
+        where=recurrent[0] if recurrent else "", step=steps[1],
+        message=(f"The graph behind the loss grows every step ({nodes[0]} operations at step "
+                 f"{steps[0]}, {nodes[-1]} at step {steps[-1]}): each backward runs through the "
+                 "batches before it too, so steps get slower and slower and the gradients mix "
+                 "in old batches. Usually a recurrent state (an RNN/LSTM hidden state) carried "
+                 "to the next batch without .detach()."),
+        evidence=evidence,
+        fix=("Detach what is carried between batches: hidden = hidden.detach() (for an LSTM, "
+             "(h.detach(), c.detach())) before the next forward; never backward(retain_graph="
+             "True) to get past torch's 'backward through the graph a second time' error."))

@@ -65,6 +65,11 @@ class Batch:
         self.size = int(leaves[self.primary].shape[0])
         self.per_sample = {i for i, a in enumerate(leaves)
                            if a.ndim >= 1 and a.shape[0] == self.size}
+        # a recurrent state (num_layers, batch, hidden) or a sequence-first tensor holds its
+        # samples along dimension 1: picked there, so each sample keeps its own state
+        self.per_sample_dim1 = {i for i, a in enumerate(leaves) if i not in self.per_sample
+                                and i != self.primary and a.ndim >= 3
+                                and a.shape[1] == self.size}
 
     @property
     def x(self):
@@ -99,6 +104,8 @@ class Batch:
         def pick(i, a):
             if i == self.primary and primary is not None:
                 return np.asarray(primary, dtype=a.dtype)
+            if i in self.per_sample_dim1:
+                return a[:, indices].copy()
             return a[indices].copy() if i in self.per_sample else a
         return map_arrays(self.tree, pick)
 
