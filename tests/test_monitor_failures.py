@@ -123,3 +123,15 @@ def test_a_failing_host_statistic_costs_that_statistic_only(monkeypatch):
     assert mon.run.histograms == [] and all("std" in r.activations["1"] for r in mon.run.records)
     error = next(f for f in mon.findings() if f.code == "MONITOR_ERROR")
     assert "histogram of layer" in error.message
+
+
+def test_tensorboard_onto_an_existing_file_is_one_clear_error(tmp_path):
+    torch = pytest.importorskip("torch")
+    import nndebug as nd
+    model = torch.nn.Linear(3, 2)
+    path = tmp_path / "events.txt"
+    path.write_text("not a folder")
+    before = nd.adapt(model).hook_counts()
+    with pytest.raises(ValueError, match="is a file"):
+        nd.watch(model, tensorboard=str(path))
+    assert nd.adapt(model).hook_counts() == before

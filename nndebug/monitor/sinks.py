@@ -51,7 +51,14 @@ class TensorBoardSink(Sink):
     """Scalars and histograms for TensorBoard: ``watch(model, opt, tensorboard="runs/x")``."""
 
     def __init__(self, logdir):
+        import os
         from ..report.tensorboard import TensorBoardWriter
+        if not isinstance(logdir, (str, os.PathLike)):
+            raise TypeError(f"tensorboard= expects a folder path for the event files, got "
+                            f"{type(logdir).__name__}")
+        if os.path.exists(logdir) and not os.path.isdir(logdir):
+            raise ValueError(f"tensorboard={os.fspath(logdir)!r} is a file; TensorBoard writes "
+                             "a folder of event files: pass a folder path (it is created)")
         self.writer = TensorBoardWriter(logdir)
 
     def on_losses(self, run, steps, values, curve):
