@@ -30,19 +30,22 @@ activation histograms (an eighth of the whole budget for the histograms).
       power of two (the monitor always records these: the early phase, on a log time
       scale, is where many bugs show and what rules compare the run with);
    b. *recent* records: the latest ones, up to ``RECENT_SHARE`` of the record budget (at
-      least ``MIN_RECENT``);
+      least ``MIN_RECENT``); after a NaN, the latest ones before it (the rules read only
+      what came before the first non-finite step);
    c. *evidence*: every record whose step a finding of the run so far names (its step or
-      a step listed in its evidence), and the records from just before the first
-      non-finite step on (where a NaN comes from);
+      a step listed in its evidence), and the last record before the first non-finite
+      step with the first ``NAN_EVIDENCE_RECORDS`` from it on (where a NaN comes from);
    d. the *rest, thinned evenly*: the steps are cut into cells of equal width and one
       record is kept per cell (preferably one with the detailed statistics recorded every
-      ``histogram_every`` records); the width doubles until they fit.
+      ``histogram_every`` records); the width doubles until they fit. Records before the
+      first non-finite step come first; those after it fill what room is left.
    This applies to the *judged* records, the ones the rules read (which steps are judged
    depends on the step number alone). *Extra* records, taken when the monitor's time
    budget allowed them (``StepRecord.judged`` False; plots only), fill the room left,
    thinned evenly too: what the rules see never depends on the machine's speed.
-   When everything does not fit, the order above is the priority (the first three and the
-   latest ``MIN_RECENT`` records are kept in any case). A compaction brings the records down
+   When everything does not fit, the priority is: the first three and the latest
+   ``MIN_RECENT`` records (kept in any case), the evidence, the early records, the recent
+   window, the rest. A compaction brings the records down
    to ``COMPACT_TO`` of their share, so that it runs rarely (its cost, one diagnosis of the
    run so far, is spread over many steps).
 3. **Histograms** are thinned the same way within their own share: the first
@@ -71,7 +74,8 @@ MAX_RECORDS = 1024            # detailed records kept, at most (analysis time)
 EARLY_RECORDS = 8             # the first records, always kept
 RECENT_SHARE = 0.25           # of the record budget: the latest records
 MIN_RECENT = 4                # the latest records kept, at least
-NAN_EVIDENCE_RECORDS = 24     # records kept from just before the first non-finite step on
+NAN_EVIDENCE_RECORDS = 8      # records kept from the first non-finite step on (and the one
+                              # before it): enough to see where the NaN came from
 COMPACT_TO = 0.75             # a compaction leaves the records at 3/4 of their budget
 EARLY_HISTOGRAMS, RECENT_HISTOGRAMS = 3, 4
 
@@ -526,17 +530,26 @@ class BoundedRun(RunRecord):
                     return
                 keep.add(i)
                 used += sizes[i]
+        # the rules read only the records before the first non-finite step: the recent
+        # window and the even thinning serve those first
+        cutoff = self._first_nonfinite_step() if judged_too else None
+        before = [i for i in judged if cutoff is None or records[i].step < cutoff]
         if judged_too:
-            take(self._evidence_indices())
+            take(self._evidence_indices(cutoff))
             take(i for i in self._early_indices() if i in is_judged)
-            take(reversed(judged), limit=min(target_bytes, used + RECENT_SHARE * self.record_budget))
+            take(reversed(before), limit=min(target_bytes, used + RECENT_SHARE * self.record_budget))
 
         def fits(chosen):
             return (used + sum(sizes[i] for i in chosen) <= target_bytes
                     and len(keep) + len(chosen) <= target_count)
         if judged_too:
-            middle = [i for i in judged if i not in keep]
+            middle = [i for i in before if i not in keep]
             chosen, self._record_grid = _thinned(records, middle, self._record_grid, fits)
+            keep |= set(chosen)
+            used += sum(sizes[i] for i in chosen)
+            after = [i for i in judged if i not in keep and records[i].step >= cutoff] \
+                if cutoff is not None else []
+            chosen, _ = _thinned(records, after, self._record_grid, fits)
             keep |= set(chosen)
             used += sum(sizes[i] for i in chosen)
             self._judged_after_compaction = used
@@ -570,11 +583,11 @@ class BoundedRun(RunRecord):
         return [i for i, r in enumerate(self.records)
                 if i < EARLY_RECORDS or r.step < 3 or (r.step & (r.step - 1)) == 0]
 
-    def _evidence_indices(self):
-        """The records around the first non-finite step, then those findings name."""
+    def _evidence_indices(self, first_bad):
+        """The records around the first non-finite step ``first_bad``, then those findings
+        name."""
         records = self.records
         out = []
-        first_bad = self._first_nonfinite_step()
         if first_bad is not None:
             after = [i for i, r in enumerate(records) if r.step >= first_bad]
             if after and after[0] > 0:

@@ -162,6 +162,8 @@ def test_saves_come_at_most_every_save_every_s_and_on_close(tmp_path):
         train(mon, model, opt, data, 5)
         assert not rare.exists()
     assert nd.load_run(rare).n_steps == 5
+    page = nd.load_run(rare).save_html(tmp_path / "rare.html")       # as mon.save_html does
+    assert "<html" in open(page, encoding="utf-8").read().lower()
     with nd.watch(model, opt, save_to=often, save_every_s=0) as mon:
         train(mon, model, opt, data, 5)
         assert nd.load_run(often).n_steps == 5           # saved while training
