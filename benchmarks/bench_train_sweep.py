@@ -13,8 +13,10 @@ intra-op threads and NumPy's BLAS). Sizes (batch in brackets):
        GPT-2's tanh approximation, which shows what the erf costs
 - lstm ``make_recurrent_lm``: 2-layer LSTM, 128 hidden, 32 characters (16)
 
-Time: the fastest of ROUNDS interleaved rounds (a round times a burst of steps of one
-framework, then of the other), so that whatever else the machine does disturbs both.
+Time: CPU time of the benchmark process (``time.process_time``: time spent waiting for a
+core on a shared machine is not counted), the fastest of ROUNDS interleaved rounds (a round
+times a burst of steps of one framework, then of the other), so that whatever else the
+machine does disturbs both.
 Peak memory: a fresh process per framework and model; peak resident memory above the
 resident memory after imports, a first-use step of a tiny model, and data set-up (Linux
 ``/proc/self/clear_refs``), over MEMORY_STEPS steps.
@@ -144,17 +146,17 @@ def _timing_child(labels, rounds):
         first = {fw: steps[fw]() for fw in FRAMEWORKS}
         bursts = {}
         for fw in FRAMEWORKS:   # warm up, and size a burst to about ROUND_SECONDS
-            start = time.perf_counter()
+            start = time.process_time()
             steps[fw]()
-            bursts[fw] = max(1, int(ROUND_SECONDS / max(time.perf_counter() - start, 1e-6)))
+            bursts[fw] = max(1, int(ROUND_SECONDS / max(time.process_time() - start, 1e-6)))
         burst = min(bursts.values())
         times = {fw: [] for fw in FRAMEWORKS}
         for index in range(rounds):
             for fw in (FRAMEWORKS if index % 2 == 0 else FRAMEWORKS[::-1]):
-                start = time.perf_counter()
+                start = time.process_time()
                 for _ in range(burst):
                     steps[fw]()
-                times[fw].append((time.perf_counter() - start) / burst * 1e3)
+                times[fw].append((time.process_time() - start) / burst * 1e3)
         result[label] = {"first_loss": first, "step_ms": times}
     del limit
     return result
@@ -220,7 +222,7 @@ def table(results):
     missing = [name for name, there in results["peers"].items() if not there]
     lines += [
         "",
-        f"Both on ONE thread; step = zero_grad + forward + loss + backward + SGD; the fastest "
+        f"Both on ONE thread; step = zero_grad + forward + loss + backward + SGD, CPU time; the fastest "
         f"of {results['rounds']} interleaved rounds; ratio = minigrad / torch. Peak MiB: "
         f"resident memory above the set-up, {MEMORY_STEPS} steps, a fresh process each.",
         f"Machine: {results['cores']} cores, load average {results['load_before']:.1f} before, "
