@@ -222,8 +222,8 @@ def table(results):
     missing = [name for name, there in results["peers"].items() if not there]
     lines += [
         "",
-        f"Both on ONE thread; step = zero_grad + forward + loss + backward + SGD, CPU time; the fastest "
-        f"of {results['rounds']} interleaved rounds; ratio = minigrad / torch. Peak MiB: "
+        f"Both on ONE thread; step = zero_grad + forward + loss + backward + SGD, CPU time; "
+        f"the fastest of {results['rounds']} interleaved rounds; ratio = minigrad / torch. Peak MiB: "
         f"resident memory above the set-up, {MEMORY_STEPS} steps, a fresh process each.",
         f"Machine: {results['cores']} cores, load average {results['load_before']:.1f} before, "
         f"{results['load_after']:.1f} after.",
