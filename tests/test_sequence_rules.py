@@ -178,3 +178,35 @@ def test_dependency_probes_pick_a_recurrent_state_by_its_batch_dimension():
     picked = Batch([ids, state]).rows([3, 1])
     assert np.array_equal(picked[0], ids[[3, 1]])
     assert np.array_equal(picked[1], state[:, [3, 1]])
+
+
+def test_a_functional_softmax_is_measured_on_torch_and_the_mode_stack_is_left_as_found():
+    torch = pytest.importorskip("torch")
+    from torch.overrides import TorchFunctionMode
+    depth = torch._C._len_torch_function_stack()
+    monitor = zoo.get("torch/seq-attention-unscaled").run(steps=4)   # F.softmax in attention
+    assert torch._C._len_torch_function_stack() == depth
+    assert monitor.run.records[0].activations["attn.softmax"]["attention_peak"] > 0.4
+
+    import nndebug as nd
+    model = torch.nn.Linear(4, 4)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    mon = nd.watch(model, optimizer, overhead=None)
+    x = torch.randn(2, 3, 4)
+    loss = torch.softmax(model(x), dim=-1).sum()
+    loss.backward()
+    optimizer.step()
+    class PassThrough(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    with PassThrough():                         # the user's own mode, pushed on top of ours
+        mon.step(loss)
+    assert torch._C._len_torch_function_stack() == depth + 1    # ours, switched off
+    mon.close()
+    assert torch._C._len_torch_function_stack() == depth
+    assert "model.softmax" in monitor_activations(mon)
+
+
+def monitor_activations(mon):
+    return {name for record in mon.run.records for name in record.activations}

@@ -43,6 +43,9 @@ One file per job:
       loss_capture.py     what reaches the loss (watch's ``loss_fn=``, loss modules, its graph)
       structure.py        unregistered parts, frozen tensors, batch-norm batch sizes
       raised_warnings.py  the framework's warnings, with step and module
+      target_ids.py       which class ids reach a cross-entropy loss (padding it does not ignore)
+      graph_growth.py     the size of the loss's graph on the first steps (a state not detached)
+      attention_capture.py  attention weights made by a softmax function call (torch)
     long_run.py    long runs: the history budget, saves while training, resuming
 
 Data flows one way: adapter -> ``nndebug.records`` (NumPy) -> ``nndebug.rules`` ->

@@ -6,6 +6,8 @@
   batch sizes;
 - ``WarningCapture`` (``raised_warnings.py``): the framework's warnings, with step and module;
 - ``GraphGrowth`` (``graph_growth.py``): the size of the loss's graph on the first steps;
+- ``AttentionCapture`` (``attention_capture.py``): attention weights made by a softmax
+  function call (torch), measured like a softmax layer's;
 and, on torch, the global module hooks of a recorded step, dispatched to the first two (one
 pair of hooks for both). Everything lands in ``run.observed``.
 
@@ -15,6 +17,7 @@ hooks, ``disarm()`` right after them, ``on_loss(loss)`` when a recorded step end
 ``before_findings()`` before the rules run; ``close()`` once.
 """
 from ..adapters.observing import global_module_hooks
+from .attention_capture import AttentionCapture
 from .graph_growth import GraphGrowth
 from .loss_capture import LossCapture
 from .target_ids import loss_options
@@ -30,6 +33,8 @@ class Around:
         self.structure = StructureWatch(adapter, observed, optimizer_held, on_error)
         self.warnings = WarningCapture(observed, current_step, self.structure.module_names)
         self.graph = GraphGrowth(adapter, observed)
+        self.attention = AttentionCapture(adapter, self._attention_site, on_error)
+        self._softmax_layers = None
         self._current_step = current_step
         self._global = None
         self.armed = False
@@ -40,6 +45,7 @@ class Around:
         self.armed = True
         self.losses.arm()
         self.structure.arm(step)
+        self.attention.arm()
         self._global = global_module_hooks(self.adapter.framework, self._before_any,
                                            self._after_any)
 
@@ -49,6 +55,7 @@ class Around:
             self._global = None
         self.structure.disarm()
         self.losses.disarm()
+        self.attention.disarm()
         self.armed = False
 
     def _before_any(self, module, inputs):
@@ -74,9 +81,21 @@ class Around:
 
     def pack(self, packet):
         self.losses.pack(packet)
+        self.attention.pack(packet)
 
     def take(self, values, record):
         self.losses.take(values, record)
+        self.attention.take(values, record)
+
+    def _attention_site(self):
+        """The registered module running now (``structure``'s stack of them), or None inside
+        an nn.Softmax layer (its output is measured as a layer already)."""
+        if self._softmax_layers is None:
+            self._softmax_layers = {name for name, module in self.structure.root.named_modules()
+                                    if type(module).__name__ == "Softmax"}
+        stack = self.structure._stack
+        name = stack[-1] if stack else ""
+        return None if name in self._softmax_layers else name
 
     def before_findings(self):
         self.structure.refresh_frozen(self._current_step())

@@ -6,10 +6,10 @@ target ids that reached it (``nndebug.monitor.target_ids``). Padding the loss do
 skip shows up as one id that is frequent, that sits in runs (the padded tails), while the
 other ids do not, and that is not the loss's ``ignore_index``.
 
-ATTENTION_SATURATED reads the statistics of softmax layers with attention-shaped outputs
-(``nn.Softmax`` modules; ``monitor.statistics.attention_peaks``): attention rows that are
-already far from uniform in the first steps, before training could have sharpened them.
-A functional softmax (``scores.softmax(-1)``) is not a layer and is not seen; a pretrained
+ATTENTION_SATURATED reads how peaked attention rows are (``statistics.attention_peaks``),
+measured on the output of ``nn.Softmax`` layers and, on torch, of softmax function calls
+(``monitor/attention_capture.py``; minigrad's functional softmax is not seen): rows already
+far from uniform in the first steps, before training could have sharpened them. A pretrained
 model fine-tuned from step 0 may start with peaked attention for good reasons and is
 flagged too: a known limit of judging the first steps.
 

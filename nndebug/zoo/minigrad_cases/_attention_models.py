@@ -1,6 +1,7 @@
 """A one-block GPT whose attention weights come out of an ``nn.Softmax`` module (as many
 tutorials write it), so that nd.watch measures them; ``scaled=False`` plants the missing
-1/sqrt(head dim) on the logits. (minigrad; the torch twin is torch_cases/_attention_models.py)"""
+1/sqrt(head dim) on the logits. (minigrad: a softmax function call is not seen there; the
+torch twin, torch_cases/_attention_models.py, calls F.softmax)"""
 import math
 
 import numpy as np

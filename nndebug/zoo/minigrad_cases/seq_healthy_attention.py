@@ -11,7 +11,8 @@ NAME = "minigrad/seq-healthy-attention"
 FRAMEWORK = "minigrad"
 EXPECTED = None
 DESCRIPTION = ("A one-block GPT (head dim 64) whose attention is softmax(q @ k^T / sqrt(64)), "
-               "written with an nn.Softmax module: attention starts near uniform and sharpens "
+               "F.softmax in the torch case, an nn.Softmax module in the minigrad one: attention "
+               "starts near uniform and sharpens "
                "as it learns. Nothing is wrong.")
 FIX = "Nothing to fix."
 STEPS = 30

@@ -1,10 +1,11 @@
-"""A one-block GPT whose attention weights come out of an ``nn.Softmax`` module (as many
-tutorials write it), so that nd.watch measures them; ``scaled=False`` plants the missing
-1/sqrt(head dim) on the logits."""
+"""A one-block GPT with attention written out by hand, nanoGPT-style (``F.softmax`` over the
+logits: nd.watch sees the call, ``monitor/attention_capture.py``); ``scaled=False`` plants the
+missing 1/sqrt(head dim) on the logits. The minigrad twin uses an ``nn.Softmax`` module."""
 import math
 
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 
 class ScaledAttention(nn.Module):
@@ -12,7 +13,6 @@ class ScaledAttention(nn.Module):
         super().__init__()
         self.heads, self.scaled = heads, scaled
         self.qkv = nn.Linear(dim, 3 * dim)
-        self.softmax = nn.Softmax(dim=-1)
         self.proj = nn.Linear(dim, dim)
 
     def forward(self, x):
@@ -24,7 +24,7 @@ class ScaledAttention(nn.Module):
         if self.scaled:
             scores = scores / math.sqrt(d)
         future = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
-        weights = self.softmax(scores.masked_fill(future, float("-inf")))   # (B, H, T, T)
+        weights = F.softmax(scores.masked_fill(future, float("-inf")), dim=-1)  # (B, H, T, T)
         return self.proj((weights @ v).transpose(1, 2).reshape(B, T, E))
 
 

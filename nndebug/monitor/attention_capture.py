@@ -1,0 +1,115 @@
+"""Attention weights made by a plain softmax call (torch): ``scores.softmax(-1)``,
+``F.softmax(scores, dim=-1)``, as nanoGPT-style attention writes them.
+
+An ``nn.Softmax`` module is a layer: its output is measured with the other layers
+(``statistics.attention_peaks``). A softmax *function* is not a layer, so while a step is
+recorded a ``TorchFunctionMode`` sees every torch function call and measures the result of
+each softmax over the last dimension of a 3-D or larger tensor that requires a gradient
+(attention weights (B, [H,] T_query, T_key) in training). The measurements are reductions
+computed where the tensor lives; they ride along with the step's one host transfer and land
+in ``record.activations["<module>.softmax"]``, named after the module that made the call.
+
+Only the first call per module and step is kept. minigrad has no such mode: its functional
+softmax stays unseen. The mode is pushed when a step is armed and popped when it is
+disarmed; if something else was pushed on top meanwhile, ours stays under it, switched off,
+until it is on top again (popping another's mode would break it).
+"""
+from .statistics import attention_peaks
+
+ATTENTION_SUFFIX = ".softmax"
+
+
+class AttentionCapture:
+    def __init__(self, adapter, current_module, on_error=lambda error: None):
+        """``current_module()``: the qualified name of the registered module running now
+        ("" for the model itself), or None inside a softmax layer (measured as a layer)."""
+        self.adapter, self.current_module, self.on_error = adapter, current_module, on_error
+        self.enabled = adapter.framework == "torch"
+        self.found = {}           # layer name -> [(stat, device value)] this step
+        self._mode = None
+        self._stale = []          # our modes still on the stack after disarm (see _drop_stale)
+
+    def arm(self):
+        self._drop_stale()
+        if not self.enabled or self._mode is not None or self._stale:
+            return
+        try:
+            self.found = {}
+            self._mode = _softmax_mode(self._on_softmax)
+            self._mode.__enter__()
+        except Exception as error:
+            self._mode, self.enabled = None, False
+            self.on_error(error)
+
+    def disarm(self):
+        mode, self._mode = self._mode, None
+        if mode is not None:
+            mode.active = False
+            self._stale.append(mode)
+        self._drop_stale()
+
+    def _drop_stale(self):
+        """Pop our modes that are on top of the stack. One under a mode somebody pushed
+        later stays (popping would remove theirs), measures nothing, and is popped as soon
+        as it is on top again; no new one is pushed meanwhile."""
+        try:
+            while self._stale and _top_mode() is self._stale[-1]:
+                self._stale.pop().__exit__(None, None, None)
+        except Exception as error:
+            self.enabled = False
+            self.on_error(error)
+
+    def _on_softmax(self, result, dim):
+        if not getattr(result, "requires_grad", False) or result.ndim < 3:
+            return
+        if dim not in (-1, result.ndim - 1) or result.shape[-1] < 2:
+            return
+        site = self.current_module()
+        if site is None:
+            return                        # inside an nn.Softmax layer: measured as a layer
+        name = (site or "model") + ATTENTION_SUFFIX
+        if name in self.found:
+            return
+        weights = result.detach()
+        self.found[name] = [(stat, compute()) for stat, compute in
+                            attention_peaks(self.adapter.xp, weights)]
+
+    def pack(self, packet):
+        for name, stats in self.found.items():
+            for stat, value in stats:
+                packet.add(("attention", name, stat), value)
+
+    def take(self, values, record):
+        for name, stats in self.found.items():
+            for stat, _ in stats:
+                v = values.get(("attention", name, stat))
+                if v is not None:
+                    record.activations.setdefault(name, {})[stat] = float(v[0])
+        self.found = {}
+
+
+def _softmax_mode(on_softmax):
+    import torch
+    from torch.overrides import TorchFunctionMode
+    softmaxes = {torch.softmax, torch.nn.functional.softmax, torch.Tensor.softmax}
+
+    class SoftmaxWatch(TorchFunctionMode):
+        active = True
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            result = func(*args, **kwargs)
+            if self.active and func in softmaxes:
+                try:
+                    dim = kwargs.get("dim", args[1] if len(args) > 1 else None)
+                    on_softmax(result, dim)
+                except Exception:      # a measurement never breaks the user's step
+                    self.active = False
+            return result
+    return SoftmaxWatch()
+
+
+def _top_mode():
+    import torch
+    depth = torch._C._len_torch_function_stack()
+    return torch._C._get_function_stack_at(depth - 1) if depth else None
