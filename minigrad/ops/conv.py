@@ -9,16 +9,14 @@ Forward ("im2col"): copy every (C, kh, kw) window into one matrix - a row per
 product, weight (O x C*kh*kw) @ matrix. The matrix is kh*kw times the size of the
 input, but it only lives for that one product.
 
-Backward, with g = dL/dout as an (O x pixels) matrix:
-    dL/dw             = g @ matrix^T                  (O x C*kh*kw), the forward's window
-                                                      matrix built once more: one product
-    dL/db[o]          = sum of g[o] over all pixels
-and for the input one kernel offset (i, j) at a time: the pixels that offset read, for
-every output pixel at once, are one strided slice of the image (ops/windows.py,
-``kernel_offsets``), and
+Backward, one kernel offset (i, j) at a time: the pixels that offset read, for every
+output pixel at once, are one strided slice of the image (ops/windows.py,
+``kernel_offsets``), and with g = dL/dout as an (O x pixels) matrix
+    dL/dw[:, :, i, j] = g @ slice^T                  (O x C)
     dL/dslice         = w[:, :, i, j]^T @ g           (C x pixels), added back onto the
                                                       image where the slice came from
-(skipped when the input needs no gradient, e.g. the images of a first layer).
+    dL/db[o]          = sum of g[o] over all pixels
+(dL/dslice is skipped when the input needs no gradient, e.g. the images of a first layer.)
 Gradients of overlapping windows must be added back offset by offset anyway, so
 working offset by offset never builds the big window-gradient matrix.
 
@@ -57,8 +55,10 @@ class Conv2d(Function):
         out_hw = (output_size("conv2d", x.shape[2], kernel[0], stride[0], padding[0], dilation[0], "height"),
                   output_size("conv2d", x.shape[3], kernel[1], stride[1], padding[1], dilation[1], "width"))
         padded = pad_image(x, padding)
-        out = weight.reshape(len(weight), -1) @ _window_matrix(padded, kernel, stride, dilation,
-                                                               out_hw)  # (O, oh*ow*N)
+        cols = windows(padded, kernel, stride, dilation, out_hw)       # (N, C, oh, ow, kh, kw) view
+        # the copy into (C, kh, kw, oh, ow, N) order moves long runs: N is innermost in memory
+        matrix = cols.transpose(1, 4, 5, 2, 3, 0).reshape(-1, out_hw[0] * out_hw[1] * len(x))
+        out = weight.reshape(len(weight), -1) @ matrix                 # (O, oh*ow*N)
         if bias:
             out += bias[0][:, None]
         ctx.save_for_backward(padded, weight)
@@ -71,14 +71,12 @@ class Conv2d(Function):
         padded, weight = ctx.saved_tensors
         image = padded.transpose(1, 2, 3, 0)                          # (C, H, W, N), as stored
         g = grad.transpose(1, 2, 3, 0).reshape(len(weight), -1)       # (O, oh*ow*N)
-        matrix = _window_matrix(padded, weight.shape[2:], ctx.stride, ctx.dilation, ctx.out_hw)
-        grad_weight = (g @ matrix.T).reshape(weight.shape)
-        del matrix                                                    # kh*kw times the input
+        grad_weight = np.zeros(weight.shape, dtype=np.result_type(grad, padded))
         # the images fed to a first layer need no gradient: skip half the work for them
         grad_image = np.zeros(image.shape, dtype=grad.dtype) if ctx.needs_input_grad[0] else None
-        if grad_image is not None:
-            for i, j, rows, cols in kernel_offsets(weight.shape[2:], ctx.stride, ctx.dilation,
-                                                   ctx.out_hw):
+        for i, j, rows, cols in kernel_offsets(weight.shape[2:], ctx.stride, ctx.dilation, ctx.out_hw):
+            grad_weight[:, :, i, j] = g @ _pixels(image, rows, cols).T
+            if grad_image is not None:
                 grad_slice = grad_image[:, rows, cols, :]              # a view: += writes the image
                 grad_slice += (weight[:, :, i, j].T @ g).reshape(grad_slice.shape)
         grad_input = None if grad_image is None else crop(grad_image.transpose(3, 0, 1, 2),
@@ -89,8 +87,6 @@ class Conv2d(Function):
         return grads
 
 
-def _window_matrix(padded, kernel, stride, dilation, out_hw):
-    """im2col: a row per (c, i, j), a column per output pixel (oh, ow, n), as a copy."""
-    cols = windows(padded, kernel, stride, dilation, out_hw)           # (N, C, oh, ow, kh, kw) view
-    # the copy into (C, kh, kw, oh, ow, N) order moves long runs: N is innermost in memory
-    return cols.transpose(1, 4, 5, 2, 3, 0).reshape(-1, out_hw[0] * out_hw[1] * len(padded))
+def _pixels(image, rows, cols):
+    """The pixels of a (C, H, W, N) image at ``rows`` x ``cols``, as a (C, pixels) matrix."""
+    return image[:, rows, cols, :].reshape(len(image), -1)
