@@ -1,7 +1,8 @@
 """nndebug.watch on long runs: memory, analysis time and overhead as the run grows.
 
 Healthy runs at watch's default settings (``max_history_mb=64``, the 5% time budget), each
-configuration trained twice in its own fresh process, one thread each:
+configuration trained twice, in two fresh processes running side by side (so that the
+machine's other load slows both alike), one thread each:
 
   plain     the training loop alone
   watched   the same loop under nndebug.watch(model, optimizer)
@@ -20,8 +21,8 @@ learnable task (labels from a fixed random teacher), He initialisation. Printed,
   save                      mon.save(path): seconds and file size (MiB)
 
 Run: python -m benchmarks.watch_long_run [--million] [--quick] [--jobs N]
-(``--jobs``: configurations run side by side, one process and one thread each; use it on
-a machine with that many idle cores, or timings suffer.)
+(``--jobs``: configurations run side by side, two processes of one thread each per
+configuration; use it on a machine with twice that many idle cores, or timings suffer.)
 """
 import argparse
 import json
@@ -135,11 +136,16 @@ def main(argv=None):
     if args.worker:
         kind, steps, watched = args.worker
         return worker(kind, int(steps), bool(int(watched)))
-    jobs = [(kind, steps, watched) for kind, steps in configurations(args) for watched in (False, True)]
-    # longest first, so that side-by-side runs finish together
-    order = sorted(jobs, key=lambda j: -(j[1] * (30 if j[0] == "deep" else 1)))
+    # the plain and the watched run of a configuration train at the same time, side by
+    # side, so that whatever else loads the machine slows both alike
+    def pair(configuration):
+        with ThreadPoolExecutor(2) as both:
+            return list(both.map(lambda watched: run_worker(*configuration, watched), (False, True)))
+    found = configurations(args)
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        results = dict(zip(order, pool.map(lambda j: run_worker(*j), order)))
+        pairs = dict(zip(found, pool.map(pair, found)))
+    results = {(kind, steps, watched): pairs[(kind, steps)][watched]
+               for kind, steps in found for watched in (0, 1)}
     print("| model | steps | train s plain | watched | ratio | RSS over plain (MiB) | records kept "
           "| history (MiB) | findings+report (s) | plot (s) | save (s, MiB) | warnings |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
