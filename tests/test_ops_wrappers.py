@@ -37,6 +37,41 @@ def test_erf_special_values():
     assert erfc(np.array([np.inf]))[0] == 0.0 and erfc(np.array([-np.inf]))[0] == 2.0
 
 
+def test_float32_erf_and_gelu_stay_float32_and_agree_with_torch():
+    torch = pytest.importorskip("torch")
+    x = np.linspace(-12, 12, 20001).astype(np.float32)
+    reference = torch.erf(torch.from_numpy(x).double()).numpy()
+    assert erf(x).dtype == np.float32 and erfc(x).dtype == np.float32
+    assert np.max(np.abs(erf(x) - reference)) < 4e-7           # float32: a few ulps of 1
+    tail = (x > 2) & (x < 8)                                  # erfc(8) ~ 1e-29: float32 normal
+    tail_reference = torch.erfc(torch.from_numpy(x[tail]).double()).numpy()
+    assert np.max(np.abs(erfc(x[tail]) - tail_reference) / tail_reference) < 2e-6
+    a = leaf(x[::50], dtype=np.float32)
+    out = ops.gelu(a)
+    out.backward(np.ones_like(out.data))
+    t = torch.from_numpy(x[::50].copy()).requires_grad_()
+    torch.nn.functional.gelu(t).sum().backward()
+    assert out.dtype == np.float32 and a.grad.dtype == np.float32
+    np.testing.assert_allclose(out.data, torch.nn.functional.gelu(t).detach().numpy(), atol=2e-6)
+    np.testing.assert_allclose(a.grad, t.grad.numpy(), atol=2e-6)
+
+
+def test_getitem_gradient_with_and_without_repeated_indices_matches_torch():
+    torch = pytest.importorskip("torch")
+    x = np.arange(12.0).reshape(3, 4)
+    for index in [(slice(1, 3), 2), (Ellipsis, None, slice(None, None, 2)), x > 4,
+                  np.array([0, 2, 0]), (np.array([1, 1]), np.array([3, 3]))]:
+        a = leaf(x)
+        out = a[index]
+        cotangent = np.random.default_rng(0).standard_normal(out.shape)
+        out.backward(cotangent)
+        t = torch.tensor(x, requires_grad=True)
+        torch_index = tuple(torch.as_tensor(i) if isinstance(i, np.ndarray) else i
+                            for i in (index if isinstance(index, tuple) else (index,)))
+        t[torch_index].backward(torch.tensor(cotangent))
+        np.testing.assert_allclose(a.grad, t.grad.numpy(), err_msg=str(index))
+
+
 def test_exact_gelu_is_accurate_deep_in_the_negative_tail():
     x = np.array([-30.0, -12.0, -8.0])
     expected = np.array([v * 0.5 * math.erfc(-v / math.sqrt(2)) for v in x])
