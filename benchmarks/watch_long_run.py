@@ -66,14 +66,16 @@ def peak_rss_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def worker(kind, steps, watched):
-    """One configuration in this process; prints one JSON line."""
+def worker(kind, steps, watched, budget=None):
+    """One configuration in this process; prints one JSON line. ``budget``: max_history_mb
+    (None: watch's default)."""
     import torch
     torch.set_num_threads(1)
     import nndebug as nd
     model, opt, batches = build(kind)
     loss_fn = torch.nn.CrossEntropyLoss()
-    mon = nd.watch(model, opt) if watched else None
+    options = {} if budget is None else {"max_history_mb": budget}
+    mon = nd.watch(model, opt, **options) if watched else None
     started = time.perf_counter()
     for i in range(steps):
         x, y = batches[i % POOL]
@@ -89,6 +91,7 @@ def worker(kind, steps, watched):
     if mon is not None:
         mon.close()
         out["records"] = len(mon.run.records)
+        out["compactions"] = mon.run.compactions
         out["history_mib"] = mon.run.history_bytes() / 2 ** 20
         started = time.perf_counter()
         mon._findings_cache = None            # from scratch, as after a new step
@@ -108,22 +111,26 @@ def worker(kind, steps, watched):
     print(json.dumps(out), flush=True)
 
 
-def run_worker(kind, steps, watched):
+def run_worker(kind, steps, budget, watched):
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     done = subprocess.run([sys.executable, "-m", "benchmarks.watch_long_run", "--worker", kind,
-                           str(steps), str(int(watched))], capture_output=True, text=True, env=env)
+                           str(steps), str(int(watched)), str(budget or "default")],
+                          capture_output=True, text=True, env=env)
     if done.returncode != 0:
         raise RuntimeError(f"worker {kind} {steps} failed:\n{done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def configurations(args):
+    """(model, steps, max_history_mb or None for the default)."""
     if args.quick:
-        return [("mlp", 1000), ("mlp", 5000), ("deep", 300)]
-    found = [("mlp", 1000), ("mlp", 10_000), ("mlp", 100_000)]
+        return [("mlp", 1000, None), ("mlp", 5000, None), ("mlp", 5000, 0.05), ("deep", 300, None)]
+    found = [("mlp", 1000, None), ("mlp", 10_000, None), ("mlp", 100_000, None),
+             ("mlp", 100_000, 0.5)]          # a budget small enough to make it thin
     if args.million:
-        found.append(("mlp", 1_000_000))
-    return found + [("deep", 1000), ("deep", 4000)] + ([("deep", 20_000)] if args.million else [])
+        found.append(("mlp", 1_000_000, None))
+    return found + [("deep", 1000, None), ("deep", 4000, None)] + \
+        ([("deep", 20_000, None)] if args.million else [])
 
 
 def main(argv=None):
@@ -131,11 +138,12 @@ def main(argv=None):
     parser.add_argument("--million", action="store_true", help="also the MLP at 1M steps and the deep MLP at 20k")
     parser.add_argument("--quick", action="store_true", help="short runs (a smoke test)")
     parser.add_argument("--jobs", type=int, default=1, help="configurations run side by side")
-    parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        kind, steps, watched = args.worker
-        return worker(kind, int(steps), bool(int(watched)))
+        kind, steps, watched, budget = args.worker
+        return worker(kind, int(steps), bool(int(watched)),
+                      None if budget == "default" else float(budget))
     # the plain and the watched run of a configuration train at the same time, side by
     # side, so that whatever else loads the machine slows both alike
     def pair(configuration):
@@ -144,17 +152,20 @@ def main(argv=None):
     found = configurations(args)
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:
         pairs = dict(zip(found, pool.map(pair, found)))
-    results = {(kind, steps, watched): pairs[(kind, steps)][watched]
-               for kind, steps in found for watched in (0, 1)}
+    results = {(*configuration, watched): pairs[configuration][watched]
+               for configuration in found for watched in (0, 1)}
     print("| model | steps | train s plain | watched | ratio | RSS over plain (MiB) | records kept "
-          "| history (MiB) | findings+report (s) | plot (s) | save (s, MiB) | warnings |")
+          "(compactions) | history (MiB) | findings+report (s) | plot (s) | save (s, MiB) "
+          "| warnings |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     names = {"mlp": "MLP 32-64-64-4", "deep": "24-layer MLP, width 256"}
-    for kind, steps in configurations(args):
-        plain, watched = results[(kind, steps, False)], results[(kind, steps, True)]
-        print(f"| {names[kind]} | {steps:,} | {plain['train_s']:.1f} | {watched['train_s']:.1f} "
+    for kind, steps, budget in found:
+        plain, watched = results[(kind, steps, budget, 0)], results[(kind, steps, budget, 1)]
+        name = names[kind] + ("" if budget is None else f", max_history_mb={budget}")
+        print(f"| {name} | {steps:,} | {plain['train_s']:.1f} | {watched['train_s']:.1f} "
               f"| {watched['train_s'] / plain['train_s']:.2f} "
               f"| {watched['peak_rss_mib'] - plain['peak_rss_mib']:+.0f} | {watched['records']:,} "
+              f"({watched['compactions']}) "
               f"| {watched['history_mib']:.1f} | {watched['analysis_s']:.2f} "
               f"| {watched['plot_s']:.2f} | {watched['save_s']:.2f}, {watched['file_mib']:.1f} "
               f"| {', '.join(watched['codes']) or '-'} |")
