@@ -210,3 +210,16 @@ def test_a_functional_softmax_is_measured_on_torch_and_the_mode_stack_is_left_as
 
 def monitor_activations(mon):
     return {name for record in mon.run.records for name in record.activations}
+
+
+def test_loss_options_of_a_module_and_of_a_function_call():
+    from nndebug.monitor.target_ids import loss_options
+    torch = pytest.importorskip("torch")
+    assert loss_options(torch.nn.CrossEntropyLoss(ignore_index=0)) == \
+        {"ignore_index": 0, "reduction": "mean"}
+    assert loss_options(torch.nn.MSELoss()) == {"ignore_index": None, "reduction": "mean"}
+    # a plain function: torch's defaults unless the call says otherwise
+    assert loss_options(torch.nn.functional.cross_entropy, {}) == \
+        {"ignore_index": -100, "reduction": "mean"}
+    assert loss_options(torch.nn.functional.cross_entropy, {"reduction": "none"})["reduction"] \
+        == "none"
