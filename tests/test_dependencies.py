@@ -800,3 +800,23 @@ def test_stateful_models_and_graphs_are_not_read_as_mixing():
     edges = torch.tensor([[0, 1, 2, 3], [1, 2, 3, 4]])
     res = nd.check_dependencies(GraphConv(), (x, edges))
     assert res.passed and any("graph" in n for n in res.notes), str(res)
+
+
+def test_dropout_that_eval_cannot_reach_is_not_called_batch_mixing():
+    """A Dropout built inside forward stays random in eval mode; with the RNG replayed before
+    each probing call its masks repeat row by row, which must not read as mixing."""
+    torch = pytest.importorskip("torch")
+
+    class DropoutInForward(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.features, self.head = torch.nn.Linear(12, 16), torch.nn.Linear(16, 3)
+
+        def forward(self, x):
+            return self.head(torch.nn.Dropout(0.5)(self.features(x)))
+
+    torch.manual_seed(0)
+    result = nd.check_dependencies(DropoutInForward(), torch.randn(16, 12),
+                                   torch.randint(0, 3, (16,)))
+    assert "BATCH_MIXING" not in {f.code for f in result.findings}
+    assert any("random" in note for note in result.notes), result.notes

@@ -211,6 +211,16 @@ def _unreadable(runner, batch, n, base_out):
             float(row_changes(base_out, again).max()) > RELATIVE_TOLERANCE:
         return ("the model gives different outputs for the same inputs (state kept between "
                 "calls, or randomness in forward)")
+    # the RNG is replayed before every probing call, so dropout that eval() cannot reach
+    # (a Dropout built inside forward) repeats its masks row by row: moving a sample to another
+    # row would then look like "the output depends on the batch". Two calls that draw anew
+    # show such randomness.
+    first = runner.forward_drawing_anew(batch.rows(range(n)), n, batch.length)
+    second = runner.forward_drawing_anew(batch.rows(range(n)), n, batch.length)
+    if float(row_changes(first, second).max()) > RELATIVE_TOLERANCE:
+        return ("the model draws random numbers even in eval mode (a Dropout built inside "
+                "forward, or F.dropout(..., training=True)), so its outputs differ between two "
+                "identical calls")
     for leaf in array_leaves(batch.tree):
         is_edge_list = leaf.ndim == 2 and leaf.shape[0] == 2 and leaf.dtype.kind in "iu" and \
             leaf.shape[1] != batch.size and leaf.size and leaf.max() < batch.size

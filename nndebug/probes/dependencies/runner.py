@@ -67,6 +67,15 @@ class Runner:
                 return result
         return self._forward_chunked(tree, rows, length, capture)
 
+    def forward_drawing_anew(self, tree, rows, length=None):
+        """Like ``forward``, without replaying the RNG first: a model that draws random numbers
+        (in eval mode) gives another output at each call."""
+        replay, self.replay = self.replay, lambda: None
+        try:
+            return self.forward(tree, rows, length)[0]
+        finally:
+            self.replay = replay
+
     def _forward_chunked(self, tree, rows, length, capture):
         from .batch import Batch
         batch = Batch(tree)
