@@ -223,3 +223,32 @@ def test_loss_options_of_a_module_and_of_a_function_call():
         {"ignore_index": -100, "reduction": "mean"}
     assert loss_options(torch.nn.functional.cross_entropy, {"reduction": "none"})["reduction"] \
         == "none"
+
+
+@pytest.mark.parametrize("ignore_index, expected", [(-100, True), (0, False)])
+def test_padding_is_seen_through_f_cross_entropy_without_loss_fn(ignore_index, expected):
+    torch = pytest.importorskip("torch")
+    import nndebug as nd
+    from nndebug.zoo._padded_sequences import VOCAB, padded_batches
+    from nndebug.zoo.torch_cases._seq_models import TinyGPT
+    torch.manual_seed(0)
+    model = TinyGPT(vocab=VOCAB, dim=16, length=16, heads=2)
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    with nd.watch(model, optimizer, overhead=None) as mon:      # no loss_fn: F.cross_entropy
+        for ids, targets in padded_batches(8):
+            ids, targets = torch.from_numpy(ids), torch.from_numpy(targets)
+            optimizer.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(ids).reshape(-1, VOCAB),
+                                                     targets.reshape(-1),
+                                                     ignore_index=ignore_index)
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    assert ("PADDING_NOT_MASKED" in problems(mon)) == expected
+    call = mon.run.observed.loss_calls[0]
+    assert (call.loss, call.ignore_index) == ("cross_entropy", ignore_index)
+
+
+def test_a_loss_module_is_named_as_the_module_not_as_the_function_it_calls():
+    monitor = zoo.get("torch/seq-padding-not-masked").run(steps=4)
+    assert {c.loss for c in monitor.run.observed.loss_calls} == {"CrossEntropyLoss"}

@@ -20,7 +20,7 @@ from ..adapters.observing import global_module_hooks
 from .attention_capture import AttentionCapture
 from .graph_growth import GraphGrowth
 from .loss_capture import LossCapture
-from .target_ids import loss_options
+from .target_ids import function_call_options, loss_options
 from .raised_warnings import WarningCapture
 from .structure import StructureWatch
 
@@ -33,8 +33,11 @@ class Around:
         self.structure = StructureWatch(adapter, observed, optimizer_held, on_error)
         self.warnings = WarningCapture(observed, current_step, self.structure.module_names)
         self.graph = GraphGrowth(adapter, observed)
-        self.attention = AttentionCapture(adapter, self._attention_site, on_error)
+        self.attention = AttentionCapture(adapter, self._attention_site, on_error,
+                                          on_loss_call=self._on_loss_function)
         self._softmax_layers = None
+        self._loss_modules_running = 0     # F.cross_entropy inside nn.CrossEntropyLoss: the
+                                           # module's call is the one to keep
         self._current_step = current_step
         self._global = None
         self.armed = False
@@ -60,9 +63,13 @@ class Around:
 
     def _before_any(self, module, inputs):
         self.structure.before_any(module, inputs)
+        if type(module).__name__.endswith("Loss"):
+            self._loss_modules_running += 1
 
     def _after_any(self, module, inputs, output):
         self.structure.after_any(module, inputs, output)
+        if type(module).__name__.endswith("Loss") and self._loss_modules_running:
+            self._loss_modules_running -= 1
         try:
             if not self.structure.inside_forward and type(module).__name__.endswith("Loss") \
                     and id(module) not in self.structure.module_names and inputs:
@@ -80,12 +87,24 @@ class Around:
             self.on_error(error)
 
     def pack(self, packet):
-        self.losses.pack(packet)
+        try:
+            self.losses.pack(packet)
+        except Exception as error:    # a loss call that cannot be measured costs that call
+            self.losses.call = None
+            self.on_error(error)
         self.attention.pack(packet)
 
     def take(self, values, record):
         self.losses.take(values, record)
         self.attention.take(values, record)
+
+    def _on_loss_function(self, name, args, kwargs):
+        """An F.cross_entropy / F.nll_loss call seen by the function mode (torch)."""
+        if self._loss_modules_running:
+            return
+        output = args[0] if args else kwargs.get("input")
+        target = args[1] if len(args) > 1 else kwargs.get("target")
+        self.losses.offer(name, output, target, function_call_options(args, kwargs))
 
     def _attention_site(self):
         """The registered module running now (``structure``'s stack of them), or None inside

@@ -9,6 +9,10 @@ each softmax over the last dimension of a 3-D or larger tensor that requires a g
 computed where the tensor lives; they ride along with the step's one host transfer and land
 in ``record.activations["<module>.softmax"]``, named after the module that made the call.
 
+The same mode hands each ``F.cross_entropy`` / ``F.nll_loss`` call to ``on_loss_call``
+(around.py passes it on to the loss capture): a loss called as a function, not a module,
+is seen before its backward frees what it saved.
+
 Only the first call per module and step is kept. minigrad has no such mode: its functional
 softmax stays unseen. The mode is pushed when a step is armed and popped when it is
 disarmed; if something else was pushed on top meanwhile, ours stays under it, switched off,
@@ -20,10 +24,11 @@ ATTENTION_SUFFIX = ".softmax"
 
 
 class AttentionCapture:
-    def __init__(self, adapter, current_module, on_error=lambda error: None):
+    def __init__(self, adapter, current_module, on_error=lambda error: None, on_loss_call=None):
         """``current_module()``: the qualified name of the registered module running now
         ("" for the model itself), or None inside a softmax layer (measured as a layer)."""
         self.adapter, self.current_module, self.on_error = adapter, current_module, on_error
+        self.on_loss_call = on_loss_call      # (name, args, kwargs) of F.cross_entropy/nll_loss
         self.enabled = adapter.framework == "torch"
         self.found = {}           # layer name -> [(stat, device value)] this step
         self._mode = None
@@ -35,7 +40,7 @@ class AttentionCapture:
             return
         try:
             self.found = {}
-            self._mode = _softmax_mode(self._on_softmax)
+            self._mode = _softmax_mode(self._on_softmax, self.on_loss_call)
             self._mode.__enter__()
         except Exception as error:
             self._mode, self.enabled = None, False
@@ -88,10 +93,11 @@ class AttentionCapture:
         self.found = {}
 
 
-def _softmax_mode(on_softmax):
+def _softmax_mode(on_softmax, on_loss_call=None):
     import torch
     from torch.overrides import TorchFunctionMode
     softmaxes = {torch.softmax, torch.nn.functional.softmax, torch.Tensor.softmax}
+    losses = {torch.nn.functional.cross_entropy, torch.nn.functional.nll_loss}
 
     class SoftmaxWatch(TorchFunctionMode):
         active = True
@@ -104,6 +110,11 @@ def _softmax_mode(on_softmax):
                     dim = kwargs.get("dim", args[1] if len(args) > 1 else None)
                     on_softmax(result, dim)
                 except Exception:      # a measurement never breaks the user's step
+                    self.active = False
+            elif self.active and on_loss_call is not None and func in losses:
+                try:
+                    on_loss_call(func.__name__, args, kwargs)
+                except Exception:
                     self.active = False
             return result
     return SoftmaxWatch()

@@ -34,6 +34,14 @@ def loss_options(loss_fn, kwargs=None):
             "reduction": getattr(loss_fn, "reduction", None)}
 
 
+def function_call_options(args, kwargs):
+    """``ignore_index`` and ``reduction`` of an ``F.cross_entropy`` / ``F.nll_loss`` call
+    (positions 4 and 6 when not given by keyword; torch's defaults otherwise)."""
+    ignore = kwargs.get("ignore_index", args[4] if len(args) > 4 else -100)
+    reduction = kwargs.get("reduction", args[6] if len(args) > 6 else "mean")
+    return {"ignore_index": int(ignore), "reduction": reduction}
+
+
 def summarize(sample, shape=None):
     """The most frequent id, its share, and how often it (and the rest) sit in runs.
 
