@@ -138,6 +138,8 @@ def main(argv=None):
     parser.add_argument("--million", action="store_true", help="also the MLP at 1M steps and the deep MLP at 20k")
     parser.add_argument("--quick", action="store_true", help="short runs (a smoke test)")
     parser.add_argument("--jobs", type=int, default=1, help="configurations run side by side")
+    parser.add_argument("--rows", nargs="*", default=None, metavar="MODEL:STEPS",
+                        help="only these rows, e.g. mlp:1000000 deep:4000")
     parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -149,7 +151,8 @@ def main(argv=None):
     def pair(configuration):
         with ThreadPoolExecutor(2) as both:
             return list(both.map(lambda watched: run_worker(*configuration, watched), (False, True)))
-    found = configurations(args)
+    found = [c for c in configurations(args)
+             if args.rows is None or f"{c[0]}:{c[1]}" in args.rows]
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:
         pairs = dict(zip(found, pool.map(pair, found)))
     results = {(*configuration, watched): pairs[configuration][watched]
