@@ -56,6 +56,7 @@ and floats by CPython's own sizes (``sys.getsizeof``); names shared by every rec
 and statistic names) are counted once, as they are stored once.
 """
 import math
+import operator
 import sys
 from dataclasses import dataclass, field
 
@@ -148,11 +149,11 @@ class LossCurve:
         self._steps = np.zeros(0, dtype=np.int64)
         self._values = np.zeros(0)
         self._n = 0                  # used length of _steps/_values (capacity grows by doubling)
-        self._view = None
+        self._view = self._bucket_view = None
 
     def __len__(self):
         """How many points the rules see."""
-        return len(self.points()[0])
+        return len(self.bucket_points()[0]) + self._n
 
     @property
     def n_full(self):
@@ -194,9 +195,19 @@ class LossCurve:
             if len(self.buckets) == 0:
                 self._view = full
             else:
-                steps, values = bucket_points(self.buckets)
+                steps, values = self.bucket_points()
                 self._view = (np.concatenate([steps, full[0]]), np.concatenate([values, full[1]]))
         return self._view
+
+    def bucket_points(self):
+        """``bucket_points(self.buckets)``, kept until the buckets change."""
+        if self._bucket_view is None:
+            self._bucket_view = bucket_points(self.buckets)
+        return self._bucket_view
+
+    def full_part(self):
+        """(steps, values) of the full-resolution part: views, not copies (read only)."""
+        return self._steps[:self._n], self._values[:self._n]
 
     def state(self):
         return {"steps": self._steps[:self._n].copy(), "values": self._values[:self._n].copy(),
@@ -205,6 +216,7 @@ class LossCurve:
     def load(self, steps, values, buckets, width):
         self.buckets = np.asarray(buckets, dtype=float).reshape(-1, BUCKET_COLUMNS)
         self.width = int(width)
+        self._view = self._bucket_view = None
         self._steps, self._values, self._n = np.zeros(0, dtype=np.int64), np.zeros(0), 0
         self.extend(steps, values)
         if self.bucket_max is not None:
@@ -230,6 +242,7 @@ class LossCurve:
         if len(steps) > whole:
             new.append(make_buckets(steps[None, whole:], values[None, whole:]))
         self.buckets = np.vstack([self.buckets, *new])
+        self._view = self._bucket_view = None
         rest = self._n - take
         self._steps[:rest] = self._steps[take:self._n]
         self._values[:rest] = self._values[take:self._n]
@@ -244,7 +257,7 @@ class LossCurve:
         merged = combine_buckets(b[0:2 * pairs:2], b[1:2 * pairs:2])
         self.buckets = np.vstack([merged, b[2 * pairs:]])
         self.width *= 2
-        self._view = None
+        self._view = self._bucket_view = None
 
 
 def combine_buckets(a, c):
@@ -328,11 +341,24 @@ class CurveColumn:
         self.extend([value])
 
     def __len__(self):
-        return len(self._values())
+        return len(self.curve)
 
     def __getitem__(self, index):
-        picked = self._values()[index]
-        return picked.tolist() if isinstance(index, slice) else picked.item()
+        """An index or a slice; one that falls in the full-resolution part (the newest
+        losses, what the monitor reads while training) costs nothing for a long curve."""
+        head = self.curve.bucket_points()[self.column]
+        full = self.curve.full_part()[self.column]
+        n = len(head) + len(full)
+        if isinstance(index, slice):
+            start, stop, stride = index.indices(n)
+            if stride > 0 and start >= len(head):
+                return full[start - len(head):max(stop - len(head), 0):stride].tolist()
+            return self._values()[index].tolist()
+        i = operator.index(index)
+        i = i + n if i < 0 else i
+        if not 0 <= i < n:
+            raise IndexError(f"loss index {index} out of range for a curve of {n} points")
+        return (full[i - len(head)] if i >= len(head) else head[i]).item()
 
     def __iter__(self):
         return iter(self._values().tolist())

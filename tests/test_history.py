@@ -360,3 +360,23 @@ def test_a_long_curve_is_plotted_as_a_band_of_buckets():
     ax = _figure(6, 3).add_subplot()
     plot_loss(ax, run, [])
     assert all(len(line.get_xdata()) <= DISPLAY_POINTS for line in ax.get_lines())
+
+
+def test_loss_columns_index_and_slice_like_lists():
+    """run.losses / run.loss_steps read like lists of what the rules see, folded or not."""
+    run = synthetic_run(40_000)
+    values = np.random.default_rng(0).random(5000)
+    run.loss_steps.extend(range(5000))
+    run.losses.extend(values.tolist())
+    assert len(run.curve().buckets) > 0            # folded
+    steps, seen = run.loss_array()
+    reference = seen.tolist()
+    assert list(run.losses) == reference and len(run.losses) == len(reference)
+    for index in (0, 3, -1, -40, len(reference) - 1):
+        assert run.losses[index] == reference[index]
+        assert run.loss_steps[index] == steps.tolist()[index]
+    for cut in (slice(-40, None), slice(10, 20), slice(None, None, 7), slice(-3, -1), slice(5, 2)):
+        assert run.losses[cut] == reference[cut]
+    assert run.losses[-40:] == values[-40:].tolist()                # the newest, exact
+    with pytest.raises(IndexError):
+        run.losses[len(reference)]
