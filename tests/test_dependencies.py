@@ -820,3 +820,28 @@ def test_dropout_that_eval_cannot_reach_is_not_called_batch_mixing():
                                    torch.randint(0, 3, (16,)))
     assert "BATCH_MIXING" not in {f.code for f in result.findings}
     assert any("random" in note for note in result.notes), result.notes
+
+
+def test_watch_skips_model_runs_on_a_sample_wise_sequential_but_still_sees_a_label_column():
+    """A Sequential of per-sample layers cannot mix samples: watch does not spend model runs
+    on it, and the data-only check (an input column that is the label) still runs."""
+    torch = pytest.importorskip("torch")
+    from nndebug.probes.dependencies import watching
+    torch.manual_seed(0)
+    x = torch.randn(64, 6)
+    y = (x[:, 0] > 0).long()
+    x[:, 3] = y.float()                               # the label left among the features
+    model = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.ReLU(), torch.nn.Linear(16, 2))
+    assert watching._sample_wise(nd.adapt(model))
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    with nd.watch(model, opt, loss_fn=loss_fn, overhead=None) as mon:
+        for _ in range(8):
+            opt.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            opt.step()
+            mon.step(loss)
+    assert "TARGETS_IN_INPUTS" in {f.code for f in mon.findings()}
+    mixer = torch.nn.Sequential(torch.nn.Linear(6, 4), torch.nn.Softmax(dim=0))
+    assert not watching._sample_wise(nd.adapt(mixer))

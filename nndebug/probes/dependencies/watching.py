@@ -16,6 +16,17 @@ from ...monitor.sinks import Sink
 
 KEPT_STEPS = 2
 """Input batches kept (references): the current step's, and the one before."""
+SAMPLE_WISE_TYPES = {
+    "Sequential", "Identity", "Flatten", "Linear", "Conv1d", "Conv2d", "Conv3d", "MaxPool1d",
+    "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+    "ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish",
+    "Tanh", "Sigmoid", "Softplus", "Hardtanh", "Hardswish", "Hardsigmoid", "Softmax",
+    "LogSoftmax", "Dropout", "Dropout1d", "Dropout2d", "AlphaDropout", "LayerNorm",
+    "BatchNorm1d", "BatchNorm2d", "GroupNorm"}
+"""Layers that compute each sample from that sample alone (batch norm: in eval mode, as the
+probes run). A ``Sequential`` of only these, trained on one label per sample, cannot mix
+samples nor see other positions: watch then skips the probes that run the model (tens of
+milliseconds, a large share of a short run) and keeps the data-only check."""
 MAX_PARAMETERS = 20_000_000
 """Larger models are not probed inside watch: the probe works on a float64 copy, and doubling
 the memory of a big model in the middle of someone's training run is not a price to impose.
@@ -47,9 +58,11 @@ class DependencyWatch(Sink):
         if inputs is None:
             return []
         from . import check_dependencies
+        targets = _targets_of(monitor, record.step)
+        if _sample_wise(self.adapter) and _one_label_per_sample(self.adapter, targets):
+            return _label_column_only(self.adapter, inputs, targets, record.step)
         try:
-            result = check_dependencies(self.adapter.model, inputs,
-                                        _targets_of(monitor, record.step),
+            result = check_dependencies(self.adapter.model, inputs, targets,
                                         loss_fn=_loss_fn_of(monitor))
         except Exception as error:    # inputs the probes cannot handle: nothing to say
             self.skipped = f"{type(error).__name__}: {error}"      # kept for whoever debugs
@@ -85,3 +98,37 @@ def _targets_of(monitor, step):
         if seen_step == step:
             return target
     return None
+
+
+def _sample_wise(adapter):
+    """Whether every module is a layer of SAMPLE_WISE_TYPES, used as those layers are."""
+    for _, module in adapter.named_modules():
+        kind = adapter.module_type(module)
+        if kind not in SAMPLE_WISE_TYPES:
+            return False
+        if kind == "Flatten" and getattr(module, "start_dim", 1) == 0:
+            return False                  # flattens the batch dimension away
+        if kind in ("Softmax", "LogSoftmax") and getattr(module, "dim", -1) in (0, None):
+            return False                  # normalises across the batch
+    return True
+
+
+def _one_label_per_sample(adapter, targets):
+    if targets is None:
+        return True
+    shape = getattr(targets, "shape", None)
+    return shape is not None and len(shape) <= 1
+
+
+def _label_column_only(adapter, inputs, targets, step):
+    """The check that needs no model run: an input column that is the label."""
+    from .alignment import probe_label_column
+    if targets is None or not adapter.is_tensor(inputs):
+        return []
+    try:
+        found = probe_label_column(adapter.to_numpy(inputs), adapter.to_numpy(targets))
+    except Exception:
+        return []
+    for finding in found:
+        finding.step = step
+    return found
