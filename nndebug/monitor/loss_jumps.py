@@ -1,6 +1,6 @@
 """Nothing falls between recorded steps: the loss of every step decides when to look closer.
 
-Detailed records are sparse (steps 0, 1, 2, 4, 6, 8, 12, ... and what the time budget
+Detailed records are sparse (steps 0, 1, 2, 4, 8, 16, ... and what the time budget
 allows), so a blow-up that starts at step 35 can reach Inf before the next one, and the
 records after it say only "NaN". The loss, though, is kept for every step. Every
 ``LOSS_CHECK_EVERY`` steps the monitor copies the waiting losses to the host (one small
