@@ -63,11 +63,18 @@ class BatchFingerprints(Sink):
         self._pending = []            # device scalars not yet copied to the host
         self._count = 0
         self.listeners = []           # fn(fingerprint) for the step's value (rank exchange)
+        self.forward_listeners = []   # fn(module, inputs) for each training forward (probes
+                                      # that keep the inputs): one hook serves them all
         self._handle = adapter.add_forward_pre_hook(model, self._on_forward)
 
     def _on_forward(self, module, inputs):
         if not self.adapter.is_training(module):
             return
+        for listener in list(self.forward_listeners):
+            try:
+                listener(module, inputs)
+            except Exception:         # a listener never breaks the user's forward pass
+                self.forward_listeners.remove(listener)
         try:
             tensor = first_tensor(self.adapter, inputs)
             value = None if tensor is None else fingerprint(self.adapter, tensor)
@@ -95,7 +102,7 @@ class BatchFingerprints(Sink):
         self._count += 1
         if len(self._pending) >= FLUSH_EVERY:
             self.flush(run)
-        if self._count >= self.limit and not self.listeners:
+        if self._count >= self.limit and not self.listeners and not self.forward_listeners:
             self.remove_hook()
 
     def flush(self, run):

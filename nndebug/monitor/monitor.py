@@ -92,7 +92,7 @@ class Monitor:
         # nd.check_dependencies runs once, early, by itself: one object is both a sink (it
         # keeps a reference to each step's inputs) and a probe (it runs the check)
         from ..probes.dependencies.watching import DependencyWatch
-        dependencies = DependencyWatch(adapter)
+        dependencies = DependencyWatch(adapter, self.batches)
         self.sinks.append(dependencies)
         self.probes.append(dependencies)
         self.extra_findings = []

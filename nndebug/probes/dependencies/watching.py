@@ -3,10 +3,10 @@
 ``nd.watch`` gives every monitor one ``DependencyWatch``. It is both a sink and a probe
 (see ``nndebug/monitor/__init__.py``, "How to extend"):
 
-- as a sink, it keeps a reference to the inputs of each training forward pass (a forward
-  pre-hook on the model: no copy, no host transfer; the hook is removed as soon as the
-  probe has run, or when the monitor closes) and counts optimizer steps, so that it knows
-  which step an input batch belongs to;
+- as a sink, it keeps a reference to the inputs of each training forward pass, handed on by
+  the monitor's one forward pre-hook on the model (``monitor/batches.py``): no copy, no host
+  transfer; it stops listening as soon as the probe has run, or when the monitor closes. It
+  counts optimizer steps, so that it knows which step an input batch belongs to;
 - as a probe, called once on the first recorded step after the warm-up, it runs
   ``check_dependencies`` on that step's inputs and on the targets that reached the loss
   in the same step (when the monitor saw the loss call), on a private copy, with the RNG
@@ -34,14 +34,17 @@ the memory of a big model in the middle of someone's training run is not a price
 
 
 class DependencyWatch(Sink):
-    def __init__(self, adapter):
+    def __init__(self, adapter, batches):
+        """``batches``: the monitor's ``BatchFingerprints``, whose forward pre-hook on the
+        model also hands each training forward's inputs to this watch (one hook, not two)."""
         self.adapter = adapter
         self.next_step = 0        # the optimizer step the next forward pass belongs to
         self.kept = {}            # step -> the inputs of its (last) training forward pass
         self.skipped = None       # why the probe could not run, if it could not
-        small = adapter.parameter_count(trainable_only=False) <= MAX_PARAMETERS
-        self._handle = adapter.add_forward_pre_hook(adapter.model, self._on_forward) \
-            if small else None
+        self._listeners = None
+        if adapter.parameter_count(trainable_only=False) <= MAX_PARAMETERS:
+            self._listeners = batches.forward_listeners
+            self._listeners.append(self._on_forward)
 
     # --- sink --------------------------------------------------------------------------
     def on_step(self, run, step):
@@ -73,16 +76,16 @@ class DependencyWatch(Sink):
 
     # --- the hook ------------------------------------------------------------------------
     def _on_forward(self, module, inputs):
-        if not inputs or not self.adapter.is_training(module):
-            return                    # keyword-only inputs, or an evaluation pass
+        if not inputs:
+            return                    # keyword-only inputs (evaluation passes never come here)
         self.kept[self.next_step] = inputs[0] if len(inputs) == 1 else tuple(inputs)
         for step in sorted(self.kept)[:-KEPT_STEPS]:
             del self.kept[step]
 
     def _remove_hook(self):
-        if self._handle is not None:
-            self._handle.remove()
-            self._handle = None
+        if self._listeners is not None:
+            self._listeners.remove(self._on_forward)
+            self._listeners = None
 
 
 def _loss_fn_of(monitor):
