@@ -107,11 +107,16 @@ def findings_html(findings, link_panels=False, prefix=""):
     return verdict + "".join(finding_html(f, link_panels, prefix) for f in findings)
 
 
+def png_bytes_uri(png):
+    """PNG bytes as an inline ``data:`` URI (no file, no request)."""
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
 def png_data_uri(figure):
-    """A matplotlib figure as an inline ``data:`` URI (no file, no request)."""
+    """A matplotlib figure as an inline ``data:`` URI."""
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=90, bbox_inches="tight")
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+    return png_bytes_uri(buffer.getvalue())
 
 
 def panel_images(run, findings):
@@ -230,10 +235,10 @@ def _result_image(result):
             path = os.path.join(folder, "plot.png")
             plot(path)
             with open(path, "rb") as handle:
-                data = base64.b64encode(handle.read()).decode("ascii")
+                uri = png_bytes_uri(handle.read())
     except Exception:                                      # no matplotlib, nothing to draw
         return ""
-    return f'<img alt="plot" src="data:image/png;base64,{data}">'
+    return f'<img alt="plot" src="{uri}">'
 
 
 def result_html(result):
