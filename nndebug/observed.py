@@ -78,6 +78,8 @@ class FrozenTensor:
     kurtosis: float = float("nan")   # E[(w - mean)^4] / std^4: 1.8 uniform, 3 normal
     measured: int = 0             # values the statistics were taken on (0: all of them)
     changed: "bool | None" = None    # whether it changed during the run (None: not checked)
+    before_trainable: bool = False   # a trainable parameter is registered after it: the layer
+                                     # sits in front of trained ones (a stem, a backbone)
 
 
 @dataclass

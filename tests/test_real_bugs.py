@@ -14,11 +14,7 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 PROBLEMS = ("warning", "error")
 
 # case -> why it is missed (the cause is named, but only as info)
-KNOWN_MISSES = {
-    "frozen_random_backbone": "the frozen stem is named as FROZEN_PARAMETERS, but only as info: "
-                              "the rest of the network still learns the digits well, and a "
-                              "warning needs learning to be poor (fine-tuning must stay silent)",
-}
+KNOWN_MISSES = {}
 
 
 def name(case):

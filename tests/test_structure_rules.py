@@ -171,10 +171,20 @@ def test_a_frozen_random_backbone_is_named_and_a_pretrained_one_is_silent():
     finding = found(train(model, x=x, y=y_random))["FROZEN_PARAMETERS"]
     assert finding.severity == "warning" and finding.evidence["learning_poor"]
     assert "0.0.weight" in finding.evidence["frozen"]
-    # the same frozen random backbone while learning goes well: info only
+    # the same frozen random backbone while the head still learns well: a warning too, since
+    # the trained head is built on random features (pytorch/vision#2164)
     torch.manual_seed(0)
     model = backbone_and_head()
     model[0].requires_grad_(False)
+    mon = train(model, x=x, y=y, lr=0.5, steps=100)
+    finding = found(mon)["FROZEN_PARAMETERS"]
+    assert finding.severity == "warning" and not finding.evidence["learning_poor"]
+    assert finding.evidence["in_front_of_trained_layers"] == ["0.0.weight", "0.2.weight"]
+    # a fixed random last layer in front of nothing trained (a deliberate design) while
+    # learning goes well: info only
+    torch.manual_seed(0)
+    model = backbone_and_head()
+    model[1].requires_grad_(False)
     mon = train(model, x=x, y=y, lr=0.5, steps=100)
     assert found(mon)["FROZEN_PARAMETERS"].severity == "info" and not problems(mon)
     # a pretrained backbone (trained on the task first), then frozen: silent
@@ -273,4 +283,11 @@ def test_minigrad_batch_norm_tiny_batches_and_frozen_layers():
     model = mnn.Sequential(mnn.Linear(16, 64), mnn.ReLU(), mnn.Linear(64, 3))
     for p in model[0].parameters():
         p.requires_grad = False
-    assert "FROZEN_PARAMETERS" in found(train_minigrad(model))
+    finding = found(train_minigrad(model))["FROZEN_PARAMETERS"]
+    assert finding.severity == "warning" and finding.evidence["in_front_of_trained_layers"]
+    mg.manual_seed(0)                  # a fixed random last layer: info only, no warning
+    model = mnn.Sequential(mnn.Linear(16, 64), mnn.ReLU(), mnn.Linear(64, 3))
+    for p in model[2].parameters():
+        p.requires_grad = False
+    mon = train_minigrad(model)
+    assert found(mon)["FROZEN_PARAMETERS"].severity == "info" and not problems(mon)

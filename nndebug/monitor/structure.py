@@ -2,7 +2,9 @@
 
 - Frozen parameters (``requires_grad=False``): measured once when watching starts (mean,
   std, largest value, kurtosis, fan-in/out: enough to tell a fresh initialisation from
-  trained weights) and once more before findings are read, to see whether they changed.
+  trained weights) and once more before findings are read, to see whether they changed;
+  and whether trainable parameters are registered after them (a frozen stem or backbone
+  that trained layers build on, rather than a fixed last layer).
 - Parts the model does not register, on recorded steps:
   * modules that run inside the model's forward but are not in ``model.modules()`` (torch's
     global module hooks; minigrad has none), with the registered module that called them;
@@ -77,6 +79,10 @@ class StructureWatch:
         self._frozen_fingerprint = stats
         shapes = {n: tuple(p.shape) for n, p in self._frozen}
         all_shapes = {n: tuple(p.shape) for n, p in self.adapter.named_parameters()}
+        order = list(all_shapes)
+        trainable_at = [i for i, (_, p) in enumerate(self.adapter.named_parameters())
+                        if self.adapter.requires_grad(p)]
+        last_trainable = trainable_at[-1] if trainable_at else -1
         for (name, p), (mean, std, absmax, kurtosis) in zip(self._frozen, stats):
             fan_in, fan_out = _fans(name, shapes[name], all_shapes)
             size = math.prod(shapes[name])
@@ -85,7 +91,7 @@ class StructureWatch:
             self.observed.frozen.append(FrozenTensor(
                 name=name, shape=shapes[name], fan_in=fan_in, fan_out=fan_out, mean=mean,
                 std=std, absmax=absmax, kurtosis=kurtosis if std > 0 else float("nan"),
-                measured=measured))
+                measured=measured, before_trainable=order.index(name) < last_trainable))
 
     def refresh_frozen(self, step=None):
         """Whether each frozen tensor changed since watching started (before findings;

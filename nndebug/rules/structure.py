@@ -12,6 +12,11 @@ Sources named next to the thresholds (besides those in ``rules/__init__.py``):
               i.e. U(-1/sqrt(fan_in), 1/sqrt(fan_in)), biases the same bound; norm layers
               weight 1, bias 0; nn.init's kaiming/xavier normal and uniform; N(0, 0.02) as in
               BERT/GPT-2; nn.Embedding N(0, 1)
+  [vision2164] https://github.com/pytorch/vision/issues/2164: a detection backbone's first
+              layers frozen although no pretrained weights were loaded ("This resulted in
+              poor AP") while the layers above them trained normally
+  [fixclassifier] Hoffer et al., "Fix your classifier: the marginal value of training the
+              last weight layer", ICLR 2018: a fixed (untrained) final layer on purpose
 """
 import math
 
@@ -190,20 +195,29 @@ def frozen_parameters(ctx):
     if not weights:
         return None
     poor = learning_poor(ctx)
+    # a random layer frozen in front of trained ones (a stem, a backbone: what every trained
+    # layer builds on) is what a backbone frozen before its weights were loaded looks like
+    # [vision2164]; a fixed random last layer is a known deliberate design [fixclassifier]
+    stem = [t.name for t, _ in weights if t.before_trainable]
     names = [t.name for t, _ in fresh]
     total = sum(math.prod(t.shape) for t, _ in fresh)
+    if poor:
+        why = ", and the loss is not improving well."
+    elif stem:
+        why = (", and trained layers are built on top of them: they only ever see these "
+               "random features (a backbone frozen before its weights were loaded).")
+    else:
+        why = " (fine if they are meant to stay random)."
     return Finding(
-        code="FROZEN_PARAMETERS", severity="warning" if poor else "info",
+        code="FROZEN_PARAMETERS", severity="warning" if poor or stem else "info",
         where=", ".join(dict.fromkeys(n.rsplit(".", 1)[0] for n in names)), step=0,
         message=f"{len(fresh)} frozen parameter tensor(s) (requires_grad=False: "
                 f"{short_list(names)}, {total} values) still look exactly like a fresh random "
                 f"initialisation ({weights[0][1]} for {weights[0][0].name}) and never changed "
-                "during the run: these layers were never trained" +
-                (", and the loss is not improving well." if poor else
-                 " (fine if they are meant to stay random)."),
+                "during the run: these layers were never trained" + why,
         evidence={"frozen": names, "values": total,
                   "looks_like": {t.name: how for t, how in fresh},
-                  "learning_poor": poor,
+                  "learning_poor": poor, "in_front_of_trained_layers": stem,
                   "stats": {t.name: {"std": t.std, "kurtosis": t.kurtosis, "fan_in": t.fan_in}
                             for t, _ in weights[:5]}},
         fix="Freeze only layers that hold pretrained weights: load the weights first (check "
