@@ -29,7 +29,8 @@ The file (``.nndebug``, version 1) is a ZIP archive, so any ZIP tool can open it
 Reading never unpickles (``allow_pickle=False``): nothing executable is loaded. Writing is
 atomic: the whole file goes to a temporary file in the same folder, is flushed to disk, and
 replaces the old one with ``os.replace``; a process killed at any moment leaves the last
-complete save. A file that is truncated, foreign or written by a newer version raises
+complete save. The temporary file is named ``.<name>.<pid>-<random>.tmp``; one that a killed
+process left is removed by the next save to the same path. A file that is truncated, foreign or written by a newer version raises
 ``RunFileError`` with one line saying what was expected and what to do.
 
 ``mon.state_dict()`` holds the same header and arrays as ``{"format", "version", "header",
@@ -41,7 +42,10 @@ import datetime
 import io
 import json
 import os
+import re
 import sys
+import tempfile
+import time
 import zipfile
 
 import numpy as np
@@ -269,17 +273,25 @@ def _nndebug_version():
 # the file: a ZIP of a JSON header and .npy arrays, written atomically
 # ============================================================================================
 def write(path, header, arrays):
-    """Write the run file at ``path`` atomically (temporary file, fsync, os.replace)."""
+    """Write the run file at ``path`` atomically (temporary file, fsync, os.replace).
+
+    The temporary file is ``.<name>.<pid>-<random>.tmp`` beside ``path``: unique, so two
+    writers never share one, and named after its process, so that the next save removes
+    what a killed process left (``remove_stale_temporaries``)."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
-    temporary = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    name = os.path.basename(path)
+    remove_stale_temporaries(folder, name)
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{name}.{os.getpid()}-", suffix=".tmp",
+                                             dir=folder)
     try:
-        with open(temporary, "wb") as handle:
+        with os.fdopen(descriptor, "wb") as handle:
             with zipfile.ZipFile(handle, "w", zipfile.ZIP_STORED) as archive:
                 archive.writestr(HEADER, json.dumps(header, allow_nan=False),
                                  compress_type=zipfile.ZIP_DEFLATED)
-                for name, array in arrays.items():
-                    with archive.open(f"{ARRAYS}{name}.npy", "w", force_zip64=True) as member:
+                for member_name, array in arrays.items():
+                    with archive.open(f"{ARRAYS}{member_name}.npy", "w",
+                                      force_zip64=True) as member:
                         np.lib.format.write_array(member, np.ascontiguousarray(array),
                                                   allow_pickle=False)
             handle.flush()
@@ -293,6 +305,47 @@ def write(path, header, arrays):
         raise
     _sync_folder(folder)
     return path
+
+
+def remove_stale_temporaries(folder, name):
+    """Remove the temporary files that writers of ``name`` killed mid-save left in ``folder``
+    (SIGKILL, power loss: no ``except`` ran). Only names of ``write``'s own pattern for this
+    file, and only those of a process that no longer runs: a save in progress elsewhere keeps
+    its file. Returns the paths removed."""
+    pattern = re.compile(re.escape(f".{name}.") + r"(\d+)-[A-Za-z0-9_]+\.tmp\Z")
+    removed = []
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return removed
+    for entry in entries:
+        match = pattern.match(entry)
+        if match is None or _process_alive(int(match.group(1)), os.path.join(folder, entry)):
+            continue
+        try:
+            os.remove(os.path.join(folder, entry))
+            removed.append(os.path.join(folder, entry))
+        except OSError:
+            pass          # gone already (another writer cleaned it), or not ours to remove
+    return removed
+
+
+def _process_alive(pid, temporary):
+    """Whether the process that wrote ``temporary`` may still be writing it."""
+    if pid == os.getpid():
+        return False      # this process writes one file at a time: an older one is a leftover
+    if os.name == "posix":
+        try:
+            os.kill(pid, 0)            # signal 0: only asks whether the process exists
+        except ProcessLookupError:
+            return False
+        except OSError:
+            return True                # it exists (another user's process)
+        return True
+    try:                               # elsewhere: a temporary untouched for an hour is stale
+        return time.time() - os.path.getmtime(temporary) < 3600
+    except OSError:
+        return True
 
 
 def _sync_folder(folder):

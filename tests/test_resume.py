@@ -225,33 +225,75 @@ KILLED_RUN = textwrap.dedent("""
         loss = loss_fn(model(x), y)
         loss.backward()
         opt.step()
-        mon.step(loss)
+        mon.step(loss)                 # saves (save_every_s=0)
         step += 1
         if step == 3:
             print("saving", flush=True)
+        if step >= 3:
+            for _ in range(4):         # and more saves of the same run: it writes most of the time
+                mon.save(path)
 """)
 
 
+def _temporaries(folder):
+    return sorted(name for name in os.listdir(folder) if name.endswith(".tmp"))
+
+
 def test_a_process_killed_at_any_moment_leaves_its_last_complete_save(tmp_path):
+    """Runs that save at every step, killed (SIGKILL) at random moments one after the other,
+    all saving to the same path: each kill leaves the last complete save loadable and at most
+    one temporary file (the killed save's; the next run removes it on its first save)."""
     script = tmp_path / "killed_run.py"
     script.write_text(KILLED_RUN)
     rng = random.Random(0)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=root)
-    for attempt in range(3):
-        path = tmp_path / f"run{attempt}.nndebug"
+    path, left_behind, attempt = tmp_path / "run.nndebug", 0, 0
+    # five kills, then more until one has landed mid-write (each does with p ~ 0.7)
+    while attempt < 5 or (left_behind == 0 and attempt < 20):
+        attempt += 1
         process = subprocess.Popen([sys.executable, str(script), str(path)], env=env,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            line = process.stdout.readline()             # the run has started saving
+            line = process.stdout.readline()             # the run has saved and goes on saving
             assert line.strip() == "saving", process.stderr.read()
-            time.sleep(rng.uniform(0.0, 1.0))           # then a random moment, mid-write or not
+            time.sleep(rng.uniform(0.0, 0.3))           # then a random moment, mid-write or not
         finally:
             process.send_signal(signal.SIGKILL)
             process.wait(timeout=30)
         saved = nd.load_run(path)                         # the last complete save, whole
-        assert saved.n_steps >= 1 and len(saved.run.records) >= 1
+        assert saved.n_steps >= 3 and len(saved.run.records) >= 1
         assert isinstance(saved.report(), str)
+        temporaries = _temporaries(tmp_path)
+        assert len(temporaries) <= 1, temporaries
+        left_behind += len(temporaries)
+    assert left_behind >= 1      # the test did kill saves mid-write
+
+
+def test_a_save_removes_only_stale_temporaries_of_its_own_file(tmp_path):
+    """The next save removes a dead writer's temporary of the same file, and nothing else:
+    not a live writer's, not another file's, not a name of another pattern."""
+    from nndebug import runfile
+    model, opt, data = torch_setup()
+    with nd.watch(model, opt) as mon:
+        train(mon, model, opt, data, 2)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    dead_pid = int(dead.stdout)                          # a process that has ended
+    live_pid = os.getppid()                              # one that runs
+    names = {"stale": f".run.nndebug.{dead_pid}-abc123.tmp",
+             "live writer": f".run.nndebug.{live_pid}-def456.tmp",
+             "other file": f".other.nndebug.{dead_pid}-abc123.tmp",
+             "other pattern": f".run.nndebug.{dead_pid}.tmp",
+             "user's file": "run.nndebug.tmp"}
+    for name in names.values():
+        (tmp_path / name).write_bytes(b"partial")
+    mon.save(tmp_path / "run.nndebug")
+    assert nd.load_run(tmp_path / "run.nndebug").n_steps == 2
+    left = set(os.listdir(tmp_path))
+    assert names["stale"] not in left
+    assert {names[k] for k in ("live writer", "other file", "other pattern", "user's file")} <= left
+    assert runfile.remove_stale_temporaries(str(tmp_path / "missing-folder"), "x") == []
 
 
 def test_the_lightning_callback_keeps_one_history_across_a_resumed_fit(tmp_path):
