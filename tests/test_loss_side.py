@@ -290,10 +290,11 @@ def test_a_blow_up_between_sparse_records_is_recorded_while_still_finite():
     assert "VANISHING_GRADIENTS" not in codes_found
 
 
-def test_minigrad_mse_mismatch_is_read_off_the_loss_graph_and_its_twin():
+@pytest.mark.parametrize("mse, seen_as", [(mnn.functional.mse_loss, "mse_loss"),  # the graph
+                                           (mnn.MSELoss(), "MSELoss")])   # global module hooks
+def test_minigrad_mse_mismatch_is_read_off_the_loss_graph_and_its_twin(mse, seen_as):
     xt, yt = regression()
     x, y = mg.tensor(xt.numpy()), mg.tensor(yt.numpy())
-    mse = mnn.MSELoss()
     for squeeze in (False, True):
         mg.manual_seed(0)
         model = mnn.Sequential(mnn.Linear(8, 16), mnn.ReLU(), mnn.Linear(16, 1))
@@ -304,7 +305,7 @@ def test_minigrad_mse_mismatch_is_read_off_the_loss_graph_and_its_twin():
         else:
             finding = next(f for f in problems(mon) if f.code == "LOSS_SHAPE_MISMATCH")
             assert finding.evidence["broadcast_shape"] == [32, 32]
-            assert finding.where == "mse_loss"
+            assert finding.where == seen_as
 
 
 def test_minigrad_softmax_before_cross_entropy_is_seen_on_the_loss_graph_and_its_twin():

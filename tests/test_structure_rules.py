@@ -269,8 +269,9 @@ class MgListNet(mnn.Module):
 def test_minigrad_layers_in_a_python_list_and_the_twin():
     mg.manual_seed(0)
     finding = found(train_minigrad(MgListNet(registered=False)))["UNREGISTERED_PARAMETERS"]
-    uses = finding.evidence["unregistered"]
-    assert sorted((tuple(u["shapes"][0]), u["count"]) for u in uses) == [((16,), 2), ((16, 16), 2)]
+    (use,) = finding.evidence["unregistered"]       # the modules, seen as torch's are
+    assert use["type"] == "Linear" and use["count"] == 2
+    assert use["shapes"] == [[16, 16], [16]] and not use["new_each_step"]
     mg.manual_seed(0)
     assert not problems(train_minigrad(MgListNet(registered=True)))
 
@@ -291,3 +292,58 @@ def test_minigrad_batch_norm_tiny_batches_and_frozen_layers():
         p.requires_grad = False
     mon = train_minigrad(model)
     assert found(mon)["FROZEN_PARAMETERS"].severity == "info" and not problems(mon)
+
+
+class MgBuiltInForward(mnn.Module):
+    def __init__(self, fixed):
+        super().__init__()
+        self.fixed = fixed
+        self.body, self.head = mnn.Linear(16, 32), mnn.Linear(32, 3)
+        self.dropout = mnn.Dropout(0.3)
+
+    def forward(self, x):
+        h = self.body(x).relu()
+        h = self.dropout(h) if self.fixed else mnn.Dropout(0.3)(h)
+        return self.head(h)
+
+
+def test_minigrad_dropout_built_in_forward_and_its_twin():
+    """A parameter-free module built in forward is seen through minigrad's global module
+    hooks (as torch's), and they are all removed again when watching ends."""
+    from minigrad.nn import module as registry
+    mg.manual_seed(0)
+    finding = found(train_minigrad(MgBuiltInForward(fixed=False)))["UNREGISTERED_PARAMETERS"]
+    use = finding.evidence["unregistered"][0]
+    assert use["type"] == "Dropout" and use["new_each_step"] and use["called_from"] == ""
+    assert "eval()" in finding.message
+    assert not registry.global_forward_hooks and not registry.global_forward_pre_hooks
+    mg.manual_seed(0)
+    assert not problems(train_minigrad(MgBuiltInForward(fixed=True)))
+
+
+def test_minigrad_global_module_hooks_run_like_torchs():
+    """Global hooks run before the module's own, on every module call (also modules no model
+    registers), may replace inputs and output, and are gone after ``remove()``."""
+    from minigrad.nn import module as registry
+    seen = []
+    layer = mnn.Linear(2, 2)
+    layer.register_forward_hook(lambda m, i, o: seen.append("own"))
+    pre = registry.register_module_forward_pre_hook(lambda m, i: seen.append("global pre"))
+    post = registry.register_module_forward_hook(lambda m, i, o: o * 0)
+    try:
+        out = layer(mg.ones(1, 2))
+        assert seen == ["global pre", "own"] and np.all(out.numpy() == 0)
+        torch_seen = []
+        handle = torch.nn.modules.module.register_module_forward_pre_hook(
+            lambda m, i: torch_seen.append(type(m).__name__))
+        try:
+            torch.nn.Linear(2, 2)(torch.ones(1, 2))
+        finally:
+            handle.remove()
+        mnn.ReLU()(mg.ones(1, 2))            # a module nothing registers: seen too
+        assert seen[-1] == "global pre" and torch_seen == ["Linear"]
+    finally:
+        pre.remove()
+        post.remove()
+    assert not registry.global_forward_hooks and not registry.global_forward_pre_hooks
+    assert np.all(layer(mg.ones(1, 2)).numpy() != 0)

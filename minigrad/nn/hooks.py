@@ -50,6 +50,26 @@ def add_hook(hooks_dict, hook, prepend=False):
     return handle
 
 
+# Hooks that every module call runs, before the module's own (torch's
+# ``register_module_forward_pre_hook`` / ``register_module_forward_hook``): a tool that must
+# see modules the model does not register (built inside forward, kept in a Python list)
+# listens here, since no walk over the model's tree can find them.
+global_forward_pre_hooks = OrderedDict()
+global_forward_hooks = OrderedDict()
+
+
+def register_module_forward_pre_hook(hook):
+    """``hook(module, inputs)`` before every module's forward; a returned value replaces
+    the inputs. Returns a handle with ``.remove()``."""
+    return add_hook(global_forward_pre_hooks, hook)
+
+
+def register_module_forward_hook(hook):
+    """``hook(module, inputs, output)`` after every module's forward; a returned value
+    replaces the output. Returns a handle with ``.remove()``."""
+    return add_hook(global_forward_hooks, hook)
+
+
 def _identity(tensor):
     from .. import ops
     return ops.REGISTRY["identity"].apply(tensor)

@@ -18,7 +18,8 @@ import numpy as np
 
 from ..autograd import is_grad_enabled, no_grad
 from ..tensor import Tensor, _to_array, get_default_dtype
-from .hooks import BackwardHookCall, add_hook
+from .hooks import (BackwardHookCall, add_hook, global_forward_hooks, global_forward_pre_hooks,
+                    register_module_forward_hook, register_module_forward_pre_hook)  # noqa: F401
 
 
 class Parameter(Tensor):
@@ -74,9 +75,10 @@ def _indent(text, spaces):
 class Module:
     """Base class of every layer and model; subclass it and define ``forward``.
 
-    ``module(x)`` runs the forward pre-hooks, ``forward``, then the forward hooks,
-    and (when backward hooks are registered) routes inputs and outputs through
-    identity primitives so the backward hooks see this module's gradients.
+    ``module(x)`` runs the forward pre-hooks (global ones first), ``forward``, then the
+    forward hooks (global ones first), and (when backward hooks are registered) routes
+    inputs and outputs through identity primitives so the backward hooks see this
+    module's gradients.
     """
 
     training: bool
@@ -411,9 +413,9 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
-                or self._backward_pre_hooks):
+                or self._backward_pre_hooks or global_forward_pre_hooks or global_forward_hooks):
             return self.forward(*args, **kwargs)  # no hooks (the usual case): nothing to route
-        for hook in list(self._forward_pre_hooks.values()):
+        for hook in [*global_forward_pre_hooks.values(), *self._forward_pre_hooks.values()]:
             result = hook(self, args)
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
@@ -422,7 +424,7 @@ class Module:
             backward_call = BackwardHookCall(self)
             args = backward_call.wrap_inputs(args)
         output = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
+        for hook in [*global_forward_hooks.values(), *self._forward_hooks.values()]:
             result = hook(self, args, output)
             if result is not None:
                 output = result

@@ -4,9 +4,10 @@ The monitor's observers (``nndebug.monitor.around``) ask three questions, answer
 framework:
 
 - ``global_module_hooks(framework, before, after)``: be told about every module call,
-  also of modules the model does not register (torch's global module hooks; minigrad has
-  none: ``None``). ``before``/``after`` are bound methods of one object, held weakly.
-  Returns a handle with ``.remove()``.
+  also of modules the model does not register (both frameworks' global module hooks,
+  ``register_module_forward_pre_hook`` / ``register_module_forward_hook``).
+  ``before``/``after`` are bound methods of one object, held weakly. Returns a handle with
+  ``.remove()``.
 - ``loss_inputs_from_graph(framework, loss)``: ``(loss name, output, target)`` read off the
   loss tensor's graph when its last operation is a known loss (torch keeps the inputs on
   the backward node, minigrad on the graph node), else None.
@@ -48,11 +49,14 @@ def global_module_hooks(framework, before, after):
     dropped without ``close()``), they remove themselves at the next module call instead
     of running for every model in the process forever.
     """
-    if framework != "torch":
+    if framework == "torch":
+        from torch.nn.modules import module as registry
+    elif framework == "minigrad":
+        from minigrad.nn import module as registry
+    else:
         return None
     import weakref
 
-    from torch.nn.modules import module as torch_module
     owner = weakref.ref(before.__self__)
     before_name, after_name = before.__name__, after.__name__
     handles = _Handles([])
@@ -73,8 +77,8 @@ def global_module_hooks(framework, before, after):
         getattr(alive, after_name)(module, inputs, output)
         return None
 
-    handles.handles = [torch_module.register_module_forward_pre_hook(on_before),
-                       torch_module.register_module_forward_hook(on_after)]
+    handles.handles = [registry.register_module_forward_pre_hook(on_before),
+                       registry.register_module_forward_hook(on_after)]
     return handles
 
 

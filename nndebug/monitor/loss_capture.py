@@ -5,8 +5,8 @@ Three ways to see a loss call, best first:
 1. ``watch(..., loss_fn=criterion)`` with a loss *module* (``nn.MSELoss()``, both
    frameworks): a forward hook on it while a step is recorded. With a plain function,
    ``mon.loss_fn`` is a wrapper that records the call and returns what the function returns.
-2. Without ``loss_fn``, on torch: every loss module called during a recorded step is seen
-   through torch's global module hooks (``around.py`` hands the calls over).
+2. Without ``loss_fn``: every loss module called during a recorded step is seen through
+   the framework's global module hooks (``around.py`` hands the calls over).
 3. Otherwise the loss tensor's graph: when its last operation is a known loss (torch's
    ``F.mse_loss``, ``F.binary_cross_entropy_with_logits``, minigrad's loss primitives) the
    inputs are read off the graph (``adapters/observing.py``).

@@ -6,8 +6,8 @@
   and whether trainable parameters are registered after them (a frozen stem or backbone
   that trained layers build on, rather than a fixed last layer).
 - Parts the model does not register, on recorded steps:
-  * modules that run inside the model's forward but are not in ``model.modules()`` (torch's
-    global module hooks; minigrad has none), with the registered module that called them;
+  * modules that run inside the model's forward but are not in ``model.modules()`` (the
+    global module hooks of torch and minigrad), with the registered module that called them;
   * tensors that take part in the model's output with ``requires_grad`` but are not in
     ``model.parameters()`` (nor in the optimizer): the leaves of the output's graph, on the
     first ``GRAPH_WALKS`` recorded steps (both frameworks).
