@@ -47,8 +47,9 @@ def positional_tensors(adapter):
         parts = name.split(".")
         by_name = any(POSITIONAL_PART.match(p) for p in parts) and not NOT_POSITIONAL.search(name)
         by_owner = any(name.startswith(o + ".") for o in owners)
-        array = adapter.to_numpy(tensor)
-        if (by_name or by_owner) and array.dtype.kind == "f" and id(tensor) not in seen:
+        if not (by_name or by_owner) or id(tensor) in seen:
+            continue                  # (read no other tensor: on a GPU that is a copy each)
+        if adapter.to_numpy(tensor).dtype.kind == "f":
             seen.add(id(tensor))
             found.append((name, tensor))
     return found

@@ -7,10 +7,16 @@
   the monitor's one forward pre-hook on the model (``monitor/batches.py``): no copy, no host
   transfer; it stops listening as soon as the probe has run, or when the monitor closes. It
   counts optimizer steps, so that it knows which step an input batch belongs to;
-- as a probe, called once on the first recorded step after the warm-up, it runs
-  ``check_dependencies`` on that step's inputs and on the targets that reached the loss
-  in the same step (when the monitor saw the loss call), on a private copy, with the RNG
-  forked and restored: the user's training is bit-for-bit what it is unwatched.
+- as a probe, called once on the first recorded step after the warm-up, it checks that
+  step's inputs with the targets that reached the loss in the same step (when the monitor
+  saw the loss call), the cheapest way that still answers:
+    1. a ``Sequential`` of per-sample layers cannot mix samples: the data-only check only;
+    2. float inputs with one label per sample: the two-sample screen (``screen.py``, about
+       two training steps' worth on two samples); a model it clears gets the data-only
+       check only;
+    3. everything else, and whatever the screen does not clear: ``check_dependencies`` in
+       full, on a private float64 copy, with the RNG forked and restored.
+  The user's training is bit-for-bit what it is unwatched.
 """
 from ...monitor.sinks import Sink
 
@@ -41,6 +47,7 @@ class DependencyWatch(Sink):
         self.next_step = 0        # the optimizer step the next forward pass belongs to
         self.kept = {}            # step -> the inputs of its (last) training forward pass
         self.skipped = None       # why the probe could not run, if it could not
+        self.ran = None           # "data only", "screen" or "full check": what the probe did
         self._listeners = None
         if adapter.parameter_count(trainable_only=False) <= MAX_PARAMETERS:
             self._listeners = batches.forward_listeners
@@ -61,9 +68,17 @@ class DependencyWatch(Sink):
         if inputs is None:
             return []
         from . import check_dependencies
+        from .positions import positional_tensors
+        from .screen import screen_is_clean
         targets = _targets_of(monitor, record.step)
         if _sample_wise(self.adapter) and _one_label_per_sample(self.adapter, targets):
+            self.ran = "data only"
             return _label_column_only(self.adapter, inputs, targets, record.step)
+        if screen_is_clean(self.adapter, inputs, targets,
+                           bool(positional_tensors(self.adapter))):
+            self.ran = "screen"
+            return _label_column_only(self.adapter, inputs, targets, record.step)
+        self.ran = "full check"
         try:
             result = check_dependencies(self.adapter.model, inputs, targets,
                                         loss_fn=_loss_fn_of(monitor))

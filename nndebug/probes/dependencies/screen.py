@@ -1,0 +1,169 @@
+"""A quick screen inside ``nd.watch``: could the full dependency check find anything here?
+
+``check_dependencies`` is thorough: a float64 copy of the model, 8 samples probed one by one,
+the whole batch searched for a single mixed pair, tens of passes in all. Inside a short
+training run that costs more than many training steps (31 ms of a 420 ms run on a 12-block
+residual MLP), and on a healthy model - the common case - it finds nothing. So watch first
+asks a cheaper question, on the user's model itself, in its own dtype, with two samples:
+
+- **mixing**: one forward pass with gradients on the inputs, then one backward pass per
+  sample with a random direction on that sample's output only. A model that keeps samples
+  apart gives a gradient that is *exactly* zero on every other sample (a zero row of
+  cotangent stays zero through a matrix product, a normalisation over features, a
+  convolution): exact in float32 as in float64, so no tolerance is needed;
+- **place in batch**: the same two samples in reverse order must give the same outputs,
+  reversed (a table sliced by ``x.size(0)`` breaks this without mixing samples). Float32
+  kernels may round a row differently at another place, so this one compares within
+  ``PLACE_TOLERANCE``.
+
+Anything unusual - a nonzero gradient, a moved output, an input or output the screen does not
+understand, an error - is not judged here: watch then runs the full check, which names what
+it finds (or explains why it is by design). The screen only ever *skips* the full check, so a
+healthy model is cleared for the price of about two training steps on two samples, and every
+finding still comes from ``check_dependencies``.
+
+Where the screen does not apply, watch runs the full check as before: token ids (no gradient
+to the inputs; the sequence probes need the copies anyway), inputs that are not one float
+tensor, targets that are sequences (their alignment and the future leak are read by the full
+check), models with positional tensors, half-precision models, and minigrad models.
+
+The user's model is run in place (a copy would cost more than the screen itself), so
+everything a forward pass might change is put back: train/eval flags (the screen runs in eval
+mode, as the full check does), nndebug's own hooks (hidden meanwhile, so a monitor never sees
+the screen's passes), attributes a forward assigns (``self.last_attention = ...``), buffers
+changed in place, requires_grad flags, and the RNG state (the random directions come from a
+private generator). Parameters and their ``.grad`` are never written: the forward pass only
+reads them, and the gradient is taken with respect to the inputs alone.
+"""
+import contextlib
+
+from ...adapters.base import is_nndebug_hook
+
+SCREEN_SAMPLES = 2
+"""The smallest sub-batch that can show one sample reading another (both directions)."""
+PLACE_TOLERANCE = 1e-4
+"""Relative change (to the output's largest magnitude) that counts as "moved" when two
+samples swap places: ~1000 float32 roundings; a position-dependent table changes outputs by
+far more. Half-precision models are not screened."""
+SCREENED_DTYPES = ("torch.float32", "torch.float64")
+
+
+def screen_is_clean(adapter, inputs, targets, has_positional_tensors):
+    """True when the screen clears the model (the full check would find nothing worth a
+    pass); False when the full check must run (something moved, or the screen cannot tell)."""
+    if not _applies(adapter, inputs, targets) or has_positional_tensors:
+        return False
+    import torch
+    rng = adapter.get_rng_state()      # a forward pass may draw (dropout built in forward)
+    try:
+        with _kept_as_is(adapter.model):
+            return _clean(torch, adapter, inputs[:SCREEN_SAMPLES].detach())
+    except Exception:                  # whatever the model refuses: the full check decides
+        return False
+    finally:
+        adapter.set_rng_state(rng)
+
+
+def _applies(adapter, inputs, targets):
+    if adapter.framework != "torch" or not adapter.is_tensor(inputs):
+        return False
+    if str(inputs.dtype) not in SCREENED_DTYPES or inputs.ndim < 2 or \
+            inputs.shape[0] < SCREEN_SAMPLES:
+        return False
+    if targets is None:
+        return True
+    shape = tuple(getattr(targets, "shape", ()) or ())
+    return len(shape) == 1 and shape[0] == inputs.shape[0]     # one label per sample
+
+
+def _clean(torch, adapter, x):
+    rows = x.shape[0]
+    x = x.clone().requires_grad_(True)
+    directions = torch.Generator(device=x.device).manual_seed(0)   # not the user's RNG
+    with torch.enable_grad():
+        out = _main_output(torch, adapter.model(x), rows)
+    if out is None or not out.requires_grad or not bool(torch.isfinite(out).all()):
+        return False
+    for i in range(rows):              # sample i's output must not reach any other sample
+        direction = torch.zeros_like(out)
+        direction[i] = torch.randn(out[i].shape, generator=directions, device=out.device,
+                                   dtype=out.dtype)
+        grad, = torch.autograd.grad(out, x, direction, retain_graph=i < rows - 1,
+                                    allow_unused=True)
+        if grad is None:               # the output does not depend on the inputs at all
+            return False
+        others = torch.cat([grad[:i], grad[i + 1:]])
+        if int(torch.count_nonzero(others)) or not bool(torch.isfinite(grad).all()):
+            return False
+    reverse = torch.arange(rows - 1, -1, -1, device=x.device)
+    with torch.no_grad():
+        swapped = _main_output(torch, adapter.model(x.detach()[reverse]), rows)
+    if swapped is None or swapped.shape != out.shape:
+        return False
+    expected = out.detach()[reverse]
+    scale = float(expected.abs().max()) or 1.0
+    return float((swapped - expected).abs().max()) <= PLACE_TOLERANCE * scale
+
+
+def _main_output(torch, output, rows):
+    """The first float tensor of the output with one row per sample (a tuple or dict output
+    may begin with something else), or None."""
+    if isinstance(output, dict):
+        output = list(output.values())
+    if isinstance(output, (tuple, list)):
+        for value in output:
+            found = _main_output(torch, value, rows)
+            if found is not None:
+                return found
+        return None
+    if isinstance(output, torch.Tensor) and output.is_floating_point() and output.ndim >= 1 \
+            and output.shape[0] == rows:
+        return output
+    return None
+
+
+@contextlib.contextmanager
+def _kept_as_is(model):
+    """Run the model in eval mode with nndebug's hooks hidden; afterwards put back the modes,
+    the hook tables, every module attribute a forward pass assigned and every buffer it
+    changed in place."""
+    from ...adapters.torch_adapter import _HOOK_TABLES
+    modules = list(model.modules())
+    attributes = [dict(vars(m)) for m in modules]        # the train/eval flag among them
+    buffer_tables = [dict(m._buffers) for m in modules]
+    flags = [(p, p.requires_grad) for p in model.parameters()]   # a train() override may
+                                                                  # (un)freeze parameters
+    buffers = [(b, b._version, b.detach().clone()) for m in modules
+               for b in m._buffers.values() if b is not None]
+    hidden = []
+    for m in modules:
+        for name in _HOOK_TABLES:
+            table = vars(m).get(name)
+            if isinstance(table, dict) and any(is_nndebug_hook(fn) for fn in table.values()):
+                hidden.append((table, dict(table)))
+                for key in [k for k, fn in table.items() if is_nndebug_hook(fn)]:
+                    del table[key]
+    model.eval()
+    try:
+        yield
+    finally:
+        for table, entries in hidden:
+            table.clear()
+            table.update(entries)
+        for m, saved, saved_buffers in zip(modules, attributes, buffer_tables):
+            vars(m).clear()            # the same objects put back: a no-op where nothing
+            vars(m).update(saved)      # changed, cheaper than finding out
+            m._buffers.clear()
+            m._buffers.update(saved_buffers)
+        for p, flag in flags:
+            if p.requires_grad != flag:
+                p.requires_grad_(flag)
+        for buffer, version, value in buffers:
+            if buffer._version != version:
+                with _no_grad():
+                    buffer.copy_(value)
+
+
+def _no_grad():
+    import torch
+    return torch.no_grad()
