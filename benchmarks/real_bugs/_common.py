@@ -48,3 +48,40 @@ def batches(x, y, steps, batch_size=64, seed=0):
 def mlp(inputs=64, hidden=64, outputs=10):
     return torch.nn.Sequential(torch.nn.Linear(inputs, hidden), torch.nn.ReLU(),
                                torch.nn.Linear(hidden, outputs))
+
+
+# the sonnets minigrad's char-level GPT example trains on (about 5,600 characters)
+SONNETS = os.path.join(os.path.dirname(__file__), "..", "..", "minigrad", "examples",
+                       "sonnets.txt")
+
+
+def characters():
+    """The sonnets as int64 character ids (a 1-D tensor) and the vocabulary size."""
+    with open(SONNETS, encoding="utf-8") as handle:
+        text = handle.read()
+    chars = sorted(set(text))
+    index = {c: i for i, c in enumerate(chars)}
+    return torch.tensor([index[c] for c in text], dtype=torch.int64), len(chars)
+
+
+def text_windows(ids, steps, batch_size=32, length=32, seed=0):
+    """``steps`` batches of random windows of ``length + 1`` characters, (B, length + 1):
+    a next-character model reads ``[:, :-1]`` and predicts ``[:, 1:]``."""
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        starts = torch.from_numpy(rng.integers(0, len(ids) - length - 1, batch_size))
+        yield torch.stack([ids[s:s + length + 1] for s in starts.tolist()])
+
+
+def padded_lines(min_length=20):
+    """The sonnets' verse lines as a padded batch: ids (lines, longest) with 0 as the padding
+    id (characters are 1..vocab), and the vocabulary size counting the padding."""
+    with open(SONNETS, encoding="utf-8") as handle:
+        lines = [line for line in handle.read().splitlines() if len(line) >= min_length]
+    chars = sorted(set("".join(lines)))
+    index = {c: i + 1 for i, c in enumerate(chars)}
+    longest = max(len(line) for line in lines)
+    ids = torch.zeros(len(lines), longest, dtype=torch.int64)
+    for row, line in enumerate(lines):
+        ids[row, :len(line)] = torch.tensor([index[c] for c in line])
+    return ids, len(chars) + 1
