@@ -4,9 +4,10 @@ learning rate that relied on clipping blows the model up.
 
 Reported: "Question" - https://github.com/Cranial-XIX/FAMO/issues/4 ("Why should
 `clip_grad_norm_` before `loss.backward()`?"; the author: "thanks for catching this bug,
-it should be after"). Here a character LSTM (128 units) on 64-character windows of the sonnets, trained the way PyTorch's
-word-language-model example trains its LSTM: plain SGD at a large learning rate (20) held
-in check by clip_grad_norm_(0.25). Fix: clip between backward() and step().
+it should be after"). Here a character LSTM (128 units) on 64-character windows of the
+sonnets, trained the way PyTorch's word-language-model example trains its LSTM: plain SGD
+at a large learning rate (20) held in check by clip_grad_norm_(0.25). Fix: clip between
+backward() and step().
 """
 import torch
 from torch import nn
