@@ -13,8 +13,13 @@ from benchmarks.real_bugs import cases  # noqa: E402
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 PROBLEMS = ("warning", "error")
 
-# case -> why it is missed (the cause is named, but only as info)
-KNOWN_MISSES = {}
+# case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
+KNOWN_MISSES = {
+    "target_column_in_features": "the label-column check (probes/dependencies/alignment.py, "
+                                 "probe_label_column) compares input columns with integer "
+                                 "class labels only; a float regression target copied into "
+                                 "the inputs is not looked for",
+}
 
 
 def name(case):
@@ -36,8 +41,11 @@ def test_the_cause_is_named(case):
     found = run(case, fixed=False)
     problems = {f.code for f in found if f.severity in PROBLEMS}
     if name(case) in KNOWN_MISSES:
-        assert not problems & set(case.EXPECTED)
-        assert {f.code for f in found} & set(case.EXPECTED), KNOWN_MISSES[name(case)]
+        reason = KNOWN_MISSES[name(case)]
+        assert not problems & set(case.EXPECTED), f"{name(case)} is detected now: update " \
+                                                  "KNOWN_MISSES, the README and this test"
+        named_as_info = bool({f.code for f in found} & set(case.EXPECTED))
+        assert named_as_info == reason.startswith("info:"), reason
     else:
         assert problems & set(case.EXPECTED), (
             f"{name(case)} ({case.LINK}): expected {case.EXPECTED}, got {sorted(problems)}")
