@@ -16,6 +16,14 @@ Away from zero erfc is computed directly (``1 - erf`` would lose every digit in 
 tail), and the other follows: ``erf = 1 - erfc``, ``erfc(-x) = 2 - erfc(x)``.
 Measured against ``math.erf``/``math.erfc`` (tests/test_ops_wrappers.py): absolute
 error of erf below 2e-15, relative error of erfc below 5e-15 for x >= 2.
+
+A float32 array needs far less: erf(x) is 1.0 in float32 once |x| > 3.92, and one ratio
+``x * P(x^2) / Q(x^2)`` (degree 5 over 5) on ``[-3.92, 3.92]`` is accurate to float32.
+That is ~25 in-place float32 passes with no masks, against ~40 passes plus the range
+masks and their copies above: ~1 ms instead of ~17 ms on 524k values (GELU in a GPT).
+The coefficients are our own fit, re-derived by ``tools/fit_erf_float32.py``; error
+over every float32 in [2^-40, 4.1]: at most 7 ulp, 0.7 ulp on average (float32's own
+rounding in the two Horner sums, not the fit, which is within 2e-8).
 """
 import math
 
@@ -88,6 +96,39 @@ def _erfc_away_from_zero(magnitude):
     return _exp_minus_square(y) * out
 
 
+# --- float32: one range ------------------------------------------------------------------
+# tools/fit_erf_float32.py --degrees 5,5 --clamp 3.92; highest power of t = x^2 first.
+# Python floats: NumPy keeps a float32 array float32 when the scalar is a Python float.
+FLOAT32_CLAMP = 3.92       # erfc(3.92) = 2.96e-8 < half an ulp of 1.0 in float32
+_P_FLOAT32 = (2.0500806e-06, 0.00028488258, 0.0037656259, 0.05274875, 0.19040672, 1.1283791)
+_Q_FLOAT32 = (3.809164e-05, 0.001162537, 0.014969236, 0.11410921, 0.5020763, 1.0)
+
+
+def _horner(coefficients, t):
+    """A polynomial in t (highest power first), by Horner's rule, in place: one new array
+    (an array also when t is 0-d, so that in-place steps after it work)."""
+    out = np.multiply(t, coefficients[0], out=np.empty_like(t))
+    for c in coefficients[1:-1]:
+        out += c
+        out *= t
+    out += coefficients[-1]
+    return out
+
+
+def erf_float32(x):
+    """erf of a float32 array as ``x * P(x^2) / Q(x^2)`` on one range (see the module doc).
+
+    nan stays nan; +-inf gives +-1 (clipped to the range first). The ratio itself can
+    round up to 4 ulp above 1 near the clamp: the last clip keeps erf within [-1, 1].
+    """
+    clipped = np.clip(x, -FLOAT32_CLAMP, FLOAT32_CLAMP)
+    t = clipped * clipped
+    out = _horner(_P_FLOAT32, t)
+    out *= clipped
+    out /= _horner(_Q_FLOAT32, t)
+    return np.clip(out, -1.0, 1.0, out=out)
+
+
 def _split(x):
     """(x as float32 or float64, |x|, the near-zero mask, the mask of the rest that is not nan).
 
@@ -112,7 +153,10 @@ def erfc(x):
 
 
 def erf(x):
-    """Error function of a float array (float64: accurate to ~1e-15 absolute; float32 stays)."""
+    """Error function of a float array (float64: accurate to ~1e-15 absolute; float32 input:
+    float32, within 7 ulp)."""
+    if isinstance(x, np.ndarray) and x.dtype == np.float32:
+        return erf_float32(x)
     x, magnitude, near, away = _split(x)
     out = np.full_like(x, np.nan)
     out[near] = _erf_near_zero(x[near])
@@ -149,6 +193,31 @@ class Erf(Function):
 
 _SQRT_2_OVER_PI = float(np.sqrt(2.0 / np.pi))  # a Python float keeps float32 float32
 _CUBIC = 0.044715
+_ONE_OVER_SQRT_2 = 1.0 / math.sqrt(2.0)
+_ONE_OVER_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def _normal_cdf_float32(x):
+    """Phi(x) = (1 + erf(x / sqrt 2)) / 2 in float32, the formula torch uses for float32.
+
+    Deep in the left tail ``1 + erf`` cancels, so Phi there is accurate only to float32's
+    absolute precision (~6e-8), like torch's; float64 input goes through erfc instead.
+    """
+    cdf = erf_float32(x * _ONE_OVER_SQRT_2)
+    cdf += 1.0
+    cdf *= 0.5
+    return cdf
+
+
+def _gelu_exact_derivative_float32(x, cdf):
+    """``Phi(x) + x phi(x)`` in float32, in place on one new array (an array also for 0-d x)."""
+    local = np.multiply(x, x, out=np.empty_like(x))
+    local *= -0.5
+    np.exp(local, out=local)
+    local *= x
+    local *= _ONE_OVER_SQRT_2PI
+    local += cdf
+    return local
 
 
 @register("gelu")
@@ -162,8 +231,11 @@ class GELU(Function):
         if approximate == "tanh":  # in a's own dtype, as torch
             ctx.tanh = np.tanh(_SQRT_2_OVER_PI * (a + _CUBIC * (a * a * a)))
             return 0.5 * a * (1.0 + ctx.tanh)
-        x = a if a.dtype == np.float32 else a.astype(np.float64)  # erf's working dtypes
-        ctx.cdf = normal_cdf(x)   # kept: the backward needs it too
+        if a.dtype == np.float32:
+            ctx.cdf = _normal_cdf_float32(a)   # kept: the backward needs it too
+            return a * ctx.cdf
+        x = a.astype(np.float64)  # float16 and the rest: computed in float64
+        ctx.cdf = normal_cdf(x)
         return (x * ctx.cdf).astype(a.dtype, copy=False)
 
     @staticmethod
@@ -173,7 +245,9 @@ class GELU(Function):
             # d/dx [x/2 (1 + tanh u)] = (1 + tanh u)/2 + x/2 (1 - tanh^2 u) u',  u = c (x + k x^3)
             t, x = ctx.tanh, a
             local = 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * _SQRT_2_OVER_PI * (1.0 + 3 * _CUBIC * x * x)
+        elif a.dtype == np.float32:
+            local = _gelu_exact_derivative_float32(a, ctx.cdf)
         else:
-            x = a if a.dtype == np.float32 else a.astype(np.float64)
+            x = a.astype(np.float64)
             local = ctx.cdf + x * normal_pdf(x)  # d/dx [x Phi(x)] = Phi(x) + x phi(x)
         return ((grad * local).astype(a.dtype, copy=False),)
