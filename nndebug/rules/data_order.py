@@ -28,11 +28,16 @@ def repeat_period(fingerprints):
     if n < 2 * MIN_DISTINCT_BATCHES:
         return None
     candidates = np.nonzero(f[1:] == f[0])[0] + 1
+    # f[:period] holds two distinct batches once it reaches the first batch unlike the first
+    # (one scan, not np.unique per candidate: full-batch training makes every step one)
+    differs = np.nonzero(f != f[0])[0]
+    if differs.size == 0:
+        return None
     for period in candidates:
         period = int(period)
         if period < 2 or n < MIN_EPOCHS_SEEN * period:
             continue
-        if len(np.unique(f[:period])) < MIN_DISTINCT_BATCHES:
+        if period <= differs[0]:
             continue
         if np.array_equal(f[:n - period], f[period:]):
             return period

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from ..findings import Finding
+from .context import nanmedian_columns
 from .curve import learning_poor, loss_blew_up
 from .graph import rule
 
@@ -28,7 +29,7 @@ def _ratio_summary(ctx):
     early = ratios[: max(1, min(len(ratios), EARLY_RECORDS))]
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)     # a tensor never measured: NaN
-        per_layer = np.nanmedian(np.where(np.isfinite(ratios), ratios, np.nan), axis=0) \
+        per_layer = nanmedian_columns(np.where(np.isfinite(ratios), ratios, np.nan)) \
             if np.isfinite(ratios).any() else None
         early_layer = np.nanmax(np.where(np.isfinite(early), early, np.nan), axis=0) \
             if np.isfinite(early).any() else None
