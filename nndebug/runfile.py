@@ -10,7 +10,9 @@ The file (``.nndebug``, version 1) is a ZIP archive, so any ZIP tool can open it
   "findings" [Finding.to_dict()], "curves" {"train"|"val": {"width"}}, "history" (the
   retention state: budget, thinning grids), "records" (the names of the columns below, the
   dropout/batch-norm layers found in eval mode per record), "histograms" (layer names),
-  "monitor" (what a resumed monitor continues from: the step counter)}``;
+  "monitor" (what a resumed monitor continues from: the step counter), "observed" (what the
+  monitor saw around the model, ``nndebug.observed``: loss calls, warnings, unregistered
+  parts, frozen tensors, batch-norm batch sizes, graph sizes; not the kept target tensors)}``;
   NaN and infinities in findings' evidence are written as the strings "nan", "inf", "-inf";
 - ``arrays/NAME.npy``: NumPy arrays in the ``.npy`` format, never object arrays:
   ``loss.train.steps`` (int64), ``loss.train.values`` (float64) the full-resolution part of
@@ -24,7 +26,11 @@ The file (``.nndebug``, version 1) is a ZIP archive, so any ZIP tool can open it
   with ``records.vectors.index`` (rows: record, key, offset, first dim, second dim or -1), keys
   in ``header.records.vector_keys`` (["grad_norm"], ..., ["output"], ["lrs"], ["dead", layer]);
   ``histograms.step`` and ``histograms.data``/``histograms.index`` (rows: entry, layer,
-  offset, counts length, edges length).
+  offset, counts length, edges length); ``fingerprints`` (float64, one per early step: the
+  batch fingerprints of ``nndebug.monitor.batches``).
+
+A file without "observed" or ``fingerprints`` (written before they were saved) reads as a run
+that observed nothing around the model.
 
 Reading never unpickles (``allow_pickle=False``): nothing executable is loaded. Writing is
 atomic: the whole file goes to a temporary file in the same folder, is flushed to disk, and
@@ -38,6 +44,7 @@ process left is removed by the next save to the same path. A file that is trunca
 loaded (else ``{"dtype", "shape", "data"}`` lists), so ``torch.load`` reads it with its safe
 defaults (``weights_only=True``).
 """
+import dataclasses
 import datetime
 import io
 import json
@@ -52,6 +59,7 @@ import numpy as np
 
 from .findings import Finding, sort_findings
 from .history import BoundedRun
+from .observed import FrozenTensor, LossCall, NormBatch, Observed, RaisedWarning, UnregisteredUse
 from .records import LayerInfo, ParamInfo, StepRecord
 from .report.json import plain
 
@@ -63,6 +71,10 @@ PER_PARAMETER = ("grad_norm", "grad_received", "held_norm", "held_excess", "para
                  "update_norm")
 BOOLEAN_VECTORS = {"grad_received", "dead"}
 _NUMBERS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
+OBSERVED_LISTS = {"loss_calls": LossCall, "warnings": RaisedWarning,
+                  "unregistered": UnregisteredUse, "frozen": FrozenTensor,
+                  "norm_batches": NormBatch}
+TUPLE_FIELDS = {"output_shape", "target_shape", "shape"}
 
 
 class RunFileError(ValueError):
@@ -100,7 +112,41 @@ def encode(run, findings, monitor_state=None):
                          "histogram_grid": run._histogram_grid, "compactions": run.compactions}
     header["records"] = _encode_records(run.records, arrays)
     header["histograms"] = _encode_histograms(run.histograms, arrays)
+    header["observed"] = _encode_observed(getattr(run, "observed", None))
+    arrays["fingerprints"] = np.asarray(list(getattr(run, "fingerprints", None) or []),
+                                        dtype=np.float64).reshape(-1)
     return header, arrays
+
+
+def _encode_observed(observed):
+    """``Observed`` as JSON values (NaN as "nan"); the target tensors kept for probes are left
+    out: they are framework tensors, and the probes that read them run once, early."""
+    if observed is None:
+        return {}
+    return {name: plain([dataclasses.asdict(item) for item in getattr(observed, name)])
+            for name in OBSERVED_LISTS} | {"graph_nodes": plain(list(observed.graph_nodes))}
+
+
+def decode_observed(data):
+    """An ``Observed`` from ``_encode_observed``'s dict (missing lists: empty)."""
+    observed = Observed()
+    for name, kind in OBSERVED_LISTS.items():
+        items = getattr(observed, name)
+        for item in data.get(name) or []:
+            values = {}
+            for f in dataclasses.fields(kind):
+                if f.name not in item:
+                    continue
+                value = item[f.name] if f.type is str else _number(item[f.name])
+                if f.name in TUPLE_FIELDS and value is not None:
+                    value = tuple(value)
+                elif f.name == "shapes":
+                    value = [tuple(shape) for shape in value]
+                values[f.name] = value
+            items.append(kind(**values))
+    observed.graph_nodes.extend((int(step), int(nodes)) for step, nodes in
+                                data.get("graph_nodes") or [])
+    return observed
 
 
 def _encode_records(records, arrays):
@@ -184,6 +230,8 @@ def decode(header, arrays, where="the saved run", max_bytes="saved"):
                                   arrays[f"loss.{which}.buckets"], header["curves"][which]["width"])
         run.records = _decode_records(header["records"], arrays)
         run.histograms = _decode_histograms(header["histograms"], arrays)
+        run.observed = decode_observed(header.get("observed") or {})
+        run.fingerprints = [float(v) for v in arrays.get("fingerprints", ())]
         run._record_grid = int(history["record_grid"])
         run._histogram_grid = int(history["histogram_grid"])
         run._extra_grid = int(history.get("extra_grid", 1))

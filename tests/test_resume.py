@@ -324,3 +324,169 @@ def test_the_lightning_callback_keeps_one_history_across_a_resumed_fit(tmp_path)
     assert trainer.global_step == 24 and second.monitor.run.n_steps == 24
     steps, _ = second.monitor.run.loss_array()
     np.testing.assert_array_equal(steps, np.arange(24))
+
+
+# --- a restart keeps the findings: what the monitor observed and the batch fingerprints ------
+class RestartingMonitor:
+    """What ``nd.watch`` returns inside ``split_run``: a monitor that, after ``split`` steps,
+    is checkpointed (``torch.save`` / ``torch.load``, weights_only), closed, and replaced by
+    a fresh monitor of the same model that loads the state - a restart with a perfect model
+    and data-loader checkpoint, in the case's own training loop."""
+
+    def __init__(self, watch, split, args, kwargs):
+        self._watch, self._split, self._args, self._kwargs = watch, split, args, kwargs
+        self.current = watch(*args, **kwargs)
+        self.first = None
+        self._steps = 0
+
+    def step(self, *args, **kwargs):
+        self.current.step(*args, **kwargs)
+        self._steps += 1
+        if self._steps == self._split:
+            state = checkpoint_round_trip(self.current.state_dict())
+            self.current.close()
+            self.first = self.current
+            self.current = self._watch(*self._args, **self._kwargs)
+            self.current.load_state_dict(state)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.current.close()
+        return False
+
+    def __getattr__(self, name):
+        return getattr(self.current, name)
+
+
+def split_run(case, split, monkeypatch):
+    """Run a zoo case with a restart after ``split`` steps: (first monitor, resumed monitor)."""
+    import nndebug.monitor
+    made = []
+
+    def restarting_watch(*args, **kwargs):
+        made.append(RestartingMonitor(nndebug.monitor.watch, split, args, kwargs))
+        return made[-1]
+    monkeypatch.setattr(nd, "watch", restarting_watch, raising=False)
+    case.run()
+    monkeypatch.delattr(nd, "watch", raising=False)
+    return made[0].first, made[0].current
+
+
+def codes(monitor):
+    return sorted({f.code for f in monitor.findings()})
+
+
+@pytest.mark.parametrize("name", [
+    "minigrad/seq-lstm-state-not-detached",   # HIDDEN_STATE_NOT_DETACHED: run.observed.graph_nodes
+    "torch/seq-padding-not-masked",           # PADDING_NOT_MASKED: run.observed.loss_calls
+    "torch/constant-init",                    # LOSS_AT_CHANCE early, gone by the end
+    "minigrad/detached-graph"])
+def test_a_zoo_case_restarted_halfway_gives_the_findings_of_the_whole_run(name, monkeypatch):
+    from nndebug.zoo import get
+    case = get(name)
+    whole = codes(case.run())
+    first, resumed = split_run(case, case.steps // 2, monkeypatch)
+    assert resumed.run.n_steps == case.steps and first.run.n_steps == case.steps // 2
+    assert codes(resumed) == whole
+    if case.expected:
+        assert case.expected in whole
+
+
+def test_graph_growth_seen_before_the_restart_is_kept(monkeypatch):
+    """The LSTM case measures its graph on the first recorded steps only: split after them,
+    the finding needs what was observed before the restart."""
+    from nndebug.zoo import get
+    case = get("minigrad/seq-lstm-state-not-detached")
+    first, resumed = split_run(case, 10, monkeypatch)
+    before = first.run.observed.graph_nodes
+    assert len(before) == 10 and resumed.run.observed.graph_nodes[:10] == before
+    assert "HIDDEN_STATE_NOT_DETACHED" in codes(resumed)
+
+
+def repeating_batches(framework, n_batches=8):
+    """``n_batches`` distinct random batches, the same order every epoch (no reshuffle)."""
+    rng = np.random.default_rng(0)
+    arrays = [(rng.normal(size=(16, 8)).astype(np.float32), rng.integers(0, 3, 16))
+              for _ in range(n_batches)]
+    if framework == "torch":
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Tanh(), torch.nn.Linear(16, 3))
+        opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        data = [(torch.from_numpy(x), torch.from_numpy(y)) for x, y in arrays]
+        return model, opt, data, torch.nn.CrossEntropyLoss()
+    import minigrad as mg
+    import minigrad.nn as mnn
+    import minigrad.optim as mopt
+    mg.manual_seed(0)
+    model = mnn.Sequential(mnn.Linear(8, 16), mnn.Tanh(), mnn.Linear(16, 3))
+    data = [(mg.tensor(x), mg.tensor(y)) for x, y in arrays]
+    return model, mopt.SGD(model.parameters(), lr=0.05), data, mnn.CrossEntropyLoss()
+
+
+@pytest.mark.parametrize("framework", ["torch", "minigrad"])
+def test_a_data_order_seen_across_a_restart_is_found(framework):
+    """8 batches in the same order for 24 steps, restarted at step 12: neither half alone
+    has seen an epoch twice; the fingerprints of both, in one run, have."""
+    model, opt, data, loss_fn = repeating_batches(framework)
+    with nd.watch(model, opt, overhead=None) as whole:
+        train_any(whole, model, opt, data, loss_fn, 0, 24)
+    model, opt, data, loss_fn = repeating_batches(framework)
+    with nd.watch(model, opt, overhead=None) as first:
+        train_any(first, model, opt, data, loss_fn, 0, 12)
+    state = checkpoint_round_trip(first.state_dict())
+    with nd.watch(model, opt, overhead=None) as resumed:
+        resumed.load_state_dict(state)
+        train_any(resumed, model, opt, data, loss_fn, 12, 24)
+    assert "DATA_ORDER_REPEATS" in codes(whole) and "DATA_ORDER_REPEATS" not in codes(first)
+    assert codes(resumed) == codes(whole)
+    assert resumed.run.fingerprints == whole.run.fingerprints
+
+
+def test_what_was_observed_survives_the_state_dict_and_the_run_file(tmp_path):
+    """Loss calls, warnings, frozen tensors, unregistered parts, batch-norm batches and
+    graph sizes come back equal (NaN, tuples and all), in a checkpoint and in a saved run."""
+    torch.manual_seed(0)
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.frozen = torch.nn.Linear(8, 16).requires_grad_(False)
+            self.norm = torch.nn.BatchNorm1d(16)
+            self.head = torch.nn.Linear(16, 3)
+            self.loose = [torch.nn.Linear(3, 3)]        # not registered
+
+        def forward(self, x):
+            return self.loose[0](self.head(self.norm(self.frozen(x))))
+
+    model = Model()
+    opt = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.05)
+    _, _, data = torch_setup()
+    with nd.watch(model, opt, overhead=None, save_to=tmp_path / "run.nndebug") as mon:
+        train(mon, model, opt, data, 6)
+    observed = mon.run.observed
+    assert observed.loss_calls and observed.frozen and observed.unregistered \
+        and observed.norm_batches and observed.graph_nodes
+    state = checkpoint_round_trip(mon.state_dict())
+    fresh = Model()
+    fresh.load_state_dict(model.state_dict())
+    fresh.loose = model.loose
+    with nd.watch(fresh, opt, overhead=None) as resumed:
+        resumed.load_state_dict(state)
+        assert as_json(resumed.run.observed) == as_json(observed)
+        assert resumed.run.fingerprints == mon.run.fingerprints
+        train(resumed, fresh, opt, data, 4, start=6)
+        assert set(codes(mon)) <= set(codes(resumed))
+        seen = [u for u in resumed.run.observed.unregistered if u.type == "Linear"]
+        assert len(seen) == 1 and seen[0].steps[:6] == observed.unregistered[0].steps[:6] \
+            and seen[0].steps[-1] == 9              # one entry, steps from both sides
+    saved = nd.load_run(tmp_path / "run.nndebug")
+    assert as_json(saved.run.observed) == as_json(observed)
+    assert saved.run.fingerprints == mon.run.fingerprints
+
+
+def as_json(observed):
+    """NaN != NaN and tuples != lists: compare through the JSON form."""
+    from nndebug.plain import plain
+    return plain(observed.to_dict())

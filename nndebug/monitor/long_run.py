@@ -19,9 +19,11 @@ safe default (``weights_only=True``):
     mon = nd.watch(model, opt, save_to="run.nndebug")
     mon.load_state_dict(checkpoint["nndebug"])    # before the first step(): one history
 
-After ``load_state_dict`` the step numbers continue where the saved run stopped, the rules
-see the whole curve, and the findings from before the restart stay (a finding the rules no
-longer produce, e.g. one a probe found once, is kept as it was).
+After ``load_state_dict`` the step numbers continue where the saved run stopped, and the
+rules see the whole run: the curve, the records, what the monitor observed around the model
+(loss calls, unregistered parts, frozen tensors, ...) and the batch fingerprints, so the
+findings are those of the same run uninterrupted. What the probes found (they run once,
+early) is kept as it was.
 
 What is kept under the budget: ``nndebug.history``. The file format: ``nndebug.runfile``.
 The work happens in one sink (``LongRun``) that the monitor adds to its sinks, so its cost
@@ -62,6 +64,8 @@ class LongRun(Sink):
         self.save_error = None
         self.saves = 0
         self._last_save = monitor._clock()
+        self._restored_parts = []    # unregistered parts from before a restart (adopt_observed)
+        self._changed_before = set()  # frozen tensors that changed before a restart
 
     def on_step(self, run, step):
         run.enforce_budget()
@@ -85,6 +89,8 @@ class LongRun(Sink):
             self.save_error = f"{type(error).__name__}: {error}"
 
     def findings(self, run):
+        if self._restored_parts or self._changed_before:
+            self._continue_observed(run)
         if self.save_error is None:
             return []
         return [Finding(
@@ -93,16 +99,66 @@ class LongRun(Sink):
             "monitor goes on and tries again at the next save.", {"error": self.save_error},
             "Check that the folder exists and has free space, or pass another save_to.")]
 
+    def adopt_observed(self, run, saved):
+        """Continue what the saved run observed around the model (``run.observed``) and its
+        batch fingerprints, in ``run``'s own lists (the monitor's observers hold them):
+
+        - fingerprints, loss calls, warnings, batch-norm batches, graph sizes: the saved ones
+          first, this monitor's follow (their caps count both, as in one run);
+        - frozen tensors: this monitor measured them when it started; the saved statistics
+          are those of the run's start, so they replace them (by name), and a tensor that
+          changed before the restart stays changed (``findings``);
+        - unregistered parts: the saved ones first; one seen again after the restart is
+          folded into its saved entry at the next ``findings`` (one entry per part).
+        """
+        observed, before = run.observed, saved.observed
+        run.fingerprints[:0] = saved.fingerprints
+        for name in ("loss_calls", "warnings", "norm_batches", "graph_nodes"):
+            getattr(observed, name)[:0] = getattr(before, name)
+        by_name = {t.name: t for t in before.frozen}
+        observed.frozen[:] = [by_name.get(t.name, t) for t in observed.frozen]
+        self._changed_before = {t.name for t in before.frozen if t.changed}
+        observed.unregistered[:0] = before.unregistered
+        self._restored_parts = list(before.unregistered)
+
+    def _continue_observed(self, run):
+        """Frozen tensors that changed before the restart stay changed; an unregistered part
+        seen again joins its entry from before the restart (its steps first)."""
+        observed = run.observed
+        for tensor in observed.frozen:
+            if tensor.name in self._changed_before:
+                tensor.changed = True
+        for old in list(self._restored_parts):
+            again = next((u for u in observed.unregistered
+                          if u is not old and _part_key(u) == _part_key(old)
+                          and not any(u is r for r in self._restored_parts)), None)
+            if again is None:
+                continue
+            again.steps[:0] = [s for s in old.steps if s not in again.steps]
+            again.count = max(again.count, old.count)
+            again.new_each_step = again.new_each_step or old.new_each_step
+            position = next(i for i, u in enumerate(observed.unregistered) if u is old)
+            observed.unregistered.remove(again)
+            observed.unregistered[position] = again     # where the part was first seen
+            self._restored_parts.remove(old)
+
     def annotate(self, run, findings):
         """The findings from before a restart join those of now, unless found again."""
         present = {f.code for f in findings}
         return list(findings) + [f for f in self.earlier if f.code not in present]
 
 
+def _part_key(use):
+    """What makes two ``UnregisteredUse`` entries the same part (as ``structure.py`` keys them)."""
+    return (use.kind, use.type, use.called_from, [tuple(s) for s in use.shapes])
+
+
 def snapshot(monitor):
     """(header, arrays) of the monitor's run now: history, findings, settings, step counter."""
     findings = monitor.findings()
-    return runfile.encode(monitor.run, findings, {"step": monitor._step})
+    probe_codes = sorted({f.code for f in monitor.extra_findings + monitor.long_run.earlier})
+    return runfile.encode(monitor.run, findings, {"step": monitor._step,
+                                                  "probe_codes": probe_codes})
 
 
 def save(monitor, path):
@@ -135,8 +191,16 @@ def load_state_dict(monitor, state):
     # the static facts (parameters, layers, settings, optimizer) stay this monitor's own;
     # its run object stays too (other parts of the monitor hold on to it): it takes the history
     current.adopt_history(saved)
-    steps = int(header.get("monitor", {}).get("step", saved.n_steps))
+    monitor.long_run.adopt_observed(current, saved)
+    state = header.get("monitor", {})
+    steps = int(state.get("step", saved.n_steps))
     current.n_steps = monitor._step = steps
-    monitor.long_run.earlier = findings
+    if monitor.around.armed:          # armed by watch() for step 0: the next step is this one
+        monitor.around.arm(steps)
+    # the rules judge the whole restored history again: only what the probes found (they run
+    # once, early) is carried over as it was (a state from before "probe_codes": everything)
+    probe_codes = state.get("probe_codes")
+    monitor.long_run.earlier = [f for f in findings
+                                if probe_codes is None or f.code in probe_codes]
     monitor._findings_cache = None
     current.enforce_budget()
