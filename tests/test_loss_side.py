@@ -320,3 +320,33 @@ def test_minigrad_softmax_before_cross_entropy_is_seen_on_the_loss_graph_and_its
         mon = train_minigrad(model, lambda out, t: ce(out.softmax(1) if softmax else out, t),
                              x, y, steps=60, lr=0.1)
         assert ("DOUBLE_SOFTMAX" in codes(mon)) == softmax
+
+
+def test_softmax_then_log_into_nll_is_healthy_and_softmax_into_cross_entropy_is_not():
+    """A model ending in Softmax is right for NLLLoss after a log (the loss it expects):
+    near chance that loss also lies in the double-softmax band, so the loss call seen must
+    decide (real-bug benchmark: softmax_over_the_batch's fixed twin). Both frameworks."""
+    g = np.random.default_rng(0)
+    xs = g.standard_normal((512, 8)).astype(np.float32)
+    ys = (xs[:, 0] > 0).astype(np.int64) + (xs[:, 1] > 0).astype(np.int64)
+    for loss_name in ("nll after log", "cross entropy"):
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 3), nn.Softmax(dim=1))
+        nll, ce = nn.NLLLoss(), nn.CrossEntropyLoss()
+        loss_of = (lambda mon, p, y: nll(torch.log(p), y)) if loss_name == "nll after log" \
+            else (lambda mon, p, y: ce(p, y))
+        mon = train_torch(model, loss_of, (torch.from_numpy(xs), torch.from_numpy(ys)),
+                          steps=60, lr=0.02)     # slow: most judged steps near chance
+        assert ("DOUBLE_SOFTMAX" in codes(mon)) == (loss_name == "cross entropy"), loss_name
+        if loss_name == "nll after log":
+            assert not problems(mon)
+        mg.manual_seed(0)
+        model = mnn.Sequential(mnn.Linear(8, 32), mnn.ReLU(), mnn.Linear(32, 3),
+                               mnn.Softmax(dim=1))
+        mnll, mce = mnn.NLLLoss(), mnn.CrossEntropyLoss()
+        loss_of = (lambda p, t: mnll(p.log(), t)) if loss_name == "nll after log" \
+            else (lambda p, t: mce(p, t))
+        mon = train_minigrad(model, loss_of, mg.tensor(xs), mg.tensor(ys), steps=60, lr=0.02)
+        assert ("DOUBLE_SOFTMAX" in codes(mon)) == (loss_name == "cross entropy"), loss_name
+        if loss_name == "nll after log":
+            assert not problems(mon)

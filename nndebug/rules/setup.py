@@ -13,6 +13,12 @@ from .graph import rule
 ACCUMULATION_TOLERANCE = 0.01  # [design] .grad may differ from what backward delivered by 1%
                                # (float rounding, AMP); beyond that and larger: carried over
 DDP_ACCUMULATION_RATIO = 2.0  # [measured] under DDP .grad is the mean over ranks: |mean| / |own|
+# losses as the monitor names the calls it sees (nndebug.monitor.loss_capture): those that
+# apply log-softmax to their input (probabilities there are a double softmax), and those
+# that expect probabilities or their log (a softmax output is right for them)
+LOGIT_LOSSES = {"CrossEntropyLoss", "cross_entropy"}
+PROBABILITY_LOSSES = {"NLLLoss", "nll_loss", "BCELoss", "binary_cross_entropy", "KLDivLoss",
+                      "kl_div"}
                               # was 0.65-1.25 on healthy 2-rank runs (tests/test_ddp.py), 1.9-5.5
                               # (median 2.9) with zero_grad missing
 
@@ -160,7 +166,13 @@ def double_softmax(ctx):
         return None
     softmax_layers = [layer.name for layer in ctx.run.layers if layer.kind == "softmax"]
     where = softmax_layers[-1] if softmax_layers else ""
-    if in_band >= max(1, MAJORITY * probs) and first is not None:
+    # the loss calls the monitor saw: probabilities given to NLLLoss after a log (or to
+    # BCELoss) are what those losses expect; near chance their loss also lies in the band
+    # below, so the band alone would blame them
+    seen = {c.loss for c in getattr(getattr(ctx.run, "observed", None), "loss_calls", None)
+            or []}
+    expects_probabilities = bool(seen & PROBABILITY_LOSSES) and not seen & LOGIT_LOSSES
+    if in_band >= max(1, MAJORITY * probs) and first is not None and not expects_probabilities:
         step, low, high, loss = first
         return Finding(
             code="DOUBLE_SOFTMAX", severity="error", where=where, step=step,
