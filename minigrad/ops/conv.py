@@ -21,12 +21,15 @@ Gradients of overlapping windows must be added back offset by offset anyway, so
 working offset by offset never builds the big window-gradient matrix.
 
 Images are kept batch axis last in memory (see ops/windows.py): matrix columns run
-over (y, x, n) with n fastest, and the output is returned as an (N, O, out_h, out_w)
-view of the (O, out_h, out_w, N) result of the product.
+over (y, x, n) with n fastest. The product is taken transposed, matrix^T @ weight^T,
+so that the output comes out (out_h, out_w, N, O) in memory - the layout of the fast
+path for 3x3 kernels (ops/winograd.py, used instead of this one where it applies) -
+and is returned as an (N, O, out_h, out_w) view of it.
 """
 import numpy as np
 
 from ..autograd import Function
+from . import winograd
 from .registry import register
 from .windows import check_image, crop, kernel_offsets, output_size, pad_image, pair, windows
 
@@ -54,23 +57,31 @@ class Conv2d(Function):
         kernel = weight.shape[2:]
         out_hw = (output_size("conv2d", x.shape[2], kernel[0], stride[0], padding[0], dilation[0], "height"),
                   output_size("conv2d", x.shape[3], kernel[1], stride[1], padding[1], dilation[1], "width"))
+        ctx.has_bias, ctx.stride, ctx.padding, ctx.dilation, ctx.out_hw = (
+            bool(bias), stride, padding, dilation, out_hw)
+        ctx.winograd = None
+        if winograd.applies(x, weight, stride, dilation):   # the fast path: see ops/winograd.py
+            padded, out, ctx.winograd = winograd.conv3x3(x, weight, bias[0] if bias else None,
+                                                         padding, out_hw)
+            ctx.save_for_backward(padded, weight)
+            return out
         padded = pad_image(x, padding)
+        ctx.save_for_backward(padded, weight)
         cols = windows(padded, kernel, stride, dilation, out_hw)       # (N, C, oh, ow, kh, kw) view
         # the copy into (C, kh, kw, oh, ow, N) order moves long runs: N is innermost in memory
         matrix = cols.transpose(1, 4, 5, 2, 3, 0).reshape(-1, out_hw[0] * out_hw[1] * len(x))
-        out = weight.reshape(len(weight), -1) @ matrix                 # (O, oh*ow*N)
+        out = matrix.T @ weight.reshape(len(weight), -1).T             # (oh*ow*N, O)
         if bias:
-            out += bias[0][:, None]
-        ctx.save_for_backward(padded, weight)
-        ctx.has_bias, ctx.stride, ctx.padding, ctx.dilation, ctx.out_hw = (
-            bool(bias), stride, padding, dilation, out_hw)
-        return out.reshape((len(weight),) + out_hw + (len(x),)).transpose(3, 0, 1, 2)  # (N, O, oh, ow)
+            out += bias[0]
+        return out.reshape(out_hw + (len(x), len(weight))).transpose(2, 3, 0, 1)  # (N, O, oh, ow)
 
     @staticmethod
     def backward(ctx, grad):
+        if ctx.winograd is not None:
+            return _winograd_backward(ctx, grad)
         padded, weight = ctx.saved_tensors
         image = padded.transpose(1, 2, 3, 0)                          # (C, H, W, N), as stored
-        g = grad.transpose(1, 2, 3, 0).reshape(len(weight), -1)       # (O, oh*ow*N)
+        g = grad.transpose(2, 3, 0, 1).reshape(-1, len(weight)).T     # (O, oh*ow*N), a view
         grad_weight = np.zeros(weight.shape, dtype=np.result_type(grad, padded))
         # the images fed to a first layer need no gradient: skip half the work for them
         grad_image = np.zeros(image.shape, dtype=grad.dtype) if ctx.needs_input_grad[0] else None
@@ -85,6 +96,14 @@ class Conv2d(Function):
         if ctx.has_bias:
             grads += (g.sum(axis=1),)
         return grads
+
+
+def _winograd_backward(ctx, grad):
+    grad_image, grad_weight, grad_bias = winograd.conv3x3_backward(
+        grad, ctx.winograd, ctx.saved_tensors[0].shape[2:], ctx.needs_input_grad[0],
+        ctx.has_bias)
+    grads = (None if grad_image is None else crop(grad_image, ctx.padding), grad_weight)
+    return grads + ((grad_bias,) if ctx.has_bias else ())
 
 
 def _pixels(image, rows, cols):

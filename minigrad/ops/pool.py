@@ -43,6 +43,12 @@ class MaxPool2d(Function):
     def forward(ctx, x, kernel_size=2, stride=None, padding=0, dilation=1):
         kernel, stride, padding, dilation, out_hw = _geometry(
             "max_pool2d", x, kernel_size, stride, padding, dilation)
+        ctx.kernel, ctx.stride, ctx.padding, ctx.dilation = kernel, stride, padding, dilation
+        ctx.side_by_side = None
+        if stride == kernel and padding == (0, 0) and dilation == (1, 1):
+            out = _max_side_by_side(ctx, x, out_hw)
+            if out is not None:
+                return out
         padded = pad_image(x, padding, value=-np.inf)  # padding never wins a window
         cols = windows(padded, kernel, stride, dilation, out_hw)
         n, c, oh, ow, kh, kw = cols.shape
@@ -56,8 +62,7 @@ class MaxPool2d(Function):
         for k in reversed(range(len(stack))):
             np.putmask(winner, (stack[k] == out) | np.isnan(stack[k]), k)
         ctx.winner = winner.transpose(3, 0, 1, 2)[..., None]  # (N, C, oh, ow, 1) index into the window
-        ctx.kernel, ctx.stride, ctx.padding, ctx.dilation, ctx.padded_shape = (
-            kernel, stride, padding, dilation, padded.shape)
+        ctx.padded_shape = padded.shape
         return out.transpose(3, 0, 1, 2)
 
     @staticmethod
@@ -65,6 +70,8 @@ class MaxPool2d(Function):
         # window element k = i * kw + j receives the output's gradient where it was the winner,
         # exactly 0 elsewhere (a copy where it won, not g * mask: inf * 0 would be nan); the
         # parts are (C, oh, ow, N), the batch axis last like the image
+        if ctx.side_by_side is not None:
+            return (_max_side_by_side_backward(ctx, grad),)
         kh, kw = ctx.kernel
         winner, g = ctx.winner[..., 0].transpose(1, 2, 3, 0), grad.transpose(1, 2, 3, 0)
         parts = np.zeros((kh * kw,) + g.shape, dtype=grad.dtype)
@@ -75,11 +82,51 @@ class MaxPool2d(Function):
         return (crop(image, ctx.padding),)
 
 
+def _window_parts(x, kernel, out_hw):
+    """Element k = i * kw + j of every window, when the windows lie side by side (stride =
+    kernel, no padding): the strided view x[:, :, i::kh, j::kw], in x's own memory layout."""
+    (kh, kw), (oh, ow) = kernel, out_hw
+    return [x[:, :, i:i + kh * oh:kh, j:j + kw * ow:kw] for i in range(kh) for j in range(kw)]
+
+
+def _max_side_by_side(ctx, x, out_hw):
+    """The common max pool (2x2, stride 2) without copying windows out: a running maximum
+    over the kh*kw strided views, in x's own memory layout (a convolution's output layout
+    stays as it is). None when a NaN is present: the general path decides its winner."""
+    parts = _window_parts(x, ctx.kernel, out_hw)
+    out = parts[0].copy(order="K")
+    winner = np.zeros_like(out, dtype=np.uint8 if len(parts) < 256 else np.intp)
+    for k, part in enumerate(parts[1:], 1):
+        # strictly greater: the first maximum wins. k only grows, so a max keeps the last k
+        # that beat the running maximum (ufuncs only: np.where/copyto(where=) are slow on views)
+        np.maximum(winner, (part > out) * winner.dtype.type(k), out=winner)
+        np.maximum(out, part, out=out)
+    if np.isnan(out).any():
+        return None
+    ctx.winner, ctx.side_by_side = winner[..., None], x
+    ctx.padded_shape = x.shape
+    return out
+
+
+def _max_side_by_side_backward(ctx, grad):
+    x, winner = ctx.side_by_side, ctx.winner[..., 0]
+    grad_x = np.zeros_like(x)                    # x's layout, so the copies below stream
+    g = np.empty_like(winner, dtype=grad.dtype)
+    g[...] = grad
+    finite = np.isfinite(g).all()                # then g * mask is exact; inf * 0 would be nan
+    for k, part in enumerate(_window_parts(grad_x, ctx.kernel, winner.shape[2:])):
+        if finite:
+            np.multiply(g, winner == k, out=part)
+        else:
+            np.copyto(part, g, where=winner == k)
+    return grad_x
+
+
 def winner_positions(ctx, width):
     """Where each maximum of a max_pool2d forward came from: ``row * width + col`` of the
     unpadded input, shape (N, C, oh, ow), as torch's ``return_indices``."""
     kh, kw = ctx.kernel
-    k = ctx.winner[..., 0]
+    k = ctx.winner[..., 0].astype(np.intp)
     oh, ow = k.shape[2:]
     rows = (np.arange(oh)[:, None] * ctx.stride[0] + (k // kw) * ctx.dilation[0] - ctx.padding[0])
     cols = (np.arange(ow)[None, :] * ctx.stride[1] + (k % kw) * ctx.dilation[1] - ctx.padding[1])

@@ -1,0 +1,248 @@
+"""The fast path of conv2d for its most common case: a 3x3 kernel, stride 1, no dilation.
+
+Why a second path: nearly all the arithmetic of a CNN is in 3x3 stride-1 convolutions,
+and the plain im2col product (ops/conv.py, the reference to read first) multiplies
+9 times per (input channel, output channel, output pixel). Winograd's "minimal
+filtering" F(2x2, 3x3) computes a 2x2 block of outputs from the 4x4 block of inputs
+under it with 16 multiplications instead of 36: the matrix products shrink 2.25x.
+The results are the same up to float rounding (tested against torch and the
+reference path); only the order of the additions differs.
+
+The 1-D idea (Lavin & Gray, "Fast Algorithms for Convolutional Neural Networks", 2016):
+two outputs of a 3-tap correlation, y[k] = sum_j g[j] d[k + j] (k = 0, 1), are the
+coefficients of a polynomial product in disguise. Evaluate the kernel polynomial at
+4 points (0, 1, -1 and "infinity" = the top coefficient), multiply there - 4
+multiplications instead of 6 - and interpolate back. As matrices:
+
+    y = A^T [ (G g) * (B^T d) ]        (* elementwise; A^T 2x4, G 4x3, B^T 4x4)
+
+``transforms`` below builds A^T, G and B^T from the points, so no magic table is
+needed: A^T evaluates the 2-coefficient polynomial at the points (transposed), G
+evaluates the kernel, B^T's rows are the Lagrange polynomials of the points (the
+scale of each moved into G so that B^T has integer entries).
+
+In 2-D the same is done along rows and columns of each 4x4 tile d (tiles overlap by
+2; each yields a 2x2 output block):
+
+    Y = A^T [ U * V ] A,   U = G w G^T (per kernel),   V = B^T d B (per input tile)
+
+Summed over input channels, U * V is, for each of the 16 tile positions, a matrix
+product (out_channels x in_channels) @ (in_channels x tiles): one np.matmul over a
+stack of 16. The backward is the transpose (adjoint) of each of these linear steps:
+
+    dM = A dY A^T (per tile)      the gradient at the 16 positions
+    dU = dM @ V^T                 -> weight gradient  G^T dU G
+    dV = U^T @ dM                 -> input gradient   B dV B^T, overlapping tiles added
+
+Layout: inside this file images are (H, W, N, C), "batch and channels last", and are
+handed out as (N, C, H, W) views (as ops/windows.py does with its own layout). Tiles
+start every 2 rows and columns, so a transform reads every other column; with (N, C)
+innermost each of those reads is a run of N*C numbers, long enough for NumPy to stream.
+The tiles are the rows of each position's matrix, ordered (tile row, tile column, n):
+V is (16, tiles, C), U (16, C, K), their products (16, tiles, K) - all plain C-order
+arrays that BLAS takes as they are. The output stays (H, W, N, K) in memory, so the
+next 3x3 convolution reads it without reordering.
+"""
+import numpy as np
+
+OUT, TAPS = 4, 3                    # F(4x4, 3x3): 4x4 outputs per tile, 3x3 kernel
+TILE = OUT + TAPS - 1               # 4x4 input tiles, overlapping by TAPS - 1
+POINTS = (0, 1, -1, 2, -2)            # interpolation points, and infinity
+MIN_CHANNELS = 4                    # below this the 16 small products cost more than they save
+
+
+def _polynomial_from_roots(roots):
+    """Coefficients (lowest power first) of prod_r (x - r)."""
+    coefficients = np.array([1.0])
+    for r in roots:
+        coefficients = np.append(0.0, coefficients) - r * np.append(coefficients, 0.0)
+    return coefficients
+
+
+def transforms(points=POINTS, out=OUT, taps=TAPS):
+    """A^T (out x n), G (n x taps), B^T (n x n), n = out + taps - 1, from n - 1 finite points.
+
+    Correlation is the transpose of polynomial multiplication, so
+    y = E_out^T [(E_taps g) * (V^-T d)], where E_k evaluates a k-coefficient polynomial
+    at the points (the last point, infinity, reads its top coefficient) and V = E_n.
+    Column i of V^-1 is the Lagrange polynomial of point i, prod_{j != i}(x - p_j) /
+    prod_{j != i}(p_i - p_j) (for infinity: prod_j (x - p_j)); the denominators go to G
+    (their sign stays in B^T).
+    """
+    n = out + taps - 1
+    if len(points) != n - 1 or len(set(points)) != len(points):
+        raise ValueError(f"F({out}, {taps}) needs {n - 1} distinct finite points, got {points}")
+
+    def evaluation(size):
+        rows = [[float(p) ** k for k in range(size)] for p in points]
+        return np.array(rows + [[0.0] * (size - 1) + [1.0]])
+
+    a_t, g, b_t = evaluation(out).T, evaluation(taps), np.zeros((n, n))
+    for i, p in enumerate(points):
+        others = [q for q in points if q != p]
+        scale = np.prod([p - q for q in others])
+        b_t[i, :n - 1] = np.sign(scale) * _polynomial_from_roots(others)
+        g[i] /= abs(scale)
+    b_t[n - 1] = _polynomial_from_roots(points)
+    return a_t + 0.0, g + 0.0, b_t + 0.0       # + 0.0: no -0.0 entries on display
+
+
+A_T, G, B_T = transforms()
+# Every output of a tile is the sum of A_T[u, a] * A_T[v, b] * M[a, b]; the point 1 has
+# A_T[:, a] = (1, 1), so a value added to M at (that point, that point) reaches each of
+# the 4 outputs exactly once: that is where the bias goes (one 16th of the work).
+_ONE = POINTS.index(1)
+BIAS_POSITION = _ONE * TILE + _ONE
+
+
+def applies(x, weight, stride, dilation):
+    """Is this convolution one the fast path computes (and where it pays)?"""
+    return (weight.shape[2:] == (TAPS, TAPS) and stride == (1, 1) and dilation == (1, 1)
+            and x.shape[1] >= MIN_CHANNELS and x.dtype == weight.dtype
+            and x.dtype in (np.float32, np.float64))
+
+
+def conv3x3(x, weight, bias, padding, out_hw):
+    """Cross-correlate (N, C, H, W) ``x``, zero-padded by ``padding``, with a (K, C, 3, 3) weight.
+
+    Returns the padded input (an (N, C, H + 2 ph, W + 2 pw) view), the (N, K, out_h, out_w)
+    output (a view of an (H, W, N, K) array) and what ``conv3x3_backward`` needs.
+    """
+    n, c, height, width = x.shape
+    tiles_hw = (-(-out_hw[0] // OUT), -(-out_hw[1] // OUT))
+    ph, pw = padding
+    # zeros around the image, and after it as many more as the last tiles need
+    image = np.zeros(_image_hw(tiles_hw) + (n, c), dtype=x.dtype)
+    image[ph:ph + height, pw:pw + width] = x.transpose(2, 3, 0, 1)
+    padded = image[:height + 2 * ph, :width + 2 * pw].transpose(2, 3, 0, 1)
+    v = _input_transform(image, tiles_hw)                             # (positions, tiles, C)
+    u = _weight_transform(weight)                                     # (positions, C, K)
+    m = np.matmul(v, u)                                               # (positions, tiles, K)
+    if bias is not None:
+        m[BIAS_POSITION] += bias
+    out = _output_transform(m.reshape((TILE, TILE) + tiles_hw + (-1,)), n)
+    out = out[:out_hw[0], :out_hw[1]].transpose(2, 3, 0, 1)
+    return padded, out, (v, u, tiles_hw)
+
+
+def conv3x3_backward(grad, saved, padded_hw, needs_input_grad, has_bias):
+    """Gradients for an (N, K, out_h, out_w) output gradient: (padded input (N, C, H, W) view
+    or None, weight, bias or None), each the exact transpose of a step of ``conv3x3``."""
+    v, u, tiles_hw = saved
+    c, k = u.shape[1:]
+    dm = _output_transform_transposed(_blocks(grad, tiles_hw)).reshape(TILE * TILE, -1, k)
+    grad_bias = dm[BIAS_POSITION].sum(axis=0) if has_bias else None
+    du = np.matmul(v.transpose(0, 2, 1), dm)                          # (positions, C, K)
+    grad_weight = (_KRON_G.T @ du.reshape(TILE * TILE, -1)).reshape(TAPS, TAPS, c, k)
+    grad_weight = grad_weight.transpose(3, 2, 0, 1).astype(u.dtype, copy=False)
+    grad_image = None
+    if needs_input_grad:
+        dv = np.matmul(dm, u.transpose(0, 2, 1))                      # (positions, tiles, C)
+        image = _input_transform_transposed(dv.reshape((TILE, TILE) + tiles_hw + (-1,)))
+        n = image.shape[2] // c
+        image = image.reshape(image.shape[:2] + (n, c))
+        grad_image = image[:padded_hw[0], :padded_hw[1]].transpose(2, 3, 0, 1)
+    return grad_image, grad_weight, grad_bias
+
+
+# --- the transforms: small matrices applied along rows, then along columns -------------------
+# Each step is one np.matmul: the transform matrix times (tile axis x long contiguous rest),
+# broadcast over the other axes. The tiles overlap, so the forward reads them through a
+# strided view (``_tiles``) and the transposed steps add the overlapping parts back up.
+
+_KRON_G = np.kron(G, G)     # (positions, 9): U[a * TILE + b] = sum_ij G[a, i] G[b, j] w[i, j]
+
+
+def _image_hw(tiles_hw):
+    return (tiles_hw[0] * OUT + TAPS - 1, tiles_hw[1] * OUT + TAPS - 1)
+
+
+def _as(matrix, array):
+    return matrix if matrix.dtype == array.dtype else matrix.astype(array.dtype)
+
+
+def _tiles(array, axis):
+    """A view of ``array`` with ``axis`` cut into windows of TILE starting every OUT."""
+    count = (array.shape[axis] - TILE) // OUT + 1
+    step = array.strides[axis]
+    return np.lib.stride_tricks.as_strided(
+        array, array.shape[:axis] + (count, TILE) + array.shape[axis + 1:],
+        array.strides[:axis] + (OUT * step, step) + array.strides[axis + 1:], writeable=False)
+
+
+def _blocks(grad, tiles_hw):
+    """The (N, K, out_h, out_w) gradient as (th, OUT, tw, OUT, N * K): each tile's outputs."""
+    g = np.ascontiguousarray(grad.transpose(2, 3, 0, 1))          # no copy for our own outputs
+    need = (tiles_hw[0] * OUT, tiles_hw[1] * OUT)
+    if g.shape[:2] != need:                                        # odd outputs: zeros after
+        covered = np.zeros(need + g.shape[2:], dtype=g.dtype)
+        covered[:g.shape[0], :g.shape[1]] = g
+        g = covered
+    return g.reshape(tiles_hw[0], OUT, tiles_hw[1], OUT, -1)
+
+
+def _input_transform(image, tiles_hw):
+    """V = B^T d B for every tile d of an (H, W, N, C) image: (positions, tiles, C)."""
+    (th, tw), (height, width, n, c) = tiles_hw, image.shape
+    b_t = _as(B_T, image)
+    by_rows = np.matmul(b_t, _tiles(image.reshape(height, -1), 0))  # (th, TILE, W * N * C)
+    by_rows = by_rows.reshape(th, TILE, width, n * c)
+    v = np.empty((TILE, TILE, th, tw, n * c), dtype=image.dtype)
+    np.matmul(b_t, _tiles(by_rows, 2), out=v.transpose(2, 0, 3, 1, 4))
+    return v.reshape(TILE * TILE, th * tw * n, c)
+
+
+def _input_transform_transposed(dv):
+    """The adjoint of ``_input_transform``: B dV B^T per tile, overlapping tiles added up.
+    (TILE, TILE, th, tw, N * C) -> an (H, W, N * C) image."""
+    th, tw, nc = dv.shape[2:]
+    height, width = OUT * (th + 1), OUT * (tw + 1)   # room for _add_tiles; the caller crops
+    b = _as(B_T, dv).T
+    columns = np.matmul(b, dv.transpose(2, 0, 3, 1, 4))              # (th, TILE, tw, TILE, NC)
+    by_rows = np.zeros((th, TILE, width, nc), dtype=dv.dtype)
+    _add_tiles(by_rows, columns, 2)
+    rows = np.matmul(b, by_rows.reshape(th, TILE, -1))               # (th, TILE, W * NC)
+    image = np.zeros((height, width * nc), dtype=dv.dtype)
+    _add_tiles(image, rows, 0)
+    return image.reshape(height, width, nc)
+
+
+def _add_tiles(target, tiles, axis):
+    """The adjoint of ``_tiles``: add (.., tiles, TILE, ..) back onto ``axis`` of ``target``
+    (OUT * (tiles + 1) long), in two passes: each tile's first OUT entries, then its last
+    TAPS - 1, which overlap the next tile."""
+    count, rest = tiles.shape[axis], target.shape[axis + 1:]
+    head = target[(slice(None),) * axis + (slice(0, OUT * count),)]
+    head.reshape(head.shape[:axis] + (count, OUT) + rest)[...] += \
+        tiles[(slice(None),) * (axis + 1) + (slice(0, OUT),)]
+    tail = target[(slice(None),) * axis + (slice(OUT, OUT * count + OUT),)]
+    tail = tail.reshape(tail.shape[:axis] + (count, OUT) + rest)
+    tail[(slice(None),) * (axis + 1) + (slice(0, TAPS - 1),)] += \
+        tiles[(slice(None),) * (axis + 1) + (slice(OUT, TILE),)]
+
+
+def _weight_transform(weight):
+    """U = G w G^T for every (in, out) channel pair: (positions, C, K), in the weight's dtype."""
+    k, c = weight.shape[:2]
+    taps = weight.transpose(2, 3, 1, 0).reshape(TAPS * TAPS, c * k)
+    return (_KRON_G @ taps).reshape(TILE * TILE, c, k).astype(weight.dtype, copy=False)
+
+
+def _output_transform(m, n):
+    """Y = A^T M A for every tile: (TILE, TILE, th, tw, N * K) -> (th * OUT, tw * OUT, N, K)."""
+    th, tw, nk = m.shape[2:]
+    a_t = _as(A_T, m)
+    by_rows = (a_t @ m.reshape(TILE, -1)).reshape(OUT, TILE, th, tw, nk)
+    out = np.empty((th, OUT, tw, OUT, nk), dtype=m.dtype)
+    np.matmul(a_t, by_rows.transpose(0, 2, 3, 1, 4), out=out.transpose(1, 0, 2, 3, 4))
+    return out.reshape(th * OUT, tw * OUT, n, nk // n)
+
+
+def _output_transform_transposed(blocks):
+    """The adjoint of ``_output_transform``: dM = A dY A^T per tile, (TILE, TILE, th, tw, NK)."""
+    th, _, tw, _, nk = blocks.shape
+    a = _as(A_T, blocks).T
+    by_rows = np.matmul(a, blocks.reshape(th, OUT, -1)).reshape(th, TILE, tw, OUT, nk)
+    dm = np.empty((TILE, TILE, th, tw, nk), dtype=blocks.dtype)
+    np.matmul(a, by_rows, out=dm.transpose(2, 0, 3, 1, 4))
+    return dm
