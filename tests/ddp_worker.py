@@ -36,7 +36,7 @@ def model_for(scenario, rank):
     return torch.nn.Sequential(*layers)
 
 
-def train(scenario, rank, watched, epochs=3, early_exit_at=None):
+def train(scenario, rank, watched, epochs=3, early_exit_at=None, save_to=None):
     net = model_for(scenario, rank)
     wrapped = net if scenario in ("not-wrapped", "rank-stops-early") else \
         DDP(net, broadcast_buffers=scenario != "bn-buffers-not-broadcast")
@@ -49,7 +49,7 @@ def train(scenario, rank, watched, epochs=3, early_exit_at=None):
         sampler = DistributedSampler(data, shuffle=True, seed=1)
         loader = DataLoader(data, batch_size=16, sampler=sampler)
     opt = torch.optim.SGD(wrapped.parameters(), lr=0.05, momentum=0.9)
-    mon = nd.watch(wrapped, opt) if watched else None
+    mon = nd.watch(wrapped, opt, save_to=save_to) if watched else None
     step = 0
     for epoch in range(epochs):
         if sampler is not None and scenario != "no-set-epoch":
@@ -97,10 +97,14 @@ def main():
         watched = not name.startswith("plain-")
         scenario = name.removeprefix("plain-")
         early = 5 if scenario == "rank-stops-early" else None
-        mon, net = train(scenario, rank, watched, early_exit_at=early)
+        # "save-to": every rank is given the same save_to path (tests/test_ddp.py reads the files)
+        save_to = os.path.join(os.path.dirname(prefix), "run.nndebug") \
+            if scenario == "save-to" else None
+        mon, net = train(scenario, rank, watched, early_exit_at=early, save_to=save_to)
         entry = {"weights": weights_hash(net)}
         if mon is not None:
             mon.close()
+            entry["losses"] = [float(v) for v in mon.run.loss_array()[1]]
             entry["findings"] = [[f.code, f.severity, f.where, f.evidence.get("ranks")]
                                  for f in mon.findings()]
             entry["report_has_text"] = bool(mon.report())

@@ -69,9 +69,11 @@ def codes(entry):
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    return run_ranks(tmp_path_factory.mktemp("ddp"), "plain-healthy", "healthy", "same-data",
-                     "no-set-epoch", "not-wrapped", "accumulate-never-sync",
-                     "accumulate-healthy", "bn-buffers-not-broadcast", "bn-healthy", "no-zero-grad")
+    folder = tmp_path_factory.mktemp("ddp")
+    results = run_ranks(folder, "plain-healthy", "healthy", "same-data", "no-set-epoch",
+                        "not-wrapped", "accumulate-never-sync", "accumulate-healthy",
+                        "bn-buffers-not-broadcast", "bn-healthy", "no-zero-grad", "save-to")
+    return dict(results, folder=str(folder))
 
 
 def test_healthy_ddp_is_silent_and_training_is_bit_identical(runs):
@@ -102,6 +104,21 @@ def test_each_plant_is_found_on_every_rank(runs, scenario, code):
     assert found[3], "evidence must name the ranks concerned"
     if code == "DDP_REPLICAS_DIVERGED":
         assert found[2] and not found[2].startswith("module."), found
+
+
+def test_each_rank_saves_its_own_run_beside_the_shared_save_to_path(runs):
+    """save_to="run.nndebug" on both ranks: rank 0 writes it, rank 1 run.rank1.nndebug; each
+    file holds that rank's own loss curve (the ranks train on different shards)."""
+    import numpy as np
+
+    import nndebug as nd
+    folder = pathlib.Path(runs["folder"])
+    assert sorted(p.name for p in folder.glob("*.nndebug")) == ["run.nndebug", "run.rank1.nndebug"]
+    assert not list(folder.glob(".*.tmp"))
+    for rank, name in ((0, "run.nndebug"), (1, "run.rank1.nndebug")):
+        saved = nd.load_run(folder / name)
+        np.testing.assert_array_equal(saved.run.loss_array()[1], runs[rank]["save-to"]["losses"])
+    assert runs[0]["save-to"]["losses"] != runs[1]["save-to"]["losses"]
 
 
 def test_batchnorm_buffers_that_are_not_broadcast_are_noted(runs):

@@ -490,3 +490,11 @@ def as_json(observed):
     """NaN != NaN and tuples != lists: compare through the JSON form."""
     from nndebug.plain import plain
     return plain(observed.to_dict())
+
+
+def test_rank_paths():
+    from nndebug.monitor.long_run import process_rank, rank_path
+    assert rank_path("run.nndebug", None) == rank_path("run.nndebug", 0) == "run.nndebug"
+    assert rank_path("out/run.nndebug", 3) == "out/run.rank3.nndebug"
+    assert rank_path("out.d/run", 1) == "out.d/run.rank1"
+    assert process_rank() is None                  # no process group in this test process

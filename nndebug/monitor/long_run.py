@@ -25,12 +25,20 @@ rules see the whole run: the curve, the records, what the monitor observed aroun
 findings are those of the same run uninterrupted. What the probes found (they run once,
 early) is kept as it was.
 
+Distributed runs (torch.distributed, one process per rank): every rank runs the same
+script, so every rank gets the same ``save_to``. Rank 0 writes that path; rank ``r > 0``
+writes ``<stem>.rank<r><suffix>`` beside it (``run.nndebug`` -> ``run.rank1.nndebug``), so
+no rank overwrites another's run and each file holds that rank's own history and findings
+(merged with what the other ranks reported). ``mon.save(path)`` writes exactly the path it
+is given.
+
 What is kept under the budget: ``nndebug.history``. The file format: ``nndebug.runfile``.
 The work happens in one sink (``LongRun``) that the monitor adds to its sinks, so its cost
 is part of the monitor's measured time budget.
 """
 import math
 import os
+import sys
 
 from .. import runfile
 from ..findings import Finding
@@ -58,7 +66,9 @@ class LongRun(Sink):
 
     def __init__(self, monitor, save_to=None, save_every_s=DEFAULT_SAVE_EVERY_S):
         self.monitor = monitor
-        self.save_to = None if save_to is None else os.fspath(save_to)
+        self.requested = None if save_to is None else os.fspath(save_to)
+        self.save_to = self.requested     # this rank's path, once the rank is known (save_now)
+        self._rank_known = False
         self.save_every_s = save_every_s
         self.earlier = []            # findings from before a restart (load_state_dict)
         self.save_error = None
@@ -81,6 +91,10 @@ class LongRun(Sink):
     def save_now(self):
         """Save to ``save_to``; a failure (disk full, folder gone) is reported, never raised."""
         self._last_save = self.monitor._clock()
+        if not self._rank_known:          # the process group may start after watch()
+            rank = process_rank()
+            self.save_to = rank_path(self.requested, rank)
+            self._rank_known = rank is not None
         try:
             save(self.monitor, self.save_to)
             self.saves += 1
@@ -146,6 +160,25 @@ class LongRun(Sink):
         """The findings from before a restart join those of now, unless found again."""
         present = {f.code for f in findings}
         return list(findings) + [f for f in self.earlier if f.code not in present]
+
+
+def process_rank():
+    """This process's rank in a started torch.distributed run (None: no such run yet)."""
+    if "torch.distributed" not in sys.modules:
+        return None                   # never imported: one process, torch not even loaded
+    import torch.distributed as dist
+    if not (dist.is_available() and dist.is_initialized()):
+        return None
+    return dist.get_rank()
+
+
+def rank_path(path, rank):
+    """``path`` for rank 0 (or outside a distributed run), ``<stem>.rank<r><suffix>`` for
+    rank r > 0."""
+    if not rank:
+        return path
+    stem, suffix = os.path.splitext(path)
+    return f"{stem}.rank{rank}{suffix}"
 
 
 def _part_key(use):
