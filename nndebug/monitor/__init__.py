@@ -103,7 +103,8 @@ def watch(model, optimizer=None, *, every=1, overhead=DEFAULT_OVERHEAD, tensorbo
     ``max_history_mb``: the memory the run's history may hold (None: no limit; what is kept:
     ``nndebug.history``). ``save_to``: a file the run is saved to, atomically, at most every
     ``save_every_s`` seconds and when the monitor closes (``nndebug.load_run``,
-    ``nndebug report``); ``mon.state_dict()`` goes into checkpoints (``long_run.py``).
+    ``nndebug report``; under torch.distributed rank r > 0 writes ``<stem>.rank<r><suffix>``);
+    ``mon.state_dict()`` goes into checkpoints (``long_run.py``).
     """
     return Monitor(model, optimizer, every=every, overhead=overhead, tensorboard=tensorboard,
                    histogram_every=histogram_every, sinks=sinks, probes=probes,
