@@ -209,3 +209,42 @@ def test_lightning_checkpoint_keeps_one_monitor_history(tmp_path):
     assert trainer.global_step == 24
     assert resumed.monitor.run.n_steps == 24, "the resumed run must continue the history"
     assert len(resumed.monitor.run.losses) == 24
+
+
+def test_hf_checkpoint_keeps_one_monitor_history(tmp_path):
+    """Two epochs with a checkpoint after each, then trainer.train(resume_from_checkpoint=True)
+    to four epochs with a fresh callback: the monitor's state comes back from the checkpoint
+    folder, the history continues at step 12, and the findings are those of one 24-step run."""
+    from nndebug.integrations.transformers import STATE_FILE, NNDebugCallback
+    x, y = _data()
+
+    def fit(epochs, callback, output_dir, resume=None):
+        args = transformers.TrainingArguments(
+            output_dir=str(output_dir), per_device_train_batch_size=16, num_train_epochs=epochs,
+            learning_rate=0.05, lr_scheduler_type="constant", optim="sgd", weight_decay=0.0,
+            report_to=[], save_strategy="epoch", logging_strategy="no", disable_tqdm=True,
+            use_cpu=True, seed=3, data_seed=3, max_grad_norm=0.0, dataloader_num_workers=0)
+        torch.manual_seed(0)
+        trainer = transformers.Trainer(model=TinyHFModel(), args=args, train_dataset=_Rows(x, y),
+                                       callbacks=[callback])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            trainer.train(resume_from_checkpoint=resume)
+        return trainer
+
+    whole = NNDebugCallback(verbose=False, overhead=None)
+    fit(4, whole, tmp_path / "whole")
+    first = NNDebugCallback(verbose=False, overhead=None)
+    fit(2, first, tmp_path / "split")
+    assert (tmp_path / "split" / "checkpoint-12" / STATE_FILE).is_file()
+    assert torch.load(tmp_path / "split" / "checkpoint-6" / STATE_FILE)["header"]["n_steps"] == 6
+    resumed = NNDebugCallback(verbose=False, overhead=None)
+    trainer = fit(4, resumed, tmp_path / "split", resume=True)
+    assert trainer.state.global_step == 24 and resumed.monitor.run.n_steps == 24
+    steps, losses = resumed.monitor.run.loss_array()
+    whole_steps, whole_losses = whole.monitor.run.loss_array()
+    assert steps.tolist() == whole_steps.tolist() == list(range(24))
+    torch.testing.assert_close(torch.tensor(losses), torch.tensor(whole_losses))
+    codes = lambda callback: sorted({f.code for f in callback.monitor.findings()})  # noqa: E731
+    assert codes(resumed) == codes(whole)
+    assert (tmp_path / "split" / "checkpoint-24" / STATE_FILE).is_file()

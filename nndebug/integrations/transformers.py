@@ -15,11 +15,21 @@ Where it hooks into the Trainer's loop, and why there:
 - ``on_train_end``: findings printed on the main process, written to the ``transformers``
   logger and to ``state.log_history`` (saved in ``trainer_state.json``), monitor closed,
   the loss hook removed.
+- ``on_save``: the monitor's state (``mon.state_dict()``) goes into the checkpoint folder
+  the Trainer just wrote, as ``nndebug_state.pt`` (``torch.save``; rank r > 0 of a
+  distributed run writes ``nndebug_state.rank<r>.pt``). ``on_train_begin`` of a run resumed
+  with ``trainer.train(resume_from_checkpoint=...)`` loads it back (callbacks are not told
+  the checkpoint's path: it is ``args.resume_from_checkpoint`` when set, else
+  ``output_dir/checkpoint-<global step>``, where ``resume_from_checkpoint=True`` and the
+  Trainer's own checkpoints put it), so the resumed run keeps one history: step numbers
+  continue, the rules see the whole run. Without the file the history starts anew.
 
 A model whose loss is computed outside ``forward`` (a custom ``compute_loss``) returns no
 ``loss``: its steps cannot be given a loss, so they are not recorded and the callback says
 so once at the end.
 """
+import os
+
 from transformers import TrainerCallback
 from transformers.utils import logging as hf_logging
 
@@ -28,6 +38,8 @@ from ._common import LossBuffer, as_float, closing_summary, findings_as_metrics,
 __all__ = ["NNDebugCallback"]
 
 _log = hf_logging.get_logger("nndebug")
+STATE_FILE = "nndebug_state.pt"
+CHECKPOINT_PREFIX = "checkpoint"      # the Trainer's folders: output_dir/checkpoint-<step>
 
 
 def _loss_of(output):
@@ -36,6 +48,11 @@ def _loss_of(output):
     if loss is None and isinstance(output, dict):
         loss = output.get("loss")
     return loss if hasattr(loss, "detach") else None
+
+
+def _state_path(folder):
+    from ..monitor.long_run import process_rank, rank_path
+    return os.path.join(folder, rank_path(STATE_FILE, process_rank()))
 
 
 class NNDebugCallback(TrainerCallback):
@@ -56,6 +73,8 @@ class NNDebugCallback(TrainerCallback):
         optimizer = getattr(optimizer, "optimizer", optimizer)     # accelerate's wrapper
         self.monitor = nndebug.watch(model, optimizer=optimizer, **self.watch_kwargs)
         self._loss_hook = model.register_forward_hook(self._read_loss)
+        if state.global_step > 0:         # resumed from a checkpoint: continue its history
+            self._resume(args, state)
 
     def _read_loss(self, module, inputs, output):
         if module.training:
@@ -70,6 +89,40 @@ class NNDebugCallback(TrainerCallback):
             return
         val_loss, self._val_loss = self._val_loss, None
         self.monitor.step(loss, val_loss=val_loss)
+
+    # --- checkpoints ---------------------------------------------------------------------------
+    def on_save(self, args, state, control, **kwargs):
+        if self.monitor is None:
+            return
+        folder = os.path.join(args.output_dir, f"{CHECKPOINT_PREFIX}-{state.global_step}")
+        if not os.path.isdir(folder):
+            _log.warning(f"nndebug: no checkpoint folder {folder} to keep the monitor's state "
+                         "in; a run resumed from this checkpoint starts a new history.")
+            return
+        import torch
+        path = _state_path(folder)
+        temporary = f"{path}.{os.getpid()}.tmp"     # whole or absent, as the Trainer's files
+        torch.save(self.monitor.state_dict(), temporary)
+        os.replace(temporary, path)
+
+    def _resume(self, args, state):
+        import torch
+        candidates = [args.resume_from_checkpoint] if isinstance(
+            getattr(args, "resume_from_checkpoint", None), str) else []
+        candidates.append(os.path.join(args.output_dir, f"{CHECKPOINT_PREFIX}-{state.global_step}"))
+        for folder in candidates:
+            path = _state_path(folder)
+            if not os.path.isfile(path):
+                continue
+            try:
+                self.monitor.load_state_dict(torch.load(path))    # weights_only: plain data
+            except Exception as error:        # a damaged file never stops the training
+                _log.warning(f"nndebug: could not continue the monitor's history from {path} "
+                             f"({error}); it starts anew.")
+            return
+        _log.warning(f"nndebug: training resumes at step {state.global_step} but no "
+                     f"{STATE_FILE} was found in {' or '.join(candidates)}; the monitor's "
+                     "history starts anew (its step numbers count from 0).")
 
     def on_evaluate(self, args, state, control, metrics=None, **kwargs):
         self._val_loss = as_float((metrics or {}).get("eval_loss"))
