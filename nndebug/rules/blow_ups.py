@@ -11,7 +11,7 @@ import numpy as np
 
 from ..findings import Finding
 from ..records import grads_finite
-from .context import fmt, module_of, names, rms
+from .context import fmt, median, module_of, names, rms
 from .curve import learning_poor
 from .graph import rule
 
@@ -40,7 +40,7 @@ def exploding_activations(ctx):
             continue
         if first is None and any(v > EXPLODING_ACTIVATION_RMS for v in values):
             first = layer.name
-        typical = float(np.median(values))
+        typical = float(median(values))
         if typical > EXPLODING_ACTIVATION_RMS and (worst is None or typical > worst[1]):
             worst = (layer.name, typical)
     if worst is None:

@@ -139,6 +139,16 @@ def window_medians(curve, n_windows):
     return np.concatenate([np.median(p, axis=1) for p in parts if p.size])
 
 
+def median(values):
+    """``np.median`` of a short list of numbers, same value, in plain Python (NumPy's call
+    costs more than sorting the few values a rule reads per layer); NaN when one is NaN."""
+    kept = sorted(values)
+    n = len(kept)
+    if n == 0 or any(v != v for v in kept):
+        return math.nan
+    return kept[n // 2] if n % 2 else (kept[n // 2 - 1] + kept[n // 2]) / 2
+
+
 def nanmedian_columns(matrix):
     """``np.nanmedian(matrix, axis=0)`` of a small (records, tensors) matrix, same values: per
     column, the middle of its sorted non-NaN entries, (low + high) / 2 (NaN when none). NumPy

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from ..findings import Finding
-from .context import nanmedian_columns
+from .context import median, nanmedian_columns
 from .curve import learning_poor, loss_blew_up
 from .graph import rule
 
@@ -86,10 +86,10 @@ def lr_too_low(ctx):
     held = [ctx.run.params[i].in_optimizer is not False for i in ctx.weights]
     per_layer = []
     recent = np.arange(len(ratios)) >= len(ratios) // 2     # the LR now, not at the start
+    live = np.isfinite(ratios) & np.isfinite(grads) & (grads > 0) & recent[:, None]
     for j in range(ratios.shape[1]):
-        live = np.isfinite(ratios[:, j]) & np.isfinite(grads[:, j]) & (grads[:, j] > 0) & recent
-        if held[j] and live.any():
-            per_layer.append(float(np.median(ratios[live, j])))
+        if held[j] and live[:, j].any():
+            per_layer.append(float(median(ratios[live[:, j], j].tolist())))
     if not per_layer:
         return None
     fastest = float(np.max(per_layer))
