@@ -19,10 +19,6 @@ KNOWN_MISSES = {
                                  "probe_label_column) compares input columns with integer "
                                  "class labels only; a float regression target copied into "
                                  "the inputs is not looked for",
-    "loader_never_shuffled": "wrong cause (LOSS_AT_CHANCE, LOSS_DIVERGING): every batch gets "
-                             "the same fingerprint (monitor/batches.py samples the batch at a "
-                             "stride of 64 values, i.e. the same corner pixel, always 0, of "
-                             "each 64-pixel digit), so DATA_ORDER_REPEATS sees no order",
 }
 
 

@@ -17,7 +17,7 @@ from benchmarks.real_bugs._common import batches, classification, mlp
 
 TITLE = "Default dataloader params have shuffle=False"
 LINK = "https://github.com/Deci-AI/super-gradients/issues/416"
-EXPECTED = ("DATA_ORDER_REPEATS",)
+EXPECTED = ("BATCHES_OF_ONE_CLASS", "DATA_ORDER_REPEATS")
 STEPS = 150
 BATCH = 64
 
