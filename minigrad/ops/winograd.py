@@ -43,6 +43,8 @@ V is (16, tiles, C), U (16, C, K), their products (16, tiles, K) - all plain C-o
 arrays that BLAS takes as they are. The output stays (H, W, N, K) in memory, so the
 next 3x3 convolution reads it without reordering.
 """
+import threading
+
 import numpy as np
 
 OUT, TAPS = 4, 3                    # F(4x4, 3x3): 4x4 outputs per tile, 3x3 kernel
@@ -117,27 +119,32 @@ def conv3x3(x, weight, bias, padding, out_hw):
     padded = image[:height + 2 * ph, :width + 2 * pw].transpose(2, 3, 0, 1)
     v = _input_transform(image, tiles_hw)                             # (positions, tiles, C)
     u = _weight_transform(weight)                                     # (positions, C, K)
-    m = np.matmul(v, u)                                               # (positions, tiles, K)
+    m = np.matmul(v, u, out=_SCRATCH.area("B", v.shape[:2] + (len(weight),), x.dtype))
     if bias is not None:
         m[BIAS_POSITION] += bias
     out = _output_transform(m.reshape((TILE, TILE) + tiles_hw + (-1,)), n)
     out = out[:out_hw[0], :out_hw[1]].transpose(2, 3, 0, 1)
-    return padded, out, (v, u, tiles_hw)
+    # backward computes V again from the image rather than keeping it: V is 2.25 times the
+    # image, held from forward to backward for every layer, and new memory every step
+    return padded, out, (image, u, tiles_hw)
 
 
 def conv3x3_backward(grad, saved, padded_hw, needs_input_grad, has_bias):
     """Gradients for an (N, K, out_h, out_w) output gradient: (padded input (N, C, H, W) view
     or None, weight, bias or None), each the exact transpose of a step of ``conv3x3``."""
-    v, u, tiles_hw = saved
+    image, u, tiles_hw = saved
     c, k = u.shape[1:]
     dm = _output_transform_transposed(_blocks(grad, tiles_hw)).reshape(TILE * TILE, -1, k)
     grad_bias = dm[BIAS_POSITION].sum(axis=0) if has_bias else None
+    v = _input_transform(image, tiles_hw)                             # as in forward
     du = np.matmul(v.transpose(0, 2, 1), dm)                          # (positions, C, K)
+    dv = None
+    if needs_input_grad:
+        dv = np.matmul(dm, u.transpose(0, 2, 1), out=_SCRATCH.area("A", v.shape, v.dtype))
     grad_weight = (_KRON_G.T @ du.reshape(TILE * TILE, -1)).reshape(TAPS, TAPS, c, k)
     grad_weight = grad_weight.transpose(3, 2, 0, 1).astype(u.dtype, copy=False)
     grad_image = None
     if needs_input_grad:
-        dv = np.matmul(dm, u.transpose(0, 2, 1))                      # (positions, tiles, C)
         image = _input_transform_transposed(dv.reshape((TILE, TILE) + tiles_hw + (-1,)))
         n = image.shape[2] // c
         image = image.reshape(image.shape[:2] + (n, c))
@@ -151,6 +158,36 @@ def conv3x3_backward(grad, saved, padded_hw, needs_input_grad, has_bias):
 # strided view (``_tiles``) and the transposed steps add the overlapping parts back up.
 
 _KRON_G = np.kron(G, G)     # (positions, 9): U[a * TILE + b] = sum_ij G[a, i] G[b, j] w[i, j]
+
+
+class _Scratch(threading.local):
+    """Work areas "A", "B" and "C", reused from call to call for the large temporaries
+    that never leave this file (one thread's own: threading.local).
+
+    Why: a step allocates and frees tens of MB of temporaries. The C allocator then hands
+    that memory back to the operating system, and the next step faults every page in
+    again: ~4,000 page faults a step, about half the time of a 3x16x16 CNN step. Kept
+    areas cost no faults. The rule that keeps them correct: each function writes an
+    area only once the array it held before is used up (the comments say which);
+    requests over LIMIT bytes get fresh memory, so one huge batch is not kept around.
+    """
+
+    LIMIT = 64 << 20
+
+    def __init__(self):
+        self.areas = {}
+
+    def area(self, name, shape, dtype):
+        size = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        if size > self.LIMIT:
+            return np.empty(shape, dtype=dtype)
+        area = self.areas.get(name)
+        if area is None or area.nbytes < size:
+            area = self.areas[name] = np.empty(size, dtype=np.uint8)
+        return area[:size].view(dtype).reshape(shape)
+
+
+_SCRATCH = _Scratch()
 
 
 def _image_hw(tiles_hw):
@@ -185,9 +222,10 @@ def _input_transform(image, tiles_hw):
     """V = B^T d B for every tile d of an (H, W, N, C) image: (positions, tiles, C)."""
     (th, tw), (height, width, n, c) = tiles_hw, image.shape
     b_t = _as(B_T, image)
-    by_rows = np.matmul(b_t, _tiles(image.reshape(height, -1), 0))  # (th, TILE, W * N * C)
+    by_rows = _SCRATCH.area("A", (th, TILE, width * n * c), image.dtype)
+    np.matmul(b_t, _tiles(image.reshape(height, -1), 0), out=by_rows)
     by_rows = by_rows.reshape(th, TILE, width, n * c)
-    v = np.empty((TILE, TILE, th, tw, n * c), dtype=image.dtype)
+    v = _SCRATCH.area("C", (TILE, TILE, th, tw, n * c), image.dtype)
     np.matmul(b_t, _tiles(by_rows, 2), out=v.transpose(2, 0, 3, 1, 4))
     return v.reshape(TILE * TILE, th * tw * n, c)
 
@@ -198,10 +236,13 @@ def _input_transform_transposed(dv):
     th, tw, nc = dv.shape[2:]
     height, width = OUT * (th + 1), OUT * (tw + 1)   # room for _add_tiles; the caller crops
     b = _as(B_T, dv).T
-    columns = np.matmul(b, dv.transpose(2, 0, 3, 1, 4))              # (th, TILE, tw, TILE, NC)
-    by_rows = np.zeros((th, TILE, width, nc), dtype=dv.dtype)
+    columns = _SCRATCH.area("B", (th, TILE, tw, TILE, nc), dv.dtype)
+    np.matmul(b, dv.transpose(2, 0, 3, 1, 4), out=columns)
+    by_rows = _SCRATCH.area("A", (th, TILE, width, nc), dv.dtype)    # dv is used up
+    by_rows[...] = 0
     _add_tiles(by_rows, columns, 2)
-    rows = np.matmul(b, by_rows.reshape(th, TILE, -1))               # (th, TILE, W * NC)
+    rows = _SCRATCH.area("B", (th, TILE, width * nc), dv.dtype)      # columns are used up
+    np.matmul(b, by_rows.reshape(th, TILE, -1), out=rows)
     image = np.zeros((height, width * nc), dtype=dv.dtype)
     _add_tiles(image, rows, 0)
     return image.reshape(height, width, nc)
@@ -232,7 +273,9 @@ def _output_transform(m, n):
     """Y = A^T M A for every tile: (TILE, TILE, th, tw, N * K) -> (th * OUT, tw * OUT, N, K)."""
     th, tw, nk = m.shape[2:]
     a_t = _as(A_T, m)
-    by_rows = (a_t @ m.reshape(TILE, -1)).reshape(OUT, TILE, th, tw, nk)
+    by_rows = _SCRATCH.area("A", (OUT, TILE * th * tw * nk), m.dtype)
+    np.matmul(a_t, m.reshape(TILE, -1), out=by_rows)
+    by_rows = by_rows.reshape(OUT, TILE, th, tw, nk)
     out = np.empty((th, OUT, tw, OUT, nk), dtype=m.dtype)
     np.matmul(a_t, by_rows.transpose(0, 2, 3, 1, 4), out=out.transpose(1, 0, 2, 3, 4))
     return out.reshape(th * OUT, tw * OUT, n, nk // n)
@@ -242,7 +285,9 @@ def _output_transform_transposed(blocks):
     """The adjoint of ``_output_transform``: dM = A dY A^T per tile, (TILE, TILE, th, tw, NK)."""
     th, _, tw, _, nk = blocks.shape
     a = _as(A_T, blocks).T
-    by_rows = np.matmul(a, blocks.reshape(th, OUT, -1)).reshape(th, TILE, tw, OUT, nk)
-    dm = np.empty((TILE, TILE, th, tw, nk), dtype=blocks.dtype)
+    by_rows = _SCRATCH.area("A", (th, TILE, tw * OUT * nk), blocks.dtype)
+    np.matmul(a, blocks.reshape(th, OUT, -1), out=by_rows)
+    by_rows = by_rows.reshape(th, TILE, tw, OUT, nk)
+    dm = _SCRATCH.area("B", (TILE, TILE, th, tw, nk), blocks.dtype)
     np.matmul(a, by_rows, out=dm.transpose(2, 0, 3, 1, 4))
     return dm
