@@ -16,6 +16,10 @@ class MatMul(Function):
                              f"left ({a.shape[-1]}) must equal the "
                              f"{'second-to-last' if b.ndim > 1 else 'only'} axis of the right")
         ctx.save_for_backward(a, b)
+        if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:
+            # a stack of rows times one matrix (a Linear layer on (batch, time, features)):
+            # one product of all the rows, not one small product per batch entry
+            return (a.reshape(-1, a.shape[-1]) @ b).reshape(a.shape[:-1] + b.shape[-1:])
         return a @ b
 
     @staticmethod
@@ -24,6 +28,10 @@ class MatMul(Function):
         # A vector is treated as a 1-row (left) or 1-column (right) matrix; the output
         # gradient gets those axes back first, so 1-D @ 1-D (a 0-d output) works too.
         a, b = ctx.saved_tensors
+        stacked_rows = a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous
+        if stacked_rows:  # as in forward: the batch axes are more rows of one matrix
+            a = a.reshape(-1, a.shape[-1])
+            grad = np.ascontiguousarray(grad).reshape(-1, grad.shape[-1])
         if a.ndim == 2 and b.ndim == 2:  # plain matrices (every Linear layer): the rule as is
             # a first layer's input needs no gradient: don't compute one for it
             needs_a, needs_b = ctx.needs_input_grad
@@ -31,7 +39,10 @@ class MatMul(Function):
             if needs_b:  # in b's memory layout: Linear's b is weight.T, whose .grad must be
                 # C-ordered again after permute's backward, without a slow transposing copy
                 grad_b = (grad.T @ a).T if b.flags.f_contiguous else a.T @ grad
-            return (grad @ b.T if needs_a else None), grad_b
+            grad_a = grad @ b.T if needs_a else None
+            if grad_a is not None and stacked_rows:
+                grad_a = grad_a.reshape(ctx.saved_tensors[0].shape)
+            return grad_a, grad_b
         a2 = a[None, :] if a.ndim == 1 else a
         b2 = b[:, None] if b.ndim == 1 else b
         batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
