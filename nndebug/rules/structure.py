@@ -221,7 +221,9 @@ def frozen_parameters(ctx):
                   "stats": {t.name: {"std": t.std, "kurtosis": t.kurtosis, "fan_in": t.fan_in}
                             for t, _ in weights[:5]}},
         fix="Freeze only layers that hold pretrained weights: load the weights first (check "
-            "that load_state_dict found them), or set requires_grad=True on these layers.")
+            "that load_state_dict found them), or set requires_grad=True on these layers. "
+            "Random features kept fixed on purpose (random Fourier features, a reservoir) "
+            "belong in a buffer (register_buffer), not in a frozen parameter.")
 
 
 @rule(produces="BATCHNORM_TINY_BATCH",
