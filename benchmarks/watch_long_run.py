@@ -20,6 +20,12 @@ learnable task (labels from a fixed random teacher), He initialisation. Printed,
                             imported by a first, untimed plot)
   save                      mon.save(path): seconds and file size (MiB)
 
+``--where MODEL:STEPS`` prints instead where the watched run's extra memory goes: the
+resident memory (current and peak, MiB) of a plain and a watched process at the same points
+(model built, ``watch()``, after the first recorded step, after step 4 where the one
+dependency probe runs, at the end), and the same inside the first recorded step around the
+monitor's whole-model operations (the weight snapshot, the batched differences, the norms).
+
 Run: python -m benchmarks.watch_long_run [--million] [--quick] [--jobs N]
 (``--jobs``: configurations run side by side, two processes of one thread each per
 configuration; use it on a machine with twice that many idle cores, or timings suffer.)
@@ -111,6 +117,84 @@ def worker(kind, steps, watched, budget=None):
     print(json.dumps(out), flush=True)
 
 
+def current_rss_mib():
+    """Resident memory now (Linux /proc; the peak where that is missing)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmRSS"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return peak_rss_mib()
+
+
+def where_worker(kind, steps, watched):
+    """The resident memory of one run at fixed points; prints one JSON line."""
+    import torch
+    torch.set_num_threads(1)
+    import nndebug as nd
+    inside = []
+    if watched:
+        import nndebug.monitor  # noqa: F401  (the import's cost shows at "watch()")
+        from nndebug.adapters.torch_adapter import TorchAdapter
+
+        def measured(name):
+            original = getattr(TorchAdapter, name)
+
+            def call(self, *args, **kwargs):
+                before = current_rss_mib()
+                out = original(self, *args, **kwargs)
+                if len(inside) < 4:       # the first recorded step (and the next arm)
+                    inside.append([name, before, current_rss_mib(), peak_rss_mib()])
+                return out
+            setattr(TorchAdapter, name, call)
+        for name in ("copies", "differences", "norms"):
+            measured(name)
+    model, opt, batches = build(kind)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    points = [["model built", current_rss_mib(), peak_rss_mib()]]
+    mon = nd.watch(model, opt) if watched else None
+    points.append(["watch()", current_rss_mib(), peak_rss_mib()])
+    for i in range(steps):
+        x, y = batches[i % POOL]
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        if mon is not None:
+            mon.step(loss)
+        if i in (0, 4):
+            points.append([f"after step {i}", current_rss_mib(), peak_rss_mib()])
+    points.append([f"after step {steps - 1}", current_rss_mib(), peak_rss_mib()])
+    print(json.dumps({"points": points, "inside": inside,
+                      "history_mib": mon.run.history_bytes() / 2 ** 20 if mon else 0}), flush=True)
+
+
+def where_memory_goes(kind, steps):
+    """Print the plain and watched runs' memory side by side (see the module doc)."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+
+    def one(watched):
+        done = subprocess.run([sys.executable, "-m", "benchmarks.watch_long_run", "--where-worker",
+                               kind, str(steps), str(int(watched))],
+                              capture_output=True, text=True, env=env)
+        if done.returncode != 0:
+            raise RuntimeError(f"worker failed:\n{done.stderr[-2000:]}")
+        return json.loads(done.stdout.strip().splitlines()[-1])
+    plain, watched = one(False), one(True)
+    print(f"{kind} model, {steps} steps, resident memory (MiB): now / peak")
+    print("| point | plain | watched | watched - plain (now, peak) |")
+    print("|---|---|---|---|")
+    for (name, a, b), (_, c, d) in zip(plain["points"], watched["points"]):
+        print(f"| {name} | {a:.1f} / {b:.1f} | {c:.1f} / {d:.1f} | {c - a:+.1f}, {d - b:+.1f} |")
+    print(f"\nhistory accounted at the end: {watched['history_mib']:.1f} MiB")
+    print("\ninside the watched run's first recorded step (rss before -> after, peak after):")
+    for name, before, after, peak in watched["inside"]:
+        print(f"  adapter.{name:12s} {before:7.1f} -> {after:7.1f}  (peak {peak:.1f}, "
+              f"{after - before:+.1f})")
+
+
 def run_worker(kind, steps, budget, watched):
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     done = subprocess.run([sys.executable, "-m", "benchmarks.watch_long_run", "--worker", kind,
@@ -140,8 +224,17 @@ def main(argv=None):
     parser.add_argument("--jobs", type=int, default=1, help="configurations run side by side")
     parser.add_argument("--rows", nargs="*", default=None, metavar="MODEL:STEPS",
                         help="only these rows, e.g. mlp:1000000 deep:4000")
+    parser.add_argument("--where", metavar="MODEL:STEPS",
+                        help="where the watched run's extra memory goes, e.g. deep:300")
     parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--where-worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.where_worker:
+        kind, steps, watched = args.where_worker
+        return where_worker(kind, int(steps), bool(int(watched)))
+    if args.where:
+        kind, steps = args.where.split(":")
+        return where_memory_goes(kind, int(steps))
     if args.worker:
         kind, steps, watched, budget = args.worker
         return worker(kind, int(steps), bool(int(watched)),
