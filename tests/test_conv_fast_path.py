@@ -77,6 +77,22 @@ def test_fast_path_matches_torch(case, dtype, tolerance):
         assert relative_error(ours, theirs) < tolerance
 
 
+@pytest.mark.parametrize("case", CASES[:3] + CASES[5:], ids=[str(c) for c in CASES[:3] + CASES[5:]])
+def test_work_split_into_chunks_of_tile_rows_gives_the_same_result(case, monkeypatch):
+    n, c, k, h, w, padding, has_bias = case
+    rng = np.random.default_rng(sum(case))
+    x, weight = rng.standard_normal((n, c, h, w)), rng.standard_normal((k, c, 3, 3))
+    bias = rng.standard_normal(k) if has_bias else None
+    grad = rng.standard_normal((n, k, h + 2 * padding - 2, w + 2 * padding - 2))
+    whole_out, whole_grads, _ = run_conv(x, weight, bias, padding, grad)
+    monkeypatch.setattr(winograd, "CHUNK_BYTES", 1)         # one tile row at a time
+    assert len(winograd._chunks((3, 2), 8)) == 3
+    out, grads, _ = run_conv(x, weight, bias, padding, grad)
+    np.testing.assert_allclose(out, whole_out, rtol=1e-12, atol=1e-12)
+    for chunked, whole in zip(grads, whole_grads):
+        np.testing.assert_allclose(chunked, whole, rtol=1e-12, atol=1e-12)
+
+
 @settings(max_examples=25, deadline=None)
 @given(n=st.integers(1, 3), c=st.integers(2, 5), k=st.integers(1, 4), h=st.integers(1, 9),
        w=st.integers(1, 9), padding=st.integers(0, 2), has_bias=st.booleans(),

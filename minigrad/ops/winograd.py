@@ -54,6 +54,7 @@ OUT, TAPS = 4, 3                    # F(4x4, 3x3): 4x4 outputs per tile, 3x3 ker
 TILE = OUT + TAPS - 1               # 6x6 input tiles, overlapping by TAPS - 1
 POINTS = (0, 1, -1, 2, -2)          # interpolation points, and infinity
 MIN_CHANNELS = 2                    # one input channel (a grey first layer): im2col is faster
+CHUNK_BYTES = 4 << 20               # see _chunks
 
 
 def _polynomial_from_roots(roots):
@@ -114,45 +115,63 @@ def conv3x3(x, weight, bias, padding, out_hw):
     output (a view of an (H, W, N, K) array) and what ``conv3x3_backward`` needs.
     """
     n, c, height, width = x.shape
+    k = len(weight)
     tiles_hw = (-(-out_hw[0] // OUT), -(-out_hw[1] // OUT))
     ph, pw = padding
     # zeros around the image, and after it as many more as the last tiles need
     image = np.zeros(_image_hw(tiles_hw) + (n, c), dtype=x.dtype)
     image[ph:ph + height, pw:pw + width] = x.transpose(2, 3, 0, 1)
     padded = image[:height + 2 * ph, :width + 2 * pw].transpose(2, 3, 0, 1)
-    v = _input_transform(image, tiles_hw)                             # (positions, tiles, C)
     u = _weight_transform(weight)                                     # (positions, C, K)
-    m = np.matmul(v, u, out=_SCRATCH.area("B", v.shape[:2] + (len(weight),), x.dtype))
-    if bias is not None:
-        m[BIAS_POSITION] += bias
-    out = _output_transform(m.reshape((TILE, TILE) + tiles_hw + (-1,)), n)
-    out = out[:out_hw[0], :out_hw[1]].transpose(2, 3, 0, 1)
+    out = np.empty((tiles_hw[0] * OUT, tiles_hw[1] * OUT, n, k), dtype=x.dtype)
+    for first, last in _chunks(tiles_hw, n * max(c, k) * x.dtype.itemsize):
+        v = _input_transform(image[OUT * first:OUT * last + TAPS - 1], tiles_hw[1])
+        m = np.matmul(v, u, out=_SCRATCH.area("B", v.shape[:2] + (k,), x.dtype))
+        if bias is not None:
+            m[BIAS_POSITION] += bias
+        _output_transform(m.reshape(TILE, TILE, last - first, tiles_hw[1], -1),
+                          out[OUT * first:OUT * last])
     # backward computes V again from the image rather than keeping it: V is 2.25 times the
     # image, held from forward to backward for every layer, and new memory every step
-    return padded, out, (image, u, tiles_hw)
+    return padded, out[:out_hw[0], :out_hw[1]].transpose(2, 3, 0, 1), (image, u, tiles_hw)
 
 
 def conv3x3_backward(grad, saved, padded_hw, needs_input_grad, has_bias):
     """Gradients for an (N, K, out_h, out_w) output gradient: (padded input (N, C, H, W) view
     or None, weight, bias or None), each the exact transpose of a step of ``conv3x3``."""
     image, u, tiles_hw = saved
-    c, k = u.shape[1:]
-    dm = _output_transform_transposed(_blocks(grad, tiles_hw)).reshape(TILE * TILE, -1, k)
-    grad_bias = dm[BIAS_POSITION].sum(axis=0) if has_bias else None
-    v = _input_transform(image, tiles_hw)                             # as in forward
-    du = np.matmul(v.transpose(0, 2, 1), dm)                          # (positions, C, K)
-    dv = None
-    if needs_input_grad:
-        dv = np.matmul(dm, u.transpose(0, 2, 1), out=_SCRATCH.area("A", v.shape, v.dtype))
-    grad_weight = (_KRON_G.T @ du.reshape(TILE * TILE, -1)).reshape(TAPS, TAPS, c, k)
-    grad_weight = grad_weight.transpose(3, 2, 0, 1).astype(u.dtype, copy=False)
+    (c, k), n, dtype = u.shape[1:], image.shape[2], image.dtype
+    blocks = _blocks(grad, tiles_hw)
+    du = np.zeros(u.shape, dtype=dtype)                               # (positions, C, K)
+    grad_bias = np.zeros(k, dtype=dtype) if has_bias else None
     grad_image = None
-    if needs_input_grad:
-        image = _input_transform_transposed(dv.reshape((TILE, TILE) + tiles_hw + (-1,)))
-        n = image.shape[2] // c
-        image = image.reshape(image.shape[:2] + (n, c))
-        grad_image = image[:padded_hw[0], :padded_hw[1]].transpose(2, 3, 0, 1)
+    if needs_input_grad:   # with room for _add_tiles below and right; cropped at the end
+        grad_image = np.zeros((OUT * (tiles_hw[0] + 1), OUT * (tiles_hw[1] + 1), n * c), dtype)
+    for first, last in _chunks(tiles_hw, n * max(c, k) * dtype.itemsize):
+        dm = _output_transform_transposed(blocks[first:last]).reshape(TILE * TILE, -1, k)
+        if has_bias:
+            grad_bias += dm[BIAS_POSITION].sum(axis=0)
+        v = _input_transform(image[OUT * first:OUT * last + TAPS - 1], tiles_hw[1])  # as forward
+        du += np.matmul(v.transpose(0, 2, 1), dm)
+        if needs_input_grad:
+            dv = np.matmul(dm, u.transpose(0, 2, 1), out=_SCRATCH.area("A", v.shape, dtype))
+            _input_transform_transposed(dv.reshape(TILE, TILE, last - first, tiles_hw[1], -1),
+                                        grad_image[OUT * first:OUT * (last + 1)])
+    grad_weight = (_KRON_G.T @ du.reshape(TILE * TILE, -1)).reshape(TAPS, TAPS, c, k)
+    grad_weight = grad_weight.transpose(3, 2, 0, 1).astype(dtype, copy=False)
+    if grad_image is not None:
+        grad_image = grad_image.reshape(grad_image.shape[:2] + (n, c))
+        grad_image = grad_image[:padded_hw[0], :padded_hw[1]].transpose(2, 3, 0, 1)
     return grad_image, grad_weight, grad_bias
+
+
+def _chunks(tiles_hw, bytes_per_tile):
+    """(first, last) tile rows, a few at a time: the temporaries of one chunk (TILE^2 values
+    per tile and channel) stay near CHUNK_BYTES, small enough to stay in the CPU's caches
+    and to keep the work areas small, large enough for BLAS to run at full speed."""
+    per_row = TILE * TILE * tiles_hw[1] * bytes_per_tile
+    step = max(1, CHUNK_BYTES // per_row)
+    return [(first, min(first + step, tiles_hw[0])) for first in range(0, tiles_hw[0], step)]
 
 
 # --- the transforms: small matrices applied along rows, then along columns -------------------
@@ -221,9 +240,10 @@ def _blocks(grad, tiles_hw):
     return g.reshape(tiles_hw[0], OUT, tiles_hw[1], OUT, -1)
 
 
-def _input_transform(image, tiles_hw):
-    """V = B^T d B for every tile d of an (H, W, N, C) image: (positions, tiles, C)."""
-    (th, tw), (height, width, n, c) = tiles_hw, image.shape
+def _input_transform(image, tw):
+    """V = B^T d B for every tile d of (H, W, N, C) image rows: (positions, tiles, C)."""
+    height, width, n, c = image.shape
+    th = (height - TAPS + 1) // OUT
     b_t = _as(B_T, image)
     by_rows = _SCRATCH.area("A", (th, TILE, width * n * c), image.dtype)
     np.matmul(b_t, _tiles(image.reshape(height, -1), 0), out=by_rows)
@@ -233,11 +253,11 @@ def _input_transform(image, tiles_hw):
     return v.reshape(TILE * TILE, th * tw * n, c)
 
 
-def _input_transform_transposed(dv):
+def _input_transform_transposed(dv, image):
     """The adjoint of ``_input_transform``: B dV B^T per tile, overlapping tiles added up.
-    (TILE, TILE, th, tw, N * C) -> an (H, W, N * C) image."""
+    Adds (TILE, TILE, th, tw, N * C) onto ``image`` rows (OUT * (th + 1), W, N * C)."""
     th, tw, nc = dv.shape[2:]
-    height, width = OUT * (th + 1), OUT * (tw + 1)   # room for _add_tiles; the caller crops
+    width = image.shape[1]
     b = _as(B_T, dv).T
     columns = _SCRATCH.area("B", (th, TILE, tw, TILE, nc), dv.dtype)
     np.matmul(b, dv.transpose(2, 0, 3, 1, 4), out=columns)
@@ -246,9 +266,7 @@ def _input_transform_transposed(dv):
     _add_tiles(by_rows, columns, 2)
     rows = _SCRATCH.area("B", (th, TILE, width * nc), dv.dtype)      # columns are used up
     np.matmul(b, by_rows.reshape(th, TILE, -1), out=rows)
-    image = np.zeros((height, width * nc), dtype=dv.dtype)
-    _add_tiles(image, rows, 0)
-    return image.reshape(height, width, nc)
+    _add_tiles(image.reshape(len(image), -1), rows, 0)
 
 
 def _add_tiles(target, tiles, axis):
@@ -272,16 +290,15 @@ def _weight_transform(weight):
     return (_KRON_G @ taps).reshape(TILE * TILE, c, k).astype(weight.dtype, copy=False)
 
 
-def _output_transform(m, n):
-    """Y = A^T M A for every tile: (TILE, TILE, th, tw, N * K) -> (th * OUT, tw * OUT, N, K)."""
+def _output_transform(m, out):
+    """Y = A^T M A for every tile: (TILE, TILE, th, tw, N * K) into out (th * OUT, tw * OUT, N, K)."""
     th, tw, nk = m.shape[2:]
     a_t = _as(A_T, m)
     by_rows = _SCRATCH.area("A", (OUT, TILE * th * tw * nk), m.dtype)
     np.matmul(a_t, m.reshape(TILE, -1), out=by_rows)
     by_rows = by_rows.reshape(OUT, TILE, th, tw, nk)
-    out = np.empty((th, OUT, tw, OUT, nk), dtype=m.dtype)
-    np.matmul(a_t, by_rows.transpose(0, 2, 3, 1, 4), out=out.transpose(1, 0, 2, 3, 4))
-    return out.reshape(th * OUT, tw * OUT, n, nk // n)
+    blocks = out.reshape(th, OUT, tw, OUT, nk)                        # a view: out is contiguous
+    np.matmul(a_t, by_rows.transpose(0, 2, 3, 1, 4), out=blocks.transpose(1, 0, 2, 3, 4))
 
 
 def _output_transform_transposed(blocks):
