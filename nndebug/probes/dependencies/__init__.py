@@ -29,7 +29,7 @@ from .batch import Batch, array_leaves, to_tree
 from .future import probe_future_leak
 from .loss_shift import loss_shift
 from .measure import RELATIVE_TOLERANCE, row_changes
-from .mixing import mixing_anywhere, probe_batch_mixing
+from .mixing import mixing_anywhere, probe_batch_mixing, probe_place_in_batch
 from .padding import find_padding, probe_padding
 from .positions import positional_tensors, probe_positions
 from .runner import ModelFailed, Runner
@@ -170,10 +170,15 @@ def _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, resu
 
 
 def _mixing(runner, batch, n, base_out, rng):
-    """BATCH_MIXING on the first ``n`` samples, then - if they are clean - a screen of the
-    whole batch, probed in full when some pair elsewhere mixes."""
+    """BATCH_MIXING. A batch larger than the probed slice is screened whole first (2 *
+    ceil(log2 B) forward passes): when no sample anywhere reads another - the healthy case -
+    only the place-in-batch check is left, and the pair-by-pair probe of the first ``n``
+    samples (a pass per sample, every module watched) is spared. Otherwise the first ``n``
+    are probed, and the whole batch when the mixed pair lies outside them."""
+    if batch.size > n and not mixing_anywhere(runner, batch, rng.spawn(1)[0]):
+        return probe_place_in_batch(runner, batch, n, base_out)
     found, more = probe_batch_mixing(runner, batch, n, base_out, rng)
-    if not found and not more and batch.size > n and mixing_anywhere(runner, batch, rng):
+    if not found and not more and batch.size > n:
         whole, _ = runner.forward(batch.rows(range(batch.size)), batch.size, batch.length)
         found, more = probe_batch_mixing(runner, batch, batch.size, whole, rng)
     return found, more

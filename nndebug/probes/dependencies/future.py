@@ -48,7 +48,8 @@ def probe_future_leak(runner, batch, rng, sample=0, reason=""):
 def _probe(runner, batch, rng, sample, reason, notes):
     length = batch.length
     rows, changed = _copies(batch, sample, rng)
-    raw, calls = runner.forward(batch.rows(rows, primary=changed), len(rows), length, capture=True)
+    copies = batch.rows(rows, primary=changed)
+    raw, _ = runner.forward(copies, len(rows), length)     # modules watched only for a leak
     out = positions_first(raw, length)
     if out is None:
         return [], notes + [f"future leak not checked: the output (shape {raw.shape[1:]} per "
@@ -65,6 +66,7 @@ def _probe(runner, batch, rng, sample, reason, notes):
     leaks = _leaks(matrix)
     if not leaks:
         return [], notes
+    _, calls = runner.forward(copies, len(rows), length, capture=True)
     where, seen_at, after = _first_leaking_module(calls, length)
     module = dict(runner.work.named_modules()).get(where) if where else None
     kind = runner.work.module_type(module) if module is not None else ""

@@ -40,14 +40,14 @@ def probe_batch_mixing(runner, batch, n, base_out, rng):
     if batch.is_float:      # exact: a gradient that does not exist is exactly zero
         matrix, method = _gradient_matrix(runner, batch, tree, base_out, rng), "gradient"
         if not _off_diagonal(matrix):
-            return _place_in_batch(runner, batch, n, base_out)
+            return probe_place_in_batch(runner, batch, n, base_out)
     runs = _perturbation_runs(runner, batch, n, rng)     # also watched at every module
     if not batch.is_float:
         matrix, method = np.stack([row_changes(base_out, out) for out, _ in runs[1:]], axis=1), \
             "perturbation"
     mixed = _off_diagonal(matrix)
     if not mixed:
-        return _place_in_batch(runner, batch, n, base_out)
+        return probe_place_in_batch(runner, batch, n, base_out)
     reason = _mixing_by_design(runner, batch, n, base_out, rng)
     if reason:
         return [], [reason]
@@ -130,7 +130,7 @@ def _mixing_by_design(runner, batch, n, base_out, rng):
             "batch-first inputs (e.g. pass inputs.transpose(0, 1) to a batch_first model)")
 
 
-def _place_in_batch(runner, batch, n, base_out):
+def probe_place_in_batch(runner, batch, n, base_out):
     """BATCH_MIXING of another kind: no sample reads another, but a sample's output depends on
     its index in the batch (the batch run in reverse order must give the same rows, reversed).
     A table sliced by x.size(0) on batch-first tensors does this."""
