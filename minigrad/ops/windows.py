@@ -21,8 +21,12 @@ of tiny loops. ``pad_image`` and ``add_windows`` therefore keep their images in
 memory as (C, H, W, N) - the batch axis innermost - and hand out (N, C, H, W)
 *views* of them (a transposed view costs nothing). The shapes and values are the
 ordinary ones; only the strides differ, and every window operation runs along
-rows of N numbers (the batch). Convolution and pooling return their outputs in
-this layout too, so the next layer reads them without a copy.
+rows of N numbers (the batch). Pooling returns its output in this layout too, so
+the next layer reads it without a copy.
+
+Convolution's outputs are laid out (H, W, N, C) instead - channels innermost too -
+because that is what its 3x3 fast path (ops/winograd.py) reads and writes; max
+pooling over side-by-side windows keeps whatever layout its input has (ops/pool.py).
 """
 import numpy as np
 
@@ -71,8 +75,8 @@ def pad_image(x, padding, value=0.0):
     """``x`` with ``padding`` = (ph, pw) pixels of ``value`` around each image, as an
     (N, C, H, W) view of a (C, H, W, N) array (batch axis last, see above).
 
-    Without padding, an ``x`` already laid out batch axis last (the output of a
-    convolution or pooling) comes back as it is: there is nothing to copy.
+    Without padding, an ``x`` already laid out batch axis last (the output of a pooling
+    layer) comes back as it is: there is nothing to copy.
     """
     n, c, height, width = x.shape
     ph, pw = padding
