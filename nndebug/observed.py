@@ -104,6 +104,9 @@ class Observed:
                                                           # probes (framework tensors; few)
     graph_nodes: list = field(default_factory=list)       # [(step, operations in the loss's
                                                           # graph)] on the first recorded steps
+    leaf_losses: list = field(default_factory=list)       # [step] where the loss required a
+                                                          # gradient but had no graph at all
+                                                          # (requires_grad set on it by hand)
 
     def to_dict(self):
         from dataclasses import asdict
@@ -112,4 +115,5 @@ class Observed:
                 "unregistered": [asdict(u) for u in self.unregistered],
                 "frozen": [asdict(f) for f in self.frozen],
                 "norm_batches": [asdict(b) for b in self.norm_batches],
-                "graph_nodes": [list(g) for g in self.graph_nodes]}
+                "graph_nodes": [list(g) for g in self.graph_nodes],
+                "leaf_losses": list(self.leaf_losses)}

@@ -350,3 +350,43 @@ def test_softmax_then_log_into_nll_is_healthy_and_softmax_into_cross_entropy_is_
         assert ("DOUBLE_SOFTMAX" in codes(mon)) == (loss_name == "cross entropy"), loss_name
         if loss_name == "nll after log":
             assert not problems(mon)
+
+
+def test_a_loss_made_to_require_grad_by_hand_is_no_gradient_and_its_twin():
+    """`loss.requires_grad = True` silences 'does not require grad' and trains nothing: the
+    loss has no graph (real-bug benchmark: loss_requires_grad_forced). Both frameworks; the
+    twin computes the forward with gradients on."""
+    g = np.random.default_rng(0)
+    xs = g.standard_normal((512, 8)).astype(np.float32)
+    ys = (xs[:, 0] > 0).astype(np.int64) + (xs[:, 1] > 0).astype(np.int64)
+    for cut in (True, False):
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 3))
+        ce = nn.CrossEntropyLoss()
+
+        def torch_loss(mon, out, y):
+            loss = ce(out.detach() if cut else out, y)
+            if cut:
+                loss.requires_grad = True
+            return loss
+        mon = train_torch(model, torch_loss, (torch.from_numpy(xs), torch.from_numpy(ys)),
+                          steps=40, lr=0.1)
+        found = {f.code: f for f in problems(mon)}
+        assert ("NO_GRADIENT" in found) == cut, found
+        if cut:
+            assert found["NO_GRADIENT"].severity == "error" and mon.run.observed.leaf_losses
+        else:
+            assert not found
+        mg.manual_seed(0)
+        model = mnn.Sequential(mnn.Linear(8, 32), mnn.ReLU(), mnn.Linear(32, 3))
+        mce = mnn.CrossEntropyLoss()
+
+        def minigrad_loss(out, t):
+            loss = mce(out.detach() if cut else out, t)
+            if cut:
+                loss.requires_grad = True
+            return loss
+        mon = train_minigrad(model, minigrad_loss, mg.tensor(xs), mg.tensor(ys), steps=40, lr=0.1)
+        assert ("NO_GRADIENT" in codes(mon)) == cut, codes(mon)
+        if not cut:
+            assert not problems(mon)

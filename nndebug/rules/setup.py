@@ -193,8 +193,32 @@ def double_softmax(ctx):
         fix="If the loss is CrossEntropyLoss, remove the final softmax.")
 
 
+def loss_without_graph(ctx):
+    """NO_GRADIENT when the loss required a gradient but had no graph behind it on the
+    measured steps (``run.observed.leaf_losses``) and no parameter received one: its
+    requires_grad was set by hand to silence "element 0 of tensors does not require grad",
+    so backward runs and trains nothing."""
+    steps = sorted(getattr(getattr(ctx.run, "observed", None), "leaf_losses", None) or [])
+    if len(steps) < MIN_RECORDS or any(r.backward for r in ctx.records if r.step in steps):
+        return None
+    return Finding(
+        code="NO_GRADIENT", severity="error", where="", step=steps[0],
+        message="The loss has no graph behind it (it requires a gradient, yet it was not "
+                "computed from any parameter): backward() runs, but no parameter receives a "
+                "gradient and nothing is trained. requires_grad was set on the loss by hand, "
+                "which silences 'element 0 of tensors does not require grad' without fixing "
+                "its cause.",
+        evidence={"steps": steps[:10]},
+        fix="Remove loss.requires_grad = True and find where the graph is cut: a forward under "
+            "torch.no_grad(), .detach()/.item()/.numpy() or torch.tensor(...) on the way to "
+            "the loss, or parameters frozen with requires_grad=False.")
+
+
 @rule(produces="NO_GRADIENT", explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def no_gradient(ctx):
+    cut = loss_without_graph(ctx)
+    if cut is not None:
+        return cut
     run = ctx.run
     width = len(run.params)
     records = [r for r in ctx.records
