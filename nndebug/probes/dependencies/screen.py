@@ -88,7 +88,8 @@ def _clean(torch, adapter, x):
         direction = torch.zeros_like(out)
         direction[i] = torch.randn(out[i].shape, generator=directions, device=out.device,
                                    dtype=out.dtype)
-        grad, = torch.autograd.grad(out, x, direction, retain_graph=i < rows - 1,
+        # <out, direction> as a scalar: grad_outputs= would import sympy (tens of MiB)
+        grad, = torch.autograd.grad((out * direction).sum(), x, retain_graph=i < rows - 1,
                                     allow_unused=True)
         if grad is None:               # the output does not depend on the inputs at all
             return False
