@@ -38,3 +38,65 @@ def test_stacked_rows_times_one_matrix_match_torch(a_layout, b_layout, a_needs_g
         np.testing.assert_allclose(ours_a.grad, theirs_a.grad.numpy(), rtol=1e-12, atol=1e-12)
     else:
         assert ours_a.grad is None
+
+
+# --- axis_reductions: the same values as NumPy's reductions ---------------------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+from minigrad.ops.axis_reductions import max_last, mean_last, sum_last, sum_leading  # noqa: E402
+
+_shapes = hnp.array_shapes(min_dims=1, max_dims=4, min_side=0, max_side=7)
+_floats = st.one_of(st.floats(-1e6, 1e6, width=32), st.sampled_from([np.nan, np.inf, -np.inf]))
+_arrays = st.one_of(hnp.arrays(st.sampled_from([np.float32, np.float64]), _shapes, elements=_floats),
+                    hnp.arrays(np.int64, _shapes, elements=st.integers(-1000, 1000)),
+                    hnp.arrays(np.bool_, _shapes))
+
+
+@settings(max_examples=150, deadline=None)
+@given(_arrays)
+def test_axis_reductions_equal_numpys(a):
+    if a.dtype == np.bool_:
+        np.testing.assert_array_equal(sum_last(a), a.sum(-1, keepdims=True))
+        return
+    with np.errstate(all="ignore"):
+        if a.shape[-1] > 0:
+            np.testing.assert_array_equal(max_last(a), a.max(-1, keepdims=True))
+            np.testing.assert_array_equal(max_last(a, keepdims=False), a.max(-1))
+        tolerance = dict(rtol=1e-5 if a.dtype == np.float32 else 1e-12, atol=1e-6 * a.size)
+        np.testing.assert_allclose(sum_last(a), a.sum(-1, keepdims=True), **tolerance)
+        np.testing.assert_allclose(sum_last(a, keepdims=False), a.sum(-1), **tolerance)
+        if a.shape[-1] > 0:
+            np.testing.assert_allclose(mean_last(a), a.mean(-1, keepdims=True), **tolerance)
+        for count in range(a.ndim + 1):
+            np.testing.assert_allclose(sum_leading(a, count), a.sum(axis=tuple(range(count))),
+                                       **tolerance)
+            assert sum_leading(a, count).shape == a.shape[count:]
+
+
+def test_softmax_and_layer_norm_on_the_fast_axis_match_torch_in_float64():
+    rng = np.random.default_rng(1)
+    scores = rng.standard_normal((2, 3, 5, 5)) * 10
+    scores[..., 1, 3:] = -np.inf                       # a causal-style mask
+    cotangent = rng.standard_normal(scores.shape)
+    for ours_op, torch_op in [(ops.softmax, torch.softmax), (ops.log_softmax, torch.log_softmax)]:
+        a = _leaf(scores)
+        out = ours_op(a, -1)
+        out.backward(cotangent)
+        t = torch.tensor(scores, requires_grad=True)
+        expected = torch_op(t, -1)
+        expected.backward(torch.tensor(cotangent))
+        finite = np.isfinite(expected.detach().numpy())
+        np.testing.assert_allclose(out.data[finite], expected.detach().numpy()[finite], rtol=1e-12)
+        np.testing.assert_allclose(a.grad, t.grad.numpy(), rtol=1e-10, atol=1e-12)
+    x = rng.standard_normal((4, 6, 8))
+    weight, bias = rng.standard_normal(8), rng.standard_normal(8)
+    cotangent = rng.standard_normal(x.shape)
+    leaves = [_leaf(v) for v in (x, weight, bias)]
+    mg.nn.functional.layer_norm(leaves[0], (8,), leaves[1], leaves[2]).backward(cotangent)
+    tensors = [torch.tensor(v, requires_grad=True) for v in (x, weight, bias)]
+    torch.nn.functional.layer_norm(tensors[0], (8,), tensors[1], tensors[2]).backward(
+        torch.tensor(cotangent))
+    for leaf, tensor in zip(leaves, tensors):
+        np.testing.assert_allclose(leaf.grad, tensor.grad.numpy(), rtol=1e-10, atol=1e-12)

@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..autograd import Function
+from .axis_reductions import max_last, sum_last
 from .registry import register
 
 
@@ -66,6 +67,11 @@ class Sigmoid(Function):
         return (grad * out * (1 - out),)
 
 
+def _is_last(axis, ndim):
+    """``axis`` names the last axis (softmax's usual one: axis_reductions covers it)."""
+    return ndim > 0 and axis in (-1, ndim - 1)
+
+
 @register("softmax")
 class Softmax(Function):
     @staticmethod
@@ -74,8 +80,12 @@ class Softmax(Function):
         if a.size == 0:  # nothing to normalise (an empty axis has no maximum to shift by)
             ctx.save_for_backward(a)
             return a.copy()
-        shifted = np.exp(a - a.max(axis=axis, keepdims=True))
-        out = shifted / shifted.sum(axis=axis, keepdims=True)
+        if _is_last(axis, a.ndim):   # the usual case, with the faster reductions
+            out = np.exp(a - max_last(a))
+            out /= sum_last(out)
+        else:
+            shifted = np.exp(a - a.max(axis=axis, keepdims=True))
+            out = shifted / shifted.sum(axis=axis, keepdims=True)
         ctx.save_for_backward(out)
         ctx.axis = axis
         return out
@@ -84,6 +94,8 @@ class Softmax(Function):
     def backward(ctx, grad):
         # Jacobian diag(s) - s s^T, applied without building it: s * (g - <g, s>)
         (s,) = ctx.saved_tensors
+        if _is_last(ctx.axis, s.ndim):
+            return (s * (grad - sum_last(grad * s)),)
         return (s * (grad - (grad * s).sum(axis=ctx.axis, keepdims=True)),)
 
 
@@ -95,8 +107,12 @@ class LogSoftmax(Function):
         if a.size == 0:  # nothing to normalise (an empty axis has no maximum to shift by)
             ctx.save_for_backward(a)
             return a.copy()
-        shifted = a - a.max(axis=axis, keepdims=True)
-        out = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+        if _is_last(axis, a.ndim):
+            shifted = a - max_last(a)
+            out = shifted - np.log(sum_last(np.exp(shifted)))
+        else:
+            shifted = a - a.max(axis=axis, keepdims=True)
+            out = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
         ctx.save_for_backward(out)
         ctx.axis = axis
         return out
@@ -104,4 +120,6 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad):  # d/da (a - logsumexp a) = I - softmax(a) 1^T
         (out,) = ctx.saved_tensors
+        if _is_last(ctx.axis, out.ndim):
+            return (grad - np.exp(out) * sum_last(grad),)
         return (grad - np.exp(out) * grad.sum(axis=ctx.axis, keepdims=True),)

@@ -1,8 +1,15 @@
 """Matrix multiplication, batched like ``np.matmul``."""
+import math
+
 import numpy as np
 
 from ..autograd import Function
 from .registry import register, unbroadcast
+
+
+def _as_rows(array):
+    """The array as one matrix: every leading axis becomes more rows (sizes 0 included)."""
+    return array.reshape(math.prod(array.shape[:-1]), array.shape[-1])
 
 
 @register("matmul")
@@ -19,7 +26,7 @@ class MatMul(Function):
         if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:
             # a stack of rows times one matrix (a Linear layer on (batch, time, features)):
             # one product of all the rows, not one small product per batch entry
-            return (a.reshape(-1, a.shape[-1]) @ b).reshape(a.shape[:-1] + b.shape[-1:])
+            return (_as_rows(a) @ b).reshape(a.shape[:-1] + b.shape[-1:])
         return a @ b
 
     @staticmethod
@@ -30,8 +37,7 @@ class MatMul(Function):
         a, b = ctx.saved_tensors
         stacked_rows = a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous
         if stacked_rows:  # as in forward: the batch axes are more rows of one matrix
-            a = a.reshape(-1, a.shape[-1])
-            grad = np.ascontiguousarray(grad).reshape(-1, grad.shape[-1])
+            a, grad = _as_rows(a), _as_rows(grad)
         if a.ndim == 2 and b.ndim == 2:  # plain matrices (every Linear layer): the rule as is
             # a first layer's input needs no gradient: don't compute one for it
             needs_a, needs_b = ctx.needs_input_grad

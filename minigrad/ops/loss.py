@@ -14,6 +14,7 @@ import numpy as np
 
 from ..autograd import Function
 from .activation import stable_sigmoid
+from .axis_reductions import max_last, sum_last
 from .registry import register, unbroadcast
 
 REDUCTIONS = ("mean", "sum", "none")
@@ -48,8 +49,8 @@ def _spread(grad, shape, reduction, count=None):
 
 
 def _log_softmax_rows(z):
-    shifted = z - z.max(axis=-1, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+    shifted = z - max_last(z)
+    return shifted - np.log(sum_last(np.exp(shifted)))
 
 
 def _cross_entropy_target(logits, target, batch_shape, ignore_index):

@@ -22,6 +22,7 @@ or ``()``, so its inputs and its gradients are exactly the real ones.
 import numpy as np
 
 from ..autograd import Function
+from .axis_reductions import mean_last, sum_leading
 from .registry import register
 
 PARAM_NAMES = ("weight", "bias")
@@ -38,18 +39,27 @@ def _split_params(op, arrays, params):
     return found.get("weight"), found.get("bias")
 
 
+def _mean(x, axes):
+    """Mean over ``axes``, kept as size-1 axes; layer norm's last axis the faster way."""
+    if axes == (x.ndim - 1,):
+        return mean_last(x)
+    return x.mean(axis=axes, keepdims=True)
+
+
 def _normalize(x, axes, eps, mean=None, var=None):
     if mean is None:
-        mean = x.mean(axis=axes, keepdims=True)
-        var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)  # biased, as torch normalises
+        mean = _mean(x, axes)
+        centered = x - mean
+        var = _mean(centered * centered, axes)  # biased, as torch normalises
+    else:
+        centered = x - mean
     rstd = 1.0 / np.sqrt(var + eps)
-    return ((x - mean) * rstd).astype(x.dtype, copy=False), rstd.astype(x.dtype, copy=False)
+    return (centered * rstd).astype(x.dtype, copy=False), rstd.astype(x.dtype, copy=False)
 
 
 def _through_statistics(grad_xhat, xhat, rstd, axes):
     """dL/dx when mean and variance were computed from x over ``axes`` (see module doc)."""
-    return rstd * (grad_xhat - grad_xhat.mean(axis=axes, keepdims=True)
-                   - xhat * (grad_xhat * xhat).mean(axis=axes, keepdims=True))
+    return rstd * (grad_xhat - _mean(grad_xhat, axes) - xhat * _mean(grad_xhat * xhat, axes))
 
 
 def _affine(xhat, weight, bias, param_shape):
@@ -64,10 +74,13 @@ def _affine(xhat, weight, bias, param_shape):
 def _affine_backward(ctx, grad, xhat, weight, param_axes):
     """Gradients of (weight, bias) in the order the primitive received them, and dL/dxhat."""
     grads = {}
+    leading = param_axes == tuple(range(len(param_axes)))   # layer norm: sum_leading is faster
+    total = (lambda g: sum_leading(g, len(param_axes))) if leading else \
+        (lambda g: g.sum(axis=param_axes))
     if weight is not None:
-        grads["weight"] = (grad * xhat).sum(axis=param_axes).reshape(weight.shape)
+        grads["weight"] = total(grad * xhat).reshape(weight.shape)
     if "bias" in ctx.params:
-        grads["bias"] = grad.sum(axis=param_axes).reshape(ctx.bias_shape)
+        grads["bias"] = total(grad).reshape(ctx.bias_shape)
     grad_xhat = grad if weight is None else grad * weight.reshape(ctx.param_shape)
     return tuple(grads[name] for name in ctx.params), grad_xhat
 

@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..autograd import Function
+from .axis_reductions import sum_leading
 
 REGISTRY = {}
 """Every differentiable primitive of minigrad, by its stable lower-case name."""
@@ -32,7 +33,7 @@ def unbroadcast(grad, shape):
         return grad
     extra = grad.ndim - len(shape)
     if extra > 0:
-        grad = grad.sum(axis=tuple(range(extra)))
+        grad = sum_leading(grad, extra)
     stretched = tuple(i for i, size in enumerate(shape) if size == 1 and grad.shape[i] != 1)
     if stretched:
         grad = grad.sum(axis=stretched, keepdims=True)
