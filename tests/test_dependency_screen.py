@@ -188,3 +188,17 @@ def test_the_screen_is_exact_for_float64_models_too():
     model = Residual().double()
     assert screen_is_clean(adapt(model), x.double(), y, False)
     assert not screen_is_clean(adapt(Residual("one pair").double()), x.double(), y, False)
+
+
+def test_the_screen_imports_nothing_heavy():
+    """autograd.grad(grad_outputs=...) imports sympy (tens of MiB, a second of CPU): the
+    screen, which runs in every watched run, must not pull it in."""
+    import subprocess
+    import sys
+    code = ("import sys, torch, nndebug as nd\n"
+            "from nndebug.probes.dependencies.screen import screen_is_clean\n"
+            "m = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))\n"
+            "assert screen_is_clean(nd.adapt(m), torch.randn(8, 4), None, False)\n"
+            "print('sympy' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
