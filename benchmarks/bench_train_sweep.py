@@ -26,6 +26,7 @@ NumPy engines (HIPS autograd, mygrad, tinygrad) are timed only where they are in
 none is a dependency.
 
 Run:  python -m benchmarks.bench_train_sweep [--quick] [--only mlp,gpt] [--json PATH]
+                                            [--keep-freed-memory]
 """
 import argparse
 import json
@@ -179,10 +180,12 @@ def _memory_child(fw_name, label):
     return {"peak_mib": (_rss_kib("VmHWM") - base) / 1024}
 
 
-def _run_child(call):
+def _run_child(call, keep_freed_memory=False):
     env = dict(os.environ, **ONE_THREAD)
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     code = f"import json, benchmarks.bench_train_sweep as b; print(json.dumps(b.{call}))"
+    if keep_freed_memory:   # process-wide: torch and minigrad in the child both get it
+        code = "import minigrad.memory as m; assert m.keep_freed_memory(); " + code
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          cwd=ROOT)
     if out.returncode != 0:
@@ -192,17 +195,19 @@ def _run_child(call):
 
 # --- the report -------------------------------------------------------------------------------
 
-def measure(labels, quick=False):
+def measure(labels, quick=False, keep_freed_memory=False):
     rounds = QUICK_ROUNDS if quick else ROUNDS
     load_before = os.getloadavg()[0]
-    timing = _run_child(f"_timing_child({labels!r}, {rounds})")
+    timing = _run_child(f"_timing_child({labels!r}, {rounds})", keep_freed_memory)
     memory = {}
     if sys.platform.startswith("linux"):
-        memory = {f"{fw}/{label}": _run_child(f"_memory_child({fw!r}, {label!r})")["peak_mib"]
+        memory = {f"{fw}/{label}": _run_child(f"_memory_child({fw!r}, {label!r})",
+                                              keep_freed_memory)["peak_mib"]
                   for label in labels for fw in FRAMEWORKS}
     import importlib.util
     peers = {name: importlib.util.find_spec(name) is not None for name in PEERS}
     return {"timing": timing, "memory": memory, "rounds": rounds, "peers": peers,
+            "keep_freed_memory": keep_freed_memory,
             "load_before": load_before, "load_after": os.getloadavg()[0],
             "cores": os.cpu_count()}
 
@@ -227,6 +232,8 @@ def table(results):
         f"resident memory above the set-up, {MEMORY_STEPS} steps, a fresh process each.",
         f"Machine: {results['cores']} cores, load average {results['load_before']:.1f} before, "
         f"{results['load_after']:.1f} after.",
+        *(["malloc keeps freed memory (minigrad.memory.keep_freed_memory(), process-wide: both "
+           "frameworks)."] if results.get("keep_freed_memory") else []),
         "Other NumPy engines: " + (f"not installed here ({', '.join(missing)})" if missing
                                    else "installed, not yet wired into this sweep"),
     ]
@@ -238,6 +245,9 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="fewer rounds (noisier)")
     parser.add_argument("--only", default="", help="comma-separated kinds: mlp,cnn,gpt,lstm")
     parser.add_argument("--json", metavar="PATH", help="also write the raw measurements here")
+    parser.add_argument("--keep-freed-memory", action="store_true",
+                        help="glibc keeps freed memory for reuse (both frameworks; see "
+                             "minigrad/memory.py)")
     args, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
     try:
         import torch  # noqa: F401
@@ -246,7 +256,7 @@ def main(argv=None):
         return None
     kinds = [k for k in args.only.split(",") if k]
     labels = [label for label, (kind, _) in SIZES.items() if not kinds or kind in kinds]
-    results = measure(labels, quick=args.quick)
+    results = measure(labels, quick=args.quick, keep_freed_memory=args.keep_freed_memory)
     print(table(results))
     if args.json:
         with open(args.json, "w") as out:
