@@ -259,16 +259,19 @@ def _visible_gradients(records, width):
     in float32. A gradient millions of times smaller than its weight (a conv bias right
     before batch norm, whose mean the norm removes) moves nothing at the recorded learning
     rate: no change there is no bug."""
-    rows = []
-    for r in records:
-        grad = np.nan_to_num(np.asarray(r.grad_norm, float))
-        arrived = np.asarray(r.grad_received, bool) & (grad > 0)
+    grad = np.nan_to_num(np.vstack([np.asarray(r.grad_norm, float) for r in records]))
+    arrived = np.vstack([np.asarray(r.grad_received, bool) for r in records]) & (grad > 0)
+    rows, lrs, weights = [], [], []       # the records that know their weights and LR
+    for row, r in enumerate(records):
         weight = _aligned(r, "param_norm", width)
         if r.lrs and weight is not None:
-            arrived &= grad * max(r.lrs) * MOMENTUM_GAIN > \
-                FLOAT32_RESOLUTION * np.nan_to_num(np.asarray(weight, float))
-        rows.append(arrived)
-    return np.vstack(rows)
+            rows.append(row)
+            lrs.append(max(r.lrs))
+            weights.append(np.asarray(weight, float))
+    if rows:
+        arrived[rows] &= grad[rows] * np.array(lrs)[:, None] * MOMENTUM_GAIN > \
+            FLOAT32_RESOLUTION * np.nan_to_num(np.vstack(weights))
+    return arrived
 
 
 @rule(produces="PARAMS_NOT_UPDATING", explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
@@ -281,8 +284,10 @@ def params_not_updating(ctx):
         return None
     upd = np.vstack([np.asarray(r.update_norm, float) for r in records])
     got = _visible_gradients(records, width)
-    stuck = [i for i in range(width) if got[:, i].any() and np.all(upd[got[:, i], i] == 0)
-             and run.params[i].in_optimizer is not False]
+    in_optimizer = np.array([p.in_optimizer is not False for p in run.params], bool)
+    # received a visible gradient at some record, and never changed where it did
+    stuck = np.flatnonzero(got.any(axis=0) & ((upd == 0) | ~got).all(axis=0) &
+                           in_optimizer).tolist()
     if not stuck:
         return None
     stuck_names = names(run, stuck)
