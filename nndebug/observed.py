@@ -42,6 +42,11 @@ class LossCall:
     target_mode_share: "float | None" = None    # its share of the sampled targets
     target_mode_in_runs: "float | None" = None  # share of its occurrences next to another one
     target_others_in_runs: "float | None" = None  # the same for every other id together
+    # class scores floored (a ReLU or clamp on the logits): the share of rows whose lowest
+    # score is shared exactly by several classes and lies above FLOOR_ABOVE (not a mask),
+    # and the columns at that floor in every row
+    floored_rows: "float | None" = None
+    floored_units: "int | None" = None
 
 
 @dataclass

@@ -390,3 +390,52 @@ def test_a_loss_made_to_require_grad_by_hand_is_no_gradient_and_its_twin():
         assert ("NO_GRADIENT" in codes(mon)) == cut, codes(mon)
         if not cut:
             assert not problems(mon)
+
+
+def test_floored_units_counts_classes_cut_at_a_floor_not_masked_or_distinct_ones():
+    from nndebug.adapters import adapt
+    from nndebug.monitor.loss_capture import floored_scores
+    xp = adapt(nn.Linear(1, 1)).xp
+
+    def floored(scores):
+        rows, units = floored_scores(xp, scores)
+        return float(rows), int(units)
+    g = torch.Generator().manual_seed(0)
+    z = torch.randn(64, 10, generator=g)
+    z[:, 3] = -5.0 - torch.rand(64, generator=g)           # class 3 below zero for every sample
+    rows, units = floored(torch.relu(z))                    # logits floored at 0
+    assert rows == 1.0 and units == 1
+    assert floored(torch.log_softmax(torch.relu(z), dim=1)) == (rows, units)   # after log_softmax
+    assert floored(z) == (0.0, 0)                           # distinct scores never tie
+    masked = z.clone()
+    masked[:, [3, 7]] = float("-inf")                        # invalid classes masked out
+    assert floored(masked) == (0.0, 0)
+    masked[:, [3, 7]] = -1e9
+    assert floored(torch.log_softmax(masked, dim=1)) == (0.0, 0)
+
+
+def test_relu_on_the_logits_is_dead_relu_on_both_frameworks_and_the_twins_are_silent():
+    """A rectifier on the logits as a function call (no ReLU layer to measure): the class
+    scores that reach the loss sit at a tied floor (real-bug benchmark: relu_before_softmax)."""
+    g = np.random.default_rng(0)
+    xs = g.standard_normal((512, 8)).astype(np.float32)
+    ys = (xs[:, 0] > 0).astype(np.int64) + (xs[:, 1] > 0).astype(np.int64) + \
+        2 * (xs[:, 2] > 0).astype(np.int64)
+    for relu in (True, False):
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 5))
+        mon = train_torch(model, lambda mon, out, y: nn.functional.nll_loss(
+            torch.log_softmax(torch.relu(out) if relu else out, dim=1), y),
+            (torch.from_numpy(xs), torch.from_numpy(ys)), steps=40, lr=0.02)
+        found = {f.code: f for f in problems(mon)}
+        assert ("DEAD_RELU" in found) == relu, found
+        if not relu:
+            assert not found
+        mg.manual_seed(0)
+        model = mnn.Sequential(mnn.Linear(8, 32), mnn.ReLU(), mnn.Linear(32, 5))
+        ce = mnn.CrossEntropyLoss()
+        mon = train_minigrad(model, lambda out, t: ce(out.relu() if relu else out, t),
+                             mg.tensor(xs), mg.tensor(ys), steps=40, lr=0.02)
+        assert ("DEAD_RELU" in codes(mon)) == relu, codes(mon)
+        if not relu:
+            assert not problems(mon)

@@ -19,10 +19,6 @@ KNOWN_MISSES = {
                                  "probe_label_column) compares input columns with integer "
                                  "class labels only; a float regression target copied into "
                                  "the inputs is not looked for",
-    "relu_before_softmax": "wrong cause (LOSS_AT_CHANCE): the rectifier on the logits is "
-                           "F.relu, a function call, and dead units are measured on ReLU "
-                           "modules only (the torch function mode in attention_capture.py "
-                           "sees softmax and loss calls, not relu)",
 }
 
 

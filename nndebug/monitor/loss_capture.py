@@ -29,6 +29,9 @@ TARGETS_KEPT = 4             # target batches kept (references) for probes
 CALLS_KEPT = 256             # loss calls kept at most: memory stays bounded on long runs
 # losses that apply log-softmax to their input (their input should be logits)
 LOG_SOFTMAX_LOSSES = {"CrossEntropyLoss", "cross_entropy"}
+FLOOR_ABOVE = -30.0          # [design] a tied lowest score above this is a floor, not a mask:
+                             # masks use -inf or -1e4..-1e9; log-probabilities of a floored
+                             # class stay above -30 (a probability of 1e-13)
 
 
 def loss_name(loss_fn):
@@ -114,6 +117,10 @@ class LossCapture:
             packet.add(("loss_call", "row_sum_error"), xp.amax(xp.abs(xp.sum(out, axis=1) - 1)))
             if name in LOG_SOFTMAX_LOSSES:
                 packet.add(("loss_call", "sample"), out[:OUTPUT_ROWS])
+            if name in CLASS_INDEX_LOSSES and out.shape[1] >= 3:
+                rows, units = floored_scores(xp, out[:OUTPUT_ROWS])
+                packet.add(("loss_call", "floored_rows"), rows)
+                packet.add(("loss_call", "floored_units"), units)
         if target is not None and target.ndim >= 0 and _size(target) > 0:
             t = xp.asfloat(target)
             packet.add(("loss_call", "target_min"), xp.amin(t))
@@ -144,6 +151,9 @@ class LossCapture:
                         target_min=_or_nan(value("target_min")),
                         target_max=_or_nan(value("target_max")),
                         target_integer=None if target is None else _integer_dtype(target),
+                        floored_rows=value("floored_rows"),
+                        floored_units=None if value("floored_units") is None
+                        else int(value("floored_units")),
                         **self.options, **self._target_summary(values, target))
         self.observed.loss_calls.append(call)
         sample = values.get(("loss_call", "sample"))
@@ -159,6 +169,18 @@ class LossCapture:
         if ids is None:
             return {}
         return summarize(ids, tuple(target.shape) if ids.size == _size(target) else None)
+
+
+def floored_scores(xp, scores):
+    """(share of rows, columns) of ``scores`` (rows of class scores or log-probabilities)
+    cut at a floor, as a ReLU or clamp on the logits cuts them: rows whose minimum is
+    shared exactly by several columns and lies above ``FLOOR_ABOVE``, and the columns at
+    that floor in every row. Distinct real scores never tie exactly; a mask (-inf, -1e9)
+    lies far below the floor. Two device scalars."""
+    lowest = xp.reshape(xp.amin(scores, axis=1), (-1, 1))
+    at_floor = xp.asfloat(scores == lowest)
+    tied = xp.asfloat(xp.sum(at_floor, axis=1) >= 2) * xp.asfloat(lowest[:, 0] > FLOOR_ABOVE)
+    return xp.mean(tied), xp.sum(xp.amin(at_floor * xp.reshape(tied, (-1, 1)), axis=0))
 
 
 def _is_module(adapter, value):

@@ -8,7 +8,7 @@ together with a failing training signal), otherwise "info".
 import numpy as np
 
 from ..findings import Finding
-from .context import MAJORITY, module_of, names, rms
+from .context import MAJORITY, MIN_RECORDS, module_of, names, rms
 from .curve import learning_poor
 from .graph import rule
 
@@ -22,6 +22,10 @@ DEAD_FRACTION = 0.5           # [measured] share of a ReLU layer's units dead fo
 DEAD_PERSISTENCE = 3          # [measured] ... in each of 3 recorded batches (a rarely firing unit is
                               # zero for a whole small batch by chance, not three times)
 DEAD_FRACTION_SEVERE = 0.9    # [design] nearly the whole layer dead: an error when learning is poor
+FLOORED_ROWS = 0.1            # [design] samples whose class scores tie exactly at one floor (a ReLU
+                              # on the logits): distinct float scores never tie, so a tenth of the
+                              # batch on most recorded calls is far above chance (a zero-initialised
+                              # output layer ties every row at step 0 only)
 COLLAPSED_SPREAD = 1e-4       # [measured] spread across samples (or units) relative to the layer's scale:
                               # below it every sample (unit) gives the same value [measured]
 
@@ -106,7 +110,7 @@ def dead_relu(ctx):
                               masks[0][0])
             worst = (layer.name, final, born, first_dead)
     if worst is None:
-        return None
+        return _floored_logits(ctx)
     name, final, born, step = worst
     died_later = born < 0.5 * final
     poor = learning_poor(ctx)
@@ -131,6 +135,32 @@ def dead_relu(ctx):
         evidence={"dead_share": final, "dead_share_first_record": born, "per_layer": layers,
                   "died_during_training": bool(died_later), "threshold": DEAD_FRACTION},
         fix=fix)
+
+
+def _floored_logits(ctx):
+    """DEAD_RELU for the class scores themselves: on most loss calls the monitor measured,
+    many samples have several class scores tied exactly at one floor
+    (``LossCall.floored_rows``: a ReLU or clamp on the logits, often a function call that no
+    layer statistic sees). A floored class cannot score lower, and no gradient reaches it."""
+    observed = getattr(ctx.run, "observed", None)
+    calls = [c for c in getattr(observed, "loss_calls", None) or []
+             if getattr(c, "floored_rows", None) is not None]
+    floored = [c for c in calls if c.floored_rows >= FLOORED_ROWS]
+    if len(floored) < MIN_RECORDS or len(floored) < MAJORITY * len(calls):
+        return None
+    share = float(np.median([c.floored_rows for c in floored]))
+    return Finding(
+        code="DEAD_RELU", severity="warning", where=floored[0].loss, step=floored[0].step,
+        message=f"In {share:.0%} of the samples several class scores reaching "
+                f"{floored[0].loss} sit exactly at the same floor: the logits pass through a "
+                "ReLU (or a clamp) before the loss, so those scores are cut to zero and no "
+                "gradient flows back through them.",
+        evidence={"floored_rows": [round(c.floored_rows, 3) for c in calls][:20],
+                  "floored_units": [c.floored_units for c in calls][:20],
+                  "calls_floored": len(floored), "calls": len(calls),
+                  "threshold_rows": FLOORED_ROWS},
+        fix="Give the loss raw logits: remove the ReLU/clamp after the last linear layer "
+            "(the loss applies its own softmax).")
 
 
 @rule(produces="COLLAPSED_ACTIVATIONS", reads={"CONSTANT_INPUTS"},
