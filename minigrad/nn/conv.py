@@ -12,6 +12,15 @@ def _pair(value):
     return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
 
 
+def _check_groups(in_channels, out_channels, groups):
+    """torch's rule: groups split both channel counts evenly."""
+    if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:
+        raise ValueError(f"groups must be a positive int, got {groups!r}")
+    if in_channels % groups or out_channels % groups:
+        raise ValueError(f"in_channels ({in_channels}) and out_channels ({out_channels}) must "
+                         f"both be divisible by groups ({groups})")
+
+
 class Conv2d(Module):
     """Cross-correlate (N, in_channels, H, W) with weight (out_channels, in_channels, kH, kW).
 
@@ -23,9 +32,9 @@ class Conv2d(Module):
                  groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
         super().__init__()
         check_device(device)
-        if groups != 1 or padding_mode != "zeros":
-            raise NotImplementedError("minigrad's Conv2d supports groups=1 and "
-                                      "padding_mode='zeros' only")
+        if padding_mode != "zeros":
+            raise NotImplementedError("minigrad's Conv2d supports padding_mode='zeros' only")
+        _check_groups(in_channels, out_channels, groups)
         if isinstance(padding, str) and padding not in ("same", "valid"):
             raise ValueError(f"padding must be an int, a pair, 'same' or 'valid', got {padding!r}")
         self.in_channels, self.out_channels = int(in_channels), int(out_channels)
@@ -35,7 +44,7 @@ class Conv2d(Module):
         self.dilation, self.groups, self.padding_mode = _pair(dilation), groups, padding_mode
         self.output_padding = (0, 0)
         dtype = np.dtype(dtype or get_default_dtype())
-        shape = (self.out_channels, self.in_channels) + self.kernel_size
+        shape = (self.out_channels, self.in_channels // groups) + self.kernel_size
         self.weight = Parameter(np.empty(shape, dtype=dtype), dtype=dtype)
         if bias:
             self.bias = Parameter(np.empty(self.out_channels, dtype=dtype), dtype=dtype)
@@ -47,7 +56,8 @@ class Conv2d(Module):
         init.layer_default_(self.weight, self.bias)
 
     def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation)
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                        self.groups)
 
     def extra_repr(self):
         text = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
@@ -56,6 +66,8 @@ class Conv2d(Module):
             text += f", padding={self.padding}"
         if self.dilation != (1, 1):
             text += f", dilation={self.dilation}"
+        if self.groups != 1:
+            text += f", groups={self.groups}"
         if self.bias is None:
             text += ", bias=False"
         return text
@@ -116,9 +128,9 @@ class Conv1d(Module):
                  groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
         super().__init__()
         check_device(device)
-        if groups != 1 or padding_mode != "zeros":
-            raise NotImplementedError("minigrad's Conv1d supports groups=1 and "
-                                      "padding_mode='zeros' only")
+        if padding_mode != "zeros":
+            raise NotImplementedError("minigrad's Conv1d supports padding_mode='zeros' only")
+        _check_groups(in_channels, out_channels, groups)
         if isinstance(padding, str) and padding not in ("same", "valid"):
             raise ValueError(f"padding must be an int, 'same' or 'valid', got {padding!r}")
         self.in_channels, self.out_channels = int(in_channels), int(out_channels)
@@ -127,7 +139,7 @@ class Conv1d(Module):
         self.dilation, self.groups, self.padding_mode = _single(dilation), groups, padding_mode
         self.output_padding = (0,)
         dtype = np.dtype(dtype or get_default_dtype())
-        shape = (self.out_channels, self.in_channels) + self.kernel_size
+        shape = (self.out_channels, self.in_channels // groups) + self.kernel_size
         self.weight = Parameter(np.empty(shape, dtype=dtype), dtype=dtype)
         if bias:
             self.bias = Parameter(np.empty(self.out_channels, dtype=dtype), dtype=dtype)
@@ -140,7 +152,8 @@ class Conv1d(Module):
 
     def forward(self, input):
         padding = self.padding if isinstance(self.padding, str) else self.padding[0]
-        return F.conv1d(input, self.weight, self.bias, self.stride[0], padding, self.dilation[0])
+        return F.conv1d(input, self.weight, self.bias, self.stride[0], padding, self.dilation[0],
+                        self.groups)
 
     def extra_repr(self):
         text = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
@@ -149,6 +162,8 @@ class Conv1d(Module):
             text += f", padding={self.padding}"
         if self.dilation != (1,):
             text += f", dilation={self.dilation}"
+        if self.groups != 1:
+            text += f", groups={self.groups}"
         if self.bias is None:
             text += ", bias=False"
         return text

@@ -250,19 +250,21 @@ def _single(value, name):
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """1-D cross-correlation of (N, C, L) (or unbatched (C, L)) with weight (O, C, K).
+    """1-D cross-correlation of (N, C, L) (or unbatched (C, L)) with weight (O, C / groups, K).
 
-    Runs as the 2-D convolution of a height-1 image, so it shares conv2d's primitive.
+    Runs as the 2-D convolution of a height-1 image, so it shares conv2d's primitive
+    (``groups`` too: that many independent convolutions over slices of the channels).
     """
     input, weight = as_tensor(input), as_tensor(weight)
-    if groups != 1:
-        raise NotImplementedError(f"conv1d: groups={groups} is not supported, only groups=1")
+    if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:
+        raise ValueError(f"conv1d: groups must be a positive int, got {groups!r}")
     if input.ndim not in (2, 3) or weight.ndim != 3:
-        raise ValueError(f"conv1d: expected input (N, C, L) or (C, L) and weight (O, C, K), got "
-                         f"shapes {input.shape} and {weight.shape}")
-    if input.shape[-2] != weight.shape[1]:
-        raise ValueError(f"conv1d: the weight of shape {weight.shape} expects {weight.shape[1]} "
-                         f"input channels, got input of shape {input.shape}")
+        raise ValueError(f"conv1d: expected input (N, C, L) or (C, L) and weight (O, C / groups, K), "
+                         f"got shapes {input.shape} and {weight.shape}")
+    if input.shape[-2] != weight.shape[1] * groups or weight.shape[0] % groups:
+        raise ValueError(f"conv1d: with groups={groups} the weight of shape {weight.shape} expects "
+                         f"{weight.shape[1] * groups} input channels and out_channels divisible by "
+                         f"{groups}, got input of shape {input.shape}")
     unbatched = input.ndim == 2
     if unbatched:
         input = ops.reshape(input, (1,) + input.shape)
@@ -281,7 +283,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     image = ops.reshape(input, (n, c, 1, length))
     kernel = ops.reshape(weight, weight.shape[:2] + (1, weight.shape[2]))
     out = ops.conv2d(image, kernel, bias, stride=(1, stride), padding=(0, padding),
-                     dilation=(1, dilation))
+                     dilation=(1, dilation), groups=int(groups))
     out = ops.reshape(out, out.shape[:2] + out.shape[3:])
     return ops.reshape(out, out.shape[1:]) if unbatched else out
 
