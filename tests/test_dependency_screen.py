@@ -103,7 +103,7 @@ class Stateful(nn.Module):
         self.body, self.drop = nn.Linear(6, 8), nn.Dropout(0.5)
         self.head = nn.Linear(8, 3)
         self.register_buffer("seen", torch.zeros(()))
-        self.calls, self.last = 0, None
+        self.calls, self.last, self.shapes = 0, None, []
 
     def train(self, mode=True):
         super().train(mode)
@@ -113,6 +113,7 @@ class Stateful(nn.Module):
     def forward(self, x):
         self.calls += 1
         self.seen += 1
+        self.shapes.append(tuple(x.shape))
         h = torch.relu(self.body(x))
         self.last = h
         return self.head(self.drop(h) + 0.1 * torch.rand_like(h) * 0)
@@ -140,6 +141,7 @@ def test_the_screen_runs_the_model_in_place_and_puts_everything_back():
     assert adapter.state_differences(state) == []          # values, grads, modes, hooks, RNG
     assert torch.equal(torch.get_rng_state(), rng)
     assert model.calls == calls and model.last is last and float(model.seen) == 1.0
+    assert model.shapes == [(16, 6)]                        # a list a forward appends to
     assert model.training and not model.drop.training and model.head.weight.requires_grad
     assert all(torch.equal(p.grad, grads[n]) for n, p in model.named_parameters())
     assert seen_hook == []                                  # nndebug's hooks saw nothing

@@ -25,17 +25,19 @@ finding still comes from ``check_dependencies``.
 Where the screen does not apply, watch runs the full check as before: token ids (no gradient
 to the inputs; the sequence probes need the copies anyway), inputs that are not one float
 tensor, targets that are sequences (their alignment and the future leak are read by the full
-check), models with positional tensors, half-precision models, and minigrad models.
+check), models with positional tensors, half-precision, compiled or sharded models
+(``NOT_IN_PLACE``), and minigrad models.
 
 The user's model is run in place (a copy would cost more than the screen itself), so
 everything a forward pass might change is put back: train/eval flags (the screen runs in eval
 mode, as the full check does), nndebug's own hooks (hidden meanwhile, so a monitor never sees
-the screen's passes), attributes a forward assigns (``self.last_attention = ...``), buffers
-changed in place, requires_grad flags, and the RNG state (the random directions come from a
+the screen's passes), attributes a forward assigns (``self.last_attention = ...``), lists
+and dicts it appends to, buffers changed in place, requires_grad flags, and the RNG state (the random directions come from a
 private generator). Parameters and their ``.grad`` are never written: the forward pass only
 reads them, and the gradient is taken with respect to the inputs alone.
 """
 import contextlib
+import copy
 
 from ...adapters.base import is_nndebug_hook
 
@@ -46,6 +48,10 @@ PLACE_TOLERANCE = 1e-4
 samples swap places: ~1000 float32 roundings; a position-dependent table changes outputs by
 far more. Half-precision models are not screened."""
 SCREENED_DTYPES = ("torch.float32", "torch.float64")
+NOT_IN_PLACE = {"OptimizedModule", "FullyShardedDataParallel"}
+"""Models the screen does not run in place: a compiled one would recompile for eval mode and a
+batch of two (and count against its recompile limit), a sharded one would gather its weights
+across ranks. The full check, on its own copy, decides for them as before."""
 
 
 def screen_is_clean(adapter, inputs, targets, has_positional_tensors):
@@ -66,6 +72,8 @@ def screen_is_clean(adapter, inputs, targets, has_positional_tensors):
 
 def _applies(adapter, inputs, targets):
     if adapter.framework != "torch" or not adapter.is_tensor(inputs):
+        return False
+    if any(type(m).__name__ in NOT_IN_PLACE for m in adapter.model.modules()):
         return False
     if str(inputs.dtype) not in SCREENED_DTYPES or inputs.ndim < 2 or \
             inputs.shape[0] < SCREEN_SAMPLES:
@@ -126,36 +134,37 @@ def _main_output(torch, output, rows):
 @contextlib.contextmanager
 def _kept_as_is(model):
     """Run the model in eval mode with nndebug's hooks hidden; afterwards put back the modes,
-    the hook tables, every module attribute a forward pass assigned and every buffer it
-    changed in place."""
+    every module attribute a forward pass assigned, the contents of every list, dict or set a
+    module holds (a forward that appends to ``self.seen``; the hook tables and the
+    parameter/buffer tables are such dicts too) and every buffer changed in place."""
     from ...adapters.torch_adapter import _HOOK_TABLES
     modules = list(model.modules())
     attributes = [dict(vars(m)) for m in modules]        # the train/eval flag among them
-    buffer_tables = [dict(m._buffers) for m in modules]
+    containers = [(value, copy.copy(value)) for m in modules for value in vars(m).values()
+                  if isinstance(value, (list, dict, set))]
     flags = [(p, p.requires_grad) for p in model.parameters()]   # a train() override may
                                                                   # (un)freeze parameters
     buffers = [(b, b._version, b.detach().clone()) for m in modules
                for b in m._buffers.values() if b is not None]
-    hidden = []
     for m in modules:
         for name in _HOOK_TABLES:
             table = vars(m).get(name)
-            if isinstance(table, dict) and any(is_nndebug_hook(fn) for fn in table.values()):
-                hidden.append((table, dict(table)))
+            if isinstance(table, dict):
                 for key in [k for k, fn in table.items() if is_nndebug_hook(fn)]:
-                    del table[key]
+                    del table[key]     # back, in their place, with the containers below
     model.eval()
     try:
         yield
     finally:
-        for table, entries in hidden:
-            table.clear()
-            table.update(entries)
-        for m, saved, saved_buffers in zip(modules, attributes, buffer_tables):
+        for m, saved in zip(modules, attributes):
             vars(m).clear()            # the same objects put back: a no-op where nothing
             vars(m).update(saved)      # changed, cheaper than finding out
-            m._buffers.clear()
-            m._buffers.update(saved_buffers)
+        for value, saved in containers:
+            if isinstance(value, list):
+                value[:] = saved
+            else:
+                value.clear()
+                value.update(saved)
         for p, flag in flags:
             if p.requires_grad != flag:
                 p.requires_grad_(flag)
