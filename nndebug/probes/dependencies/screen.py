@@ -37,7 +37,6 @@ private generator). Parameters and their ``.grad`` are never written: the forwar
 reads them, and the gradient is taken with respect to the inputs alone.
 """
 import contextlib
-import copy
 
 from ...adapters.base import is_nndebug_hook
 
@@ -135,23 +134,31 @@ def _main_output(torch, output, rows):
 def _kept_as_is(model):
     """Run the model in eval mode with nndebug's hooks hidden; afterwards put back the modes,
     every module attribute a forward pass assigned, the contents of every list, dict or set a
-    module holds (a forward that appends to ``self.seen``; the hook tables and the
-    parameter/buffer tables are such dicts too) and every buffer changed in place."""
-    from ...adapters.torch_adapter import _HOOK_TABLES
+    module holds (a forward that appends to ``self.seen``, or registers a buffer), the hook
+    tables nndebug's hooks were hidden from, and every buffer changed in place."""
     modules = list(model.modules())
     attributes = [dict(vars(m)) for m in modules]        # the train/eval flag among them
-    containers = [(value, copy.copy(value)) for m in modules for value in vars(m).values()
-                  if isinstance(value, (list, dict, set))]
+    containers, hidden = [], []
+    for m in modules:
+        for name, value in vars(m).items():
+            if not isinstance(value, (list, dict, set)):
+                continue
+            if name.startswith("_") and "_hooks" in name:
+                # torch's hook tables (15 a module): only those holding nndebug's hooks,
+                # which are hidden meanwhile
+                mine = [k for k, fn in value.items() if is_nndebug_hook(fn)]
+                if mine:
+                    containers.append((value, value.copy()))
+                    hidden.append((value, mine))
+            else:
+                containers.append((value, value.copy()))
     flags = [(p, p.requires_grad) for p in model.parameters()]   # a train() override may
                                                                   # (un)freeze parameters
     buffers = [(b, b._version, b.detach().clone()) for m in modules
                for b in m._buffers.values() if b is not None]
-    for m in modules:
-        for name in _HOOK_TABLES:
-            table = vars(m).get(name)
-            if isinstance(table, dict):
-                for key in [k for k, fn in table.items() if is_nndebug_hook(fn)]:
-                    del table[key]     # back, in their place, with the containers below
+    for table, keys in hidden:
+        for key in keys:
+            del table[key]             # back, in their place, with the containers below
     model.eval()
     try:
         yield
