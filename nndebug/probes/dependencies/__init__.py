@@ -95,7 +95,11 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
     """
     adapter = adapt(model)
     result = DependencyResult()
-    with adapter.preserved(), adapter.forked_rng(seed) as replay:
+    # every probe runs on the Runner's private copy, so the user's parameters, grads, buffers,
+    # modes and hooks are only read (tests/test_dependencies.py checks it); only the RNG, which
+    # the copy shares, needs putting back. (No adapter.preserved(): its clones of every
+    # parameter and gradient would double the model's memory for nothing.)
+    with adapter.forked_rng(seed) as replay:
         batch = Batch(to_tree(adapter, inputs), input_index)
         y = _per_sample(_first_array(to_tree(adapter, targets)), batch) \
             if targets is not None else None
