@@ -118,7 +118,7 @@ def test_train_eval_propagate_and_change_behaviour():
     assert all(m.training for m in model.modules())
     assert model.eval() is model
     assert not any(m.training for m in model.modules())
-    x = mg.tensor(np.random.default_rng(0).normal(size=(6, 4)))
+    x = mg.tensor(np.random.default_rng(0).normal(size=(6, 4)).astype(np.float32))
     np.testing.assert_array_equal(model(x).data, model(x).data)   # deterministic in eval
     assert int(model[2].num_batches_tracked.data) == 0
     model.train()
@@ -131,7 +131,7 @@ def test_train_eval_propagate_and_change_behaviour():
 
 def test_zero_grad_and_requires_grad_and_apply():
     model = nn.Sequential(nn.Linear(3, 2), nn.Tanh(), nn.Linear(2, 1))
-    model(mg.tensor(np.ones((2, 3)))).sum().backward()
+    model(mg.tensor(np.ones((2, 3), np.float32))).sum().backward()
     assert all(p.grad is not None for p in model.parameters())
     model.zero_grad(set_to_none=False)
     assert all(p.grad is not None and not p.grad.any() for p in model.parameters())
@@ -149,7 +149,7 @@ def test_zero_grad_and_requires_grad_and_apply():
 def test_to_double_float_convert_in_place():
     model = nn.Sequential(nn.Linear(3, 2), nn.BatchNorm1d(2))
     weight = model[0].weight
-    model(mg.tensor(np.ones((4, 3)))).sum().backward()
+    model(mg.tensor(np.ones((4, 3), np.float32))).sum().backward()
     assert model.double() is model
     assert model[0].weight is weight        # same Parameter objects: optimizers keep working
     assert weight.dtype == np.float64 and weight.grad.dtype == np.float64
@@ -273,7 +273,7 @@ def test_hook_handle_is_a_context_manager_and_prepend_orders():
     with layer.register_forward_hook(lambda m, i, o: order.append("a")):
         layer.register_forward_hook(lambda m, i, o: order.append("b"), prepend=True).remove()
         layer.register_forward_hook(lambda m, i, o: order.append("c"), prepend=True)
-        layer(mg.tensor(np.ones((1, 2))))
+        layer(mg.tensor(np.ones((1, 2), np.float32)))
     assert order == ["c", "a"]
     assert len(layer._forward_hooks) == 1
 
@@ -337,7 +337,7 @@ def test_full_backward_hook_on_first_layer_with_data_input():
     layer = nn.Linear(3, 2)
     seen = []
     layer.register_full_backward_hook(lambda m, gi, go: seen.append((gi, go[0].shape)))
-    layer(mg.tensor(np.ones((4, 3)))).sum().backward()
+    layer(mg.tensor(np.ones((4, 3), np.float32))).sum().backward()
     assert seen == [((None,), (4, 2))]
     assert layer.weight.grad is not None
 
@@ -364,7 +364,7 @@ def test_backward_hooks_cost_nothing_under_no_grad_and_leave_outputs_alone():
     layer = nn.Linear(2, 2)
     handle = layer.register_full_backward_hook(lambda m, gi, go: None)
     with mg.no_grad():
-        out = layer(mg.tensor(np.ones((1, 2))))
+        out = layer(mg.tensor(np.ones((1, 2), np.float32)))
     assert not out.requires_grad
     handle.remove()
     assert layer._backward_hooks == {}

@@ -330,7 +330,7 @@ def test_functional_batch_norm_updates_buffers_in_place():
 def test_replacing_a_registered_backward_changes_layer_gradients(monkeypatch):
     """Linear is matmul + add from the registry: a planted matmul backward must show up."""
     layer = nn.Linear(3, 2)
-    x = mg.tensor(np.ones((4, 3)), requires_grad=True)
+    x = mg.tensor(np.ones((4, 3), np.float32), requires_grad=True)
     layer(x).sum().backward()
     assert np.abs(layer.weight.grad).sum() > 0
     matmul = mg.ops.REGISTRY["matmul"]

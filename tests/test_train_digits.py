@@ -39,7 +39,7 @@ def one_blas_thread():
 @pytest.fixture(scope="module")
 def digits():
     """Train/test split with each pixel standardised by the training set's statistics."""
-    x, y = load_digits()
+    x, y = load_digits(dtype=np.float64)     # both models train in float64
     x_train, x_test, y_train, y_test = train_test_split(x, y, test_size=0.25, seed=0)
     mean, scale = x_train.mean(axis=0), x_train.std(axis=0) + 0.1
     return (x_train - mean) / scale, (x_test - mean) / scale, y_train, y_test
@@ -142,6 +142,7 @@ def test_batch_norm_dropout_mlp_matches_torch_in_eval_and_learns(digits):
 def test_data_helpers():
     x, y = load_digits()
     assert x.shape == (1797, 64) and y.shape == (1797,) and y.dtype == np.int64
+    assert x.dtype == np.float32                 # what a new layer takes
     assert x.min() == 0.0 and x.max() == 1.0
     images, _ = load_digits(as_images=True, scale=False)
     assert images.shape == (1797, 1, 8, 8) and images.max() == 16.0

@@ -31,7 +31,7 @@ def test_gradcheck_locate_and_watch_work_on_minigrad_without_torch():
         import nndebug as nd
         mg.manual_seed(0)
         model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
-        x = mg.tensor(np.random.default_rng(0).normal(size=(16, 4)))
+        x = mg.tensor(np.random.default_rng(0).normal(size=(16, 4)).astype(np.float32))
         y = mg.tensor(np.arange(16) % 3)
         loss_fn = nn.CrossEntropyLoss()
         assert nd.gradcheck(model, x, y, loss_fn).passed

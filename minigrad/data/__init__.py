@@ -16,11 +16,13 @@ import numpy as np
 _PATH = os.path.join(os.path.dirname(__file__), "digits.npz")
 
 
-def load_digits(scale=True, as_images=False, dtype=np.float64):
+def load_digits(scale=True, as_images=False, dtype=np.float32):
     """Return ``(x, y)``: pixel values and integer labels 0..9 (int64).
 
     ``scale=True`` divides the 0..16 grey levels by 16, so x lies in [0, 1];
-    ``as_images=True`` shapes x as (1797, 1, 8, 8) for convolutions.
+    ``as_images=True`` shapes x as (1797, 1, 8, 8) for convolutions. x is float32,
+    the dtype of a new layer's weights (minigrad's and torch's): a layer refuses an
+    input of another dtype, so pass ``dtype=np.float64`` for a model in float64.
     """
     with np.load(_PATH) as archive:
         images, labels = archive["images"], archive["labels"]

@@ -133,8 +133,23 @@ def one_hot(tensor, num_classes=-1):
     return Tensor(ids[..., None] == np.arange(num_classes), dtype=np.int64)
 
 
+def _crop(input, pad):
+    """The input without the entries negative ``pad`` amounts remove (a slice: differentiable)."""
+    index = [slice(None)] * input.ndim
+    for i in range(len(pad) // 2):
+        axis, before, after = input.ndim - 1 - i, pad[2 * i], pad[2 * i + 1]
+        start, stop = max(-before, 0), input.shape[axis] - max(-after, 0)
+        if stop < start:
+            raise ValueError(f"pad: the negative amounts ({before}, {after}) for dimension {axis} "
+                             f"crop more than its {input.shape[axis]} entries (input shape "
+                             f"{input.shape}); crop at most the dimension's size")
+        index[axis] = slice(start, stop)
+    return ops.getitem(input, tuple(index))
+
+
 def pad(input, pad, mode="constant", value=None):
-    """Pad with a constant, torch's order: ``pad = (last_before, last_after, prev_before, ...)``."""
+    """Pad with a constant, torch's order: ``pad = (last_before, last_after, prev_before, ...)``;
+    a negative amount crops that many entries from that side instead."""
     input = as_tensor(input)
     if mode != "constant":
         raise NotImplementedError(f"pad: only mode='constant' is supported, got {mode!r}")
@@ -142,8 +157,9 @@ def pad(input, pad, mode="constant", value=None):
     if len(pad) % 2 or len(pad) // 2 > input.ndim:
         raise ValueError(f"pad: expected an even number of values, at most 2 per dimension "
                          f"({2 * input.ndim} for shape {input.shape}), got {len(pad)}")
-    if any(p < 0 for p in pad):
-        raise NotImplementedError(f"pad: negative padding (cropping) is not supported, got {pad}")
+    if any(p < 0 for p in pad):   # a negative amount crops that side first, as torch
+        input = _crop(input, pad)
+        pad = tuple(max(p, 0) for p in pad)
     pairs = [(0, 0)] * input.ndim
     for i in range(len(pad) // 2):
         pairs[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])

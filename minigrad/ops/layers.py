@@ -219,6 +219,17 @@ def _buffer(b, name):
     return array
 
 
+def _batch_norm_of_a_vector(x, *statistics_and_affine):
+    """torch reads a 1-D input as (N,) with no channel axis, i.e. 0 channels: only an empty
+    input with empty statistics runs (its output is empty); anything else is an error."""
+    sizes = [np.size(_array(t)) for t in statistics_and_affine if t is not None]
+    if x.shape != (0,) or any(sizes):
+        raise ValueError(f"batch_norm expects input shaped (N, C), (N, C, L) or (N, C, H, W), got "
+                         f"shape {x.shape}: a 1-D input has no channel axis; for one sample of C "
+                         f"features pass input.reshape(1, -1)")
+    return x.clone()
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
     """Batch normalisation over every axis but the channel axis 1, as ``F.batch_norm``.
@@ -229,6 +240,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     batch variance, as torch. training=False: normalise with the running buffers.
     """
     x = as_tensor(input)
+    if x.ndim == 1:
+        return _batch_norm_of_a_vector(x, running_mean, running_var, weight, bias)
     arrays, params = _affine_inputs(weight, bias)
     if not training:
         if running_mean is None or running_var is None:

@@ -22,6 +22,10 @@ class MatMul(Function):
             raise ValueError(f"matmul shape mismatch: {a.shape} @ {b.shape}; the last axis of the "
                              f"left ({a.shape[-1]}) must equal the "
                              f"{'second-to-last' if b.ndim > 1 else 'only'} axis of the right")
+        if a.dtype != b.dtype:   # NumPy would promote silently; torch refuses, and so do we
+            raise TypeError(f"matmul: both operands must have the same dtype, got {a.dtype} @ "
+                            f"{b.dtype}; convert one operand first, e.g. "
+                            f"a.to('{b.dtype.name}') @ b")
         ctx.save_for_backward(a, b)
         if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:
             # a stack of rows times one matrix (a Linear layer on (batch, time, features)):
