@@ -7,6 +7,7 @@ numbers into the words of a finding's message.
 
 Thresholds shared by several rule families live here; each family keeps its own.
 """
+import functools
 import math
 
 import numpy as np
@@ -43,12 +44,16 @@ class Context:
         self.curve_steps = steps[keep & np.isfinite(losses)]
         self.records = [r for r in run.records if cut is None or r.step < cut]
         self.all_records = run.records
-        self.loss_by_step = dict(zip(steps.tolist(), losses.tolist()))
         self.summary = curve_summary(self.curve)
         self.weights = [i for i, p in enumerate(run.params) if len(p.shape) >= 2]
         self.classes = output_classes(run)
         self.cache = {}       # verdicts several rules ask for (loss_curve.learning_poor)
         self._computed = {}   # matrices and profiles several rules ask for, computed once
+
+    @functools.cached_property
+    def loss_by_step(self):
+        """{step: loss} over the whole curve; built when a rule first asks (few do)."""
+        return dict(zip(self.loss_steps.tolist(), self.losses.tolist()))
 
     @property
     def enough_steps(self):
