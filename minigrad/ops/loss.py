@@ -139,8 +139,10 @@ class CrossEntropy(Function):
             picked = np.where(valid, flat, 0)
             class_weight = weight[picked] * valid
             nll = -log_probs[np.arange(len(flat)), picked]
-            smooth = -(log_probs * weight).sum(axis=-1) / classes
-            per_row = (1 - eps) * class_weight * nll + eps * smooth * valid
+            per_row = (1 - eps) * class_weight * nll
+            if eps:   # label smoothing: the uniform part of the target
+                smooth = -sum_last(log_probs * weight, keepdims=False) / classes
+                per_row = per_row + eps * smooth * valid
             probs, count = picked, class_weight.sum()
         ctx.save_for_backward(log_probs)
         ctx.kind, ctx.probs, ctx.valid, ctx.count, ctx.weight = kind, probs, valid, count, weight
