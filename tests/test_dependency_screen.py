@@ -87,6 +87,7 @@ def test_the_screen_stays_out_of_what_it_cannot_judge():
     x, y = data()
     assert not screen_is_clean(adapt(model), x, y, True)                 # positional tensors
     assert not screen_is_clean(adapt(model), x, y.reshape(4, 4), False)   # sequence targets
+    assert screen_is_clean(adapt(model), x, y.reshape(16, 1).float(), False)  # (B, 1) is one
     assert not screen_is_clean(adapt(model), x[:1], y[:1], False)         # one sample
     assert not screen_is_clean(adapt(model.half()), x.half(), y, False)   # half precision
     ids = torch.randint(0, 10, (4, 6))

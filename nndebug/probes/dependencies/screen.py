@@ -70,6 +70,8 @@ def screen_is_clean(adapter, inputs, targets, has_positional_tensors):
 
 
 def _applies(adapter, inputs, targets):
+    """One float tensor of at least two samples, one target per sample ((B,) or (B, 1), or
+    none seen), a torch model that may run in place."""
     if adapter.framework != "torch" or not adapter.is_tensor(inputs):
         return False
     if any(type(m).__name__ in NOT_IN_PLACE for m in adapter.model.modules()):
@@ -80,10 +82,12 @@ def _applies(adapter, inputs, targets):
     if targets is None:
         return True
     shape = tuple(getattr(targets, "shape", ()) or ())
-    return len(shape) == 1 and shape[0] == inputs.shape[0]     # one label per sample
+    return shape in ((inputs.shape[0],), (inputs.shape[0], 1))
 
 
 def _clean(torch, adapter, x):
+    """The two checks on the samples ``x`` (see the module docstring); False at the first
+    sign of a dependence or of anything the checks cannot read."""
     rows = x.shape[0]
     x = x.clone().requires_grad_(True)
     directions = torch.Generator(device=x.device).manual_seed(0)   # not the user's RNG
