@@ -47,10 +47,11 @@ PLACE_TOLERANCE = 1e-4
 samples swap places: ~1000 float32 roundings; a position-dependent table changes outputs by
 far more. Half-precision models are not screened."""
 SCREENED_DTYPES = ("torch.float32", "torch.float64")
-NOT_IN_PLACE = {"OptimizedModule", "FullyShardedDataParallel"}
+NOT_IN_PLACE = {"OptimizedModule", "FullyShardedDataParallel", "RecursiveScriptModule"}
 """Models the screen does not run in place: a compiled one would recompile for eval mode and a
 batch of two (and count against its recompile limit), a sharded one would gather its weights
-across ranks. The full check, on its own copy, decides for them as before."""
+across ranks, a TorchScript one keeps its state out of reach of ``vars()``. The full check, on
+its own copy, decides for them as before."""
 
 
 def screen_is_clean(adapter, inputs, targets, has_positional_tensors):
@@ -142,6 +143,7 @@ def _kept_as_is(model):
     tables nndebug's hooks were hidden from, and every buffer changed in place."""
     modules = list(model.modules())
     attributes = [dict(vars(m)) for m in modules]        # the train/eval flag among them
+    modes = [m.training for m in modules]                # (in case a module keeps it elsewhere)
     containers, hidden = [], []
     for m in modules:
         for name, value in vars(m).items():
@@ -167,9 +169,11 @@ def _kept_as_is(model):
     try:
         yield
     finally:
-        for m, saved in zip(modules, attributes):
+        for m, saved, mode in zip(modules, attributes, modes):
             vars(m).clear()            # the same objects put back: a no-op where nothing
             vars(m).update(saved)      # changed, cheaper than finding out
+            if m.training != mode:
+                m.training = mode
         for value, saved in containers:
             if isinstance(value, list):
                 value[:] = saved
