@@ -177,3 +177,24 @@ def test_nndebug_report_prints_a_saved_run_and_exits_2_on_a_bad_file(long_run, t
         assert len(lines) == 1 and lines[0].startswith("nndebug: error:"), (name, captured.err)
     assert main(["report", str(path), "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["findings"][0]["code"] == "NAN_LOSS"
+
+
+def test_boolean_vectors_are_stored_as_booleans_and_version_1_files_still_read(long_run, tmp_path):
+    """Version 2 keeps grad_received and the dead-unit masks as bool (version 1 wrote them as
+    float64, eight times their size); a version 1 file, masks among the numbers, reads the same."""
+    header, arrays = encode(long_run, [])
+    assert header["version"] == runfile.VERSION == 2
+    assert arrays["records.flags.data"].dtype == bool and len(arrays["records.flags.index"])
+    assert arrays["records.vectors.data"].dtype == np.float64
+    # the same run in version 1's layout: flags appended to the numbers as float64
+    numbers = arrays["records.vectors.data"]
+    flags_index = arrays["records.flags.index"].copy()
+    flags_index[:, 2] += numbers.size
+    old = {k: v for k, v in arrays.items() if not k.startswith("records.flags")}
+    old["records.vectors.data"] = np.concatenate([numbers, arrays["records.flags.data"].astype(float)])
+    old["records.vectors.index"] = np.concatenate([arrays["records.vectors.index"], flags_index])
+    write(tmp_path / "v1.nndebug", dict(header, version=1), old)
+    write(tmp_path / "v2.nndebug", header, arrays)
+    _assert_same_run(long_run, load_run(tmp_path / "v1.nndebug").run)
+    _assert_same_run(long_run, load_run(tmp_path / "v2.nndebug").run)
+    assert os.path.getsize(tmp_path / "v2.nndebug") < os.path.getsize(tmp_path / "v1.nndebug")
