@@ -11,6 +11,10 @@ from .context import MAJORITY, MIN_RECORDS, modules, names, short_list
 from .graph import rule
 
 ACCUMULATION_TOLERANCE = 0.01  # [design] .grad may differ from what backward delivered by 1%
+DISCARDED_RATIO = 0.9          # [design] |.grad| below 0.9 x what the step's backward passes
+                               # delivered (and not a parallel rescale): part of it was cleared;
+                               # a carried-over .grad is the larger one (the zoo's and the real
+                               # missing-zero_grad cases: median ratios above 1)
                                # (float rounding, AMP); beyond that and larger: carried over
 DDP_ACCUMULATION_RATIO = 2.0  # [measured] under DDP .grad is the mean over ranks: |mean| / |own|
 # losses as the monitor names the calls it sees (nndebug.monitor.loss_capture): those that
@@ -64,10 +68,11 @@ def optimizer_missing_params(ctx):
             "requires_grad=False.")
 
 
-@rule(produces="GRADIENTS_ACCUMULATING",
-      explains={"LOSS_DIVERGING", "LOSS_OSCILLATING", "NAN_LOSS"})
+@rule(produces=("GRADIENTS_ACCUMULATING", "GRADIENTS_DISCARDED"),
+      explains={"GRADIENTS_ACCUMULATING": {"LOSS_DIVERGING", "LOSS_OSCILLATING", "NAN_LOSS"},
+                "GRADIENTS_DISCARDED": {"LOSS_PLATEAU"}})
 def gradients_accumulating(ctx):
-    flagged, checked, evidence = [], 0, None
+    flagged, checked, evidence, ratios = [], 0, None, []
     # parameters the optimizer does not hold are never zeroed by optimizer.zero_grad(); that
     # is OPTIMIZER_MISSING_PARAMS, not this
     held_by_optimizer = np.array([p.in_optimizer is not False for p in ctx.run.params], bool)
@@ -97,11 +102,26 @@ def gradients_accumulating(ctx):
                       (excess_ratio > np.abs(1 - held_ratio) + ACCUMULATION_TOLERANCE)
         if carried.mean() >= MAJORITY:
             flagged.append(r.step)
+            ratios.append(float(np.median(held_ratio)))
             if evidence is None:
                 evidence = {"step": r.step, "held_over_delivered": float(np.median(held_ratio)),
                             "excess_over_delivered": float(np.median(excess_ratio))}
     if len(flagged) < MIN_RECORDS or len(flagged) < MAJORITY * checked:
         return None
+    if not averaged_over_ranks and np.median(ratios) < DISCARDED_RATIO:
+        return Finding(
+            code="GRADIENTS_DISCARDED", severity="warning", step=flagged[0],
+            message=f"At optimizer.step() the parameters' .grad held less than this step's "
+                    f"backward passes delivered (|.grad| = {np.median(ratios):.2f} x what they "
+                    "delivered, not parallel to it): gradients were cleared between two "
+                    "backward passes of one step, so the update uses only the last of them "
+                    "(a zero_grad() inside a gradient-accumulation loop).",
+            evidence={"held_over_delivered": [round(v, 3) for v in ratios[:20]],
+                      "steps_flagged": flagged[:20], "steps_checked": checked,
+                      "threshold": DISCARDED_RATIO},
+            fix="Zero the gradients once per optimizer step, before its first backward (or "
+                "right after optimizer.step()), never between the micro-batches it "
+                "accumulates.")
     return Finding(
         code="GRADIENTS_ACCUMULATING", severity="error", step=flagged[0],
         message=f"At optimizer.step() the parameters' .grad held more than this step's backward "
