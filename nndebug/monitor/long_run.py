@@ -151,9 +151,9 @@ class LongRun(Sink):
             again.steps[:0] = [s for s in old.steps if s not in again.steps]
             again.count = max(again.count, old.count)
             again.new_each_step = again.new_each_step or old.new_each_step
-            position = next(i for i, u in enumerate(observed.unregistered) if u is old)
-            observed.unregistered.remove(again)
-            observed.unregistered[position] = again     # where the part was first seen
+            # by identity (entries are dataclasses: == compares their fields)
+            observed.unregistered[:] = [again if u is old else u for u in observed.unregistered
+                                        if u is not again]      # where it was first seen
             self._restored_parts.remove(old)
 
     def annotate(self, run, findings):
