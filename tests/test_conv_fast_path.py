@@ -164,6 +164,37 @@ def test_a_cnn_with_channels_last_activations_matches_torch():
                                    err_msg=name)
 
 
+def test_reference_path_convolutions_between_fast_ones_match_torch():
+    """Strided, 1x1, dilated and 5x5 convolutions (the im2col path) fed by and feeding 3x3
+    fast-path ones, a 1-channel first layer, no bias: values and all gradients, float64."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 1, 11, 11))
+
+    def model(nn):
+        return nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(),
+                             nn.Conv2d(4, 6, 3, padding=1), nn.Conv2d(6, 5, 3, stride=2, padding=1),
+                             nn.Tanh(), nn.Conv2d(5, 7, 1, bias=False), nn.Conv2d(7, 4, 3, padding=1),
+                             nn.Conv2d(4, 3, 5, padding=4, dilation=2))
+
+    torch.manual_seed(1)
+    theirs = model(torch.nn).double()
+    ours = model(mg.nn).double()
+    ours.load_state_dict({name: mg.tensor(value.detach().numpy())
+                          for name, value in theirs.state_dict().items()})
+    cotangent = rng.standard_normal((2, 3, 6, 6))
+    torch_x = torch.tensor(x, requires_grad=True)
+    torch_out = theirs(torch_x)
+    torch_out.backward(torch.tensor(cotangent))
+    our_x = mg.tensor(x, requires_grad=True)
+    out = ours(our_x)
+    out.backward(mg.tensor(cotangent))
+    np.testing.assert_allclose(out.data, torch_out.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(our_x.grad, torch_x.grad.numpy(), rtol=1e-10, atol=1e-12)
+    for (name, theirs_p), ours_p in zip(theirs.named_parameters(), ours.parameters()):
+        np.testing.assert_allclose(ours_p.grad, theirs_p.grad.numpy(), rtol=1e-9, atol=1e-12,
+                                   err_msg=name)
+
+
 def test_the_planted_conv_bug_is_planted_when_the_fast_path_ran_forward():
     rng = np.random.default_rng(2)
     x = mg.tensor(rng.standard_normal((2, 4, 6, 6)), requires_grad=True)
