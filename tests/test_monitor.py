@@ -254,9 +254,11 @@ def test_nan_loss_and_nan_inputs_are_findings_not_crashes():
 
 
 # --- cost: one host sync per recorded step, sampling under the time budget --------------------------------
-def test_one_host_sync_per_recorded_step(monkeypatch):
+@pytest.mark.parametrize("losses_on_host", [False, True])
+def test_one_host_sync_per_recorded_step(monkeypatch, losses_on_host):
     """One transfer per recorded step, plus one every LOSS_CHECK_EVERY steps (the waiting
-    losses, checked for a jump: monitor/loss_jumps.py) when that step was not recorded."""
+    losses, checked for a jump: monitor/loss_jumps.py) when that step was not recorded.
+    A loss already on the CPU is read at once (``losses_on_host``): no transfer for it."""
     from nndebug.monitor.loss_jumps import LOSS_CHECK_EVERY
     model = mlp()
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
@@ -264,6 +266,13 @@ def test_one_host_sync_per_recorded_step(monkeypatch):
     calls = []
     original = mon.adapter.to_host
     monkeypatch.setattr(mon.adapter, "to_host", lambda t: calls.append(1) or original(t))
+    if losses_on_host:
+        train(model, opt, steps=50, mon=mon)
+        mon.close()
+        assert len(calls) == len(mon.run.records) == 10 and len(mon.run.losses) == 50
+        return
+    # as on an accelerator: the losses wait on the device until a transfer takes them
+    monkeypatch.setattr(mon.adapter, "on_host", lambda t: False)
     train(model, opt, steps=50, mon=mon)
     assert [r.step for r in mon.run.records] == list(range(0, 50, 5))
     checks = [s for s in range(50) if (s + 1) % LOSS_CHECK_EVERY == 0 and s % 5 != 0]

@@ -193,16 +193,26 @@ def test_a_functional_softmax_is_measured_on_torch_and_the_mode_stack_is_left_as
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     mon = nd.watch(model, optimizer, overhead=None)
     x = torch.randn(2, 3, 4)
+    assert torch._C._len_torch_function_stack() == depth    # armed, but no forward yet
     loss = torch.softmax(model(x), dim=-1).sum()
+    assert torch._C._len_torch_function_stack() == depth + 1   # on from the first module call
     loss.backward()
-    optimizer.step()
+
     class PassThrough(TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):
             return func(*args, **(kwargs or {}))
 
     with PassThrough():                         # the user's own mode, pushed on top of ours
+        optimizer.step()                        # ends ours: it cannot pop from under theirs
         mon.step(loss)
-    assert torch._C._len_torch_function_stack() == depth + 1    # ours, switched off
+        assert torch._C._len_torch_function_stack() == depth + 2    # ours stays, switched off
+    assert torch._C._len_torch_function_stack() == depth + 1
+    mon.step(loss)                              # on top again: popped
+    assert torch._C._len_torch_function_stack() == depth
+    model(x).sum().backward()
+    assert torch._C._len_torch_function_stack() == depth + 1
+    optimizer.step()                            # the optimizer's step ends the mode
+    assert torch._C._len_torch_function_stack() == depth
     mon.close()
     assert torch._C._len_torch_function_stack() == depth
     assert "model.softmax" in monitor_activations(mon)

@@ -345,6 +345,10 @@ class Adapter(abc.ABC):
         """Whether reading the tensor's values costs no device-to-host transfer (CPU/NumPy)."""
         return True
 
+    def on_host(self, tensor):
+        """Whether reading the tensor's values costs no device transfer (NumPy arrays: yes)."""
+        return True
+
     def host_view(self, tensor):
         """The tensor's values as a NumPy array sharing its memory (no copy, no transfer), or
         None when the tensor lives on a device or NumPy cannot view its dtype."""

@@ -333,6 +333,9 @@ class TorchAdapter(Adapter):
     def is_on_host(self, tensor):
         return tensor.device.type == "cpu"
 
+    def on_host(self, tensor):
+        return tensor.device.type == "cpu"
+
     def host_view(self, tensor):
         if tensor.device.type != "cpu":
             return None

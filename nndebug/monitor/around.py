@@ -27,8 +27,10 @@ from .structure import StructureWatch
 
 class Around:
     def __init__(self, adapter, observed, *, loss_fn=None, optimizer_held=None,
-                 current_step=lambda: None, on_error=lambda error: None):
+                 current_step=lambda: None, on_error=lambda error: None, optimizer=None):
         self.adapter, self.on_error = adapter, on_error
+        self.optimizer = optimizer        # its step ends the attention mode early (torch)
+        self._optimizer_hook = None
         self.losses = LossCapture(adapter, observed, loss_fn)
         self.structure = StructureWatch(adapter, observed, optimizer_held, on_error)
         self.warnings = WarningCapture(observed, current_step, self.structure.module_names)
@@ -51,17 +53,32 @@ class Around:
         self.attention.arm()
         self._global = global_module_hooks(self.adapter.framework, self._before_any,
                                            self._after_any)
+        register = getattr(self.optimizer, "register_step_pre_hook", None)
+        if self.attention.waiting and register is not None:
+            try:
+                self._optimizer_hook = register(self._before_optimizer_step)
+            except Exception as error:        # an optimizer without working hooks
+                self.on_error(error)
+
+    def _before_optimizer_step(self, optimizer, args, kwargs):
+        self.attention.disarm()
+        return None
 
     def disarm(self):
         if self._global is not None:
             self._global.remove()
             self._global = None
+        if self._optimizer_hook is not None:
+            self._optimizer_hook.remove()
+            self._optimizer_hook = None
         self.structure.disarm()
         self.losses.disarm()
         self.attention.disarm()
         self.armed = False
 
     def _before_any(self, module, inputs):
+        if self.attention.waiting:
+            self.attention.start()
         self.structure.before_any(module, inputs)
         if type(module).__name__.endswith("Loss"):
             self._loss_modules_running += 1

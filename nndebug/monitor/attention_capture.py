@@ -14,7 +14,8 @@ The same mode hands each ``F.cross_entropy`` / ``F.nll_loss`` call to ``on_loss_
 is seen before its backward frees what it saved.
 
 Only the first call per module and step is kept. minigrad has no such mode: its functional
-softmax stays unseen. The mode is pushed when a step is armed and popped when it is
+softmax stays unseen. The mode is pushed at the first module call of a recorded step and
+popped when the optimizer steps (when the monitor knows the optimizer) or when the step is
 disarmed; if something else was pushed on top meanwhile, ours stays under it, switched off,
 until it is on top again (popping another's mode would break it).
 """
@@ -32,14 +33,20 @@ class AttentionCapture:
         self.enabled = adapter.framework == "torch"
         self.found = {}           # layer name -> [(stat, device value)] this step
         self._mode = None
+        self.waiting = False      # armed, the mode not pushed yet (see start)
         self._stale = []          # our modes still on the stack after disarm (see _drop_stale)
 
     def arm(self):
+        """The coming step is recorded: the mode goes on at its first module call (start)."""
         self._drop_stale()
-        if not self.enabled or self._mode is not None or self._stale:
-            return
+        self.found = {}
+        self.waiting = self.enabled and self._mode is None and not self._stale
+
+    def start(self):
+        """The recorded step's first module call (its forward): push the mode now, not at
+        ``arm``, so that loading the batch and zero_grad run without it."""
+        self.waiting = False
         try:
-            self.found = {}
             self._mode = _softmax_mode(self._on_softmax, self.on_loss_call)
             self._mode.__enter__()
         except Exception as error:
@@ -47,6 +54,10 @@ class AttentionCapture:
             self.on_error(error)
 
     def disarm(self):
+        """Mode off: when the step ends, or earlier, when the optimizer steps (the forward
+        and the loss call are over by then; the optimizer's many small calls need not pay
+        for the mode)."""
+        self.waiting = False
         mode, self._mode = self._mode, None
         if mode is not None:
             mode.active = False

@@ -29,14 +29,20 @@ def first_jump(losses, start=0):
     """Index of the first loss at or after ``start`` that leaps far above the finite losses
     before it (see the thresholds above), or None. Non-finite losses are not jumps here:
     the monitor escalates on NaN by itself."""
+    isfinite = math.isfinite
     for i in range(max(start, JUMP_MIN_HISTORY), len(losses)):
         value = losses[i]
-        if not math.isfinite(value):
+        if not isfinite(value):
             continue
-        history = [v for v in losses[max(0, i - JUMP_WINDOW):i] if math.isfinite(v)]
-        if len(history) < JUMP_MIN_HISTORY:
+        history = losses[max(0, i - JUMP_WINDOW):i]
+        if not all(map(isfinite, history)):
+            history = [v for v in history if isfinite(v)]
+            if len(history) < JUMP_MIN_HISTORY:
+                continue
+        high = max(history)
+        if value <= high:         # the common case, decided before the costlier median
             continue
-        high, low = max(history), min(history)
+        low = min(history)
         median = sorted(history)[len(history) // 2]
         if value > high + JUMP_RANGES * (high - low) and value > JUMP_RATIO * abs(median):
             return i

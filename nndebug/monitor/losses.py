@@ -1,7 +1,7 @@
 """The loss of every step, kept cheaply: a detached reference now, the value later.
 
-``step(loss)`` keeps the loss tensor where it lives (no device-to-host copy per step);
-the pending losses ride along with the next recorded step's transfer, or are copied in
+``step(loss)`` keeps a loss on an accelerator where it lives (no device-to-host copy, so no
+wait for the device, per step); a loss already on the CPU is read at once. The pending losses ride along with the next recorded step's transfer, or are copied in
 one go when too many wait (``PENDING_LOSSES_MAX``) or when findings are asked for.
 """
 import math
@@ -23,7 +23,9 @@ def loss_value(adapter, value, what):
         detached = adapter.detach(value)
         if isinstance(detached, np.ndarray):
             return float(detached.reshape(-1)[0])
-        return detached
+        if adapter.on_host(detached):
+            return float(detached)     # on the CPU a float costs less than keeping a tensor
+        return detached                # on a GPU: no sync now, copied later with others
     if hasattr(value, "item") and hasattr(value, "shape"):   # a NumPy scalar or array
         array = np.asarray(value, dtype=float)
         if array.size != 1:

@@ -49,6 +49,11 @@ def _check_arguments(every, overhead, histogram_every, sinks):
                             f"override on_record/on_losses/...), got {type(sink).__name__}")
 
 
+def _overrides(sink, method):
+    """Whether ``sink`` has its own ``method`` (not Sink's do-nothing default)."""
+    return getattr(type(sink), method, None) is not getattr(Sink, method)
+
+
 class Monitor:
     """Records a training run through the model's adapter; see ``nndebug.watch``."""
 
@@ -102,13 +107,14 @@ class Monitor:
         self.loss_jumps = LossJumps()     # a loss far above its recent range: look closer
         self._findings_cache = None
         self._judged_records = 0     # judged records so far (every 10th keeps histograms)
-        self._nan_checked_to = -1    # losses up to this step were checked for NaN
+        self._nonfinite_loss_seen = False   # a NaN/Inf loss arrived since the last judged record
         self._error = None        # the first internal error (the run goes on without
         # what happens around the model: the loss call, unregistered parts, frozen tensors,
         # batch-norm batch sizes, the framework's warnings (around.py -> run.observed)
         self.around = Around(adapter, self.run.observed, loss_fn=loss_fn,
                              optimizer_held=discover.optimizer_held(adapter, optimizer),
-                             current_step=lambda: self._step, on_error=self._note_error)
+                             current_step=lambda: self._step, on_error=self._note_error,
+                             optimizer=optimizer)
         self._arm()               # detailed records: a monitor never breaks training)
         self._last_exit = self._clock()
 
@@ -270,6 +276,8 @@ class Monitor:
     def _take_losses(self, curve, tensor_values):
         """Move one curve's pending losses into the run; returns the values moved."""
         steps, values = self._pending[curve].take(tensor_values)
+        if not all(map(math.isfinite, values)):
+            self._nonfinite_loss_seen = True
         if curve == "train":
             self.run.loss_steps.extend(steps)
             self.run.losses.extend(values)
@@ -360,24 +368,12 @@ class Monitor:
             # a NaN escalates (records the next steps, to find where it comes from) only
             # through what the run decides - judged records and the losses - never through
             # a record the clock let through
-            if not record_finite(record) or not self._losses_finite_up_to(step):
+            if not record_finite(record) or self._nonfinite_loss_seen:
                 self.schedule.escalate()
+            self._nonfinite_loss_seen = False
         self._tell_sinks("on_record", record, histograms)
         if self.probes and record.judged and step >= WARMUP_RECORDS:
             self._run_probes(record)
-
-    def _losses_finite_up_to(self, step):
-        """Whether the losses since the last check, up to ``step``, are all finite (after a
-        record every loss up to its step is on the host)."""
-        finite = True
-        for steps, values in ((self.run.loss_steps, self.run.losses),
-                              (self.run.val_steps, self.run.val_losses)):
-            for s, v in zip(reversed(steps), reversed(values)):
-                if s <= self._nan_checked_to:
-                    break
-                finite = finite and math.isfinite(v)
-        self._nan_checked_to = step
-        return finite
 
     def _run_probes(self, record):
         """Each probe once, on the first record after the warm-up; its findings are kept."""
@@ -399,7 +395,8 @@ class Monitor:
     # --- sinks and errors -----------------------------------------------------------------
     def _tell_sinks(self, method, *args):
         for sink in list(self.sinks):
-            self._call_sink(sink, method, *args)
+            if _overrides(sink, method):       # the do-nothing defaults are not even called
+                self._call_sink(sink, method, *args)
 
     def _call_sink(self, sink, method, *args):
         """A sink that raises is dropped (and noted): it never breaks training."""

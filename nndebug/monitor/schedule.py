@@ -65,6 +65,7 @@ class Schedule:
         self.every, self.overhead = every, overhead
         self.credit = 0.0                # seconds the monitor may still spend (token bucket)
         self._plain = []                 # durations of unrecorded steps
+        self._plain_median = None        # their median, computed when asked (plain_estimate)
         self._uncharged = []             # recorded steps waiting for a plain-step estimate
         self._escalated_left = ESCALATED_RECORDS
         self._escalate = False
@@ -100,10 +101,10 @@ class Schedule:
     # --- the decision ------------------------------------------------------------------
     def plain_estimate(self):
         """Median duration of the last unrecorded steps, or None before there is one."""
-        recent = self._plain[-PLAIN_WINDOW:]
-        if not recent:
-            return None
-        return sorted(recent)[len(recent) // 2]
+        if self._plain_median is None and self._plain:
+            recent = self._plain[-PLAIN_WINDOW:]
+            self._plain_median = sorted(recent)[len(recent) // 2]
+        return self._plain_median
 
     def next_record(self, upcoming, interval, was_recorded):
         """Account for the step just done; ``JUDGED``, ``EXTRA`` or None for step ``upcoming``.
@@ -147,6 +148,7 @@ class Schedule:
                 self._uncharged.append(interval)
             else:
                 self._plain.append(interval)
+                self._plain_median = None
                 if len(self._plain) > 4 * PLAIN_WINDOW:
                     del self._plain[:-PLAIN_WINDOW]
         plain = self.plain_estimate()
