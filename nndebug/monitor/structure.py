@@ -79,7 +79,7 @@ class StructureWatch:
         self._frozen_fingerprint = stats
         shapes = {n: tuple(p.shape) for n, p in self._frozen}
         all_shapes = {n: tuple(p.shape) for n, p in self.adapter.named_parameters()}
-        order = list(all_shapes)
+        order = {name: i for i, name in enumerate(all_shapes)}
         trainable_at = [i for i, (_, p) in enumerate(self.adapter.named_parameters())
                         if self.adapter.requires_grad(p)]
         last_trainable = trainable_at[-1] if trainable_at else -1
@@ -91,7 +91,7 @@ class StructureWatch:
             self.observed.frozen.append(FrozenTensor(
                 name=name, shape=shapes[name], fan_in=fan_in, fan_out=fan_out, mean=mean,
                 std=std, absmax=absmax, kurtosis=kurtosis if std > 0 else float("nan"),
-                measured=measured, before_trainable=order.index(name) < last_trainable))
+                measured=measured, before_trainable=order[name] < last_trainable))
 
     def refresh_frozen(self, step=None):
         """Whether each frozen tensor changed since watching started (before findings;
