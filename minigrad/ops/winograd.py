@@ -54,7 +54,7 @@ import numpy as np
 
 OUT, TAPS = 4, 3                    # F(4x4, 3x3): 4x4 outputs per tile, 3x3 kernel
 TILE = OUT + TAPS - 1               # 6x6 input tiles, overlapping by TAPS - 1
-POINTS = (0, 1, -1, 0.5, -2)         # interpolation points, and infinity (see transforms)
+POINTS = (0, 1, -1, 0.5, -2)        # interpolation points, and infinity (see transforms)
 MIN_CHANNELS = 2                    # one input channel (a grey first layer): im2col is faster
 CHUNK_BYTES = 4 << 20               # see _chunks
 
@@ -97,8 +97,9 @@ def transforms(points=POINTS, out=OUT, taps=TAPS):
 
 A_T, G, B_T = transforms()
 # Every output of a tile is the sum of A_T[u, a] * A_T[v, b] * M[a, b]; the point 1 has
-# A_T[:, a] = (1, 1), so a value added to M at (that point, that point) reaches each of
-# the 4 outputs exactly once: that is where the bias goes (one 16th of the work).
+# A_T[:, a] = (1, 1, ..., 1), so a value added to M at (that point, that point) reaches each
+# of the tile's OUT x OUT outputs exactly once: that is where the bias goes (a pass over one
+# position of M instead of over the whole output).
 _ONE = POINTS.index(1)
 BIAS_POSITION = _ONE * TILE + _ONE
 
