@@ -135,8 +135,9 @@ def probe_place_in_batch(runner, batch, n, base_out):
     its index in the batch (the batch run in reverse order must give the same rows, reversed).
     A table sliced by x.size(0) on batch-first tensors does this."""
     order = np.arange(n)[::-1].copy()
-    out, _ = runner.forward(batch.rows(order), n, batch.length)    # modules watched only if
-    moved = row_changes(base_out[order], out)                       # the outputs moved
+    # the modules are watched (every call's input and output kept) only if an output moved
+    out, _ = runner.forward(batch.rows(order), n, batch.length)
+    moved = row_changes(base_out[order], out)
     if moved.max() <= RELATIVE_TOLERANCE:
         return [], []
     _, calls = runner.forward(batch.rows(order), n, batch.length, capture=True)
