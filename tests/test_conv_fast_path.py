@@ -127,6 +127,20 @@ def test_other_convolutions_take_the_reference_path(kwargs, shape):
     assert ctx.winograd is None
 
 
+@pytest.mark.parametrize("channels, kernel, stride", [(1, 3, 1), (3, 3, 1), (3, 5, 2)])
+def test_an_empty_batch_gives_empty_outputs_and_zero_gradients(channels, kernel, stride):
+    x = mg.tensor(np.zeros((0, channels, 5, 5)), requires_grad=True)
+    weight = mg.tensor(np.ones((4, channels, kernel, kernel)), requires_grad=True)
+    bias = mg.tensor(np.ones(4), requires_grad=True)
+    out = mg.nn.functional.conv2d(x, weight, bias, stride=stride, padding=1)
+    out.sum().backward()
+    expected = torch.nn.functional.conv2d(torch.zeros(0, channels, 5, 5),
+                                          torch.ones(4, channels, kernel, kernel), stride=stride,
+                                          padding=1)
+    assert out.shape == tuple(expected.shape) and x.grad.shape == x.shape
+    assert not weight.grad.any() and not bias.grad.any()
+
+
 def test_transforms_compute_a_correlation():
     rng = np.random.default_rng(0)
     for out, points in [(2, (0, 1, -1)), (4, (0, 1, -1, 2, -2)), (3, (0, 1, -1, 0.5))]:

@@ -71,7 +71,8 @@ class Conv2d(Function):
         ctx.save_for_backward(padded, weight)
         cols = windows(padded, kernel, stride, dilation, out_hw)       # (N, C, oh, ow, kh, kw) view
         # the copy into (oh, ow, N, kh, kw, C) order moves runs of C: C is innermost in memory
-        matrix = cols.transpose(2, 3, 0, 4, 5, 1).reshape(out_hw[0] * out_hw[1] * len(x), -1)
+        matrix = cols.transpose(2, 3, 0, 4, 5, 1).reshape(out_hw[0] * out_hw[1] * len(x),
+                                                          x.shape[1] * kernel[0] * kernel[1])
         out = matrix @ weight.transpose(0, 2, 3, 1).reshape(len(weight), -1).T  # (oh*ow*N, O)
         if bias:
             out += bias[0]

@@ -173,7 +173,7 @@ def _chunks(tiles_hw, bytes_per_tile):
     per tile and channel) stay near CHUNK_BYTES, small enough to stay in the CPU's caches
     and to keep the work areas small, large enough for BLAS to run at full speed."""
     per_row = TILE * TILE * tiles_hw[1] * bytes_per_tile
-    step = max(1, CHUNK_BYTES // per_row)
+    step = max(1, CHUNK_BYTES // max(per_row, 1))                     # an empty batch: 0 bytes
     return [(first, min(first + step, tiles_hw[0])) for first in range(0, tiles_hw[0], step)]
 
 
