@@ -3,6 +3,7 @@ tests/test_ddp.py runs real 2-rank gloo training)."""
 import types
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from nndebug.rank_records import RankRecord
@@ -97,3 +98,25 @@ def test_codes_found_on_other_ranks_are_remembered_with_their_ranks():
     record.add_exchange(8, _rows([1.0, 2.0], [[1.0]] * 2, [[1.0]] * 2, levels=[[0, 2], [3, 0]]),
                         ["w"], ["b"], ["DEAD_RELU", "NAN_LOSS"])
     assert record.remote == {"DEAD_RELU": {1: 3}, "NAN_LOSS": {0: 2}}
+
+
+@pytest.mark.parametrize("framework", ["torch", "minigrad"])
+def test_digit_batches_with_blank_corners_get_distinct_fingerprints(framework):
+    """8x8 digits flattened: pixel 0 and pixel 32 are blank in every image, so a sample
+    taken every 32 values would make every batch look the same (and hide a repeating
+    order). The fingerprint must tell different batches apart and equal ones together."""
+    from nndebug.adapters import adapt
+    from nndebug.monitor.batches import fingerprint
+    rng = np.random.default_rng(0)
+    images = rng.random((320, 64))
+    images[:, [0, 32]] = 0.0
+    if framework == "torch":
+        torch = pytest.importorskip("torch")
+        model, make = torch.nn.Linear(64, 2), torch.tensor
+    else:
+        import minigrad as mg
+        model, make = mg.nn.Linear(64, 2), mg.tensor
+    adapter = adapt(model)
+    prints = [fingerprint(adapter, make(images[i:i + 32])) for i in range(0, 320, 32)]
+    assert len(set(prints)) == 10
+    assert fingerprint(adapter, make(images[:32].copy())) == prints[0]
