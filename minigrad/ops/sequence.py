@@ -12,6 +12,7 @@ import numpy as np
 
 from ..autograd import Function
 from .activation import stable_sigmoid
+from .axis_reductions import max_last, sum_last
 from .registry import register, unbroadcast
 
 
@@ -150,8 +151,8 @@ class ScaledDotProductAttention(Function):
         scores = np.matmul(q, swap_last(k)) * scale
         if bias is not None:
             scores = scores + bias
-        shifted = np.exp(scores - scores.max(axis=-1, keepdims=True))
-        weights = shifted / shifted.sum(axis=-1, keepdims=True)
+        weights = np.exp(scores - max_last(scores))     # softmax over the keys
+        weights /= sum_last(weights)
         used = weights if keep is None else weights * keep * keep_scale
         ctx.save_for_backward(q, k, v, weights, used)
         ctx.scale, ctx.keep, ctx.keep_scale = scale, keep, keep_scale
@@ -164,7 +165,7 @@ class ScaledDotProductAttention(Function):
         grad_used = np.matmul(grad, swap_last(v))
         grad_weights = grad_used if ctx.keep is None else grad_used * ctx.keep * ctx.keep_scale
         # softmax backward along the key axis: s * (g - <g, s>)
-        grad_scores = weights * (grad_weights - (grad_weights * weights).sum(axis=-1, keepdims=True))
+        grad_scores = weights * (grad_weights - sum_last(grad_weights * weights))
         grad_scores = grad_scores * ctx.scale
         grad_q = np.matmul(grad_scores, k)
         grad_k = np.matmul(swap_last(grad_scores), q)
