@@ -73,12 +73,11 @@ def test_float64_gelu_gradient_by_finite_differences_and_against_torch():
     torch = pytest.importorskip("torch")
     x = np.concatenate([np.linspace(-6, 6, 61), [-0.0, 1e-8, 20.0, -20.0]])
     t = torch.tensor(x, requires_grad=True)
-    assert torch.autograd.gradcheck(torch.nn.functional.gelu, (t,))
     a = mg.tensor(x, requires_grad=True)
     ops.gelu(a).backward(np.ones_like(x))
     torch.nn.functional.gelu(t).backward(torch.ones_like(t))
     np.testing.assert_allclose(a.grad, t.grad.numpy(), rtol=1e-13, atol=1e-15)
-    step = 1e-6                                              # central differences in float64
+    step = 1e-6                  # central differences in float64 (gelu is elementwise)
     numeric = (ops.gelu(mg.tensor(x + step)).data - ops.gelu(mg.tensor(x - step)).data) / (2 * step)
     np.testing.assert_allclose(a.grad, numeric, rtol=1e-7, atol=1e-8)
 
