@@ -1,7 +1,7 @@
 """Options the OpInfo replay used to decline, now implemented, each against torch: negative
 padding (cropping), batch_norm on a 1-D input, attention dropout (its statistics and the
 gradient through the kept mask: the random draws themselves cannot agree), and matmul /
-linear refusing operands of two dtypes as torch does."""
+linear refusing an integer operand as torch does (two float precisions are promoted, as in NumPy)."""
 import numpy as np
 import pytest
 
@@ -137,30 +137,41 @@ def test_attention_dropout_of_one_drops_everything_as_torch():
 
 # --- mixed dtypes in matmul and linear -----------------------------------------------------------
 
-@pytest.mark.parametrize("left, right", [(np.float64, np.float32), (np.float32, np.float64),
-                                         (np.int64, np.float32)])
-def test_matmul_of_two_dtypes_is_refused_as_in_torch(left, right):
+@pytest.mark.parametrize("left, right", [(np.int64, np.float32), (np.float32, np.int64)])
+def test_matmul_with_an_integer_operand_is_refused_as_in_torch(left, right):
     a, b = np.ones((2, 3), dtype=left), np.ones((3, 4), dtype=right)
     with pytest.raises(RuntimeError, match="same dtype"):
         torch.from_numpy(a) @ torch.from_numpy(b)
-    with pytest.raises(TypeError, match=rf"same dtype, got {np.dtype(left)} @ {np.dtype(right)}; "
-                                        r"convert one operand first"):
+    with pytest.raises(TypeError, match=rf"must be floats, got {np.dtype(left)} @ "
+                                        rf"{np.dtype(right)}; convert the integer operand first"):
         mg.tensor(a) @ mg.tensor(b)
-    with pytest.raises(TypeError, match="same dtype"):
+    with pytest.raises(TypeError, match="must be floats"):
         mg.ops.matmul(mg.tensor(a[0]), mg.tensor(b))          # a vector too
 
 
-def test_linear_refuses_an_input_of_another_dtype_and_says_what_to_do():
+@pytest.mark.parametrize("left, right", [(np.float64, np.float32), (np.float32, np.float64)])
+def test_two_float_precisions_are_promoted_and_each_gradient_keeps_its_dtype(left, right):
+    """Unlike torch (which refuses), minigrad promotes two float precisions as NumPy does:
+    the public contract feeds NumPy float64 arrays to float32 layers. The values equal the
+    product in float64; each operand's gradient comes back in its own dtype."""
+    rng = np.random.default_rng(0)
+    a = mg.tensor(rng.standard_normal((2, 3)).astype(left), requires_grad=True)
+    b = mg.tensor(rng.standard_normal((3, 4)).astype(right), requires_grad=True)
+    out = a @ b
+    assert out.dtype == np.float64
+    np.testing.assert_allclose(out.data, a.data.astype(np.float64) @ b.data.astype(np.float64))
+    out.sum().backward()
+    assert a.grad.dtype == left and b.grad.dtype == right
+
+
+def test_linear_takes_a_float64_input_and_refuses_integers_saying_what_to_do():
     layer = mg.nn.Linear(3, 2)                                  # float32 weights
-    with pytest.raises(RuntimeError, match="same dtype"):
-        torch.nn.Linear(3, 2)(torch.ones(4, 3, dtype=torch.float64))
-    with pytest.raises(TypeError, match=r"input has dtype float64 but the weight float32; "
+    assert layer(mg.tensor(np.ones((4, 3)))).dtype == np.float64   # promoted, as in NumPy
+    with pytest.raises(TypeError, match=r"input has dtype int64 but the weight float32; "
                                         r"pass input.to\('float32'\)"):
-        layer(mg.tensor(np.ones((4, 3))))
+        layer(mg.tensor(np.ones((4, 3), dtype=np.int64)))
     out = layer(mg.tensor(np.ones((4, 3), np.float32)))       # the fix the message names
     assert out.dtype == np.float32
-    layer.double()
-    assert layer(mg.tensor(np.ones((4, 3)))).dtype == np.float64   # or the other way round
 
 
 def test_same_dtype_products_still_agree_with_torch():

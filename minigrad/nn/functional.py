@@ -70,10 +70,10 @@ def linear(input, weight, bias=None):
             f"linear: expected input of shape (*, {weight.shape[1]}) (in_features={weight.shape[1]}),"
             f" got shape {input.shape}; the last dimension of the input must equal in_features "
             "(flatten images first, or change in_features to match your data)")
-    if input.dtype != weight.dtype:
+    if input.dtype != weight.dtype and input.dtype.kind != "f":
         raise TypeError(f"linear: the input has dtype {input.dtype} but the weight {weight.dtype}; "
-                        f"pass input.to('{weight.dtype.name}') (or convert the model with "
-                        f".to('{input.dtype.name}')): torch refuses mixed dtypes too")
+                        f"pass input.to('{weight.dtype.name}') (a float input of another "
+                        f"precision is promoted, as in NumPy)")
     out = ops.matmul(input, ops.permute(weight, (1, 0)))
     if bias is not None:
         out = ops.add(out, bias)

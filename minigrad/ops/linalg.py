@@ -22,10 +22,13 @@ class MatMul(Function):
             raise ValueError(f"matmul shape mismatch: {a.shape} @ {b.shape}; the last axis of the "
                              f"left ({a.shape[-1]}) must equal the "
                              f"{'second-to-last' if b.ndim > 1 else 'only'} axis of the right")
-        if a.dtype != b.dtype:   # NumPy would promote silently; torch refuses, and so do we
-            raise TypeError(f"matmul: both operands must have the same dtype, got {a.dtype} @ "
-                            f"{b.dtype}; convert one operand first, e.g. "
-                            f"a.to('{b.dtype.name}') @ b")
+        if a.dtype != b.dtype and not (a.dtype.kind == b.dtype.kind == "f"):
+            # two float precisions are promoted as NumPy does (a float64 array fed to a float32
+            # layer computes in float64; torch refuses, but learners feed NumPy arrays);
+            # an integer operand is refused, as in torch
+            raise TypeError(f"matmul: both operands must be floats, got {a.dtype} @ "
+                            f"{b.dtype}; convert the integer operand first, e.g. "
+                            f"x.to('float32')")
         ctx.save_for_backward(a, b)
         if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:
             # a stack of rows times one matrix (a Linear layer on (batch, time, features)):
