@@ -456,6 +456,12 @@ class MinigradAdapter(Adapter):
             return t.data if isinstance(t, Tensor) else np.asarray(t)
         return [arr(a) - arr(b) for a, b in zip(tensors, others)]
 
+    def subtract_in_place(self, targets, others):
+        """``target -= other`` for each pair of arrays, in place (the caller's own copies)."""
+        for a, b in zip(targets, others):
+            np.subtract(a, b.data if isinstance(b, Tensor) else b, out=a)
+        return targets
+
     # added for the monitor (torch needs it; minigrad's hook table is always a dict)
     def tensor_hook_tables(self, tensors):
         return None

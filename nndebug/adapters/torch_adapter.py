@@ -475,6 +475,17 @@ class TorchAdapter(Adapter):
             except (AttributeError, RuntimeError, TypeError):
                 return [a - b for a, b in zip(tensors, others)]
 
+    def subtract_in_place(self, targets, others):
+        """``target -= other`` for each pair, in place (``targets``: the caller's own private
+        copies); returns ``targets``. No new tensor the size of the model (one batched call)."""
+        with torch.no_grad():
+            try:
+                torch._foreach_sub_(list(targets), list(others))
+            except (AttributeError, RuntimeError, TypeError):
+                for a, b in zip(targets, others):
+                    a.sub_(b)
+        return targets
+
     # added for the monitor: torch keeps an empty hook table on a tensor once a hook was
     # removed, and every backward then calls into Python for it (~2 us per parameter);
     # the monitor puts back "no table at all" where there was none before it

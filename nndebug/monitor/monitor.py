@@ -324,13 +324,14 @@ class Monitor:
             if held is not None and tuple(held.shape) == tuple(delivered[i].shape):
                 comparable.append((i, held))
         held_list = [h for _, h in comparable]
-        # .grad - delivered and weights - weights before the step: one batched subtraction
-        differences = adapter.differences(held_list + params,
-                                          [delivered[i] for i, _ in comparable] + hooks.snapshot) \
-            if held_list or params else []
+        # .grad - delivered (one batched subtraction), and the update: the weights before the
+        # step minus after, computed in place in the private copy taken before it (its norm
+        # is the update's; no second model-sized allocation)
+        excess = adapter.differences(held_list, [delivered[i] for i, _ in comparable]) \
+            if held_list else []
+        updates = adapter.subtract_in_place(hooks.snapshot, params) if params else []
         groups = zip(PARAMETER_STATISTICS,
-                     ([delivered[i] for i in got], held_list, differences[:len(held_list)],
-                      params, differences[len(held_list):]))
+                     ([delivered[i] for i in got], held_list, excess, params, updates))
         groups = [(key, group) for key, group in groups if group]
         tensors = [t for _, group in groups for t in group]
         if tensors:
