@@ -129,7 +129,8 @@ def _encode_observed(observed):
     if observed is None:
         return {}
     return {name: plain([dataclasses.asdict(item) for item in getattr(observed, name)])
-            for name in OBSERVED_LISTS} | {"graph_nodes": plain(list(observed.graph_nodes))}
+            for name in OBSERVED_LISTS} | {"graph_nodes": plain(list(observed.graph_nodes)),
+                                           "leaf_losses": [int(s) for s in observed.leaf_losses]}
 
 
 def decode_observed(data):
@@ -151,6 +152,7 @@ def decode_observed(data):
             items.append(kind(**values))
     observed.graph_nodes.extend((int(step), int(nodes)) for step, nodes in
                                 data.get("graph_nodes") or [])
+    observed.leaf_losses.extend(int(step) for step in data.get("leaf_losses") or [])
     return observed
 
 

@@ -498,3 +498,13 @@ def test_rank_paths():
     assert rank_path("out/run.nndebug", 3) == "out/run.rank3.nndebug"
     assert rank_path("out.d/run", 1) == "out.d/run.rank1"
     assert process_rank() is None                  # no process group in this test process
+
+
+def test_steps_whose_loss_had_no_graph_survive_a_round_trip():
+    """NO_GRADIENT's evidence for a loss made to require grad by hand (graph_growth.py)."""
+    from nndebug.observed import Observed
+    from nndebug.runfile import _encode_observed, decode_observed
+    observed = Observed()
+    observed.leaf_losses.extend([0, 4, 8])
+    assert decode_observed(_encode_observed(observed)).leaf_losses == [0, 4, 8]
+    assert decode_observed({}).leaf_losses == []       # a file written before they were kept
