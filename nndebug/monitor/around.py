@@ -8,8 +8,8 @@
 - ``GraphGrowth`` (``graph_growth.py``): the size of the loss's graph on the first steps;
 - ``AttentionCapture`` (``attention_capture.py``): attention weights made by a softmax
   function call (torch), measured like a softmax layer's;
-and, on torch, the global module hooks of a recorded step, dispatched to the first two (one
-pair of hooks for both). Everything lands in ``run.observed``.
+and the global module hooks of a recorded step (torch's, and minigrad's own in
+``minigrad/nn/hooks.py``), dispatched to the first two (one pair of hooks for both). Everything lands in ``run.observed``.
 
 The coordinator (``monitor.py``) calls, in this order: ``arm(step)`` with the step's other
 hooks, ``disarm()`` right after them, ``on_loss(loss)`` when a recorded step ends,
