@@ -766,9 +766,19 @@ def test_a_label_column_left_in_the_features_is_named(framework):
     assert nd.check_dependencies(model, x, y).passed
     res = nd.check_dependencies(model, leaky, y)
     assert codes(res) == ["TARGETS_IN_INPUTS"] and res.findings[0].evidence["columns"] == [4]
-    regression = np.linspace(0, 1, 32)[:, None] * np.ones((1, 6))         # floats: not judged
-    assert nd.check_dependencies(model, regression.astype(np.float32),
-                                 regression[:, 0].astype(np.float32)).passed
+    # a regression target (floats) left in the table is named too; its twin, a target that
+    # is no column, passes (a column merely close to it is not the target)
+    target = rng.normal(size=32).astype(np.float32)
+    features = rng.normal(size=(32, 6)).astype(np.float32)
+    features[:, 1] = target + 1e-3
+    leaky_regression = features.copy()
+    leaky_regression[:, 2] = target
+    if framework == "torch":
+        target, features, leaky_regression = (torch.as_tensor(a) for a in
+                                               (target, features, leaky_regression))
+    assert nd.check_dependencies(model, features, target).passed
+    res = nd.check_dependencies(model, leaky_regression, target)
+    assert codes(res) == ["TARGETS_IN_INPUTS"] and res.findings[0].evidence["columns"] == [2]
 
 
 def test_stateful_models_and_graphs_are_not_read_as_mixing():

@@ -14,12 +14,7 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
-KNOWN_MISSES = {
-    "target_column_in_features": "the label-column check (probes/dependencies/alignment.py, "
-                                 "probe_label_column) compares input columns with integer "
-                                 "class labels only; a float regression target copied into "
-                                 "the inputs is not looked for",
-}
+KNOWN_MISSES = {}
 
 
 def name(case):

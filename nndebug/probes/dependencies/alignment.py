@@ -128,12 +128,14 @@ MIN_SAMPLES_FOR_COLUMN = 8
 
 
 def probe_label_column(x, y):
-    """TARGETS_IN_INPUTS for one class label per sample: an input column that IS the label
-    (the target column left in the table when it was split into features and labels)."""
+    """TARGETS_IN_INPUTS for one target per sample (a class label, or a regression value):
+    an input column that IS the target (the target column left in the table when it was
+    split into features and labels). Equality is exact: a float target copied into the
+    features keeps its bits."""
     if x is None or y is None or x.ndim != 2 or x.shape[1] < 2 or x.dtype.kind not in "fiu":
         return []
     labels = y.reshape(-1) if y.ndim == 2 and y.shape[1] == 1 else y
-    if labels.ndim != 1 or labels.shape[0] != x.shape[0] or labels.dtype.kind not in "iu" \
+    if labels.ndim != 1 or labels.shape[0] != x.shape[0] or labels.dtype.kind not in "iuf" \
             or x.shape[0] < MIN_SAMPLES_FOR_COLUMN or np.unique(labels).size < 2:
         return []
     wanted = labels.astype(np.float64)
@@ -143,7 +145,7 @@ def probe_label_column(x, y):
         return []
     return [Finding(
         "TARGETS_IN_INPUTS", "error", "",
-        message=f"input column {columns[0]} holds the label of every sample ({x.shape[0]} of "
+        message=f"input column {columns[0]} holds the target of every sample ({x.shape[0]} of "
                 f"{x.shape[0]}): the model can read the answer instead of learning it",
         evidence={"columns": columns, "samples": int(x.shape[0]),
                   "meaning": "inputs[:, column] == targets for every sample"},
