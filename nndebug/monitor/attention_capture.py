@@ -19,6 +19,8 @@ popped when the optimizer steps (when the monitor knows the optimizer) or when t
 disarmed; if something else was pushed on top meanwhile, ours stays under it, switched off,
 until it is on top again (popping another's mode would break it).
 """
+import contextlib
+
 from .statistics import attention_peaks
 
 ATTENTION_SUFFIX = ".softmax"
@@ -63,6 +65,14 @@ class AttentionCapture:
             mode.active = False
             self._stale.append(mode)
         self._drop_stale()
+
+    def quiet(self):
+        """A context in which nndebug's own measurements skip the mode (while it is on, each
+        torch call would otherwise pass through its Python ``__torch_function__``)."""
+        if self._mode is None:
+            return contextlib.nullcontext()
+        import torch
+        return torch._C.DisableTorchFunction()
 
     def _drop_stale(self):
         """Pop our modes that are on top of the stack. One under a mode somebody pushed

@@ -11,6 +11,8 @@ Every hook is guarded: an exotic output never breaks the user's forward pass; th
 is handed to ``on_error`` and the step goes on. A single statistic that fails is handed
 to ``on_statistic_error(what, error)`` instead: it alone is missing from the record.
 """
+import contextlib
+
 from . import statistics
 
 MAX_CALLS_PER_LAYER = 16     # a shared layer called many times per forward: first 16 calls
@@ -39,6 +41,9 @@ class StepHooks:
         self.on_statistic_error = on_statistic_error or (lambda what, error: on_error(error))
         self.armed = False
         self.heavy = False
+        # the context a hook's own measurements run in: the monitor sets it so that they
+        # bypass its attention mode (attention_capture.py), which would see each of them
+        self.quiet = contextlib.nullcontext
         self.delivered, self.snapshot = [], None
         self.forward = self.buffer = None
         self._handles, self._hook_tables = [], None
@@ -93,7 +98,8 @@ class StepHooks:
     def _guard(self, hook):
         def guarded(*args):
             try:
-                hook(*args)
+                with self.quiet():
+                    hook(*args)
             except Exception as error:    # never break the user's forward pass
                 self.on_error(error)
         return guarded

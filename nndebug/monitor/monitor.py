@@ -115,6 +115,7 @@ class Monitor:
                              optimizer_held=discover.optimizer_held(adapter, optimizer),
                              current_step=lambda: self._step, on_error=self._note_error,
                              optimizer=optimizer)
+        self.hooks.quiet = self.around.attention.quiet   # our hooks' measurements skip its mode
         self._arm()               # detailed records: a monitor never breaks training)
         self._last_exit = self._clock()
 
