@@ -475,6 +475,24 @@ class TorchAdapter(Adapter):
             except (AttributeError, RuntimeError, TypeError):
                 return [a - b for a, b in zip(tensors, others)]
 
+    def copies_into(self, buffers, tensors):
+        """``copies(tensors)``, written into ``buffers`` (an earlier result) when they still
+        match in shape, dtype and device: a monitor that copies the weights at every record
+        reuses one set of buffers instead of allocating and freeing a model's worth each time
+        (which fragments the process heap and grows its memory)."""
+        with torch.no_grad():
+            sources = [t.detach() for t in tensors]
+            if buffers is None or len(buffers) != len(sources) or any(
+                    b.shape != t.shape or b.dtype != t.dtype or b.device != t.device
+                    for b, t in zip(buffers, sources)):
+                return [t.clone() for t in sources]
+            try:
+                torch._foreach_copy_(buffers, sources)
+            except (AttributeError, RuntimeError, TypeError):
+                for b, t in zip(buffers, sources):
+                    b.copy_(t)
+            return buffers
+
     def subtract_in_place(self, targets, others):
         """``target -= other`` for each pair, in place (``targets``: the caller's own private
         copies); returns ``targets``. No new tensor the size of the model (one batched call)."""

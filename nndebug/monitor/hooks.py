@@ -45,6 +45,7 @@ class StepHooks:
         # bypass its attention mode (attention_capture.py), which would see each of them
         self.quiet = contextlib.nullcontext
         self.delivered, self.snapshot = [], None
+        self._snapshot_buffers = None         # reused by every record (copies_into)
         self.forward = self.buffer = None
         self._handles, self._hook_tables = [], None
         # the hooks, made once: guarded so that an exotic output cannot break the forward
@@ -59,7 +60,9 @@ class StepHooks:
         self.armed, self.heavy = True, heavy
         self.delivered = [None] * len(self.params)
         self.forward, self.buffer = None, Forward()
-        self.snapshot = adapter.copies(self.params)      # weights before the update
+        # the weights before the update, in buffers kept from one record to the next
+        self.snapshot = self._snapshot_buffers = adapter.copies_into(self._snapshot_buffers,
+                                                                     self.params)
         handles = self._handles
         self._hook_tables = adapter.tensor_hook_tables(self.params)
         for index, p in enumerate(self.params):
