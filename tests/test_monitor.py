@@ -418,3 +418,38 @@ def test_an_internal_failure_never_breaks_training(monkeypatch):
     error = next(f for f in mon.findings() if f.code == "MONITOR_ERROR")
     assert error.severity == "info" and "ZeroDivisionError" in error.message
     assert nd.adapt(model).hook_counts() == {k: 0 for k in nd.adapt(model).hook_counts()}
+
+
+def test_records_reuse_their_buffers_and_still_measure_each_update():
+    """The pre-step weight copy and .grad - delivered are written into the same buffers at
+    every record (no model-sized allocation per record), and the update norms stay right."""
+    model = mlp()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    mon = nd.watch(model, opt, overhead=None, every=1)
+    seen = []
+    x, y = torch.randn(16, 8), torch.randint(0, 2, (16,))
+    for _ in range(3):
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        expected = [0.1 * float(p.grad.norm()) for p in model.parameters()]
+        opt.step()
+        seen.append([id(t) for t in mon.hooks.snapshot])
+        mon.step(torch.tensor(1.0))
+        np.testing.assert_allclose(mon.run.records[-1].update_norm, expected, rtol=1e-4)
+    mon.close()
+    assert seen[0] == seen[1] == seen[2]
+
+
+@pytest.mark.parametrize("framework", ["torch", "minigrad"])
+def test_copies_into_reuses_matching_buffers_and_reallocates_others(framework):
+    import minigrad as mg
+    from nndebug.adapters import adapt
+    make = torch.tensor if framework == "torch" else mg.tensor
+    model = torch.nn.Linear(2, 2) if framework == "torch" else mg.nn.Linear(2, 2)
+    adapter = adapt(model)
+    a, b = make(np.ones((2, 3), np.float32)), make(np.arange(4, dtype=np.float32))
+    first = adapter.copies_into(None, [a, b])
+    again = adapter.copies_into(first, [make(np.zeros((2, 3), np.float32)), b])
+    assert again is first and float(np.abs(np.asarray(adapter.to_numpy(again[0]))).sum()) == 0
+    other = adapter.copies_into(first, [make(np.zeros((3, 2), np.float32)), b])
+    assert other is not first and tuple(other[0].shape) == (3, 2)
