@@ -107,6 +107,7 @@ class Monitor:
         self.loss_jumps = LossJumps()     # a loss far above its recent range: look closer
         self._findings_cache = None
         self._judged_records = 0     # judged records so far (every 10th keeps histograms)
+        self._sink_methods = {}      # method -> (key, [(sink, bound method)]): _sinks_with
         self._excess_buffers = ([], None)   # (parameter indices, buffers): see _held_minus_delivered
         self._nonfinite_loss_seen = False   # a NaN/Inf loss arrived since the last judged record
         self._error = None        # the first internal error (the run goes on without
@@ -407,9 +408,26 @@ class Monitor:
 
     # --- sinks and errors -----------------------------------------------------------------
     def _tell_sinks(self, method, *args):
-        for sink in list(self.sinks):
-            if _overrides(sink, method):       # the do-nothing defaults are not even called
-                self._call_sink(sink, method, *args)
+        run = self.run
+        for sink, bound in self._sinks_with(method):
+            try:
+                bound(run, *args)
+            except Exception as error:          # as in _call_sink: dropped, noted
+                if sink in self.sinks:
+                    self.sinks.remove(sink)
+                self._note_error(error)
+
+    def _sinks_with(self, method):
+        """[(sink, its bound method)] of the sinks that override ``method`` (the do-nothing
+        defaults are not even called): worked out once per method while the sinks stay the
+        same, since on_step runs at every step."""
+        key = (method, tuple(map(id, self.sinks)))
+        found = self._sink_methods.get(method)
+        if found is None or found[0] != key:
+            found = (key, [(sink, getattr(sink, method)) for sink in self.sinks
+                           if _overrides(sink, method)])
+            self._sink_methods[method] = found
+        return found[1]
 
     def _call_sink(self, sink, method, *args):
         """A sink that raises is dropped (and noted): it never breaks training."""
