@@ -85,3 +85,17 @@ def padded_lines(min_length=20):
     for row, line in enumerate(lines):
         ids[row, :len(line)] = torch.tensor([index[c] for c in line])
     return ids, len(chars) + 1
+
+
+def train_watched(model, optimizer, loss_fn, data, **watch):
+    """The ordinary loop (zero_grad, forward, loss, backward, step) under ``nd.watch``; the
+    monitor comes back. Cases whose bug lives in the loop itself write their own loop."""
+    import nndebug as nd
+    with nd.watch(model, optimizer, **watch) as mon:
+        for xb, yb in data:
+            optimizer.zero_grad()
+            loss = loss_fn(model(xb), yb)
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    return mon

@@ -9,8 +9,7 @@ should be. Fix: create the Dropout in __init__ so that train()/eval() reach it.
 import torch
 from torch import nn
 
-import nndebug as nd
-from benchmarks.real_bugs._common import batches, classification
+from benchmarks.real_bugs._common import batches, classification, train_watched
 
 TITLE = "Droupout shouldn't be here"
 LINK = "https://github.com/ewrfcas/face_attribute_classification_pytorch/issues/1"
@@ -39,11 +38,4 @@ def run(fixed=False, steps=STEPS, **watch):
     model = Net(fixed)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     loss_fn = nn.CrossEntropyLoss()
-    with nd.watch(model, optimizer, **watch) as mon:
-        for xb, yb in batches(x, y, steps):
-            optimizer.zero_grad()
-            loss = loss_fn(model(xb), yb)
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
-    return mon
+    return train_watched(model, optimizer, loss_fn, batches(x, y, steps), **watch)

@@ -12,8 +12,7 @@ keep the features without detaching them.
 import torch
 from torch import nn
 
-import nndebug as nd
-from benchmarks.real_bugs._common import batches, classification
+from benchmarks.real_bugs._common import batches, classification, train_watched
 
 TITLE = "Extractor in vit_pytorch will detach the tensor."
 LINK = "https://github.com/lucidrains/CoCa-pytorch/issues/6"
@@ -56,11 +55,4 @@ def run(fixed=False, steps=STEPS, **watch):
     model = Captioner(detach=not fixed)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     loss_fn = nn.CrossEntropyLoss()
-    with nd.watch(model, optimizer, **watch) as mon:
-        for xb, yb in batches(x, y, steps):
-            optimizer.zero_grad()
-            loss = loss_fn(model(xb), yb)
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
-    return mon
+    return train_watched(model, optimizer, loss_fn, batches(x, y, steps), **watch)

@@ -9,8 +9,7 @@ random initialisation for the whole run. Fix: freeze only what was pretrained.
 import torch
 from torch import nn
 
-import nndebug as nd
-from benchmarks.real_bugs._common import batches, classification
+from benchmarks.real_bugs._common import batches, classification, train_watched
 
 TITLE = ("Faster Rcnn construction function freezes backbone layers even for random "
          "initialized backbone")
@@ -37,11 +36,4 @@ def run(fixed=False, steps=STEPS, **watch):
     optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad],
                                 lr=0.05, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
-    with nd.watch(model, optimizer, **watch) as mon:
-        for xb, yb in batches(x, y, steps):
-            optimizer.zero_grad()
-            loss = loss_fn(model(xb), yb)
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
-    return mon
+    return train_watched(model, optimizer, loss_fn, batches(x, y, steps), **watch)

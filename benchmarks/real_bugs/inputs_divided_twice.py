@@ -8,8 +8,7 @@ learns very slowly. Fix: normalise once.
 import torch
 from torch import nn
 
-import nndebug as nd
-from benchmarks.real_bugs._common import batches, classification, mlp
+from benchmarks.real_bugs._common import batches, classification, mlp, train_watched
 
 TITLE = "Fix double-normalization bug in train_input_pipeline version of DRAW"
 LINK = "https://github.com/pkmital/pycadl/pull/5"
@@ -27,11 +26,4 @@ def run(fixed=False, steps=STEPS, **watch):
     model = mlp()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
-    with nd.watch(model, optimizer, **watch) as mon:
-        for xb, yb in batches(x, y, steps):
-            optimizer.zero_grad()
-            loss = loss_fn(model(xb), yb)
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
-    return mon
+    return train_watched(model, optimizer, loss_fn, batches(x, y, steps), **watch)

@@ -10,8 +10,7 @@ import numpy as np
 import torch
 from torch import nn
 
-import nndebug as nd
-from benchmarks.real_bugs._common import batches, classification, mlp
+from benchmarks.real_bugs._common import batches, classification, mlp, train_watched
 
 TITLE = "T1 L7 P33 Quiz doesn't verify training set and labels match"
 LINK = "https://github.com/udacity/sdc-issue-reports/issues/1326"
@@ -30,11 +29,4 @@ def run(fixed=False, steps=STEPS, **watch):
     model = mlp()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     loss_fn = nn.CrossEntropyLoss()
-    with nd.watch(model, optimizer, **watch) as mon:
-        for xb, yb in batches(x, y, steps):
-            optimizer.zero_grad()
-            loss = loss_fn(model(xb), yb)
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
-    return mon
+    return train_watched(model, optimizer, loss_fn, batches(x, y, steps), **watch)

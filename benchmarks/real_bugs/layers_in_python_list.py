@@ -8,8 +8,7 @@ registered output layer learns. Fix: nn.ModuleList.
 import torch
 from torch import nn
 
-import nndebug as nd
-from benchmarks.real_bugs._common import batches, classification
+from benchmarks.real_bugs._common import batches, classification, train_watched
 
 TITLE = "Module: parameters are not included if the module is initialized in a list"
 LINK = "https://github.com/pytorch/pytorch/issues/715"
@@ -37,11 +36,4 @@ def run(fixed=False, steps=STEPS, **watch):
     model = Net(fixed=fixed)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
-    with nd.watch(model, optimizer, **watch) as mon:
-        for xb, yb in batches(x, y, steps):
-            optimizer.zero_grad()
-            loss = loss_fn(model(xb), yb)
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
-    return mon
+    return train_watched(model, optimizer, loss_fn, batches(x, y, steps), **watch)

@@ -9,8 +9,7 @@ mapping. Fix: build the layer in __init__.
 import torch
 from torch import nn
 
-import nndebug as nd
-from benchmarks.real_bugs._common import batches, classification
+from benchmarks.real_bugs._common import batches, classification, train_watched
 
 TITLE = "If create the Linear() casually, it won't be trained during training."
 LINK = "https://github.com/graykode/nlp-tutorial/issues/29"
@@ -42,11 +41,4 @@ def run(fixed=False, steps=STEPS, **watch):
     model = Net(fixed)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     loss_fn = nn.CrossEntropyLoss()
-    with nd.watch(model, optimizer, **watch) as mon:
-        for xb, yb in batches(x, y, steps):
-            optimizer.zero_grad()
-            loss = loss_fn(model(xb), yb)
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
-    return mon
+    return train_watched(model, optimizer, loss_fn, batches(x, y, steps), **watch)

@@ -9,8 +9,7 @@ Fix: build the optimizer after the model is final.
 import torch
 from torch import nn
 
-import nndebug as nd
-from benchmarks.real_bugs._common import batches, classification, mlp
+from benchmarks.real_bugs._common import batches, classification, mlp, train_watched
 
 TITLE = "The parameters are not updated when the pruned model is finetuned"
 LINK = "https://github.com/microsoft/nni/issues/4521"
@@ -28,11 +27,4 @@ def run(fixed=False, steps=STEPS, **watch):
         optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     # BUG when not fixed: the optimizer still holds the replaced layer's tensors
     loss_fn = nn.CrossEntropyLoss()
-    with nd.watch(model, optimizer, **watch) as mon:
-        for xb, yb in batches(x, y, steps):
-            optimizer.zero_grad()
-            loss = loss_fn(model(xb), yb)
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
-    return mon
+    return train_watched(model, optimizer, loss_fn, batches(x, y, steps), **watch)
