@@ -453,3 +453,24 @@ def test_copies_into_reuses_matching_buffers_and_reallocates_others(framework):
     assert again is first and float(np.abs(np.asarray(adapter.to_numpy(again[0]))).sum()) == 0
     other = adapter.copies_into(first, [make(np.zeros((3, 2), np.float32)), b])
     assert other is not first and tuple(other[0].shape) == (3, 2)
+
+
+@pytest.mark.parametrize("on_host", [True, False])
+def test_grad_minus_delivered_is_kept_in_buffers_on_the_cpu_only(monkeypatch, on_host):
+    """Without zero_grad, .grad holds last step's gradient too: the excess over what this
+    step delivered is measured the same way whether it is computed in kept buffers (CPU)
+    or as a temporary (as on an accelerator, where a kept buffer would raise the peak)."""
+    model = mlp()
+    opt = torch.optim.SGD(model.parameters(), lr=0.0)       # the gradients stay put
+    mon = nd.watch(model, opt, overhead=None, every=1)
+    if not on_host:
+        monkeypatch.setattr(mon.adapter, "on_host", lambda t: False)
+    x, y = torch.randn(16, 8), torch.randint(0, 2, (16,))
+    for _ in range(2):                                       # no zero_grad: .grad doubles
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+        mon.step(torch.tensor(1.0))
+    mon.close()
+    record = mon.run.records[1]
+    np.testing.assert_allclose(record.held_excess, record.grad_norm, rtol=1e-5)
+    assert (mon._excess_buffers[1] is not None) == on_host
