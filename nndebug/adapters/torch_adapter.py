@@ -334,7 +334,7 @@ class TorchAdapter(Adapter):
         return tensor.device.type == "cpu"
 
     def on_host(self, tensor):
-        return tensor.device.type == "cpu"
+        return tensor.is_cpu
 
     def host_view(self, tensor):
         if tensor.device.type != "cpu":

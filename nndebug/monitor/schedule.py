@@ -100,7 +100,9 @@ class Schedule:
 
     # --- the decision ------------------------------------------------------------------
     def plain_estimate(self):
-        """Median duration of the last unrecorded steps, or None before there is one."""
+        """Median duration of the last unrecorded steps, or None before there is one. It is
+        worked out again after every PLAIN_WINDOW-th plain step only (and while there are
+        fewer): a sort at every step cost more than the estimate gains by being fresh."""
         if self._plain_median is None and self._plain:
             recent = self._plain[-PLAIN_WINDOW:]
             self._plain_median = sorted(recent)[len(recent) // 2]
@@ -148,7 +150,8 @@ class Schedule:
                 self._uncharged.append(interval)
             else:
                 self._plain.append(interval)
-                self._plain_median = None
+                if len(self._plain) <= PLAIN_WINDOW or len(self._plain) % PLAIN_WINDOW == 0:
+                    self._plain_median = None
                 if len(self._plain) > 4 * PLAIN_WINDOW:
                     del self._plain[:-PLAIN_WINDOW]
         plain = self.plain_estimate()
