@@ -339,8 +339,8 @@ class TorchAdapter(Adapter):
     def host_view(self, tensor):
         if tensor.device.type != "cpu":
             return None
-        try:
-            return tensor.detach().numpy()
+        try:     # detach() only when needed: a batch seldom requires grad (one object less)
+            return (tensor.detach() if tensor.requires_grad else tensor).numpy()
         except (TypeError, RuntimeError):      # bfloat16 and other dtypes NumPy lacks
             return None
 

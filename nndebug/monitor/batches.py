@@ -13,6 +13,8 @@ training forwards in one optimizer step (gradient accumulation) add up to one nu
 """
 import zlib
 
+import numpy as np
+
 from .sinks import Sink
 from .transfer import to_host_many
 
@@ -43,19 +45,31 @@ def sampling_stride(size):
     return max(1, size // SAMPLED_VALUES) | 1
 
 
+_POSITIONS = {}    # size -> the flat positions a fingerprint reads (a batch size repeats)
+
+
+def _sampled_positions(size):
+    positions = _POSITIONS.get(size)
+    if positions is None:
+        if len(_POSITIONS) > 64:
+            _POSITIONS.clear()
+        positions = _POSITIONS[size] = \
+            np.arange(0, size, sampling_stride(size))[:SAMPLED_VALUES]
+    return positions
+
+
 def fingerprint(adapter, tensor):
     """One number that identifies a batch: a Python float when the batch is on the host
     (a checksum of a few values read in place: about two microseconds), else a scalar computed on the device
     (copied later, with others, in one transfer)."""
     host = adapter.host_view(tensor)
     if host is not None:
-        flat = host.reshape(-1)
-        if flat.size == 0:
+        if host.size == 0:
             return None
-        sampled = flat[::sampling_stride(flat.size)][:SAMPLED_VALUES]
+        sampled = host.flat[_sampled_positions(host.size)]
         # a checksum of the sampled bytes: one C call, the same in every process (DDP ranks
         # compare theirs), unlike Python's hash() which each process seeds differently
-        return float(zlib.crc32(sampled.tobytes(), flat.size & 0xFFFFFFFF))
+        return float(zlib.crc32(sampled.tobytes(), host.size & 0xFFFFFFFF))
     xp = adapter.xp
     flat = xp.reshape(adapter.detach(tensor), (-1,))
     n = flat.shape[0]
