@@ -99,3 +99,15 @@ def train_watched(model, optimizer, loss_fn, data, **watch):
             optimizer.step()
             mon.step(loss)
     return mon
+
+
+def next_character_batches(ids, steps, length):
+    """(inputs, targets) of next-character prediction: each window without its last id, and
+    the same window shifted by one (what ``train_watched`` takes with ``next_id_loss``)."""
+    for window in text_windows(ids, steps, length=length):
+        yield window[:, :-1], window[:, 1:]
+
+
+def next_id_loss(logits, targets):
+    """Cross-entropy of (B, T, vocab) logits against (B, T) ids."""
+    return torch.nn.functional.cross_entropy(logits.transpose(1, 2), targets)

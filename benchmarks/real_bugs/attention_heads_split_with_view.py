@@ -14,10 +14,9 @@ import math
 
 import torch
 from torch import nn
-from torch.nn import functional as F
 
-import nndebug as nd
-from benchmarks.real_bugs._common import characters, text_windows
+from benchmarks.real_bugs._common import (characters, next_character_batches, next_id_loss,
+                                          train_watched)
 
 TITLE = "In oder to change the order of dimensions, why is torch.tensor.view used??"
 LINK = "https://github.com/zhouhaoyi/Informer2020/issues/59"
@@ -66,12 +65,5 @@ def run(fixed=False, steps=STEPS, **watch):
     ids, vocab = characters()
     model = CharModel(vocab, split_with_view=not fixed)
     optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
-    with nd.watch(model, optimizer, **watch) as mon:
-        for window in text_windows(ids, steps, length=LENGTH):
-            optimizer.zero_grad()
-            logits = model(window[:, :-1])
-            loss = F.cross_entropy(logits.transpose(1, 2), window[:, 1:])
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
-    return mon
+    return train_watched(model, optimizer, next_id_loss,
+                         next_character_batches(ids, steps, LENGTH), **watch)
