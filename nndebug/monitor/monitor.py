@@ -107,7 +107,7 @@ class Monitor:
         self.loss_jumps = LossJumps()     # a loss far above its recent range: look closer
         self._findings_cache = None
         self._judged_records = 0     # judged records so far (every 10th keeps histograms)
-        self._sink_methods = {}      # method -> (key, [(sink, bound method)]): _sinks_with
+        self._sink_methods = {}      # method -> (sink ids, [(sink, bound method)]): _sinks_with
         self._excess_buffers = ([], None)   # (parameter indices, buffers): see _held_minus_delivered
         self._nonfinite_loss_seen = False   # a NaN/Inf loss arrived since the last judged record
         self._error = None        # the first internal error (the run goes on without
@@ -146,6 +146,7 @@ class Monitor:
         if val_loss is not None:
             self._pending["val"].add(step, loss_value(self.adapter, val_loss, "val_loss"))
         was_armed = self.hooks.armed
+        check_jumps = self.loss_jumps.is_check_step(step)
         if was_armed:
             self.hooks.disarm()
             self.around.disarm()
@@ -154,10 +155,9 @@ class Monitor:
                 self._record(step)
             except Exception as error:    # never break the user's training
                 self._fail(error)
-        elif len(self._pending["train"]) >= PENDING_LOSSES_MAX or \
-                self.loss_jumps.is_check_step(step):
+        elif check_jumps or len(self._pending["train"]) >= PENDING_LOSSES_MAX:
             self._flush_losses()
-        if self.loss_jumps.is_check_step(step):
+        if check_jumps:
             self._check_loss_jumps()
         self._step += 1
         self.run.n_steps = self._step
@@ -417,16 +417,14 @@ class Monitor:
         for sink, bound in self._sinks_with(method):
             try:
                 bound(run, *args)
-            except Exception as error:          # as in _call_sink: dropped, noted
-                if sink in self.sinks:
-                    self.sinks.remove(sink)
-                self._note_error(error)
+            except Exception as error:
+                self._drop_sink(sink, error)
 
     def _sinks_with(self, method):
         """[(sink, its bound method)] of the sinks that override ``method`` (the do-nothing
         defaults are not even called): worked out once per method while the sinks stay the
         same, since on_step runs at every step."""
-        key = (method, tuple(map(id, self.sinks)))
+        key = tuple(map(id, self.sinks))
         found = self._sink_methods.get(method)
         if found is None or found[0] != key:
             found = (key, [(sink, getattr(sink, method)) for sink in self.sinks
@@ -439,9 +437,13 @@ class Monitor:
         try:
             return getattr(sink, method)(self.run, *args)
         except Exception as error:
-            self.sinks.remove(sink)
-            self._note_error(error)
+            self._drop_sink(sink, error)
             return None
+
+    def _drop_sink(self, sink, error):
+        if sink in self.sinks:
+            self.sinks.remove(sink)
+        self._note_error(error)
 
     def _note_error(self, error):
         if self._error is None:
