@@ -446,10 +446,6 @@ class MinigradAdapter(Adapter):
         return np.array([np.sqrt(np.sum(np.square(v, dtype=np.float64))) for v in values],
                         dtype=np.float64)
 
-    def copies(self, tensors):
-        """Copies of the tensors' values (arrays), e.g. weights before an update."""
-        return [np.array(t.data if isinstance(t, Tensor) else t, copy=True) for t in tensors]
-
     def differences(self, tensors, others):
         """Element-wise ``a - b`` for each pair, as arrays."""
         def arr(t):
@@ -457,7 +453,8 @@ class MinigradAdapter(Adapter):
         return [arr(a) - arr(b) for a, b in zip(tensors, others)]
 
     def copies_into(self, buffers, tensors):
-        """``copies(tensors)``, written into ``buffers`` (an earlier result) when they match."""
+        """Copies of the tensors' values (arrays, e.g. the weights before an update), written
+        into ``buffers`` (an earlier result) when they match in shape and dtype."""
         arrays = [t.data if isinstance(t, Tensor) else np.asarray(t) for t in tensors]
         if buffers is None or len(buffers) != len(arrays) or any(
                 b.shape != a.shape or b.dtype != a.dtype for b, a in zip(buffers, arrays)):

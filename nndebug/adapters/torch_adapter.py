@@ -462,11 +462,6 @@ class TorchAdapter(Adapter):
                 values = [t.norm() for t in tensors]
             return torch.stack([v.float() for v in values])
 
-    def copies(self, tensors):
-        """Detached copies of tensors (kept where they live), e.g. weights before an update."""
-        with torch.no_grad():
-            return [t.detach().clone() for t in tensors]
-
     def differences(self, tensors, others):
         """Element-wise ``a - b`` for each pair, detached (one batched call)."""
         with torch.no_grad():
@@ -476,8 +471,9 @@ class TorchAdapter(Adapter):
                 return [a - b for a, b in zip(tensors, others)]
 
     def copies_into(self, buffers, tensors):
-        """``copies(tensors)``, written into ``buffers`` (an earlier result) when they still
-        match in shape, dtype and device: a monitor that copies the weights at every record
+        """Detached copies of ``tensors`` (kept where they live, e.g. the weights before an
+        update), written into ``buffers`` (an earlier result) when they still match in shape,
+        dtype and device: a monitor that copies the weights at every record
         reuses one set of buffers instead of allocating and freeing a model's worth each time
         (which fragments the process heap and grows its memory)."""
         with torch.no_grad():
