@@ -93,6 +93,7 @@ class Function:
 def run_backward(root, grad):
     """Propagate ``grad`` (dL/droot) to every tensor ``root`` depends on."""
     grads = {id(root): grad}                     # gradients waiting for their tensor's turn
+    summed = set()   # tensors whose waiting gradient is a sum made by accumulate, here
     for tensor in _topological_order(root):      # every tensor after all of its users
         g = grads.pop(id(tensor), None)
         if g is None:
@@ -101,7 +102,14 @@ def run_backward(root, grad):
         if tensor._node is None:
             continue
         for parent, parent_grad in _input_gradients(tensor._node, g):
-            grads[id(parent)] = accumulate(grads.get(id(parent)), parent_grad)
+            key = id(parent)
+            if key in summed and accumulate is _add_gradients:
+                grads[key] += parent_grad        # a third use or more: add into the sum
+                continue
+            existing = grads.get(key)
+            total = grads[key] = accumulate(existing, parent_grad)
+            if existing is not None and total is not existing and total is not parent_grad:
+                summed.add(key)
 
 
 def accumulate(existing, new):
@@ -110,8 +118,18 @@ def accumulate(existing, new):
     A tensor used twice (``x * x``, a shared layer) receives one gradient per
     use; the chain rule says they add up. Kept as a named function so that the
     bug catalogue can show what happens when they are overwritten instead.
+
+    The sum is a new array (``existing`` and ``new`` may be arrays a backward
+    also handed elsewhere), so the engine adds any later use straight into it.
     """
-    return new if existing is None else existing + new
+    if existing is None:
+        return new
+    if existing.shape == new.shape and existing.dtype == new.dtype:
+        return np.add(existing, new, out=_buffers.empty_like(existing))
+    return existing + new
+
+
+_add_gradients = accumulate   # the engine's own: its sums are new arrays, safe to add into
 
 
 def _topological_order(root):
@@ -144,7 +162,7 @@ def _arrive(tensor, grad):
                 grad = _as_gradient_array(replaced)
     if tensor._node is None or tensor._retains_grad:
         stored = grad.astype(tensor.dtype, copy=False)
-        tensor.grad = stored.copy() if tensor.grad is None else tensor.grad + stored
+        tensor.grad = _buffers.copy(stored) if tensor.grad is None else tensor.grad + stored
     return grad
 
 
@@ -270,3 +288,4 @@ def _tell_observers(function, tensors, kwargs, out_data):
 # Tensor and REGISTRY are defined in modules that import this one; bind them at the end.
 from .tensor import Tensor, as_tensor, _from_array  # noqa: E402
 from .ops.registry import REGISTRY  # noqa: E402
+from .ops import buffers as _buffers  # noqa: E402

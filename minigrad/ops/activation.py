@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..autograd import Function
+from . import buffers
 from .axis_reductions import max_last, sum_last
 from .registry import register
 
@@ -80,8 +81,9 @@ class Softmax(Function):
         if a.size == 0:  # nothing to normalise (an empty axis has no maximum to shift by)
             ctx.save_for_backward(a)
             return a.copy()
-        if _is_last(axis, a.ndim):   # the usual case, with the faster reductions
-            out = np.exp(a - max_last(a))
+        if _is_last(axis, a.ndim) and a.dtype.kind == "f":   # the usual case, faster reductions
+            out = np.subtract(a, max_last(a), out=buffers.empty_like(a))
+            np.exp(out, out=out)
             out /= sum_last(out)
         else:
             shifted = np.exp(a - a.max(axis=axis, keepdims=True))
@@ -94,6 +96,11 @@ class Softmax(Function):
     def backward(ctx, grad):
         # Jacobian diag(s) - s s^T, applied without building it: s * (g - <g, s>)
         (s,) = ctx.saved_tensors
+        if _is_last(ctx.axis, s.ndim) and grad.dtype == s.dtype:  # in one new array
+            out = np.multiply(grad, s, out=buffers.empty_like(s))
+            np.subtract(grad, sum_last(out), out=out)
+            out *= s
+            return (out,)
         if _is_last(ctx.axis, s.ndim):
             return (s * (grad - sum_last(grad * s)),)
         return (s * (grad - (grad * s).sum(axis=ctx.axis, keepdims=True)),)

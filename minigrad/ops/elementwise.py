@@ -7,6 +7,7 @@ at the end of this file, only turns NumPy's shape error into one that explains i
 import numpy as np
 
 from ..autograd import Function
+from . import buffers
 from .registry import register, unbroadcast
 
 
@@ -19,7 +20,9 @@ class Add(Function):
 
     @staticmethod
     def backward(ctx, grad):  # d(a+b)/da = 1, d(a+b)/db = 1
-        return unbroadcast(grad, ctx.shapes[0]), unbroadcast(grad, ctx.shapes[1])
+        needs_a, needs_b = ctx.needs_input_grad   # a constant (a mask, a number) gets none
+        return (unbroadcast(grad, ctx.shapes[0]) if needs_a else None,
+                unbroadcast(grad, ctx.shapes[1]) if needs_b else None)
 
 
 @register("sub")
@@ -31,7 +34,10 @@ class Sub(Function):
 
     @staticmethod
     def backward(ctx, grad):  # d(a-b)/da = 1, d(a-b)/db = -1
-        return unbroadcast(grad, ctx.shapes[0]), unbroadcast(-grad, ctx.shapes[1])
+        needs_a, needs_b = ctx.needs_input_grad
+        return (unbroadcast(grad, ctx.shapes[0]) if needs_a else None,
+                unbroadcast(np.negative(grad, out=buffers.empty_like(grad)), ctx.shapes[1])
+                if needs_b else None)
 
 
 @register("mul")
@@ -44,7 +50,9 @@ class Mul(Function):
     @staticmethod
     def backward(ctx, grad):  # d(ab)/da = b, d(ab)/db = a
         a, b = ctx.saved_tensors
-        return unbroadcast(grad * b, a.shape), unbroadcast(grad * a, b.shape)
+        needs_a, needs_b = ctx.needs_input_grad   # x * 0.5: the number needs no gradient
+        return (unbroadcast(broadcasting("mul", np.multiply, grad, b), a.shape) if needs_a else None,
+                unbroadcast(broadcasting("mul", np.multiply, grad, a), b.shape) if needs_b else None)
 
 
 @register("div")
@@ -57,7 +65,9 @@ class Div(Function):
     @staticmethod
     def backward(ctx, grad):  # d(a/b)/da = 1/b, d(a/b)/db = -a/b^2
         a, b = ctx.saved_tensors
-        return unbroadcast(grad / b, a.shape), unbroadcast(-grad * a / (b * b), b.shape)
+        needs_a, needs_b = ctx.needs_input_grad
+        return (unbroadcast(broadcasting("div", np.divide, grad, b), a.shape) if needs_a else None,
+                unbroadcast(-grad * a / (b * b), b.shape) if needs_b else None)
 
 
 @register("neg")
@@ -298,10 +308,30 @@ def broadcasting(op, fn, a, b):
     """``fn(a, b)`` for a NumPy function that broadcasts, with the explained error above.
 
     The shapes are checked only when NumPy raises: checking them before every call
-    would cost as much as the arithmetic itself on the small arrays of a layer.
+    would cost as much as the arithmetic itself on the small arrays of a layer. A large
+    result goes into a reused buffer (buffers.py) when its shape and dtype are plain to
+    see: same dtypes, and one operand already has the result's shape.
     """
     try:
-        return fn(a, b)
+        out = _output_buffer(a, b)
+        return fn(a, b) if out is None else fn(a, b, out=out)
     except ValueError:
         check_broadcast(op, a, b)  # raises if the shapes clash
         raise                      # any other ValueError is NumPy's own
+
+
+def _output_buffer(a, b):
+    """A reused array for ``fn(a, b)``'s result, or None where NumPy should allocate it."""
+    if a.dtype != b.dtype or (a.nbytes < buffers.POOLED_FROM and b.nbytes < buffers.POOLED_FROM):
+        return None
+    if a.shape == b.shape or _stretches_to(b.shape, a.shape):
+        return buffers.empty(a.shape, a.dtype)
+    if _stretches_to(a.shape, b.shape):
+        return buffers.empty(b.shape, b.dtype)
+    return None
+
+
+def _stretches_to(small, big):
+    """``small`` broadcasts to ``big`` without changing it."""
+    return len(small) <= len(big) and all(
+        s == 1 or s == n for s, n in zip(small[::-1], big[::-1]))

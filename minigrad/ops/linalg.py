@@ -4,12 +4,23 @@ import math
 import numpy as np
 
 from ..autograd import Function
+from . import buffers
 from .registry import register, unbroadcast
 
 
 def _as_rows(array):
     """The array as one matrix: every leading axis becomes more rows (sizes 0 included)."""
     return array.reshape(math.prod(array.shape[:-1]), array.shape[-1])
+
+
+def product(a, b):
+    """``a @ b`` of two arrays of 2 or more axes, written into a reused buffer (buffers.py)."""
+    if a.dtype != b.dtype:
+        return a @ b
+    shape = a.shape[:-1] + b.shape[-1:]
+    if a.ndim != b.ndim or a.shape[:-2] != b.shape[:-2]:
+        shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + shape[-2:]
+    return np.matmul(a, b, out=buffers.empty(shape, a.dtype))
 
 
 @register("matmul")
@@ -33,7 +44,9 @@ class MatMul(Function):
         if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:
             # a stack of rows times one matrix (a Linear layer on (batch, time, features)):
             # one product of all the rows, not one small product per batch entry
-            return (_as_rows(a) @ b).reshape(a.shape[:-1] + b.shape[-1:])
+            return product(_as_rows(a), b).reshape(a.shape[:-1] + b.shape[-1:])
+        if a.ndim > 1 and b.ndim > 1:
+            return product(a, b)
         return a @ b
 
     @staticmethod
@@ -51,8 +64,8 @@ class MatMul(Function):
             grad_b = None
             if needs_b:  # in b's memory layout: Linear's b is weight.T, whose .grad must be
                 # C-ordered again after permute's backward, without a slow transposing copy
-                grad_b = (grad.T @ a).T if b.flags.f_contiguous else a.T @ grad
-            grad_a = grad @ b.T if needs_a else None
+                grad_b = product(grad.T, a).T if b.flags.f_contiguous else product(a.T, grad)
+            grad_a = product(grad, b.T) if needs_a else None
             if grad_a is not None and stacked_rows:
                 grad_a = grad_a.reshape(ctx.saved_tensors[0].shape)
             return grad_a, grad_b
@@ -60,8 +73,8 @@ class MatMul(Function):
         b2 = b[:, None] if b.ndim == 1 else b
         batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
         g2 = grad.reshape(batch + (a2.shape[-2], b2.shape[-1]))
-        grad_a = g2 @ np.swapaxes(b2, -1, -2)
-        grad_b = np.swapaxes(a2, -1, -2) @ g2
+        grad_a = product(g2, np.swapaxes(b2, -1, -2))
+        grad_b = product(np.swapaxes(a2, -1, -2), g2)
         if a.ndim == 1:
             grad_a = grad_a[..., 0, :]
         if b.ndim == 1:

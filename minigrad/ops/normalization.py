@@ -22,6 +22,7 @@ or ``()``, so its inputs and its gradients are exactly the real ones.
 import numpy as np
 
 from ..autograd import Function
+from . import buffers
 from .axis_reductions import mean_last, sum_leading
 from .registry import register
 
@@ -47,6 +48,8 @@ def _mean(x, axes):
 
 
 def _normalize(x, axes, eps, mean=None, var=None):
+    if x.dtype.kind == "f" and (mean is None or mean.dtype == x.dtype):
+        return _normalize_floats(x, axes, eps, mean, var)
     if mean is None:
         mean = _mean(x, axes)
         centered = x - mean
@@ -57,12 +60,52 @@ def _normalize(x, axes, eps, mean=None, var=None):
     return (centered * rstd).astype(x.dtype, copy=False), rstd.astype(x.dtype, copy=False)
 
 
-def _through_statistics(grad_xhat, xhat, rstd, axes):
-    """dL/dx when mean and variance were computed from x over ``axes`` (see module doc)."""
-    return rstd * (grad_xhat - _mean(grad_xhat, axes) - xhat * _mean(grad_xhat * xhat, axes))
+def _normalize_floats(x, axes, eps, mean, var):
+    """``_normalize`` for a float x, in two new arrays (xhat, and one scratch array)."""
+    centered = np.subtract(x, _mean(x, axes) if mean is None else mean, out=buffers.empty_like(x))
+    if mean is None:
+        var = _mean(np.multiply(centered, centered, out=buffers.empty_like(x)), axes)
+    rstd = (1.0 / np.sqrt(var + eps)).astype(x.dtype, copy=False)
+    centered *= rstd
+    return centered, rstd
+
+
+def _through_statistics(grad_xhat, xhat, rstd, axes, owned=False):
+    """dL/dx when mean and variance were computed from x over ``axes`` (see module doc).
+
+    ``owned``: grad_xhat is this backward's own new array, so the result may be written
+    over it; otherwise it is the incoming gradient, which is left as it is.
+    """
+    if grad_xhat.dtype != xhat.dtype or xhat.dtype.kind != "f":
+        return rstd * (grad_xhat - _mean(grad_xhat, axes) - xhat * _mean(grad_xhat * xhat, axes))
+    scratch = np.multiply(grad_xhat, xhat, out=buffers.empty_like(xhat))
+    scale_term = _mean(scratch, axes)
+    np.multiply(xhat, scale_term, out=scratch)
+    out = grad_xhat if owned else buffers.empty_like(xhat)
+    np.subtract(grad_xhat, _mean(grad_xhat, axes), out=out)
+    out -= scratch
+    out *= rstd
+    return out
+
+
+def _times(a, b):
+    """``a * b`` where ``b`` broadcasts to ``a``: in a reused array when the dtypes agree."""
+    if a.dtype != b.dtype:
+        return a * b
+    return np.multiply(a, b, out=buffers.empty_like(a))
 
 
 def _affine(xhat, weight, bias, param_shape):
+    same = all(p is None or p.dtype == xhat.dtype for p in (weight, bias))
+    if same and (weight is not None or bias is not None):
+        out = buffers.empty_like(xhat)
+        if weight is not None:
+            np.multiply(xhat, weight.reshape(param_shape), out=out)
+            if bias is not None:
+                out += bias.reshape(param_shape)
+        else:
+            np.add(xhat, bias.reshape(param_shape), out=out)
+        return out
     out = xhat
     if weight is not None:
         out = out * weight.reshape(param_shape)
@@ -78,10 +121,10 @@ def _affine_backward(ctx, grad, xhat, weight, param_axes):
     total = (lambda g: sum_leading(g, len(param_axes))) if leading else \
         (lambda g: g.sum(axis=param_axes))
     if weight is not None:
-        grads["weight"] = total(grad * xhat).reshape(weight.shape)
+        grads["weight"] = total(_times(grad, xhat)).reshape(weight.shape)
     if "bias" in ctx.params:
         grads["bias"] = total(grad).reshape(ctx.bias_shape)
-    grad_xhat = grad if weight is None else grad * weight.reshape(ctx.param_shape)
+    grad_xhat = grad if weight is None else _times(grad, weight.reshape(ctx.param_shape))
     return tuple(grads[name] for name in ctx.params), grad_xhat
 
 
@@ -114,7 +157,8 @@ class LayerNorm(Function):
         xhat, rstd, weight = ctx.saved_tensors
         leading = tuple(range(grad.ndim - len(ctx.param_shape)))
         param_grads, grad_xhat = _affine_backward(ctx, grad, xhat, weight, leading)
-        return (_through_statistics(grad_xhat, xhat, rstd, ctx.axes),) + param_grads
+        owned = grad_xhat is not grad
+        return (_through_statistics(grad_xhat, xhat, rstd, ctx.axes, owned),) + param_grads
 
 
 @register("batch_norm")
@@ -166,7 +210,7 @@ class BatchNorm(Function):
         xhat, rstd, weight = ctx.saved_tensors
         param_grads, grad_xhat = _affine_backward(ctx, grad, xhat, weight, ctx.axes)
         if ctx.training:
-            grad_x = _through_statistics(grad_xhat, xhat, rstd, ctx.axes)
+            grad_x = _through_statistics(grad_xhat, xhat, rstd, ctx.axes, grad_xhat is not grad)
         else:
             grad_x = grad_xhat * rstd
         return (grad_x,) + param_grads

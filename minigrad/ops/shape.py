@@ -2,7 +2,21 @@
 import numpy as np
 
 from ..autograd import Function
+from . import buffers
 from .registry import register, unbroadcast
+
+
+def reshaped(a, shape):
+    """``a.reshape(shape)``: a view where the memory layout allows one, else a copy in a
+    reused buffer (buffers.py), e.g. for heads moved back beside each other in attention."""
+    try:
+        return np.reshape(a, shape, copy=False)
+    except TypeError:    # NumPy before 2.1 has no copy=
+        return a.reshape(shape)
+    except ValueError:   # a copy is needed (or the shape is wrong: reshape says so below)
+        if a.nbytes < buffers.POOLED_FROM:
+            return a.reshape(shape)
+        return buffers.copy(a).reshape(shape)
 
 
 @register("reshape")
@@ -10,11 +24,11 @@ class Reshape(Function):
     @staticmethod
     def forward(ctx, a, shape=None):
         ctx.shape = a.shape
-        return a.reshape(shape)
+        return reshaped(a, shape)
 
     @staticmethod
     def backward(ctx, grad):
-        return (grad.reshape(ctx.shape),)
+        return (reshaped(grad, ctx.shape),)
 
 
 @register("permute")
@@ -45,7 +59,7 @@ class GetItem(Function):
     def backward(ctx, grad):
         # scatter-add, not assignment: an index that appears twice received
         # the value twice, so it must receive both gradients
-        full = np.zeros(ctx.shape, dtype=grad.dtype)
+        full = buffers.zeros(ctx.shape, grad.dtype)
         if _never_repeats(ctx.index):  # slices, ints, masks: plain assignment is the
             full[ctx.index] = grad      # same sum, and much faster than np.add.at
         else:

@@ -30,6 +30,7 @@ import math
 import numpy as np
 
 from ..autograd import Function
+from . import buffers
 from .registry import register
 
 # Cody's coefficients, highest power first; every denominator's leading coefficient is 1.
@@ -107,7 +108,7 @@ _Q_FLOAT32 = (3.809164e-05, 0.001162537, 0.014969236, 0.11410921, 0.5020763, 1.0
 def _horner(coefficients, t):
     """A polynomial in t (highest power first), by Horner's rule, in place: one new array
     (an array also when t is 0-d, so that in-place steps after it work)."""
-    out = np.multiply(t, coefficients[0], out=np.empty_like(t))
+    out = np.multiply(t, coefficients[0], out=buffers.empty_like(t))
     for c in coefficients[1:-1]:
         out += c
         out *= t
@@ -121,8 +122,8 @@ def erf_float32(x):
     nan stays nan; +-inf gives +-1 (clipped to the range first). The ratio itself can
     round up to 4 ulp above 1 near the clamp: the last clip keeps erf within [-1, 1].
     """
-    clipped = np.clip(x, -FLOAT32_CLAMP, FLOAT32_CLAMP)
-    t = clipped * clipped
+    clipped = np.clip(x, -FLOAT32_CLAMP, FLOAT32_CLAMP, out=buffers.empty_like(x))
+    t = np.multiply(clipped, clipped, out=buffers.empty_like(x))
     out = _horner(_P_FLOAT32, t)
     out *= clipped
     out /= _horner(_Q_FLOAT32, t)
@@ -203,7 +204,7 @@ def _normal_cdf_float32(x):
     Deep in the left tail ``1 + erf`` cancels, so Phi there is accurate only to float32's
     absolute precision (~6e-8), like torch's; float64 input goes through erfc instead.
     """
-    cdf = erf_float32(x * _ONE_OVER_SQRT_2)
+    cdf = erf_float32(np.multiply(x, _ONE_OVER_SQRT_2, out=buffers.empty_like(x)))
     cdf += 1.0
     cdf *= 0.5
     return cdf
@@ -211,7 +212,7 @@ def _normal_cdf_float32(x):
 
 def _gelu_exact_derivative_float32(x, cdf):
     """``Phi(x) + x phi(x)`` in float32, in place on one new array (an array also for 0-d x)."""
-    local = np.multiply(x, x, out=np.empty_like(x))
+    local = np.multiply(x, x, out=buffers.empty_like(x))
     local *= -0.5
     np.exp(local, out=local)
     local *= x
@@ -223,7 +224,7 @@ def _gelu_exact_derivative_float32(x, cdf):
 def _gelu_tanh(x):
     """``tanh(u)``, ``u = c (x + k x^3)``: the tanh approximation's inner part, in place on one
     new array (GELU runs on every hidden unit: each avoided temporary is memory traffic)."""
-    u = np.multiply(x, x, out=np.empty_like(x))
+    u = np.multiply(x, x, out=buffers.empty_like(x))
     u *= x
     u *= _CUBIC
     u += x
@@ -233,9 +234,9 @@ def _gelu_tanh(x):
 
 def _gelu_tanh_derivative(x, t):
     """d/dx [x/2 (1 + tanh u)] = (1 + tanh u)/2 + x/2 (1 - tanh^2 u) u',  u' = c (1 + 3k x^2)."""
-    local = np.multiply(t, t, out=np.empty_like(t))
+    local = np.multiply(t, t, out=buffers.empty_like(t))
     np.subtract(1.0, local, out=local)                 # 1 - tanh^2 u
-    du = np.multiply(x, x, out=np.empty_like(x))
+    du = np.multiply(x, x, out=buffers.empty_like(x))
     du *= 3 * _CUBIC
     du += 1.0                                          # u' / c
     local *= du
@@ -257,13 +258,13 @@ class GELU(Function):
         ctx.save_for_backward(a)
         if approximate == "tanh":  # in a's own dtype, as torch
             ctx.tanh = _gelu_tanh(a)
-            out = ctx.tanh + 1.0
+            out = np.add(ctx.tanh, 1.0, out=buffers.empty_like(a))
             out *= a
             out *= 0.5
             return out
         if a.dtype == np.float32:
             ctx.cdf = _normal_cdf_float32(a)   # kept: the backward needs it too
-            return a * ctx.cdf
+            return np.multiply(a, ctx.cdf, out=buffers.empty_like(a))
         x = a.astype(np.float64)  # float16 and the rest: computed in float64
         ctx.cdf = normal_cdf(x)
         return (x * ctx.cdf).astype(a.dtype, copy=False)
@@ -278,4 +279,7 @@ class GELU(Function):
         else:
             x = a.astype(np.float64)
             local = ctx.cdf + x * normal_pdf(x)  # d/dx [x Phi(x)] = Phi(x) + x phi(x)
+        if local.dtype == grad.dtype and local.shape == grad.shape:
+            local *= grad   # local is this backward's own new array
+            return (local,)
         return ((grad * local).astype(a.dtype, copy=False),)
