@@ -10,7 +10,7 @@ import math
 import re
 
 from ..findings import Finding
-from .context import MIN_RECORDS, fmt, short_list
+from .context import MAJORITY, MIN_RECORDS, fmt, short_list
 from .graph import rule
 
 # losses that compare output and target element by element (their shapes must be equal);
@@ -23,6 +23,13 @@ ELEMENTWISE_LOSSES = {
 # losses that apply a sigmoid to their input themselves (they expect logits)
 SIGMOID_LOSSES = {"BCEWithLogitsLoss", "binary_cross_entropy_with_logits",
                   "MultiLabelSoftMarginLoss", "multilabel_soft_margin_loss"}
+# losses that take log-probabilities (a log_softmax output: every value <= 0)
+LOG_PROBABILITY_LOSSES = {"NLLLoss", "nll_loss"}
+# losses whose target is a probability in [0, 1] (binary labels, soft labels)
+PROBABILITY_TARGET_LOSSES = {"BCELoss", "BCEWithLogitsLoss", "binary_cross_entropy",
+                             "binary_cross_entropy_with_logits"}
+ROUNDING = 1e-6               # [design] float32 rounding allowed around 0 and 1 (a
+                              # log_softmax output is <= 0 exactly; labels are exact)
 # torch's own words when a loss broadcasts output and target (F.mse_loss, F.l1_loss, ...)
 BROADCAST_WARNING = re.compile(r"target size \((?:torch\.Size\()?\[?([\d, ]*)\]?\)?\) that is "
                                r"different to the input size \((?:torch\.Size\()?\[?([\d, ]*)"
@@ -80,6 +87,22 @@ def sigmoid_outputs(calls):
     if len(measured) < MIN_RECORDS:
         return None
     return all(0.0 < c.output_min and c.output_max < 1.0 for c in measured)
+
+
+def not_log_probabilities(calls):
+    """Whether the inputs of a log-probability loss held positive values on most calls (a
+    log-probability never exceeds 0): probabilities (softmax without the log) or raw
+    logits. None without enough measured calls."""
+    measured = [c for c in calls if math.isfinite(c.output_max)]
+    if len(measured) < MIN_RECORDS:
+        return None
+    return sum(c.output_max > ROUNDING for c in measured) >= MAJORITY * len(measured)
+
+
+def targets_outside_unit_interval(calls):
+    """The calls whose targets left [0, 1] (a probability target never does)."""
+    return [c for c in calls if math.isfinite(c.target_min) and math.isfinite(c.target_max)
+            and (c.target_min < -ROUNDING or c.target_max > 1 + ROUNDING)]
 
 
 # --- the rules ----------------------------------------------------------------------------------
@@ -165,6 +188,72 @@ def double_sigmoid(ctx):
                   "calls": len(calls), "sigmoid_layers": sigmoid_layers},
         fix="Remove the final sigmoid from the model and keep the logits-based loss "
             "(BCEWithLogitsLoss); apply torch.sigmoid only to turn logits into predictions.")
+
+
+@rule(produces="NLL_ON_PROBABILITIES",
+      explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE", "LOSS_DIVERGING"})
+def nll_on_probabilities(ctx):
+    observed = _observed(ctx)
+    if observed is None:
+        return None
+    calls = [c for c in _judged(ctx, observed.loss_calls) if c.loss in LOG_PROBABILITY_LOSSES
+             and (ctx.cutoff is None or c.step < ctx.cutoff)]
+    if not not_log_probabilities(calls):
+        return None
+    low = min(c.output_min for c in calls)
+    high = max(c.output_max for c in calls)
+    rows_sum_to_one = all(c.row_sum_error is not None and c.row_sum_error < 1e-3 and
+                          c.output_min >= -ROUNDING for c in calls)
+    softmax_layers = [layer.name for layer in ctx.run.layers if layer.kind == "softmax"]
+    where = softmax_layers[-1] if softmax_layers and rows_sum_to_one else calls[0].loss
+    if rows_sum_to_one:
+        what = ("probabilities (non-negative rows that sum to 1: a softmax without the log), "
+                "so the loss is minus the probability of the right class: it lies in [-1, 0], "
+                "and its gradient vanishes where the model is most wrong")
+        fix = ("End the model in log_softmax (nn.LogSoftmax(dim=1)) instead of softmax, or "
+               "drop the softmax and use CrossEntropyLoss on the logits.")
+    else:
+        what = ("raw scores (positive values are no log-probabilities), so the loss is minus "
+                "the score of the right class: unbounded below, it grows that score without "
+                "end")
+        fix = ("Apply F.log_softmax(logits, dim=1) before NLLLoss, or give the logits to "
+               "CrossEntropyLoss (log_softmax + NLLLoss in one).")
+    return Finding(
+        code="NLL_ON_PROBABILITIES", severity="error", where=where, step=calls[0].step,
+        message=f"{calls[0].loss} expects log-probabilities (every value <= 0), but its inputs "
+                f"range from {fmt(low)} to {fmt(high)} over {len(calls)} recorded calls: they "
+                f"are {what}.",
+        evidence={"loss": calls[0].loss, "input_min": low, "input_max": high,
+                  "calls": len(calls), "rows_sum_to_one": rows_sum_to_one},
+        fix=fix)
+
+
+@rule(produces="TARGETS_OUT_OF_RANGE",
+      explains={"LOSS_DIVERGING", "LOSS_OSCILLATING", "LOSS_PLATEAU", "NAN_LOSS"})
+def targets_out_of_range(ctx):
+    observed = _observed(ctx)
+    if observed is None:
+        return None
+    calls = [c for c in _judged(ctx, observed.loss_calls)
+             if c.loss in PROBABILITY_TARGET_LOSSES]
+    outside = targets_outside_unit_interval(calls)
+    if not outside:
+        return None
+    low = min(c.target_min for c in outside)
+    high = max(c.target_max for c in outside)
+    return Finding(
+        code="TARGETS_OUT_OF_RANGE", severity="error", where=outside[0].loss,
+        step=outside[0].step,
+        message=f"{outside[0].loss} takes targets that are probabilities in [0, 1], but its "
+                f"targets range from {fmt(low)} to {fmt(high)} ({len(outside)} of {len(calls)} "
+                "recorded calls): outside [0, 1] the loss has no minimum (for a target of -1 "
+                "it is 2 x logit + softplus(-logit)), so it falls below zero without end while "
+                "the logits run off to infinity.",
+        evidence={"loss": outside[0].loss, "target_min": low, "target_max": high,
+                  "calls_outside": len(outside), "calls": len(calls)},
+        fix="Give the loss 0/1 labels (or probabilities): labels in {-1, 1} become "
+            "(y + 1) / 2; a mask normalised like the image ((y - 0.5) / 0.5) must not be: "
+            "normalise the inputs only. Class ids 0..C-1 belong in CrossEntropyLoss.")
 
 
 @rule(produces="FRAMEWORK_WARNING")

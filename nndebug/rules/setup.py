@@ -234,6 +234,38 @@ def loss_without_graph(ctx):
             "the loss, or parameters frozen with requires_grad=False.")
 
 
+def zeroed_gradient(ctx, records, received):
+    """NO_GRADIENT when parameters receive a gradient on every recorded step and it is
+    exactly zero every time: something between them and the loss multiplies by zero (a
+    Dropout built with p=1, the keep probability of TensorFlow passed as PyTorch's drop
+    probability; a mask or gate of zeros). Layers whose ReLUs all went dead get exactly
+    zero too: DEAD_RELU names that, so a run with a fully dead ReLU layer is left to it."""
+    run = ctx.run
+    width = received.shape[1]
+    if any(stats.get("dead", 0.0) >= 1.0 for r in records for stats in r.activations.values()):
+        return None
+    measured = [_aligned(r, "grad_norm", width) for r in records]
+    if any(g is None for g in measured):
+        return None
+    grads = np.vstack([np.asarray(g, float) for g in measured])
+    zeroed = [i for i in range(width) if received[:, i].all() and np.all(grads[:, i] == 0)]
+    if not zeroed:
+        return None
+    zeroed_names = names(run, zeroed)
+    return Finding(
+        code="NO_GRADIENT", severity="warning", where=", ".join(modules(zeroed_names)),
+        step=records[0].step,
+        message=f"{len(zeroed)} parameter tensor(s) receive a gradient of exactly zero at every "
+                f"recorded step ({short_list(zeroed_names)}): they never learn. Something "
+                "between them and the loss multiplies by zero: a Dropout whose p is 1 (a keep "
+                "probability passed as PyTorch's drop probability), a mask or gate of zeros, "
+                "or a multiplication by a constant 0.",
+        evidence={"parameters": zeroed_names, "records": len(records), "exactly_zero": True},
+        fix="Find the layer after them whose output is all zeros while training: "
+            "nn.Dropout(p) takes the probability of DROPPING (p = 1 - keep_prob); a mask "
+            "must be 1 where values are kept.")
+
+
 @rule(produces="NO_GRADIENT", explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def no_gradient(ctx):
     cut = loss_without_graph(ctx)
@@ -248,7 +280,7 @@ def no_gradient(ctx):
     received = np.vstack([np.asarray(r.grad_received, bool) for r in records])
     never = [i for i in range(received.shape[1]) if not received[:, i].any()]
     if not never:
-        return None
+        return zeroed_gradient(ctx, records, received)
     never_names = names(run, never)
     later = [i for i in range(width) if i > max(never) and received[:, i].any()]
     detached = bool(later) and never == list(range(len(never)))

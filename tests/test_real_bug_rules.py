@@ -1,0 +1,128 @@
+"""The rules added for the public bug reports of benchmarks/real_bugs/ (issue #10):
+NLL_ON_PROBABILITIES, TARGETS_OUT_OF_RANGE and NO_GRADIENT for a gradient that is exactly
+zero. Each check is tested alone on plain loss calls, then on a planted training run and its
+healthy twin (the twin must not get the code)."""
+import math
+import warnings
+
+import pytest
+
+from nndebug.observed import LossCall
+from nndebug.rules.loss_side import not_log_probabilities, targets_outside_unit_interval
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+
+import nndebug as nd  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+PROBLEMS = ("warning", "error")
+
+
+def call(loss, low, high, target_low=0.0, target_high=1.0, step=0):
+    return LossCall(step=step, loss=loss, output_shape=(8, 3), target_shape=(8,),
+                    output_min=low, output_max=high, target_min=target_low,
+                    target_max=target_high)
+
+
+def codes(mon):
+    return {f.code for f in mon.findings() if f.severity in PROBLEMS}
+
+
+def train(model, loss_fn, x, y, steps=40, lr=1e-2):
+    """A plain loop under nd.watch at its defaults; the closed monitor."""
+    torch.manual_seed(0)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with nd.watch(model, optimizer) as mon:
+            for step in range(steps):
+                rows = torch.arange(step * 16, step * 16 + 16) % len(x)
+                optimizer.zero_grad()
+                loss = loss_fn(model(x[rows]), y[rows])
+                loss.backward()
+                optimizer.step()
+                mon.step(loss)
+    return mon
+
+
+def blobs(classes=3, n=320, seed=0):
+    """Separable Gaussian blobs: x (n, 8), y class ids."""
+    g = torch.Generator().manual_seed(seed)
+    y = torch.randint(0, classes, (n,), generator=g)
+    centres = torch.randn(classes, 8, generator=g) * 3
+    return centres[y] + torch.randn(n, 8, generator=g), y
+
+
+# --- the plain checks -------------------------------------------------------------------------
+def test_log_probabilities_are_never_positive():
+    assert not_log_probabilities([call("NLLLoss", -5.0, 0.0), call("NLLLoss", -3.0, -0.1)]) \
+        is False
+    assert not_log_probabilities([call("NLLLoss", 0.01, 0.9), call("NLLLoss", 0.0, 0.95)])
+    assert not_log_probabilities([call("NLLLoss", -2.0, 3.0), call("NLLLoss", -1.0, 2.5)])
+    assert not_log_probabilities([call("NLLLoss", 0.1, 0.9)]) is None      # too few calls
+    assert not_log_probabilities([call("NLLLoss", math.nan, math.nan)] * 3) is None
+
+
+def test_probability_targets_stay_in_the_unit_interval():
+    inside = [call("BCEWithLogitsLoss", -2, 2, 0.0, 1.0), call("BCELoss", 0.1, 0.9, 0.2, 0.7)]
+    assert targets_outside_unit_interval(inside) == []
+    outside = call("BCEWithLogitsLoss", -2, 2, -1.0, 1.0)
+    assert targets_outside_unit_interval(inside + [outside]) == [outside]
+    assert targets_outside_unit_interval([call("BCELoss", 0, 1, 0.0, 2.0)])
+    assert targets_outside_unit_interval([call("BCELoss", 0, 1, math.nan, math.nan)]) == []
+
+
+# --- planted runs and their twins -------------------------------------------------------------
+@pytest.mark.parametrize("last", ["softmax", "logits"])
+def test_nll_loss_on_probabilities_or_logits_is_named(last):
+    x, y = blobs()
+    head = [nn.Softmax(dim=1)] if last == "softmax" else []
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3), *head)
+    found = codes(train(model, nn.NLLLoss(), x, y))
+    assert "NLL_ON_PROBABILITIES" in found
+
+
+def test_nll_loss_on_log_softmax_is_silent():
+    x, y = blobs()
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3), nn.LogSoftmax(dim=1))
+    mon = train(model, nn.NLLLoss(), x, y)
+    assert "NLL_ON_PROBABILITIES" not in {f.code for f in mon.findings()}
+    assert codes(mon) == set()
+
+
+def binary_run(targets_from):
+    x, y = blobs(classes=2)
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+    loss = nn.BCEWithLogitsLoss()
+    return train(model, lambda out, t: loss(out.squeeze(1), t), x, targets_from(y.float()))
+
+
+def test_bce_targets_in_minus_one_to_one_are_named():
+    found = codes(binary_run(lambda y: 2 * y - 1))
+    assert "TARGETS_OUT_OF_RANGE" in found
+
+
+def test_bce_targets_in_zero_one_are_silent():
+    mon = binary_run(lambda y: y)
+    assert "TARGETS_OUT_OF_RANGE" not in {f.code for f in mon.findings()}
+    assert codes(mon) == set()
+
+
+def dropout_run(p):
+    x, y = blobs()
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Dropout(p), nn.Linear(16, 3))
+    return train(model, nn.CrossEntropyLoss(), x, y)
+
+
+def test_dropout_that_drops_everything_leaves_no_gradient():
+    mon = dropout_run(1.0)
+    found = [f for f in mon.findings() if f.code == "NO_GRADIENT"]
+    assert found and found[0].evidence.get("exactly_zero")
+    assert "0" in found[0].where
+
+
+def test_ordinary_dropout_keeps_its_gradients():
+    mon = dropout_run(0.5)
+    assert "NO_GRADIENT" not in {f.code for f in mon.findings()}
+    assert codes(mon) == set()
