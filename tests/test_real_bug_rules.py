@@ -126,3 +126,27 @@ def test_ordinary_dropout_keeps_its_gradients():
     mon = dropout_run(0.5)
     assert "NO_GRADIENT" not in {f.code for f in mon.findings()}
     assert codes(mon) == set()
+
+
+# --- one batch on every step (DATA_ORDER_REPEATS, info) ----------------------------------------
+def fingerprint_context(fingerprints):
+    import types
+    return types.SimpleNamespace(run=types.SimpleNamespace(fingerprints=fingerprints,
+                                                           ranks=None))
+
+
+def test_one_batch_on_every_step_is_noted_as_info():
+    from nndebug.rules.data_order import MIN_SAME_BATCH_STEPS, data_order_repeats
+    found = data_order_repeats(fingerprint_context([0.37] * MIN_SAME_BATCH_STEPS))
+    assert found.code == "DATA_ORDER_REPEATS" and found.severity == "info"
+    assert found.evidence["batches_per_epoch"] == 1 and "__getitem__" in found.fix
+    # too few steps to say, or one batch that differs: nothing
+    assert data_order_repeats(fingerprint_context([0.37] * (MIN_SAME_BATCH_STEPS - 1))) is None
+    assert data_order_repeats(fingerprint_context([0.37] * 9 + [0.5])) is None
+
+
+def test_reshuffled_batches_are_not_noted():
+    import numpy as np
+    from nndebug.rules.data_order import data_order_repeats
+    shuffled = list(np.random.default_rng(0).normal(size=40))
+    assert data_order_repeats(fingerprint_context(shuffled)) is None

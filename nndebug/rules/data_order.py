@@ -8,8 +8,9 @@ a ``DistributedSampler`` whose ``set_epoch(epoch)`` is never called (it then res
 with the same seed every epoch). SGD's noise is then the same every epoch, and with data
 sorted by class the model chases one class after the other.
 
-Full-batch training (every fingerprint equal: period one) is not a repeat of order, and
-augmentation (random crops, noise) makes every batch new, so neither is reported.
+Full-batch training (every fingerprint equal: period one) is not a repeat of order: one
+batch on every step is only noted (info), since a loader that returns the same batch every
+time looks the same. Augmentation (random crops, noise) makes every batch new: not reported.
 """
 import numpy as np
 
@@ -18,6 +19,8 @@ from .graph import rule
 
 MIN_EPOCHS_SEEN = 2           # [design] the whole first epoch must have been seen again
 MIN_DISTINCT_BATCHES = 2      # [design] a period of identical batches is full-batch training
+MIN_SAME_BATCH_STEPS = 8      # [design] this many steps on one identical batch: full-batch
+                              # training, or a loader that returns the same batch every time
 
 
 def repeat_period(fingerprints):
@@ -44,6 +47,30 @@ def repeat_period(fingerprints):
     return None
 
 
+def same_batch_throughout(fingerprints):
+    """Whether every fingerprinted step (at least MIN_SAME_BATCH_STEPS) saw one batch."""
+    f = np.asarray(fingerprints, dtype=float)
+    return len(f) >= MIN_SAME_BATCH_STEPS and bool(np.all(np.isfinite(f))) and \
+        bool(np.all(f == f[0]))
+
+
+def _same_batch_finding(fingerprints):
+    """Info: one batch on every step. Full-batch training looks exactly like this, so it is
+    no warning; the message says what to check when the data set is larger than the batch
+    (public report: a Dataset whose __getitem__ ignored its index and re-seeded its
+    generator, https://github.com/Atcold/NYU-DLSP20/issues/851)."""
+    return Finding(
+        code="DATA_ORDER_REPEATS", severity="info", step=0,
+        message=f"Every one of the {len(fingerprints)} fingerprinted steps trained on the very "
+                "same batch (same samples, same order). That is full-batch training when the "
+                "batch is the whole training set; when the data set is larger, the loader "
+                "returns the same batch every time and the model learns that batch only.",
+        evidence={"batches_per_epoch": 1, "batches_fingerprinted": len(fingerprints)},
+        fix="Unless this is full-batch training on purpose: make Dataset.__getitem__ use its "
+            "index, create random generators once (not inside __getitem__ with a fixed "
+            "seed), and check that the loader walks the whole data set.")
+
+
 @rule(produces="DATA_ORDER_REPEATS")
 def data_order_repeats(ctx):
     fingerprints = getattr(ctx.run, "fingerprints", None)
@@ -51,7 +78,8 @@ def data_order_repeats(ctx):
         return None
     period = repeat_period(fingerprints)
     if period is None:
-        return None
+        return _same_batch_finding(fingerprints) if same_batch_throughout(fingerprints) \
+            else None
     world = getattr(getattr(ctx.run, "ranks", None), "world_size", 1) or 1
     distributed = world > 1
     epochs = len(fingerprints) / period
