@@ -8,8 +8,9 @@ Reverse-mode differentiation in three ideas:
 2. ``Function.apply`` runs ``forward`` and, when any input needs a gradient,
    remembers on the output which function made it and from which inputs.
 3. ``backward`` walks that record from the loss back to the leaves, in reverse
-   topological order, handing each node the *sum* of the gradients of all its
-   uses before calling its function's backward.
+   topological order (a tensor's turn comes when all of its uses have handed their
+   gradients back), handing each node the *sum* of the gradients of all its uses
+   before calling its function's backward.
 
 The walk is iterative (no recursion), so graphs of any depth work. The hooks
 that debugging tools use (watching every op, swapping a backward) come last in
@@ -91,25 +92,57 @@ class Function:
 # --- idea 3: the backward walk ---------------------------------------------------------------
 
 def run_backward(root, grad):
-    """Propagate ``grad`` (dL/droot) to every tensor ``root`` depends on."""
+    """Propagate ``grad`` (dL/droot) to every tensor ``root`` depends on.
+
+    A tensor's turn comes once every use of it has handed its gradient back (its
+    count in ``waiting`` drops to 0), so each tensor comes after all of its users.
+    """
+    waiting = _count_uses(root)                  # tensor id -> uses not yet handed back
     grads = {id(root): grad}                     # gradients waiting for their tensor's turn
     summed = set()   # tensors whose waiting gradient is a sum made by accumulate, here
-    for tensor in _topological_order(root):      # every tensor after all of its users
+    ready = [root]
+    while ready:
+        tensor = ready.pop()
+        node = tensor._node
         g = grads.pop(id(tensor), None)
-        if g is None:
+        if g is not None:
+            g = _arrive(tensor, g)               # hooks; leaves store .grad
+            if node is not None:
+                for parent, parent_grad in _input_gradients(node, g):
+                    key = id(parent)
+                    if key in summed and accumulate is _add_gradients:
+                        grads[key] += parent_grad    # a third use or more: add into the sum
+                        continue
+                    existing = grads.get(key)
+                    total = grads[key] = accumulate(existing, parent_grad)
+                    if existing is not None and total is not existing and total is not parent_grad:
+                        summed.add(key)
+        if node is None:
             continue
-        g = _arrive(tensor, g)                   # hooks; leaves store .grad
-        if tensor._node is None:
+        for parent in node.parents:              # this use of each parent is now accounted for
+            if parent.requires_grad:
+                key = id(parent)
+                waiting[key] -= 1
+                if not waiting[key]:
+                    ready.append(parent)
+
+
+def _count_uses(root):
+    """For each tensor ``root`` depends on that needs a gradient: how many uses it has."""
+    uses, stack = {}, [root]
+    while stack:
+        node = stack.pop()._node
+        if node is None:
             continue
-        for parent, parent_grad in _input_gradients(tensor._node, g):
-            key = id(parent)
-            if key in summed and accumulate is _add_gradients:
-                grads[key] += parent_grad        # a third use or more: add into the sum
-                continue
-            existing = grads.get(key)
-            total = grads[key] = accumulate(existing, parent_grad)
-            if existing is not None and total is not existing and total is not parent_grad:
-                summed.add(key)
+        for parent in node.parents:
+            if parent.requires_grad:
+                key = id(parent)
+                if key in uses:
+                    uses[key] += 1
+                else:
+                    uses[key] = 1
+                    stack.append(parent)
+    return uses
 
 
 def accumulate(existing, new):
@@ -130,27 +163,6 @@ def accumulate(existing, new):
 
 
 _add_gradients = accumulate   # the engine's own: its sums are new arrays, safe to add into
-
-
-def _topological_order(root):
-    """Tensors reachable from ``root`` that need a gradient, each after all its users."""
-    order, visited = [], set()
-    stack = [(root, False)]
-    while stack:
-        tensor, children_done = stack.pop()
-        if children_done:
-            order.append(tensor)
-            continue
-        if id(tensor) in visited:  # marked when expanded, not when pushed: a tensor reached
-            continue               # again through a deeper path must finish after that path
-        visited.add(id(tensor))
-        stack.append((tensor, True))
-        if tensor._node is not None:
-            for parent in tensor._node.parents:
-                if parent.requires_grad and id(parent) not in visited:
-                    stack.append((parent, False))
-    order.reverse()
-    return order
 
 
 def _arrive(tensor, grad):

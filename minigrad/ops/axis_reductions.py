@@ -17,10 +17,30 @@ Sums equal NumPy's up to rounding (BLAS adds in another order, as torch's kernel
 do); maxima are exact. Other dtypes (integers, bool) and empty arrays use NumPy's own
 reductions.
 """
+import math
+
 import numpy as np
 
 _FLOATS = (np.float32, np.float64)
 SHORT_ROW = 64   # longer rows: NumPy's own max is faster than the copy max_last makes
+
+
+_ONES = {}
+
+
+def ones(length, dtype):
+    """A read-only vector of ``length`` ones, made once per length and dtype (the sums above
+    run dozens of times a step, with the same few lengths)."""
+    if length > 1 << 16:
+        return np.ones(length, dtype=dtype)
+    key = (length, dtype)
+    vector = _ONES.get(key)
+    if vector is None:
+        if len(_ONES) > 256:   # many different lengths: keep only the recent ones
+            _ONES.clear()
+        vector = _ONES[key] = np.ones(length, dtype=dtype)
+        vector.flags.writeable = False
+    return vector
 
 
 def _is_fast(a):
@@ -32,7 +52,7 @@ def sum_last(a, keepdims=True):
     if not _is_fast(a):
         return a.sum(axis=-1, keepdims=keepdims)
     length = a.shape[-1]
-    sums = (a.reshape(-1, length) @ np.ones(length, dtype=a.dtype)).reshape(a.shape[:-1])
+    sums = (a.reshape(-1, length) @ ones(length, a.dtype)).reshape(a.shape[:-1])
     return sums[..., None] if keepdims else sums
 
 
@@ -52,8 +72,8 @@ def sum_leading(a, count):
     if not _is_fast(a) or count >= a.ndim:
         return a.sum(axis=tuple(range(count)))
     kept = a.shape[count:]
-    rows = a.reshape(-1, int(np.prod(kept)))
-    return (np.ones(rows.shape[0], dtype=a.dtype) @ rows).reshape(kept)
+    rows = a.reshape(-1, math.prod(kept))
+    return (ones(rows.shape[0], a.dtype) @ rows).reshape(kept)
 
 
 def max_last(a, keepdims=True):

@@ -1,7 +1,7 @@
 """Embedding lookup: rows of a weight matrix picked by integer ids.
 
 ``out = weight[ids]``. In backward every id sends its gradient row back to the
-weight row it came from with a scatter-*add* (``np.add.at``): an id that appears
+weight row it came from with a scatter-*add* (``scatter_add_rows``): an id that appears
 three times in the batch was used three times, so its row collects three
 gradients. (Plain assignment would keep only the last one - a classic bug.)
 """
@@ -41,6 +41,21 @@ class Embedding(Function):
         if ctx.padding_idx is not None:  # the padding row is a constant, as in torch
             keep = ids != ctx.padding_idx % ctx.num_rows
             rows, ids = rows[keep], ids[keep]
-        weight_grad = np.zeros((ctx.num_rows, grad.shape[-1]), dtype=grad.dtype)
-        np.add.at(weight_grad, ids, rows)
-        return (weight_grad,)
+        return (scatter_add_rows(ids, rows, ctx.num_rows),)
+
+
+def scatter_add_rows(ids, rows, num_rows):
+    """``out[i] = sum of rows[k] where ids[k] == i``: ``np.add.at`` written faster.
+
+    ``np.add.at`` handles one row at a time (~1 ms for 1,024 ids of 128 floats); sorting
+    the ids (stable: each id's rows keep their order) groups each id's rows together, and
+    ``np.add.reduceat`` sums every group in one call (~0.15 ms).
+    """
+    out = np.zeros((num_rows, rows.shape[-1]), dtype=rows.dtype)
+    if ids.size == 0:
+        return out
+    order = np.argsort(ids, kind="stable")
+    sorted_ids = ids[order]
+    starts = np.flatnonzero(np.concatenate(([True], sorted_ids[1:] != sorted_ids[:-1])))
+    out[sorted_ids[starts]] = np.add.reduceat(rows[order], starts, axis=0)
+    return out

@@ -9,6 +9,8 @@ from .registry import register, unbroadcast
 def reshaped(a, shape):
     """``a.reshape(shape)``: a view where the memory layout allows one, else a copy in a
     reused buffer (buffers.py), e.g. for heads moved back beside each other in attention."""
+    if a.flags.c_contiguous:
+        return a.reshape(shape)   # always a view
     try:
         return np.reshape(a, shape, copy=False)
     except TypeError:    # NumPy before 2.1 has no copy=
@@ -35,13 +37,15 @@ class Reshape(Function):
 class Permute(Function):
     @staticmethod
     def forward(ctx, a, axes=None):
-        in_range = axes is None or all(-a.ndim <= int(x) < a.ndim for x in axes)
-        if not in_range or (axes is not None and
-                            sorted(int(x) % a.ndim for x in axes) != list(range(a.ndim))):
-            raise ValueError(f"permute: axes {tuple(axes)} must list each of the {a.ndim} axes of "
-                             f"the shape {a.shape} exactly once")
-        ctx.axes = tuple(range(a.ndim))[::-1] if axes is None else tuple(int(x) % a.ndim for x in axes)
-        return np.transpose(a, ctx.axes)
+        ndim = a.ndim
+        if axes is None:
+            ctx.axes = tuple(range(ndim))[::-1]
+        else:   # negative axes count from the end; each axis exactly once
+            ctx.axes = tuple([int(x) + ndim if x < 0 else int(x) for x in axes])
+            if sorted(ctx.axes) != list(range(ndim)):
+                raise ValueError(f"permute: axes {tuple(axes)} must list each of the {ndim} axes "
+                                 f"of the shape {a.shape} exactly once")
+        return a.transpose(ctx.axes)
 
     @staticmethod
     def backward(ctx, grad):  # apply the inverse permutation: input axis i went to ctx.axes.index(i)
