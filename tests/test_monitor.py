@@ -282,6 +282,30 @@ def test_one_host_sync_per_recorded_step(monkeypatch, losses_on_host):
     assert len(mon.run.losses) == 50 and len(calls) == len(mon.run.records) + len(checks) + 1
 
 
+@pytest.mark.parametrize("zero_grad", [True, False])
+def test_plain_steps_closed_the_short_way_give_the_same_run(monkeypatch, zero_grad):
+    """``step()`` closes most plain steps without asking the schedule (no clock, no sink
+    dispatch by name): the records, the losses and the findings are those of asking at
+    every step (``_first_step_to_ask`` forced to "now")."""
+    from nndebug.monitor.monitor import Monitor
+
+    def watched(short_way):
+        if not short_way:
+            monkeypatch.setattr(Monitor, "_first_step_to_ask", lambda self, upcoming: 0)
+        model = mlp()
+        opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        with nd.watch(model, opt, overhead=None, every=7) as mon:
+            train(model, opt, steps=90, mon=mon, zero_grad=zero_grad)
+        monkeypatch.undo()
+        return mon
+    short, asked = watched(True), watched(False)
+    assert [r.step for r in short.run.records] == [r.step for r in asked.run.records] == \
+        list(range(0, 90, 7))
+    assert list(short.run.losses) == list(asked.run.losses) and len(short.run.losses) == 90
+    assert short.run.fingerprints == asked.run.fingerprints
+    assert codes(short) == codes(asked) and (codes(short) == []) == zero_grad
+
+
 def test_default_schedule_samples_and_keeps_every_loss():
     model = mlp()
     opt = torch.optim.Adam(model.parameters(), lr=1e-2)

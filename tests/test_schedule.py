@@ -1,4 +1,5 @@
 """The recording schedule alone: made-up durations in, "record this step?" out. No model."""
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from nndebug.monitor.schedule import (ESCALATED_RECORDS, EXTRA, JUDGED, JUDGED_EVERY, Schedule,
@@ -80,3 +81,40 @@ def test_every_is_a_minimum_spacing_under_any_timing(durations, every):
     recorded = drive(Schedule(every=every, overhead=0.05), durations, record_cost=1e-3)
     assert recorded[0] == 0
     assert all(b - a >= every for a, b in zip(recorded, recorded[1:]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(1e-4, 1e-1), min_size=5, max_size=300), st.floats(0, 1e-2),
+       st.integers(1, 4))
+def test_the_steps_the_monitor_does_not_ask_about_would_not_be_recorded(durations, record_cost,
+                                                                        every):
+    """After a plain step, the monitor lets the steps before ``first_possible_record`` pass
+    without asking. Asked step by step instead (each step as long as the current
+    estimate of a plain step), the schedule records none of them, and never a judged step."""
+    import copy
+
+    from nndebug.monitor.schedule import next_judged_step
+    schedule, kind = Schedule(every=every, overhead=0.05), JUDGED
+    for step, plain in enumerate(durations):
+        kind = schedule.next_record(step + 1, plain + (record_cost if kind else 0.0),
+                                    kind is not None)
+        if kind is not None:
+            continue
+        upcoming = step + 1
+        first = schedule.first_possible_record(upcoming)
+        assert upcoming < first <= next_judged_step(upcoming)
+        asked, estimate = copy.deepcopy(schedule), schedule.plain_estimate()
+        for later in range(upcoming + 1, min(first, upcoming + 400)):
+            assert asked.next_record(later, estimate, False) is None
+
+
+def test_plain_steps_accounted_together_earn_the_credit_of_each():
+    one_by_one, together = Schedule(overhead=0.05), Schedule(overhead=0.05)
+    for schedule in (one_by_one, together):
+        schedule.next_record(1, 1.0, True)
+        schedule.next_record(2, 1.0, False)          # a first plain-step estimate
+    for upcoming in range(3, 13):
+        one_by_one.next_record(upcoming, 1.0, False)
+    together.next_record(12, 10.0, False, steps=10)
+    assert together.credit == pytest.approx(one_by_one.credit)
+    assert together.plain_estimate() == one_by_one.plain_estimate() == 1.0

@@ -355,6 +355,15 @@ class Adapter(abc.ABC):
         data = getattr(tensor, "data", tensor)
         return data if isinstance(data, np.ndarray) else None
 
+    def host_scalar(self, value):
+        """The value of a one-element tensor that lives on the host, as a float, or None
+        when another path must read it (a device tensor, not a tensor, an exotic dtype).
+        The quick path of ``step(loss)``: it runs at every training step."""
+        data = getattr(value, "data", None)
+        if type(data) is np.ndarray and data.size == 1 and data.dtype.kind == "f":
+            return float(data.reshape(-1)[0])
+        return None
+
     # --- optimizers ---------------------------------------------------------------
     def optimizer_parameters(self, optimizer):
         """The parameters an optimizer holds, over all its param groups."""

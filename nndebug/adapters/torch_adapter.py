@@ -336,6 +336,12 @@ class TorchAdapter(Adapter):
     def on_host(self, tensor):
         return tensor.is_cpu
 
+    def host_scalar(self, value):
+        if type(value) is torch.Tensor and self.on_host(value) and value.is_floating_point() \
+                and value.numel() == 1:
+            return value.item()
+        return None
+
     def host_view(self, tensor):
         if tensor.device.type != "cpu":
             return None

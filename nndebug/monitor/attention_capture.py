@@ -115,6 +115,17 @@ class AttentionCapture:
 
 
 def _softmax_mode(on_softmax, on_loss_call=None):
+    """A fresh mode (one per recorded step; the class is made once per process)."""
+    global _SoftmaxWatch
+    if _SoftmaxWatch is None:
+        _SoftmaxWatch = _softmax_watch_class()
+    return _SoftmaxWatch(on_softmax, on_loss_call)
+
+
+_SoftmaxWatch = None
+
+
+def _softmax_watch_class():
     import torch
     from torch.overrides import TorchFunctionMode
     softmaxes = {torch.softmax, torch.nn.functional.softmax, torch.Tensor.softmax}
@@ -123,22 +134,26 @@ def _softmax_mode(on_softmax, on_loss_call=None):
     class SoftmaxWatch(TorchFunctionMode):
         active = True
 
+        def __init__(self, on_softmax, on_loss_call):
+            super().__init__()
+            self.on_softmax, self.on_loss_call = on_softmax, on_loss_call
+
         def __torch_function__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
             result = func(*args, **kwargs)
             if self.active and func in softmaxes:
                 try:
                     dim = kwargs.get("dim", args[1] if len(args) > 1 else None)
-                    on_softmax(result, dim)
+                    self.on_softmax(result, dim)
                 except Exception:      # a measurement never breaks the user's step
                     self.active = False
-            elif self.active and on_loss_call is not None and func in losses:
+            elif self.active and self.on_loss_call is not None and func in losses:
                 try:
-                    on_loss_call(func.__name__, args, kwargs)
+                    self.on_loss_call(func.__name__, args, kwargs)
                 except Exception:
                     self.active = False
             return result
-    return SoftmaxWatch()
+    return SoftmaxWatch
 
 
 def _top_mode():

@@ -61,7 +61,7 @@ def check_options(max_history_mb, save_to, save_every_s):
 
 
 class LongRun(Sink):
-    """Keeps the run under its budget after every step, and saves it every ``save_every_s``
+    """Keeps the run under its budget after every record, and saves it every ``save_every_s``
     seconds (at most) and when the monitor closes."""
 
     def __init__(self, monitor, save_to=None, save_every_s=DEFAULT_SAVE_EVERY_S):
@@ -70,6 +70,7 @@ class LongRun(Sink):
         self.save_to = self.requested     # this rank's path, once the rank is known (save_now)
         self._rank_known = False
         self.save_every_s = save_every_s
+        self.unneeded = ("on_step",) if save_to is None else ()   # nothing to save per step
         self.earlier = []            # findings from before a restart (load_state_dict)
         self.save_error = None
         self.saves = 0
@@ -77,8 +78,10 @@ class LongRun(Sink):
         self._restored_parts = []    # unregistered parts from before a restart (adopt_observed)
         self._changed_before = set()  # frozen tensors that changed before a restart
 
+    def on_record(self, run, record, histograms):
+        run.enforce_budget()      # records and histograms arrive only here
+
     def on_step(self, run, step):
-        run.enforce_budget()
         if self.save_to is not None and \
                 self.monitor._clock() - self._last_save >= self.save_every_s:
             self.save_now()
@@ -228,6 +231,7 @@ def load_state_dict(monitor, state):
     state = header.get("monitor", {})
     steps = int(state.get("step", saved.n_steps))
     current.n_steps = monitor._step = steps
+    monitor._last_full_step, monitor._plain_until = steps - 1, 0
     if monitor.around.armed:          # armed by watch() for step 0: the next step is this one
         monitor.around.arm(steps)
     # the rules judge the whole restored history again: only what the probes found (they run

@@ -30,7 +30,10 @@ def first_jump(losses, start=0):
     before it (see the thresholds above), or None. Non-finite losses are not jumps here:
     the monitor escalates on NaN by itself."""
     isfinite = math.isfinite
-    for i in range(max(start, JUMP_MIN_HISTORY), len(losses)):
+    first = max(start, JUMP_MIN_HISTORY)
+    if _none_above_shared_window(losses, first):
+        return None
+    for i in range(first, len(losses)):
         value = losses[i]
         if not isfinite(value):
             continue
@@ -49,12 +52,26 @@ def first_jump(losses, start=0):
     return None
 
 
+def _none_above_shared_window(losses, first):
+    """The usual answer, found in two passes: every loss from ``first`` on is finite and no
+    higher than the highest loss that all their windows share (the JUMP_WINDOW losses
+    before ``first``'s last one), so none can clear its own window's maximum."""
+    shared = losses[max(0, len(losses) - 1 - JUMP_WINDOW):first]
+    judged = losses[first:]
+    if len(shared) < JUMP_MIN_HISTORY or not judged:
+        return not judged
+    if not all(map(math.isfinite, shared)) or not all(map(math.isfinite, judged)):
+        return False
+    return max(judged) <= max(shared)
+
+
 class LossJumps:
     """Checks the newest losses at fixed steps; remembers the last step it judged."""
 
     def __init__(self):
         self.last_step = -1       # losses of steps up to this one were judged already
         self.jumps = []           # steps whose loss jumped (each escalated the schedule)
+        self._steps, self._losses = [], []    # the newest losses, as they arrive (observe)
 
     @staticmethod
     def is_check_step(step):
@@ -65,8 +82,13 @@ class LossJumps:
         """Judge the losses of steps after ``last_step``; ``steps``/``losses``: the newest
         ones, in order, with at least ``JUMP_WINDOW`` earlier ones before them when the run
         has them. Returns the step of the first jump, or None."""
-        steps, losses = [int(s) for s in steps], [float(v) for v in losses]
-        start = next((i for i, s in enumerate(steps) if s > self.last_step), len(steps))
+        return self._judge([int(s) for s in steps], [float(v) for v in losses])
+
+    def _judge(self, steps, losses):
+        """``check`` on Python ints and floats."""
+        start = len(steps)
+        while start > 0 and steps[start - 1] > self.last_step:
+            start -= 1
         if steps:
             self.last_step = steps[-1]
         found = first_jump(losses, start)
@@ -74,6 +96,23 @@ class LossJumps:
             return None
         self.jumps.append(steps[found])
         return steps[found]
+
+    def observe(self, steps, losses):
+        """The training losses just moved into the run (ints and floats), kept for
+        ``check_newest``: the newest few only."""
+        keep = JUMP_WINDOW + 2 * LOSS_CHECK_EVERY
+        self._steps.extend(steps)
+        self._losses.extend(losses)
+        if len(self._steps) > 2 * keep:
+            del self._steps[:-keep], self._losses[:-keep]
+
+    def check_newest(self, run):
+        """``check`` on the newest losses: those ``observe`` kept, else (a monitor restored
+        from a checkpoint, before enough arrived) the run's."""
+        if len(self._steps) < JUMP_WINDOW + LOSS_CHECK_EVERY and len(run.losses) > \
+                len(self._steps):
+            return self.check(*self.newest(run))
+        return self._judge(self._steps, self._losses)
 
     def newest(self, run):
         """(steps, losses) of the run's newest losses: enough for ``check`` (a slice: the

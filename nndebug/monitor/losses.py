@@ -16,6 +16,9 @@ def loss_value(adapter, value, what):
 
     ``what`` names the argument in the error messages ("loss" or "val_loss").
     """
+    quick = adapter.host_scalar(value)      # a float loss on the CPU: read it at once
+    if quick is not None:
+        return quick
     if adapter.is_tensor(value):
         if math.prod(value.shape) != 1:
             raise ValueError(f"step({what}=...) expects a scalar, got a tensor of shape "

@@ -120,6 +120,9 @@ class Monitor:
         self.hooks.quiet = self.around.attention.quiet   # our hooks' measurements skip its mode
         self._arm()               # detailed records: a monitor never breaks training)
         self._last_exit = self._clock()
+        self._last_full_step = -1     # the last step closed the long way (step() in full)
+        self._plain_until = 0         # steps before this one close the short way
+        self._step_sinks = []         # [(sink, bound on_step)] for the short way
 
     # --- the public surface -------------------------------------------------------------
     def __enter__(self):
@@ -135,13 +138,18 @@ class Monitor:
         ``loss``: this step's training loss (a scalar tensor or a number; NaN is fine,
         it becomes a finding). ``val_loss``: optional validation loss, for OVERFITTING.
         """
+        step = self._step
+        if step < self._plain_until and val_loss is None:
+            value = self.adapter.host_scalar(loss)
+            if value is not None:          # a plain step, a loss on the host: the short way
+                self._close_plain_step(step, value)
+                return
         entered = self._clock()
         if self._closed:
             raise RuntimeError("this monitor is closed; start a new one with nndebug.watch(...)")
         if loss is None:
             raise ValueError("step(loss) needs this step's training loss (a scalar tensor or a "
                              "number), called once per optimizer step after optimizer.step()")
-        step = self._step
         self._pending["train"].add(step, loss_value(self.adapter, loss, "loss"))
         if val_loss is not None:
             self._pending["val"].add(step, loss_value(self.adapter, val_loss, "val_loss"))
@@ -164,11 +172,40 @@ class Monitor:
         self._findings_cache = None
         self._tell_sinks("on_step", step)
         interval = entered - self._last_exit
-        kind = self.schedule.next_record(self._step, interval, was_armed)
+        kind = self.schedule.next_record(self._step, interval, was_armed,
+                                         steps=step - self._last_full_step)
         if kind is not None:
             self._arm(kind)
+        self._last_full_step = step
+        self._plain_until = 0 if kind is not None else self._first_step_to_ask(self._step)
+        self._step_sinks = self._sinks_with("on_step")
         self._last_exit = exit_time = self._clock()
         self.schedule.charge(exit_time - entered)
+
+    def _first_step_to_ask(self, upcoming):
+        """Step ``upcoming`` is plain; until which step may ``step()`` take the short way
+        (``_close_plain_step``)? Up to the step before the first one the schedule could
+        record (closing that one arms the next), and never past a loss-check step."""
+        check = upcoming
+        while not self.loss_jumps.is_check_step(check):
+            check += 1
+        return min(self.schedule.first_possible_record(upcoming) - 1, check)
+
+    def _close_plain_step(self, step, value):
+        """``step()`` for a plain step whose loss is a number on the host, with nothing due
+        before ``_plain_until``: keep the loss, count the step, tell the sinks. No clock is
+        read: the schedule accounts these steps together at the next full ``step()``."""
+        self._pending["train"].add(step, value)
+        self._step = step + 1
+        run = self.run
+        run.n_steps = step + 1
+        self._findings_cache = None
+        for sink, bound in self._step_sinks:
+            try:
+                bound(run, step)
+            except Exception as error:
+                self._drop_sink(sink, error)
+                self._plain_until = 0
 
     def findings(self):
         """The findings so far, most severe first (causes before the symptoms they explain)."""
@@ -241,6 +278,7 @@ class Monitor:
         self.hooks.disarm()
         self.around.close()
         self._closed = True
+        self._plain_until = 0
         self._flush_losses()
         for sink in list(self.sinks):
             self._call_sink(sink, "close")
@@ -271,7 +309,7 @@ class Monitor:
         """At fixed steps: a loss far above its recent range judges the next steps in
         detail (loss_jumps.py, Schedule.loss_jumped)."""
         try:
-            if self.loss_jumps.check(*self.loss_jumps.newest(self.run)) is not None:
+            if self.loss_jumps.check_newest(self.run) is not None:
                 self.schedule.loss_jumped()
         except Exception as error:        # never break the user's training
             self._note_error(error)
@@ -284,6 +322,7 @@ class Monitor:
         if curve == "train":
             self.run.loss_steps.extend(steps)
             self.run.losses.extend(values)
+            self.loss_jumps.observe(steps, values)
         else:
             self.run.val_steps.extend(steps)
             self.run.val_losses.extend(values)
@@ -428,7 +467,7 @@ class Monitor:
         found = self._sink_methods.get(method)
         if found is None or found[0] != key:
             found = (key, [(sink, getattr(sink, method)) for sink in self.sinks
-                           if _overrides(sink, method)])
+                           if _overrides(sink, method) and method not in sink.unneeded])
             self._sink_methods[method] = found
         return found[1]
 

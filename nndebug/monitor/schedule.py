@@ -50,6 +50,17 @@ def now():
     return time.perf_counter()
 
 
+_NEVER = 1 << 62                 # "no step": later than any run
+
+
+def next_judged_step(step):
+    """The first step after ``step`` that ``is_judged_step``."""
+    if step + 1 < WARMUP_RECORDS:
+        return step + 1
+    power = 1 << step.bit_length()                       # the next power of two
+    return min(power, (step // JUDGED_EVERY + 1) * JUDGED_EVERY)
+
+
 def is_judged_step(step):
     """Steps 0, 1, 2, 4, 8, 16, 32, ... and every JUDGED_EVERY-th step.
 
@@ -108,14 +119,21 @@ class Schedule:
             self._plain_median = sorted(recent)[len(recent) // 2]
         return self._plain_median
 
-    def next_record(self, upcoming, interval, was_recorded):
+    def next_record(self, upcoming, interval, was_recorded, steps=1):
         """Account for the step just done; ``JUDGED``, ``EXTRA`` or None for step ``upcoming``.
 
         ``interval``: seconds from the end of the previous ``step()`` call to the start of
         this one (the user's own step; None when unknown). ``was_recorded``: whether the
         step just done was recorded. Which steps are judged never depends on ``interval``.
+        ``steps``: how many plain steps ``interval`` covers (more than one when the monitor
+        let the steps in between pass without asking: ``first_possible_record``).
         """
-        self._account(interval, was_recorded)
+        if steps > 1 and interval is not None and not was_recorded:
+            self._account_plain_steps(interval, steps)
+        elif interval is not None and not was_recorded and not self._uncharged:
+            self._account_plain(interval)                 # the usual step: in short
+        else:
+            self._account(interval, was_recorded)
         if self._jump_left > 0 and not self.stopped:      # the loss jumped: look closer
             self._jump_left -= 1
             return self._judged(upcoming)
@@ -129,11 +147,38 @@ class Schedule:
             return self._judged(upcoming) if upcoming % self.every == 0 else None
         if is_judged_step(upcoming) and upcoming - self._last_judged >= self.every:
             return self._judged(upcoming)     # charged to the budget: extra records wait
+        if self.credit < 0:
+            return None      # the budget is spent (the usual answer: checked first)
         if self._since_record + 1 < self.every or self.plain_estimate() is None:
             return None      # (step 3 runs without hooks: what a step costs unwatched)
-        if any(is_judged_step(upcoming + k) for k in range(1, self.every)):
+        if self.every > 1 and any(is_judged_step(upcoming + k) for k in range(1, self.every)):
             return None      # a judged step comes too soon after: `every` holds for both kinds
-        return EXTRA if self.credit >= 0 else None
+        return EXTRA
+
+    def first_possible_record(self, upcoming):
+        """The first step after ``upcoming`` that could be recorded, ``upcoming`` being a step
+        just decided plain, if nothing happens meanwhile but plain steps (no NaN, no loss
+        jump: those are noticed only where the monitor asks ``next_record`` anyway).
+
+        The monitor lets the plain steps before it pass without asking ``next_record`` (one
+        step costs it a few microseconds less: that is most of its cost on small models);
+        it never answers later than ``next_record`` would, step by step. Extra records are
+        waited for at half the pace that the credit recovers, in case the plain-step
+        estimate falls meanwhile."""
+        if self._jump_left > 0 or self._escalate:
+            return upcoming + 1
+        if self.overhead is None:
+            return (upcoming // self.every + 1) * self.every if not self.stopped else _NEVER
+        if self.stopped:
+            return _NEVER
+        first = min(next_judged_step(upcoming), _NEVER)
+        plain = self.plain_estimate()
+        if plain is None or plain <= 0:
+            return first
+        if self.credit >= 0:
+            return upcoming + 1
+        earned = self.overhead * plain            # credit earned by one plain step
+        return min(first, upcoming + 1 + int(-self.credit / earned / 2))
 
     def next_is_recorded(self, upcoming, interval, was_recorded):
         """Whether step ``upcoming`` is recorded at all (judged or extra)."""
@@ -142,6 +187,30 @@ class Schedule:
     def _judged(self, upcoming):
         self._last_judged = upcoming
         return JUDGED
+
+    def _account_plain_steps(self, interval, steps):
+        """``steps`` plain steps that took ``interval`` seconds together, none recorded: one
+        sample of their mean duration, and the credit of each."""
+        self._account(interval / steps, False)
+        plain = self.plain_estimate()
+        if plain is not None:
+            self.credit += (steps - 1) * (self.overhead or 0.0) * plain
+        self._since_record += steps - 1
+
+    def _account_plain(self, interval):
+        """``_account`` for a plain step with no recorded step waiting to be charged."""
+        plain = self._plain
+        plain.append(interval)
+        n = len(plain)
+        if n <= PLAIN_WINDOW or n % PLAIN_WINDOW == 0:
+            self._plain_median = None
+            if n > 4 * PLAIN_WINDOW:
+                del plain[:-PLAIN_WINDOW]
+        estimate = self._plain_median
+        if estimate is None:
+            estimate = self.plain_estimate()
+        self.credit += (self.overhead or 0.0) * estimate
+        self._since_record += 1
 
     def _account(self, interval, was_recorded):
         """The token bucket: plain steps earn credit, recorded ones spend what they cost."""

@@ -28,6 +28,10 @@ A sink that raises is dropped with a MONITOR_ERROR note: it never breaks trainin
 class Sink:
     """Base class of the monitor's sinks; override what you need."""
 
+    # methods a sink overrides but does not need in this run (set at construction): the
+    # monitor does not call them. ``on_step`` runs at every training step.
+    unneeded = ()
+
     def on_step(self, run, step):
         pass
 
