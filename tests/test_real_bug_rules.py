@@ -150,3 +150,45 @@ def test_reshuffled_batches_are_not_noted():
     from nndebug.rules.data_order import data_order_repeats
     shuffled = list(np.random.default_rng(0).normal(size=40))
     assert data_order_repeats(fingerprint_context(shuffled)) is None
+
+
+# --- some parameter groups' learning rate collapses (LR_TOO_LOW) -------------------------------
+def test_layer_decay_compounded_every_step_names_the_stalled_layers():
+    from benchmarks.real_bugs import layer_decay_applied_every_step as case
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        found = [f for f in case.run(fixed=False).findings() if f.code == "LR_TOO_LOW"]
+    assert found and found[0].severity == "warning"
+    assert found[0].evidence["collapsed_groups"] == [0, 1]
+    assert set(found[0].evidence["stalled_layers"]) >= {"0.weight"}
+    assert 2 not in found[0].evidence["collapsed_groups"]      # the head keeps its rate
+
+
+def test_layer_decay_applied_once_is_silent():
+    from benchmarks.real_bugs import layer_decay_applied_every_step as case
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert codes(case.run(fixed=True)) == set()
+
+
+def test_a_schedule_that_decays_after_learning_is_not_blamed():
+    """Group learning rates that fall by 1e-4 once the task is learned: no LR_TOO_LOW (the
+    loss improved; a collapse only matters when learning is poor)."""
+    x, y = blobs()
+    torch.manual_seed(0)
+    layers = [nn.Linear(8, 16), nn.Linear(16, 3)]
+    model = nn.Sequential(layers[0], nn.ReLU(), layers[1])
+    optimizer = torch.optim.SGD([{"params": layer.parameters()} for layer in layers], lr=0.05,
+                                momentum=0.9)
+    schedule = torch.optim.lr_scheduler.StepLR(optimizer, step_size=20, gamma=0.01)
+    loss_fn = nn.CrossEntropyLoss()
+    with nd.watch(model, optimizer) as mon:
+        for step in range(60):
+            rows = torch.arange(step * 16, step * 16 + 16) % len(x)
+            optimizer.zero_grad()
+            loss = loss_fn(model(x[rows]), y[rows])
+            loss.backward()
+            optimizer.step()
+            schedule.step()
+            mon.step(loss)
+    assert "LR_TOO_LOW" not in {f.code for f in mon.findings()}

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from ..findings import Finding
-from .context import median, nanmedian_columns
+from .context import median, modules, nanmedian_columns, short_list
 from .curve import learning_poor, loss_blew_up
 from .graph import rule
 
@@ -18,6 +18,8 @@ LR_HIGH_RATIO = 0.1           # update/weight ratio per step; ~1e-3 is healthy [
 LR_LOW_RATIO = 1e-5           # [karpathy] two orders below his 1e-3 ... when learning is poor
 HEALTHY_RATIO = 1e-3          # [karpathy] the update/weight ratio of a well-chosen learning rate
 EARLY_RECORDS = 5             # [design] "the first steps": the first 5 recorded steps
+LR_COLLAPSE = 1e-3            # [design] a group's learning rate ending below 1e-3 of where it
+                              # started has collapsed (the factor lr_too_low calls "decayed")
 
 
 def _ratio_summary(ctx):
@@ -93,8 +95,10 @@ def lr_too_low(ctx):
     if not per_layer:
         return None
     fastest = float(np.max(per_layer))
-    if fastest >= LR_LOW_RATIO or not learning_poor(ctx) or "PARAMS_NOT_UPDATING" in ctx.found:
+    if not learning_poor(ctx) or "PARAMS_NOT_UPDATING" in ctx.found:
         return None
+    if fastest >= LR_LOW_RATIO:
+        return collapsed_group_rates(ctx, ratios, live, held)
     lrs = _learning_rates(ctx)
     decayed = len(lrs) >= 2 and 0 < lrs[0] < 1e-3 * lrs[-1]
     message = (f"Even the fastest-changing layer moves only {fastest:.1e} of its weight size per "
@@ -110,3 +114,56 @@ def lr_too_low(ctx):
                   "lr_decayed": bool(decayed)},
         fix="Raise the learning rate (try 10x steps; nndebug.find_lr suggests one)" +
             ("; check the scheduler: step it once per epoch, not per batch." if decayed else "."))
+
+
+def _group_rates(ctx):
+    """(first, last) learning rate of each parameter group over the judged records, or None
+    when the records do not know them (or the number of groups changed)."""
+    known = [r.lrs for r in ctx.records if r.lrs]
+    if len(known) < 2 or len(known[0]) != len(known[-1]):
+        return None
+    return list(known[0]), list(known[-1])
+
+
+def collapsed_group_rates(ctx, ratios, live, held):
+    """LR_TOO_LOW for some layers only: the learning rate of some parameter groups fell by
+    more than LR_COLLAPSE during the run, and layers that learned at first (an update above
+    LR_LOW_RATIO of their size in the first records) stopped moving, while the loss stopped
+    improving. The other groups still train, so the whole-model verdict above misses it.
+    Public report: a layer-wise decay applied at every step instead of once
+    (https://github.com/jaehyunnn/ViTPose_pytorch/issues/20)."""
+    rates = _group_rates(ctx)
+    if rates is None:
+        return None
+    first, last = rates
+    collapsed = [g for g, (a, b) in enumerate(zip(first, last)) if a > 0 and b < LR_COLLAPSE * a]
+    if not collapsed:
+        return None
+    early = np.arange(len(ratios)) < max(1, min(len(ratios), EARLY_RECORDS))
+    stalled = []
+    for j in range(ratios.shape[1]):
+        learned = ratios[early, j]
+        learned = learned[np.isfinite(learned)]
+        if not held[j] or not live[:, j].any() or not learned.size:
+            continue
+        if learned.max() >= LR_LOW_RATIO and median(ratios[live[:, j], j].tolist()) < LR_LOW_RATIO:
+            stalled.append(ctx.run.params[ctx.weights[j]].name)
+    if not stalled:
+        return None
+    shown = collapsed[0]
+    return Finding(
+        code="LR_TOO_LOW", severity="warning", where=", ".join(modules(stalled)),
+        step=ctx.first_step,
+        message=f"The learning rate of {len(collapsed)} of {len(first)} parameter group(s) fell "
+                f"during the run (group {shown}: from {first[shown]:.1e} to {last[shown]:.1e}), "
+                f"and the layers that learned at first stopped changing ({short_list(stalled)}: "
+                f"updates below {LR_LOW_RATIO:.0e} of their size per step) while the loss stopped "
+                "improving: something multiplies those learning rates again on every step (a "
+                "layer-wise decay applied at each step instead of once, a scheduler stepped per "
+                "batch).",
+        evidence={"collapsed_groups": collapsed, "first_learning_rates": first[:8],
+                  "last_learning_rates": last[:8], "stalled_layers": stalled,
+                  "threshold": LR_LOW_RATIO, "collapse_factor": LR_COLLAPSE},
+        fix="Scale each group's learning rate once, when the optimizer is built (layer-wise "
+            "decay), and step schedulers at the interval they were written for; print "
+            "optimizer.param_groups[i]['lr'] during training to check.")
