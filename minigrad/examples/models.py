@@ -61,21 +61,19 @@ def make_gpt(fw, vocab_size, block_size=16, n_embd=32, n_head=4, n_layer=2, drop
             self.drop = nn.Dropout(dropout)
             self.register_buffer("mask", additive_causal_mask(fw, block_size), persistent=False)
 
-        def heads(self, x):
-            batch, length, _ = x.shape      # (B, T, C) -> (B, heads, T, C / heads)
-            return x.reshape(batch, length, n_head, n_embd // n_head).transpose(1, 2)
-
         def forward(self, x):
             batch, length, _ = x.shape
-            qkv = self.qkv(x)
-            q = self.heads(qkv[:, :, :n_embd])
-            k = self.heads(qkv[:, :, n_embd:2 * n_embd])
-            v = self.heads(qkv[:, :, 2 * n_embd:])
+            # (B, T, 3C) -> (3, B, heads, T, C / heads): q, k and v with their heads apart
+            qkv = self.qkv(x).reshape(batch, length, 3, n_head, n_embd // n_head)
+            qkv = qkv.permute(2, 0, 3, 1, 4)
+            q, k, v = qkv[0], qkv[1], qkv[2]
             if attention == "sdpa":
                 y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
             else:
-                scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(n_embd // n_head))
-                scores = scores + self.mask[:length, :length]     # the future is -inf
+                # scaling q before the product is the same as scaling the scores, on fewer numbers
+                q = q * (1.0 / math.sqrt(n_embd // n_head))
+                mask = self.mask if length == block_size else self.mask[:length, :length]
+                scores = q @ k.transpose(-2, -1) + mask     # the future is -inf
                 y = self.drop(F.softmax(scores, dim=-1)) @ v
             y = y.transpose(1, 2).reshape(batch, length, n_embd)
             return self.drop(self.proj(y))
