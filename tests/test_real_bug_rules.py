@@ -192,3 +192,30 @@ def test_a_schedule_that_decays_after_learning_is_not_blamed():
             schedule.step()
             mon.step(loss)
     assert "LR_TOO_LOW" not in {f.code for f in mon.findings()}
+
+
+# --- updates too small to leave chance level (LR_TOO_LOW) ----------------------------------------
+def findings_of(case_name, fixed):
+    import importlib
+    case = importlib.import_module(f"benchmarks.real_bugs.{case_name}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return case.run(fixed=fixed).findings()
+
+
+def test_updates_below_healthy_at_chance_name_the_learning_rate():
+    found = {f.code: f for f in findings_of("weight_decay_passed_as_learning_rate", False)}
+    assert "LR_TOO_LOW" in found and found["LR_TOO_LOW"].evidence.get("at_chance")
+    assert found["LR_TOO_LOW"].evidence["update_to_weight_max_layer"] < 1e-3
+    assert "LR_TOO_LOW" in found["LOSS_AT_CHANCE"].message      # named as its cause
+
+
+def test_healthy_updates_at_chance_still_blame_the_labels():
+    found = {f.code: f for f in findings_of("labels_shuffled_separately", False)}
+    assert "LR_TOO_LOW" not in found and "LOSS_AT_CHANCE" in found
+
+
+def test_the_right_learning_rate_is_silent():
+    problems = [f for f in findings_of("weight_decay_passed_as_learning_rate", True)
+                if f.severity in PROBLEMS]
+    assert problems == []

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..findings import Finding
 from .context import median, modules, nanmedian_columns, short_list
-from .curve import learning_poor, loss_blew_up
+from .curve import at_chance, learning_poor, loss_blew_up
 from .graph import rule
 
 LR_HIGH_RATIO = 0.1           # update/weight ratio per step; ~1e-3 is healthy [karpathy];
@@ -76,7 +76,14 @@ def lr_too_high(ctx):
             "gradient clipping if spikes remain.")
 
 
-@rule(produces="LR_TOO_LOW", reads={"PARAMS_NOT_UPDATING"},
+# what else keeps a classifier's loss at chance with small updates: found, it is the cause,
+# not the learning rate (the slow-at-chance verdict below then stays silent)
+SLOW_AT_CHANCE_OTHER_CAUSES = ("DOUBLE_SOFTMAX", "DEAD_RELU", "VANISHING_GRADIENTS",
+                               "SATURATED_ACTIVATIONS", "COLLAPSED_ACTIVATIONS",
+                               "CONSTANT_INPUTS", "NO_GRADIENT", "OPTIMIZER_MISSING_PARAMS")
+
+
+@rule(produces="LR_TOO_LOW", reads={"PARAMS_NOT_UPDATING", *SLOW_AT_CHANCE_OTHER_CAUSES},
       explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def lr_too_low(ctx):
     if not ctx.enough_steps:
@@ -98,7 +105,7 @@ def lr_too_low(ctx):
     if not learning_poor(ctx) or "PARAMS_NOT_UPDATING" in ctx.found:
         return None
     if fastest >= LR_LOW_RATIO:
-        return collapsed_group_rates(ctx, ratios, live, held)
+        return collapsed_group_rates(ctx, ratios, live, held) or slow_at_chance(ctx, fastest)
     lrs = _learning_rates(ctx)
     decayed = len(lrs) >= 2 and 0 < lrs[0] < 1e-3 * lrs[-1]
     message = (f"Even the fastest-changing layer moves only {fastest:.1e} of its weight size per "
@@ -167,3 +174,29 @@ def collapsed_group_rates(ctx, ratios, live, held):
         fix="Scale each group's learning rate once, when the optimizer is built (layer-wise "
             "decay), and step schedulers at the interval they were written for; print "
             "optimizer.param_groups[i]['lr'] during training to check.")
+
+
+def slow_at_chance(ctx, fastest):
+    """LR_TOO_LOW when a classifier's loss has not left chance level, gradients arrive,
+    nothing else explains it, and even the fastest-changing layer moves less than the
+    healthy HEALTHY_RATIO of its size per step: the weights do move, too little to get
+    anywhere in this run. (With updates at or above HEALTHY_RATIO and the loss still at
+    chance, LOSS_AT_CHANCE suspects the labels instead.) Public report: the weight decay
+    passed as the learning rate (https://github.com/offbit/evo-design/issues/3)."""
+    if fastest >= HEALTHY_RATIO or not at_chance(ctx):
+        return None
+    if any(code in ctx.found and ctx.found[code].severity != "info"
+           for code in SLOW_AT_CHANCE_OTHER_CAUSES):
+        return None
+    lrs = _learning_rates(ctx)
+    return Finding(
+        code="LR_TOO_LOW", severity="warning", step=ctx.first_step,
+        message=f"The loss has not left chance level, and even the fastest-changing layer moves "
+                f"only {fastest:.1e} of its weight size per step (healthy is about 1e-3): the "
+                "weights change too slowly to get anywhere in this run; the learning rate "
+                f"({', '.join(f'{lr:.1e}' for lr in lrs[:3]) or 'unknown'}) is too low (was "
+                "another value - a weight decay, a momentum - passed as lr?).",
+        evidence={"update_to_weight_max_layer": fastest, "healthy_ratio": HEALTHY_RATIO,
+                  "learning_rates": lrs[:5], "at_chance": True},
+        fix="Raise the learning rate (try 10x steps; nndebug.find_lr suggests one) and check "
+            "the optimizer's arguments: SGD(params, lr=..., momentum=..., weight_decay=...).")
