@@ -1,4 +1,6 @@
 """Activation functions and the softmax family."""
+import math
+
 import numpy as np
 
 from ..autograd import Function
@@ -68,6 +70,41 @@ class Sigmoid(Function):
         return (grad * out * (1 - out),)
 
 
+SAFE_ROW_SUM = math.exp(-50)   # see shifted_exp
+
+
+def shifted_exp(a, keep_shifted=False):
+    """``(a - m, exp(a - m), sums of exp(a - m) over the last axis)`` for a float array ``a``,
+    with a shift m that keeps exp from overflowing: the parts of softmax and log-softmax.
+    With ``keep_shifted`` (log-softmax: ``a - m - log(sums)``) m is each row's maximum;
+    see below why softmax alone may use one shift for the whole array.
+
+    Any m works in exact arithmetic; the usual one is each row's maximum, but row maxima
+    of short rows cost more than all the rest (~50 us of ~100 us on a (16, 4, 32, 32)
+    attention matrix). One maximum for the whole array does as well unless some row
+    lies far below it: then that row's terms underflow. So the whole array's maximum is
+    tried first and kept when every row sum is at least e^-50 (each row's largest term is
+    then a normal float, and a term that underflowed was below e^-37 of its row's total);
+    otherwise, or with inf or nan in ``a``, the row maxima are used. Not for log-softmax:
+    there ``a - m - log(sums)`` of a row's largest entry would cancel two terms as large
+    as that row's distance below m, and log-probabilities near 0 would keep only the
+    absolute precision of that distance. ``a - m`` comes back only with ``keep_shifted``
+    (else None), written into a new array of its own.
+    """
+    shift = a.max() if a.size and not keep_shifted else np.inf
+    if np.isfinite(shift):
+        parts = _shifted_exp(a, shift, keep_shifted)
+        if parts[2].size == 0 or parts[2].min() >= SAFE_ROW_SUM:
+            return parts
+    return _shifted_exp(a, max_last(a), keep_shifted)
+
+
+def _shifted_exp(a, shift, keep_shifted):
+    shifted = np.subtract(a, shift, out=buffers.empty_like(a))
+    exps = np.exp(shifted, out=buffers.empty_like(a) if keep_shifted else shifted)
+    return (shifted if keep_shifted else None), exps, sum_last(exps)
+
+
 def _is_last(axis, ndim):
     """``axis`` names the last axis (softmax's usual one: axis_reductions covers it)."""
     return ndim > 0 and axis in (-1, ndim - 1)
@@ -82,9 +119,8 @@ class Softmax(Function):
             ctx.save_for_backward(a)
             return a.copy()
         if _is_last(axis, a.ndim) and a.dtype.kind == "f":   # the usual case, faster reductions
-            out = np.subtract(a, max_last(a), out=buffers.empty_like(a))
-            np.exp(out, out=out)
-            out /= sum_last(out)
+            _, out, sums = shifted_exp(a)
+            out /= sums
         else:
             shifted = np.exp(a - a.max(axis=axis, keepdims=True))
             out = shifted / shifted.sum(axis=axis, keepdims=True)
@@ -114,7 +150,10 @@ class LogSoftmax(Function):
         if a.size == 0:  # nothing to normalise (an empty axis has no maximum to shift by)
             ctx.save_for_backward(a)
             return a.copy()
-        if _is_last(axis, a.ndim):
+        if _is_last(axis, a.ndim) and a.dtype.kind == "f":
+            out, _, sums = shifted_exp(a, keep_shifted=True)
+            out -= np.log(sums)
+        elif _is_last(axis, a.ndim):
             shifted = a - max_last(a)
             out = shifted - np.log(sum_last(np.exp(shifted)))
         else:

@@ -13,7 +13,8 @@ of mse/bce are array inputs and get gradients, as in torch.
 import numpy as np
 
 from ..autograd import Function
-from .activation import stable_sigmoid
+from . import buffers
+from .activation import shifted_exp, stable_sigmoid
 from .axis_reductions import max_last, sum_last
 from .registry import register, unbroadcast
 
@@ -49,8 +50,12 @@ def _spread(grad, shape, reduction, count=None):
 
 
 def _log_softmax_rows(z):
-    shifted = z - max_last(z)
-    return shifted - np.log(sum_last(np.exp(shifted)))
+    if z.dtype.kind != "f":
+        shifted = z - max_last(z)
+        return shifted - np.log(sum_last(np.exp(shifted)))
+    log_probs, _, sums = shifted_exp(z, keep_shifted=True)
+    log_probs -= np.log(sums)
+    return log_probs
 
 
 def _cross_entropy_target(logits, target, batch_shape, ignore_index):
@@ -77,6 +82,8 @@ def _cross_entropy_target(logits, target, batch_shape, ignore_index):
         raise ValueError(f"cross_entropy: target has shape {target.shape}, but for input of shape "
                          f"{logits.shape} the expected target shape is {expected}.{hint}")
     classes = logits.shape[1] if logits.ndim > 1 else logits.shape[0]
+    if target.size and 0 <= target.min() and target.max() < classes:
+        return "index", target     # every id a class (the usual case): no mask to build
     used = target[target != ignore_index]
     if used.size and (used.min() < 0 or used.max() >= classes):
         bad = int(used.min() if used.min() < 0 else used.max())
@@ -118,6 +125,7 @@ class CrossEntropy(Function):
         batch_shape = (logits.shape[0],) + logits.shape[2:] if logits.ndim > 1 else ()
         kind, target = _cross_entropy_target(logits, target, batch_shape, ignore_index)
         classes = logits.shape[1] if logits.ndim > 1 else logits.shape[0]
+        unweighted = weight
         if weight is None:
             weight = np.ones(classes, dtype=logits.dtype)
         weight = np.asarray(weight, dtype=logits.dtype)
@@ -137,7 +145,8 @@ class CrossEntropy(Function):
             flat = target.reshape(-1)
             valid = flat != ignore_index
             picked = np.where(valid, flat, 0)
-            class_weight = weight[picked] * valid
+            class_weight = valid.astype(logits.dtype) if unweighted is None else \
+                weight[picked] * valid
             nll = -log_probs[np.arange(len(flat)), picked]
             per_row = (1 - eps) * class_weight * nll
             if eps:   # label smoothing: the uniform part of the target
@@ -154,6 +163,8 @@ class CrossEntropy(Function):
     @staticmethod
     def backward(ctx, grad):
         (log_probs,) = ctx.saved_tensors
+        if ctx.kind == "index" and not ctx.eps and len(ctx.needs_input_grad) == 1:
+            return (_index_target_gradient(ctx, grad, log_probs),)
         softmax = np.exp(log_probs)
         classes = log_probs.shape[-1]
         if ctx.kind == "probability":
@@ -174,6 +185,18 @@ class CrossEntropy(Function):
             grads.append(-(1 - ctx.eps) * ctx.weight * log_probs * per_row_grad)
         return tuple(_rows_to_logits_layout(g.astype(log_probs.dtype, copy=False), ctx.logits_shape)
                      for g in grads)
+
+
+def _index_target_gradient(ctx, grad, log_probs):
+    """The usual case's gradient (class indices, no smoothing): (p - onehot(y)) w_y g, each
+    row scaled by its class weight w_y and its loss's gradient g, in one new array."""
+    picked = ctx.probs
+    per_row_grad = _spread(grad, ctx.batch_shape, ctx.reduction, ctx.count).reshape(-1, 1)
+    scale = (ctx.weight[picked] * ctx.valid)[:, None] * per_row_grad
+    local = np.exp(log_probs, out=buffers.empty_like(log_probs))
+    local *= scale
+    local[np.arange(len(picked)), picked] -= scale[:, 0]
+    return _rows_to_logits_layout(local, ctx.logits_shape)
 
 
 def _rows_to_logits_layout(rows, shape):
