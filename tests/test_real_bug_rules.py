@@ -219,3 +219,9 @@ def test_the_right_learning_rate_is_silent():
     problems = [f for f in findings_of("weight_decay_passed_as_learning_rate", True)
                 if f.severity in PROBLEMS]
     assert problems == []
+
+
+def test_smoothed_log_probabilities_are_still_log_probabilities():
+    """log(p + 1e-5) reaches about +1e-5 for a confident row: still a log-probability."""
+    assert not_log_probabilities([call("NLLLoss", -9.0, 1e-5), call("NLLLoss", -8.0, 9e-6)]) \
+        is False

@@ -28,8 +28,12 @@ LOG_PROBABILITY_LOSSES = {"NLLLoss", "nll_loss"}
 # losses whose target is a probability in [0, 1] (binary labels, soft labels)
 PROBABILITY_TARGET_LOSSES = {"BCELoss", "BCEWithLogitsLoss", "binary_cross_entropy",
                              "binary_cross_entropy_with_logits"}
-ROUNDING = 1e-6               # [design] float32 rounding allowed around 0 and 1 (a
-                              # log_softmax output is <= 0 exactly; labels are exact)
+ROUNDING = 1e-6               # [design] float32 rounding allowed around 0 and 1 (labels
+                              # are exact)
+LOG_SMOOTHING_SLACK = 0.01    # [design] log(p + eps) exceeds 0 by about eps: smoothing
+                              # constants up to 1e-2 still pass as log-probabilities; a
+                              # softmax's largest probability is at least 1/C (0.1 for 10
+                              # classes), far above it
 # torch's own words when a loss broadcasts output and target (F.mse_loss, F.l1_loss, ...)
 BROADCAST_WARNING = re.compile(r"target size \((?:torch\.Size\()?\[?([\d, ]*)\]?\)?\) that is "
                                r"different to the input size \((?:torch\.Size\()?\[?([\d, ]*)"
@@ -96,7 +100,8 @@ def not_log_probabilities(calls):
     measured = [c for c in calls if math.isfinite(c.output_max)]
     if len(measured) < MIN_RECORDS:
         return None
-    return sum(c.output_max > ROUNDING for c in measured) >= MAJORITY * len(measured)
+    return sum(c.output_max > LOG_SMOOTHING_SLACK for c in measured) >= \
+        MAJORITY * len(measured)
 
 
 def targets_outside_unit_interval(calls):
