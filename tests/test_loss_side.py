@@ -393,18 +393,19 @@ def test_a_loss_made_to_require_grad_by_hand_is_no_gradient_and_its_twin():
 
 
 def test_floored_units_counts_classes_cut_at_a_floor_not_masked_or_distinct_ones():
-    from nndebug.adapters import adapt
     from nndebug.monitor.loss_capture import floored_scores
-    xp = adapt(nn.Linear(1, 1)).xp
 
     def floored(scores):
-        rows, units = floored_scores(xp, scores)
+        rows, units = floored_scores(scores.numpy())
         return float(rows), int(units)
     g = torch.Generator().manual_seed(0)
     z = torch.randn(64, 10, generator=g)
     z[:, 3] = -5.0 - torch.rand(64, generator=g)           # class 3 below zero for every sample
     rows, units = floored(torch.relu(z))                    # logits floored at 0
     assert rows == 1.0 and units == 1
+    half = torch.relu(z)
+    half[::2] = z[::2]                                      # every other row not floored
+    assert floored(half) == (0.5, 0)                        # no class at the floor in all rows
     assert floored(torch.log_softmax(torch.relu(z), dim=1)) == (rows, units)   # after log_softmax
     assert floored(z) == (0.0, 0)                           # distinct scores never tie
     masked = z.clone()

@@ -498,3 +498,28 @@ def test_grad_minus_delivered_is_kept_in_buffers_on_the_cpu_only(monkeypatch, on
     record = mon.run.records[1]
     np.testing.assert_allclose(record.held_excess, record.grad_norm, rtol=1e-5)
     assert (mon._excess_buffers[1] is not None) == on_host
+
+
+def test_the_recorded_steps_parameter_hooks_leave_the_users_own_hooks_as_they_were():
+    """The monitor's gradient hooks go straight into each parameter's hook table, beside
+    the user's: the user's hook still changes the gradient, ours never does, and after
+    every recorded step the tables hold exactly what they held before."""
+    def trained(watched):
+        model = mlp()
+        handle = model[0].weight.register_hook(lambda g: g * 0.5)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        if watched:
+            with nd.watch(model, opt, overhead=None, every=2) as mon:
+                train(model, opt, steps=6, mon=mon)
+            assert [r.step for r in mon.run.records] == [0, 2, 4]
+            assert all(r.backward and np.isfinite(r.grad_norm).all() for r in mon.run.records)
+        else:
+            train(model, opt, steps=6)
+        tables = [p._backward_hooks for p in model.parameters()]
+        return model, handle, tables
+    plain, _, plain_tables = trained(False)
+    watched, handle, tables = trained(True)
+    for a, b in zip(plain.parameters(), watched.parameters()):
+        assert torch.equal(a, b)                  # the user's halving acted, ours changed nothing
+    assert list(tables[0].keys()) == [handle.id] and all(t is None for t in tables[1:])
+    assert [t is None for t in plain_tables] == [t is None for t in tables]

@@ -51,6 +51,21 @@ def is_nndebug_hook(fn):
     return bool(getattr(fn, "_nndebug_owned", False))
 
 
+class HookGroup:
+    """One handle for many hooks: framework handles, and ``(table, key)`` entries put
+    straight into a hook table (``TorchAdapter.add_tensor_hooks``)."""
+
+    def __init__(self, handles=(), entries=()):
+        self.handles, self.entries = list(handles), list(entries)
+
+    def remove(self):
+        for table, key in self.entries:
+            table.pop(key, None)
+        for handle in self.handles:
+            handle.remove()
+        self.handles, self.entries = [], []
+
+
 class Adapter(abc.ABC):
     """One model of one framework, seen through framework-free questions."""
 
@@ -299,6 +314,12 @@ class Adapter(abc.ABC):
         """Call ``fn(grad)`` with the gradient of a tensor when it is computed; returns a
         handle, or None if the tensor does not require a gradient."""
 
+    def add_tensor_hooks(self, tensors, fns):
+        """``add_tensor_hook(tensor, fn)`` for each pair; returns ONE handle whose
+        ``remove()`` removes them all (a recorded step hooks every parameter)."""
+        return HookGroup(handles=[h for h in map(self.add_tensor_hook, tensors, fns)
+                                  if h is not None])
+
     @abc.abstractmethod
     def hook_counts(self):
         """{module name: number of hooks of every kind}: to prove nothing was left behind."""
@@ -522,6 +543,7 @@ class ArrayNamespace:
     def std(self, x, axis=None): raise NotImplementedError
     def amax(self, x, axis=None): raise NotImplementedError
     def amin(self, x, axis=None): raise NotImplementedError
+    def aminmax(self, x): return self.amin(x), self.amax(x)
     def all(self, x, axis=None): raise NotImplementedError
     def any(self, x, axis=None): raise NotImplementedError
     def isfinite(self, x): raise NotImplementedError
@@ -530,3 +552,8 @@ class ArrayNamespace:
     def stack(self, xs): raise NotImplementedError
     def concat(self, xs): raise NotImplementedError
     def scalar(self, value, like): raise NotImplementedError
+
+    def mean_std(self, x):
+        """``(mean(x), std(x))`` over all of ``x``: one call, so that a framework can share
+        the work between the two."""
+        return self.mean(x), self.std(x)

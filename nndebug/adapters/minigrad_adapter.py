@@ -24,6 +24,7 @@ class NumpyNamespace(ArrayNamespace):
     def std(self, x, axis=None): return np.std(x, axis=axis)
     def amax(self, x, axis=None): return np.amax(x, axis=axis)
     def amin(self, x, axis=None): return np.amin(x, axis=axis)
+    def aminmax(self, x): return np.amin(x), np.amax(x)
     def all(self, x, axis=None): return np.all(x, axis=axis)
     def any(self, x, axis=None): return np.any(x, axis=axis)
     def isfinite(self, x): return np.isfinite(x)

@@ -1,12 +1,15 @@
 """The adapter for PyTorch models (``torch.nn.Module``). Only this file imports torch."""
+import collections
 import contextlib
 import copy
+import math
 import warnings
 
 import numpy as np
 import torch
 
-from .base import Adapter, ArrayNamespace, not_numbers, is_nndebug_hook, nndebug_hook
+from .base import (Adapter, ArrayNamespace, HookGroup, not_numbers, is_nndebug_hook,
+                   nndebug_hook)
 
 _HOOK_TABLES = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks",
                 "_forward_hooks_with_kwargs", "_forward_pre_hooks_with_kwargs",
@@ -28,6 +31,7 @@ class TorchNamespace(ArrayNamespace):
         return x.std(correction=0) if axis is None else x.std(dim=axis, correction=0)
     def amax(self, x, axis=None): return x.amax() if axis is None else x.amax(dim=axis)
     def amin(self, x, axis=None): return x.amin() if axis is None else x.amin(dim=axis)
+    def aminmax(self, x): return tuple(torch.aminmax(x))
     def all(self, x, axis=None): return x.all() if axis is None else x.all(dim=axis)
     def any(self, x, axis=None): return x.any() if axis is None else x.any(dim=axis)
     def isfinite(self, x): return torch.isfinite(x)
@@ -36,6 +40,16 @@ class TorchNamespace(ArrayNamespace):
     def stack(self, xs): return torch.stack(list(xs))
     def concat(self, xs): return torch.cat([x.reshape(-1) for x in xs])
     def scalar(self, value, like): return torch.as_tensor(value, dtype=like.dtype, device=like.device)
+
+    def mean_std(self, x):
+        """On the CPU in two passes, the mean and then the norm of the deviations from it:
+        torch's one-pass std runs at a third to a half of that speed there (64x8x8x8
+        floats: 36 us against 19 us for both numbers). Elsewhere torch's own kernels."""
+        mean = x.mean()
+        n = x.numel()
+        if x.is_cpu and n > 0:
+            return mean, torch.linalg.vector_norm(x - mean) / math.sqrt(n)
+        return mean, x.std(correction=0)
 
 
 class TorchAdapter(Adapter):
@@ -307,6 +321,28 @@ class TorchAdapter(Adapter):
             fn(grad)
         return tensor.register_hook(hook)
 
+    def add_tensor_hooks(self, tensors, fns):
+        """Each leaf tensor's hook goes straight into its hook table, as ``register_hook``
+        puts it there, without a handle object per tensor (a 78-parameter residual MLP
+        spent about half a millisecond of every record on those). The key is an object of
+        our own, so it cannot collide with the ids of the user's hooks. A tensor with a
+        ``grad_fn`` or of a subclass goes through ``register_hook``."""
+        entries, handles = [], []
+        for tensor, fn in zip(tensors, fns):
+            if not isinstance(tensor, torch.Tensor) or not tensor.requires_grad:
+                continue
+            hook = fn if is_nndebug_hook(fn) else _owned_hook(fn)
+            if type(tensor) in _PLAIN_TENSORS and tensor.grad_fn is None:
+                table = tensor._backward_hooks
+                if table is None:
+                    tensor._backward_hooks = table = collections.OrderedDict()
+                key = object()
+                table[key] = hook
+                entries.append((table, key))
+            else:
+                handles.append(tensor.register_hook(hook))
+        return HookGroup(handles, entries)
+
     def _tensor_hooks(self, tensor):
         return list((getattr(tensor, "_backward_hooks", None) or {}).values())
 
@@ -517,6 +553,17 @@ class TorchAdapter(Adapter):
         for tensor, had_none in zip(tensors, tables):
             if had_none and tensor._backward_hooks is not None and not tensor._backward_hooks:
                 tensor._backward_hooks = None
+
+
+_PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter)
+
+
+def _owned_hook(fn):
+    """``fn`` as a tensor hook of ours that never replaces the gradient (returns None)."""
+    @nndebug_hook
+    def hook(grad):
+        fn(grad)
+    return hook
 
 
 def _detached_copy(value):

@@ -13,6 +13,7 @@ to ``on_statistic_error(what, error)`` instead: it alone is missing from the rec
 """
 import contextlib
 
+from ..adapters.base import nndebug_hook
 from . import statistics
 
 MAX_CALLS_PER_LAYER = 16     # a shared layer called many times per forward: first 16 calls
@@ -52,6 +53,7 @@ class StepHooks:
         self._root_hooks = (self._guard(self._on_root_input), self._guard(self._on_root_output))
         self._layer_hooks = [(module, self._guard(self._make_layer_hook(name, kind)))
                              for name, module, kind in layers]
+        self._grad_hooks = [self._make_grad_hook(index) for index in range(len(params))]
 
     # --- on and off ----------------------------------------------------------------------
     def arm(self, heavy):
@@ -65,10 +67,7 @@ class StepHooks:
                                                                      self.params)
         handles = self._handles
         self._hook_tables = adapter.tensor_hook_tables(self.params)
-        for index, p in enumerate(self.params):
-            handle = adapter.add_tensor_hook(p, self._make_grad_hook(index))
-            if handle is not None:
-                handles.append(handle)
+        handles.append(adapter.add_tensor_hooks(self.params, self._grad_hooks))
         root = adapter.model
         on_input, on_output = self._root_hooks
         handles.append(adapter.add_forward_pre_hook(root, on_input))
@@ -113,10 +112,11 @@ class StepHooks:
         return on_error
 
     def _make_grad_hook(self, index):
-        delivered = self.delivered
-
+        @nndebug_hook
         def on_grad(grad):
-            # the sum of what backward delivered since the last optimizer step
+            # the sum of what backward delivered since the last optimizer step (into the
+            # list of the step being recorded: arm() starts a new one)
+            delivered = self.delivered
             previous = delivered[index]
             delivered[index] = grad if previous is None else previous + grad
         return on_grad

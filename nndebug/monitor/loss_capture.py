@@ -111,20 +111,23 @@ class LossCapture:
         name, output, target = self.call
         xp = self.xp
         out = xp.asfloat(output)
-        packet.add(("loss_call", "output_min"), xp.amin(out))
-        packet.add(("loss_call", "output_max"), xp.amax(out))
+        low, high = xp.aminmax(out)
+        packet.add(("loss_call", "output_min"), low)
+        packet.add(("loss_call", "output_max"), high)
         if out.ndim == 2 and 2 <= out.shape[1] <= OUTPUT_MAX_COLUMNS:
             packet.add(("loss_call", "row_sum_error"), xp.amax(xp.abs(xp.sum(out, axis=1) - 1)))
+            # the first rows ride along: the sample DOUBLE_SOFTMAX reads, and the scores
+            # whose floor take() looks for on the host (a dozen tiny operations there cost
+            # less than on the device, where each is a kernel call)
             if name in LOG_SOFTMAX_LOSSES:
                 packet.add(("loss_call", "sample"), out[:OUTPUT_ROWS])
-            if name in CLASS_INDEX_LOSSES and out.shape[1] >= 3:
-                rows, units = floored_scores(xp, out[:OUTPUT_ROWS])
-                packet.add(("loss_call", "floored_rows"), rows)
-                packet.add(("loss_call", "floored_units"), units)
+            elif name in CLASS_INDEX_LOSSES and out.shape[1] >= 3:
+                packet.add(("loss_call", "scores"), out[:OUTPUT_ROWS])
         if target is not None and target.ndim >= 0 and _size(target) > 0:
             t = xp.asfloat(target)
-            packet.add(("loss_call", "target_min"), xp.amin(t))
-            packet.add(("loss_call", "target_max"), xp.amax(t))
+            low, high = xp.aminmax(t)
+            packet.add(("loss_call", "target_min"), low)
+            packet.add(("loss_call", "target_max"), high)
             if (name in CLASS_INDEX_LOSSES and _integer_dtype(target)
                     and len(self.observed.loss_calls) < CALLS_SAMPLED):
                 packet.add(("loss_call", "target_ids"),
@@ -144,6 +147,12 @@ class LossCapture:
             v = values.get(("loss_call", stat))
             return None if v is None else float(v[0])
         row_sum = value("row_sum_error")
+        floored_rows = floored_units = None
+        scores = values.get(("loss_call", "sample"), values.get(("loss_call", "scores")))
+        if scores is not None and name in CLASS_INDEX_LOSSES and len(output.shape) == 2 \
+                and output.shape[1] >= 3:
+            rows = min(OUTPUT_ROWS, output.shape[0])
+            floored_rows, floored_units = floored_scores(scores.reshape(rows, output.shape[1]))
         call = LossCall(step=record.step, loss=name, output_shape=tuple(output.shape),
                         target_shape=None if target is None else tuple(target.shape),
                         output_min=_or_nan(value("output_min")),
@@ -151,9 +160,8 @@ class LossCapture:
                         target_min=_or_nan(value("target_min")),
                         target_max=_or_nan(value("target_max")),
                         target_integer=None if target is None else _integer_dtype(target),
-                        floored_rows=value("floored_rows"),
-                        floored_units=None if value("floored_units") is None
-                        else int(value("floored_units")),
+                        floored_rows=None if floored_rows is None else float(floored_rows),
+                        floored_units=None if floored_units is None else int(floored_units),
                         **self.options, **self._target_summary(values, target))
         self.observed.loss_calls.append(call)
         sample = values.get(("loss_call", "sample"))
@@ -171,16 +179,20 @@ class LossCapture:
         return summarize(ids, tuple(target.shape) if ids.size == _size(target) else None)
 
 
-def floored_scores(xp, scores):
-    """(share of rows, columns) of ``scores`` (rows of class scores or log-probabilities)
+def floored_scores(scores):
+    """(share of rows, columns) of ``scores`` (a NumPy array: rows of class scores or
+    log-probabilities, the first rows of a loss call, carried by the step's one transfer)
     cut at a floor, as a ReLU or clamp on the logits cuts them: rows whose minimum is
     shared exactly by several columns and lies above ``FLOOR_ABOVE``, and the columns at
     that floor in every row. Distinct real scores never tie exactly; a mask (-inf, -1e9)
-    lies far below the floor. Two device scalars."""
-    lowest = xp.reshape(xp.amin(scores, axis=1), (-1, 1))
-    at_floor = xp.asfloat(scores == lowest)
-    tied = xp.asfloat(xp.sum(at_floor, axis=1) >= 2) * xp.asfloat(lowest[:, 0] > FLOOR_ABOVE)
-    return xp.mean(tied), xp.sum(xp.amin(at_floor * xp.reshape(tied, (-1, 1)), axis=0))
+    lies far below the floor. Rows without a tie at their minimum (every healthy step) are
+    settled in three operations."""
+    lowest = scores.min(axis=1, keepdims=True)
+    at_floor = scores == lowest
+    if at_floor.sum() <= scores.shape[0]:        # each row's minimum is its own: no tie
+        return 0.0, 0
+    tied = (at_floor.sum(axis=1) >= 2) & (lowest[:, 0] > FLOOR_ABOVE)
+    return float(tied.mean()), int((at_floor & tied[:, None]).all(axis=0).sum())
 
 
 def _is_module(adapter, value):

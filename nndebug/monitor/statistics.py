@@ -49,13 +49,25 @@ def each(wanted, on_error=None):
 
 
 # --- device side: reductions where the tensor lives --------------------------------------
+def mean_and_std(xp, x):
+    """The ``("mean", ...)`` and ``("std", ...)`` entries of a ``wanted`` list, computed
+    together in one ``xp.mean_std`` call (the first entry asked computes both)."""
+    both = []
+
+    def pair():
+        if not both:
+            both.append(xp.mean_std(x))
+        return both[0]
+    return [("mean", lambda: pair()[0]), ("std", lambda: pair()[1])]
+
+
 def input_stats(xp, x, heavy=False, on_error=None):
     """Light statistics of the input batch; NaN/Inf show up as a non-finite mean.
 
     ``heavy`` adds the share of features that are identical across the batch.
     """
     x = xp.asfloat(x)
-    wanted = [("mean", lambda: xp.mean(x)), ("std", lambda: xp.std(x))]
+    wanted = mean_and_std(xp, x)
     if heavy and x.ndim >= 2 and x.shape[0] > 1:
         flat = xp.reshape(x, (x.shape[0], -1))
         wanted.append(("constant_features",
@@ -73,7 +85,7 @@ def layer_stats(xp, x, kind, heavy=False, on_error=None):
     value, the spread across samples and across units, and a sample for a histogram.
     """
     x = xp.asfloat(x)
-    wanted = [("mean", lambda: xp.mean(x)), ("std", lambda: xp.std(x))]
+    wanted = mean_and_std(xp, x)
     batched = x.ndim >= 2 and x.shape[0] > 1
     if kind == "relu" and batched:
         # a unit (feature, or channel of a feature map) dead for every sample of the batch:
