@@ -30,6 +30,8 @@ PROBABILITY_TARGET_LOSSES = {"BCELoss", "BCEWithLogitsLoss", "binary_cross_entro
                              "binary_cross_entropy_with_logits"}
 ROUNDING = 1e-6               # [design] float32 rounding allowed around 0 and 1 (labels
                               # are exact)
+ROW_SUM_TOLERANCE = 1e-3      # [design] rows summing to 1 within this are probabilities
+                              # (the tolerance DOUBLE_SOFTMAX uses on the model's output)
 LOG_SMOOTHING_SLACK = 0.01    # [design] log(p + eps) exceeds 0 by about eps: smoothing
                               # constants up to 1e-2 still pass as log-probabilities; a
                               # softmax's largest probability is at least 1/C (0.1 for 10
@@ -207,8 +209,9 @@ def nll_on_probabilities(ctx):
         return None
     low = min(c.output_min for c in calls)
     high = max(c.output_max for c in calls)
-    rows_sum_to_one = all(c.row_sum_error is not None and c.row_sum_error < 1e-3 and
-                          c.output_min >= -ROUNDING for c in calls)
+    rows_sum_to_one = all(c.row_sum_error is not None and
+                          c.row_sum_error < ROW_SUM_TOLERANCE and c.output_min >= -ROUNDING
+                          for c in calls)
     softmax_layers = [layer.name for layer in ctx.run.layers if layer.kind == "softmax"]
     where = softmax_layers[-1] if softmax_layers and rows_sum_to_one else calls[0].loss
     if rows_sum_to_one:
