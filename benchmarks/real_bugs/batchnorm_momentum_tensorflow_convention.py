@@ -3,9 +3,9 @@ the weight of the NEW batch, so the running statistics are 99% the last batch's 
 model evaluates with the statistics of whichever batch came last.
 
 Reported: "About BatchNorm" - https://github.com/r9y9/tacotron_pytorch/issues/19 (the
-BatchNorm1d was built "following tensorflow's default parameters", momentum=0.99; "the
-momentum in PyTorch is the opposite with Tensorflow"; the author: "that's simply my
-mistake ... Fixed"). Here an MLP with a BatchNorm1d trains on small batches of the digits.
+BatchNorm1d was built "following tensorflow's default parameters"; the reporter points out
+that PyTorch's momentum is the opposite of TensorFlow's; the author: "that's simply my
+mistake" ... "Fixed"). Here an MLP with a BatchNorm1d trains on small batches of the digits.
 Fix: momentum = 1 - 0.99 = 0.01 (or PyTorch's default 0.1).
 """
 import torch
