@@ -20,6 +20,7 @@ small chunks without faults, and looking a block up costs about a microsecond. A
 ``limit`` bytes are kept (``set_limit``); past it, free blocks are dropped first and
 then arrays come from NumPy again. ``release()`` drops every free block.
 """
+import math
 import sys
 import threading
 
@@ -32,12 +33,6 @@ _blocks = {}     # size class (bytes) -> list of uint8 blocks of that size
 _next = {}       # size class -> where the next search starts (blocks free up in turn)
 _state = {"kept": 0, "limit": _DEFAULT_LIMIT}
 _lock = threading.Lock()
-
-
-def _size_class(nbytes):
-    """``nbytes`` rounded up to one of 8 sizes per doubling (at most 1/8 wasted)."""
-    step = 1 << max(nbytes.bit_length() - 4, 0)
-    return -(-nbytes // step) * step
 
 
 def _free_index(blocks, start):
@@ -64,19 +59,21 @@ _FREE_REFS = _references_of_a_free_block()
 
 def empty(shape, dtype):
     """An uninitialised C-ordered array of ``shape`` and ``dtype`` that nobody else holds."""
-    dtype = np.dtype(dtype)
-    nbytes = dtype.itemsize
-    for n in shape:
-        nbytes *= n
+    if not isinstance(dtype, np.dtype):
+        dtype = np.dtype(dtype)
+    nbytes = math.prod(shape) * dtype.itemsize
     if nbytes < POOLED_FROM:
         return np.empty(shape, dtype)
-    size = _size_class(nbytes)
+    step = 1 << max(nbytes.bit_length() - 4, 0)  # rounded up to one of 8 sizes per doubling
+    size = -(-nbytes // step) * step            # (at most 1/8 wasted), so near sizes share
     with _lock:
         blocks = _blocks.get(size)
         if blocks is None:
             blocks = _blocks[size] = []
             _next[size] = 0
-        i = _free_index(blocks, _next[size]) if blocks else -1
+        i = _next[size]
+        if not (i < len(blocks) and sys.getrefcount(blocks[i]) <= _FREE_REFS):
+            i = _free_index(blocks, i) if blocks else -1
         if i < 0:
             if _state["kept"] + size > _state["limit"] and not _make_room(size):
                 return np.empty(shape, dtype)

@@ -324,10 +324,13 @@ def _output_buffer(a, b):
     """A reused array for ``fn(a, b)``'s result, or None where NumPy should allocate it."""
     if a.dtype != b.dtype or (a.nbytes < buffers.POOLED_FROM and b.nbytes < buffers.POOLED_FROM):
         return None
-    if a.shape == b.shape or _stretches_to(b.shape, a.shape):
-        return buffers.empty(a.shape, a.dtype)
-    if _stretches_to(a.shape, b.shape):
-        return buffers.empty(b.shape, b.dtype)
+    big, small = (a, b) if a.ndim >= b.ndim else (b, a)
+    shape = big.shape
+    if shape == small.shape or shape[big.ndim - small.ndim:] == small.shape or \
+            _stretches_to(small.shape, shape):   # e.g. a bias or a mask over the last axes
+        return buffers.empty(shape, big.dtype)
+    if _stretches_to(shape, small.shape):
+        return buffers.empty(small.shape, small.dtype)
     return None
 
 
