@@ -155,10 +155,38 @@ class LayerNorm(Function):
     @staticmethod
     def backward(ctx, grad):
         xhat, rstd, weight = ctx.saved_tensors
+        if weight is not None and len(ctx.axes) == 1 and grad.dtype == xhat.dtype == \
+                weight.dtype and xhat.dtype.kind == "f" and xhat.size:
+            return _last_axis_backward(ctx, grad, xhat, rstd, weight)
         leading = tuple(range(grad.ndim - len(ctx.param_shape)))
         param_grads, grad_xhat = _affine_backward(ctx, grad, xhat, weight, leading)
         owned = grad_xhat is not grad
         return (_through_statistics(grad_xhat, xhat, rstd, ctx.axes, owned),) + param_grads
+
+
+def _last_axis_backward(ctx, grad, xhat, rstd, weight):
+    """The usual layer norm's backward (over the last axis, with a weight) in fewer passes.
+
+    With gx = grad * weight, the formula's two row means come from products made anyway:
+    mean(gx) = (grad @ weight) / n, and mean(gx * xhat) = ((grad * xhat) @ weight) / n,
+    where grad * xhat also gives the weight's gradient.
+    """
+    n, lead = xhat.shape[-1], xhat.ndim - 1
+    row_shape = xhat.shape[:-1] + (1,)
+    grad_xhat = np.multiply(grad, xhat, out=buffers.empty_like(xhat))
+    grads = {"weight": sum_leading(grad_xhat, lead)}
+    if "bias" in ctx.params:
+        grads["bias"] = sum_leading(grad, lead)
+    mean_gx = (grad.reshape(-1, n) @ weight).reshape(row_shape)
+    mean_gx_xhat = (grad_xhat.reshape(-1, n) @ weight).reshape(row_shape)
+    mean_gx *= 1.0 / n
+    mean_gx_xhat *= 1.0 / n
+    out = np.multiply(grad, weight, out=buffers.empty_like(xhat))
+    out -= mean_gx
+    scratch = grad_xhat if lead else buffers.empty_like(xhat)   # 1-D: grad_xhat is the
+    out -= np.multiply(xhat, mean_gx_xhat, out=scratch)         # weight's gradient itself
+    out *= rstd
+    return (out,) + tuple(grads[name] for name in ctx.params)
 
 
 @register("batch_norm")
