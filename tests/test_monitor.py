@@ -9,6 +9,7 @@ import nndebug as nd
 
 torch = pytest.importorskip("torch")
 nn = torch.nn
+F = torch.nn.functional
 
 import minigrad as mg  # noqa: E402
 import minigrad.nn as mnn  # noqa: E402
@@ -523,3 +524,27 @@ def test_the_recorded_steps_parameter_hooks_leave_the_users_own_hooks_as_they_we
         assert torch.equal(a, b)                  # the user's halving acted, ours changed nothing
     assert list(tables[0].keys()) == [handle.id] and all(t is None for t in tables[1:])
     assert [t is None for t in plain_tables] == [t is None for t in tables]
+
+
+@pytest.mark.parametrize("loss_as_function", [False, True])
+def test_the_function_mode_is_dropped_for_a_model_that_gives_it_nothing(loss_as_function):
+    """The torch function mode of recorded steps (attention softmaxes, loss functions) runs
+    through the first three recorded steps; a model that shows it neither (an MLP and a loss
+    module) records without it afterwards, one calling ``F.cross_entropy`` keeps it, and
+    every recorded step's loss call is seen either way."""
+    model = mlp()
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    x, y = data()
+    loss_module = nn.CrossEntropyLoss()
+    with nd.watch(model, opt, overhead=None) as mon:
+        for xb, yb in batches(x, y, 8):
+            opt.zero_grad()
+            out = model(xb)
+            loss = F.cross_entropy(out, yb) if loss_as_function else loss_module(out, yb)
+            loss.backward()
+            opt.step()
+            mon.step(loss)
+    attention = mon.around.attention
+    assert attention.enabled == loss_as_function
+    assert attention.steps_seen == (8 if loss_as_function else 3)
+    assert [c.step for c in mon.run.observed.loss_calls] == list(range(8))

@@ -21,10 +21,6 @@ KNOWN_MISSES = {
     "batchnorm_momentum_tensorflow_convention":
         "the monitor records no batch-norm momentum (training itself is unchanged; only the "
         "running statistics used in eval mode are the last batch's)",
-    "bce_targets_scaled_to_minus_one":
-        "TARGETS_OUT_OF_RANGE needs the loss call, and a functional "
-        "F.binary_cross_entropy_with_logits is not seen once backward has freed its graph "
-        "(only LOSS_OSCILLATING is given)",
     "gan_generator_step_detached":
         "the adversarial term reaches the discriminator only; the generator still gets the "
         "L1 term's gradient, and no statistic splits a loss into its terms",

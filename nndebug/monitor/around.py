@@ -20,7 +20,7 @@ from ..adapters.observing import global_module_hooks
 from .attention_capture import AttentionCapture
 from .graph_growth import GraphGrowth
 from .loss_capture import LossCapture
-from .target_ids import function_call_options, loss_options
+from .target_ids import CLASS_INDEX_LOSSES, function_call_options, loss_options
 from .raised_warnings import WarningCapture
 from .structure import StructureWatch
 
@@ -116,12 +116,15 @@ class Around:
         self.attention.take(values, record)
 
     def _on_loss_function(self, name, args, kwargs):
-        """An F.cross_entropy / F.nll_loss call seen by the function mode (torch)."""
+        """A loss function call seen by the function mode (torch); True when
+        it was a loss called as a function (not from inside a loss module)."""
         if self._loss_modules_running:
-            return
+            return False
         output = args[0] if args else kwargs.get("input")
         target = args[1] if len(args) > 1 else kwargs.get("target")
-        self.losses.offer(name, output, target, function_call_options(args, kwargs))
+        options = function_call_options(args, kwargs) if name in CLASS_INDEX_LOSSES else {}
+        self.losses.offer(name, output, target, options)
+        return True
 
     def _attention_site(self):
         """The registered module running now (``structure``'s stack of them), or None inside
