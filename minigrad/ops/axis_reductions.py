@@ -80,6 +80,6 @@ def max_last(a, keepdims=True):
     """``a.max(axis=-1, keepdims=keepdims)`` (nan propagates, as in NumPy)."""
     if not _is_fast(a) or a.ndim == 1 or not 1 < a.shape[-1] <= SHORT_ROW:
         return a.max(axis=-1, keepdims=keepdims)
-    front = np.ascontiguousarray(np.moveaxis(a, -1, 0))
+    front = np.ascontiguousarray(a.transpose((a.ndim - 1,) + tuple(range(a.ndim - 1))))
     maxima = front.max(axis=0)
     return maxima[..., None] if keepdims else maxima

@@ -71,15 +71,18 @@ class MatMul(Function):
             return grad_a, grad_b
         a2 = a[None, :] if a.ndim == 1 else a
         b2 = b[:, None] if b.ndim == 1 else b
-        batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+        batch = a2.shape[:-2] if a2.shape[:-2] == b2.shape[:-2] else \
+            np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
         g2 = grad.reshape(batch + (a2.shape[-2], b2.shape[-1]))
-        grad_a = product(g2, np.swapaxes(b2, -1, -2))
-        grad_b = product(np.swapaxes(a2, -1, -2), g2)
-        if a.ndim == 1:
+        needs_a, needs_b = ctx.needs_input_grad
+        grad_a = product(g2, b2.swapaxes(-1, -2)) if needs_a else None
+        grad_b = product(a2.swapaxes(-1, -2), g2) if needs_b else None
+        if a.ndim == 1 and needs_a:
             grad_a = grad_a[..., 0, :]
-        if b.ndim == 1:
+        if b.ndim == 1 and needs_b:
             grad_b = grad_b[..., :, 0]
-        return unbroadcast(grad_a, a.shape), unbroadcast(grad_b, b.shape)
+        return (unbroadcast(grad_a, a.shape) if needs_a else None,
+                unbroadcast(grad_b, b.shape) if needs_b else None)
 
 
 def parse_einsum(spec, shapes):

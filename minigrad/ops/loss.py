@@ -132,7 +132,8 @@ class CrossEntropy(Function):
         if weight.shape != (classes,):
             raise ValueError(f"cross_entropy: weight must hold one value per class, shape "
                              f"({classes},), got {weight.shape}")
-        rows = np.moveaxis(logits, 1, -1).reshape(-1, classes) if logits.ndim > 1 else logits[None]
+        rows = logits if logits.ndim == 2 else \
+            np.moveaxis(logits, 1, -1).reshape(-1, classes) if logits.ndim > 1 else logits[None]
         log_probs = _log_softmax_rows(rows)
         eps = label_smoothing
         if kind == "probability":
@@ -203,6 +204,8 @@ def _rows_to_logits_layout(rows, shape):
     """Undo the (samples, classes) flattening: back to (C,) or (N, C, d1, ...)."""
     if len(shape) == 1:
         return rows[0]
+    if len(shape) == 2:
+        return rows
     moved = shape[:1] + shape[2:] + shape[1:2]
     return np.ascontiguousarray(np.moveaxis(rows.reshape(moved), -1, 1))
 

@@ -49,7 +49,7 @@ class Permute(Function):
 
     @staticmethod
     def backward(ctx, grad):  # apply the inverse permutation: input axis i went to ctx.axes.index(i)
-        return (np.transpose(grad, [ctx.axes.index(i) for i in range(len(ctx.axes))]),)
+        return (grad.transpose([ctx.axes.index(i) for i in range(len(ctx.axes))]),)
 
 
 @register("getitem")
