@@ -63,11 +63,11 @@ class Packet:
         parts = ([xp.stack(self.scalars)] if self.scalars else []) + self.vectors
         host = to_host_many(adapter, parts) if parts else np.zeros(0)
         values, losses = dict(self.known), {"loss": [], "val": []}
-        for key, value in zip(self.scalar_keys, host[:len(self.scalars)]):
+        for i, key in enumerate(self.scalar_keys):
             if key in losses:
-                losses[key].append(float(value))
+                losses[key].append(float(host[i]))
             else:
-                values[key] = np.array([value])
+                values[key] = host[i:i + 1]       # a view: no array made per statistic
         offset = len(self.scalars)
         for key, size in self.vector_keys:
             values[key] = host[offset:offset + size]
@@ -96,18 +96,18 @@ def build_record(step, n_params, values, got, comparable, output_shape=None, on_
         record.held_excess[comparable] = values["held_excess"]
     record.param_norm = values.get("param_norm", np.zeros(0)).astype(float)
     record.update_norm = values.get("update_norm", np.zeros(0)).astype(float)
-    record.inputs = {key[1]: float(v[0]) for key, v in values.items()
-                     if isinstance(key, tuple) and key[0] == "input"}
-    histograms = {}
+    record.inputs, histograms = {}, {}
     for key, v in values.items():
-        if not (isinstance(key, tuple) and key[0] == "layer"):
-            continue
-        try:
-            _layer_statistic(record, histograms, key, v)
-        except Exception as error:
-            if on_error is None:
-                raise
-            on_error(f"{key[2]} of layer {key[1]}", error)
+        kind = key[0] if type(key) is tuple else None
+        if kind == "input":
+            record.inputs[key[1]] = float(v[0])
+        elif kind == "layer":
+            try:
+                _layer_statistic(record, histograms, key, v)
+            except Exception as error:
+                if on_error is None:
+                    raise
+                on_error(f"{key[2]} of layer {key[1]}", error)
     if "output" in values and output_shape is not None:
         record.output = values["output"].reshape(output_shape).astype(float)
     return record, histograms
