@@ -106,24 +106,28 @@ def run_backward(root, grad):
         node = tensor._node
         g = grads.pop(id(tensor), None)
         if g is not None:
-            g = _arrive(tensor, g)               # hooks; leaves store .grad
+            if node is None or tensor._hooks or tensor._retains_grad:
+                g = _arrive(tensor, g)           # hooks; leaves store .grad
             if node is not None:
                 for parent, parent_grad in _input_gradients(node, g):
                     key = id(parent)
-                    if key in summed and accumulate is _add_gradients:
-                        grads[key] += parent_grad    # a third use or more: add into the sum
-                        continue
                     existing = grads.get(key)
-                    total = grads[key] = accumulate(existing, parent_grad)
-                    if existing is not None and total is not existing and total is not parent_grad:
-                        summed.add(key)
+                    if existing is None:         # the first use to hand a gradient back
+                        grads[key] = parent_grad
+                    elif key in summed and accumulate is _add_gradients:
+                        existing += parent_grad  # a third use or more: add into the sum
+                    else:
+                        total = grads[key] = accumulate(existing, parent_grad)
+                        if total is not existing and total is not parent_grad:
+                            summed.add(key)
         if node is None:
             continue
         for parent in node.parents:              # this use of each parent is now accounted for
             if parent.requires_grad:
                 key = id(parent)
-                waiting[key] -= 1
-                if not waiting[key]:
+                left = waiting[key] - 1
+                waiting[key] = left
+                if not left:
                     ready.append(parent)
 
 
