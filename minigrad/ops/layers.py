@@ -197,6 +197,8 @@ def embedding(ids, weight, padding_idx=None, max_norm=None, scale_grad_by_freq=F
 
 
 def _affine_inputs(weight, bias):
+    if weight is not None and bias is not None:   # the usual case, without the lists below
+        return (weight, bias), ("weight", "bias")
     named = [(n, t) for n, t in (("weight", weight), ("bias", bias)) if t is not None]
     return tuple(t for _, t in named), tuple(n for n, _ in named)
 

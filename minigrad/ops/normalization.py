@@ -30,6 +30,8 @@ PARAM_NAMES = ("weight", "bias")
 
 
 def _split_params(op, arrays, params):
+    if params == PARAM_NAMES and len(arrays) == 2:   # the usual case: both, in order
+        return arrays
     params = tuple(params)
     if any(p not in PARAM_NAMES for p in params) or len(set(params)) != len(params):
         raise ValueError(f"{op}: params must name distinct entries of {PARAM_NAMES}, got {params}")
@@ -134,8 +136,12 @@ class LayerNorm(Function):
 
     @staticmethod
     def forward(ctx, x, *affine, normalized_shape=None, eps=1e-5, params=PARAM_NAMES):
-        shape = tuple(int(s) for s in np.atleast_1d(normalized_shape)) if normalized_shape is not None \
-            else x.shape[-1:]
+        if normalized_shape is None:
+            shape = x.shape[-1:]
+        elif type(normalized_shape) is tuple and all(type(s) is int for s in normalized_shape):
+            shape = normalized_shape
+        else:
+            shape = tuple(int(s) for s in np.atleast_1d(normalized_shape))
         if len(shape) == 0 or len(shape) > x.ndim or x.shape[x.ndim - len(shape):] != shape:
             raise ValueError(
                 f"layer_norm: normalized_shape {shape} must equal the last dimensions of the input, "

@@ -28,8 +28,9 @@ def unbroadcast(grad, shape):
     used four times, so its gradient is the sum over the four rows. Broadcasting
     adds leading axes and stretches size-1 axes; both are summed away here.
     """
-    grad = np.asarray(grad)
-    if grad.shape == tuple(shape):
+    if type(grad) is not np.ndarray:
+        grad = np.asarray(grad)
+    if grad.shape == shape or grad.shape == tuple(shape):
         return grad
     extra = grad.ndim - len(shape)
     if extra > 0:
