@@ -14,7 +14,8 @@ registers. Many real bugs live just outside that view, so the monitor also write
   ``forward``);
 - ``FrozenTensor``: a parameter with ``requires_grad=False``, its shape and the statistics
   that tell whether it still looks like a fresh initialisation;
-- ``NormBatch``: how many samples a batch-norm layer normalised over in a training forward.
+- ``NormBatch``: how many samples a batch-norm layer normalised over in a training forward;
+- ``NormSetting``: a batch-norm layer's momentum, read once when watching starts.
 
 Nothing here knows a framework (NumPy and Python numbers only), so the rules
 (``nndebug.rules.loss_side``, ``nndebug.rules.structure``) are tested on hand-made data.
@@ -96,6 +97,15 @@ class NormBatch:
 
 
 @dataclass
+class NormSetting:
+    layer: str
+    type: str                     # "BatchNorm1d", "SyncBatchNorm", ...
+    momentum: "float | None"      # the weight of the NEW batch in the running statistics
+                                  # (PyTorch's convention); None: a cumulative average
+    tracks_running_stats: bool = True   # False: no running statistics, momentum unused
+
+
+@dataclass
 class Observed:
     """Everything above, for one run (``RunRecord.observed``)."""
 
@@ -104,6 +114,7 @@ class Observed:
     unregistered: list = field(default_factory=list)      # [UnregisteredUse]
     frozen: list = field(default_factory=list)            # [FrozenTensor]
     norm_batches: list = field(default_factory=list)      # [NormBatch]
+    norm_settings: list = field(default_factory=list)     # [NormSetting]
     targets: list = field(default_factory=list)           # [(step, target tensor)] the targets
                                                           # that reached the loss, kept for
                                                           # probes (framework tensors; few)
@@ -120,5 +131,6 @@ class Observed:
                 "unregistered": [asdict(u) for u in self.unregistered],
                 "frozen": [asdict(f) for f in self.frozen],
                 "norm_batches": [asdict(b) for b in self.norm_batches],
+                "norm_settings": [asdict(n) for n in self.norm_settings],
                 "graph_nodes": [list(g) for g in self.graph_nodes],
                 "leaf_losses": list(self.leaf_losses)}

@@ -64,7 +64,8 @@ import numpy as np
 
 from .findings import Finding, sort_findings
 from .history import BoundedRun
-from .observed import FrozenTensor, LossCall, NormBatch, Observed, RaisedWarning, UnregisteredUse
+from .observed import (FrozenTensor, LossCall, NormBatch, NormSetting, Observed, RaisedWarning,
+                       UnregisteredUse)
 from .records import LayerInfo, ParamInfo, StepRecord
 from .report.json import plain
 
@@ -78,7 +79,7 @@ BOOLEAN_VECTORS = {"grad_received", "dead"}
 _NUMBERS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
 OBSERVED_LISTS = {"loss_calls": LossCall, "warnings": RaisedWarning,
                   "unregistered": UnregisteredUse, "frozen": FrozenTensor,
-                  "norm_batches": NormBatch}
+                  "norm_batches": NormBatch, "norm_settings": NormSetting}
 TUPLE_FIELDS = {"output_shape", "target_shape", "shape"}
 
 

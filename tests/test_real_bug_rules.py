@@ -1,6 +1,6 @@
 """The rules added for the public bug reports of benchmarks/real_bugs/ (issue #10):
-NLL_ON_PROBABILITIES, TARGETS_OUT_OF_RANGE and NO_GRADIENT for a gradient that is exactly
-zero. Each check is tested alone on plain loss calls, then on a planted training run and its
+NLL_ON_PROBABILITIES, TARGETS_OUT_OF_RANGE, NO_GRADIENT for a gradient that is exactly
+zero and BATCHNORM_MOMENTUM_INVERTED. Each check is tested alone on plain loss calls, then on a planted training run and its
 healthy twin (the twin must not get the code)."""
 import math
 import warnings
@@ -225,3 +225,66 @@ def test_smoothed_log_probabilities_are_still_log_probabilities():
     """log(p + 1e-5) reaches about +1e-5 for a confident row: still a log-probability."""
     assert not_log_probabilities([call("NLLLoss", -9.0, 1e-5), call("NLLLoss", -8.0, 9e-6)]) \
         is False
+
+
+# --- batch norm with TensorFlow's momentum (BATCHNORM_MOMENTUM_INVERTED) -------------------------
+def test_momentum_at_or_above_one_half_is_inverted():
+    from nndebug.observed import NormSetting
+    from nndebug.rules.structure import INVERTED_MOMENTUM, inverted_momenta
+    settings = [NormSetting("tf", "BatchNorm1d", 0.99), NormSetting("edge", "BatchNorm2d",
+                                                                    INVERTED_MOMENTUM),
+                NormSetting("default", "BatchNorm1d", 0.1), NormSetting("port", "BatchNorm1d", 0.01),
+                NormSetting("cumulative", "BatchNorm1d", None),
+                NormSetting("untracked", "BatchNorm1d", 0.99, tracks_running_stats=False),
+                NormSetting("eval_only", "BatchNorm1d", 0.99)]
+    trained = {"tf", "edge", "default", "port", "cumulative", "untracked"}
+    assert inverted_momenta(settings, trained) == {"tf": 0.99, "edge": INVERTED_MOMENTUM}
+
+
+def bn_run(momentum, framework="torch", steps=30):
+    """An MLP with a batch norm of this momentum on the blobs, under nd.watch."""
+    x, y = blobs()
+    if framework == "torch":
+        model = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16, momentum=momentum), nn.ReLU(),
+                              nn.Linear(16, 3))
+        return train(model, nn.CrossEntropyLoss(), x, y, steps=steps)
+    import minigrad as mg
+    import minigrad.nn as mnn
+    mg.manual_seed(0)
+    model = mnn.Sequential(mnn.Linear(8, 16), mnn.BatchNorm1d(16, momentum=momentum), mnn.ReLU(),
+                           mnn.Linear(16, 3))
+    optimizer = mg.optim.Adam(model.parameters(), lr=1e-2)
+    loss_fn, xs, ys = mnn.CrossEntropyLoss(), mg.tensor(x.numpy()), mg.tensor(y.numpy())
+    with nd.watch(model, optimizer) as mon:
+        for step in range(steps):
+            rows = [(step * 16 + i) % len(x) for i in range(16)]
+            optimizer.zero_grad()
+            loss = loss_fn(model(xs[rows]), ys[rows])
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    return mon
+
+
+@pytest.mark.parametrize("framework", ["torch", "minigrad"])
+def test_tensorflow_momentum_in_batch_norm_is_named(framework):
+    found = {f.code: f for f in bn_run(0.99, framework).findings()}
+    finding = found["BATCHNORM_MOMENTUM_INVERTED"]
+    assert finding.severity == "warning" and finding.where == "1"
+    assert finding.evidence["layers"] == {"1": 0.99}
+    assert "0.01" in finding.fix and "0.1" in finding.fix
+
+
+@pytest.mark.parametrize("framework", ["torch", "minigrad"])
+@pytest.mark.parametrize("momentum", [0.1, 0.01, None])
+def test_pytorch_momentum_in_batch_norm_is_silent(framework, momentum):
+    mon = bn_run(momentum, framework)
+    assert [s.momentum for s in mon.run.observed.norm_settings] == [momentum]
+    assert "BATCHNORM_MOMENTUM_INVERTED" not in {f.code for f in mon.findings()}
+    assert codes(mon) == set()
+
+
+def test_batch_norm_momentum_survives_a_saved_run():
+    from nndebug.runfile import _encode_observed, decode_observed
+    observed = bn_run(0.99, steps=3).run.observed
+    assert decode_observed(_encode_observed(observed)).norm_settings == observed.norm_settings

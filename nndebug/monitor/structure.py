@@ -12,14 +12,15 @@
     ``model.parameters()`` (nor in the optimizer): the leaves of the output's graph, on the
     first ``GRAPH_WALKS`` recorded steps (both frameworks).
   A part seen as a different object on different steps is built anew inside ``forward``.
-- Batch-norm layers in training mode: how many samples (and values per channel) each
-  training forward normalised over.
+- Batch-norm layers: their momentum, once when watching starts (a static setting); in
+  training mode, how many samples (and values per channel) each training forward
+  normalised over.
 Everything lands in ``run.observed`` (``nndebug.observed``) as plain data.
 """
 import math
 
 from ..adapters.observing import graph_leaves
-from ..observed import FrozenTensor, NormBatch, UnregisteredUse
+from ..observed import FrozenTensor, NormBatch, NormSetting, UnregisteredUse
 from ..records import BATCHNORM_TYPES
 
 GRAPH_WALKS = 3              # recorded steps whose output graph is searched for leaves
@@ -41,6 +42,8 @@ class StructureWatch:
         self.held = optimizer_held or set()
         self.norm_layers = [(name, m) for name, m in adapter.named_modules()
                             if adapter.module_type(m) in BATCHNORM_TYPES]
+        observed.norm_settings[:] = [norm_setting(name, adapter.module_type(m), m)
+                                     for name, m in self.norm_layers]
         self._frozen = [(n, p) for n, p in adapter.named_parameters()
                         if not adapter.requires_grad(p)]
         self._frozen_fingerprint = None
@@ -221,6 +224,19 @@ class StructureWatch:
         first = by_step[min(by_step)]
         if not any(o is obj for o in first):
             use.new_each_step = True         # not among the first step's objects: built anew
+
+
+def norm_setting(name, kind, module):
+    """The ``NormSetting`` of a batch-norm module (torch and minigrad name the attributes
+    alike). A momentum that is not a plain number (None: a cumulative average) is kept as
+    None: nothing to judge."""
+    momentum = getattr(module, "momentum", None)
+    try:
+        momentum = None if momentum is None or isinstance(momentum, bool) else float(momentum)
+    except (TypeError, ValueError):
+        momentum = None
+    return NormSetting(layer=name, type=kind, momentum=momentum,
+                       tracks_running_stats=bool(getattr(module, "track_running_stats", True)))
 
 
 def _fans(name, shape, all_shapes):

@@ -58,6 +58,7 @@ Sources named next to the thresholds:
   [design]    a choice of method (window sizes, minimum evidence), not a tuned threshold
   [groupnorm] Wu & He, "Group Normalization", ECCV 2018 (batch norm's error against batch size)
   [torchinit] PyTorch's default and nn.init initialisations (what a fresh layer looks like)
+  [torchbn]   PyTorch's BatchNorm docs (momentum weighs the new batch; TensorFlow's the old)
 """
 from . import inputs  # noqa: F401  (one line per rule file, in cause order)
 from . import setup  # noqa: F401

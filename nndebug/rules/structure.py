@@ -1,8 +1,10 @@
 """Rules about how the model is put together: parts it does not register, frozen layers that
-were never trained, batch norm on batches too small for its statistics.
+were never trained, batch norm on batches too small for its statistics or with its momentum
+in TensorFlow's convention.
 
 They read ``run.observed`` (``nndebug.observed``). The checks are plain functions on shapes
-and numbers (``looks_freshly_initialised``, ``tiny_batches``), tested alone.
+and numbers (``looks_freshly_initialised``, ``tiny_batches``,
+``inverted_momenta``), tested alone.
 
 Sources named next to the thresholds (besides those in ``rules/__init__.py``):
   [groupnorm] Wu & He, "Group Normalization", ECCV 2018, Fig. 1: ResNet-50 on ImageNet,
@@ -15,6 +17,13 @@ Sources named next to the thresholds (besides those in ``rules/__init__.py``):
   [vision2164] https://github.com/pytorch/vision/issues/2164: a detection backbone's first
               layers frozen although no pretrained weights were loaded ("This resulted in
               poor AP") while the layers above them trained normally
+  [torchbn]   PyTorch's BatchNorm docs: running = (1 - momentum) * running + momentum * batch,
+              default momentum 0.1 (None: a cumulative average). TensorFlow/Keras's
+              BatchNormalization weighs the OLD value instead: running = momentum * running +
+              (1 - momentum) * batch, default 0.99; kept as it is in PyTorch, the running
+              statistics become (almost) the last batch's
+  [tacotron19] https://github.com/r9y9/tacotron_pytorch/issues/19: BatchNorm1d built with
+              TensorFlow's default momentum, "simply my mistake"
   [fixclassifier] Hoffer et al., "Fix your classifier: the marginal value of training the
               last weight layer", ICLR 2018: a fixed (untrained) final layer on purpose
 """
@@ -38,6 +47,10 @@ GPT_STD = 0.02                # [torchinit] N(0, 0.02)
 TINY_BATCH = 4                # [groupnorm] at most 4 samples per batch-norm batch: error +3.7
                               # points at 4, +11 at 2 (ResNet-50); larger spatial maps do not
                               # help, the samples are what the statistics average over
+INVERTED_MOMENTUM = 0.5       # [torchbn] the new batch weighs at least half of every update:
+                              # the running statistics are no average any more. Healthy
+                              # PyTorch values are 0.1 (default) down to 0.01 (1 - 0.99 of a
+                              # port done right); TensorFlow's 0.9-0.999 land above [tacotron19]
 # modules whose behaviour depends on train()/eval(): not reaching them is a bug even when
 # they hold no parameters
 MODE_DEPENDENT = {"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
@@ -114,6 +127,16 @@ def tiny_batches(norm_batches):
             typical = sorted(tiny, key=lambda b: b.samples)[len(tiny) // 2]
             out[layer] = (typical.samples, typical.values_per_channel, tiny[0].step)
     return out
+
+
+def inverted_momenta(norm_settings, trained_layers):
+    """{layer: momentum} of the batch-norm layers whose momentum is INVERTED_MOMENTUM or more,
+    among ``trained_layers`` (those seen normalising a batch in training mode: only there do
+    the running statistics move). None (a cumulative average) and layers without running
+    statistics are fine."""
+    return {s.layer: s.momentum for s in norm_settings
+            if s.layer in trained_layers and s.tracks_running_stats and
+            s.momentum is not None and s.momentum >= INVERTED_MOMENTUM}
 
 
 # --- the rules ----------------------------------------------------------------------------------
@@ -249,3 +272,29 @@ def batchnorm_tiny_batch(ctx):
         fix="Use larger batches (16 or more), or replace BatchNorm with GroupNorm/LayerNorm, "
             "which do not depend on the batch (or accumulate gradients over small batches "
             "and keep batch norm in eval mode).")
+
+
+@rule(produces="BATCHNORM_MOMENTUM_INVERTED", explains={"OVERFITTING"})
+def batchnorm_momentum_inverted(ctx):
+    observed = _observed(ctx)
+    if observed is None or not getattr(observed, "norm_settings", None):
+        return None
+    first_step = {}
+    for batch in observed.norm_batches:
+        first_step.setdefault(batch.layer, batch.step)
+    inverted = inverted_momenta(observed.norm_settings, first_step)
+    if not inverted:
+        return None
+    layer, momentum = next(iter(inverted.items()))
+    return Finding(
+        code="BATCHNORM_MOMENTUM_INVERTED", severity="warning", where=layer,
+        step=first_step[layer],
+        message=f"Batch norm {layer} has momentum={momentum:g}: in PyTorch the momentum is the "
+                "weight of the NEW batch (running = (1 - momentum) * running + momentum * "
+                f"batch), so the last training batch makes up {momentum:.0%} of its running mean "
+                "and variance. In eval mode the model normalises with one batch's "
+                "statistics, and evaluation accuracy suffers while training looks fine. "
+                f"{momentum:g} is TensorFlow/Keras's convention, where it weighs the old value.",
+        evidence={"layers": dict(inverted), "threshold": INVERTED_MOMENTUM},
+        fix="Use 1 - tf_momentum (0.01 for TensorFlow's 0.99), or PyTorch's default 0.1; "
+            "momentum=None keeps a cumulative average.")
