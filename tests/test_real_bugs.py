@@ -18,9 +18,6 @@ KNOWN_MISSES = {
     "augmentation_flips_image_not_mask":
         "masks that no longer lie on their (flipped) images: no recorded statistic compares "
         "a target with its input's geometry",
-    "batchnorm_momentum_tensorflow_convention":
-        "the monitor records no batch-norm momentum (training itself is unchanged; only the "
-        "running statistics used in eval mode are the last batch's)",
     "gan_generator_step_detached":
         "the adversarial term reaches the discriminator only; the generator still gets the "
         "L1 term's gradient, and no statistic splits a loss into its terms",
