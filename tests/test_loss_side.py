@@ -1,11 +1,12 @@
 """What reaches the loss: LOSS_SHAPE_MISMATCH, DOUBLE_SIGMOID, DOUBLE_SOFTMAX seen through the
 loss call, and the framework's warnings kept as findings. Each check is tested alone on plain
 data, then on a planted training run and its healthy twin, on both frameworks."""
+import math
 import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nndebug as nd
@@ -440,3 +441,38 @@ def test_relu_on_the_logits_is_dead_relu_on_both_frameworks_and_the_twins_are_si
         assert ("DEAD_RELU" in codes(mon)) == relu, codes(mon)
         if not relu:
             assert not problems(mon)
+
+
+def _first_jump_window_by_window(losses, start=0):
+    """The definition of ``first_jump``, checked window by window with no shortcut."""
+    from nndebug.monitor import loss_jumps as lj
+    for i in range(max(start, lj.JUMP_MIN_HISTORY), len(losses)):
+        value = losses[i]
+        if not math.isfinite(value):
+            continue
+        history = [v for v in losses[max(0, i - lj.JUMP_WINDOW):i] if math.isfinite(v)]
+        if len(history) < lj.JUMP_MIN_HISTORY:
+            continue
+        high, low = max(history), min(history)
+        median = sorted(history)[len(history) // 2]
+        if value > high + lj.JUMP_RANGES * (high - low) and value > lj.JUMP_RATIO * abs(median):
+            return i
+    return None
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.floats(1.0, 2.0), min_size=0, max_size=48),
+       st.lists(st.floats(0.5, 4.0), min_size=1, max_size=12),
+       st.sampled_from([None, float("nan"), float("inf")]), st.integers(0, 60))
+def test_first_jump_takes_its_shortcut_only_where_no_window_could_jump(earlier, newest, odd,
+                                                                      where):
+    """``first_jump`` first compares the newest losses with the losses every window shares;
+    it answers exactly what checking each window on its own answers (the newest losses
+    range from below the earlier ones to twice their maximum: around the bar; some runs
+    hold a NaN or Inf somewhere)."""
+    from nndebug.monitor.loss_jumps import first_jump
+    losses = earlier + newest
+    if odd is not None:
+        losses[where % len(losses)] = odd
+    start = len(earlier)
+    assert first_jump(losses, start) == _first_jump_window_by_window(losses, start)

@@ -31,7 +31,7 @@ def first_jump(losses, start=0):
     the monitor escalates on NaN by itself."""
     isfinite = math.isfinite
     first = max(start, JUMP_MIN_HISTORY)
-    if _none_above_shared_window(losses, first):
+    if _no_jump_possible(losses, first):
         return None
     for i in range(first, len(losses)):
         value = losses[i]
@@ -52,17 +52,19 @@ def first_jump(losses, start=0):
     return None
 
 
-def _none_above_shared_window(losses, first):
-    """The usual answer, found in two passes: every loss from ``first`` on is finite and no
-    higher than the highest loss that all their windows share (the JUMP_WINDOW losses
-    before ``first``'s last one), so none can clear its own window's maximum."""
+def _no_jump_possible(losses, first):
+    """The usual answer, found in a few passes: every loss from ``first`` on is finite and
+    none clears the bar that the losses all their windows share (the JUMP_WINDOW losses
+    before the last one's) set: a window's maximum is at least theirs and its range at
+    least their range, so its own bar is at least as high."""
     shared = losses[max(0, len(losses) - 1 - JUMP_WINDOW):first]
     judged = losses[first:]
     if len(shared) < JUMP_MIN_HISTORY or not judged:
         return not judged
     if not all(map(math.isfinite, shared)) or not all(map(math.isfinite, judged)):
         return False
-    return max(judged) <= max(shared)
+    high = max(shared)
+    return max(judged) <= high + JUMP_RANGES * (high - min(shared))
 
 
 class LossJumps:
