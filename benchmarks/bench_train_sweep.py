@@ -17,6 +17,8 @@ Time: CPU time of the benchmark process (``time.process_time``: time spent waiti
 core on a shared machine is not counted), the fastest of ROUNDS interleaved rounds (a round
 times a burst of steps of one framework, then of the other), so that whatever else the
 machine does disturbs both.
+Page faults: minor faults per step during the timed rounds (each is a page of memory the
+kernel maps in on first touch; malloc returning freed memory to the system makes them).
 Peak memory: a fresh process per framework and model; peak resident memory above the
 resident memory after imports, a first-use step of a tiny model, and data set-up (Linux
 ``/proc/self/clear_refs``), over MEMORY_STEPS steps.
@@ -152,15 +154,27 @@ def _timing_child(labels, rounds):
             bursts[fw] = max(1, int(ROUND_SECONDS / max(time.process_time() - start, 1e-6)))
         burst = min(bursts.values())
         times = {fw: [] for fw in FRAMEWORKS}
+        faults = {fw: [] for fw in FRAMEWORKS}
         for index in range(rounds):
             for fw in (FRAMEWORKS if index % 2 == 0 else FRAMEWORKS[::-1]):
+                faulted = _page_faults()
                 start = time.process_time()
                 for _ in range(burst):
                     steps[fw]()
                 times[fw].append((time.process_time() - start) / burst * 1e3)
-        result[label] = {"first_loss": first, "step_ms": times}
+                faults[fw].append((_page_faults() - faulted) / burst)
+        result[label] = {"first_loss": first, "step_ms": times, "faults_per_step": faults}
     del limit
     return result
+
+
+def _page_faults():
+    """Minor page faults of this process so far (memory the kernel mapped in on first touch)."""
+    try:
+        import resource
+    except ImportError:   # not on this platform
+        return 0
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 
 
 def _memory_child(fw_name, label):
@@ -212,6 +226,12 @@ def measure(labels, quick=False, keep_freed_memory=False):
             "cores": os.cpu_count()}
 
 
+def _median(values):
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
 def table(results):
     lines = ["| model (batch) | torch step (ms) | minigrad step (ms) | ratio | goal <= "
              f"{GOAL} | torch peak MiB | minigrad peak MiB |",
@@ -225,6 +245,9 @@ def table(results):
         lines.append(f"| {label} ({batch}) | {torch_ms:.2f} | {mg_ms:.2f} | {ratio:.2f} | "
                      f"{'met' if ratio <= GOAL else 'missed'} | {memory[0]} | {memory[1]} |")
     missing = [name for name, there in results["peers"].items() if not there]
+    faults = [f"{label} {_median(run['faults_per_step']['torch']):.0f} / "
+              f"{_median(run['faults_per_step']['minigrad']):.0f}"
+              for label, run in results["timing"].items() if "faults_per_step" in run]
     lines += [
         "",
         f"Both on ONE thread; step = zero_grad + forward + loss + backward + SGD, CPU time; "
@@ -236,6 +259,8 @@ def table(results):
            "frameworks)."] if results.get("keep_freed_memory") else []),
         "Other NumPy engines: " + (f"not installed here ({', '.join(missing)})" if missing
                                    else "installed, not yet wired into this sweep"),
+        *(["Page faults per step, median over the rounds (torch / minigrad): " + "; ".join(faults)]
+          if faults else []),
     ]
     return "\n".join(lines)
 
