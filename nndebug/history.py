@@ -394,7 +394,7 @@ class BoundedRun(RunRecord):
     """A ``RunRecord`` that keeps itself under ``max_bytes`` (None: no limit); see above.
 
     The monitor appends to it as to any run (``loss_steps``/``losses``, ``records``,
-    ``histograms``) and calls ``enforce_budget()`` once per step, which compacts the records
+    ``histograms``) and calls ``enforce_budget()`` after each record, which compacts the records
     when they are over budget. The loss columns are ``CurveColumn`` objects: the losses go
     straight into NumPy curves, and reading them gives what the rules see.
     """
@@ -422,6 +422,15 @@ class BoundedRun(RunRecord):
                 setattr(self, name, CurveColumn(self._curves[which], column, self._pairing[which]))
         for column, values in zip((self.loss_steps, self.losses, self.val_steps, self.val_losses), given):
             column.extend(values)
+
+    def add_losses(self, curve, steps, values):
+        """Straight into the curve (one call, not a column at a time), unless a column was
+        extended on its own and waits for its pair."""
+        pairing = self._pairing[curve]
+        if pairing[0] or pairing[1]:
+            super().add_losses(curve, steps, values)
+        else:
+            self._curves[curve].extend(steps, values)
 
     # --- budgets ------------------------------------------------------------------------
     @property

@@ -161,6 +161,15 @@ class RunRecord:
         view.records = [r for r in self.records if r.judged]
         return view
 
+    def add_losses(self, curve, steps, values):
+        """Append to the "train" or "val" curve: ``steps`` and their ``values``, in order."""
+        if curve == "train":
+            self.loss_steps.extend(steps)
+            self.losses.extend(values)
+        else:
+            self.val_steps.extend(steps)
+            self.val_losses.extend(values)
+
     def loss_array(self):
         return np.asarray(self.loss_steps, dtype=int), np.asarray(self.losses, dtype=float)
 

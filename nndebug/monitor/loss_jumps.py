@@ -80,6 +80,11 @@ class LossJumps:
         """After step ``step``'s loss arrives: check now? (a function of the step number)"""
         return (step + 1) % LOSS_CHECK_EVERY == 0
 
+    @staticmethod
+    def next_check_step(step):
+        """The first check step at or after ``step``."""
+        return step + (-(step + 1)) % LOSS_CHECK_EVERY
+
     def check(self, steps, losses):
         """Judge the losses of steps after ``last_step``; ``steps``/``losses``: the newest
         ones, in order, with at least ``JUMP_WINDOW`` earlier ones before them when the run

@@ -186,10 +186,8 @@ class Monitor:
         """Step ``upcoming`` is plain; until which step may ``step()`` take the short way
         (``_close_plain_step``)? Up to the step before the first one the schedule could
         record (closing that one arms the next), and never past a loss-check step."""
-        check = upcoming
-        while not self.loss_jumps.is_check_step(check):
-            check += 1
-        return min(self.schedule.first_possible_record(upcoming) - 1, check)
+        return min(self.schedule.first_possible_record(upcoming) - 1,
+                   self.loss_jumps.next_check_step(upcoming))
 
     def _close_plain_step(self, step, value):
         """``step()`` for a plain step whose loss is a number on the host, with nothing due
@@ -301,6 +299,8 @@ class Monitor:
     def _flush_losses(self):
         """Copy pending losses to the host in one transfer (per curve)."""
         for curve, pending in self._pending.items():
+            if not pending.items:
+                continue
             tensors = pending.tensors()
             host = [float(v) for v in to_host_many(self.adapter, tensors)] if tensors else []
             self._take_losses(curve, host)
@@ -319,14 +319,10 @@ class Monitor:
         steps, values = self._pending[curve].take(tensor_values)
         if not all(map(math.isfinite, values)):
             self._nonfinite_loss_seen = True
-        if curve == "train":
-            self.run.loss_steps.extend(steps)
-            self.run.losses.extend(values)
-            self.loss_jumps.observe(steps, values)
-        else:
-            self.run.val_steps.extend(steps)
-            self.run.val_losses.extend(values)
         if steps:
+            self.run.add_losses(curve, steps, values)
+            if curve == "train":
+                self.loss_jumps.observe(steps, values)
             self._tell_sinks("on_losses", steps, values, curve)
         return values
 
