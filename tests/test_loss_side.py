@@ -286,6 +286,8 @@ def test_a_blow_up_between_sparse_records_is_recorded_while_still_finite():
     assert jump < first_nan - 8
     finite_records = [r.step for r in mon.run.records if jump < r.step < first_nan]
     assert len(finite_records) >= 8
+    seen_at = mon.loss_jumps.next_check_step(jump)       # the check step that saw the jump
+    assert finite_records[:8] == list(range(seen_at + 1, seen_at + 9))   # recorded at once
     codes_found = [f.code for f in problems(mon)]
     assert {"LR_TOO_HIGH", "EXPLODING_GRADIENTS"} & set(codes_found)
     assert "VANISHING_GRADIENTS" not in codes_found

@@ -287,12 +287,12 @@ def test_one_host_sync_per_recorded_step(monkeypatch, losses_on_host):
 def test_plain_steps_closed_the_short_way_give_the_same_run(monkeypatch, zero_grad):
     """``step()`` closes most plain steps without asking the schedule (no clock, no sink
     dispatch by name): the records, the losses and the findings are those of asking at
-    every step (``_first_step_to_ask`` forced to "now")."""
-    from nndebug.monitor.monitor import Monitor
+    every step (``first_possible_record`` forced to "the next step")."""
+    from nndebug.monitor.schedule import Schedule
 
     def watched(short_way):
         if not short_way:
-            monkeypatch.setattr(Monitor, "_first_step_to_ask", lambda self, upcoming: 0)
+            monkeypatch.setattr(Schedule, "first_possible_record", lambda self, upcoming: upcoming)
         model = mlp()
         opt = torch.optim.SGD(model.parameters(), lr=0.05)
         with nd.watch(model, opt, overhead=None, every=7) as mon:

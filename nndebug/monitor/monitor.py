@@ -171,29 +171,35 @@ class Monitor:
         self.run.n_steps = self._step
         self._findings_cache = None
         self._tell_sinks("on_step", step)
+        self._decide_next(step, entered, was_armed)
+
+    def _decide_next(self, step, entered, was_armed):
+        """Step ``step`` is closed: the schedule decides whether the next one is recorded
+        (its hooks go on now) and until which step ``step()`` may take the short way."""
         interval = entered - self._last_exit
-        kind = self.schedule.next_record(self._step, interval, was_armed,
+        kind = self.schedule.next_record(step + 1, interval, was_armed,
                                          steps=step - self._last_full_step)
         if kind is not None:
             self._arm(kind)
         self._last_full_step = step
-        self._plain_until = 0 if kind is not None else self._first_step_to_ask(self._step)
+        # up to the step before the first one the schedule could record: closing that one
+        # arms the next (schedule.first_possible_record)
+        self._plain_until = 0 if kind is not None else \
+            self.schedule.first_possible_record(step + 1) - 1
         self._step_sinks = self._sinks_with("on_step")
         self._last_exit = exit_time = self._clock()
         self.schedule.charge(exit_time - entered)
 
-    def _first_step_to_ask(self, upcoming):
-        """Step ``upcoming`` is plain; until which step may ``step()`` take the short way
-        (``_close_plain_step``)? Up to the step before the first one the schedule could
-        record (closing that one arms the next), and never past a loss-check step."""
-        return min(self.schedule.first_possible_record(upcoming) - 1,
-                   self.loss_jumps.next_check_step(upcoming))
-
     def _close_plain_step(self, step, value):
         """``step()`` for a plain step whose loss is a number on the host, with nothing due
-        before ``_plain_until``: keep the loss, count the step, tell the sinks. No clock is
-        read: the schedule accounts these steps together at the next full ``step()``."""
+        before ``_plain_until``: keep the loss, check the losses for a jump at a check step,
+        count the step, tell the sinks. No clock is read (unless the loss jumped): the
+        schedule accounts these steps together at the next full ``step()``."""
         self._pending["train"].add(step, value)
+        check_jumps = self.loss_jumps.is_check_step(step)
+        if check_jumps:
+            self._flush_losses()
+            self._check_loss_jumps()
         self._step = step + 1
         run = self.run
         run.n_steps = step + 1
@@ -204,6 +210,8 @@ class Monitor:
             except Exception as error:
                 self._drop_sink(sink, error)
                 self._plain_until = 0
+        if check_jumps and self.schedule.looking_closer:     # the loss jumped: record next
+            self._decide_next(step, self._clock(), False)
 
     def findings(self):
         """The findings so far, most severe first (causes before the symptoms they explain)."""
