@@ -25,7 +25,7 @@ What it measures, and how it stays cheap:
 - Which steps are recorded: see ``schedule.py``. The rules judge a fixed set of steps
   that depends on the step number only (0, 1, 2, 4, 8, 16, 32, ..., every 1024th,
   and the steps after a NaN), so the same run gets the same findings on any machine;
-  more steps are recorded as the 5% time budget allows, for plots and sinks only.
+  more steps are recorded as the 2% time budget allows, for plots and sinks only.
   ``overhead=None`` records (and judges) exactly every ``every`` steps.
 
 One file per job:
@@ -90,8 +90,8 @@ def watch(model, optimizer=None, *, every=1, overhead=DEFAULT_OVERHEAD, tensorbo
     Call ``mon.step(loss)`` once per optimizer step, after ``optimizer.step()``; read
     ``mon.findings()`` / ``mon.report()`` at any time; ``mon.close()`` (or leaving the
     ``with`` block) removes every hook. ``every``: record detailed statistics at most
-    every ``every`` steps. ``overhead``: the share of training time the monitor may use
-    (None: record exactly every ``every`` steps). ``tensorboard``: a log directory to
+    every ``every`` steps. ``overhead``: the share of training time the monitor may spend on
+    records beyond the judged ones (default 2%; None: record exactly every ``every`` steps). ``tensorboard``: a log directory to
     write scalars and histograms to (needs torch or tensorboardX). ``sinks``: more
     ``Sink`` objects that receive the run as it is measured; ``probes``: callables run
     once early (see "How to extend" above). ``loss_fn``: the loss, so that watch sees the

@@ -29,7 +29,10 @@ from .transfer import PARAMETER_STATISTICS, Packet, build_record, to_host_many
 from ..history import BoundedRun
 from . import long_run
 
-DEFAULT_OVERHEAD = 0.05      # share of training time the monitor may spend by default
+DEFAULT_OVERHEAD = 0.02      # share of training time records beyond the judged ones may take:
+                             # with the fixed costs (the loss each step, the early batch
+                             # fingerprints, the judged records) watch stays near 5% of a
+                             # small model's step
 HISTOGRAM_EVERY = 10         # every 10th record also keeps histograms and spread statistics
 
 
