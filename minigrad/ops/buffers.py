@@ -26,21 +26,22 @@ import threading
 
 import numpy as np
 
-POOLED_FROM = 32 << 10     # bytes; smaller arrays come from np.empty
+POOLED_FROM = 32 << 10     # bytes; smaller arrays come from np.empty (fixed at import)
 _DEFAULT_LIMIT = 256 << 20
 
-_blocks = {}     # size class (bytes) -> list of uint8 blocks of that size
-_next = {}       # size class -> where the next search starts (blocks free up in turn)
+_pools = {}      # size class (bytes) -> [where the next search starts, uint8 blocks...]
+_sizes = {}      # (shape, dtype) asked for -> its size class (0: not pooled)
 _state = {"kept": 0, "limit": _DEFAULT_LIMIT}
 _lock = threading.Lock()
 
 
-def _free_index(blocks, start):
-    """Index of a block nobody else refers to, searching from ``start``; -1 if none."""
-    count = len(blocks)
+def _free_index(pool, start):
+    """Index in ``pool`` (its blocks from index 1 on) of a block nobody else refers to,
+    searching from ``start`` and wrapping around; -1 if every block is in use."""
+    count = len(pool) - 1
     for offset in range(count):
-        i = (start + offset) % count
-        if sys.getrefcount(blocks[i]) <= _FREE_REFS:
+        i = (start - 1 + offset) % count + 1
+        if sys.getrefcount(pool[i]) <= _FREE_REFS:
             return i
     return -1
 
@@ -59,29 +60,46 @@ _FREE_REFS = _references_of_a_free_block()
 
 def empty(shape, dtype):
     """An uninitialised C-ordered array of ``shape`` and ``dtype`` that nobody else holds."""
-    if not isinstance(dtype, np.dtype):
-        dtype = np.dtype(dtype)
-    nbytes = math.prod(shape) * dtype.itemsize
-    if nbytes < POOLED_FROM:
+    try:
+        size = _sizes[shape, dtype]
+    except (KeyError, TypeError):   # a shape not seen yet (or a list)
+        size = _size_class(shape, dtype)
+    if not size:
         return np.empty(shape, dtype)
-    step = 1 << max(nbytes.bit_length() - 4, 0)  # rounded up to one of 8 sizes per doubling
-    size = -(-nbytes // step) * step            # (at most 1/8 wasted), so near sizes share
-    with _lock:
-        blocks = _blocks.get(size)
-        if blocks is None:
-            blocks = _blocks[size] = []
-            _next[size] = 0
-        i = _next[size]
-        if not (i < len(blocks) and sys.getrefcount(blocks[i]) <= _FREE_REFS):
-            i = _free_index(blocks, i) if blocks else -1
+    _lock.acquire()
+    try:
+        pool = _pools.get(size)
+        if pool is None:
+            pool = _pools[size] = [1]   # where the next search starts, then the blocks
+        i = pool[0]
+        if not (i < len(pool) and sys.getrefcount(pool[i]) <= _FREE_REFS):
+            i = _free_index(pool, i)
         if i < 0:
             if _state["kept"] + size > _state["limit"] and not _make_room(size):
                 return np.empty(shape, dtype)
-            i = len(blocks)
-            blocks.append(np.empty(size, np.uint8))
+            i = len(pool)
+            pool.append(np.empty(size, np.uint8))
             _state["kept"] += size
-        _next[size] = i + 1 if i + 1 < len(blocks) else 0
-        return np.ndarray(shape, dtype, blocks[i])
+        pool[0] = i + 1
+        return np.ndarray(shape, dtype, pool[i])
+    finally:
+        _lock.release()
+
+
+def _size_class(shape, dtype):
+    """The block size for an array: its bytes rounded up to one of 8 sizes per doubling (at
+    most 1/8 wasted, so arrays of near sizes share blocks); 0 for a small array. Remembered
+    per shape and dtype, since a training step asks for the same few again and again."""
+    nbytes = math.prod(shape) * np.dtype(dtype).itemsize
+    step = 1 << max(nbytes.bit_length() - 4, 0)
+    size = 0 if nbytes < POOLED_FROM else -(-nbytes // step) * step
+    try:
+        if len(_sizes) > 4096:
+            _sizes.clear()
+        _sizes[shape, dtype] = size
+    except TypeError:   # unhashable (a list): not remembered
+        pass
+    return size
 
 
 def empty_like(array):
@@ -105,14 +123,13 @@ def copy(array):
 
 def _make_room(size):
     """Drop free blocks until ``size`` more bytes fit under the limit (lock held)."""
-    for blocks in _blocks.values():
-        for i in range(len(blocks) - 1, -1, -1):
+    for pool in _pools.values():
+        pool[0] = 1
+        for i in range(len(pool) - 1, 0, -1):
             if _state["kept"] + size <= _state["limit"]:
                 return True
-            if sys.getrefcount(blocks[i]) <= _FREE_REFS:
-                _state["kept"] -= blocks.pop(i).size
-    for key, blocks in _blocks.items():
-        _next[key] = 0
+            if sys.getrefcount(pool[i]) <= _FREE_REFS:
+                _state["kept"] -= pool.pop(i).size
     return _state["kept"] + size <= _state["limit"]
 
 
