@@ -26,11 +26,14 @@ _grad_enabled = True
 # --- idea 1 and 2: a Function, and the record apply() leaves on its output ---------------
 
 class Context:
-    """Scratch space a Function's forward leaves for its backward."""
+    """Scratch space a Function's forward leaves for its backward.
 
-    def __init__(self):
-        self.saved_tensors = ()
-        self.needs_input_grad = ()
+    The two defaults are class attributes (tuples, never changed in place), so making a
+    Context, once per primitive call, runs no ``__init__``.
+    """
+
+    saved_tensors = ()
+    needs_input_grad = ()
 
     def save_for_backward(self, *arrays):
         self.saved_tensors = arrays

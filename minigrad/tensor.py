@@ -7,6 +7,7 @@ autograd.py). Every arithmetic method is a thin call into a function of
 lives here. ``loss.backward()`` hands the walk to ``autograd.run_backward``.
 """
 import itertools
+import types
 
 import numpy as np
 
@@ -17,6 +18,13 @@ class Tensor:
     """An n-dimensional array with optional gradient tracking."""
 
     __array_priority__ = 1000  # make ndarray + Tensor call Tensor.__radd__
+    # defaults of every tensor, read from the class until a tensor sets its own (the engine
+    # makes a tensor per primitive call: fewer attributes to set); _hooks is a read-only
+    # empty table until register_hook gives the tensor a dict of its own
+    grad = None
+    _node = None
+    _retains_grad = False
+    _hooks = types.MappingProxyType({})
 
     def __init__(self, data, requires_grad=False, dtype=None, _copy=True):
         array = _to_array(data, dtype)
@@ -123,6 +131,8 @@ class Tensor:
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that does not require grad")
         key = next(_hook_ids)
+        if type(self._hooks) is not dict:
+            self._hooks = {}
         self._hooks[key] = fn
         return _Handle(self._hooks, key)
 
@@ -353,8 +363,7 @@ def tensor(data, requires_grad=False, dtype=None):
 def _from_array(array, requires_grad=False):
     """Fast path for the engine: wrap an ndarray the engine just made (no checks, no copy)."""
     t = Tensor.__new__(Tensor)
-    t.data, t.grad, t.requires_grad = array, None, requires_grad
-    t._node, t._hooks, t._retains_grad = None, {}, False
+    t.data, t.requires_grad = array, requires_grad
     return t
 
 
