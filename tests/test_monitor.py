@@ -547,4 +547,35 @@ def test_the_function_mode_is_dropped_for_a_model_that_gives_it_nothing(loss_as_
     attention = mon.around.attention
     assert attention.enabled == loss_as_function
     assert attention.steps_seen == (8 if loss_as_function else 3)
+    # the global module hooks follow: the loss module is then hooked directly
+    assert mon.around.global_needed == loss_as_function
+    assert mon.around.global_steps == (9 if loss_as_function else 3)   # 9: step 8 armed too
     assert [c.step for c in mon.run.observed.loss_calls] == list(range(8))
+
+
+def test_the_global_module_hooks_stay_for_what_only_they_see():
+    """A module built inside forward (not registered) and a new loss module at every step
+    keep the global module hooks of recorded steps on: both are seen at every record."""
+    class BuildsDropout(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = nn.Linear(8, 32), nn.Linear(32, 2)
+
+        def forward(self, x):
+            return self.b(nn.Dropout(0.1)(torch.relu(self.a(x))))
+
+    x, y = data()
+    for model, new_loss in ((BuildsDropout(), False), (mlp(), True)):
+        opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        loss_module = nn.CrossEntropyLoss()
+        with nd.watch(model, opt, overhead=None) as mon:
+            for xb, yb in batches(x, y, 8):
+                opt.zero_grad()
+                loss = (nn.CrossEntropyLoss() if new_loss else loss_module)(model(xb), yb)
+                loss.backward()
+                opt.step()
+                mon.step(loss)
+        assert mon.around.global_needed and mon.around.global_steps == 9   # step 8 armed too
+        assert [c.step for c in mon.run.observed.loss_calls] == list(range(8))
+        if not new_loss:
+            assert [u.steps for u in mon.run.observed.unregistered] == [list(range(8))]

@@ -11,13 +11,20 @@
 and the global module hooks of a recorded step (torch's, and minigrad's own in
 ``minigrad/nn/hooks.py``), dispatched to the first two (one pair of hooks for both). Everything lands in ``run.observed``.
 
+The global hooks make every module call of a recorded step pass through Python (11% of a
+recorded step of a small MLP). After the first ``STEPS_TO_FIND_A_USE`` recorded steps they
+stay off for a model that showed them nothing only they can see: no module outside the
+model ran inside its forward, the attention mode was dropped (it names its softmax calls
+by the module running), and at most one loss module outside the model was called, which
+is then hooked directly.
+
 The coordinator (``monitor.py``) calls, in this order: ``arm(step)`` with the step's other
 hooks, ``disarm()`` right after them, ``on_loss(loss)`` when a recorded step ends,
 ``pack(packet)`` before the step's one host transfer and ``take(values, record)`` after it;
 ``before_findings()`` before the rules run; ``close()`` once.
 """
 from ..adapters.observing import global_module_hooks
-from .attention_capture import AttentionCapture
+from .attention_capture import STEPS_TO_FIND_A_USE, AttentionCapture
 from .graph_growth import GraphGrowth
 from .loss_capture import LossCapture
 from .target_ids import CLASS_INDEX_LOSSES, function_call_options, loss_options
@@ -42,6 +49,10 @@ class Around:
                                            # module's call is the one to keep
         self._current_step = current_step
         self._global = None
+        self.global_steps = 0              # recorded steps the global hooks ran through
+        self.global_needed = True          # False once they showed nothing (module doc)
+        self._loss_modules = {}            # id -> loss module outside the model, seen called
+        self._loss_handles = []
         self.armed = False
 
     def arm(self, step):
@@ -51,8 +62,17 @@ class Around:
         self.losses.arm()
         self.structure.arm(step)
         self.attention.arm()
-        self._global = global_module_hooks(self.adapter.framework, self._before_any,
-                                           self._after_any)
+        if self.global_needed and self.global_steps >= STEPS_TO_FIND_A_USE and \
+                not self.attention.enabled and len(self._loss_modules) <= 1 and \
+                not self.structure.saw_unregistered_modules():
+            self.global_needed = False
+        if self.global_needed:
+            self._global = global_module_hooks(self.adapter.framework, self._before_any,
+                                               self._after_any)
+            self.global_steps += 1
+        else:
+            self._loss_handles = [self.adapter.add_forward_hook(module, self._after_loss_module)
+                                  for module in self._loss_modules.values()]
         register = getattr(self.optimizer, "register_step_pre_hook", None)
         if self.attention.waiting and register is not None:
             try:
@@ -68,6 +88,9 @@ class Around:
         if self._global is not None:
             self._global.remove()
             self._global = None
+        for handle in self._loss_handles:
+            handle.remove()
+        self._loss_handles = []
         if self._optimizer_hook is not None:
             self._optimizer_hook.remove()
             self._optimizer_hook = None
@@ -90,6 +113,16 @@ class Around:
         try:
             if not self.structure.inside_forward and type(module).__name__.endswith("Loss") \
                     and id(module) not in self.structure.module_names and inputs:
+                self._loss_modules[id(module)] = module
+                self._after_loss_module(module, inputs, output)
+        except Exception as error:       # never break the user's step
+            self.on_error(error)
+
+    def _after_loss_module(self, module, inputs, output):
+        """A loss module outside the model was called (through the global hooks, or the
+        direct hook that replaces them)."""
+        try:
+            if inputs:
                 self.losses.offer(type(module).__name__, inputs[0],
                                   inputs[1] if len(inputs) > 1 else None, loss_options(module))
         except Exception as error:       # never break the user's step
@@ -141,4 +174,5 @@ class Around:
 
     def close(self):
         self.disarm()
+        self._loss_modules = {}
         self.warnings.close()

@@ -203,6 +203,10 @@ class StructureWatch:
                         ids.update(id(p) for _, p in self.adapter.own_parameters(module))
         return ids
 
+    def saw_unregistered_modules(self):
+        """Whether a module outside the model ran inside its forward on a recorded step."""
+        return any(key[0] == "module" for key in self._parts)
+
     def _note(self, key, obj, make):
         """One unregistered object seen in this step's forward, under ``key`` (its kind,
         type, caller, shapes): counted per step, compared with the first step's objects."""
