@@ -56,7 +56,12 @@ def diverging(ctx):
 
 def oscillation(ctx):
     """The swings and spikes of the loss around its running level when they exceed what
-    minibatch noise gives (a dict of measurements), else None."""
+    minibatch noise gives (a dict of measurements), else None. Worked out once per
+    diagnosis (several rules ask)."""
+    return ctx._once("oscillation", lambda: _oscillation(ctx))
+
+
+def _oscillation(ctx):
     curve = ctx.curve
     n = len(curve)
     if n < MIN_STEPS_FOR_TREND or ctx.summary is None:
