@@ -379,7 +379,7 @@ class TorchAdapter(Adapter):
         return None
 
     def host_view(self, tensor):
-        if tensor.device.type != "cpu":
+        if not tensor.is_cpu:
             return None
         try:     # detach() only when needed: a batch seldom requires grad (one object less)
             return (tensor.detach() if tensor.requires_grad else tensor).numpy()

@@ -93,20 +93,27 @@ class BatchFingerprints(Sink):
         self._handle = adapter.add_forward_pre_hook(model, self._on_forward)
 
     def _on_forward(self, module, inputs):
-        if not self.adapter.is_training(module):
+        adapter = self.adapter
+        if not adapter.is_training(module):
             return
+        if self.forward_listeners:
+            self._tell_listeners(module, inputs)
+        try:
+            # the usual case first: the batch is the first positional input
+            tensor = inputs[0] if inputs and adapter.is_tensor(inputs[0]) else \
+                first_tensor(adapter, inputs)
+            value = None if tensor is None else fingerprint(adapter, tensor)
+        except Exception:             # an exotic input: no fingerprint, training goes on
+            value = None
+        if value is not None:
+            self._current = value if self._current is None else self._current + value
+
+    def _tell_listeners(self, module, inputs):
         for listener in list(self.forward_listeners):
             try:
                 listener(module, inputs)
             except Exception:         # a listener never breaks the user's forward pass
                 self.forward_listeners.remove(listener)
-        try:
-            tensor = first_tensor(self.adapter, inputs)
-            value = None if tensor is None else fingerprint(self.adapter, tensor)
-        except Exception:             # an exotic input: no fingerprint, training goes on
-            value = None
-        if value is not None:
-            self._current = value if self._current is None else self._current + value
 
     @property
     def active(self):
