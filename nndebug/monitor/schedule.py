@@ -33,6 +33,7 @@ Two kinds of records (``overhead`` set, the default):
 every ``every`` steps (escalation aside). ``overhead=None`` records exactly every
 ``every`` steps, all judged, and reads no clock.
 """
+import math
 import time
 
 WARMUP_RECORDS = 3           # steps 0-2 are always judged, then 4, 8, 16, 32, ...
@@ -185,7 +186,7 @@ class Schedule:
         if self.credit >= 0:
             return upcoming + 1
         earned = self.overhead * plain            # credit earned by one plain step
-        return min(first, upcoming + 1 + int(-self.credit / earned))
+        return min(first, upcoming + max(1, math.ceil(-self.credit / earned)))
 
     def next_is_recorded(self, upcoming, interval, was_recorded):
         """Whether step ``upcoming`` is recorded at all (judged or extra)."""
