@@ -579,3 +579,23 @@ def test_the_global_module_hooks_stay_for_what_only_they_see():
         assert [c.step for c in mon.run.observed.loss_calls] == list(range(8))
         if not new_loss:
             assert [u.steps for u in mon.run.observed.unregistered] == [list(range(8))]
+
+
+def test_plain_steps_mostly_take_the_short_way_between_records(monkeypatch):
+    """The monitor asks its schedule (a full ``step()``, charged to its time budget) only
+    around records: asking too early used to find the credit short by the cost of asking,
+    ask again a few steps later, and spend the whole budget on asking (a full step every
+    few steps, no extra record)."""
+    from nndebug.monitor.monitor import Monitor
+    full = []
+    original = Monitor._decide_next
+    monkeypatch.setattr(Monitor, "_decide_next",
+                        lambda self, *args: full.append(1) or original(self, *args))
+    model = mlp()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    with nd.watch(model, opt, overhead=0.2) as mon:      # a budget that recovers soon
+        train(model, opt, steps=3000, mon=mon)
+    recorded = len(mon.run.records)
+    # each extra record: the full step that arms it and the one that closes it (about 2x);
+    # asking too early made it about 3.5x
+    assert recorded > 30 and len(full) <= 2.5 * recorded + 20, (len(full), recorded)
