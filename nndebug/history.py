@@ -24,8 +24,10 @@ activation histograms (an eighth of the whole budget for the histograms).
    what the noise, spike and trend rules measure at the end of the run is unchanged.
 2. **Detailed records** (``StepRecord``: gradients, weights, activations, inputs, output)
    are kept whole or dropped whole. At most ``MAX_RECORDS`` are kept whatever the budget
-   (the rules' time grows with their number). When they outgrow their share, a
-   compaction keeps
+   (the rules' time grows with their number), and of the extra records (those the time
+   budget let the monitor take, for plots only) at most ``MAX_EXTRA_RECORDS``: a plot
+   needs no more, and a long run's memory then grows with the judged records alone
+   (about one in a thousand steps). When they outgrow their share, a compaction keeps
    a. *early* records: the first ``EARLY_RECORDS`` and those at step 0, 1, 2 and every
       power of two (the monitor always records these: the early phase, on a log time
       scale, is where many bugs show and what rules compare the run with);
@@ -72,6 +74,7 @@ FULL_CURVE_MAX = 2 ** 18      # losses kept at full resolution, at most (analysi
 FIRST_BUCKET_WIDTH = 8        # losses per bucket when the curve is first folded
 MIN_CURVE_POINTS = 64         # a curve keeps at least this many points, whatever the budget
 MAX_RECORDS = 1024            # detailed records kept, at most (analysis time)
+MAX_EXTRA_RECORDS = 256       # extra records kept, at most (plots need no more)
 EARLY_RECORDS = 8             # the first records, always kept
 RECENT_SHARE = 0.25           # of the record budget: the latest records
 MIN_RECENT = 4                # the latest records kept, at least
@@ -501,7 +504,8 @@ class BoundedRun(RunRecord):
                     or judged_count > MAX_RECORDS:
                 self.compact_records()
             elif (total > self.record_budget and total > 1.25 * self._bytes_after_compaction) \
-                    or len(self.records) > MAX_RECORDS:
+                    or len(self.records) > MAX_RECORDS \
+                    or len(self.records) - judged_count > MAX_EXTRA_RECORDS:
                 self.compact_records(judged_too=False)
             if histogram_total > self.histogram_budget:
                 self.compact_histograms()
@@ -589,7 +593,10 @@ class BoundedRun(RunRecord):
             used += sum(sizes[i] for i in chosen)
             self._judged_after_compaction = used
         extra = [i for i in range(n) if i not in is_judged and i not in keep]
-        chosen, self._extra_grid = _thinned(records, extra, self._extra_grid, fits)
+        extra_count = int(COMPACT_TO * MAX_EXTRA_RECORDS)
+        chosen, self._extra_grid = _thinned(
+            records, extra, self._extra_grid,
+            lambda chosen: len(chosen) <= extra_count and fits(chosen))
         kept = sorted(keep | set(chosen))
         records[:] = [records[i] for i in kept]
         self._sizes = [sizes[i] for i in kept]

@@ -179,6 +179,20 @@ def test_records_are_capped_in_number_whatever_the_budget():
     assert len(run.records) <= MAX_RECORDS
 
 
+def test_extra_records_are_capped_in_number_and_the_judged_ones_all_stay():
+    """Extra records (plots only) are thinned evenly once more than MAX_EXTRA_RECORDS wait,
+    however large the budget: a long run's memory grows with the judged records alone."""
+    from nndebug.history import MAX_EXTRA_RECORDS
+    seen = []
+    run = feed(synthetic_run(10 ** 10), 6000, record_every=100, extra_share=0.5,
+               check=lambda run: seen.append(sum(not r.judged for r in run.records)))
+    judged = [r.step for r in run.records if r.judged]
+    assert judged == [s for s in range(6000) if s % 100 == 0 or s < 3 or (s & (s - 1)) == 0]
+    assert max(seen) <= MAX_EXTRA_RECORDS and min(seen[-100:]) >= MAX_EXTRA_RECORDS // 2
+    extra_steps = [r.step for r in run.records if not r.judged]
+    assert extra_steps[0] < 600 and extra_steps[-1] > 5400        # thinned evenly, not cut
+
+
 def test_without_a_budget_everything_is_kept():
     run = feed(synthetic_run(None), 3000, record_every=3)
     assert run.compactions == 0
