@@ -13,7 +13,7 @@ Two kinds of records (``overhead`` set, the default):
   power of two (4, 8, 16, 32, ...: the early phase, where many bugs show, on a log time
   scale), and every ``JUDGED_EVERY``-th step (long runs stay covered late on). These are
   the steps the budget always paid for; more judged steps cost tiny models more than
-  their 5% (measured with 1.5x the powers of two judged too: 16 records instead of 10
+  a 5% budget (measured with 1.5x the powers of two judged too: 16 records instead of 10
   in 333 steps of a 64-64-10 MLP, 1.34x the plain step time instead of 1.19x).
   After a judged record that saw a NaN or Inf (``escalate()``), the following steps are
   judged too, at most ``ESCALATED_RECORDS`` of them over the run: they show where the
@@ -28,6 +28,13 @@ Two kinds of records (``overhead`` set, the default):
   costs what it took beyond a plain step, and a step is recorded while the credit is not
   negative. Extra records depend on the clock: they feed plots, TensorBoard and the
   other sinks, never the rules.
+
+Asking costs too. After each answer the monitor asks ``first_possible_record``: the first
+step that could be recorded if nothing but plain steps happen meanwhile (the next judged
+step, or the step at which the credit has recovered). It lets the steps before it pass
+without asking or reading the clock, and accounts them together at the next question
+(``next_record(..., steps=n)``): one duration sample of their mean, the credit of each.
+A NaN or a loss jump is noticed on the loss values, at the monitor's check steps.
 
 ``every``: at most one judged record every ``every`` steps and one record of any kind
 every ``every`` steps (escalation aside). ``overhead=None`` records exactly every
