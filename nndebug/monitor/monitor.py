@@ -8,6 +8,12 @@ Each job lives in its own file; this one only calls them in order:
                ──► sinks.py       hand the record on (TensorBoard, ...)
                ──► schedule.py    record the next step? (hooks on again if so)
     findings() ──► nndebug.rules.diagnose(run), plus what probes and sinks add
+
+Most steps are plain: the schedule says, after each full ``step()``, up to which step
+nothing can be recorded (``Schedule.first_possible_record``), and until then ``step()``
+takes a short way (``_close_plain_step``): keep the loss, check the losses for a jump
+every 8th step, count the step, tell the sinks that want every step. On a small model
+that is most of what watching costs per step.
 """
 import math
 
