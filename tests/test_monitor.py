@@ -599,3 +599,28 @@ def test_plain_steps_mostly_take_the_short_way_between_records(monkeypatch):
     # each extra record: the full step that arms it and the one that closes it (about 2x);
     # asking too early made it about 3.5x
     assert recorded > 30 and len(full) <= 2.5 * recorded + 20, (len(full), recorded)
+
+
+@pytest.mark.parametrize("as_number", [False, True])
+def test_a_loss_given_as_a_number_takes_the_short_way_too(monkeypatch, as_number):
+    """``mon.step(loss.item())`` is as common as ``mon.step(loss)``: both close plain steps
+    the short way and keep the same losses."""
+    from nndebug.monitor.monitor import Monitor
+    short = []
+    original = Monitor._close_plain_step
+    monkeypatch.setattr(Monitor, "_close_plain_step",
+                        lambda self, *args: short.append(1) or original(self, *args))
+    model = mlp()
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    x, y = data()
+    given = []
+    with nd.watch(model, opt) as mon:
+        for xb, yb in batches(x, y, 200):
+            opt.zero_grad()
+            loss = F.cross_entropy(model(xb), yb)
+            loss.backward()
+            opt.step()
+            given.append(loss.item())
+            mon.step(loss.item() if as_number else loss)
+    assert len(short) > 150
+    assert list(mon.run.losses) == given

@@ -380,6 +380,8 @@ class Adapter(abc.ABC):
         """The value of a one-element tensor that lives on the host, as a float, or None
         when another path must read it (a device tensor, not a tensor, an exotic dtype).
         The quick path of ``step(loss)``: it runs at every training step."""
+        if type(value) is float or type(value) is int:       # ``loss.item()``; not a bool
+            return float(value)
         data = getattr(value, "data", None)
         if type(data) is np.ndarray and data.size == 1 and data.dtype.kind == "f":
             return float(data.reshape(-1)[0])

@@ -376,7 +376,7 @@ class TorchAdapter(Adapter):
         if type(value) is torch.Tensor and self.on_host(value) and value.is_floating_point() \
                 and value.numel() == 1:
             return value.item()
-        return None
+        return super().host_scalar(value)      # a Python number (``loss.item()``)
 
     def host_view(self, tensor):
         if not tensor.is_cpu:
