@@ -601,10 +601,11 @@ def test_plain_steps_mostly_take_the_short_way_between_records(monkeypatch):
     assert recorded > 30 and len(full) <= 2.5 * recorded + 20, (len(full), recorded)
 
 
-@pytest.mark.parametrize("as_number", [False, True])
+@pytest.mark.parametrize("as_number", [False, True, "on a device"])
 def test_a_loss_given_as_a_number_takes_the_short_way_too(monkeypatch, as_number):
     """``mon.step(loss.item())`` is as common as ``mon.step(loss)``: both close plain steps
-    the short way and keep the same losses."""
+    the short way and keep the same losses; so does a loss left on a device (as on a GPU,
+    here the CPU taken for one), whose values wait there until a check step copies them."""
     from nndebug.monitor.monitor import Monitor
     short = []
     original = Monitor._close_plain_step
@@ -615,6 +616,9 @@ def test_a_loss_given_as_a_number_takes_the_short_way_too(monkeypatch, as_number
     x, y = data()
     given = []
     with nd.watch(model, opt) as mon:
+        if as_number == "on a device":
+            monkeypatch.setattr(mon.adapter, "on_host", lambda t: False)
+            as_number = False
         for xb, yb in batches(x, y, 200):
             opt.zero_grad()
             loss = F.cross_entropy(model(xb), yb)

@@ -376,6 +376,12 @@ class Adapter(abc.ABC):
         data = getattr(tensor, "data", tensor)
         return data if isinstance(data, np.ndarray) else None
 
+    def step_loss(self, value):
+        """A step's loss as the monitor's short way keeps it: ``host_scalar``, or, for a
+        framework with devices, a one-element tensor left on its device (detached); None
+        when the full way must look at it (see ``losses.loss_value``)."""
+        return self.host_scalar(value)
+
     def host_scalar(self, value):
         """The value of a one-element tensor that lives on the host, as a float, or None
         when another path must read it (a device tensor, not a tensor, an exotic dtype).

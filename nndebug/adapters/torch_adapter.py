@@ -372,6 +372,12 @@ class TorchAdapter(Adapter):
     def on_host(self, tensor):
         return tensor.is_cpu
 
+    def step_loss(self, value):
+        if type(value) is torch.Tensor and value.is_floating_point() and value.numel() == 1 \
+                and not self.on_host(value):
+            return value.detach()            # no wait for the device: copied with others
+        return self.host_scalar(value)
+
     def host_scalar(self, value):
         if type(value) is torch.Tensor and self.on_host(value) and value.is_floating_point() \
                 and value.numel() == 1:

@@ -149,8 +149,8 @@ class Monitor:
         """
         step = self._step
         if step < self._plain_until and val_loss is None:
-            value = self.adapter.host_scalar(loss)
-            if value is not None:          # a plain step, a loss on the host: the short way
+            value = self.adapter.step_loss(loss)
+            if value is not None:          # a plain step, a scalar loss: the short way
                 self._close_plain_step(step, value)
                 return
         entered = self._clock()
@@ -202,8 +202,9 @@ class Monitor:
             self.schedule.first_possible_record(step + 1) - 1
 
     def _close_plain_step(self, step, value):
-        """``step()`` for a plain step whose loss is a number on the host, with nothing due
-        before ``_plain_until``: keep the loss, check the losses for a jump at a check step,
+        """``step()`` for a plain step whose loss is a scalar (a number, or a tensor left on its
+        device), with nothing due before ``_plain_until``: keep the loss, check the losses
+        (one transfer for those on a device) for a jump at a check step,
         count the step, tell the sinks. No clock is read (unless the loss jumped): the
         schedule accounts these steps together at the next full ``step()``."""
         self._pending["train"].add(step, value)
