@@ -87,16 +87,19 @@ def padded_lines(min_length=20):
     return ids, len(chars) + 1
 
 
-def train_watched(model, optimizer, loss_fn, data, **watch):
+def train_watched(model, optimizer, loss_fn, data, stepped_by=None, **watch):
     """The ordinary loop (zero_grad, forward, loss, backward, step) under ``nd.watch``; the
-    monitor comes back. Cases whose bug lives in the loop itself write their own loop."""
+    monitor comes back. ``stepped_by``: what the loop calls ``zero_grad()`` and ``step()``
+    on when it wraps ``optimizer`` (the watched one). Cases whose bug lives in the loop
+    itself write their own loop."""
     import nndebug as nd
+    stepped_by = optimizer if stepped_by is None else stepped_by
     with nd.watch(model, optimizer, **watch) as mon:
         for xb, yb in data:
-            optimizer.zero_grad()
+            stepped_by.zero_grad()
             loss = loss_fn(model(xb), yb)
             loss.backward()
-            optimizer.step()
+            stepped_by.step()
             mon.step(loss)
     return mon
 

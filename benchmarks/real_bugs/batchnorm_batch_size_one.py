@@ -10,8 +10,7 @@ Fix: batches of 32 (or GroupNorm/LayerNorm when the batch must stay tiny).
 import torch
 from torch import nn
 
-import nndebug as nd
-from benchmarks.real_bugs._common import batches, classification
+from benchmarks.real_bugs._common import batches, classification, train_watched
 
 TITLE = "question on MNIST model 03_ConvBatchNorm"
 LINK = "https://github.com/microsoft/CNTK/issues/905"
@@ -28,11 +27,5 @@ def run(fixed=False, steps=STEPS, **watch):
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
     batch_size = 32 if fixed else 1         # BUG: one image per batch-norm batch
-    with nd.watch(model, optimizer, **watch) as mon:
-        for xb, yb in batches(x, y, steps, batch_size=batch_size):
-            optimizer.zero_grad()
-            loss = loss_fn(model(xb), yb)
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
-    return mon
+    return train_watched(model, optimizer, loss_fn, batches(x, y, steps, batch_size=batch_size),
+                         **watch)

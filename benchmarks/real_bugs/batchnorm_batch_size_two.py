@@ -9,8 +9,7 @@ running statistics used in eval mode do not match. Fix: larger batches, or Layer
 import torch
 from torch import nn
 
-import nndebug as nd
-from benchmarks.real_bugs._common import batches, classification
+from benchmarks.real_bugs._common import batches, classification, train_watched
 
 TITLE = "about BatchNorm in your experiments."
 LINK = "https://github.com/YvanYin/GoalFlow/issues/17"
@@ -25,11 +24,5 @@ def run(fixed=False, steps=STEPS, **watch):
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     loss_fn = nn.CrossEntropyLoss()
     batch_size = 32 if fixed else 2         # BUG: two samples per batch-norm batch
-    with nd.watch(model, optimizer, **watch) as mon:
-        for xb, yb in batches(x, y, steps, batch_size=batch_size):
-            optimizer.zero_grad()
-            loss = loss_fn(model(xb), yb)
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
-    return mon
+    return train_watched(model, optimizer, loss_fn, batches(x, y, steps, batch_size=batch_size),
+                         **watch)

@@ -14,8 +14,7 @@ below the head. Fix: scale each group's learning rate once, when the optimizer i
 import torch
 from torch import nn
 
-import nndebug as nd
-from benchmarks.real_bugs._common import batches, classification
+from benchmarks.real_bugs._common import batches, classification, train_watched
 
 TITLE = ("The learning rate warms up to the preset value during training and quickly "
          "becomes 0")
@@ -58,11 +57,5 @@ def run(fixed=False, steps=STEPS, **watch):
                             momentum=0.9)
     optimizer = LayerDecayOptimizer(inner, every_step=not fixed)
     loss_fn = nn.CrossEntropyLoss()
-    with nd.watch(model, inner, **watch) as mon:
-        for xb, yb in batches(x, y, steps):
-            optimizer.zero_grad()
-            loss = loss_fn(model(xb), yb)
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
-    return mon
+    return train_watched(model, inner, loss_fn, batches(x, y, steps), stepped_by=optimizer,
+                         **watch)

@@ -12,8 +12,7 @@ about 5 epochs. Fix: shuffle every epoch (DataLoader(shuffle=True)).
 import torch
 from torch import nn
 
-import nndebug as nd
-from benchmarks.real_bugs._common import batches, classification, mlp
+from benchmarks.real_bugs._common import batches, classification, mlp, train_watched
 
 TITLE = "Default dataloader params have shuffle=False"
 LINK = "https://github.com/Deci-AI/super-gradients/issues/416"
@@ -42,11 +41,4 @@ def run(fixed=False, steps=STEPS, **watch):
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
     loader = batches(x, y, steps, batch_size=BATCH) if fixed else in_order(x, y, steps)
-    with nd.watch(model, optimizer, **watch) as mon:
-        for xb, yb in loader:                    # BUG: never shuffled
-            optimizer.zero_grad()
-            loss = loss_fn(model(xb), yb)
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
-    return mon
+    return train_watched(model, optimizer, loss_fn, loader, **watch)    # BUG: never shuffled

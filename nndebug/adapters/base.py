@@ -51,6 +51,14 @@ def is_nndebug_hook(fn):
     return bool(getattr(fn, "_nndebug_owned", False))
 
 
+def owned_tensor_hook(fn):
+    """``fn`` as a tensor hook of ours that never replaces the gradient (returns None)."""
+    @nndebug_hook
+    def hook(grad):
+        fn(grad)
+    return hook
+
+
 class HookGroup:
     """One handle for many hooks: framework handles, and ``(table, key)`` entries put
     straight into a hook table (``TorchAdapter.add_tensor_hooks``)."""
@@ -362,10 +370,6 @@ class Adapter(abc.ABC):
     def is_tensor(self, value):
         return False
 
-    def is_on_host(self, tensor):
-        """Whether reading the tensor's values costs no device-to-host transfer (CPU/NumPy)."""
-        return True
-
     def on_host(self, tensor):
         """Whether reading the tensor's values costs no device transfer (NumPy arrays: yes)."""
         return True
@@ -376,16 +380,10 @@ class Adapter(abc.ABC):
         data = getattr(tensor, "data", tensor)
         return data if isinstance(data, np.ndarray) else None
 
-    def step_loss(self, value):
-        """A step's loss as the monitor's short way keeps it: ``host_scalar``, or, for a
-        framework with devices, a one-element tensor left on its device (detached); None
-        when the full way must look at it (see ``losses.loss_value``)."""
-        return self.host_scalar(value)
-
     def host_scalar(self, value):
         """The value of a one-element tensor that lives on the host, as a float, or None
         when another path must read it (a device tensor, not a tensor, an exotic dtype).
-        The quick path of ``step(loss)``: it runs at every training step."""
+        The quick path of ``losses.loss_value``: it runs at every training step."""
         if type(value) is float or type(value) is int:       # ``loss.item()``; not a bool
             return float(value)
         data = getattr(value, "data", None)

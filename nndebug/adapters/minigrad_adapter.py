@@ -8,7 +8,8 @@ import minigrad as mg
 from minigrad import autograd
 from minigrad.tensor import Tensor
 
-from .base import Adapter, ArrayNamespace, PrimitiveCall, not_numbers, is_nndebug_hook, nndebug_hook
+from .base import (Adapter, ArrayNamespace, PrimitiveCall, not_numbers, is_nndebug_hook,
+                   owned_tensor_hook)
 
 _HOOK_TABLES = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")
 
@@ -250,11 +251,7 @@ class MinigradAdapter(Adapter):
     def add_tensor_hook(self, tensor, fn):
         if not isinstance(tensor, Tensor) or not tensor.requires_grad:
             return None
-
-        @nndebug_hook
-        def hook(grad):
-            fn(grad)
-        return tensor.register_hook(hook)
+        return tensor.register_hook(owned_tensor_hook(fn))
 
     def _tensor_hooks(self, tensor):
         return list(getattr(tensor, "_hooks", {}).values())

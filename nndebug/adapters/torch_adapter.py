@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from .base import (Adapter, ArrayNamespace, HookGroup, not_numbers, is_nndebug_hook,
-                   nndebug_hook)
+                   owned_tensor_hook)
 
 _HOOK_TABLES = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks",
                 "_forward_hooks_with_kwargs", "_forward_pre_hooks_with_kwargs",
@@ -315,11 +315,7 @@ class TorchAdapter(Adapter):
     def add_tensor_hook(self, tensor, fn):
         if not isinstance(tensor, torch.Tensor) or not tensor.requires_grad:
             return None
-
-        @nndebug_hook
-        def hook(grad):
-            fn(grad)
-        return tensor.register_hook(hook)
+        return tensor.register_hook(owned_tensor_hook(fn))
 
     def add_tensor_hooks(self, tensors, fns):
         """Each leaf tensor's hook goes straight into its hook table, as ``register_hook``
@@ -331,7 +327,7 @@ class TorchAdapter(Adapter):
         for tensor, fn in zip(tensors, fns):
             if not isinstance(tensor, torch.Tensor) or not tensor.requires_grad:
                 continue
-            hook = fn if is_nndebug_hook(fn) else _owned_hook(fn)
+            hook = fn if is_nndebug_hook(fn) else owned_tensor_hook(fn)
             if type(tensor) in _PLAIN_TENSORS and tensor.grad_fn is None:
                 table = tensor._backward_hooks
                 if table is None:
@@ -366,17 +362,8 @@ class TorchAdapter(Adapter):
     def to_host(self, tensor):
         return tensor.detach().cpu().numpy()
 
-    def is_on_host(self, tensor):
-        return tensor.device.type == "cpu"
-
     def on_host(self, tensor):
         return tensor.is_cpu
-
-    def step_loss(self, value):
-        if type(value) is torch.Tensor and value.is_floating_point() and value.numel() == 1 \
-                and not self.on_host(value):
-            return value.detach()            # no wait for the device: copied with others
-        return self.host_scalar(value)
 
     def host_scalar(self, value):
         if type(value) is torch.Tensor and self.on_host(value) and value.is_floating_point() \
@@ -562,14 +549,6 @@ class TorchAdapter(Adapter):
 
 
 _PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter)
-
-
-def _owned_hook(fn):
-    """``fn`` as a tensor hook of ours that never replaces the gradient (returns None)."""
-    @nndebug_hook
-    def hook(grad):
-        fn(grad)
-    return hook
 
 
 def _detached_copy(value):

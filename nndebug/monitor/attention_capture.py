@@ -24,6 +24,7 @@ disarmed; if something else was pushed on top meanwhile, ours stays under it, sw
 until it is on top again (popping another's mode would break it).
 """
 import contextlib
+import functools
 
 from .statistics import attention_peaks
 
@@ -132,15 +133,10 @@ class AttentionCapture:
 
 def _softmax_mode(on_softmax, on_loss_call=None):
     """A fresh mode (one per recorded step; the class is made once per process)."""
-    global _SoftmaxWatch
-    if _SoftmaxWatch is None:
-        _SoftmaxWatch = _softmax_watch_class()
-    return _SoftmaxWatch(on_softmax, on_loss_call)
+    return _softmax_watch_class()(on_softmax, on_loss_call)
 
 
-_SoftmaxWatch = None
-
-
+@functools.lru_cache(maxsize=None)
 def _softmax_watch_class():
     import torch
     from torch.overrides import TorchFunctionMode

@@ -1,8 +1,9 @@
 """The loss of every step, kept cheaply: a detached reference now, the value later.
 
 ``step(loss)`` keeps a loss on an accelerator where it lives (no device-to-host copy, so no
-wait for the device, per step); a loss already on the CPU is read at once. The pending losses ride along with the next recorded step's transfer, or are copied in
-one go when too many wait (``PENDING_LOSSES_MAX``) or when findings are asked for.
+wait for the device, per step); a loss already on the CPU is read at once. The pending
+losses ride along with the next recorded step's transfer, or are copied in one go at a
+loss-check step, when too many wait (``PENDING_LOSSES_MAX``) or when findings are asked for.
 """
 import math
 

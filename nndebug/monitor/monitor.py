@@ -148,11 +148,10 @@ class Monitor:
         it becomes a finding). ``val_loss``: optional validation loss, for OVERFITTING.
         """
         step = self._step
-        if step < self._plain_until and val_loss is None:
-            value = self.adapter.step_loss(loss)
-            if value is not None:          # a plain step, a scalar loss: the short way
-                self._close_plain_step(step, value)
-                return
+        if step < self._plain_until and val_loss is None and loss is not None:
+            # a plain step: the short way (a loss that is no scalar raises here as below)
+            self._close_plain_step(step, loss_value(self.adapter, loss, "loss"))
+            return
         entered = self._clock()
         if self._closed:
             raise RuntimeError("this monitor is closed; start a new one with nndebug.watch(...)")

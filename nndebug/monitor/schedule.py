@@ -143,8 +143,6 @@ class Schedule:
         """
         if steps > 1 and interval is not None and not was_recorded:
             self._account_plain_steps(interval, steps)
-        elif interval is not None and not was_recorded and not self._uncharged:
-            self._account_plain(interval)                 # the usual step: in short
         else:
             self._account(interval, was_recorded)
         if self._jump_left > 0 and not self.stopped:      # the loss jumped: look closer
@@ -186,7 +184,7 @@ class Schedule:
             return (upcoming // self.every + 1) * self.every if not self.stopped else _NEVER
         if self.stopped:
             return _NEVER
-        first = min(next_judged_step(upcoming), _NEVER)
+        first = next_judged_step(upcoming)
         plain = self.plain_estimate()
         if plain is None or plain <= 0:
             return first
@@ -211,21 +209,6 @@ class Schedule:
         if plain is not None:
             self.credit += (steps - 1) * (self.overhead or 0.0) * plain
         self._since_record += steps - 1
-
-    def _account_plain(self, interval):
-        """``_account`` for a plain step with no recorded step waiting to be charged."""
-        plain = self._plain
-        plain.append(interval)
-        n = len(plain)
-        if n <= PLAIN_WINDOW or n % PLAIN_WINDOW == 0:
-            self._plain_median = None
-            if n > 4 * PLAIN_WINDOW:
-                del plain[:-PLAIN_WINDOW]
-        estimate = self._plain_median
-        if estimate is None:
-            estimate = self.plain_estimate()
-        self.credit += (self.overhead or 0.0) * estimate
-        self._since_record += 1
 
     def _account(self, interval, was_recorded):
         """The token bucket: plain steps earn credit, recorded ones spend what they cost."""

@@ -125,6 +125,12 @@ def _judged(ctx, items):
     return [i for i in items if i.step in steps] if steps else list(items)
 
 
+def _calls_before_cutoff(ctx, observed, losses):
+    """The judged calls of these losses before the first non-finite step."""
+    return [c for c in _judged(ctx, observed.loss_calls) if c.loss in losses and
+            (ctx.cutoff is None or c.step < ctx.cutoff)]
+
+
 @rule(produces="LOSS_SHAPE_MISMATCH",
       explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE", "LOSS_DIVERGING", "LOSS_OSCILLATING"})
 def loss_shape_mismatch(ctx):
@@ -175,8 +181,7 @@ def double_sigmoid(ctx):
     observed = _observed(ctx)
     if observed is None:
         return None
-    calls = [c for c in _judged(ctx, observed.loss_calls) if c.loss in SIGMOID_LOSSES and
-             (ctx.cutoff is None or c.step < ctx.cutoff)]
+    calls = _calls_before_cutoff(ctx, observed, SIGMOID_LOSSES)
     if not sigmoid_outputs(calls):
         return None
     sigmoid_layers = [layer.name for layer in ctx.run.layers if layer.kind == "sigmoid"]
@@ -203,8 +208,7 @@ def nll_on_probabilities(ctx):
     observed = _observed(ctx)
     if observed is None:
         return None
-    calls = [c for c in _judged(ctx, observed.loss_calls) if c.loss in LOG_PROBABILITY_LOSSES
-             and (ctx.cutoff is None or c.step < ctx.cutoff)]
+    calls = _calls_before_cutoff(ctx, observed, LOG_PROBABILITY_LOSSES)
     if not not_log_probabilities(calls):
         return None
     low = min(c.output_min for c in calls)
