@@ -100,8 +100,9 @@ class Around:
         self.armed = False
 
     def _before_any(self, module, inputs):
-        if self.attention.waiting:
-            self.attention.start()
+        if self.attention.waiting and module is self.structure.root:
+            self.attention.start()    # our model's forward starts (not another model's:
+                                      # a monitor left open must not push its mode there)
         self.structure.before_any(module, inputs)
         if type(module).__name__.endswith("Loss"):
             self._loss_modules_running += 1

@@ -16,6 +16,7 @@ every 8th step, count the step, tell the sinks that want every step. On a small 
 that is most of what watching costs per step.
 """
 import math
+import warnings
 
 from .. import rules
 from ..adapters import adapt
@@ -58,6 +59,28 @@ def _check_arguments(every, overhead, histogram_every, sinks):
                             f"override on_record/on_losses/...), got {type(sink).__name__}")
 
 
+_OPEN_MONITORS = {}     # id(model) -> the open Monitor watching it (see _close_earlier_monitor)
+
+
+def _close_earlier_monitor(model):
+    """Close a monitor still open on ``model``, with a warning.
+
+    A training loop stopped by an error or by Ctrl-C (a notebook's stop button) without
+    ``with`` or ``close()`` leaves its monitor armed for the next step: its hooks stay on
+    the model, and its global module hooks on every module of the process. Watching the
+    same model again (re-running the cell) would run both monitors' hooks at every step;
+    the earlier one is closed instead (its findings stay readable)."""
+    earlier = _OPEN_MONITORS.pop(id(model), None)
+    if earlier is None or earlier.model is not model or earlier.closed:
+        return
+    earlier.close()
+    warnings.warn(
+        f"nndebug.watch: this model already had an open monitor (at step {earlier._step}; "
+        "a training loop stopped without close()?). It has been closed so that its hooks do "
+        "not run beside the new one's; use `with nndebug.watch(...) as mon:` or call "
+        "mon.close() when a run ends.", RuntimeWarning, stacklevel=4)
+
+
 def _overrides(sink, method):
     """Whether ``sink`` has its own ``method`` (not Sink's do-nothing default)."""
     return getattr(type(sink), method, None) is not getattr(Sink, method)
@@ -74,6 +97,7 @@ class Monitor:
         _check_arguments(every, overhead, histogram_every, sinks)
         max_bytes = long_run.check_options(max_history_mb, save_to, save_every_s)
         model = unwrap(model)         # DistributedDataParallel trains its .module: watch that
+        _close_earlier_monitor(model)
         self.adapter = adapter = adapt(model)
         self.model, self.optimizer = model, optimizer
         self.every, self.overhead, self.histogram_every = every, overhead, histogram_every
@@ -132,6 +156,7 @@ class Monitor:
         self._last_full_step = -1     # the last step closed the long way (step() in full)
         self._plain_until = 0         # steps before this one close the short way
         self._step_sinks = []         # [(sink, bound on_step)] for the short way
+        _OPEN_MONITORS[id(model)] = self
 
     # --- the public surface -------------------------------------------------------------
     def __enter__(self):
@@ -295,6 +320,8 @@ class Monitor:
         self.hooks.disarm()
         self.around.close()
         self._closed = True
+        if _OPEN_MONITORS.get(id(self.model)) is self:
+            del _OPEN_MONITORS[id(self.model)]
         self._plain_until = 0
         self._flush_losses()
         for sink in list(self.sinks):
