@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench bench-peers clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,12 @@ test: $(STAMP)            ## the test suite
 
 bench: $(STAMP)           ## benchmarks (not part of the tests)
 	$(PY) -m benchmarks
+
+bench-peers: $(STAMP)     ## the size sweep with autograd, mygrad, tinygrad (pinned, into .venv only)
+	$(PY) -m pip install --quiet -c constraints.txt $$($(PY) -m benchmarks.train_peers)
+	@command -v clang >/dev/null || echo "tinygrad's CPU backend compiles with clang, not found:" \
+	    "its column shows '-' (install clang, e.g. apt-get install clang)"
+	$(PY) -m benchmarks.bench_train_sweep $(ARGS)
 
 clean:
 	rm -rf $(VENV) nndebug-report

@@ -23,15 +23,21 @@ Peak memory: a fresh process per framework and model; peak resident memory above
 resident memory after imports, a first-use step of a tiny model, and data set-up (Linux
 ``/proc/self/clear_refs``), over MEMORY_STEPS steps.
 
-The goal (issue #12.7): minigrad at most 1.2x torch's step time at every size. Other
-NumPy engines (HIPS autograd, mygrad, tinygrad) are timed only where they are installed;
-none is a dependency.
+The goal (issue #12.7): minigrad at most 1.2x torch's step time at every size.
+
+Peers: other autograd engines (HIPS autograd, mygrad, tinygrad; ``train_peers.py`` writes
+their step) are timed where they are installed, none is a dependency (``make bench-peers``
+installs them into .venv). Each runs in its own child process with torch, interleaved as
+above, and its column is peer step / torch step in that child; a peer that is missing, or
+whose child fails, shows "-" and a note. Before timing, each side runs CHECK_STEPS steps: the
+peer's first loss and its loss after those steps must match torch's (LOSS_RTOL), and fall.
 
 Run:  python -m benchmarks.bench_train_sweep [--quick] [--only mlp,gpt] [--json PATH]
-                                            [--keep-freed-memory]
+                                            [--keep-freed-memory] [--peers autograd,mygrad|none]
 """
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -42,13 +48,16 @@ import numpy as np
 if __package__ in (None, ""):   # run as a script: make the project importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from benchmarks.train_peers import PEERS, TINYGRAD_ENV, VERSIONS  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOAL = 1.2
 FRAMEWORKS = ("torch", "minigrad")
 ROUNDS, QUICK_ROUNDS, MEMORY_STEPS = 7, 3, 5
 ROUND_SECONDS = 0.25          # a burst lasts about this long (at least one step)
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-PEERS = ("autograd", "mygrad", "tinygrad")
+CHECK_STEPS, LOSS_RTOL = 5, 1e-4       # the peers' correctness check (see _peer_checks)
+PEER_TIMEOUT = 1800                     # seconds for one peer's child (tinygrad compiles kernels)
 
 SIZES = {
     "mlp 64-128-64-10": ("mlp", dict(widths=(64, 128, 64, 10), batch=64)),
@@ -109,14 +118,19 @@ def batch_of(kind, size):
     return ids[:, :-1], ids[:, 1:]
 
 
+def torch_weights(label):
+    """torch's initial weights of ``label``'s model under seed 0, as NumPy arrays by name."""
+    import torch
+    kind, size = SIZES[label]
+    torch.manual_seed(0)
+    return {k: v.numpy().copy() for k, v in
+            _model(framework("torch"), kind, size).state_dict().items()}
+
+
 def build(fw_name, label, weights=None):
     """One training step of ``label`` in ``fw_name``, torch's initial weights in both."""
     kind, size = SIZES[label]
-    if weights is None:
-        import torch
-        torch.manual_seed(0)
-        weights = {k: v.numpy().copy() for k, v in
-                   _model(framework("torch"), kind, size).state_dict().items()}
+    weights = torch_weights(label) if weights is None else weights
     fw = framework(fw_name)
     model = _model(fw, kind, size)
     model.load_state_dict({k: fw.tensor(v) for k, v in weights.items()})
@@ -135,35 +149,74 @@ def build(fw_name, label, weights=None):
 
 # --- child processes -------------------------------------------------------------------------
 
-def _timing_child(labels, rounds):
+def _one_thread():
+    """torch and NumPy's BLAS on one thread in this child; returns the BLAS limit to keep alive."""
     import torch
     torch.set_num_threads(1)
     try:
         from threadpoolctl import threadpool_limits
-        limit = threadpool_limits(1)
+        return threadpool_limits(1)
     except ImportError:
-        limit = None   # the parent's environment variables already hold
+        return None   # the parent's environment variables already hold
+
+
+def _time_interleaved(steps, rounds):
+    """CPU ms per step of each step function in ``steps`` (name -> step), over ``rounds``
+    interleaved rounds of a burst each (the order alternating), plus wall-clock ms and page
+    faults per step."""
+    names = tuple(steps)
+    bursts = {}
+    for name in names:   # warm up, and size a burst to about ROUND_SECONDS
+        start = time.process_time()
+        steps[name]()
+        bursts[name] = max(1, int(ROUND_SECONDS / max(time.process_time() - start, 1e-6)))
+    burst = min(bursts.values())
+    times, wall, faults = ({name: [] for name in names} for _ in range(3))
+    for index in range(rounds):
+        for name in (names if index % 2 == 0 else names[::-1]):
+            faulted, started = _page_faults(), time.perf_counter()
+            start = time.process_time()
+            for _ in range(burst):
+                steps[name]()
+            times[name].append((time.process_time() - start) / burst * 1e3)
+            wall[name].append((time.perf_counter() - started) / burst * 1e3)
+            faults[name].append((_page_faults() - faulted) / burst)
+    return {"step_ms": times, "wall_ms": wall, "faults_per_step": faults}
+
+
+def _timing_child(labels, rounds):
+    limit = _one_thread()
     result = {}
     for label in labels:
         steps = {fw: build(fw, label) for fw in FRAMEWORKS}
         first = {fw: steps[fw]() for fw in FRAMEWORKS}
-        bursts = {}
-        for fw in FRAMEWORKS:   # warm up, and size a burst to about ROUND_SECONDS
-            start = time.process_time()
-            steps[fw]()
-            bursts[fw] = max(1, int(ROUND_SECONDS / max(time.process_time() - start, 1e-6)))
-        burst = min(bursts.values())
-        times = {fw: [] for fw in FRAMEWORKS}
-        faults = {fw: [] for fw in FRAMEWORKS}
-        for index in range(rounds):
-            for fw in (FRAMEWORKS if index % 2 == 0 else FRAMEWORKS[::-1]):
-                faulted = _page_faults()
-                start = time.process_time()
-                for _ in range(burst):
-                    steps[fw]()
-                times[fw].append((time.process_time() - start) / burst * 1e3)
-                faults[fw].append((_page_faults() - faulted) / burst)
-        result[label] = {"first_loss": first, "step_ms": times, "faults_per_step": faults}
+        result[label] = {"first_loss": first, **_time_interleaved(steps, rounds)}
+    del limit
+    return result
+
+
+def _peer_child(engine, labels, rounds):
+    """``engine``'s step against torch's, on the labels whose kind train_peers writes for it.
+
+    Returns {"missing": True} when the engine cannot be imported here; otherwise its version
+    and, per label, both sides' first CHECK_STEPS losses and the interleaved timings."""
+    import importlib.metadata
+    import importlib.util
+    if importlib.util.find_spec(engine) is None:
+        return {"missing": True}
+    from benchmarks import train_peers
+    kinds = train_peers.kinds_written(engine)
+    limit = _one_thread()
+    result = {"version": importlib.metadata.version(engine), "rows": {}}
+    for label in labels:
+        kind, size = SIZES[label]
+        if kind not in kinds:
+            continue
+        weights = torch_weights(label)
+        steps = {"torch": build("torch", label, weights),
+                 engine: train_peers.build_peer(engine, kind, weights, *batch_of(kind, size))}
+        losses = {name: [step() for _ in range(CHECK_STEPS)] for name, step in steps.items()}
+        result["rows"][label] = {"losses": losses, **_time_interleaved(steps, rounds)}
     del limit
     return result
 
@@ -194,22 +247,34 @@ def _memory_child(fw_name, label):
     return {"peak_mib": (_rss_kib("VmHWM") - base) / 1024}
 
 
-def _run_child(call, keep_freed_memory=False):
-    env = dict(os.environ, **ONE_THREAD)
+def _run_child(call, keep_freed_memory=False, extra_env=None, timeout=None):
+    env = dict(os.environ, **ONE_THREAD, **(extra_env or {}))
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     code = f"import json, benchmarks.bench_train_sweep as b; print(json.dumps(b.{call}))"
-    if keep_freed_memory:   # process-wide: torch and minigrad in the child both get it
+    if keep_freed_memory:   # process-wide: every framework in the child gets it
         code = "import minigrad.memory as m; assert m.keep_freed_memory(); " + code
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                         cwd=ROOT)
+                         cwd=ROOT, timeout=timeout)
     if out.returncode != 0:
         raise RuntimeError(f"benchmark child {call} failed:\n{out.stderr}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _peer_result(engine, labels, rounds, keep_freed_memory=False):
+    """The peer child's result, or {"error": why} when it failed: a peer never stops the sweep."""
+    try:
+        return _run_child(f"_peer_child({engine!r}, {labels!r}, {rounds})", keep_freed_memory,
+                          extra_env=TINYGRAD_ENV, timeout=PEER_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return {"error": f"no result within {PEER_TIMEOUT} s"}
+    except (RuntimeError, ValueError, IndexError) as error:   # crashed, or printed no result
+        lines = [line for line in str(error).splitlines() if line.strip()]
+        return {"error": lines[-1].strip() if lines else type(error).__name__}
+
+
 # --- the report -------------------------------------------------------------------------------
 
-def measure(labels, quick=False, keep_freed_memory=False):
+def measure(labels, quick=False, keep_freed_memory=False, peers=PEERS):
     rounds = QUICK_ROUNDS if quick else ROUNDS
     load_before = os.getloadavg()[0]
     timing = _run_child(f"_timing_child({labels!r}, {rounds})", keep_freed_memory)
@@ -218,8 +283,7 @@ def measure(labels, quick=False, keep_freed_memory=False):
         memory = {f"{fw}/{label}": _run_child(f"_memory_child({fw!r}, {label!r})",
                                               keep_freed_memory)["peak_mib"]
                   for label in labels for fw in FRAMEWORKS}
-    import importlib.util
-    peers = {name: importlib.util.find_spec(name) is not None for name in PEERS}
+    peers = {engine: _peer_result(engine, labels, rounds, keep_freed_memory) for engine in peers}
     return {"timing": timing, "memory": memory, "rounds": rounds, "peers": peers,
             "keep_freed_memory": keep_freed_memory,
             "load_before": load_before, "load_after": os.getloadavg()[0],
@@ -232,19 +296,82 @@ def _median(values):
     return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
+def _peer_ratio(engine, peer, label):
+    """``engine``'s fastest step / torch's fastest step in the peer's own child, or None where
+    there is no row (not installed, its child failed, or the kind not written for it)."""
+    row = peer.get("rows", {}).get(label)
+    if row is None:
+        return None
+    return min(row["step_ms"][engine]) / min(row["step_ms"]["torch"])
+
+
+def _peer_checks(engine, row):
+    """What differs from torch in the peer's first CHECK_STEPS losses; empty when its step is
+    the same step (same first loss, same loss CHECK_STEPS - 1 updates later, and falling)."""
+    theirs, torch_losses = row["losses"][engine], row["losses"]["torch"]
+    problems = [f"{what} loss {theirs[i]:.6g}, torch {torch_losses[i]:.6g}"
+                for what, i in (("first", 0), (f"step {CHECK_STEPS}", -1))
+                if not math.isclose(theirs[i], torch_losses[i], rel_tol=LOSS_RTOL)]
+    if not theirs[-1] < theirs[0]:
+        problems.append(f"its loss does not fall ({theirs[0]:.4g} -> {theirs[-1]:.4g})")
+    return problems
+
+
+PEER_REMARKS = {   # how each peer's step is written, where the reader needs to know
+    "autograd": "CNN convolution by im2col in autograd.numpy (autograd has no conv layer)",
+    "tinygrad": "CPU backend (compiles with clang), NUM_CPU_THREADS=1, the step under TinyJit",
+}
+
+
+def _peer_notes(results):
+    """One note per peer: missing, failed, or its version, its check and remarks."""
+    notes = []
+    for engine, peer in results["peers"].items():
+        if peer.get("missing"):
+            notes.append(f"{engine}: not installed (make bench-peers installs {engine} "
+                         f"{VERSIONS.get(engine, '')})")
+            continue
+        if "error" in peer:
+            notes.append(f"{engine}: its child failed, no numbers: {peer['error']}")
+            continue
+        rows = peer["rows"]
+        failed = {label: problems for label, row in rows.items()
+                  if (problems := _peer_checks(engine, row))}
+        worst = max((abs(row["losses"][engine][i] / row["losses"]["torch"][i] - 1)
+                     for row in rows.values() for i in (0, -1)), default=0.0)
+        check = ("CHECK FAILED (*): " + "; ".join(f"{label}: {', '.join(problems)}"
+                                                   for label, problems in failed.items())
+                 if failed else f"same losses as torch over {CHECK_STEPS} steps (largest "
+                                f"relative difference {worst:.1e}), falling")
+        walls = [min(row["wall_ms"][engine]) / min(row["wall_ms"]["torch"])
+                 for row in rows.values()]
+        wall = f"; wall-clock ratios {min(walls):.2f}-{max(walls):.2f}" if walls else ""
+        notes.append(f"{engine} {peer['version']}: {check}{wall}")
+        if engine in PEER_REMARKS:
+            notes.append(f"  {PEER_REMARKS[engine]}")
+    return notes
+
+
 def table(results):
+    peers = results["peers"]
     lines = ["| model (batch) | torch step (ms) | minigrad step (ms) | ratio | goal <= "
-             f"{GOAL} | torch peak MiB | minigrad peak MiB |",
-             "|---|---:|---:|---:|---|---:|---:|"]
+             f"{GOAL} | " + "".join(f"{engine} / torch | " for engine in peers) +
+             "torch peak MiB | minigrad peak MiB |",
+             "|---|---:|---:|---:|---|" + "---:|" * len(peers) + "---:|---:|"]
     for label, run in results["timing"].items():
         torch_ms, mg_ms = (min(run["step_ms"][fw]) for fw in FRAMEWORKS)
         ratio = mg_ms / torch_ms
         memory = [results["memory"].get(f"{fw}/{label}") for fw in FRAMEWORKS]
         memory = [f"{m:.1f}" if m is not None else "-" for m in memory]
+        cells = []
+        for engine, peer in peers.items():
+            peer_ratio = _peer_ratio(engine, peer, label)
+            checked = peer_ratio is None or not _peer_checks(engine, peer["rows"][label])
+            cells.append("-" if peer_ratio is None else f"{peer_ratio:.2f}{'' if checked else '*'}")
         batch = SIZES[label][1]["batch"]
         lines.append(f"| {label} ({batch}) | {torch_ms:.2f} | {mg_ms:.2f} | {ratio:.2f} | "
-                     f"{'met' if ratio <= GOAL else 'missed'} | {memory[0]} | {memory[1]} |")
-    missing = [name for name, there in results["peers"].items() if not there]
+                     f"{'met' if ratio <= GOAL else 'missed'} | " +
+                     "".join(f"{cell} | " for cell in cells) + f"{memory[0]} | {memory[1]} |")
     faults = [f"{label} {_median(run['faults_per_step']['torch']):.0f} / "
               f"{_median(run['faults_per_step']['minigrad']):.0f}"
               for label, run in results["timing"].items() if "faults_per_step" in run]
@@ -257,8 +384,10 @@ def table(results):
         f"{results['load_after']:.1f} after.",
         *(["malloc keeps freed memory (minigrad.memory.keep_freed_memory(), process-wide: both "
            "frameworks)."] if results.get("keep_freed_memory") else []),
-        "Other NumPy engines: " + (f"not installed here ({', '.join(missing)})" if missing
-                                   else "installed, not yet wired into this sweep"),
+        ("Peers: peer / torch, both timed the same way in the peer's own child; \"-\": not "
+         "installed, failed, or\n  not written (train_peers.py writes the MLP and CNN steps)."
+         if peers else "Peers: not run (--peers none)."),
+        *_peer_notes(results),
         *(["Page faults per step, median over the rounds (torch / minigrad): " + "; ".join(faults)]
           if faults else []),
     ]
@@ -273,6 +402,9 @@ def main(argv=None):
     parser.add_argument("--keep-freed-memory", action="store_true",
                         help="glibc keeps freed memory for reuse (both frameworks; see "
                              "minigrad/memory.py)")
+    parser.add_argument("--peers", default=",".join(PEERS),
+                        help="comma-separated peers to time against torch, or none (default: "
+                             "%(default)s; those not installed show '-')")
     args, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
     try:
         import torch  # noqa: F401
@@ -281,7 +413,13 @@ def main(argv=None):
         return None
     kinds = [k for k in args.only.split(",") if k]
     labels = [label for label, (kind, _) in SIZES.items() if not kinds or kind in kinds]
-    results = measure(labels, quick=args.quick, keep_freed_memory=args.keep_freed_memory)
+    peers = [p for p in args.peers.split(",") if p and p != "none"]
+    unknown = sorted(set(peers) - set(PEERS))
+    if unknown:
+        parser.error(f"--peers: unknown {', '.join(unknown)}; expected some of "
+                     f"{', '.join(PEERS)}, or none")
+    results = measure(labels, quick=args.quick, keep_freed_memory=args.keep_freed_memory,
+                      peers=peers)
     print(table(results))
     if args.json:
         with open(args.json, "w") as out:
