@@ -23,7 +23,7 @@ import numpy as np
 
 from ..autograd import Function
 from . import buffers
-from .axis_reductions import mean_last, sum_leading
+from .axis_reductions import mean_last, ones, sum_leading
 from .registry import register
 
 PARAM_NAMES = ("weight", "bias")
@@ -136,6 +136,8 @@ class LayerNorm(Function):
 
     @staticmethod
     def forward(ctx, x, *affine, normalized_shape=None, eps=1e-5, params=PARAM_NAMES):
+        if _is_usual_layer_norm(x, affine, normalized_shape, params):
+            return _last_axis_forward(ctx, x, affine[0], affine[1], eps)
         if normalized_shape is None:
             shape = x.shape[-1:]
         elif type(normalized_shape) is tuple and all(type(s) is int for s in normalized_shape):
@@ -168,6 +170,46 @@ class LayerNorm(Function):
         param_grads, grad_xhat = _affine_backward(ctx, grad, xhat, weight, leading)
         owned = grad_xhat is not grad
         return (_through_statistics(grad_xhat, xhat, rstd, ctx.axes, owned),) + param_grads
+
+
+def _is_usual_layer_norm(x, affine, normalized_shape, params):
+    """A transformer's layer norm: over the last axis, with weight and bias, all one float dtype,
+    arguments as ``ops.layer_norm`` passes them (so the checks below ``forward``'s first line
+    would all pass)."""
+    if len(affine) != 2 or params != PARAM_NAMES or type(normalized_shape) is not tuple \
+            or len(normalized_shape) != 1 or x.ndim == 0 or x.shape[-1:] != normalized_shape:
+        return False
+    weight, bias = affine
+    return x.dtype.kind == "f" and x.dtype == weight.dtype == bias.dtype and x.size > 0 and \
+        weight.shape == bias.shape == normalized_shape
+
+
+def _last_axis_forward(ctx, x, weight, bias, eps):
+    """The usual layer norm's forward (see ``_is_usual_layer_norm``), with the same arithmetic as
+    the general path (``_normalize`` then ``_affine``), in fewer Python steps.
+
+    It runs once per layer norm of every transformer block, on rows as short as 48, where the
+    general path's checks and helper calls cost more than its arithmetic; the ctx it fills is the
+    general path's (the backward and the bug catalogue's planted backward read it).
+    """
+    n = x.shape[-1]
+    row_shape = x.shape[:-1] + (1,)
+    average = ones(n, x.dtype)
+    mean = (x.reshape(-1, n) @ average).reshape(row_shape)
+    mean *= 1.0 / n
+    xhat = np.subtract(x, mean, out=buffers.empty_like(x))
+    square = np.multiply(xhat, xhat, out=buffers.empty_like(x))
+    var = (square.reshape(-1, n) @ average).reshape(row_shape)
+    var *= 1.0 / n
+    var += eps
+    rstd = np.divide(1.0, np.sqrt(var, out=var), out=var)
+    xhat *= rstd
+    out = np.multiply(xhat, weight, out=square)
+    out += bias
+    shape = x.shape[-1:]
+    ctx.params, ctx.axes, ctx.param_shape, ctx.bias_shape = PARAM_NAMES, (x.ndim - 1,), shape, shape
+    ctx.save_for_backward(xhat, rstd, weight)
+    return out
 
 
 def _last_axis_backward(ctx, grad, xhat, rstd, weight):
