@@ -337,13 +337,16 @@ def test_zoo_findings_are_unchanged_by_thinning(zoo_runs):
 
 
 def test_real_bug_findings_are_unchanged_by_thinning(real_bug_runs):
-    differences = []
+    thinned_cases, differences = 0, []
     for name, original in real_bug_runs:
+        if len(original.records) < 20:     # too few records to thin (a loop that seldom steps)
+            continue
         bounded = replay(original, BoundedRun, _small_budget(original))
         assert len(bounded.records) < 0.8 * len(original.records), name
+        thinned_cases += 1
         if _codes(bounded) != _codes(original):
             differences.append((name, _codes(original), _codes(bounded)))
-    assert len(real_bug_runs) >= 10
+    assert thinned_cases >= 10
     assert not differences, differences
 
 

@@ -91,7 +91,7 @@ def watch(model, optimizer=None, *, every=1, overhead=DEFAULT_OVERHEAD, tensorbo
     ``mon.findings()`` / ``mon.report()`` at any time; ``mon.close()`` (or leaving the
     ``with`` block) removes every hook. ``every``: record detailed statistics at most
     every ``every`` steps. ``overhead``: the share of training time the monitor may spend on
-    records beyond the judged ones (default 2%; None: record exactly every ``every`` steps). ``tensorboard``: a log directory to
+    records beyond the judged ones (default 1%; None: record exactly every ``every`` steps). ``tensorboard``: a log directory to
     write scalars and histograms to (needs torch or tensorboardX). ``sinks``: more
     ``Sink`` objects that receive the run as it is measured; ``probes``: callables run
     once early (see "How to extend" above). ``loss_fn``: the loss, so that watch sees the

@@ -36,10 +36,11 @@ from .transfer import PARAMETER_STATISTICS, Packet, build_record, to_host_many
 from ..history import BoundedRun
 from . import long_run
 
-DEFAULT_OVERHEAD = 0.02      # share of training time records beyond the judged ones may take:
+DEFAULT_OVERHEAD = 0.01      # share of training time records beyond the judged ones may take:
                              # with the fixed costs (the loss each step, the early batch
-                             # fingerprints, the judged records) watch stays near 5% of a
-                             # small model's step
+                             # fingerprints, the judged records) watch must stay within 5% of
+                             # a small model's step; 2% left a 64-64-10 MLP at 1.07-1.10x
+                             # over 10k-1M steps (benchmarks/watch_long_run.py)
 HISTOGRAM_EVERY = 10         # every 10th record also keeps histograms and spread statistics
 
 
