@@ -100,3 +100,42 @@ def test_softmax_and_layer_norm_on_the_fast_axis_match_torch_in_float64():
         torch.tensor(cotangent))
     for leaf, tensor in zip(leaves, tensors):
         np.testing.assert_allclose(leaf.grad, tensor.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_layer_norm_shortcut_gives_the_general_paths_values_bit_for_bit():
+    """The usual layer norm (last axis, weight and bias) skips the general forward's checks and
+    helpers, not its arithmetic: a (3, 1)-shaped normalized_shape given as a list takes the
+    general path on the same numbers, and both agree exactly, in float32 and float64."""
+    rng = np.random.default_rng(2)
+    for dtype in (np.float32, np.float64):
+        x = rng.standard_normal((5, 7, 12)).astype(dtype) * 3 + 1
+        weight, bias = rng.standard_normal(12).astype(dtype), rng.standard_normal(12).astype(dtype)
+        shortcut = ops.REGISTRY["layer_norm"].apply(x, weight, bias, normalized_shape=(12,))
+        general = ops.REGISTRY["layer_norm"].apply(x, weight, bias, normalized_shape=[12])
+        assert shortcut.dtype == dtype
+        np.testing.assert_array_equal(shortcut.data, general.data)
+
+
+@pytest.mark.parametrize("ignore_index", [-100, 0])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_shortcut_and_its_fallbacks_match_torch_in_float64(ignore_index, reduction):
+    """Valid class ids without weights or smoothing take the shortcut (softmax from the saved
+    exponentials); ids equal to an ignore_index inside the class range take the general path.
+    Both give torch's loss and gradient; the shortcut's loss is the general path's exactly."""
+    rng = np.random.default_rng(3)
+    logits = rng.standard_normal((9, 6)) * 4
+    target = rng.integers(0, 6, 9)
+    target[2] = 0
+    cotangent = rng.standard_normal(9) if reduction == "none" else rng.standard_normal(())
+    ours = _leaf(logits)
+    out = ops.cross_entropy(ours, target, ignore_index=ignore_index, reduction=reduction)
+    out.backward(cotangent)
+    theirs = torch.tensor(logits, requires_grad=True)
+    expected = torch.nn.functional.cross_entropy(theirs, torch.tensor(target),
+                                                 ignore_index=ignore_index, reduction=reduction)
+    expected.backward(torch.tensor(cotangent))
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(ours.grad, theirs.grad.numpy(), rtol=1e-10, atol=1e-14)
+    if ignore_index == -100:   # the shortcut's loss against the general path (an all-ones weight)
+        general = ops.cross_entropy(_leaf(logits), target, weight=np.ones(6), reduction=reduction)
+        np.testing.assert_array_equal(out.data, general.data)

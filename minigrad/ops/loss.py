@@ -59,14 +59,16 @@ def _log_softmax_rows(z):
 
 
 def _cross_entropy_target(logits, target, batch_shape, ignore_index):
-    """Validate the target; returns (kind, target) with kind "index" or "probability"."""
+    """Validate the target; returns (kind, target, in_range) with kind "index" or "probability",
+    and in_range True when every target lies in 0..classes-1 (whether ignore_index is one of
+    those classes is the caller's to check)."""
     if target is None:
         raise ValueError("cross_entropy needs a target: class indices or class probabilities")
     target = np.asarray(target)
     expected = f"{batch_shape} (one integer class index per sample)"
     if target.dtype.kind == "f":
         if target.shape == logits.shape:
-            return "probability", target
+            return "probability", target, False
         raise TypeError(
             f"cross_entropy: target has dtype {target.dtype} and shape {target.shape}, but class "
             f"targets must be integers of shape {expected}; convert with target.astype(np.int64) "
@@ -83,14 +85,14 @@ def _cross_entropy_target(logits, target, batch_shape, ignore_index):
                          f"{logits.shape} the expected target shape is {expected}.{hint}")
     classes = logits.shape[1] if logits.ndim > 1 else logits.shape[0]
     if target.size and 0 <= target.min() and target.max() < classes:
-        return "index", target     # every id a class (the usual case): no mask to build
+        return "index", target, True   # every id a class (the usual case): no mask to build
     used = target[target != ignore_index]
     if used.size and (used.min() < 0 or used.max() >= classes):
         bad = int(used.min() if used.min() < 0 else used.max())
         raise IndexError(f"cross_entropy: target contains class {bad}, but the input has {classes} "
                          f"classes, so targets must lie in 0..{classes - 1} (or equal "
                          f"ignore_index={ignore_index})")
-    return "index", target
+    return "index", target, False
 
 
 @register("cross_entropy")
@@ -123,8 +125,11 @@ class CrossEntropy(Function):
         if not 0.0 <= label_smoothing <= 1.0:
             raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
         batch_shape = (logits.shape[0],) + logits.shape[2:] if logits.ndim > 1 else ()
-        kind, target = _cross_entropy_target(logits, target, batch_shape, ignore_index)
+        kind, target, in_range = _cross_entropy_target(logits, target, batch_shape, ignore_index)
         classes = logits.shape[1] if logits.ndim > 1 else logits.shape[0]
+        if in_range and weight is None and not label_smoothing and logits.ndim == 2 \
+                and logits.dtype.kind == "f" and not 0 <= ignore_index < classes:
+            return _usual_cross_entropy(ctx, logits, target, reduction)
         unweighted = weight
         if weight is None:
             weight = np.ones(classes, dtype=logits.dtype)
@@ -163,6 +168,8 @@ class CrossEntropy(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        if ctx.kind == "usual":
+            return (_usual_gradient(ctx, grad),)
         (log_probs,) = ctx.saved_tensors
         if ctx.kind == "index" and not ctx.eps and len(ctx.needs_input_grad) == 1:
             return (_index_target_gradient(ctx, grad, log_probs),)
@@ -186,6 +193,36 @@ class CrossEntropy(Function):
             grads.append(-(1 - ctx.eps) * ctx.weight * log_probs * per_row_grad)
         return tuple(_rows_to_logits_layout(g.astype(log_probs.dtype, copy=False), ctx.logits_shape)
                      for g in grads)
+
+
+def _usual_cross_entropy(ctx, logits, target, reduction):
+    """The usual case (N, C) logits, class ids that are all valid, no weights, no smoothing:
+    the general path's loss, with the same arithmetic, from fewer passes over the logits.
+
+    Only the picked entries of the log-probabilities ``shifted - log(sums)`` enter the loss,
+    so the full array is not made (``log(sums) - shifted[y]`` is exactly ``-log p_y``), and
+    the backward takes softmax as ``exps / sums`` from the exponentials made here, where the
+    general path takes ``exp`` of the log-probabilities once more. ctx.kind "usual" sends
+    the backward (the correct one, or one the bug catalogue plants) to ``_usual_gradient``.
+    """
+    shifted, exps, sums = shifted_exp(logits, keep_shifted=True)
+    picked = np.asarray(target).reshape(-1)
+    nll = np.log(sums)[:, 0] - shifted[np.arange(len(picked)), picked]
+    count = logits.dtype.type(len(picked))   # every sample counts once
+    ctx.save_for_backward(exps, sums)
+    ctx.kind, ctx.probs, ctx.count, ctx.eps, ctx.reduction = "usual", picked, count, 0.0, reduction
+    ctx.logits_shape, ctx.batch_shape = logits.shape, picked.shape
+    return _reduce(nll, reduction, count)
+
+
+def _usual_gradient(ctx, grad):
+    """``(softmax - onehot(y)) g`` per row (g: each sample's share of the loss's gradient), in
+    one new array: softmax is ``exps / sums``, so the row scale ``g / sums`` is one pass."""
+    exps, sums = ctx.saved_tensors
+    per_row_grad = _spread(grad, ctx.batch_shape, ctx.reduction, ctx.count).reshape(-1, 1)
+    local = np.multiply(exps, per_row_grad / sums, out=buffers.empty_like(exps))
+    local[np.arange(len(ctx.probs)), ctx.probs] -= per_row_grad[:, 0]
+    return local
 
 
 def _index_target_gradient(ctx, grad, log_probs):
