@@ -162,9 +162,9 @@ def _require_finite(value, name):
 def _require_same_shapes(mg_work, torch_work):
     """Layers of different sizes (Linear(6, 8) against Linear(6, 9)) are two different
     networks, not a divergence to report."""
-    torch_shapes = {n: tuple(torch_work.to_numpy(p).shape) for n, p in torch_work.named_parameters()}
+    torch_shapes = {n: tuple(p.shape) for n, p in torch_work.named_parameters()}
     for name, p in mg_work.named_parameters():
-        mine = tuple(mg_work.to_numpy(p).shape)
+        mine = tuple(p.shape)
         if torch_shapes.get(name, mine) != mine:
             raise ValueError(f"the two models differ in size: parameter {name} has shape {mine} "
                              f"in minigrad but {torch_shapes[name]} in torch; build one from "

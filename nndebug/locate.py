@@ -383,9 +383,9 @@ def _check_descendants(work, call, descendants, cotangents, evaluate, f0, tol, r
                        verdict, n_directions, scale):
     grads = _descendant_grads(work, call, descendants, cotangents)
     counter.n += 1
-    sizes = [work.to_numpy(p).size for _, p in descendants]
-    shapes = [work.to_numpy(p).shape for _, p in descendants]
-    values = np.concatenate([work.to_numpy(p).astype(np.float64).reshape(-1) for _, p in descendants])
+    values = [work.to_numpy(p) for _, p in descendants]      # one copy of each, not three
+    sizes, shapes = [v.size for v in values], [v.shape for v in values]
+    values = np.concatenate([v.astype(np.float64).reshape(-1) for v in values])
     grad = np.concatenate([grads[n].reshape(-1) for n, _ in descendants])
 
     def write(array):
