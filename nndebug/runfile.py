@@ -131,7 +131,8 @@ def _encode_observed(observed):
         return {}
     return {name: plain([dataclasses.asdict(item) for item in getattr(observed, name)])
             for name in OBSERVED_LISTS} | {"graph_nodes": plain(list(observed.graph_nodes)),
-                                           "leaf_losses": [int(s) for s in observed.leaf_losses]}
+                                           "leaf_losses": [int(s) for s in observed.leaf_losses],
+                                           "unstepped_gradients": int(observed.unstepped_gradients)}
 
 
 def decode_observed(data):
@@ -154,6 +155,7 @@ def decode_observed(data):
     observed.graph_nodes.extend((int(step), int(nodes)) for step, nodes in
                                 data.get("graph_nodes") or [])
     observed.leaf_losses.extend(int(step) for step in data.get("leaf_losses") or [])
+    observed.unstepped_gradients = int(data.get("unstepped_gradients") or 0)
     return observed
 
 
@@ -347,6 +349,10 @@ def write(path, header, arrays):
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     name = os.path.basename(path)
+    if not name or os.path.isdir(path):
+        raise IsADirectoryError(f"cannot save the run to {path}: it is a folder; give a file "
+                                f"name such as {os.path.join(path, 'run.nndebug')}")
+    os.makedirs(folder, exist_ok=True)   # as plot() and save_html() do
     remove_stale_temporaries(folder, name)
     descriptor, temporary = tempfile.mkstemp(prefix=f".{name}.{os.getpid()}-", suffix=".tmp",
                                              dir=folder)

@@ -144,6 +144,37 @@ def test_a_float_model_fed_integers_is_told_to_convert():
             call()
 
 
+@pytest.mark.parametrize("loss_fn", ["mse", 3])
+def test_watch_refuses_a_loss_fn_that_cannot_be_called(loss_fn):
+    model = _torch_problem()[0]
+    with pytest.raises(TypeError, match="loss_fn must be the loss the loop calls"):
+        nd.watch(model, loss_fn=loss_fn)
+    assert not any(m._forward_hooks or m._forward_pre_hooks for m in model.modules())
+
+
+def test_watch_refuses_probes_that_cannot_be_called():
+    with pytest.raises(TypeError, match="probes must be callables"):
+        nd.watch(_torch_problem()[0], probes=[1])
+
+
+@pytest.mark.parametrize("loss", [torch.tensor(1 + 2j), 1 + 2j, np.complex64(1)],
+                         ids=["tensor", "python", "numpy"])
+def test_a_complex_loss_is_refused_by_name(loss):
+    with nd.watch(_torch_problem()[0]) as mon:
+        with pytest.raises(TypeError, match="expects a real loss"):
+            mon.step(loss)
+
+
+def test_a_run_saved_into_a_missing_folder_creates_it_and_a_folder_path_is_refused(tmp_path):
+    with nd.watch(_torch_problem()[0]) as mon:
+        mon.step(1.0)
+        target = tmp_path / "new" / "deeper" / "run.nndebug"
+        mon.save(target)
+        assert nd.load_run(target).findings() == mon.findings()
+        with pytest.raises(IsADirectoryError, match="it is a folder; give a file name"):
+            mon.save(tmp_path)
+
+
 def test_check_data_accepts_class_names():
     rng = np.random.default_rng(0)
     x = rng.standard_normal((60, 3))

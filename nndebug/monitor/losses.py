@@ -21,6 +21,9 @@ def loss_value(adapter, value, what):
     if quick is not None:
         return quick
     if adapter.is_tensor(value):
+        if "complex" in str(getattr(value, "dtype", "")):
+            raise TypeError(f"step({what}=...) expects a real loss, got a complex tensor "
+                            f"({value.dtype}); pass its real part or its magnitude (loss.abs())")
         if math.prod(value.shape) != 1:
             raise ValueError(f"step({what}=...) expects a scalar, got a tensor of shape "
                              f"{tuple(value.shape)}; pass the mean loss (e.g. loss.mean())")
@@ -31,10 +34,15 @@ def loss_value(adapter, value, what):
             return float(detached)     # on the CPU a float costs less than keeping a tensor
         return detached                # on a GPU: no sync now, copied later with others
     if hasattr(value, "item") and hasattr(value, "shape"):   # a NumPy scalar or array
+        if np.iscomplexobj(value):
+            raise TypeError(f"step({what}=...) expects a real loss, got a complex value "
+                            f"({np.asarray(value).dtype})")
         array = np.asarray(value, dtype=float)
         if array.size != 1:
             raise ValueError(f"step({what}=...) expects a scalar, got shape {array.shape}")
         return float(array.reshape(-1)[0])
+    if isinstance(value, complex):
+        raise TypeError(f"step({what}=...) expects a real loss, got the complex number {value!r}")
     try:
         return float(value)
     except (TypeError, ValueError):

@@ -44,7 +44,7 @@ DEFAULT_OVERHEAD = 0.01      # share of training time records beyond the judged 
 HISTOGRAM_EVERY = 10         # every 10th record also keeps histograms and spread statistics
 
 
-def _check_arguments(every, overhead, histogram_every, sinks):
+def _check_arguments(every, overhead, histogram_every, sinks, probes=(), loss_fn=None):
     if isinstance(every, bool) or not isinstance(every, int) or every < 1:
         raise ValueError(f"every must be a positive integer (record at most every N steps), "
                          f"got {every!r}")
@@ -54,6 +54,14 @@ def _check_arguments(every, overhead, histogram_every, sinks):
     if isinstance(histogram_every, bool) or not isinstance(histogram_every, int) \
             or histogram_every < 1:
         raise ValueError(f"histogram_every must be a positive integer, got {histogram_every!r}")
+    if loss_fn is not None and not callable(loss_fn):
+        raise TypeError(f"loss_fn must be the loss the loop calls (a loss module such as "
+                        f"nn.CrossEntropyLoss() or a function loss(output, target)), or None; "
+                        f"got {type(loss_fn).__name__} {loss_fn!r}")
+    for probe in probes:
+        if not callable(probe):
+            raise TypeError(f"probes must be callables probe(monitor, record) returning findings "
+                            f"(or None); got {type(probe).__name__} {probe!r}")
     for sink in sinks:
         if not isinstance(sink, Sink):
             raise TypeError(f"sinks must be nndebug.monitor.Sink objects (subclass Sink and "
@@ -95,7 +103,7 @@ class Monitor:
                  loss_fn=None, group=None, max_history_mb=long_run.DEFAULT_MAX_HISTORY_MB,
                  save_to=None, save_every_s=long_run.DEFAULT_SAVE_EVERY_S):
         sinks, probes = list(sinks), list(probes)
-        _check_arguments(every, overhead, histogram_every, sinks)
+        _check_arguments(every, overhead, histogram_every, sinks, probes, loss_fn)
         max_bytes = long_run.check_options(max_history_mb, save_to, save_every_s)
         model = unwrap(model)         # DistributedDataParallel trains its .module: watch that
         _close_earlier_monitor(model)
