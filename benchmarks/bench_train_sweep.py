@@ -352,6 +352,18 @@ def _peer_notes(results):
     return notes
 
 
+def _torch_again(results):
+    """The A/A control: torch's fastest step in the peers' children over its fastest step in the
+    main child. The same step timed twice; how far from 1 it is, is this run's noise."""
+    again = [min(row["step_ms"]["torch"]) / min(results["timing"][label]["step_ms"]["torch"])
+             for peer in results["peers"].values() for label, row in peer.get("rows", {}).items()
+             if label in results["timing"]]
+    if not again:
+        return []
+    return [f"A/A: torch's step in the peers' children / in the main child {min(again):.2f}-"
+            f"{max(again):.2f} (the same step timed twice: this run's noise)"]
+
+
 def table(results):
     peers = results["peers"]
     lines = ["| model (batch) | torch step (ms) | minigrad step (ms) | ratio | goal <= "
@@ -388,6 +400,7 @@ def table(results):
          "installed, failed, or\n  not written (train_peers.py writes the MLP and CNN steps)."
          if peers else "Peers: not run (--peers none)."),
         *_peer_notes(results),
+        *_torch_again(results),
         *(["Page faults per step, median over the rounds (torch / minigrad): " + "; ".join(faults)]
           if faults else []),
     ]

@@ -65,6 +65,7 @@ def test_a_missing_or_failed_peer_gives_a_dash_and_a_note():
     assert "autograd: not installed (make bench-peers installs autograd 1.9.1)" in text
     assert "mygrad: its child failed, no numbers: ZeroDivisionError: boom" in text
     assert "tinygrad 0.14.0: same losses as torch" in text
+    assert "A/A: torch's step in the peers' children / in the main child 1.00-1.00" in text
 
 
 def test_a_peer_whose_losses_differ_from_torch_is_marked_not_trusted():
@@ -81,6 +82,7 @@ def test_a_peer_whose_losses_differ_from_torch_is_marked_not_trusted():
 def test_no_peers_asked_for_gives_no_peer_columns():
     text = sweep.table(_results({}))
     assert "/ torch" not in text.splitlines()[0] and "Peers: not run (--peers none)." in text
+    assert "A/A" not in text
 
 
 def test_a_peer_that_is_not_installed_comes_back_missing_from_its_child():
