@@ -86,6 +86,8 @@ class FrozenTensor:
     changed: "bool | None" = None    # whether it changed during the run (None: not checked)
     before_trainable: bool = False   # a trainable parameter is registered after it: the layer
                                      # sits in front of trained ones (a stem, a backbone)
+    unfrozen: "bool | None" = None   # requires_grad set back to True during the run
+    in_optimizer: "bool | None" = None   # whether the optimizer held it when last looked at
 
 
 @dataclass
@@ -123,6 +125,8 @@ class Observed:
     leaf_losses: list = field(default_factory=list)       # [step] where the loss required a
                                                           # gradient but had no graph at all
                                                           # (requires_grad set on it by hand)
+    unstepped_gradients: int = 0     # parameter tensors holding a gradient when findings
+                                     # were read before any step() (monitor/unstepped.py)
 
     def to_dict(self):
         from dataclasses import asdict
@@ -133,4 +137,5 @@ class Observed:
                 "norm_batches": [asdict(b) for b in self.norm_batches],
                 "norm_settings": [asdict(n) for n in self.norm_settings],
                 "graph_nodes": [list(g) for g in self.graph_nodes],
-                "leaf_losses": list(self.leaf_losses)}
+                "leaf_losses": list(self.leaf_losses),
+                "unstepped_gradients": self.unstepped_gradients}

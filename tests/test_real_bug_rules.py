@@ -1,9 +1,13 @@
 """The rules added for the public bug reports of benchmarks/real_bugs/ (issue #10):
-NLL_ON_PROBABILITIES, TARGETS_OUT_OF_RANGE, NO_GRADIENT for a gradient that is exactly
-zero and BATCHNORM_MOMENTUM_INVERTED. Each check is tested alone on plain loss calls, then on a planted training run and its
+NLL_ON_PROBABILITIES (NLLLoss, and KLDivLoss given probabilities), TARGETS_OUT_OF_RANGE,
+NO_GRADIENT for a gradient that is exactly zero, BATCHNORM_MOMENTUM_INVERTED,
+OPTIMIZER_MISSING_PARAMS for layers unfrozen after the optimizer was built, and
+NO_OPTIMIZER_STEP. Each check is tested alone on plain loss calls, then on a planted training run and its
 healthy twin (the twin must not get the code)."""
 import math
 import warnings
+
+import numpy as np
 
 import pytest
 
@@ -288,3 +292,178 @@ def test_batch_norm_momentum_survives_a_saved_run():
     from nndebug.runfile import _encode_observed, decode_observed
     observed = bn_run(0.99, steps=3).run.observed
     assert decode_observed(_encode_observed(observed)).norm_settings == observed.norm_settings
+
+
+# --- the second batch of reports: KL on probabilities, unfrozen layers, no optimizer step ---
+class Framework:
+    """The few calls the planted runs below need, in torch or in minigrad."""
+
+    def __init__(self, name):
+        self.name = name
+        if name == "torch":
+            self.nn, self.optim = nn, torch.optim
+            self.tensor = lambda a: torch.tensor(a)
+        else:
+            import minigrad as mg
+            import minigrad.nn as mnn
+            mg.manual_seed(0)
+            self.nn, self.optim, self.tensor = mnn, mg.optim, mg.tensor
+
+    def mlp(self):
+        torch.manual_seed(0)
+        return self.nn.Sequential(self.nn.Linear(8, 16), self.nn.ReLU(),
+                                  self.nn.Linear(16, 3))
+
+    def data(self):
+        x, y = blobs()
+        return self.tensor(x.numpy()), self.tensor(y.numpy()), len(x)
+
+
+def rows(step, n, size=16):
+    return [(step * size + i) % n for i in range(size)]
+
+
+def kl_run(framework, log_input, steps=30):
+    """A student MLP fitted by KLDivLoss to one-hot-ish soft targets; its input is the
+    student's log-probabilities (right) or probabilities (the reported bug)."""
+    fw = Framework(framework)
+    x, y, n = fw.data()
+    model = fw.mlp()
+    optimizer = fw.optim.Adam(model.parameters(), lr=1e-2)
+    kl = fw.nn.KLDivLoss(reduction="batchmean")
+    soft = np.full((n, 3), 0.05, np.float32)
+    soft[np.arange(n), y.numpy() if framework == "minigrad" else y.numpy()] = 0.9
+    soft = fw.tensor(soft)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with nd.watch(model, optimizer) as mon:
+            for step in range(steps):
+                batch = rows(step, n)
+                optimizer.zero_grad()
+                scores = model(x[batch])
+                inputs = scores.log_softmax(dim=-1) if log_input else scores.softmax(dim=-1)
+                loss = kl(inputs, soft[batch])
+                loss.backward()
+                optimizer.step()
+                mon.step(loss)
+    return mon
+
+
+@pytest.mark.parametrize("framework", ["torch", "minigrad"])
+def test_kl_divergence_given_probabilities_is_named(framework):
+    found = {f.code: f for f in kl_run(framework, log_input=False).findings()}
+    finding = found["NLL_ON_PROBABILITIES"]
+    assert finding.severity == "error" and finding.evidence["loss"] == "KLDivLoss"
+    assert finding.evidence["rows_sum_to_one"] and "log_softmax" in finding.fix
+
+
+@pytest.mark.parametrize("framework", ["torch", "minigrad"])
+def test_kl_divergence_given_log_probabilities_is_silent(framework):
+    mon = kl_run(framework, log_input=True)
+    assert {c.loss for c in mon.run.observed.loss_calls} == {"KLDivLoss"}
+    assert codes(mon) == set()
+
+
+def unfreeze_run(framework, hand_over, steps=30, unfreeze_at=5):
+    """An MLP whose first layer starts frozen, with an optimizer over the trainable
+    parameters; the layer is unfrozen at ``unfreeze_at`` and handed to the optimizer
+    (add_param_group) only when ``hand_over``."""
+    fw = Framework(framework)
+    x, y, n = fw.data()
+    model = fw.mlp()
+    model[0].requires_grad_(False)
+    optimizer = fw.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=1e-2)
+    loss_fn = fw.nn.CrossEntropyLoss()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with nd.watch(model, optimizer) as mon:
+            for step in range(steps):
+                if step == unfreeze_at:
+                    model[0].requires_grad_(True)
+                    if hand_over:
+                        optimizer.add_param_group({"params": list(model[0].parameters())})
+                batch = rows(step, n)
+                optimizer.zero_grad()
+                loss = loss_fn(model(x[batch]), y[batch])
+                loss.backward()
+                optimizer.step()
+                mon.step(loss)
+    return mon
+
+
+@pytest.mark.parametrize("framework", ["torch", "minigrad"])
+def test_layers_unfrozen_outside_the_optimizer_are_named(framework):
+    found = {f.code: f for f in unfreeze_run(framework, hand_over=False).findings()}
+    finding = found["OPTIMIZER_MISSING_PARAMS"]
+    assert finding.severity == "warning" and finding.evidence["unfrozen"] is True
+    assert finding.evidence["missing"] == ["0.weight", "0.bias"]
+    assert "add_param_group" in finding.fix
+    assert "FROZEN_PARAMETERS" not in found        # they are not frozen any more
+
+
+@pytest.mark.parametrize("framework", ["torch", "minigrad"])
+def test_layers_unfrozen_and_handed_to_the_optimizer_are_silent(framework):
+    mon = unfreeze_run(framework, hand_over=True)
+    assert codes(mon) == set()             # findings() looks at the frozen tensors again
+    assert [(t.unfrozen, t.in_optimizer, t.changed) for t in mon.run.observed.frozen] == \
+        [(True, True, True)] * 2
+
+
+def test_unfrozen_layers_survive_a_saved_run():
+    from nndebug.runfile import _encode_observed, decode_observed
+    mon = unfreeze_run("torch", hand_over=False, steps=8)
+    mon.findings()
+    observed = mon.run.observed
+    assert observed.frozen[0].unfrozen is True and observed.frozen[0].in_optimizer is False
+    assert decode_observed(_encode_observed(observed)).frozen == observed.frozen
+
+
+def accumulation_run(framework, batches_per_epoch, accumulate=4, batches=24):
+    """Gradient accumulation that steps when (i + 1) % accumulate == 0, i counting the
+    batches of an epoch, and calls mon.step after optimizer.step() as documented: with
+    fewer batches per epoch than ``accumulate`` the optimizer never steps."""
+    fw = Framework(framework)
+    x, y, n = fw.data()
+    model = fw.mlp()
+    optimizer = fw.optim.SGD(model.parameters(), lr=1e-2)
+    loss_fn = fw.nn.CrossEntropyLoss()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with nd.watch(model, optimizer) as mon:
+            for b in range(batches):
+                batch = rows(b, n)
+                loss = loss_fn(model(x[batch]), y[batch])
+                (loss / accumulate).backward()
+                if (b % batches_per_epoch + 1) % accumulate == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+                    mon.step(loss)
+    return mon
+
+
+@pytest.mark.parametrize("framework", ["torch", "minigrad"])
+def test_backward_without_any_optimizer_step_is_named(framework):
+    mon = accumulation_run(framework, batches_per_epoch=3)
+    found = {f.code: f for f in mon.findings()}
+    assert len(mon.run.records) == 0
+    finding = found["NO_OPTIMIZER_STEP"]
+    assert finding.severity == "warning"
+    assert finding.evidence["parameters_with_gradients"] == 4    # two weights, two biases
+    assert codes(mon) == {"NO_OPTIMIZER_STEP"}
+
+
+@pytest.mark.parametrize("framework", ["torch", "minigrad"])
+def test_accumulation_that_steps_is_silent(framework):
+    mon = accumulation_run(framework, batches_per_epoch=8)
+    assert codes(mon) == set()
+    assert mon.run.observed.unstepped_gradients == 0
+
+
+def test_a_watch_without_backward_is_not_blamed():
+    fw = Framework("torch")
+    model = fw.mlp()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with nd.watch(model, optimizer) as mon:
+        model(torch.zeros(4, 8))                   # a forward, no backward, no step
+    assert "NO_OPTIMIZER_STEP" not in {f.code for f in mon.findings()}
+    assert mon.run.observed.unstepped_gradients == 0

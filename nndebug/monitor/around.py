@@ -25,11 +25,13 @@ hooks, ``disarm()`` right after them, ``on_loss(loss)`` when a recorded step end
 """
 from ..adapters.observing import global_module_hooks
 from .attention_capture import STEPS_TO_FIND_A_USE, AttentionCapture
+from .discover import optimizer_held
 from .graph_growth import GraphGrowth
 from .loss_capture import LossCapture
 from .target_ids import CLASS_INDEX_LOSSES, function_call_options, loss_options
 from .raised_warnings import WarningCapture
 from .structure import StructureWatch
+from .unstepped import parameters_holding_gradients
 
 
 class Around:
@@ -171,7 +173,14 @@ class Around:
         return None if name in self._softmax_layers else name
 
     def before_findings(self):
-        self.structure.refresh_frozen(self._current_step())
+        try:
+            held = optimizer_held(self.adapter, self.optimizer)
+        except TypeError:
+            held = None
+        self.structure.refresh_frozen(self._current_step(), held)
+        if self._current_step() == 0:      # no step() yet: did backward run? (unstepped.py)
+            self.structure.observed.unstepped_gradients = \
+                parameters_holding_gradients(self.adapter)
 
     def close(self):
         self.disarm()

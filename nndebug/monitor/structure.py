@@ -96,9 +96,15 @@ class StructureWatch:
                 std=std, absmax=absmax, kurtosis=kurtosis if std > 0 else float("nan"),
                 measured=measured, before_trainable=order[name] < last_trainable))
 
-    def refresh_frozen(self, step=None):
+    def refresh_frozen(self, step=None, held=None):
         """Whether each frozen tensor changed since watching started (before findings;
-        measured again only when training went on since the last look)."""
+        measured again only when training went on since the last look), whether it was
+        unfrozen since, and whether the optimizer (``held``: ids of the parameters it holds
+        now, None without one) holds it: a layer unfrozen after the optimizer was built over
+        the trainable parameters gets gradients the optimizer never applies."""
+        for tensor, (_, p) in zip(self.observed.frozen, self._frozen):
+            tensor.unfrozen = bool(self.adapter.requires_grad(p))
+            tensor.in_optimizer = None if held is None else id(p) in held
         if not self._frozen or (step is not None and step == self._refreshed_at):
             return
         self._refreshed_at = step

@@ -23,8 +23,10 @@ ELEMENTWISE_LOSSES = {
 # losses that apply a sigmoid to their input themselves (they expect logits)
 SIGMOID_LOSSES = {"BCEWithLogitsLoss", "binary_cross_entropy_with_logits",
                   "MultiLabelSoftMarginLoss", "multilabel_soft_margin_loss"}
-# losses that take log-probabilities (a log_softmax output: every value <= 0)
-LOG_PROBABILITY_LOSSES = {"NLLLoss", "nll_loss"}
+# losses that take log-probabilities (a log_softmax output: every value <= 0); KLDivLoss
+# takes them as its input whatever its target is (log_target only changes the target)
+LOG_PROBABILITY_LOSSES = {"NLLLoss", "nll_loss", "KLDivLoss", "kl_div"}
+KL_LOSSES = {"KLDivLoss", "kl_div"}
 # losses whose target is a probability in [0, 1] (binary labels, soft labels)
 PROBABILITY_TARGET_LOSSES = {"BCELoss", "BCEWithLogitsLoss", "binary_cross_entropy",
                              "binary_cross_entropy_with_logits"}
@@ -218,12 +220,26 @@ def nll_on_probabilities(ctx):
                           for c in calls)
     softmax_layers = [layer.name for layer in ctx.run.layers if layer.kind == "softmax"]
     where = softmax_layers[-1] if softmax_layers and rows_sum_to_one else calls[0].loss
-    if rows_sum_to_one:
+    kl = calls[0].loss in KL_LOSSES
+    if rows_sum_to_one and kl:
+        what = ("probabilities (non-negative rows that sum to 1: a softmax without the log), "
+                "so the loss is sum target * (log target - p), not the KL divergence: it "
+                "rewards raising p where the target is large, but is not minimised by p = "
+                "target, and its gradient is weak where the model is most wrong")
+        fix = ("Give KLDivLoss the log-probabilities: F.log_softmax(scores, dim=-1) as its "
+               "input (the target stays probabilities, or log-probabilities with "
+               "log_target=True).")
+    elif rows_sum_to_one:
         what = ("probabilities (non-negative rows that sum to 1: a softmax without the log), "
                 "so the loss is minus the probability of the right class: it lies in [-1, 0], "
                 "and its gradient vanishes where the model is most wrong")
         fix = ("End the model in log_softmax (nn.LogSoftmax(dim=1)) instead of softmax, or "
                "drop the softmax and use CrossEntropyLoss on the logits.")
+    elif kl:
+        what = ("raw scores (positive values are no log-probabilities), so the loss is "
+                "minus the target-weighted sum of the scores: unbounded below, it grows them "
+                "without end")
+        fix = "Give KLDivLoss F.log_softmax(scores, dim=-1) as its input, not the scores."
     else:
         what = ("raw scores (positive values are no log-probabilities), so the loss is minus "
                 "the score of the right class: unbounded below, it grows that score without "

@@ -44,7 +44,7 @@ def optimizer_missing_params(ctx):
         return None
     missing = [i for i, p in enumerate(run.params) if p.in_optimizer is False]
     if not missing:
-        return None
+        return unfrozen_outside_optimizer(ctx)
     missing_names = names(run, missing)
     everything = len(missing) == len(run.params)
     received = [i for i in missing if any(r.grad_received is not None and len(r.grad_received) > i
@@ -66,6 +66,56 @@ def optimizer_missing_params(ctx):
         fix="Build the optimizer from the model you train, after the model is final: "
             "optimizer = Optim(model.parameters(), ...); to freeze a part on purpose set its "
             "requires_grad=False.")
+
+
+def unfrozen_after_start(observed):
+    """Tensors frozen when watching started, unfrozen since (requires_grad back to True),
+    that the optimizer does not hold and that never changed: the optimizer was built over
+    the parameters trainable at the start, so the unfrozen ones get gradients it never
+    applies."""
+    return [t for t in getattr(observed, "frozen", None) or []
+            if t.unfrozen and t.in_optimizer is False and t.changed is False]
+
+
+def unfrozen_outside_optimizer(ctx):
+    """OPTIMIZER_MISSING_PARAMS for layers unfrozen during the run (see unfrozen_after_start)."""
+    stuck = unfrozen_after_start(getattr(ctx.run, "observed", None))
+    if not stuck:
+        return None
+    stuck_names = [t.name for t in stuck]
+    return Finding(
+        code="OPTIMIZER_MISSING_PARAMS", severity="warning",
+        where=", ".join(modules(stuck_names)), step=0,
+        message=f"{len(stuck)} parameter tensor(s) frozen when watching started were unfrozen "
+                f"during the run ({short_list(stuck_names)}: requires_grad is True now), but "
+                "the optimizer does not hold them and they never changed: it was built over "
+                "the parameters trainable at the start, so the unfrozen layers get gradients "
+                "that are never applied.",
+        evidence={"missing": stuck_names, "missing_count": len(stuck), "unfrozen": True},
+        fix="When you unfreeze layers, hand them to the optimizer: "
+            "optimizer.add_param_group({'params': layer.parameters()}), or build the optimizer "
+            "over all parameters from the start (frozen ones get no gradient, so it leaves "
+            "them alone until they are unfrozen).")
+
+
+@rule(produces="NO_OPTIMIZER_STEP")
+def no_optimizer_step(ctx):
+    """Backward ran under watch (parameters hold gradients) and step() was never called."""
+    observed = getattr(ctx.run, "observed", None)
+    holding = getattr(observed, "unstepped_gradients", 0) or 0
+    if holding == 0 or ctx.run.records or len(ctx.losses):
+        return None
+    return Finding(
+        code="NO_OPTIMIZER_STEP", severity="warning", step=0,
+        message=f"Backward passes ran under watch ({holding} parameter tensor(s) hold "
+                "gradients), but step() was never called, so nothing was recorded. step() "
+                "goes right after optimizer.step(): if the loop calls it there, the optimizer "
+                "never stepped (a condition such as (i + 1) % accumulation_steps == 0 that is "
+                "never true, e.g. with fewer batches per epoch than accumulation steps, or an "
+                "optimizer.step() left out), and the gradients only piled up.",
+        evidence={"parameters_with_gradients": holding},
+        fix="Make sure optimizer.step() runs (accumulating? also step on the last batch of an "
+            "epoch), and call watch's step(loss) once after each optimizer.step().")
 
 
 @rule(produces=("GRADIENTS_ACCUMULATING", "GRADIENTS_DISCARDED"),

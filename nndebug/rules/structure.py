@@ -209,6 +209,9 @@ def frozen_parameters(ctx):
     for tensor in observed.frozen:
         if tensor.changed:
             continue          # it moved during the run: trained some other way, not frozen
+        if tensor.unfrozen:
+            continue          # unfrozen during the run: not frozen (OPTIMIZER_MISSING_PARAMS
+                              # says when the optimizer never got it)
         how = looks_freshly_initialised(tensor)
         if how is not None:
             fresh.append((tensor, how))
