@@ -139,3 +139,14 @@ def test_cross_entropy_shortcut_and_its_fallbacks_match_torch_in_float64(ignore_
     if ignore_index == -100:   # the shortcut's loss against the general path (an all-ones weight)
         general = ops.cross_entropy(_leaf(logits), target, weight=np.ones(6), reduction=reduction)
         np.testing.assert_array_equal(out.data, general.data)
+
+
+@pytest.mark.parametrize("ids", [[3, 0, 4, 1], [2, 2, 0, 2], [5, 1, 1, 0]])
+def test_embedding_gradient_assigns_unique_ids_and_sums_repeated_ones(ids):
+    """All-different ids (positions) are assigned, repeated ids summed: both equal np.add.at."""
+    from minigrad.ops.lookup import scatter_add_rows
+    rows = np.random.default_rng(4).standard_normal((4, 3))
+    ids = np.array(ids, dtype=np.uint32)
+    expected = np.zeros((6, 3))
+    np.add.at(expected, ids.astype(np.intp), rows)
+    np.testing.assert_array_equal(scatter_add_rows(ids, rows, 6), expected)

@@ -49,10 +49,15 @@ def scatter_add_rows(ids, rows, num_rows):
 
     ``np.add.at`` handles one row at a time (~1 ms for 1,024 ids of 128 floats); sorting
     the ids (stable: each id's rows keep their order) groups each id's rows together, and
-    ``np.add.reduceat`` sums every group in one call (~0.15 ms).
+    ``np.add.reduceat`` sums every group in one call (~0.15 ms). Ids that are all different
+    (a position embedding's 0..T-1) need no sum: each row is assigned where it goes (~5 us
+    instead of ~25 for T = 32).
     """
     out = np.zeros((num_rows, rows.shape[-1]), dtype=rows.dtype)
     if ids.size == 0:
+        return out
+    if np.bincount(ids.astype(np.intp, copy=False), minlength=num_rows).max() == 1:
+        out[ids] = rows
         return out
     order = np.argsort(ids, kind="stable")
     sorted_ids = ids[order]
