@@ -467,3 +467,74 @@ def test_a_watch_without_backward_is_not_blamed():
         model(torch.zeros(4, 8))                   # a forward, no backward, no step
     assert "NO_OPTIMIZER_STEP" not in {f.code for f in mon.findings()}
     assert mon.run.observed.unstepped_gradients == 0
+
+
+# --- keyword-only forward calls (the Hugging Face convention) reach the dependency probes ---
+def test_keyword_inputs_keep_tensors_and_leave_out_the_labels():
+    from nndebug.adapters import adapt
+    from nndebug.monitor.keyword_inputs import model_inputs
+    adapter = adapt(nn.Linear(2, 2))
+    ids = torch.zeros(2, 3, dtype=torch.long)
+    kept = model_inputs(adapter, {"input_ids": ids, "attention_mask": ids, "labels": ids,
+                                  "return_dict": True})
+    assert set(kept) == {"input_ids", "attention_mask"}
+    assert model_inputs(adapter, {"labels": ids}) is None
+
+
+class KeywordLM(nn.Module):
+    """forward(input_ids, labels=None) -> {"loss", "logits"}: labels shifted inside."""
+
+    def __init__(self, causal, vocab=12, dim=16, length=10):
+        super().__init__()
+        self.causal = causal
+        self.embed = nn.Embedding(vocab, dim)
+        self.position = nn.Embedding(length, dim)
+        layer = nn.TransformerEncoderLayer(dim, 2, dim_feedforward=32, dropout=0.0,
+                                           batch_first=True)
+        self.body = nn.TransformerEncoder(layer, 1, enable_nested_tensor=False)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, input_ids, labels=None):
+        t = input_ids.shape[1]
+        mask = nn.Transformer.generate_square_subsequent_mask(t) if self.causal else None
+        logits = self.head(self.body(self.embed(input_ids) + self.position(torch.arange(t)),
+                                     mask=mask))
+        loss = None
+        if labels is not None:
+            loss = nn.functional.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]),
+                                               labels[:, 1:].reshape(-1))
+        return {"loss": loss, "logits": logits}
+
+
+def keyword_run(causal, steps=20):
+    torch.manual_seed(0)
+    model = KeywordLM(causal)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    g = torch.Generator().manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with nd.watch(model, optimizer) as mon:
+            for _ in range(steps):
+                ids = torch.randint(0, 12, (8, 10), generator=g)
+                optimizer.zero_grad()
+                loss = model(input_ids=ids, labels=ids)["loss"]
+                loss.backward()
+                optimizer.step()
+                mon.step(loss)
+    return mon, model
+
+
+def test_a_model_called_by_keyword_only_is_probed_for_future_leaks():
+    mon, model = keyword_run(causal=False)
+    found = {f.code: f for f in mon.findings()}
+    assert found["FUTURE_LEAK"].severity == "error"
+    assert not model._forward_pre_hooks            # the keyword hook went with the probe
+
+
+def test_a_causal_model_called_by_keyword_only_is_silent():
+    mon, model = keyword_run(causal=True)
+    from nndebug.probes.dependencies.watching import DependencyWatch
+    watch = next(s for s in mon.sinks if isinstance(s, DependencyWatch))
+    assert watch.ran == "full check"               # it was probed, and passed
+    assert codes(mon) == set()
+    assert not model._forward_pre_hooks
