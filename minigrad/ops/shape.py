@@ -1,4 +1,6 @@
 """Ops that move values around without changing them: the gradient moves back the same way."""
+import functools
+
 import numpy as np
 
 from ..autograd import Function
@@ -37,19 +39,30 @@ class Reshape(Function):
 class Permute(Function):
     @staticmethod
     def forward(ctx, a, axes=None):
-        ndim = a.ndim
-        if axes is None:
-            ctx.axes = tuple(range(ndim))[::-1]
-        else:   # negative axes count from the end; each axis exactly once
-            ctx.axes = tuple([int(x) + ndim if x < 0 else int(x) for x in axes])
-            if sorted(ctx.axes) != list(range(ndim)):
-                raise ValueError(f"permute: axes {tuple(axes)} must list each of the {ndim} axes "
-                                 f"of the shape {a.shape} exactly once")
+        try:
+            ctx.axes, ctx.inverse = _permutation(None if axes is None else tuple(axes), a.ndim)
+        except ValueError:
+            raise ValueError(f"permute: axes {tuple(axes)} must list each of the {a.ndim} axes "
+                             f"of the shape {a.shape} exactly once") from None
         return a.transpose(ctx.axes)
 
     @staticmethod
     def backward(ctx, grad):  # apply the inverse permutation: input axis i went to ctx.axes.index(i)
-        return (grad.transpose([ctx.axes.index(i) for i in range(len(ctx.axes))]),)
+        return (grad.transpose(ctx.inverse),)
+
+
+@functools.lru_cache(maxsize=256)
+def _permutation(axes, ndim):
+    """``(axes, inverse)``: ``axes`` with negative entries counted from the end (None: reversed),
+    and the permutation that undoes it; ValueError unless each axis appears exactly once.
+    Remembered: a model permutes with the same few axes at every step (every Linear's weight.T)."""
+    if axes is None:
+        axes = tuple(range(ndim))[::-1]
+    else:
+        axes = tuple([int(x) + ndim if x < 0 else int(x) for x in axes])
+        if sorted(axes) != list(range(ndim)):
+            raise ValueError(f"not a permutation of {ndim} axes: {axes}")
+    return axes, tuple([axes.index(i) for i in range(ndim)])
 
 
 @register("getitem")
