@@ -100,3 +100,20 @@ def test_training_steps_reuse_their_blocks():
     for _ in range(5):
         step()
     assert buffers.kept_bytes() == kept   # the same blocks serve every step
+
+
+@pytest.mark.parametrize("make", [
+    lambda r: r.standard_normal((3, 16, 4, 32, 12)).astype(np.float32).transpose(1, 3, 0, 2, 4),
+    lambda r: r.standard_normal((40, 30, 12))[::-1],                      # reversed rows
+    lambda r: r.standard_normal((64, 64, 7))[:, ::2],                     # every other row
+    lambda r: r.integers(0, 9, (50, 40, 3)).transpose(1, 0, 2),
+    lambda r: r.standard_normal((4, 100, 8)).astype(">f8").transpose(1, 0, 2),
+    lambda r: r.standard_normal((300, 80)).T,                             # rows not contiguous
+    lambda r: np.zeros((0, 5, 3)).transpose(1, 0, 2),
+])
+def test_copy_gives_the_same_values_c_ordered_whatever_the_layout(make):
+    """Short contiguous rows in another order are copied as byte blocks: same values, dtype."""
+    array = make(np.random.default_rng(0))
+    out = buffers.copy(array)
+    assert out.flags.c_contiguous and out.dtype == array.dtype and out.shape == array.shape
+    np.testing.assert_array_equal(out, array)

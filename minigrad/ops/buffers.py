@@ -117,8 +117,25 @@ def zeros(shape, dtype):
 def copy(array):
     """A C-ordered copy of ``array`` in memory nobody else holds."""
     out = empty(array.shape, array.dtype)
-    np.copyto(out, array)
+    if _short_contiguous_rows(array):
+        # Attention's heads moved back beside each other: rows of 12 floats, each contiguous,
+        # in another order. NumPy copies floats in one small loop per row; seen as one opaque
+        # block per row (a void dtype of the row's bytes), the same bytes copy ~1.5-5x faster.
+        row = np.dtype((np.void, array.shape[-1] * array.itemsize))
+        np.copyto(out.view(row), array.view(row))
+    else:
+        np.copyto(out, array)
     return out
+
+
+SHORT_ROW_BYTES = 256   # longer contiguous rows copy as fast as floats as they do as blocks
+
+
+def _short_contiguous_rows(array):
+    """``array`` is not C-contiguous, but its last axis is: short rows of plain numbers."""
+    return (array.ndim > 1 and 1 < array.shape[-1] and array.strides[-1] == array.itemsize
+            and array.shape[-1] * array.itemsize <= SHORT_ROW_BYTES
+            and not array.flags.c_contiguous and not array.dtype.hasobject)
 
 
 def _make_room(size):
