@@ -538,3 +538,68 @@ def test_a_causal_model_called_by_keyword_only_is_silent():
     assert watch.ran == "full check"               # it was probed, and passed
     assert codes(mon) == set()
     assert not model._forward_pre_hooks
+
+
+# --- nanoGPT's convention, logits, loss = model(x, y): the targets are not probed as inputs ---
+class TargetsLM(KeywordLM):
+    """forward(idx, targets=None) -> (logits, loss), the targets already shifted."""
+
+    def forward(self, idx, targets=None):
+        t = idx.shape[1]
+        mask = nn.Transformer.generate_square_subsequent_mask(t) if self.causal else None
+        logits = self.head(self.body(self.embed(idx) + self.position(torch.arange(t)),
+                                     mask=mask))
+        loss = None if targets is None else nn.functional.cross_entropy(
+            logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+        return logits, loss
+
+
+def targets_run(causal, steps=20):
+    torch.manual_seed(0)
+    model = TargetsLM(causal)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    g = torch.Generator().manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with nd.watch(model, optimizer) as mon:
+            for _ in range(steps):
+                # as many rows as positions (nanoGPT's batch_size == block_size): the
+                # (B, T) targets are square, and an input of shape (B, B) is what an
+                # adjacency matrix looks like, so the probes stood down
+                w = torch.randint(0, 12, (10, 11), generator=g)
+                optimizer.zero_grad()
+                _, loss = model(w[:, :-1], w[:, 1:])
+                loss.backward()
+                optimizer.step()
+                mon.step(loss)
+    return mon
+
+
+def test_inputs_that_are_the_loss_targets_are_left_out():
+    from nndebug.adapters import adapt
+    from nndebug.probes.dependencies.watching import _without_targets
+    adapter = adapt(nn.Linear(2, 2))
+    x, y = torch.arange(6).view(2, 3), torch.arange(1, 7).view(2, 3)
+    assert _without_targets(adapter, (x, y), y.reshape(-1)) == (x, None)
+    assert _without_targets(adapter, (x, y), x + 5) == (x, y)          # not the targets
+    assert list(_without_targets(adapter, {"idx": x, "y": y}, y)) == ["idx"]
+    assert _without_targets(adapter, x, x) is x                        # the only input stays
+
+
+def test_a_model_given_its_targets_positionally_is_probed_for_future_leaks():
+    found = {f.code: f for f in targets_run(causal=False).findings()}
+    assert found["FUTURE_LEAK"].severity == "error"
+
+
+def test_a_causal_model_given_its_targets_positionally_is_silent():
+    assert codes(targets_run(causal=True)) == set()
+
+
+def test_an_input_that_is_the_targets_and_is_read_is_still_probed():
+    """A decoder fed its own labels: dropping the input equal to the targets leaves a model
+    that cannot run, so the probes take the inputs as given and name the copy."""
+    bug = {f.code for f in findings_of("seq2seq_decoder_reads_labels", fixed=False)
+           if f.severity in PROBLEMS}
+    assert "TARGETS_IN_INPUTS" in bug
+    assert not [f for f in findings_of("seq2seq_decoder_reads_labels", fixed=True)
+                if f.severity in PROBLEMS]

@@ -82,12 +82,19 @@ class DependencyWatch(Sink):
             self.ran = "screen"
             return _label_column_only(self.adapter, inputs, targets, record.step)
         self.ran = "full check"
-        try:
-            result = check_dependencies(self.adapter.model, inputs, targets,
-                                        loss_fn=_loss_fn_of(monitor))
-        except Exception as error:    # inputs the probes cannot handle: nothing to say
-            self.skipped = f"{type(error).__name__}: {error}"      # kept for whoever debugs
+        # the targets given to forward for its loss are left out (_without_targets); a model
+        # that cannot run without them reads them (a decoder fed its labels): probe as given
+        tries = [_without_targets(self.adapter, inputs, targets), inputs]
+        for given in tries[:1] if tries[0] is inputs else tries:
+            try:
+                result = check_dependencies(self.adapter.model, given, targets,
+                                            loss_fn=_loss_fn_of(monitor))
+                break
+            except Exception as error:    # inputs the probes cannot handle: nothing to say
+                self.skipped = f"{type(error).__name__}: {error}"   # kept for whoever debugs
+        else:
             return []
+        self.skipped = None
         for finding in result.findings:
             finding.step = record.step
         return [f for f in result.findings if f.severity != "info"]
@@ -139,6 +146,33 @@ def _targets_of(monitor, step):
         if seen_step == step:
             return target
     return None
+
+
+def _without_targets(adapter, inputs, targets):
+    """The inputs less those that are the loss's targets: ``model(x, y)`` computing its loss
+    inside forward (nanoGPT's ``forward(idx, targets)``). The targets are no input of the
+    computation the probes look at: perturbing them moves only the loss, and (B, T) targets
+    with as many positions as rows look like an adjacency matrix, which makes the probes
+    stand down. A positional one becomes None (the model is called as for generation), a
+    keyword one is left out."""
+    if targets is None:
+        return inputs
+    try:
+        wanted = adapter.to_numpy(targets).ravel()
+    except Exception:
+        return inputs
+
+    def is_targets(value):
+        if not adapter.is_tensor(value):
+            return False
+        array = adapter.to_numpy(value)
+        return array.size == wanted.size and bool((array.ravel() == wanted).all())
+    if isinstance(inputs, dict):
+        kept = {k: v for k, v in inputs.items() if not is_targets(v)}
+        return kept or inputs
+    if isinstance(inputs, tuple) and len(inputs) > 1:
+        return (inputs[0],) + tuple(None if is_targets(v) else v for v in inputs[1:])
+    return inputs
 
 
 def _sample_wise(adapter):
