@@ -174,7 +174,9 @@ def test_saves_come_at_most_every_save_every_s_and_on_close(tmp_path):
 
 def test_a_failing_save_never_stops_training(tmp_path):
     model, opt, data = torch_setup()
-    with nd.watch(model, opt, save_to=tmp_path / "missing" / "run.nndebug", save_every_s=0) as mon:
+    (tmp_path / "a_file").write_text("not a folder")     # a missing folder is created; this
+    with nd.watch(model, opt, save_to=tmp_path / "a_file" / "run.nndebug",  # one cannot be
+                  save_every_s=0) as mon:
         train(mon, model, opt, data, 4)
     notes = [f for f in mon.findings() if f.code == "MONITOR_ERROR"]
     assert notes and "could not save the run" in notes[0].message
