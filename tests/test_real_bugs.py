@@ -62,5 +62,6 @@ def test_the_fixed_twin_is_silent(case):
 
 def test_every_case_names_its_report():
     for case in cases():
-        assert case.LINK.startswith("https://github.com/") and case.TITLE
+        # a public report: an issue or pull request, or a forum thread or post
+        assert case.LINK.startswith("https://") and case.TITLE, name(case)
         assert case.LINK in case.__doc__ and case.EXPECTED
