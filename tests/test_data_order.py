@@ -100,15 +100,18 @@ def test_codes_found_on_other_ranks_are_remembered_with_their_ranks():
     assert record.remote == {"DEAD_RELU": {1: 3}, "NAN_LOSS": {0: 2}}
 
 
+@pytest.mark.parametrize("rows", [32, 160], ids=["checksummed whole", "sampled"])
 @pytest.mark.parametrize("framework", ["torch", "minigrad"])
-def test_digit_batches_with_blank_corners_get_distinct_fingerprints(framework):
+def test_digit_batches_with_blank_corners_get_distinct_fingerprints(framework, rows):
     """8x8 digits flattened: pixel 0 and pixel 32 are blank in every image, so a sample
     taken every 32 values would make every batch look the same (and hide a repeating
-    order). The fingerprint must tell different batches apart and equal ones together."""
+    order). The fingerprint must tell different batches apart and equal ones together,
+    for a batch checksummed whole (up to WHOLE_BATCH_BYTES) and for a larger, sampled one."""
     from nndebug.adapters import adapt
-    from nndebug.monitor.batches import fingerprint
+    from nndebug.monitor.batches import WHOLE_BATCH_BYTES, fingerprint
+    assert (rows * 64 * 8 <= WHOLE_BATCH_BYTES) == (rows == 32)
     rng = np.random.default_rng(0)
-    images = rng.random((320, 64))
+    images = rng.random((10 * rows, 64))
     images[:, [0, 32]] = 0.0
     if framework == "torch":
         torch = pytest.importorskip("torch")
@@ -117,6 +120,45 @@ def test_digit_batches_with_blank_corners_get_distinct_fingerprints(framework):
         import minigrad as mg
         model, make = mg.nn.Linear(64, 2), mg.tensor
     adapter = adapt(model)
-    prints = [fingerprint(adapter, make(images[i:i + 32])) for i in range(0, 320, 32)]
+    prints = [fingerprint(adapter, make(images[i:i + rows])) for i in range(0, 10 * rows, rows)]
     assert len(set(prints)) == 10
-    assert fingerprint(adapter, make(images[:32].copy())) == prints[0]
+    assert fingerprint(adapter, make(images[:rows].copy())) == prints[0]
+    if framework == "torch":       # the same values held as a strided view: the same batch
+        strided = make(np.ascontiguousarray(images[:rows].T)).T
+        assert not strided.is_contiguous() and fingerprint(adapter, strided) == prints[0]
+
+
+@pytest.mark.parametrize("shuffled", [False, True], ids=["same order each epoch", "reshuffled"])
+def test_a_model_called_by_keyword_only_has_its_batches_fingerprinted(shuffled):
+    """model(features=x), the Hugging Face way: no positional input reaches the forward
+    pre-hook; the batch is read from the keywords, so a loader that never reshuffles is
+    still found, and a reshuffled one is not."""
+    torch = pytest.importorskip("torch")
+    import nndebug as nd
+
+    class ByKeyword(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(6, 3)
+
+        def forward(self, features=None, labels=None):
+            return torch.nn.functional.cross_entropy(self.lin(features), labels)
+
+    torch.manual_seed(0)
+    model = ByKeyword()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    x, y = torch.randn(64, 6), torch.randint(0, 3, (64,))
+    rng = np.random.default_rng(0)
+    with nd.watch(model, optimizer) as mon:
+        for _ in range(4):                                   # 4 epochs of 8 batches
+            order = rng.permutation(64) if shuffled else np.arange(64)
+            for start in range(0, 64, 8):
+                index = torch.as_tensor(order[start:start + 8])
+                optimizer.zero_grad()
+                loss = model(features=x[index], labels=y[index])
+                loss.backward()
+                optimizer.step()
+                mon.step(loss)
+    assert len(mon.run.fingerprints) == 32 and np.isfinite(mon.run.fingerprints).all()
+    codes = {f.code for f in mon.findings()}
+    assert ("DATA_ORDER_REPEATS" in codes) == (not shuffled)

@@ -313,11 +313,16 @@ class Adapter(abc.ABC):
             fn(mod, inputs, output)
         return module.register_forward_hook(hook)
 
-    def add_forward_pre_hook(self, module, fn):
-        """Call ``fn(module, inputs)`` before the module's forward; returns a handle."""
+    def add_forward_pre_hook(self, module, fn, with_kwargs=False):
+        """Call ``fn(module, inputs)`` before the module's forward; returns a handle.
+        ``with_kwargs``: ``fn(module, inputs, kwargs)``, with the keyword inputs where the
+        framework's hooks see them (torch), else ``{}``."""
         @nndebug_hook
         def hook(mod, inputs):
-            fn(mod, inputs)
+            if with_kwargs:
+                fn(mod, inputs, {})
+            else:
+                fn(mod, inputs)
         return module.register_forward_pre_hook(hook)
 
     @abc.abstractmethod

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from .base import (Adapter, ArrayNamespace, HookGroup, not_numbers, is_nndebug_hook,
-                   owned_tensor_hook)
+                   nndebug_hook, owned_tensor_hook)
 
 _HOOK_TABLES = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks",
                 "_forward_hooks_with_kwargs", "_forward_pre_hooks_with_kwargs",
@@ -59,6 +59,15 @@ class TorchAdapter(Adapter):
     # --- structure ---------------------------------------------------------
     def own_parameters(self, module):
         return list(module.named_parameters(recurse=False))
+
+    def add_forward_pre_hook(self, module, fn, with_kwargs=False):
+        if not with_kwargs:
+            return super().add_forward_pre_hook(module, fn)
+
+        @nndebug_hook
+        def hook(mod, args, kwargs):      # model(input_ids=..., labels=...) has no args
+            fn(mod, args, kwargs)
+        return module.register_forward_pre_hook(hook, with_kwargs=True)
 
     # --- arrays --------------------------------------------------------------
     def is_tensor(self, value):

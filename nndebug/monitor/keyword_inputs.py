@@ -15,6 +15,8 @@ training scripts use): without them the model returns its outputs, not the loss,
 sample. A model that cannot run without them is not probed (check_dependencies raises, and
 the watch says nothing, as for any input it cannot handle).
 """
+from ..adapters.base import nndebug_hook
+
 LOSS_KEYWORDS = frozenset({"labels", "label", "targets", "target"})
 """[design] keyword names of the targets a forward computes its loss from (transformers'
 ``labels``; ``targets`` as in nanoGPT's ``forward(idx, targets)``)."""
@@ -28,6 +30,7 @@ def add_keyword_hook(adapter, model, on_keywords):
     if adapter.framework != "torch" or register is None:
         return None
 
+    @nndebug_hook                      # ours: a private copy of the model leaves it behind
     def hook(module, args, kwargs):
         if not args and kwargs and adapter.is_training(module):
             try:
