@@ -856,3 +856,35 @@ def test_watch_skips_model_runs_on_a_sample_wise_sequential_but_still_sees_a_lab
     assert "TARGETS_IN_INPUTS" in {f.code for f in mon.findings()}
     mixer = torch.nn.Sequential(torch.nn.Linear(6, 4), torch.nn.Softmax(dim=0))
     assert not watching._sample_wise(nd.adapt(mixer))
+
+
+@pytest.mark.parametrize("mixes", [True, False], ids=["mixes the batch", "healthy"])
+def test_watch_probes_a_model_that_takes_its_batch_as_one_dict(mixes):
+    """model(batch) with batch = {"x": ..., "scale": ...}: ONE positional argument. The probe
+    must call the model the same way (model(batch), not model(**batch), which fails and
+    used to leave the probe silent)."""
+    class DictModel(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(6, 3)
+
+        def forward(self, batch):
+            x = batch["x"] * batch["scale"]
+            if mixes:                      # normalised over the batch: samples read each other
+                x = x - x.mean(dim=0, keepdim=True)
+            return self.lin(x)
+
+    torch.manual_seed(0)
+    model = DictModel()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    with nd.watch(model, optimizer) as mon:
+        for _ in range(8):
+            batch = {"x": torch.randn(16, 6), "scale": torch.rand(16, 1) + 0.5}
+            optimizer.zero_grad()
+            loss = loss_fn(model(batch), torch.randint(0, 3, (16,)))
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    codes = {f.code for f in mon.findings()}
+    assert ("BATCH_MIXING" in codes) == mixes, mon.report()

@@ -104,7 +104,10 @@ class DependencyWatch(Sink):
         if not inputs:                # keyword-only inputs: hear them from now on
             self._listen_to_keywords()    # (evaluation passes never come here)
             return
-        self._keep(inputs[0] if len(inputs) == 1 else tuple(inputs))
+        # one tensor is kept as it is; anything else as the tuple of positional inputs: a
+        # lone dict or list is ONE argument (model(batch)), not model(**batch)/model(*batch)
+        one_tensor = len(inputs) == 1 and self.adapter.is_tensor(inputs[0])
+        self._keep(inputs[0] if one_tensor else tuple(inputs))
 
     def _keep(self, inputs):
         self.kept[self.next_step] = inputs
