@@ -166,3 +166,21 @@ def test_gradcheck_points_at_the_users_hook_first():
     _plant(model, "param_half")
     report = nd.gradcheck(model, x, y, loss_fn)
     assert "the model's own hooks change gradients in '0'" in report.findings[0].message
+
+
+def test_a_users_keyword_pre_hook_comes_along_and_the_monitors_stays_behind():
+    """torch keeps a flag table beside its hooks (with_kwargs=True): the user's hook and its
+    flag are copied together; the monitor's keyword-aware hook on the model is left behind
+    with its flag (a flag without its hook was counted as a hook)."""
+    model, x, y, loss_fn = _problem("torch")
+
+    def doubled(module, args, kwargs):
+        return (args[0] * 2,), kwargs
+    model[0].register_forward_pre_hook(doubled, with_kwargs=True)
+    with nd.watch(model):
+        copy = adapt(model).private_copy(np.float64)
+        counts = copy.hook_counts()
+        assert counts[""] == 0                        # the monitor's pre-hook and its flag
+        assert counts["0"] == 2                       # the user's hook and its flag
+        expected = model(x).detach().double()
+        assert torch.allclose(copy.model(x.double()), expected, atol=1e-5)

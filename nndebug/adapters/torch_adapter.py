@@ -179,12 +179,19 @@ class TorchAdapter(Adapter):
         """
         memo = {}
         for module in self.model.modules():
+            kept_ids = {}
             for table in _HOOK_TABLES:
                 live = getattr(module, table, None)
                 if isinstance(live, dict):
                     kept = type(live)()
                     if hooks:
-                        kept.update((k, fn) for k, fn in live.items() if not is_nndebug_hook(fn))
+                        base = kept_ids.get(table.replace("_with_kwargs", "")
+                                            .replace("_always_called", ""))
+                        # *_with_kwargs and *_always_called tables hold flags (hook id -> True)
+                        # for the hooks of their base table: a flag stays or goes with its hook
+                        kept.update((k, fn) for k, fn in live.items() if
+                                    (k in base if base is not None else not is_nndebug_hook(fn)))
+                    kept_ids[table] = set(kept)
                     memo[id(live)] = kept
         tensor_hooks = []
         for name, p in self.model.named_parameters():
