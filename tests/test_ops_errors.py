@@ -141,3 +141,15 @@ def test_shape_op_errors_name_the_shapes():
         ops.cat([t((2, 3)), t((2, 4))], axis=0)
     with pytest.raises(ValueError, match=r"stack: .*\[\(2, 3\), \(3, 2\)\]"):
         ops.stack([t((2, 3)), t((3, 2))])
+
+
+@pytest.mark.parametrize("join", ["cat", "stack"])
+def test_joining_nothing_or_one_tensor_names_what_was_expected(join):
+    import minigrad as mg
+    fn = getattr(mg, join)
+    with pytest.raises(ValueError, match=f"{join}: expected a non-empty list of tensors"):
+        fn([])
+    with pytest.raises(TypeError, match=f"{join}: expected a list or tuple of tensors, got one "
+                                        r"Tensor of shape \(3,\)"):
+        fn(mg.randn(3))
+    assert fn((mg.randn(2), mg.randn(2))).shape == ((4,) if join == "cat" else (2, 2))

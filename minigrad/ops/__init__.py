@@ -485,12 +485,24 @@ def clone(a):
     return REGISTRY["clone"].apply(a)
 
 
+def _tensor_sequence(tensors, name):
+    """``tensors`` as a non-empty list of tensors, or the error torch users expect."""
+    if isinstance(tensors, (Tensor, np.ndarray)):
+        raise TypeError(f"{name}: expected a list or tuple of tensors, got one "
+                        f"{type(tensors).__name__} of shape {tuple(tensors.shape)}; wrap it: "
+                        f"{name}([a, b])")
+    tensors = [as_tensor(t) for t in tensors]
+    if not tensors:
+        raise ValueError(f"{name}: expected a non-empty list of tensors, got an empty one")
+    return tensors
+
+
 def cat(tensors, axis=None, *, dim=None):
     """Join tensors along an existing axis (the first by default).
 
     As in torch, an empty 1-D tensor beside tensors of more dimensions is left out.
     """
-    tensors = [as_tensor(t) for t in tensors]
+    tensors = _tensor_sequence(tensors, "cat")
     if builtin_max([t.ndim for t in tensors], default=1) > 1:
         tensors = [t for t in tensors if t.shape != (0,)]
     return REGISTRY["cat"].apply(*tensors, axis=_axis(axis, dim, "cat", 0))
@@ -498,7 +510,8 @@ def cat(tensors, axis=None, *, dim=None):
 
 def stack(tensors, axis=None, *, dim=None):
     """Join same-shaped tensors along a new axis (the first by default)."""
-    return REGISTRY["stack"].apply(*tensors, axis=_axis(axis, dim, "stack", 0))
+    return REGISTRY["stack"].apply(*_tensor_sequence(tensors, "stack"),
+                                   axis=_axis(axis, dim, "stack", 0))
 
 
 def split(a, split_size_or_sections, axis=None, *, dim=None):
