@@ -284,6 +284,40 @@ def loss_without_graph(ctx):
             "the loss, or parameters frozen with requires_grad=False.")
 
 
+def never_backpropagated(ctx):
+    """NO_GRADIENT when step() was called with a loss on every recorded step, yet no
+    backward pass delivered a gradient on any of them and no weight ever changed: the
+    loss is computed and logged but never backpropagated (a Lightning-style training_step
+    that logs its loss without returning it, so the trainer skips the batch; a backward
+    behind a condition that is never true). Unchanged weights are required too, within
+    each recorded step and from the first record to the last, so neither a framework whose
+    gradient hooks stay silent nor a loop that steps only between records can trip it."""
+    records = ctx.records
+    if not ctx.run.params or len(records) < MIN_RECORDS or len(ctx.losses) < MIN_RECORDS or \
+            any(r.backward for r in records):
+        return None
+    updates = [r.update_norm for r in records[1:] if r.update_norm is not None]
+    if len(updates) < MIN_RECORDS - 1 or not all(
+            np.all(np.asarray(u, float) == 0) for u in updates):
+        return None
+    # nor between the records: a loop that steps only on unrecorded steps changes weights
+    weights = [np.asarray(r.param_norm, float) for r in records if r.param_norm is not None]
+    if len(weights) < 2 or weights[0].shape != weights[-1].shape or \
+            not np.array_equal(weights[0], weights[-1]):
+        return None
+    return Finding(
+        code="NO_GRADIENT", severity="error", where="", step=records[0].step,
+        message=f"No backward pass reached the parameters on any of {len(records)} recorded "
+                "steps and no weight ever changed, although a loss was passed to step() each "
+                "time: the loss is computed (and logged) but never backpropagated, so nothing "
+                "trains. A training_step that logs its loss without returning it makes a "
+                "trainer skip every batch; a loss.backward() behind a condition that is never "
+                "true does the same.",
+        evidence={"records": len(records), "losses": len(ctx.losses)},
+        fix="Return the loss from training_step (or call loss.backward() and optimizer.step() "
+            "in your loop on every batch).")
+
+
 def zeroed_gradient(ctx, records, received):
     """NO_GRADIENT when parameters receive a gradient on every recorded step and it is
     exactly zero every time: something between them and the loss multiplies by zero (a
@@ -318,7 +352,7 @@ def zeroed_gradient(ctx, records, received):
 
 @rule(produces="NO_GRADIENT", explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def no_gradient(ctx):
-    cut = loss_without_graph(ctx)
+    cut = loss_without_graph(ctx) or never_backpropagated(ctx)
     if cut is not None:
         return cut
     run = ctx.run
