@@ -9,6 +9,13 @@ only applied to the input images and NOT the labels ... HorizontalFlip, ShiftSca
 and RandomResizedCrop" move the image but not the mask). Here a small fully convolutional
 net segments the ink of the 8x8 digits; half the images are flipped left-right, their masks
 not. Fix: transform image and mask together (`transform(image=img, mask=seg)`).
+
+Why watch misses it (issue #10): the records hold nothing that pairs a mask with its image
+(loss calls keep shapes and ranges; batch fingerprints read the inputs only), and what they
+do hold looks like a healthy, harder task: a loss that falls, then levels off higher (0.32
+against 0.03 for the fixed twin). Nothing measured differs except that level. A check would
+have to compare targets with the inputs (a probe on a kept batch: masks that match the
+mirrored image better than the image); LABELS_MISALIGNED names a sequence offset today.
 """
 import torch
 from torch import nn

@@ -9,6 +9,15 @@ effectively update the Generator weights"; the author: "that `.detach()` should 
 there for the generator step and is a bug"). Here a conditional generator completes the
 lower half of a digit from its upper half, trained with an adversarial term and an L1 term
 like the report's. Fix: give the discriminator `fake` (not detached) in the generator step.
+
+Why watch misses it (issue #10): every parameter of the watched generator still receives a
+gradient, from the L1 term, on every step; gradient norms, updates and the loss curve of the
+bug and of the fixed twin agree within ten percent (the L1 term dominates both). What is
+lost is one term's contribution, and nothing the rules read (per-parameter statistics, the
+size of the loss's graph) tells the terms of a loss apart. Seeing it needs a walk of the
+loss's graph on the monitor side: a summand of the loss that reaches parameters requiring a
+gradient (the discriminator's) but none of the watched model's. Such a check would also meet
+healthy runs that sum two models' losses (separate actor and critic networks) while watching one.
 """
 import torch
 from torch import nn

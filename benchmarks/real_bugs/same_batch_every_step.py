@@ -8,6 +8,12 @@ used. So, every batch generated is identical since seed is set ... we are traini
 batch element over (1000/batch_size) iterations and across epochs"). Here the batches of
 the digits are drawn by a Dataset that re-seeds its generator in __getitem__. Fix: draw
 from one generator created once (or index the data with the index).
+
+Why this stays info (issue #10): watch names the cause, DATA_ORDER_REPEATS, as info. A
+warning for "one batch on every step of a long run, the loss near zero" would fire on
+healthy runs that look exactly the same: the "overfit one batch" sanity check and
+full-batch training on a small data set (tests/test_real_bug_rules_2.py). The records
+cannot tell them apart, because watch does not know how large the data set is.
 """
 import numpy as np
 import torch
