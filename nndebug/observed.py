@@ -48,6 +48,10 @@ class LossCall:
     # and the columns at that floor in every row
     floored_rows: "float | None" = None
     floored_units: "int | None" = None
+    # class weights of a class-index loss (its weight=), and how often each class id occurs
+    # in the sampled targets (ids 0..MAX_CLASSES-1): CLASS_WEIGHTS_REVERSED reads both
+    class_weights: "tuple | None" = None
+    target_counts: "tuple | None" = None
 
 
 @dataclass

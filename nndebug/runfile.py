@@ -80,7 +80,7 @@ _NUMBERS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
 OBSERVED_LISTS = {"loss_calls": LossCall, "warnings": RaisedWarning,
                   "unregistered": UnregisteredUse, "frozen": FrozenTensor,
                   "norm_batches": NormBatch, "norm_settings": NormSetting}
-TUPLE_FIELDS = {"output_shape", "target_shape", "shape"}
+TUPLE_FIELDS = {"output_shape", "target_shape", "shape", "class_weights", "target_counts"}
 
 
 class RunFileError(ValueError):

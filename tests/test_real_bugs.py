@@ -21,9 +21,6 @@ KNOWN_MISSES = {
     "gan_generator_step_detached":
         "the adversarial term reaches the discriminator only; the generator still gets the "
         "L1 term's gradient, and no statistic splits a loss into its terms",
-    "class_weights_in_reverse_order":
-        "the loss's class weights are not recorded (only its ignore_index and reduction), so "
-        "no rule can compare them with the targets' class frequencies",
     "padding_idx_on_a_real_id":
         "an embedding's padding_idx is not recorded, so no rule sees a padding id looked up "
         "one per example (where there is nothing to pad)",

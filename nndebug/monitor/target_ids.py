@@ -21,25 +21,46 @@ import numpy as np
 SAMPLE_SIZE = 4096           # target ids carried to the host per call (a few KB)
 CALLS_SAMPLED = 8            # only the first recorded calls: the answer does not change later
 CLASS_INDEX_LOSSES = {"CrossEntropyLoss", "cross_entropy", "NLLLoss", "nll_loss"}
+MAX_CLASSES = 1024           # class weights and per-class target counts kept up to this many
+
+
+def class_weights(weight):
+    """A loss's ``weight=`` (one number per class) as a tuple of floats, or None (no
+    weight, not one per class, or more than MAX_CLASSES classes)."""
+    shape = getattr(weight, "shape", None)
+    if weight is None or shape is None or len(shape) != 1 or not 2 <= shape[0] <= MAX_CLASSES:
+        return None
+    try:
+        values = weight.detach() if hasattr(weight, "detach") else weight
+        values = values.tolist() if hasattr(values, "tolist") else list(values)
+        return tuple(float(v) for v in values)
+    except (TypeError, ValueError, RuntimeError):
+        return None
 
 
 def loss_options(loss_fn, kwargs=None):
-    """``ignore_index`` and ``reduction`` of a loss module (its attributes) or of a call of a
-    loss function (its keyword arguments, with torch's defaults); None where not known."""
+    """``ignore_index``, ``reduction`` and the class weights of a loss module (its attributes)
+    or of a call of a loss function (its keyword arguments, with torch's defaults); None
+    where not known."""
     if kwargs is not None:
         return {"ignore_index": kwargs.get("ignore_index", -100),
-                "reduction": kwargs.get("reduction", "mean")}
+                "reduction": kwargs.get("reduction", "mean"),
+                "class_weights": class_weights(kwargs.get("weight"))}
     ignore = getattr(loss_fn, "ignore_index", None)
     return {"ignore_index": None if ignore is None else int(ignore),
-            "reduction": getattr(loss_fn, "reduction", None)}
+            "reduction": getattr(loss_fn, "reduction", None),
+            "class_weights": class_weights(getattr(loss_fn, "weight", None))}
 
 
 def function_call_options(args, kwargs):
-    """``ignore_index`` and ``reduction`` of an ``F.cross_entropy`` / ``F.nll_loss`` call
-    (positions 4 and 6 when not given by keyword; torch's defaults otherwise)."""
+    """``ignore_index``, ``reduction`` and ``weight`` of an ``F.cross_entropy`` /
+    ``F.nll_loss`` call (positions 4, 6 and 2 when not given by keyword; torch's defaults
+    otherwise)."""
     ignore = kwargs.get("ignore_index", args[4] if len(args) > 4 else -100)
     reduction = kwargs.get("reduction", args[6] if len(args) > 6 else "mean")
-    return {"ignore_index": int(ignore), "reduction": reduction}
+    weight = kwargs.get("weight", args[2] if len(args) > 2 else None)
+    return {"ignore_index": int(ignore), "reduction": reduction,
+            "class_weights": class_weights(weight)}
 
 
 def summarize(sample, shape=None):
@@ -58,8 +79,12 @@ def summarize(sample, shape=None):
     # the direction in which the frequent id sits most in runs counts, for both numbers
     mode_runs, others_runs = max((_in_runs(grid, grid == mode), _in_runs(grid, grid != mode))
                                  for grid in grids)
-    return {"target_mode": float(mode), "target_mode_share": float(counts.max() / ids.size),
-            "target_mode_in_runs": mode_runs, "target_others_in_runs": others_runs}
+    summary = {"target_mode": float(mode), "target_mode_share": float(counts.max() / ids.size),
+               "target_mode_in_runs": mode_runs, "target_others_in_runs": others_runs}
+    valid = ids[(ids >= 0) & (ids < MAX_CLASSES)]
+    if valid.size and np.issubdtype(valid.dtype, np.number):
+        summary["target_counts"] = tuple(int(n) for n in np.bincount(valid.astype(np.int64)))
+    return summary
 
 
 def _in_runs(grid, chosen):

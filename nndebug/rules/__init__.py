@@ -64,6 +64,7 @@ from . import inputs  # noqa: F401  (one line per rule file, in cause order)
 from . import setup  # noqa: F401
 from . import structure  # noqa: F401
 from . import loss_side  # noqa: F401
+from . import class_weights  # noqa: F401
 from . import data_order  # noqa: F401
 from . import class_order  # noqa: F401
 from . import distributed  # noqa: F401
