@@ -112,6 +112,15 @@ class NormSetting:
 
 
 @dataclass
+class PaddingLookup:
+    step: int
+    layer: str                    # an embedding declared with a padding_idx
+    padding_idx: int
+    ids_shape: tuple              # the shape of the ids it was given
+    padding_count: int            # how many of them were the padding id
+
+
+@dataclass
 class Observed:
     """Everything above, for one run (``RunRecord.observed``)."""
 
@@ -121,6 +130,7 @@ class Observed:
     frozen: list = field(default_factory=list)            # [FrozenTensor]
     norm_batches: list = field(default_factory=list)      # [NormBatch]
     norm_settings: list = field(default_factory=list)     # [NormSetting]
+    padding_lookups: list = field(default_factory=list)   # [PaddingLookup]
     targets: list = field(default_factory=list)           # [(step, target tensor)] the targets
                                                           # that reached the loss, kept for
                                                           # probes (framework tensors; few)
@@ -140,6 +150,7 @@ class Observed:
                 "frozen": [asdict(f) for f in self.frozen],
                 "norm_batches": [asdict(b) for b in self.norm_batches],
                 "norm_settings": [asdict(n) for n in self.norm_settings],
+                "padding_lookups": [asdict(p) for p in self.padding_lookups],
                 "graph_nodes": [list(g) for g in self.graph_nodes],
                 "leaf_losses": list(self.leaf_losses),
                 "unstepped_gradients": self.unstepped_gradients}

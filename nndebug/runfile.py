@@ -64,8 +64,8 @@ import numpy as np
 
 from .findings import Finding, sort_findings
 from .history import BoundedRun
-from .observed import (FrozenTensor, LossCall, NormBatch, NormSetting, Observed, RaisedWarning,
-                       UnregisteredUse)
+from .observed import (FrozenTensor, LossCall, NormBatch, NormSetting, Observed, PaddingLookup,
+                       RaisedWarning, UnregisteredUse)
 from .records import LayerInfo, ParamInfo, StepRecord
 from .report.json import plain
 
@@ -79,8 +79,10 @@ BOOLEAN_VECTORS = {"grad_received", "dead"}
 _NUMBERS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
 OBSERVED_LISTS = {"loss_calls": LossCall, "warnings": RaisedWarning,
                   "unregistered": UnregisteredUse, "frozen": FrozenTensor,
-                  "norm_batches": NormBatch, "norm_settings": NormSetting}
-TUPLE_FIELDS = {"output_shape", "target_shape", "shape", "class_weights", "target_counts"}
+                  "norm_batches": NormBatch, "norm_settings": NormSetting,
+                  "padding_lookups": PaddingLookup}
+TUPLE_FIELDS = {"output_shape", "target_shape", "shape", "class_weights", "target_counts",
+                "ids_shape"}
 
 
 class RunFileError(ValueError):

@@ -21,9 +21,6 @@ KNOWN_MISSES = {
     "gan_generator_step_detached":
         "the adversarial term reaches the discriminator only; the generator still gets the "
         "L1 term's gradient, and no statistic splits a loss into its terms",
-    "padding_idx_on_a_real_id":
-        "an embedding's padding_idx is not recorded, so no rule sees a padding id looked up "
-        "one per example (where there is nothing to pad)",
     "same_batch_every_step":
         "info: one batch on every step is what full-batch training looks like too",
 }

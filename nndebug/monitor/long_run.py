@@ -130,7 +130,7 @@ class LongRun(Sink):
         """
         observed, before = run.observed, saved.observed
         run.fingerprints[:0] = saved.fingerprints
-        for name in ("loss_calls", "warnings", "norm_batches", "graph_nodes"):
+        for name in ("loss_calls", "warnings", "norm_batches", "graph_nodes", "padding_lookups"):
             getattr(observed, name)[:0] = getattr(before, name)
         by_name = {t.name: t for t in before.frozen}
         observed.frozen[:] = [by_name.get(t.name, t) for t in observed.frozen]

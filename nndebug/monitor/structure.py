@@ -21,6 +21,7 @@ import math
 
 from ..adapters.observing import graph_leaves
 from ..observed import FrozenTensor, NormBatch, NormSetting, UnregisteredUse
+from .padding_ids import PaddingIds
 from ..records import BATCHNORM_TYPES
 
 GRAPH_WALKS = 3              # recorded steps whose output graph is searched for leaves
@@ -42,6 +43,7 @@ class StructureWatch:
         self.held = optimizer_held or set()
         self.norm_layers = [(name, m) for name, m in adapter.named_modules()
                             if adapter.module_type(m) in BATCHNORM_TYPES]
+        self.padding = PaddingIds(adapter, observed, on_error)   # embeddings' padding_idx
         observed.norm_settings[:] = [norm_setting(name, adapter.module_type(m), m)
                                      for name, m in self.norm_layers]
         self._frozen = [(n, p) for n, p in adapter.named_parameters()
@@ -125,6 +127,7 @@ class StructureWatch:
             for name, module in self.norm_layers:
                 self._handles.append(adapter.add_forward_hook(module, self._make_norm_hook(name)))
         self._handles.append(adapter.add_forward_hook(self.root, self._on_root_output))
+        self._handles.extend(self.padding.hooks(step))
         self._stack, self._inside = [], 0
 
     def disarm(self):
