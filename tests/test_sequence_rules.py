@@ -226,11 +226,14 @@ def test_loss_options_of_a_module_and_of_a_function_call():
     from nndebug.monitor.target_ids import loss_options
     torch = pytest.importorskip("torch")
     assert loss_options(torch.nn.CrossEntropyLoss(ignore_index=0)) == \
-        {"ignore_index": 0, "reduction": "mean"}
-    assert loss_options(torch.nn.MSELoss()) == {"ignore_index": None, "reduction": "mean"}
+        {"ignore_index": 0, "reduction": "mean", "class_weights": None}
+    assert loss_options(torch.nn.MSELoss()) == \
+        {"ignore_index": None, "reduction": "mean", "class_weights": None}
+    assert loss_options(torch.nn.CrossEntropyLoss(weight=torch.tensor([1.0, 3.0])))[
+        "class_weights"] == (1.0, 3.0)
     # a plain function: torch's defaults unless the call says otherwise
     assert loss_options(torch.nn.functional.cross_entropy, {}) == \
-        {"ignore_index": -100, "reduction": "mean"}
+        {"ignore_index": -100, "reduction": "mean", "class_weights": None}
     assert loss_options(torch.nn.functional.cross_entropy, {"reduction": "none"})["reduction"] \
         == "none"
 
