@@ -80,3 +80,52 @@ def _first_divergence(step, sums, names):
     j = int(columns[0])
     ranks = [int(r) for r in np.nonzero(differs[:, j])[0]]
     return Divergence(step, names[j], ranks, [float(v) for v in sums[:, j]])
+
+
+# --- saved with the run, and continued after a restart (runfile.py, long_run.py) ------------------
+def to_plain(record):
+    """``record`` as JSON values (the ranks in ``remote`` become strings, as JSON keys must)."""
+    plain = {k: v for k, v in record.__dict__.items() if k not in ("params", "buffers", "remote")}
+    for which in ("params", "buffers"):
+        d = getattr(record, which)
+        plain[which] = None if d is None else {"step": int(d.step), "name": d.name,
+                                               "ranks": [int(r) for r in d.ranks],
+                                               "values": [float(v) for v in d.values]}
+    plain["remote"] = {code: {str(rank): int(level) for rank, level in by_rank.items()}
+                       for code, by_rank in record.remote.items()}
+    return plain
+
+
+def from_plain(plain):
+    """The ``RankRecord`` that ``to_plain`` wrote."""
+    plain = dict(plain)
+    for which in ("params", "buffers"):
+        d = plain.get(which)
+        plain[which] = None if d is None else Divergence(int(d["step"]), str(d["name"]),
+                                                         list(d["ranks"]), list(d["values"]))
+    plain["remote"] = {code: {int(rank): int(level) for rank, level in by_rank.items()}
+                       for code, by_rank in (plain.get("remote") or {}).items()}
+    return RankRecord(**plain)
+
+
+def continued(saved, current):
+    """One record for a run restarted from a checkpoint: ``current`` (the exchanges since the
+    restart) folded onto ``saved`` (those before it). Counts add up, the first divergence and
+    the first same batch are the earliest, every rank's codes are kept at their highest level,
+    and an exchange error before the restart is kept unless a new one replaced it."""
+    merged = from_plain(to_plain(saved))
+    merged.rank, merged.world_size = current.rank, current.world_size
+    merged.backend = current.backend or saved.backend
+    merged.exchanges += current.exchanges
+    merged.batches_compared += current.batches_compared
+    merged.same_batches += current.same_batches
+    if merged.first_same_batch_step is None:
+        merged.first_same_batch_step = current.first_same_batch_step
+    merged.params = merged.params or current.params
+    merged.buffers = merged.buffers or current.buffers
+    for code, by_rank in current.remote.items():
+        seen = merged.remote.setdefault(code, {})
+        for rank, level in by_rank.items():
+            seen[rank] = max(seen.get(rank, 0), level)
+    merged.error = current.error or saved.error
+    return merged

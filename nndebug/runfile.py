@@ -62,6 +62,7 @@ import zipfile
 
 import numpy as np
 
+from . import rank_records
 from .findings import Finding, sort_findings
 from .history import BoundedRun
 from .observed import (FrozenTensor, LossCall, NormBatch, NormSetting, Observed, PaddingLookup,
@@ -121,6 +122,8 @@ def encode(run, findings, monitor_state=None):
     header["records"] = _encode_records(run.records, arrays)
     header["histograms"] = _encode_histograms(run.histograms, arrays)
     header["observed"] = _encode_observed(getattr(run, "observed", None))
+    if getattr(run, "ranks", None) is not None:        # what the ranks of a DDP run exchanged
+        header["ranks"] = plain(rank_records.to_plain(run.ranks))
     arrays["fingerprints"] = np.asarray(list(getattr(run, "fingerprints", None) or []),
                                         dtype=np.float64).reshape(-1)
     return header, arrays
@@ -250,6 +253,8 @@ def decode(header, arrays, where="the saved run", max_bytes="saved"):
         run.histograms = _decode_histograms(header["histograms"], arrays)
         run.observed = decode_observed(header.get("observed") or {})
         run.fingerprints = [float(v) for v in arrays.get("fingerprints", ())]
+        if header.get("ranks") is not None:
+            run.ranks = rank_records.from_plain(header["ranks"])
         run._record_grid = int(history["record_grid"])
         run._histogram_grid = int(history["histogram_grid"])
         run._extra_grid = int(history.get("extra_grid", 1))

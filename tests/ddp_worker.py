@@ -36,7 +36,7 @@ def model_for(scenario, rank):
     return torch.nn.Sequential(*layers)
 
 
-def train(scenario, rank, watched, epochs=3, early_exit_at=None, save_to=None):
+def train(scenario, rank, watched, epochs=3, early_exit_at=None, save_to=None, state=None):
     net = model_for(scenario, rank)
     wrapped = net if scenario in ("not-wrapped", "rank-stops-early") else \
         DDP(net, broadcast_buffers=scenario != "bn-buffers-not-broadcast")
@@ -50,6 +50,8 @@ def train(scenario, rank, watched, epochs=3, early_exit_at=None, save_to=None):
         loader = DataLoader(data, batch_size=16, sampler=sampler)
     opt = torch.optim.SGD(wrapped.parameters(), lr=0.05, momentum=0.9)
     mon = nd.watch(wrapped, opt, save_to=save_to) if watched else None
+    if state is not None:             # a restart: the monitor continues the checkpoint's run
+        mon.load_state_dict(state)
     step = 0
     for epoch in range(epochs):
         if sampler is not None and scenario != "no-set-epoch":
@@ -100,8 +102,16 @@ def main():
         # "save-to": every rank is given the same save_to path (tests/test_ddp.py reads the files)
         save_to = os.path.join(os.path.dirname(prefix), "run.nndebug") \
             if scenario == "save-to" else None
-        mon, net = train(scenario, rank, watched, early_exit_at=early, save_to=save_to)
-        entry = {"weights": weights_hash(net)}
+        extra = {}
+        if scenario == "resumed-same-data":    # one epoch, a checkpoint, a restart, one more
+            first, _ = train("same-data", rank, True, epochs=1)
+            state, before = first.state_dict(), first.run.ranks.exchanges
+            first.close()
+            mon, net = train("same-data", rank, True, epochs=1, state=state)
+            extra["exchanges"] = [before, mon.run.ranks.exchanges, mon.run.ranks.same_batches]
+        else:
+            mon, net = train(scenario, rank, watched, early_exit_at=early, save_to=save_to)
+        entry = {"weights": weights_hash(net), **extra}
         if mon is not None:
             mon.close()
             entry["losses"] = [float(v) for v in mon.run.loss_array()[1]]

@@ -72,7 +72,8 @@ def runs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("ddp")
     results = run_ranks(folder, "plain-healthy", "healthy", "same-data", "no-set-epoch",
                         "not-wrapped", "accumulate-never-sync", "accumulate-healthy",
-                        "bn-buffers-not-broadcast", "bn-healthy", "no-zero-grad", "save-to")
+                        "bn-buffers-not-broadcast", "bn-healthy", "no-zero-grad", "save-to",
+                        "resumed-same-data")
     return dict(results, folder=str(folder))
 
 
@@ -133,3 +134,14 @@ def test_a_rank_that_stops_early_blocks_no_one(tmp_path):
     survivor = result[0]["rank-stops-early"]
     assert "MONITOR_ERROR" in codes(survivor), survivor["findings"]
     assert survivor["report_has_text"]
+
+
+def test_a_restart_continues_the_rank_exchanges(runs):
+    """One epoch, mon.state_dict(), a new monitor that loads it, one more epoch: the
+    exchanges before the restart count with those after it, and the same data on both ranks
+    is still named (its share is over the whole run)."""
+    for rank in (0, 1):
+        entry = runs[rank]["resumed-same-data"]
+        before, total, same = entry["exchanges"]
+        assert 0 < before < total and same == total, entry["exchanges"]
+        assert "DDP_SAME_DATA_ON_RANKS" in codes(entry), entry["findings"]

@@ -228,6 +228,9 @@ def load_state_dict(monitor, state):
     # its run object stays too (other parts of the monitor hold on to it): it takes the history
     current.adopt_history(saved)
     monitor.long_run.adopt_observed(current, saved)
+    if saved.ranks is not None and monitor.ranks is not None:
+        # under DDP: the exchanges before the restart count with those after it
+        monitor.ranks.continue_from(saved.ranks)
     state = header.get("monitor", {})
     steps = int(state.get("step", saved.n_steps))
     current.n_steps = monitor._step = steps

@@ -17,7 +17,7 @@ a code found on another rank only is added, pointing to that rank's report.
 import numpy as np
 
 from ..findings import Finding
-from ..rank_records import SEVERITY_LEVELS, RankRecord
+from ..rank_records import SEVERITY_LEVELS, RankRecord, continued
 from ..records import BATCHNORM_TYPES
 from .schedule import is_judged_step
 from .sinks import Sink
@@ -116,6 +116,12 @@ class RankSync(Sink):
         for f in rules.diagnose(run.judged_view()):      # the judged steps: no clock
             found[f.code] = max(found.get(f.code, 0), LEVELS[f.severity])
         return np.array([found.get(code, 0) for code in self.code_names], dtype=float)
+
+    def continue_from(self, saved):
+        """A run restarted from a checkpoint (before its first step): the exchanges saved
+        before the restart (a ``RankRecord``) count with those to come
+        (``rank_records.continued``)."""
+        self.record = continued(saved, self.record)
 
     # --- the sink's events --------------------------------------------------------------------
     def on_step(self, run, step):
