@@ -100,3 +100,50 @@ def test_a_forward_interrupted_inside_a_recorded_step_leaves_nothing_behind():
     _steps(model, optimizer, loss_fn, again, 3)
     again.close()
     assert _hook_count(model) == bare and _modes_on_stack() == 0
+
+
+def _global_hook_count():
+    from torch.nn.modules import module
+    return len(module._global_forward_hooks) + len(module._global_forward_pre_hooks)
+
+
+def test_a_monitor_left_open_lets_go_of_the_global_hooks_once_other_models_run_on(monkeypatch):
+    """Left armed (its next step never came), a monitor's global module hooks would see every
+    module call of the process for good; after FOREIGN_CALLS_LEFT_OPEN calls of modules
+    outside its model they are gone, and a mode a stopped forward left pushed is popped."""
+    from nndebug.monitor import around
+    monkeypatch.setattr(around, "FOREIGN_CALLS_LEFT_OPEN", 50)
+    model, optimizer, loss_fn = _setup()
+    left = nd.watch(model, optimizer)
+
+    def interrupt(module, inputs, output):
+        raise KeyboardInterrupt
+    handle = model[0].register_forward_hook(interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        _steps(model, optimizer, loss_fn, left, 1)    # step 0: hooks and mode on
+    handle.remove()
+    assert _global_hook_count() > 0 and _modes_on_stack() == 1
+    other, other_optimizer, _ = _setup(seed=1)
+    x = torch.randn(4, 8)
+    for _ in range(20):                               # another model, unwatched: 4
+        other(x)                                      # module calls a forward
+    assert _global_hook_count() == 0 and _modes_on_stack() == 0
+    left.close()
+
+
+def test_a_watched_models_own_calls_keep_the_global_hooks(monkeypatch):
+    from nndebug.monitor import around
+    monkeypatch.setattr(around, "FOREIGN_CALLS_LEFT_OPEN", 50)
+    model, optimizer, loss_fn = _setup()
+    other = _setup(seed=1)[0]
+    with nd.watch(model, optimizer) as mon:
+        _steps(model, optimizer, loss_fn, mon, 1)     # armed for step 1 now
+        x = torch.randn(4, 8)
+        for _ in range(10):                           # 40 calls, under the limit, ...
+            other(x)
+        model(x)                                      # ... a call of the watched model ...
+        for _ in range(10):                           # ... and 40 more
+            other(x)
+        assert _global_hook_count() > 0
+        _steps(model, optimizer, loss_fn, mon, 3)
+        assert mon.n_records >= 3

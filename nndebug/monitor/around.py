@@ -31,6 +31,13 @@ from .loss_capture import LossCapture
 from .target_ids import CLASS_INDEX_LOSSES, function_call_options, loss_options
 from .raised_warnings import WarningCapture
 from .structure import StructureWatch
+
+FOREIGN_CALLS_LEFT_OPEN = 10_000  # [design] calls of modules outside this model, with no
+                                  # call of the model between them, after which an armed
+                                  # monitor counts as left open (a loop stopped without
+                                  # close()): its global hooks go. A 24-layer teacher's
+                                  # forward is ~400 calls; a stopped loop reaches this in a
+                                  # few hundred steps of another model
 from .unstepped import parameters_holding_gradients
 
 
@@ -56,6 +63,7 @@ class Around:
         self._loss_modules = {}            # id -> loss module outside the model, seen called
         self._loss_handles = []
         self.armed = False
+        self._foreign_calls = 0            # calls of modules outside the model since its own
 
     def arm(self, step):
         if self.armed:
@@ -69,6 +77,7 @@ class Around:
                 not self.structure.saw_unregistered_modules():
             self.global_needed = False
         if self.global_needed:
+            self._foreign_calls = 0
             self._global = global_module_hooks(self.adapter.framework, self._before_any,
                                                self._after_any)
             self.global_steps += 1
@@ -102,6 +111,13 @@ class Around:
         self.armed = False
 
     def _before_any(self, module, inputs):
+        if module is self.structure.root:
+            self._foreign_calls = 0
+        elif id(module) not in self.structure.module_names:
+            self._foreign_calls += 1
+            if self._foreign_calls > FOREIGN_CALLS_LEFT_OPEN:
+                self._left_open()
+                return
         if self.attention.waiting and module is self.structure.root:
             self.attention.start()    # our model's forward starts (not another model's:
                                       # a monitor left open must not push its mode there)
@@ -120,6 +136,16 @@ class Around:
                 self._after_loss_module(module, inputs, output)
         except Exception as error:       # never break the user's step
             self.on_error(error)
+
+    def _left_open(self):
+        """Armed for a step that never came while other models ran on (a loop stopped by an
+        error or Ctrl-C, the monitor never closed): every module call of the process would
+        pass through these hooks for good. They go; the next recorded step, if one comes,
+        puts them back."""
+        if self._global is not None:
+            self._global.remove()
+            self._global = None
+        self.attention.disarm()        # and its mode, if a stopped forward left it pushed
 
     def _after_loss_module(self, module, inputs, output):
         """A loss module outside the model was called (through the global hooks, or the
