@@ -31,6 +31,7 @@ from .loss_capture import LossCapture
 from .target_ids import CLASS_INDEX_LOSSES, function_call_options, loss_options
 from .raised_warnings import WarningCapture
 from .structure import StructureWatch
+from .unstepped import parameters_holding_gradients
 
 FOREIGN_CALLS_LEFT_OPEN = 10_000  # [design] calls of modules outside this model, with no
                                   # call of the model between them, after which an armed
@@ -38,7 +39,6 @@ FOREIGN_CALLS_LEFT_OPEN = 10_000  # [design] calls of modules outside this model
                                   # close()): its global hooks go. A 24-layer teacher's
                                   # forward is ~400 calls; a stopped loop reaches this in a
                                   # few hundred steps of another model
-from .unstepped import parameters_holding_gradients
 
 
 class Around:
