@@ -16,7 +16,9 @@ recorded step of a small MLP). After the first ``STEPS_TO_FIND_A_USE`` recorded 
 stay off for a model that showed them nothing only they can see: no module outside the
 model ran inside its forward, the attention mode was dropped (it names its softmax calls
 by the module running), and at most one loss module outside the model was called, which
-is then hooked directly.
+is then hooked directly. A monitor armed for a step that never comes (a loop stopped without
+``close()``) lets go of them once other models have made ``FOREIGN_CALLS_LEFT_OPEN`` module
+calls with no call of its own model between them.
 
 The coordinator (``monitor.py``) calls, in this order: ``arm(step)`` with the step's other
 hooks, ``disarm()`` right after them, ``on_loss(loss)`` when a recorded step ends,
