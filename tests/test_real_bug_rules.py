@@ -506,21 +506,28 @@ class KeywordLM(nn.Module):
         return {"loss": loss, "logits": logits}
 
 
-def keyword_run(causal, steps=20):
-    torch.manual_seed(0)
-    model = KeywordLM(causal)
+def train_lm(model, loss_of_batch, batch_shape, steps=20):
+    """``steps`` Adam steps of ``model`` under watch on random ids of ``batch_shape``;
+    ``loss_of_batch(model, ids)`` makes the call the case is about."""
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
     g = torch.Generator().manual_seed(0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with nd.watch(model, optimizer) as mon:
             for _ in range(steps):
-                ids = torch.randint(0, 12, (8, 10), generator=g)
+                ids = torch.randint(0, 12, batch_shape, generator=g)
                 optimizer.zero_grad()
-                loss = model(input_ids=ids, labels=ids)["loss"]
+                loss = loss_of_batch(model, ids)
                 loss.backward()
                 optimizer.step()
                 mon.step(loss)
+    return mon
+
+
+def keyword_run(causal, steps=20):
+    torch.manual_seed(0)
+    model = KeywordLM(causal)
+    mon = train_lm(model, lambda m, ids: m(input_ids=ids, labels=ids)["loss"], (8, 10), steps)
     return mon, model
 
 
@@ -556,23 +563,10 @@ class TargetsLM(KeywordLM):
 
 def targets_run(causal, steps=20):
     torch.manual_seed(0)
-    model = TargetsLM(causal)
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
-    g = torch.Generator().manual_seed(0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with nd.watch(model, optimizer) as mon:
-            for _ in range(steps):
-                # as many rows as positions (nanoGPT's batch_size == block_size): the
-                # (B, T) targets are square, and an input of shape (B, B) is what an
-                # adjacency matrix looks like, so the probes stood down
-                w = torch.randint(0, 12, (10, 11), generator=g)
-                optimizer.zero_grad()
-                _, loss = model(w[:, :-1], w[:, 1:])
-                loss.backward()
-                optimizer.step()
-                mon.step(loss)
-    return mon
+    # as many rows as positions (nanoGPT's batch_size == block_size): the (B, T) targets are
+    # square, and an input of shape (B, B) is what an adjacency matrix looks like, so the
+    # probes stood down
+    return train_lm(TargetsLM(causal), lambda m, w: m(w[:, :-1], w[:, 1:])[1], (10, 11), steps)
 
 
 def test_inputs_that_are_the_loss_targets_are_left_out():
