@@ -27,7 +27,6 @@ hooks, ``disarm()`` right after them, ``on_loss(loss)`` when a recorded step end
 """
 from ..adapters.observing import global_module_hooks
 from .attention_capture import STEPS_TO_FIND_A_USE, AttentionCapture
-from .discover import optimizer_held
 from .graph_growth import GraphGrowth
 from .loss_capture import LossCapture
 from .target_ids import CLASS_INDEX_LOSSES, function_call_options, loss_options
@@ -200,11 +199,9 @@ class Around:
         name = stack[-1] if stack else ""
         return None if name in self._softmax_layers else name
 
-    def before_findings(self):
-        try:
-            held = optimizer_held(self.adapter, self.optimizer)
-        except TypeError:
-            held = None
+    def before_findings(self, held=None):
+        """``held``: ids of the parameters the optimizer holds now (None without one), as the
+        monitor just read them."""
         self.structure.refresh_frozen(self._current_step(), held)
         if self._current_step() == 0:      # no step() yet: did backward run? (unstepped.py)
             self.structure.observed.unstepped_gradients = \

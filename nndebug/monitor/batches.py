@@ -97,8 +97,8 @@ class BatchFingerprints(Sink):
         self._pending = []            # device scalars not yet copied to the host
         self._count = 0
         self.listeners = []           # fn(fingerprint) for the step's value (rank exchange)
-        self.forward_listeners = []   # fn(module, inputs) for each training forward (probes
-                                      # that keep the inputs): one hook serves them all
+        self.forward_listeners = []   # fn(module, inputs, kwargs) for each training forward
+                                      # (probes that keep the inputs): one hook serves them all
         # with the keywords too: a model called the Hugging Face way, model(input_ids=...,
         # labels=...), has no positional input (torch; minigrad's hooks see none)
         self._handle = adapter.add_forward_pre_hook(model, self._on_forward, with_kwargs=True)
@@ -108,7 +108,7 @@ class BatchFingerprints(Sink):
         if not adapter.is_training(module):
             return
         if self.forward_listeners:
-            self._tell_listeners(module, inputs)
+            self._tell_listeners(module, inputs, kwargs)
         try:
             # the usual case first: the batch is the first positional input
             tensor = inputs[0] if inputs and adapter.is_tensor(inputs[0]) else \
@@ -119,10 +119,10 @@ class BatchFingerprints(Sink):
         if value is not None:
             self._current = value if self._current is None else self._current + value
 
-    def _tell_listeners(self, module, inputs):
+    def _tell_listeners(self, module, inputs, kwargs):
         for listener in list(self.forward_listeners):
             try:
-                listener(module, inputs)
+                listener(module, inputs, kwargs)
             except Exception:         # a listener never breaks the user's forward pass
                 self.forward_listeners.remove(listener)
 

@@ -1,12 +1,10 @@
 """Inputs given by keyword only: ``model(input_ids=ids, attention_mask=mask, labels=ids)``.
 
-The monitor's one forward pre-hook on the model (``batches.py``) gets the positional inputs
-only, and a model called the Hugging Face way has none: the dependency probes (FUTURE_LEAK,
-BATCH_MIXING, TARGETS_IN_INPUTS, LABELS_MISALIGNED, PADDING_LEAK) then had no inputs and
-never ran. When that forward pre-hook sees a training call without positional inputs,
-``DependencyWatch`` adds the hook below, which hears the keywords (torch's
-``with_kwargs=True``; minigrad's hooks get positional inputs only, so there is none there)
-until the probe has run.
+A model called the Hugging Face way has no positional input: the dependency probes
+(FUTURE_LEAK, BATCH_MIXING, TARGETS_IN_INPUTS, LABELS_MISALIGNED, PADDING_LEAK) had no inputs
+and never ran. The monitor's one forward pre-hook on the model (``batches.py``) hears the
+keywords too (torch's ``with_kwargs=True``; minigrad's hooks get positional inputs only) and
+hands them on to ``DependencyWatch``, which keeps what ``model_inputs`` picks from them.
 
 The probes call the model again with what is kept here. The keywords a model computes its
 loss from are left out (``LOSS_KEYWORDS``, the names the Hugging Face models and most
@@ -15,30 +13,9 @@ training scripts use): without them the model returns its outputs, not the loss,
 sample. A model that cannot run without them is not probed (check_dependencies raises, and
 the watch says nothing, as for any input it cannot handle).
 """
-from ..adapters.base import nndebug_hook
-
 LOSS_KEYWORDS = frozenset({"labels", "label", "targets", "target"})
 """[design] keyword names of the targets a forward computes its loss from (transformers'
 ``labels``; ``targets`` as in nanoGPT's ``forward(idx, targets)``)."""
-
-
-def add_keyword_hook(adapter, model, on_keywords):
-    """A forward pre-hook calling ``on_keywords(module, kwargs)`` on each training forward
-    called with keywords and no positional input; its handle (``.remove()``), or None where
-    the framework's hooks do not see keywords."""
-    register = getattr(model, "register_forward_pre_hook", None)
-    if adapter.framework != "torch" or register is None:
-        return None
-
-    @nndebug_hook                      # ours: a private copy of the model leaves it behind
-    def hook(module, args, kwargs):
-        if not args and kwargs and adapter.is_training(module):
-            try:
-                on_keywords(module, kwargs)
-            except Exception:          # never break the user's forward pass
-                pass
-        return None
-    return register(hook, with_kwargs=True)
 
 
 def model_inputs(adapter, kwargs):

@@ -261,9 +261,9 @@ class Monitor:
     def findings(self):
         """The findings so far, most severe first (causes before the symptoms they explain)."""
         self._flush_losses()
-        self._refresh_optimizer_membership()
+        held = self._refresh_optimizer_membership()
         if self._findings_cache is None:
-            self.around.before_findings()
+            self.around.before_findings(held)
             extra = list(self.extra_findings)
             for sink in list(self.sinks):      # first, so a sink can bring the run up to date
                 extra += self._call_sink(sink, "findings") or []
@@ -382,17 +382,19 @@ class Monitor:
         return values
 
     def _refresh_optimizer_membership(self):
-        """Param groups may be added after watch() started (add_param_group): look again."""
+        """Param groups may be added after watch() started (add_param_group): look again.
+        Returns the ids of the parameters the optimizer holds now (None without one)."""
         try:
             held = discover.optimizer_held(self.adapter, self.optimizer)
         except TypeError:
-            return
+            return None
         if held is None:
-            return
+            return None
         for info, p in zip(self.run.params, self._params):
             if info.in_optimizer != (id(p) in held):
                 info.in_optimizer = id(p) in held
                 self._findings_cache = None
+        return held
 
     # --- one recorded step -------------------------------------------------------------------
     def _arm(self, kind=JUDGED):

@@ -14,10 +14,10 @@ alone.
 import numpy as np
 
 from ..findings import Finding
-from .context import fmt
+from .context import fmt, judged_only
 from .graph import rule
+from .sequence import CLASS_INDEX_LOSSES
 
-CLASS_INDEX_LOSSES = {"CrossEntropyLoss", "cross_entropy", "NLLLoss", "nll_loss"}
 MIN_TARGETS = 200          # [design] sampled targets before class frequencies are trusted
 IMBALANCE = 3.0            # [design] most / least frequent class: weights matter from here on
 WEIGHT_RATIO = 1.5         # [design] the frequent class's weight this much above the rare's
@@ -63,7 +63,7 @@ def class_weights_reversed(ctx):
     observed = getattr(ctx.run, "observed", None)
     if observed is None:
         return None
-    calls = [c for c in observed.loss_calls if c.loss in CLASS_INDEX_LOSSES
+    calls = [c for c in judged_only(ctx, observed.loss_calls) if c.loss in CLASS_INDEX_LOSSES
              and c.class_weights and c.target_counts]
     if not calls:
         return None

@@ -166,6 +166,23 @@ def nanmedian_columns(matrix):
     return np.array(out, float)
 
 
+def judged_only(ctx, items):
+    """The items (loss calls, batch-norm batches, ...: anything with a ``.step``) seen on the
+    steps the rules judge (``ctx.run.records``: judged records only), so that a verdict never
+    depends on which extra records the clock allowed; all of them for a run without records
+    (hand-made runs in tests)."""
+    steps = {r.step for r in ctx.run.records}
+    return [i for i in items if i.step in steps] if steps else list(items)
+
+
+def judged_loss_calls(ctx, losses):
+    """The judged loss calls (``run.observed.loss_calls``) of these losses, before the first
+    non-finite step (``ctx.cutoff``)."""
+    calls = getattr(getattr(ctx.run, "observed", None), "loss_calls", None) or []
+    return [c for c in judged_only(ctx, calls) if c.loss in losses and
+            (ctx.cutoff is None or c.step < ctx.cutoff)]
+
+
 def output_classes(run):
     for r in reversed(run.records):
         if r.output is not None and np.ndim(r.output) == 2:

@@ -10,7 +10,7 @@ import math
 import re
 
 from ..findings import Finding
-from .context import MAJORITY, MIN_RECORDS, fmt, short_list
+from .context import MAJORITY, MIN_RECORDS, fmt, judged_loss_calls, judged_only, short_list
 from .graph import rule
 
 # losses that compare output and target element by element (their shapes must be equal);
@@ -119,20 +119,6 @@ def _observed(ctx):
     return getattr(ctx.run, "observed", None)
 
 
-def _judged(ctx, items):
-    """The items seen on the steps the rules judge (``ctx.run.records``: judged records
-    only), so that a verdict never depends on which extra records the clock allowed; all
-    of them for a run without records (hand-made runs in tests)."""
-    steps = {r.step for r in ctx.run.records}
-    return [i for i in items if i.step in steps] if steps else list(items)
-
-
-def _calls_before_cutoff(ctx, observed, losses):
-    """The judged calls of these losses before the first non-finite step."""
-    return [c for c in _judged(ctx, observed.loss_calls) if c.loss in losses and
-            (ctx.cutoff is None or c.step < ctx.cutoff)]
-
-
 @rule(produces="LOSS_SHAPE_MISMATCH",
       explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE", "LOSS_DIVERGING", "LOSS_OSCILLATING"})
 def loss_shape_mismatch(ctx):
@@ -140,7 +126,7 @@ def loss_shape_mismatch(ctx):
     if observed is None:
         return None
     seen = []      # (step, loss, evidence, how it was seen)
-    for call in _judged(ctx, observed.loss_calls):
+    for call in judged_only(ctx, observed.loss_calls):
         if call.loss in ELEMENTWISE_LOSSES and call.target_shape is not None:
             evidence = shape_mismatch(call.output_shape, call.target_shape)
             if evidence is not None:
@@ -183,7 +169,7 @@ def double_sigmoid(ctx):
     observed = _observed(ctx)
     if observed is None:
         return None
-    calls = _calls_before_cutoff(ctx, observed, SIGMOID_LOSSES)
+    calls = judged_loss_calls(ctx, SIGMOID_LOSSES)
     if not sigmoid_outputs(calls):
         return None
     sigmoid_layers = [layer.name for layer in ctx.run.layers if layer.kind == "sigmoid"]
@@ -210,7 +196,7 @@ def nll_on_probabilities(ctx):
     observed = _observed(ctx)
     if observed is None:
         return None
-    calls = _calls_before_cutoff(ctx, observed, LOG_PROBABILITY_LOSSES)
+    calls = judged_loss_calls(ctx, LOG_PROBABILITY_LOSSES)
     if not not_log_probabilities(calls):
         return None
     low = min(c.output_min for c in calls)
@@ -262,7 +248,7 @@ def targets_out_of_range(ctx):
     observed = _observed(ctx)
     if observed is None:
         return None
-    calls = [c for c in _judged(ctx, observed.loss_calls)
+    calls = [c for c in judged_only(ctx, observed.loss_calls)
              if c.loss in PROBABILITY_TARGET_LOSSES]
     outside = targets_outside_unit_interval(calls)
     if not outside:

@@ -6,7 +6,7 @@ no sequence to pad) with p among them. Row p of its table is zero and never upda
 every example with id p is computed from a zero vector: that id is never learned.
 """
 from ..findings import Finding
-from .context import fmt
+from .context import fmt, judged_only
 from .graph import rule
 
 MIN_LOOKUPS = 2        # [design] recorded lookups before the ids' shape counts as the usual one
@@ -21,7 +21,7 @@ def padding_idx_on_real_ids(ctx):
     observed = getattr(ctx.run, "observed", None)
     lookups = getattr(observed, "padding_lookups", None) or []
     by_layer = {}
-    for lookup in lookups:
+    for lookup in judged_only(ctx, lookups):
         by_layer.setdefault(lookup.layer, []).append(lookup)
     findings = []
     for layer, seen in by_layer.items():

@@ -18,14 +18,13 @@ Public report: a logistic regression ending in ``F.sigmoid`` trained with
 import math
 
 from ..findings import Finding
-from .context import MIN_RECORDS, fmt
+from .context import MIN_RECORDS, fmt, judged_loss_calls
 from .graph import rule
+from .loss_side import ROW_SUM_TOLERANCE
 
 # losses that apply log-softmax to their input (torch class and functional names; minigrad
 # spells them alike)
 LOG_SOFTMAX_LOSSES = {"CrossEntropyLoss", "cross_entropy"}
-SOFTMAX_ROWS_WITHIN = 1e-3    # [design] rows summing to 1 within this are a softmax's
-                              # probabilities (DOUBLE_SOFTMAX's business, the same tolerance)
 
 
 def _finite(value):
@@ -42,8 +41,9 @@ def squashed_calls(calls):
         return []
     for call in measured:
         inside = 0.0 < call.output_min and call.output_max < 1.0
+        # rows summing to 1 are a softmax's probabilities (DOUBLE_SOFTMAX's business)
         softmax_rows = _finite(call.row_sum_error) and \
-            call.row_sum_error <= SOFTMAX_ROWS_WITHIN
+            call.row_sum_error <= ROW_SUM_TOLERANCE
         if not inside or softmax_rows:
             return []
     return measured
@@ -61,10 +61,7 @@ def squashed_logits(ctx):
     observed = getattr(ctx.run, "observed", None)
     if observed is None or "DOUBLE_SOFTMAX" in ctx.found:
         return None
-    steps = {r.step for r in ctx.run.records}
-    calls = [c for c in observed.loss_calls if c.loss in LOG_SOFTMAX_LOSSES and
-             (not steps or c.step in steps) and (ctx.cutoff is None or c.step < ctx.cutoff)]
-    calls = squashed_calls(calls)
+    calls = squashed_calls(judged_loss_calls(ctx, LOG_SOFTMAX_LOSSES))
     if not calls:
         return None
     shape = calls[0].output_shape

@@ -30,7 +30,7 @@ Sources named next to the thresholds (besides those in ``rules/__init__.py``):
 import math
 
 from ..findings import Finding
-from .context import MAJORITY, short_list
+from .context import MAJORITY, judged_only, short_list
 from .curve import learning_poor
 from .graph import rule
 
@@ -144,14 +144,6 @@ def _observed(ctx):
     return getattr(ctx.run, "observed", None)
 
 
-def _judged(ctx, items):
-    """The items seen on the steps the rules judge (``ctx.run.records``: judged records
-    only), so that a verdict never depends on which extra records the clock allowed; all
-    of them for a run without records (hand-made runs in tests)."""
-    steps = {r.step for r in ctx.run.records}
-    return [i for i in items if i.step in steps] if steps else list(items)
-
-
 @rule(produces="UNREGISTERED_PARAMETERS",
       explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE", "NO_GRADIENT"})
 def unregistered_parameters(ctx):
@@ -258,7 +250,7 @@ def batchnorm_tiny_batch(ctx):
     observed = _observed(ctx)
     if observed is None or not observed.norm_batches:
         return None
-    tiny = tiny_batches(_judged(ctx, observed.norm_batches))
+    tiny = tiny_batches(judged_only(ctx, observed.norm_batches))
     if not tiny:
         return None
     layer, (samples, values, step) = next(iter(tiny.items()))

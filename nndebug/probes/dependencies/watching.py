@@ -6,9 +6,10 @@
 - as a sink, it keeps a reference to the inputs of each training forward pass, handed on by
   the monitor's one forward pre-hook on the model (``monitor/batches.py``): no copy, no host
   transfer; it stops listening as soon as the probe has run, or when the monitor closes. A
-  model called by keyword only (``model(input_ids=..., labels=...)``) gets a keyword hook
-  from its first such call on (``monitor/keyword_inputs.py``, torch). It counts optimizer
-  steps, so that it knows which step an input batch belongs to;
+  model called by keyword only (``model(input_ids=..., labels=...)``) is heard through the
+  same hook, which sees the keywords (torch; ``monitor/keyword_inputs.py`` picks the
+  inputs among them). It counts optimizer steps, so that it knows which step an input
+  batch belongs to;
 - as a probe, called once on the first recorded step after the warm-up, it checks that
   step's inputs with the targets that reached the loss in the same step (when the monitor
   saw the loss call), the cheapest way that still answers:
@@ -20,6 +21,7 @@
        full, on a private float64 copy, with the RNG forked and restored.
   The user's training is bit-for-bit what it is unwatched.
 """
+from ...monitor.keyword_inputs import model_inputs
 from ...monitor.sinks import Sink
 
 KEPT_STEPS = 2
@@ -51,7 +53,6 @@ class DependencyWatch(Sink):
         self.skipped = None       # why the probe could not run, if it could not
         self.ran = None           # "data only", "screen" or "full check": what the probe did
         self._listeners = None
-        self._keyword_handle = None   # the keyword hook, once a keyword-only call was seen
         if adapter.parameter_count(trainable_only=False) <= MAX_PARAMETERS:
             self._listeners = batches.forward_listeners
             self._listeners.append(self._on_forward)
@@ -100,9 +101,11 @@ class DependencyWatch(Sink):
         return [f for f in result.findings if f.severity != "info"]
 
     # --- the hook ------------------------------------------------------------------------
-    def _on_forward(self, module, inputs):
-        if not inputs:                # keyword-only inputs: hear them from now on
-            self._listen_to_keywords()    # (evaluation passes never come here)
+    def _on_forward(self, module, inputs, kwargs):
+        if not inputs:                # keyword-only inputs (evaluation passes never come here)
+            kept = model_inputs(self.adapter, kwargs)
+            if kept is not None:
+                self._keep(kept)
             return
         # one tensor is kept as it is; anything else as the tuple of positional inputs: a
         # lone dict or list is ONE argument (model(batch)), not model(**batch)/model(*batch)
@@ -114,26 +117,10 @@ class DependencyWatch(Sink):
         for step in sorted(self.kept)[:-KEPT_STEPS]:
             del self.kept[step]
 
-    def _listen_to_keywords(self):
-        """model(input_ids=..., labels=...): add the hook that hears keywords (keyword_inputs.py)."""
-        if self._keyword_handle is None and self._listeners is not None:
-            from ...monitor.keyword_inputs import add_keyword_hook
-            self._keyword_handle = add_keyword_hook(self.adapter, self.adapter.model,
-                                                    self._on_keywords) or False
-
-    def _on_keywords(self, module, kwargs):
-        from ...monitor.keyword_inputs import model_inputs
-        inputs = model_inputs(self.adapter, kwargs)
-        if inputs is not None:
-            self._keep(inputs)
-
     def _remove_hook(self):
         if self._listeners is not None:
             self._listeners.remove(self._on_forward)
             self._listeners = None
-        if self._keyword_handle:
-            self._keyword_handle.remove()
-        self._keyword_handle = None
 
 
 def _loss_fn_of(monitor):
