@@ -14,9 +14,8 @@ alone.
 import numpy as np
 
 from ..findings import Finding
-from .context import fmt, judged_only
+from .context import CLASS_INDEX_LOSSES, fmt, judged_only
 from .graph import rule
-from .sequence import CLASS_INDEX_LOSSES
 
 MIN_TARGETS = 200          # [design] sampled targets before class frequencies are trusted
 IMBALANCE = 3.0            # [design] most / least frequent class: weights matter from here on

@@ -19,6 +19,10 @@ MIN_WINDOW = 5                # [design] steps per window when the curve is cut 
 MAX_WINDOWS = 20              # [design] ... and at most 20 windows (medians of n/20 steps)
 MIN_RECORDS = 2               # [design] verdicts on recorded statistics need at least 2 records
 MAJORITY = 0.5                # [design] "persistently": in at least half of the relevant records
+ROW_SUM_TOLERANCE = 1e-3      # [design] rows summing to 1 within this are probabilities
+                              # (the tolerance DOUBLE_SOFTMAX uses on the model's output)
+# losses that take class ids as targets (torch's class and functional names; minigrad's alike)
+CLASS_INDEX_LOSSES = {"CrossEntropyLoss", "cross_entropy", "NLLLoss", "nll_loss"}
 
 
 class Context:

@@ -10,7 +10,8 @@ import math
 import re
 
 from ..findings import Finding
-from .context import MAJORITY, MIN_RECORDS, fmt, judged_loss_calls, judged_only, short_list
+from .context import (MAJORITY, MIN_RECORDS, ROW_SUM_TOLERANCE, fmt, judged_loss_calls,
+                      judged_only, short_list)
 from .graph import rule
 
 # losses that compare output and target element by element (their shapes must be equal);
@@ -32,8 +33,6 @@ PROBABILITY_TARGET_LOSSES = {"BCELoss", "BCEWithLogitsLoss", "binary_cross_entro
                              "binary_cross_entropy_with_logits"}
 ROUNDING = 1e-6               # [design] float32 rounding allowed around 0 and 1 (labels
                               # are exact)
-ROW_SUM_TOLERANCE = 1e-3      # [design] rows summing to 1 within this are probabilities
-                              # (the tolerance DOUBLE_SOFTMAX uses on the model's output)
 LOG_SMOOTHING_SLACK = 0.01    # [design] log(p + eps) exceeds 0 by about eps: smoothing
                               # constants up to 1e-2 still pass as log-probabilities; a
                               # softmax's largest probability is at least 1/C (0.1 for 10

@@ -22,10 +22,9 @@ batches. Only minigrad lets such a run go on silently: torch refuses the second 
 import statistics
 
 from ..findings import Finding
-from .context import fmt
+from .context import CLASS_INDEX_LOSSES, fmt
 from .graph import rule
 
-CLASS_INDEX_LOSSES = {"CrossEntropyLoss", "cross_entropy", "NLLLoss", "nll_loss"}
 MIN_SAMPLED_CALLS = 2      # [design] loss calls with a target sample before judging
 PAD_MIN_SHARE = 0.10       # [measured] padded zoo batches: 0.30-0.51 of the targets are padding;
                            # a pad share under a tenth costs the model little

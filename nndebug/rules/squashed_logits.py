@@ -18,9 +18,8 @@ Public report: a logistic regression ending in ``F.sigmoid`` trained with
 import math
 
 from ..findings import Finding
-from .context import MIN_RECORDS, fmt, judged_loss_calls
+from .context import MIN_RECORDS, ROW_SUM_TOLERANCE, fmt, judged_loss_calls
 from .graph import rule
-from .loss_side import ROW_SUM_TOLERANCE
 
 # losses that apply log-softmax to their input (torch class and functional names; minigrad
 # spells them alike)
