@@ -33,6 +33,7 @@ LOG_PROBABILITY_LOSSES = {"NLLLoss", "nll_loss"}
 CLEARLY_BELOW = 4.0           # [design] the stepped loss is under a quarter of the lowest
                               # mean the output allows: not rounding, not a small weight
 FACTOR_TOLERANCE = 0.25       # [design] stepped loss x batch size within 25% of the bounds
+RANGE_TOLERANCE = 1e-5        # [design] float32 values copied twice agree to ~1e-7 relative
 MIN_BATCH = 4                 # [design] a factor of 2 or 3 could be anything (a loss weight)
 
 
@@ -48,6 +49,15 @@ def row_loss_bounds(output, loss):
     return float((-log_probs.max(axis=1)).min()), float((-log_probs.min(axis=1)).max())
 
 
+def same_range(output, call):
+    """Whether the recorded output has the minimum and maximum the loss call saw: it is the
+    tensor the loss read (not the model's output transformed on the way, e.g. by a
+    log-softmax outside the model)."""
+    low, high = float(np.min(output)), float(np.max(output))
+    return bool(np.isclose(low, call.output_min, rtol=RANGE_TOLERANCE, atol=RANGE_TOLERANCE) and
+                np.isclose(high, call.output_max, rtol=RANGE_TOLERANCE, atol=RANGE_TOLERANCE))
+
+
 def divided_steps(ctx):
     """[(step, stepped loss, lowest, highest, batch)] of the recorded steps whose stepped
     loss is the criterion's mean divided by the batch size; and how many steps could be
@@ -59,8 +69,9 @@ def divided_steps(ctx):
         call = by_step.get(record.step)
         output = record.output
         if call is None or output is None or np.ndim(output) != 2 or \
-                tuple(np.shape(output)) != tuple(call.output_shape):
-            continue        # only the whole batch's output bounds the whole batch's mean
+                tuple(np.shape(output)) != tuple(call.output_shape) or \
+                not same_range(output, call):
+            continue        # only what the loss read, whole, bounds the batch's mean
         stepped = ctx.loss_by_step.get(record.step)
         batch = np.shape(output)[0]
         if stepped is None or not np.isfinite(stepped) or batch < MIN_BATCH or \
