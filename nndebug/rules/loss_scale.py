@@ -34,7 +34,7 @@ CLEARLY_BELOW = 4.0           # [design] the stepped loss is under a quarter of 
                               # mean the output allows: not rounding, not a small weight
 FACTOR_TOLERANCE = 0.25       # [design] stepped loss x batch size within 25% of the bounds
 RANGE_TOLERANCE = 1e-5        # [design] float32 values copied twice agree to ~1e-7 relative
-MIN_BATCH = 4                 # [design] a factor of 2 or 3 could be anything (a loss weight)
+MIN_DIVIDING_BATCH = 4        # [design] a factor of 2 or 3 could be anything (a loss weight)
 
 
 def row_loss_bounds(output, loss):
@@ -74,7 +74,7 @@ def divided_steps(ctx):
             continue        # only what the loss read, whole, bounds the batch's mean
         stepped = ctx.loss_by_step.get(record.step)
         batch = np.shape(output)[0]
-        if stepped is None or not np.isfinite(stepped) or batch < MIN_BATCH or \
+        if stepped is None or not np.isfinite(stepped) or batch < MIN_DIVIDING_BATCH or \
                 not np.isfinite(output).all():
             continue
         lowest, highest = row_loss_bounds(output, call.loss)
