@@ -162,3 +162,54 @@ def test_a_model_called_by_keyword_only_has_its_batches_fingerprinted(shuffled):
     assert len(mon.run.fingerprints) == 32 and np.isfinite(mon.run.fingerprints).all()
     codes = {f.code for f in mon.findings()}
     assert ("DATA_ORDER_REPEATS" in codes) == (not shuffled)
+
+
+def _on_the_ruler_only(sequence):
+    """What the monitor keeps of a sequence of batch fingerprints: NaN off the ruler."""
+    from nndebug.records import is_fingerprinted_step
+    return np.array([v if is_fingerprinted_step(s) else np.nan for s, v in enumerate(sequence)])
+
+
+@settings(max_examples=80, deadline=None)
+@given(period=st.integers(2, 700), epochs=st.floats(2.0, 4.0), seed=st.integers(0, 10_000))
+def test_a_repeat_of_any_epoch_length_is_found_on_the_sparse_ruler(period, epochs, seed):
+    """Only the first 32 steps and every 32nd step are fingerprinted: a pair of them lies at
+    every distance, so an epoch of any length that repeats is found, with its length,
+    as soon as it has been seen twice; a reshuffled or augmented order never is."""
+    rng = np.random.default_rng(seed)
+    epoch = rng.normal(size=period)
+    sequence = np.tile(epoch, 5)[:int(period * epochs)]
+    assert repeat_period(_on_the_ruler_only(sequence)) == period
+    assert repeat_period(_on_the_ruler_only(rng.normal(size=len(sequence)))) is None
+    augmented = sequence.copy()      # every batch after the first epoch altered (augmentation)
+    augmented[period:] += rng.normal(size=len(sequence) - period)
+    assert repeat_period(_on_the_ruler_only(augmented)) is None
+
+
+def test_the_fingerprint_hook_is_off_between_ruler_steps():
+    """Between ruler steps the model runs without the fingerprint hook: a step there gets
+    NaN, a ruler step a fingerprint; an epoch of 40 batches repeated is still found."""
+    torch = pytest.importorskip("torch")
+    import nndebug as nd
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(6, 3))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    x, y = torch.randn(320, 6), torch.randint(0, 3, (320,))
+    hooks_seen = []
+    with nd.watch(model, optimizer) as mon:
+        for step in range(100):                              # 2.5 epochs of 40 batches
+            start = 8 * (step % 40)
+            hooks_seen.append(len(model._forward_pre_hooks))
+            optimizer.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(x[start:start + 8]),
+                                                     y[start:start + 8])
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    prints = np.asarray(mon.run.fingerprints)
+    ruler = [s for s in range(100) if s < 32 or s % 32 == 0]
+    assert np.isfinite(prints[ruler]).all()
+    assert np.isnan(np.delete(prints, ruler)).all()
+    assert all(hooks_seen[s] == 0 for s in (40, 50, 63, 70, 95))     # off the ruler, no probe
+    found = [f for f in mon.findings() if f.code == "DATA_ORDER_REPEATS"]
+    assert found and found[0].evidence["batches_per_epoch"] == 40

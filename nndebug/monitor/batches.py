@@ -6,15 +6,20 @@ of each training forward pass and reduces a few of its values to one number on t
 (``fingerprint``): equal batches give equal numbers, and nothing is copied to the host
 per step - the numbers are copied in one go every ``FLUSH_EVERY`` steps.
 
-Cost and bounds: a few tiny reductions per training forward, for the first
-``MAX_FINGERPRINTS`` steps only; then the hook is removed (an epoch longer than half of
-that is not checked). Forward passes in eval mode (validation) are not counted; several
-training forwards in one optimizer step (gradient accumulation) add up to one number.
+Cost and bounds: one checksum per training forward, on the steps of a sparse ruler only
+(``records.is_fingerprinted_step``: the first 32 steps, then every 32nd), for the first
+``MAX_FINGERPRINTS`` steps; then the hook is removed (an epoch longer than half of that is
+not checked). Between ruler steps the hook is off, so the model runs without it; it stays
+on at every step while a listener needs every step's batch (the ranks of a distributed
+run, the dependency probes until they ran). Forward passes in eval mode (validation) are
+not counted; several training forwards in one optimizer step (gradient accumulation) add
+up to one number. A step not fingerprinted is NaN in ``run.fingerprints``.
 """
 import zlib
 
 import numpy as np
 
+from ..records import is_fingerprinted_step
 from .sinks import Sink
 from .transfer import to_host_many
 
@@ -99,9 +104,21 @@ class BatchFingerprints(Sink):
         self.listeners = []           # fn(fingerprint) for the step's value (rank exchange)
         self.forward_listeners = []   # fn(module, inputs, kwargs) for each training forward
                                       # (probes that keep the inputs): one hook serves them all
+        self._done = False            # past MAX_FINGERPRINTS steps: the hook is gone for good
+        self._handle = None
+        self._hook_on()                # step 0 is fingerprinted
+
+    def _hook_on(self):
         # with the keywords too: a model called the Hugging Face way, model(input_ids=...,
         # labels=...), has no positional input (torch; minigrad's hooks see none)
-        self._handle = adapter.add_forward_pre_hook(model, self._on_forward, with_kwargs=True)
+        if self._handle is None:
+            self._handle = self.adapter.add_forward_pre_hook(self.model, self._on_forward,
+                                                             with_kwargs=True)
+
+    def _hook_off(self):
+        if self._handle is not None:
+            self._handle.remove()
+            self._handle = None
 
     def _on_forward(self, module, inputs, kwargs):
         adapter = self.adapter
@@ -128,7 +145,9 @@ class BatchFingerprints(Sink):
 
     @property
     def active(self):
-        return self._handle is not None
+        """Whether batches are still being fingerprinted (the hook may be off until the
+        next ruler step)."""
+        return not self._done
 
     def take_current(self):
         """This step's fingerprint (device scalar or None); the step is closed."""
@@ -139,14 +158,19 @@ class BatchFingerprints(Sink):
         value = self.take_current()
         for listener in self.listeners:
             listener(value)
-        if self._handle is None:
+        if self._done:
             return
         self._pending.append(value)
         self._count += 1
         if len(self._pending) >= FLUSH_EVERY:
             self.flush(run)
-        if self._count >= self.limit and not self.listeners and not self.forward_listeners:
+        every_step = self.listeners or self.forward_listeners
+        if self._count >= self.limit and not every_step:
             self.remove_hook()
+        elif every_step or is_fingerprinted_step(step + 1):
+            self._hook_on()
+        else:
+            self._hook_off()       # the model runs without it until the next ruler step
 
     def flush(self, run):
         """Copy the pending fingerprints to the host (one transfer); NaN where none."""
@@ -168,9 +192,9 @@ class BatchFingerprints(Sink):
         return []
 
     def remove_hook(self):
-        if self._handle is not None:
-            self._handle.remove()
-            self._handle = None
+        """Stop fingerprinting for good."""
+        self._done = True
+        self._hook_off()
 
     def close(self, run):
         self.flush(run)

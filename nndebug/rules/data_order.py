@@ -1,8 +1,9 @@
 """The order of the batches: the same sequence of batches, epoch after epoch.
 
-The monitor keeps a fingerprint of each batch of the early run (a few input values,
-weighted, summed on the device: equal batches give equal numbers, the order of samples
-inside a batch included). A sequence that repeats with a period of more than one batch is
+The monitor keeps a fingerprint of the batches of the early run (a checksum of the batch,
+or of a few of its values: equal batches give equal numbers, the order of samples inside a
+batch included), of the first 32 steps and of every 32nd step after them: pairs of those
+steps lie at every distance, so an epoch of any length is seen to repeat. A sequence that repeats with a period of more than one batch is
 a data loader that never reshuffles: ``shuffle=False``, or, under DistributedDataParallel,
 a ``DistributedSampler`` whose ``set_epoch(epoch)`` is never called (it then reshuffles
 with the same seed every epoch). SGD's noise is then the same every epoch, and with data
@@ -15,43 +16,66 @@ time looks the same. Augmentation (random crops, noise) makes every batch new: n
 import numpy as np
 
 from ..findings import Finding
+from ..records import FINGERPRINT_DENSE_STEPS
 from .graph import rule
 
 MIN_EPOCHS_SEEN = 2           # [design] the whole first epoch must have been seen again
 MIN_DISTINCT_BATCHES = 2      # [design] a period of identical batches is full-batch training
 MIN_SAME_BATCH_STEPS = 8      # [design] this many steps on one identical batch: full-batch
                               # training, or a loader that returns the same batch every time
+MAX_PERIODS_TRIED = 64        # [design] distances between equal batches tried as the period,
+                              # shortest first (a repeating order's true period is among the
+                              # first: the distances between equal batches are its multiples)
+
+
+def fingerprinted(fingerprints):
+    """``(steps, values)``: the steps whose batch has a fingerprint, and the fingerprints.
+
+    Only the monitor's sparse ruler of steps is read (``records.is_fingerprinted_step``),
+    even where every step has one (under DistributedDataParallel the ranks fingerprint
+    every step): the same evidence on one process and on many, and a few hundred steps at
+    most to compare pairwise."""
+    f = np.asarray(fingerprints, dtype=float)
+    steps = np.arange(len(f))
+    steps = steps[((steps < FINGERPRINT_DENSE_STEPS) | (steps % FINGERPRINT_DENSE_STEPS == 0))
+                  & np.isfinite(f)]
+    return steps, f[steps]
 
 
 def repeat_period(fingerprints):
     """The smallest period L >= 2 with which the sequence repeats exactly, the whole first
-    period seen again at least once; None when there is none."""
-    f = np.asarray(fingerprints, dtype=float)
-    n = len(f)
-    if n < 2 * MIN_DISTINCT_BATCHES:
+    period seen again at least once; None when there is none.
+
+    ``fingerprints``: one per step, NaN where a step has none. Two fingerprinted steps a
+    multiple of L apart must hold the same batch, every time; the first L steps must hold
+    two distinct batches (a run of one repeated batch is full-batch training). The periods
+    tried are the distances between equal batches, shortest first."""
+    n = len(fingerprints)
+    steps, values = fingerprinted(fingerprints)
+    if steps.size < 2 * MIN_DISTINCT_BATCHES or np.all(values == values[0]):
         return None
-    candidates = np.nonzero(f[1:] == f[0])[0] + 1
-    # f[:period] holds two distinct batches once it reaches the first batch unlike the first
-    # (one scan, not np.unique per candidate: full-batch training makes every step one)
-    differs = np.nonzero(f != f[0])[0]
-    if differs.size == 0:
-        return None
-    for period in candidates:
-        period = int(period)
-        if period < 2 or n < MIN_EPOCHS_SEEN * period:
-            continue
-        if period <= differs[0]:
-            continue
-        if np.array_equal(f[:n - period], f[period:]):
-            return period
+    same = values[:, None] == values[None, :]
+    apart = steps[None, :] - steps[:, None]          # apart[i, j]: steps[j] - steps[i]
+    later = apart > 0
+    periods = np.unique(apart[same & later])
+    periods = periods[(periods >= 2) & (MIN_EPOCHS_SEEN * periods <= n)][:MAX_PERIODS_TRIED]
+    for period in periods:
+        if not np.all(same[later & (apart % period == 0)]):
+            continue                                 # a batch not seen again a period later
+        first = values[steps < period]
+        if np.any(first != first[0]):
+            return int(period)
     return None
 
 
 def same_batch_throughout(fingerprints):
     """Whether every fingerprinted step (at least MIN_SAME_BATCH_STEPS) saw one batch."""
     f = np.asarray(fingerprints, dtype=float)
-    return len(f) >= MIN_SAME_BATCH_STEPS and bool(np.all(np.isfinite(f))) and \
-        bool(np.all(f == f[0]))
+    steps, values = fingerprinted(f)
+    ruler = np.arange(len(f))
+    ruler = (ruler < FINGERPRINT_DENSE_STEPS) | (ruler % FINGERPRINT_DENSE_STEPS == 0)
+    return values.size >= MIN_SAME_BATCH_STEPS and values.size == int(ruler.sum()) and \
+        bool(np.all(values == values[0]))
 
 
 def _same_batch_finding(fingerprints):
@@ -61,11 +85,13 @@ def _same_batch_finding(fingerprints):
     generator, https://github.com/Atcold/NYU-DLSP20/issues/851)."""
     return Finding(
         code="DATA_ORDER_REPEATS", severity="info", step=0,
-        message=f"Every one of the {len(fingerprints)} fingerprinted steps trained on the very "
+        message=f"Every one of the {fingerprinted(fingerprints)[0].size} fingerprinted steps "
+                f"(of the first {len(fingerprints)}) trained on the very "
                 "same batch (same samples, same order). That is full-batch training when the "
                 "batch is the whole training set; when the data set is larger, the loader "
                 "returns the same batch every time and the model learns that batch only.",
-        evidence={"batches_per_epoch": 1, "batches_fingerprinted": len(fingerprints)},
+        evidence={"batches_per_epoch": 1,
+                  "batches_fingerprinted": int(fingerprinted(fingerprints)[0].size)},
         fix="Unless this is full-batch training on purpose: make Dataset.__getitem__ use its "
             "index, create random generators once (not inside __getitem__ with a fixed "
             "seed), and check that the loader walks the whole data set.")
@@ -99,6 +125,7 @@ def data_order_repeats(ctx):
     return Finding(
         code="DATA_ORDER_REPEATS", severity="warning" if distributed else "info",
         step=period, message=message,
-        evidence={"batches_per_epoch": period, "batches_fingerprinted": len(fingerprints),
+        evidence={"batches_per_epoch": period,
+                  "batches_fingerprinted": int(fingerprinted(fingerprints)[0].size),
                   "ranks": [getattr(ctx.run.ranks, "rank", 0)] if distributed else [0]},
         fix=fix)
