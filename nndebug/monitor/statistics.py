@@ -67,6 +67,13 @@ def input_stats(xp, x, heavy=False, on_error=None):
     ``heavy`` adds the share of features that are identical across the batch.
     """
     x = xp.asfloat(x)
+    if not heavy:
+        try:
+            mean, std = xp.mean_std(x)
+            return [("mean", mean), ("std", std)] + \
+                ([("batch", float(x.shape[0]))] if x.ndim >= 1 else [])
+        except Exception:     # measured again one by one below, to report the one that fails
+            pass
     wanted = mean_and_std(xp, x)
     if heavy and x.ndim >= 2 and x.shape[0] > 1:
         flat = xp.reshape(x, (x.shape[0], -1))
@@ -85,8 +92,13 @@ def layer_stats(xp, x, kind, heavy=False, on_error=None):
     value, the spread across samples and across units, and a sample for a histogram.
     """
     x = xp.asfloat(x)
-    wanted = mean_and_std(xp, x)
     batched = x.ndim >= 2 and x.shape[0] > 1
+    if not heavy and kind not in SPECIAL_KINDS:
+        try:
+            return _light_layer_stats(xp, x, kind == "relu" and batched)
+        except Exception:     # measured again one by one below, to report the one that fails
+            pass
+    wanted = mean_and_std(xp, x)
     if kind == "relu" and batched:
         # a unit (feature, or channel of a feature map) dead for every sample of the batch:
         # the largest output of each unit over the batch; <= 0 means dead, decided on the
@@ -109,6 +121,21 @@ def layer_stats(xp, x, kind, heavy=False, on_error=None):
                 wanted.append(("unit_spread", lambda: xp.mean(xp.std(flat, axis=1))))
         wanted.append(("histogram", lambda: xp.reshape(x, (-1,))[:HISTOGRAM_SAMPLE]))
     return each(wanted, on_error)
+
+
+SPECIAL_KINDS = frozenset({"tanh", "sigmoid", "softmax"})   # kinds with their own statistics
+
+
+def _light_layer_stats(xp, x, relu):
+    """The light statistics of most layers (mean, std, and per ReLU unit the largest output)
+    in one go: what ``layer_stats`` computes at nearly every recorded step, for every layer,
+    without a closure and a ``try`` per statistic (about a third of a small layer's cost)."""
+    mean, std = xp.mean_std(x)
+    stats = [("mean", mean), ("std", std)]
+    if relu:
+        stats.append(("unit_max", xp.amax(xp.reshape(x, (x.shape[0], x.shape[1], -1)),
+                                          axis=(0, 2))))
+    return stats
 
 
 def attention_peaks(xp, weights):
@@ -140,18 +167,28 @@ def attention_peaks(xp, weights):
 def histogram(values, bins=HISTOGRAM_BINS):
     """``(counts, edges)`` of the finite values, or None when there is none.
 
+    ``bins`` equal bins from the smallest value to the largest, the last one closed, as
+    ``np.histogram`` makes them; the bin of each value is worked out directly from its
+    distance to the smallest (one pass, then one ``bincount``): about a fifth of
+    ``np.histogram``'s time on 4096 values, which a recorded step pays for every layer.
+    A value within rounding of an inner edge may land in the bin next to NumPy's.
+
     Binned in float64: float32 outputs that differ only by rounding (a layer whose output
-    is nearly constant) have a range too small for 40 float32 bins, and NumPy refuses.
-    Values closer still get a single bin.
+    is nearly constant) have a range too small for 40 float32 bins. A range too small even
+    for float64 (a few ulps) gets a single bin.
     """
-    finite = np.asarray(values, dtype=np.float64)
-    finite = finite[np.isfinite(finite)]
+    finite = np.asarray(values, dtype=np.float64).reshape(-1)
+    if not np.isfinite(finite).all():
+        finite = finite[np.isfinite(finite)]
     if not finite.size:
         return None
-    try:
-        return np.histogram(finite, bins=bins)
-    except ValueError:      # "too many bins for data range": a range of a few ulps
+    low, high = float(finite.min()), float(finite.max())
+    edges = np.linspace(low, high, bins + 1)
+    if not np.all(np.diff(edges) > 0):       # all equal, or a range of a few ulps
         return np.histogram(finite, bins=1)
+    index = ((finite - low) * (bins / (high - low))).astype(np.intp)
+    np.clip(index, 0, bins - 1, out=index)   # the largest value belongs to the last bin
+    return np.bincount(index, minlength=bins), edges
 
 
 def dead_units(unit_max):

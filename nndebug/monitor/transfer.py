@@ -75,11 +75,14 @@ class Packet:
         return values, losses
 
 
-def build_record(step, n_params, values, got, comparable, output_shape=None, on_error=None):
+def build_record(step, n_params, values, got, comparable, output_shape=None, on_error=None,
+                 identical=()):
     """A ``StepRecord`` (and the step's histograms) from the host values of one packet.
 
     ``got``: indices of the parameters that received a gradient; ``comparable``: those
-    whose ``.grad`` could be compared with what backward delivered; ``output_shape``:
+    whose ``.grad`` was compared with what backward delivered through norms in the packet;
+    ``identical``: those whose ``.grad`` holds exactly what was delivered (its norm is the
+    delivered one, its excess zero: nothing was packed for them); ``output_shape``:
     the shape of the output sample, if one was packed. A layer statistic that cannot be
     turned into its record field goes to ``on_error(what, error)`` and is left out.
     """
@@ -94,6 +97,9 @@ def build_record(step, n_params, values, got, comparable, output_shape=None, on_
     if comparable:
         record.held_norm[comparable] = values["held_norm"]
         record.held_excess[comparable] = values["held_excess"]
+    if len(identical):
+        record.held_norm[identical] = record.grad_norm[identical]
+        record.held_excess[identical] = 0.0
     record.param_norm = values.get("param_norm", np.zeros(0)).astype(float)
     record.update_norm = values.get("update_norm", np.zeros(0)).astype(float)
     record.inputs, histograms = {}, {}
