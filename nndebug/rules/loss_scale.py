@@ -53,9 +53,10 @@ def same_range(output, call):
     """Whether the recorded output has the minimum and maximum the loss call saw: it is the
     tensor the loss read (not the model's output transformed on the way, e.g. by a
     log-softmax outside the model)."""
-    low, high = float(np.min(output)), float(np.max(output))
-    return bool(np.isclose(low, call.output_min, rtol=RANGE_TOLERANCE, atol=RANGE_TOLERANCE) and
-                np.isclose(high, call.output_max, rtol=RANGE_TOLERANCE, atol=RANGE_TOLERANCE))
+    def close(a, b):          # np.isclose's test, on two Python floats (NaN is never close)
+        return abs(a - b) <= RANGE_TOLERANCE * (1 + abs(b))
+    return close(float(np.min(output)), call.output_min) and \
+        close(float(np.max(output)), call.output_max)
 
 
 def divided_steps(ctx):
@@ -68,15 +69,13 @@ def divided_steps(ctx):
     for record in ctx.records:
         call = by_step.get(record.step)
         output = record.output
-        if call is None or output is None or np.ndim(output) != 2 or \
-                tuple(np.shape(output)) != tuple(call.output_shape) or \
-                not same_range(output, call):
-            continue        # only what the loss read, whole, bounds the batch's mean
         stepped = ctx.loss_by_step.get(record.step)
+        if call is None or output is None or np.ndim(output) != 2 or stepped is None or \
+                not np.isfinite(stepped) or np.shape(output)[0] < MIN_DIVIDING_BATCH or \
+                tuple(np.shape(output)) != tuple(call.output_shape) or \
+                not same_range(output, call) or not np.isfinite(output).all():
+            continue        # only what the loss read, whole and finite, bounds its mean
         batch = np.shape(output)[0]
-        if stepped is None or not np.isfinite(stepped) or batch < MIN_DIVIDING_BATCH or \
-                not np.isfinite(output).all():
-            continue
         lowest, highest = row_loss_bounds(output, call.loss)
         checked += 1
         scaled = stepped * batch
