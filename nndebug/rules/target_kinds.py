@@ -1,0 +1,191 @@
+"""Targets that do not fit the task the loss was chosen for.
+
+Four mistakes that train without an error and without a NaN, read from what reached the
+loss (``run.observed.loss_calls``, and the first target batches ``run.observed.targets``):
+
+- TARGETS_OUTSIDE_OUTPUT_RANGE: a regression loss whose targets lie beyond what the
+  model's last layer can output (a sigmoid never exceeds 1, a tanh never leaves [-1, 1]):
+  targets left in raw units (pixels 0-255) while the output is squashed.
+- TARGETS_ALL_ONE_CLASS: every target of a classification loss is the same class, on
+  every recorded step: the labels were built wrong (a colour or a name that never
+  matches), the loss falls to zero and the accuracy reads 1.00 while nothing is learned.
+- MULTI_LABEL_WITH_CROSS_ENTROPY: cross-entropy given multi-hot targets (several 1s in a
+  row). torch takes a float target of the output's shape as class probabilities and does
+  not check that a row sums to 1, so the softmax makes labels that do not exclude each
+  other compete for one unit of probability.
+- SINGLE_LABEL_WITH_BCE: a binary cross-entropy given one-hot targets over 3 or more
+  columns, exactly one 1 in every row: a single-label task whose classes no longer compete
+  (a Hugging Face classifier switches to BCE when its labels come as floats).
+
+The row sums are read from the few target batches the monitor keeps (``TARGETS_KEPT`` in
+monitor/loss_capture.py), turned into NumPy arrays on the host; a tensor NumPy cannot read
+(one on an accelerator) is skipped, and the two row-sum rules stay silent then.
+"""
+import math
+
+import numpy as np
+
+from ..findings import Finding
+from .context import CLASS_INDEX_LOSSES, MAJORITY, fmt, judged_loss_calls
+from .graph import rule
+
+# regression losses: their target is a value the output should reach
+REGRESSION_LOSSES = {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "mse_loss", "l1_loss",
+                     "smooth_l1_loss", "huber_loss"}
+# what a squashing last layer can output (torch's Sigmoid/Hardsigmoid, Tanh/Hardtanh defaults)
+OUTPUT_RANGE = {"sigmoid": (0.0, 1.0), "tanh": (-1.0, 1.0)}
+# layers that leave the values' range as it is (the last layer that counts comes before them)
+PASS_THROUGH = {"Dropout", "Identity", "Flatten", "Unflatten"}
+BEYOND_SHARE = 0.25           # [design] targets beyond the output's bound by more than a
+                              # quarter of its width: far beyond rounding or label smoothing
+                              # (a healthy target sits inside the range)
+# losses whose targets are class ids or per-class probabilities
+SOFTMAX_LOSSES = {"CrossEntropyLoss", "cross_entropy"}
+BINARY_LOSSES = {"BCELoss", "BCEWithLogitsLoss", "binary_cross_entropy",
+                 "binary_cross_entropy_with_logits"}
+MIN_TARGET_CALLS = 3          # [design] recorded loss calls needed before a verdict on targets
+MIN_ROWS = 16                 # [design] target rows read before a verdict on row sums
+MIN_LABEL_COLUMNS = 3         # [design] one-hot over 2 columns is a legitimate binary set-up
+EXACT = 1e-6                  # [design] labels are exact 0s and 1s (float32 rounding only)
+
+
+def _squashing_last_layer(ctx):
+    """(name, kind, (low, high)) of the model's last layer when it squashes its output
+    (the layers in the order the model registered them; the outputs' range is checked
+    against the bound as well, so a model whose registration order is not its forward
+    order is not judged by a hidden layer)."""
+    layers = [layer for layer in ctx.run.layers if layer.type not in PASS_THROUGH]
+    if not layers or layers[-1].kind not in OUTPUT_RANGE:
+        return None
+    return layers[-1].name, layers[-1].kind, OUTPUT_RANGE[layers[-1].kind]
+
+
+@rule(produces="TARGETS_OUTSIDE_OUTPUT_RANGE",
+      explains={"LOSS_PLATEAU", "SATURATED_ACTIVATIONS"})
+def targets_outside_output_range(ctx):
+    calls = judged_loss_calls(ctx, REGRESSION_LOSSES)
+    last = _squashing_last_layer(ctx)
+    if len(calls) < MIN_TARGET_CALLS or last is None:
+        return None
+    name, kind, (low, high) = last
+    margin = BEYOND_SHARE * (high - low)
+    inside = [c for c in calls if low - EXACT <= c.output_min and c.output_max <= high + EXACT]
+    beyond = [c for c in inside if c.target_max > high + margin or c.target_min < low - margin]
+    if len(inside) < len(calls) or len(beyond) < MAJORITY * len(calls) or not beyond:
+        return None
+    t_low = min(c.target_min for c in beyond)
+    t_high = max(c.target_max for c in beyond)
+    return Finding(
+        code="TARGETS_OUTSIDE_OUTPUT_RANGE", severity="warning", where=name,
+        step=beyond[0].step,
+        message=f"The model ends in a {kind} ({name}), whose output lies in [{fmt(low)}, "
+                f"{fmt(high)}], but {beyond[0].loss}'s targets range from {fmt(t_low)} to "
+                f"{fmt(t_high)} ({len(beyond)} of {len(calls)} recorded calls): those targets "
+                f"cannot be reached, the {kind} saturates at its bound trying, its gradient "
+                "vanishes there, and the loss stays high.",
+        evidence={"layer": name, "kind": kind, "output_range": [low, high],
+                  "target_min": t_low, "target_max": t_high, "calls_beyond": len(beyond),
+                  "calls": len(calls)},
+        fix=f"Scale the targets into [{fmt(low)}, {fmt(high)}] (pixels 0-255: divide by "
+            f"255) and undo the scaling on predictions, or drop the final {kind} and let "
+            "the last linear layer output the targets' units.")
+
+
+@rule(produces="TARGETS_ALL_ONE_CLASS", explains={"LOSS_PLATEAU"})
+def targets_all_one_class(ctx):
+    calls = judged_loss_calls(ctx, CLASS_INDEX_LOSSES | BINARY_LOSSES)
+    if len(calls) < MIN_TARGET_CALLS:
+        return None
+    values = {c.target_min for c in calls} | {c.target_max for c in calls}
+    if len(values) != 1 or not all(math.isfinite(v) for v in values):
+        return None
+    value = values.pop()
+    loss = calls[0].loss
+    return Finding(
+        code="TARGETS_ALL_ONE_CLASS", severity="warning", where=loss, step=calls[0].step,
+        message=f"Every target {loss} got is {fmt(value)}, on all {len(calls)} recorded "
+                "calls: the model can lower the loss to zero by always answering that one "
+                "class, so a falling loss and a perfect accuracy say nothing about the "
+                "inputs. The labels were most likely built wrong (a colour, a file name or "
+                "a column that never matches the other classes).",
+        evidence={"loss": loss, "target": value, "calls": len(calls)},
+        fix="Count the labels your dataset returns (e.g. torch.bincount over one epoch) "
+            "before training, and check how they are derived: an exact match on a colour "
+            "or a string fails silently when the data holds a slightly different value.")
+
+
+def _host(tensor):
+    """A target batch as a float NumPy array, or None when NumPy cannot read it here."""
+    try:
+        return np.asarray(tensor, dtype=float)
+    except (TypeError, ValueError, RuntimeError):
+        return None
+
+
+def _label_rows(ctx, losses):
+    """(loss name, rows) of the kept target batches whose loss is one of ``losses`` and
+    whose targets are 0/1 labels of the output's 2-D shape; rows stacked, or None."""
+    observed = getattr(ctx.run, "observed", None)
+    calls = {c.step: c for c in judged_loss_calls(ctx, losses)}
+    kept, name = [], None
+    for step, target in getattr(observed, "targets", None) or []:
+        call = calls.get(step)
+        if call is None or call.target_shape is None or len(call.target_shape) != 2 or \
+                call.target_shape != call.output_shape:
+            continue
+        rows = _host(target)
+        if rows is None or rows.ndim != 2 or not rows.size:
+            return None
+        if not np.all((np.abs(rows) < EXACT) | (np.abs(rows - 1) < EXACT)):
+            return None        # soft labels or scores: not a labelling we can read
+        kept.append(rows)
+        name = call.loss
+    if not kept or sum(len(r) for r in kept) < MIN_ROWS:
+        return None
+    return name, np.concatenate(kept)
+
+
+@rule(produces="MULTI_LABEL_WITH_CROSS_ENTROPY", explains={"LOSS_PLATEAU"})
+def multi_label_with_cross_entropy(ctx):
+    found = _label_rows(ctx, SOFTMAX_LOSSES)
+    if found is None:
+        return None
+    loss, rows = found
+    per_row = rows.sum(axis=1)
+    several = float(np.mean(per_row >= 2))
+    if several == 0:
+        return None
+    return Finding(
+        code="MULTI_LABEL_WITH_CROSS_ENTROPY", severity="warning", where=loss, step=None,
+        message=f"{loss} got multi-hot targets: {several:.0%} of {len(rows)} target rows "
+                f"carry several 1s (up to {int(per_row.max())} of {rows.shape[1]}). It reads "
+                "a float target as class probabilities without checking that a row sums to "
+                "1, and its softmax makes labels that do not exclude each other compete for "
+                "one unit of probability: a sample with k labels can give each at most 1/k, "
+                "and the loss never reaches its floor.",
+        evidence={"loss": loss, "rows": int(len(rows)), "share_multi_label": several,
+                  "max_labels_per_row": int(per_row.max()), "columns": int(rows.shape[1])},
+        fix="For labels that can occur together, use BCEWithLogitsLoss on the logits (one "
+            "sigmoid per label) and threshold each probability at prediction time; keep "
+            "CrossEntropyLoss for exactly one class per sample (class ids as targets).")
+
+
+@rule(produces="SINGLE_LABEL_WITH_BCE")
+def single_label_with_bce(ctx):
+    found = _label_rows(ctx, BINARY_LOSSES)
+    if found is None:
+        return None
+    loss, rows = found
+    if rows.shape[1] < MIN_LABEL_COLUMNS or not np.all(rows.sum(axis=1) == 1):
+        return None
+    return Finding(
+        code="SINGLE_LABEL_WITH_BCE", severity="warning", where=loss, step=None,
+        message=f"{loss} got one-hot targets: every one of {len(rows)} target rows has "
+                f"exactly one 1 among {rows.shape[1]} columns, a single-label task. A binary "
+                "cross-entropy treats each column as its own yes/no question: the classes no "
+                "longer compete, a sample may come out as no class or as several, and the "
+                "probabilities of a row do not sum to 1.",
+        evidence={"loss": loss, "rows": int(len(rows)), "columns": int(rows.shape[1])},
+        fix="Use CrossEntropyLoss with the class ids (targets.argmax(dim=1), integers) as "
+            "targets. A Hugging Face classifier picks BCE when its labels are floats: pass "
+            "them as integers, or set problem_type='single_label_classification'.")
