@@ -6,9 +6,11 @@ loss (``run.observed.loss_calls``, and the first target batches ``run.observed.t
 - TARGETS_OUTSIDE_OUTPUT_RANGE: a regression loss whose targets lie beyond what the
   model's last layer can output (a sigmoid never exceeds 1, a tanh never leaves [-1, 1]):
   targets left in raw units (pixels 0-255) while the output is squashed.
-- TARGETS_ALL_ONE_CLASS: every target of a classification loss is the same class, on
-  every recorded step: the labels were built wrong (a colour or a name that never
-  matches), the loss falls to zero and the accuracy reads 1.00 while nothing is learned.
+- TARGETS_ALL_ONE_CLASS: every target of a class-index loss (cross-entropy, NLL) is the
+  same class, on every recorded step: the labels were built wrong (a colour or a name that
+  never matches), the loss falls to zero and the accuracy reads 1.00 while nothing is
+  learned. A binary loss is left out: a GAN's discriminator gets all-ones targets for its
+  real batch on purpose (the first loss call of each step, the one recorded).
 - MULTI_LABEL_WITH_CROSS_ENTROPY: cross-entropy given multi-hot targets (several 1s in a
   row). torch takes a float target of the output's shape as class probabilities and does
   not check that a row sums to 1, so the softmax makes labels that do not exclude each
@@ -93,7 +95,7 @@ def targets_outside_output_range(ctx):
 
 @rule(produces="TARGETS_ALL_ONE_CLASS", explains={"LOSS_PLATEAU"})
 def targets_all_one_class(ctx):
-    calls = judged_loss_calls(ctx, CLASS_INDEX_LOSSES | BINARY_LOSSES)
+    calls = judged_loss_calls(ctx, CLASS_INDEX_LOSSES)
     if len(calls) < MIN_TARGET_CALLS:
         return None
     values = {c.target_min for c in calls} | {c.target_max for c in calls}
