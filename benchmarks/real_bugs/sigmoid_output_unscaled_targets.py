@@ -15,7 +15,6 @@ import numpy as np
 import torch
 from torch import nn
 
-import nndebug as nd
 from benchmarks.real_bugs._common import DIGITS, batches, train_watched
 
 TITLE = "Understanding of the sigmoid activation function as last layer in network"
