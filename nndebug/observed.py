@@ -52,6 +52,14 @@ class LossCall:
     # in the sampled targets (ids 0..MAX_CLASSES-1): CLASS_WEIGHTS_REVERSED reads both
     class_weights: "tuple | None" = None
     target_counts: "tuple | None" = None
+    # float targets of the output's 2-D shape that are all exact 0s and 1s (labels, not
+    # probabilities), in the first rows read: how many rows, how many hold exactly one 1,
+    # how many several, and the most 1s in a row (label_rows 0: read, and not labels;
+    # None: not read)
+    label_rows: "int | None" = None
+    one_hot_rows: "int | None" = None
+    multi_hot_rows: "int | None" = None
+    max_labels_in_row: "int | None" = None
 
 
 @dataclass

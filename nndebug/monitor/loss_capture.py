@@ -20,12 +20,15 @@ it got becomes the record's ``output``, so DOUBLE_SOFTMAX sees what the loss saw
 The targets of the first ``TARGETS_KEPT`` calls stay available, detached, as
 ``run.observed.targets`` (``[(step, target tensor)]``) for probes that need targets.
 """
+import numpy as np
+
 from ..adapters.observing import loss_inputs_from_graph
 from ..observed import LossCall
 from .hooks import OUTPUT_MAX_COLUMNS, OUTPUT_ROWS
 from .target_ids import CALLS_SAMPLED, CLASS_INDEX_LOSSES, SAMPLE_SIZE, loss_options, summarize
 
 TARGETS_KEPT = 4             # target batches kept (references) for probes
+LABEL_EXACT = 1e-6           # [design] labels are exact 0s and 1s (float32 rounding only)
 CALLS_KEPT = 256             # loss calls kept at most: memory stays bounded on long runs
 # losses that apply log-softmax to their input (their input should be logits)
 LOG_SOFTMAX_LOSSES = {"CrossEntropyLoss", "cross_entropy"}
@@ -132,6 +135,10 @@ class LossCapture:
                     and len(self.observed.loss_calls) < CALLS_SAMPLED):
                 packet.add(("loss_call", "target_ids"),
                            xp.reshape(t, (-1,))[:SAMPLE_SIZE])    # see target_ids.py
+            elif (t.ndim == 2 and tuple(t.shape) == tuple(out.shape) and
+                  t.shape[1] <= OUTPUT_MAX_COLUMNS and not _integer_dtype(target) and
+                  len(self.observed.loss_calls) < CALLS_SAMPLED):
+                packet.add(("loss_call", "target_rows"), t[:OUTPUT_ROWS])   # label_rows()
 
     def take(self, values, record):
         """Turn this step's host values into a ``LossCall`` (and the logits sample into
@@ -162,7 +169,8 @@ class LossCapture:
                         target_integer=None if target is None else _integer_dtype(target),
                         floored_rows=None if floored_rows is None else float(floored_rows),
                         floored_units=None if floored_units is None else int(floored_units),
-                        **self.options, **self._target_summary(values, target))
+                        **self.options, **self._target_summary(values, target),
+                        **label_rows(values.get(("loss_call", "target_rows")), target))
         self.observed.loss_calls.append(call)
         sample = values.get(("loss_call", "sample"))
         if sample is not None:
@@ -177,6 +185,22 @@ class LossCapture:
         if ids is None:
             return {}
         return summarize(ids, tuple(target.shape) if ids.size == _size(target) else None)
+
+
+def label_rows(rows, target):
+    """What the first rows of a 2-D float target say when they are labels (every value an
+    exact 0 or 1): ``LossCall``'s ``label_rows``, ``one_hot_rows``, ``multi_hot_rows`` and
+    ``max_labels_in_row``; ``label_rows`` 0 alone for probabilities, scores or values.
+    ``rows``: the host values the step's one transfer carried (None when none were packed:
+    nothing is said)."""
+    if rows is None or not rows.size:
+        return {}
+    rows = rows.reshape(-1, target.shape[1])
+    if not np.all((np.abs(rows) < LABEL_EXACT) | (np.abs(rows - 1) < LABEL_EXACT)):
+        return {"label_rows": 0}          # read, and not labels
+    ones = np.rint(rows).sum(axis=1)
+    return {"label_rows": int(len(rows)), "one_hot_rows": int(np.sum(ones == 1)),
+            "multi_hot_rows": int(np.sum(ones >= 2)), "max_labels_in_row": int(ones.max())}
 
 
 def floored_scores(scores):

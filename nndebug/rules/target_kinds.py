@@ -1,7 +1,7 @@
 """Targets that do not fit the task the loss was chosen for.
 
 Four mistakes that train without an error and without a NaN, read from what reached the
-loss (``run.observed.loss_calls``, and the first target batches ``run.observed.targets``):
+loss (``run.observed.loss_calls``):
 
 - TARGETS_OUTSIDE_OUTPUT_RANGE: a regression loss whose targets lie beyond what the
   model's last layer can output (a sigmoid never exceeds 1, a tanh never leaves [-1, 1]):
@@ -19,13 +19,12 @@ loss (``run.observed.loss_calls``, and the first target batches ``run.observed.t
   columns, exactly one 1 in every row: a single-label task whose classes no longer compete
   (a Hugging Face classifier switches to BCE when its labels come as floats).
 
-The row sums are read from the few target batches the monitor keeps (``TARGETS_KEPT`` in
-monitor/loss_capture.py), turned into NumPy arrays on the host; a tensor NumPy cannot read
-(one on an accelerator) is skipped, and the two row-sum rules stay silent then.
+The row sums come from the first rows of each recorded call's targets, carried to the host
+by the step's one transfer (``LossCall.label_rows`` and its neighbours,
+``monitor/loss_capture.py``): the same on an accelerator, and in a saved run.
 """
 import math
 
-import numpy as np
 
 from ..findings import Finding
 from .context import CLASS_INDEX_LOSSES, MAJORITY, fmt, judged_loss_calls
@@ -116,35 +115,28 @@ def targets_all_one_class(ctx):
             "or a string fails silently when the data holds a slightly different value.")
 
 
-def _host(tensor):
-    """A target batch as a float NumPy array, or None when NumPy cannot read it here."""
-    try:
-        return np.asarray(tensor, dtype=float)
-    except (TypeError, ValueError, RuntimeError):
-        return None
-
-
 def _label_rows(ctx, losses):
-    """(loss name, rows) of the kept target batches whose loss is one of ``losses`` and
-    whose targets are 0/1 labels of the output's 2-D shape; rows stacked, or None."""
-    observed = getattr(ctx.run, "observed", None)
-    calls = {c.step: c for c in judged_loss_calls(ctx, losses)}
-    kept, name = [], None
-    for step, target in getattr(observed, "targets", None) or []:
-        call = calls.get(step)
-        if call is None or call.target_shape is None or len(call.target_shape) != 2 or \
-                call.target_shape != call.output_shape:
+    """(loss name, columns, rows, one-hot rows, multi-hot rows, most labels in a row) over
+    the judged loss calls of one of ``losses`` whose targets were 0/1 labels of the output's
+    2-D shape (``LossCall.label_rows``); None when fewer than MIN_ROWS rows were read, or
+    when a call's float targets were not labels (probabilities, scores: ``label_rows`` 0)."""
+    name, columns, counts = None, None, [0, 0, 0, 0]
+    for call in judged_loss_calls(ctx, losses):
+        if call.target_shape is None or len(call.target_shape) != 2 or \
+                tuple(call.target_shape) != tuple(call.output_shape):
             continue
-        rows = _host(target)
-        if rows is None or rows.ndim != 2 or not rows.size:
-            return None
-        if not np.all((np.abs(rows) < EXACT) | (np.abs(rows - 1) < EXACT)):
+        if call.label_rows is None:
+            continue           # not read (only the first calls' targets are)
+        if call.label_rows == 0:
             return None        # soft labels or scores: not a labelling we can read
-        kept.append(rows)
-        name = call.loss
-    if not kept or sum(len(r) for r in kept) < MIN_ROWS:
+        name, columns = call.loss, call.output_shape[1]
+        counts[0] += call.label_rows
+        counts[1] += call.one_hot_rows
+        counts[2] += call.multi_hot_rows
+        counts[3] = max(counts[3], call.max_labels_in_row)
+    if name is None or counts[0] < MIN_ROWS:
         return None
-    return name, np.concatenate(kept)
+    return (name, columns, *counts)
 
 
 @rule(produces="MULTI_LABEL_WITH_CROSS_ENTROPY", explains={"LOSS_PLATEAU"})
@@ -152,21 +144,20 @@ def multi_label_with_cross_entropy(ctx):
     found = _label_rows(ctx, SOFTMAX_LOSSES)
     if found is None:
         return None
-    loss, rows = found
-    per_row = rows.sum(axis=1)
-    several = float(np.mean(per_row >= 2))
+    loss, columns, rows, _, multi, most = found
+    several = multi / rows
     if several == 0:
         return None
     return Finding(
         code="MULTI_LABEL_WITH_CROSS_ENTROPY", severity="warning", where=loss, step=None,
-        message=f"{loss} got multi-hot targets: {several:.0%} of {len(rows)} target rows "
-                f"carry several 1s (up to {int(per_row.max())} of {rows.shape[1]}). It reads "
+        message=f"{loss} got multi-hot targets: {several:.0%} of {rows} target rows "
+                f"carry several 1s (up to {most} of {columns}). It reads "
                 "a float target as class probabilities without checking that a row sums to "
                 "1, and its softmax makes labels that do not exclude each other compete for "
                 "one unit of probability: a sample with k labels can give each at most 1/k, "
                 "and the loss never reaches its floor.",
-        evidence={"loss": loss, "rows": int(len(rows)), "share_multi_label": several,
-                  "max_labels_per_row": int(per_row.max()), "columns": int(rows.shape[1])},
+        evidence={"loss": loss, "rows": rows, "share_multi_label": several,
+                  "max_labels_per_row": most, "columns": columns},
         fix="For labels that can occur together, use BCEWithLogitsLoss on the logits (one "
             "sigmoid per label) and threshold each probability at prediction time; keep "
             "CrossEntropyLoss for exactly one class per sample (class ids as targets).")
@@ -177,17 +168,17 @@ def single_label_with_bce(ctx):
     found = _label_rows(ctx, BINARY_LOSSES)
     if found is None:
         return None
-    loss, rows = found
-    if rows.shape[1] < MIN_LABEL_COLUMNS or not np.all(rows.sum(axis=1) == 1):
+    loss, columns, rows, one_hot, _, _ = found
+    if columns < MIN_LABEL_COLUMNS or one_hot != rows:
         return None
     return Finding(
         code="SINGLE_LABEL_WITH_BCE", severity="warning", where=loss, step=None,
-        message=f"{loss} got one-hot targets: every one of {len(rows)} target rows has "
-                f"exactly one 1 among {rows.shape[1]} columns, a single-label task. A binary "
+        message=f"{loss} got one-hot targets: every one of {rows} target rows has "
+                f"exactly one 1 among {columns} columns, a single-label task. A binary "
                 "cross-entropy treats each column as its own yes/no question: the classes no "
                 "longer compete, a sample may come out as no class or as several, and the "
                 "probabilities of a row do not sum to 1.",
-        evidence={"loss": loss, "rows": int(len(rows)), "columns": int(rows.shape[1])},
+        evidence={"loss": loss, "rows": rows, "columns": columns},
         fix="Use CrossEntropyLoss with the class ids (targets.argmax(dim=1), integers) as "
             "targets. A Hugging Face classifier picks BCE when its labels are floats: pass "
             "them as integers, or set problem_type='single_label_classification'.")
