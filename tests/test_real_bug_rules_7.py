@@ -140,3 +140,16 @@ def test_bce_on_two_one_hot_columns_stays_silent():
     batches = ((x, torch.nn.functional.one_hot(y % 2, 2).float()) for x, y in _blobs(40))
     found = _train(_classifier(2), torch.nn.BCEWithLogitsLoss(), batches)
     assert "SINGLE_LABEL_WITH_BCE" not in found
+
+
+def test_label_rows_counts_labels_and_says_nothing_of_probabilities():
+    """The host summary of a target's first rows: counts for exact 0/1 labels, label_rows 0
+    for probabilities (a verdict: not labels), nothing when no rows were read."""
+    import numpy as np
+    from nndebug.monitor.loss_capture import label_rows
+    target = np.zeros((3, 4))
+    labels = np.array([[1, 0, 0, 0], [0, 1, 1, 0], [1, 1, 1, 0]], dtype=np.float32)
+    assert label_rows(labels.reshape(-1), target) == {
+        "label_rows": 3, "one_hot_rows": 1, "multi_hot_rows": 2, "max_labels_in_row": 3}
+    assert label_rows(np.full(12, 0.25), target) == {"label_rows": 0}
+    assert label_rows(None, target) == {}
