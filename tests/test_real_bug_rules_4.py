@@ -7,18 +7,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from synthetic import blobs  # noqa: E402
+
 import nndebug as nd  # noqa: E402
 from nndebug.rules.squashed_logits import loss_floor, squashed_calls  # noqa: E402
 
 PROBLEMS = ("warning", "error")
-
-
-def _blobs(steps, classes=4, seed=0):
-    generator = torch.Generator().manual_seed(seed)
-    centres = torch.randn(classes, 16, generator=generator) * 2
-    for _ in range(steps):
-        y = torch.randint(0, classes, (32,), generator=generator)
-        yield centres[y] + torch.randn(32, 16, generator=generator), y
 
 
 def _train(last=None, functional=False, steps=60):
@@ -31,7 +25,7 @@ def _train(last=None, functional=False, steps=60):
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
     loss_fn = torch.nn.functional.cross_entropy if functional else torch.nn.CrossEntropyLoss()
     with nd.watch(model, optimizer) as mon:
-        for xb, yb in _blobs(steps):
+        for xb, yb in blobs(steps):
             optimizer.zero_grad()
             loss = loss_fn(model(xb), yb)
             loss.backward()

@@ -4,6 +4,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from synthetic import blobs  # noqa: E402
+
 import numpy as np  # noqa: E402
 
 import nndebug as nd  # noqa: E402
@@ -12,14 +14,6 @@ from nndebug.rules.loss_scale import row_loss_bounds  # noqa: E402
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 PROBLEMS = ("warning", "error")
 BATCH = 32
-
-
-def _blobs(steps, classes=4, seed=0):
-    generator = torch.Generator().manual_seed(seed)
-    centres = torch.randn(classes, 16, generator=generator) * 2
-    for _ in range(steps):
-        y = torch.randint(0, classes, (BATCH,), generator=generator)
-        yield centres[y] + torch.randn(BATCH, 16, generator=generator), y
 
 
 def _train(divide_by=1, optimizer="sgd", loss="module", steps=60):
@@ -40,7 +34,7 @@ def _train(divide_by=1, optimizer="sgd", loss="module", steps=60):
                  "functional": functional.cross_entropy,
                  "nll": torch.nn.NLLLoss()}[loss]
     with nd.watch(model, opt) as mon:
-        for xb, yb in _blobs(steps):
+        for xb, yb in blobs(steps):
             opt.zero_grad()
             value = criterion(model(xb), yb) / divide_by
             value.backward()

@@ -5,20 +5,13 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from synthetic import blobs  # noqa: E402
+
 import nndebug as nd  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 PROBLEMS = ("warning", "error")
 BATCH = 32
-
-
-def _blobs(steps, classes=4, seed=0):
-    """Gaussian blobs around ``classes`` centres: (x, class ids) batches."""
-    generator = torch.Generator().manual_seed(seed)
-    centres = torch.randn(classes, 16, generator=generator) * 2
-    for _ in range(steps):
-        y = torch.randint(0, classes, (BATCH,), generator=generator)
-        yield centres[y] + torch.randn(BATCH, 16, generator=generator), y
 
 
 def _train(layers, loss_fn, batches, lr=1e-2):
@@ -78,7 +71,7 @@ def test_targets_inside_the_output_range_stay_silent(last):
 
 # --- TARGETS_ALL_ONE_CLASS -------------------------------------------------------------------
 def test_every_target_the_same_class_is_named():
-    batches = ((x, torch.zeros_like(y)) for x, y in _blobs(40))
+    batches = ((x, torch.zeros_like(y)) for x, y in blobs(40))
     found = _train(_classifier(), torch.nn.CrossEntropyLoss(), batches)
     assert "TARGETS_ALL_ONE_CLASS" in found, sorted(found)
     assert found["TARGETS_ALL_ONE_CLASS"].evidence["target"] == 0
@@ -86,13 +79,13 @@ def test_every_target_the_same_class_is_named():
 
 def test_constant_binary_targets_stay_silent():
     """All-ones targets into a binary loss: a GAN discriminator's real batch looks so."""
-    batches = ((x, torch.ones(len(y), 1)) for x, y in _blobs(40))
+    batches = ((x, torch.ones(len(y), 1)) for x, y in blobs(40))
     found = _train(_classifier(1), torch.nn.BCEWithLogitsLoss(), batches)
     assert "TARGETS_ALL_ONE_CLASS" not in found
 
 
 def test_targets_of_several_classes_stay_silent():
-    found = _train(_classifier(), torch.nn.CrossEntropyLoss(), _blobs(40))
+    found = _train(_classifier(), torch.nn.CrossEntropyLoss(), blobs(40))
     assert "TARGETS_ALL_ONE_CLASS" not in found
     assert not _problems(found), _problems(found)
 
@@ -105,7 +98,7 @@ def _multi_hot(y):
 
 
 def test_cross_entropy_on_multi_hot_targets_is_named():
-    batches = ((x, _multi_hot(y)) for x, y in _blobs(40))
+    batches = ((x, _multi_hot(y)) for x, y in blobs(40))
     found = _train(_classifier(), torch.nn.CrossEntropyLoss(), batches)
     assert "MULTI_LABEL_WITH_CROSS_ENTROPY" in found, sorted(found)
     finding = found["MULTI_LABEL_WITH_CROSS_ENTROPY"]
@@ -114,7 +107,7 @@ def test_cross_entropy_on_multi_hot_targets_is_named():
 
 
 def test_multi_hot_targets_with_bce_stay_silent():
-    batches = ((x, _multi_hot(y)) for x, y in _blobs(40))
+    batches = ((x, _multi_hot(y)) for x, y in blobs(40))
     found = _train(_classifier(), torch.nn.BCEWithLogitsLoss(), batches)
     assert not {"MULTI_LABEL_WITH_CROSS_ENTROPY", "SINGLE_LABEL_WITH_BCE"} & set(found)
     assert not _problems(found), _problems(found)
@@ -122,14 +115,14 @@ def test_multi_hot_targets_with_bce_stay_silent():
 
 def test_cross_entropy_on_one_hot_targets_stays_silent():
     """One-hot float targets are class probabilities: the same loss as the class ids."""
-    batches = ((x, torch.nn.functional.one_hot(y, 4).float()) for x, y in _blobs(40))
+    batches = ((x, torch.nn.functional.one_hot(y, 4).float()) for x, y in blobs(40))
     found = _train(_classifier(), torch.nn.CrossEntropyLoss(), batches)
     assert "MULTI_LABEL_WITH_CROSS_ENTROPY" not in found
     assert not _problems(found), _problems(found)
 
 
 def test_bce_on_one_hot_targets_is_named():
-    batches = ((x, torch.nn.functional.one_hot(y, 4).float()) for x, y in _blobs(40))
+    batches = ((x, torch.nn.functional.one_hot(y, 4).float()) for x, y in blobs(40))
     found = _train(_classifier(), torch.nn.BCEWithLogitsLoss(), batches)
     assert "SINGLE_LABEL_WITH_BCE" in found, sorted(found)
     assert found["SINGLE_LABEL_WITH_BCE"].evidence["columns"] == 4
@@ -137,7 +130,7 @@ def test_bce_on_one_hot_targets_is_named():
 
 def test_bce_on_two_one_hot_columns_stays_silent():
     """Two complementary columns are a legitimate binary set-up (MIN_LABEL_COLUMNS)."""
-    batches = ((x, torch.nn.functional.one_hot(y % 2, 2).float()) for x, y in _blobs(40))
+    batches = ((x, torch.nn.functional.one_hot(y % 2, 2).float()) for x, y in blobs(40))
     found = _train(_classifier(2), torch.nn.BCEWithLogitsLoss(), batches)
     assert "SINGLE_LABEL_WITH_BCE" not in found
 
