@@ -30,12 +30,17 @@ COLLAPSED_SPREAD = 1e-4       # [measured] spread across samples (or units) rela
                               # below it every sample (unit) gives the same value [measured]
 
 
-@rule(produces="SATURATED_ACTIVATIONS",
+@rule(produces="SATURATED_ACTIVATIONS", reads={"TARGETS_OUTSIDE_OUTPUT_RANGE"},
       explains={"VANISHING_GRADIENTS", "LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def saturated_activations(ctx):
+    # a last layer pushed to its bound by targets beyond its range saturates because of them:
+    # that cause is named already, and this symptom's fix (scale the inputs, smaller
+    # weights) would not help
+    explained = ctx.found.get("TARGETS_OUTSIDE_OUTPUT_RANGE")
     worst = None
     for layer in ctx.run.layers:
-        if layer.kind not in ("tanh", "sigmoid"):
+        if layer.kind not in ("tanh", "sigmoid") or \
+                (explained is not None and layer.name == explained.where):
             continue
         steps, sat = ctx.run.layer_series(layer.name, "saturated")
         keep = steps < ctx.cutoff if ctx.cutoff is not None else np.ones(len(steps), bool)
