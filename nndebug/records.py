@@ -57,8 +57,9 @@ in 32 steps after the first 32 (measured: the fingerprint hook, ~15 us a step, w
 
 def is_fingerprinted_step(step):
     """Whether the monitor fingerprints the batch of optimizer step ``step`` (a function of
-    the step number alone: every run, every rank, the same steps)."""
-    return step < FINGERPRINT_DENSE_STEPS or step % FINGERPRINT_DENSE_STEPS == 0
+    the step number alone: every run, every rank, the same steps). ``step`` may be a NumPy
+    array of steps: the answer is then one bool per step."""
+    return (step < FINGERPRINT_DENSE_STEPS) | (step % FINGERPRINT_DENSE_STEPS == 0)
 
 
 @dataclass

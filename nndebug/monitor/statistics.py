@@ -103,8 +103,7 @@ def layer_stats(xp, x, kind, heavy=False, on_error=None):
         # a unit (feature, or channel of a feature map) dead for every sample of the batch:
         # the largest output of each unit over the batch; <= 0 means dead, decided on the
         # host so that the rules can follow individual units across steps
-        wanted.append(("unit_max", lambda: xp.amax(
-            xp.reshape(x, (x.shape[0], x.shape[1], -1)), axis=(0, 2))))
+        wanted.append(("unit_max", lambda: unit_max(xp, x)))
     elif kind == "tanh":
         wanted.append(("saturated", lambda: xp.mean(xp.asfloat(xp.abs(x) > TANH_SATURATION))))
     elif kind == "sigmoid":
@@ -133,9 +132,14 @@ def _light_layer_stats(xp, x, relu):
     mean, std = xp.mean_std(x)
     stats = [("mean", mean), ("std", std)]
     if relu:
-        stats.append(("unit_max", xp.amax(xp.reshape(x, (x.shape[0], x.shape[1], -1)),
-                                          axis=(0, 2))))
+        stats.append(("unit_max", unit_max(xp, x)))
     return stats
+
+
+def unit_max(xp, x):
+    """Each unit's largest output over the batch (a feature, or a channel of a feature map):
+    ``x`` of shape (batch, units, ...)."""
+    return xp.amax(xp.reshape(x, (x.shape[0], x.shape[1], -1)), axis=(0, 2))
 
 
 def attention_peaks(xp, weights):

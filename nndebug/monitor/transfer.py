@@ -97,7 +97,7 @@ def build_record(step, n_params, values, got, comparable, output_shape=None, on_
     if comparable:
         record.held_norm[comparable] = values["held_norm"]
         record.held_excess[comparable] = values["held_excess"]
-    if len(identical):
+    if identical:
         record.held_norm[identical] = record.grad_norm[identical]
         record.held_excess[identical] = 0.0
     record.param_norm = values.get("param_norm", np.zeros(0)).astype(float)

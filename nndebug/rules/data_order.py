@@ -3,8 +3,8 @@
 The monitor keeps a fingerprint of the batches of the early run (a checksum of the batch,
 or of a few of its values: equal batches give equal numbers, the order of samples inside a
 batch included), of the first 32 steps and of every 32nd step after them: pairs of those
-steps lie at every distance, so an epoch of any length is seen to repeat. A sequence that repeats with a period of more than one batch is
-a data loader that never reshuffles: ``shuffle=False``, or, under DistributedDataParallel,
+steps lie at every distance, so an epoch of any length is seen to repeat. A sequence that
+repeats with a period of more than one batch is a data loader that never reshuffles: ``shuffle=False``, or, under DistributedDataParallel,
 a ``DistributedSampler`` whose ``set_epoch(epoch)`` is never called (it then reshuffles
 with the same seed every epoch). SGD's noise is then the same every epoch, and with data
 sorted by class the model chases one class after the other.
@@ -16,7 +16,7 @@ time looks the same. Augmentation (random crops, noise) makes every batch new: n
 import numpy as np
 
 from ..findings import Finding
-from ..records import FINGERPRINT_DENSE_STEPS
+from ..records import is_fingerprinted_step
 from .graph import rule
 
 MIN_EPOCHS_SEEN = 2           # [design] the whole first epoch must have been seen again
@@ -37,8 +37,7 @@ def fingerprinted(fingerprints):
     most to compare pairwise."""
     f = np.asarray(fingerprints, dtype=float)
     steps = np.arange(len(f))
-    steps = steps[((steps < FINGERPRINT_DENSE_STEPS) | (steps % FINGERPRINT_DENSE_STEPS == 0))
-                  & np.isfinite(f)]
+    steps = steps[is_fingerprinted_step(steps) & np.isfinite(f)]
     return steps, f[steps]
 
 
@@ -70,11 +69,9 @@ def repeat_period(fingerprints):
 
 def same_batch_throughout(fingerprints):
     """Whether every fingerprinted step (at least MIN_SAME_BATCH_STEPS) saw one batch."""
-    f = np.asarray(fingerprints, dtype=float)
-    steps, values = fingerprinted(f)
-    ruler = np.arange(len(f))
-    ruler = (ruler < FINGERPRINT_DENSE_STEPS) | (ruler % FINGERPRINT_DENSE_STEPS == 0)
-    return values.size >= MIN_SAME_BATCH_STEPS and values.size == int(ruler.sum()) and \
+    _, values = fingerprinted(fingerprints)
+    on_ruler = int(is_fingerprinted_step(np.arange(len(fingerprints))).sum())
+    return values.size >= MIN_SAME_BATCH_STEPS and values.size == on_ruler and \
         bool(np.all(values == values[0]))
 
 
@@ -83,15 +80,15 @@ def _same_batch_finding(fingerprints):
     no warning; the message says what to check when the data set is larger than the batch
     (public report: a Dataset whose __getitem__ ignored its index and re-seeded its
     generator, https://github.com/Atcold/NYU-DLSP20/issues/851)."""
+    seen = int(fingerprinted(fingerprints)[0].size)
     return Finding(
         code="DATA_ORDER_REPEATS", severity="info", step=0,
-        message=f"Every one of the {fingerprinted(fingerprints)[0].size} fingerprinted steps "
+        message=f"Every one of the {seen} fingerprinted steps "
                 f"(of the first {len(fingerprints)}) trained on the very "
                 "same batch (same samples, same order). That is full-batch training when the "
                 "batch is the whole training set; when the data set is larger, the loader "
                 "returns the same batch every time and the model learns that batch only.",
-        evidence={"batches_per_epoch": 1,
-                  "batches_fingerprinted": int(fingerprinted(fingerprints)[0].size)},
+        evidence={"batches_per_epoch": 1, "batches_fingerprinted": seen},
         fix="Unless this is full-batch training on purpose: make Dataset.__getitem__ use its "
             "index, create random generators once (not inside __getitem__ with a fixed "
             "seed), and check that the loader walks the whole data set.")

@@ -25,7 +25,6 @@ by the step's one transfer (``LossCall.label_rows`` and its neighbours,
 """
 import math
 
-
 from ..findings import Finding
 from .context import CLASS_INDEX_LOSSES, MAJORITY, fmt, judged_loss_calls
 from .graph import rule
@@ -47,7 +46,7 @@ BINARY_LOSSES = {"BCELoss", "BCEWithLogitsLoss", "binary_cross_entropy",
 MIN_TARGET_CALLS = 3          # [design] recorded loss calls needed before a verdict on targets
 MIN_ROWS = 16                 # [design] target rows read before a verdict on row sums
 MIN_LABEL_COLUMNS = 3         # [design] one-hot over 2 columns is a legitimate binary set-up
-EXACT = 1e-6                  # [design] labels are exact 0s and 1s (float32 rounding only)
+EXACT = 1e-6                  # [design] an output at its bound, up to float32 rounding
 
 
 def _squashing_last_layer(ctx):
