@@ -147,6 +147,10 @@ class Observed:
     leaf_losses: list = field(default_factory=list)       # [step] where the loss required a
                                                           # gradient but had no graph at all
                                                           # (requires_grad set on it by hand)
+    carried_eval_gradients: list = field(default_factory=list)  # [step] whose training
+                                                          # backward found .grad still holding
+                                                          # an eval-mode backward's gradients
+                                                          # (monitor/carried_gradients.py)
     unstepped_gradients: int = 0     # parameter tensors holding a gradient when findings
                                      # were read before any step() (monitor/unstepped.py)
 
@@ -161,4 +165,5 @@ class Observed:
                 "padding_lookups": [asdict(p) for p in self.padding_lookups],
                 "graph_nodes": [list(g) for g in self.graph_nodes],
                 "leaf_losses": list(self.leaf_losses),
+                "carried_eval_gradients": list(self.carried_eval_gradients),
                 "unstepped_gradients": self.unstepped_gradients}

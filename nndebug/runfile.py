@@ -137,6 +137,8 @@ def _encode_observed(observed):
     return {name: plain([dataclasses.asdict(item) for item in getattr(observed, name)])
             for name in OBSERVED_LISTS} | {"graph_nodes": plain(list(observed.graph_nodes)),
                                            "leaf_losses": [int(s) for s in observed.leaf_losses],
+                                           "carried_eval_gradients": [
+                                               int(s) for s in observed.carried_eval_gradients],
                                            "unstepped_gradients": int(observed.unstepped_gradients)}
 
 
@@ -160,6 +162,8 @@ def decode_observed(data):
     observed.graph_nodes.extend((int(step), int(nodes)) for step, nodes in
                                 data.get("graph_nodes") or [])
     observed.leaf_losses.extend(int(step) for step in data.get("leaf_losses") or [])
+    observed.carried_eval_gradients.extend(int(step) for step in
+                                           data.get("carried_eval_gradients") or [])
     observed.unstepped_gradients = int(data.get("unstepped_gradients") or 0)
     return observed
 

@@ -26,11 +26,6 @@ KNOWN_MISSES = {
     "gan_generator_step_detached":
         "the adversarial term reaches the discriminator only; the generator still gets the "
         "L1 term's gradient, and no statistic splits a loss into its terms",
-    "validation_loss_backpropagated":
-        "the validation gradients are added on the one step after each validation (6x the "
-        "gradient norm on steps 25, 50, ...), which watch's default schedule does not record, "
-        "and the loss barely jumps; naming it needs the monitor to notice backward passes "
-        "run between two training steps (a monitor/around change)",
     "same_batch_every_step":
         "info: one batch on every step is what full-batch training looks like too",
     "lstm_state_carried_across_batches":

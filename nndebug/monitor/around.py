@@ -8,6 +8,8 @@
 - ``GraphGrowth`` (``graph_growth.py``): the size of the loss's graph on the first steps;
 - ``AttentionCapture`` (``attention_capture.py``): attention weights made by a softmax
   function call (torch), measured like a softmax layer's;
+- ``CarriedGradients`` (``carried_gradients.py``): on every step, an eval-mode backward's
+  gradients added to a training step's (one tensor hook, on for the whole run);
 and the global module hooks of a recorded step (torch's, and minigrad's own in
 ``minigrad/nn/hooks.py``), dispatched to the first two (one pair of hooks for both). Everything lands in ``run.observed``.
 
@@ -27,6 +29,7 @@ hooks, ``disarm()`` right after them, ``on_loss(loss)`` when a recorded step end
 """
 from ..adapters.observing import global_module_hooks
 from .attention_capture import STEPS_TO_FIND_A_USE, AttentionCapture
+from .carried_gradients import CarriedGradients
 from .graph_growth import GraphGrowth
 from .loss_capture import LossCapture
 from .target_ids import CLASS_INDEX_LOSSES, function_call_options, loss_options
@@ -44,7 +47,8 @@ FOREIGN_CALLS_LEFT_OPEN = 10_000  # [design] calls of modules outside this model
 
 class Around:
     def __init__(self, adapter, observed, *, loss_fn=None, optimizer_held=None,
-                 current_step=lambda: None, on_error=lambda error: None, optimizer=None):
+                 current_step=lambda: None, on_error=lambda error: None, optimizer=None,
+                 parameters=()):
         self.adapter, self.on_error = adapter, on_error
         self.optimizer = optimizer        # its step ends the attention mode early (torch)
         self._optimizer_hook = None
@@ -54,6 +58,7 @@ class Around:
         self.graph = GraphGrowth(adapter, observed)
         self.attention = AttentionCapture(adapter, self._attention_site, on_error,
                                           on_loss_call=self._on_loss_function)
+        self.carried = CarriedGradients(adapter, observed, parameters, current_step, on_error)
         self._softmax_layers = None
         self._loss_modules_running = 0     # F.cross_entropy inside nn.CrossEntropyLoss: the
                                            # module's call is the one to keep
@@ -211,3 +216,4 @@ class Around:
         self.disarm()
         self._loss_modules = {}
         self.warnings.close()
+        self.carried.close()

@@ -120,8 +120,9 @@ class LongRun(Sink):
         """Continue what the saved run observed around the model (``run.observed``) and its
         batch fingerprints, in ``run``'s own lists (the monitor's observers hold them):
 
-        - fingerprints, loss calls, warnings, batch-norm batches, graph sizes: the saved ones
-          first, this monitor's follow (their caps count both, as in one run);
+        - fingerprints, loss calls, warnings, batch-norm batches, graph sizes, the steps that
+          got eval-mode gradients: the saved ones first, this monitor's follow (their caps
+          count both, as in one run);
         - frozen tensors: this monitor measured them when it started; the saved statistics
           are those of the run's start, so they replace them (by name), and a tensor that
           changed before the restart stays changed (``findings``);
@@ -130,7 +131,8 @@ class LongRun(Sink):
         """
         observed, before = run.observed, saved.observed
         run.fingerprints[:0] = saved.fingerprints
-        for name in ("loss_calls", "warnings", "norm_batches", "graph_nodes", "padding_lookups"):
+        for name in ("loss_calls", "warnings", "norm_batches", "graph_nodes", "padding_lookups",
+                     "carried_eval_gradients"):
             getattr(observed, name)[:0] = getattr(before, name)
         by_name = {t.name: t for t in before.frozen}
         observed.frozen[:] = [by_name.get(t.name, t) for t in observed.frozen]

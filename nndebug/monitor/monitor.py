@@ -158,7 +158,7 @@ class Monitor:
         self.around = Around(adapter, self.run.observed, loss_fn=loss_fn,
                              optimizer_held=discover.optimizer_held(adapter, optimizer),
                              current_step=lambda: self._step, on_error=self._note_error,
-                             optimizer=optimizer)
+                             optimizer=optimizer, parameters=self._params)
         self.hooks.quiet = self.around.attention.quiet   # our hooks' measurements skip its mode
         self._arm()               # detailed records: a monitor never breaks training)
         self._last_exit = self._clock()

@@ -16,6 +16,9 @@ DISCARDED_RATIO = 0.9          # [design] |.grad| below 0.9 x what the step's ba
                                # a carried-over .grad is the larger one (the zoo's and the real
                                # missing-zero_grad cases: median ratios above 1)
                                # (float rounding, AMP); beyond that and larger: carried over
+EVAL_CARRY_MIN_STEPS = 2       # [design] a one-off eval-mode backward (a saliency map drawn
+                               # once) touches one update; a repeated one trains on what it
+                               # evaluated (monitor/carried_gradients.py)
 DDP_ACCUMULATION_RATIO = 2.0  # [measured] under DDP .grad is the mean over ranks: |mean| / |own|
 # losses as the monitor names the calls it sees (nndebug.monitor.loss_capture): those that
 # apply log-softmax to their input (probabilities there are a double softmax), and those
@@ -157,7 +160,7 @@ def gradients_accumulating(ctx):
                 evidence = {"step": r.step, "held_over_delivered": float(np.median(held_ratio)),
                             "excess_over_delivered": float(np.median(excess_ratio))}
     if len(flagged) < MIN_RECORDS or len(flagged) < MAJORITY * checked:
-        return None
+        return _eval_gradients_carried(ctx)
     if not averaged_over_ranks and np.median(ratios) < DISCARDED_RATIO:
         return Finding(
             code="GRADIENTS_DISCARDED", severity="warning", step=flagged[0],
@@ -182,6 +185,29 @@ def gradients_accumulating(ctx):
         fix="Call optimizer.zero_grad() (or model.zero_grad()) once per optimizer step, before "
             "loss.backward(). To accumulate over micro-batches on purpose, zero once per "
             "optimizer step and call watch's step() only after optimizer.step().")
+
+
+def _eval_gradients_carried(ctx):
+    """GRADIENTS_ACCUMULATING from the steps whose training backward found ``.grad`` still
+    holding what a backward pass in eval mode left there (``run.observed``, every step
+    watched): a validation loop that calls backward() and a loop that zeroes the gradients
+    only after each optimizer step. Records are sparse; these steps rarely are recorded."""
+    steps = list(getattr(getattr(ctx.run, "observed", None), "carried_eval_gradients", None)
+                 or [])
+    if len(steps) < EVAL_CARRY_MIN_STEPS:
+        return None
+    return Finding(
+        code="GRADIENTS_ACCUMULATING", severity="error", step=steps[0],
+        message=f"Backward passes ran while the model was in eval mode (validation?) and left "
+                f"their gradients in .grad; the next training backward added its own to them, "
+                f"on {len(steps)} steps (first at step {steps[0]}). Those optimizer steps "
+                "trained on the evaluated data as well: the validation set leaks into "
+                "training, and each such step is outsized.",
+        evidence={"steps": steps[:20], "times": len(steps),
+                  "threshold_steps": EVAL_CARRY_MIN_STEPS},
+        fix="Evaluate under torch.no_grad() (or torch.inference_mode()) and without calling "
+            "backward(); if a backward in eval mode is meant (saliency, adversarial inputs), "
+            "call optimizer.zero_grad() before the next training backward.")
 
 
 @rule(produces="TRAINING_IN_EVAL_MODE")
