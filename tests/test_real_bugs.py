@@ -35,6 +35,15 @@ KNOWN_MISSES = {
     "channels_last_images_reshaped":
         "channels-last images reshaped (not permuted) into channels-first: the recorded input "
         "statistics are per batch (mean, std, range), none reads the images' spatial layout",
+    "optimizer_params_listed_twice":
+        "the shared parameters are updated twice per step, and torch warns only while the "
+        "optimizer is built, before watch() starts; naming it needs watch to count each "
+        "parameter's occurrences in optimizer.param_groups when it starts (a "
+        "monitor/discover change)",
+    "optimizer_stepped_every_micro_batch":
+        "optimizer.step() runs on every micro-batch besides the accumulation boundary; the "
+        "recorded steps see .grad only after zero_grad(), and no observer counts "
+        "optimizer.step() calls per watched step (a monitor change)",
 }
 
 
