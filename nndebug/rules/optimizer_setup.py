@@ -10,7 +10,7 @@ delivered gradient on most steps means the optimizer steps with (almost) nothing
 import numpy as np
 
 from ..findings import Finding
-from .context import MAJORITY, MIN_RECORDS
+from .context import MAJORITY, MIN_RECORDS, judged_loss_calls
 from .curve import learning_poor
 from .graph import rule
 
@@ -66,3 +66,94 @@ def gradients_clipped_to_zero(ctx):
             "positive maximum norm is configured (e.g. 'if max_norm > 0: clip_grad_norm_(...)'), "
             "with a norm near the gradients' usual size (1.0 is common), and do not multiply "
             "the gradients by a factor that can be 0.")
+
+
+# --- LOSS_SCALED_FOR_BACKWARD ----------------------------------------------------------------
+#
+# A bound that holds for any weights: a class-index loss (cross-entropy, or NLL on
+# log-probabilities) gives each row of the logits a gradient of norm at most sqrt(2) / N for
+# the mean over N rows (sqrt(2) for the sum), so the output layer's bias, which adds one
+# value to every row's logits, receives a gradient of norm at most sqrt(2) x batch size under
+# either reduction. Far above that, backward ran on the loss multiplied by a large factor
+# that nothing divided out again: a GradScaler's scaled loss stepped with optimizer.step()
+# instead of scaler.step(optimizer).
+CLASS_INDEX_LOSSES = {"CrossEntropyLoss", "cross_entropy", "NLLLoss", "nll_loss"}
+ROW_GRADIENT_BOUND = np.sqrt(2.0)   # [design] |softmax - one-hot| <= sqrt(2) (calculus)
+BIAS_GRADIENT_MARGIN = 16.0         # [design] above 16 x the bound: not a loss weight of a few,
+                                    # a temperature or a handful of accumulated micro-batches;
+                                    # a GradScaler's default scale is 65536 (torch.amp docs)
+NOT_UNSCALED_SHARE = 0.5            # [design] .grad at step() still holds over half of the
+                                    # delivered gradient: nothing divided the factor out
+
+
+def _output_bias(ctx, classes):
+    """Index of the last trainable vector of ``classes`` values named like a bias (the
+    output layer's bias, which feeds every row's logits), or None."""
+    for i in range(len(ctx.run.params) - 1, -1, -1):
+        p = ctx.run.params[i]
+        if tuple(p.shape) == (classes,) and p.name.rsplit(".", 1)[-1] == "bias":
+            return i
+    return None
+
+
+def _loss_rows(calls, classes):
+    """Rows per loss call of the judged steps: {step: rows}, for calls whose input has the
+    output's ``classes`` columns; one call per step only (several loss terms: no bound)."""
+    per_step = {}
+    for call in calls:
+        shape = tuple(call.output_shape or ())
+        if len(shape) != 2 or shape[1] != classes:
+            continue
+        per_step.setdefault(call.step, []).append(shape[0])
+    return {step: rows[0] for step, rows in per_step.items() if len(rows) == 1}
+
+
+@rule(produces="LOSS_SCALED_FOR_BACKWARD",
+      explains={"EXPLODING_GRADIENTS", "LOSS_DIVERGING", "LOSS_OSCILLATING", "NAN_LOSS",
+                "NAN_GRADIENTS", "LR_TOO_HIGH"})
+def loss_scaled_for_backward(ctx):
+    classes = ctx.classes
+    if classes is None or classes < 2:
+        return None
+    bias = _output_bias(ctx, classes)
+    rows = _loss_rows(judged_loss_calls(ctx, CLASS_INDEX_LOSSES), classes)
+    if bias is None or not rows:
+        return None
+    width = len(ctx.run.params)
+    checked, flagged = 0, []
+    for r in ctx.records:
+        delivered = _per_parameter(r, "grad_norm", width)
+        held = _per_parameter(r, "held_norm", width)
+        if r.step not in rows or not r.backward or delivered is None or held is None or \
+                not np.isfinite(delivered[bias]) or not np.isfinite(held[bias]):
+            continue
+        checked += 1
+        bound = ROW_GRADIENT_BOUND * rows[r.step]
+        # a GradScaler used as meant unscales .grad before the step: the large delivered
+        # gradient is then divided out, and .grad holds a fraction of it at step()
+        not_divided_out = held[bias] > NOT_UNSCALED_SHARE * delivered[bias]
+        if delivered[bias] > BIAS_GRADIENT_MARGIN * bound and not_divided_out:
+            flagged.append((r.step, float(delivered[bias] / bound)))
+    if len(flagged) < MIN_RECORDS or len(flagged) < MAJORITY * checked:
+        return None
+    factor = float(np.median([f for _, f in flagged]))
+    name = ctx.run.params[bias].name
+    losses = "/".join(sorted({c.loss for c in ctx.run.observed.loss_calls
+                              if c.loss in CLASS_INDEX_LOSSES}))
+    return Finding(
+        code="LOSS_SCALED_FOR_BACKWARD",
+        severity="error" if learning_poor(ctx) else "info", where=name, step=flagged[0][0],
+        message=f"The output layer's bias ({name}) received a gradient {factor:.3g} x larger "
+                f"than any {losses} loss over the batch can give it (at most sqrt(2) x the "
+                "batch size, whatever the weights), and .grad still held it at "
+                "optimizer.step(): backward ran on the loss multiplied by a large factor that "
+                "was never divided out, e.g. a GradScaler's scaler.scale(loss).backward() "
+                "followed by optimizer.step() instead of scaler.step(optimizer). Every update "
+                "is that many times too large.",
+        evidence={"over_bound": [round(f, 1) for _, f in flagged[:20]],
+                  "steps_flagged": [s for s, _ in flagged[:20]], "steps_checked": checked,
+                  "margin": BIAS_GRADIENT_MARGIN},
+        fix="With a GradScaler, step through it: scaler.scale(loss).backward(); "
+            "scaler.step(optimizer); scaler.update() (call scaler.unscale_(optimizer) before "
+            "clipping). Without mixed precision, drop the scaler, or divide the loss factor "
+            "out before optimizer.step().")
