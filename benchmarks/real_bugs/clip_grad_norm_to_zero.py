@@ -15,7 +15,7 @@ from benchmarks.real_bugs._common import batches, classification, mlp
 
 TITLE = "fix(training): refuse an on-policy gradient-norm clip the update cannot honor"
 LINK = "https://github.com/strands-labs/robots/pull/2028"
-EXPECTED = ("GRADIENTS_CLIPPED_TO_ZERO",)
+EXPECTED = ("GRADIENTS_CLIPPED_AWAY",)
 STEPS = 150
 MAX_GRAD_NORM = 0.0      # the config's value, meant as "no clipping"
 

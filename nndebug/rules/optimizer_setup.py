@@ -40,9 +40,9 @@ def _held_fraction(record, width):
     return float(np.median(held[ok] / delivered[ok]))
 
 
-@rule(produces="GRADIENTS_CLIPPED_TO_ZERO",
-      explains={"PARAMS_NOT_UPDATING", "LOSS_PLATEAU", "LOSS_AT_CHANCE"})
-def gradients_clipped_to_zero(ctx):
+@rule(produces="GRADIENTS_CLIPPED_AWAY",
+      explains={"PARAMS_NOT_UPDATING", "LR_TOO_LOW", "LOSS_PLATEAU", "LOSS_AT_CHANCE"})
+def gradients_clipped_away(ctx):
     width = len(ctx.run.params)
     fractions = [(r.step, f) for r in ctx.records[1:]      # step 0 may hold older gradients
                  if (f := _held_fraction(r, width)) is not None]
@@ -52,7 +52,7 @@ def gradients_clipped_to_zero(ctx):
         return None
     median = float(np.median([f for _, f in shrunk]))
     return Finding(
-        code="GRADIENTS_CLIPPED_TO_ZERO", severity="error", step=shrunk[0][0],
+        code="GRADIENTS_CLIPPED_AWAY", severity="error", step=shrunk[0][0],
         message=f"backward delivered gradients, but at optimizer.step() the parameters' .grad "
                 f"held {median:.2g} x of them (median over parameters, on {len(shrunk)} of "
                 f"{len(fractions)} recorded steps): something between backward and the step "
