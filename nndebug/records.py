@@ -68,6 +68,8 @@ class ParamInfo:
     shape: tuple
     trainable: bool
     in_optimizer: "bool | None"  # None when no optimizer was given to watch()
+    times_in_optimizer: "int | None" = None   # how often its param groups list it (more
+                                              # than once: updated that often per step)
 
 
 @dataclass
@@ -236,7 +238,8 @@ class RunRecord:
             "n_steps": self.n_steps,
             "settings": dict(self.settings),
             "params": [{"name": p.name, "shape": list(p.shape), "trainable": p.trainable,
-                        "in_optimizer": p.in_optimizer} for p in self.params],
+                        "in_optimizer": p.in_optimizer,
+                        "times_in_optimizer": p.times_in_optimizer} for p in self.params],
             "layers": [{"name": l.name, "type": l.type, "kind": l.kind} for l in self.layers],
             "losses": {"steps": list(map(int, self.loss_steps)),
                        "values": [plain(float(v)) for v in self.losses]},

@@ -6,7 +6,8 @@ The file (``.nndebug``, version 2) is a ZIP archive, so any ZIP tool can open it
 - ``nndebug-run.json``, always the first member: a JSON header
   ``{"format": "nndebug-run", "version": 2, "nndebug_version", "saved_at" (UTC, ISO 8601),
   "framework", "n_steps", "has_optimizer", "settings", "summary" (parameter and layer
-  counts), "params" [{name, shape, trainable, in_optimizer}], "layers" [{name, type, kind}],
+  counts), "params" [{name, shape, trainable, in_optimizer,
+  times_in_optimizer}], "layers" [{name, type, kind}],
   "findings" [Finding.to_dict()], "curves" {"train"|"val": {"width"}}, "history" (the
   retention state: budget, thinning grids), "records" (the names of the columns below, the
   dropout/batch-norm layers found in eval mode per record), "histograms" (layer names),
@@ -103,7 +104,8 @@ def encode(run, findings, monitor_state=None):
         "summary": {"parameters": len(run.params), "layers": len(run.layers),
                     "trainable_elements": int(sum(int(np.prod(p.shape)) for p in run.params))},
         "params": [{"name": p.name, "shape": [int(d) for d in p.shape], "trainable": p.trainable,
-                    "in_optimizer": p.in_optimizer} for p in run.params],
+                    "in_optimizer": p.in_optimizer,
+                    "times_in_optimizer": p.times_in_optimizer} for p in run.params],
         "layers": [{"name": l.name, "type": l.type, "kind": l.kind} for l in run.layers],
         "findings": [f.to_dict() for f in findings],
         "monitor": plain(dict(monitor_state or {})),
@@ -246,7 +248,8 @@ def decode(header, arrays, where="the saved run", max_bytes="saved"):
         budget = history["max_bytes"] if max_bytes == "saved" else max_bytes
         run = BoundedRun(
             framework=str(header["framework"]), has_optimizer=bool(header["has_optimizer"]),
-            params=[ParamInfo(p["name"], tuple(p["shape"]), bool(p["trainable"]), p["in_optimizer"])
+            params=[ParamInfo(p["name"], tuple(p["shape"]), bool(p["trainable"]), p["in_optimizer"],
+                              p.get("times_in_optimizer"))
                     for p in header["params"]],
             layers=[LayerInfo(l["name"], l["type"], l["kind"]) for l in header["layers"]],
             n_steps=int(header["n_steps"]), settings=dict(header["settings"]), max_bytes=budget)

@@ -21,10 +21,23 @@ def optimizer_held(adapter, optimizer):
 def parameters(adapter, optimizer):
     """``(tensors, infos)``: the trainable parameters and their ``ParamInfo``, aligned."""
     held = optimizer_held(adapter, optimizer)
+    times = None if held is None else optimizer_listings(adapter, optimizer)
     trainable = [(n, p) for n, p in adapter.named_parameters() if adapter.requires_grad(p)]
-    infos = [ParamInfo(n, tuple(p.shape), True, None if held is None else id(p) in held)
+    infos = [ParamInfo(n, tuple(p.shape), True, None if held is None else id(p) in held,
+                       None if times is None else times.get(id(p), 0))
              for n, p in trainable]
     return [p for _, p in trainable], infos
+
+
+def optimizer_listings(adapter, optimizer):
+    """{id: how many times the optimizer's param groups list the tensor}: a tensor listed
+    twice (``list(actor.parameters()) + list(critic.parameters())`` over a shared body) is
+    updated twice by every ``optimizer.step()``; torch only warns, when the optimizer is
+    built."""
+    times = {}
+    for p in adapter.optimizer_parameters(optimizer):
+        times[id(p)] = times.get(id(p), 0) + 1
+    return times
 
 
 def layers(adapter):

@@ -71,6 +71,30 @@ def optimizer_missing_params(ctx):
             "requires_grad=False.")
 
 
+@rule(produces="OPTIMIZER_DUPLICATE_PARAMS")
+def optimizer_duplicate_params(ctx):
+    """Parameters the optimizer lists more than once: each listing is its own update."""
+    twice = [i for i, p in enumerate(ctx.run.params) if (p.times_in_optimizer or 0) > 1]
+    if not twice:
+        return None
+    twice_names = names(ctx.run, twice)
+    most = max(ctx.run.params[i].times_in_optimizer for i in twice)
+    return Finding(
+        code="OPTIMIZER_DUPLICATE_PARAMS", severity="warning",
+        where=", ".join(modules(twice_names)), step=0,
+        message=f"The optimizer lists {len(twice)} parameter tensor(s) more than once "
+                f"({short_list(twice_names)}, up to {most} times): every optimizer.step() "
+                "updates them once per listing, so they move several times per batch "
+                "(SGD: a multiplied learning rate; Adam: repeated steps on one gradient) "
+                "while the rest of the model moves once. Torch warns about it only when the "
+                "optimizer is built.",
+        evidence={"parameters": twice_names[:20], "count": len(twice),
+                  "times_listed": [ctx.run.params[i].times_in_optimizer for i in twice][:20]},
+        fix="Give each parameter to the optimizer once, e.g. "
+            "list(dict.fromkeys([*actor.parameters(), *critic.parameters()])), or build it "
+            "from model.parameters() of the module that holds both.")
+
+
 def unfrozen_after_start(observed):
     """Tensors frozen when watching started, unfrozen since (requires_grad back to True),
     that the optimizer does not hold and that never changed: the optimizer was built over
