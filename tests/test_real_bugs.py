@@ -47,11 +47,6 @@ KNOWN_MISSES = {
         "model in eval mode; the targets are also the inputs' last 12 steps (an offset of "
         "8, past the alignment probe's 4); naming it needs a train-mode pass of the "
         "dependency probes (dropout off, batch-norm statistics frozen)",
-    "optimizer_params_listed_twice":
-        "the shared parameters are updated twice per step, and torch warns only while the "
-        "optimizer is built, before watch() starts; naming it needs watch to count each "
-        "parameter's occurrences in optimizer.param_groups when it starts (a "
-        "monitor/discover change)",
     "optimizer_stepped_every_micro_batch":
         "optimizer.step() runs on every micro-batch besides the accumulation boundary; the "
         "recorded steps see .grad only after zero_grad(), and no observer counts "
