@@ -151,6 +151,10 @@ class Observed:
                                                           # backward found .grad still holding
                                                           # an eval-mode backward's gradients
                                                           # (monitor/carried_gradients.py)
+    repeated_optimizer_steps: list = field(default_factory=list)  # [step] with more
+                                                          # optimizer steps than backward
+                                                          # passes (monitor/optimizer_steps.py)
+    repeated_total: int = 0          # how many steps were, the first 64 kept above
     unstepped_gradients: int = 0     # parameter tensors holding a gradient when findings
                                      # were read before any step() (monitor/unstepped.py)
 
@@ -166,4 +170,6 @@ class Observed:
                 "graph_nodes": [list(g) for g in self.graph_nodes],
                 "leaf_losses": list(self.leaf_losses),
                 "carried_eval_gradients": list(self.carried_eval_gradients),
+                "repeated_optimizer_steps": list(self.repeated_optimizer_steps),
+                "repeated_total": self.repeated_total,
                 "unstepped_gradients": self.unstepped_gradients}

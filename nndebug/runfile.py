@@ -141,6 +141,9 @@ def _encode_observed(observed):
                                            "leaf_losses": [int(s) for s in observed.leaf_losses],
                                            "carried_eval_gradients": [
                                                int(s) for s in observed.carried_eval_gradients],
+                                           "repeated_optimizer_steps": [
+                                               int(s) for s in observed.repeated_optimizer_steps],
+                                           "repeated_total": int(observed.repeated_total),
                                            "unstepped_gradients": int(observed.unstepped_gradients)}
 
 
@@ -166,6 +169,9 @@ def decode_observed(data):
     observed.leaf_losses.extend(int(step) for step in data.get("leaf_losses") or [])
     observed.carried_eval_gradients.extend(int(step) for step in
                                            data.get("carried_eval_gradients") or [])
+    observed.repeated_optimizer_steps.extend(int(step) for step in
+                                             data.get("repeated_optimizer_steps") or [])
+    observed.repeated_total = int(data.get("repeated_total") or 0)
     observed.unstepped_gradients = int(data.get("unstepped_gradients") or 0)
     return observed
 

@@ -10,12 +10,15 @@ Updates write into ``param.data`` in place, so every reference to a parameter
 (the model, hooks, other tools) sees the new values.
 """
 import copy
+import itertools
 from collections import defaultdict
 
 import numpy as np
 
 from ..autograd import enable_grad, no_grad
-from ..tensor import Tensor
+from ..tensor import Tensor, _Handle
+
+_hook_keys = itertools.count()     # one key per registered hook, never reused
 
 
 class _Required:
@@ -36,6 +39,7 @@ class Optimizer:
     """
 
     def __init__(self, params, defaults):
+        self._step_pre_hooks, self._step_post_hooks = {}, {}
         self.defaults = dict(defaults)
         self.state = defaultdict(dict)   # like torch: an unseen parameter reads as {}
         self.param_groups = []
@@ -103,6 +107,10 @@ class Optimizer:
         ``closure`` (optional) re-evaluates the model and returns the loss, as torch's.
         The update itself runs under ``no_grad``: it is not part of any graph.
         """
+        # what torch's step hooks get: step's positional arguments, the optimizer first
+        args, kwargs = ((self,) if closure is None else (self, closure)), {}
+        for hook in list(self._step_pre_hooks.values()):
+            hook(self, args, kwargs)
         loss = self._evaluate(closure)
         with no_grad():
             for group in self.param_groups:
@@ -110,7 +118,27 @@ class Optimizer:
                     if p.grad is not None:
                         grad = -p.grad if group.get("maximize") else p.grad
                         self._update(p, grad, group)
+        for hook in list(self._step_post_hooks.values()):
+            hook(self, args, kwargs)
         return loss
+
+    def register_step_pre_hook(self, hook):
+        """Call ``hook(optimizer, args, kwargs)`` before each ``step``, as torch's optimizers
+        do (tools count steps this way without touching the loop); returns a handle whose
+        ``remove()`` takes it off."""
+        return self._add_step_hook(self._step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook):
+        """Call ``hook(optimizer, args, kwargs)`` after each ``step``; returns a handle."""
+        return self._add_step_hook(self._step_post_hooks, hook)
+
+    @staticmethod
+    def _add_step_hook(table, hook):
+        if not callable(hook):
+            raise TypeError(f"a step hook must be callable, got {type(hook).__name__}")
+        key = next(_hook_keys)
+        table[key] = hook
+        return _Handle(table, key)
 
     def _update(self, p, grad, group):
         """Change ``p.data`` in place by this rule, given ``grad`` (already negated when

@@ -9,7 +9,10 @@
 - ``AttentionCapture`` (``attention_capture.py``): attention weights made by a softmax
   function call (torch), measured like a softmax layer's;
 - ``CarriedGradients`` (``carried_gradients.py``): on every step, an eval-mode backward's
-  gradients added to a training step's (one tensor hook, on for the whole run);
+  gradients added to a training step's (one tensor hook, on for the whole run), and the
+  backward passes of each step;
+- ``OptimizerSteps`` (``optimizer_steps.py``): steps with more optimizer steps than
+  backward passes (one optimizer step hook, on for the whole run);
 and the global module hooks of a recorded step (torch's, and minigrad's own in
 ``minigrad/nn/hooks.py``), dispatched to the first two (one pair of hooks for both). Everything lands in ``run.observed``.
 
@@ -30,6 +33,7 @@ hooks, ``disarm()`` right after them, ``on_loss(loss)`` when a recorded step end
 from ..adapters.observing import global_module_hooks
 from .attention_capture import STEPS_TO_FIND_A_USE, AttentionCapture
 from .carried_gradients import CarriedGradients
+from .optimizer_steps import OptimizerSteps
 from .graph_growth import GraphGrowth
 from .loss_capture import LossCapture
 from .target_ids import CLASS_INDEX_LOSSES, function_call_options, loss_options
@@ -59,6 +63,8 @@ class Around:
         self.attention = AttentionCapture(adapter, self._attention_site, on_error,
                                           on_loss_call=self._on_loss_function)
         self.carried = CarriedGradients(adapter, observed, parameters, current_step, on_error)
+        self.optimizer_steps = OptimizerSteps(optimizer, observed, self.carried.backwards_in,
+                                              current_step, on_error)
         self._softmax_layers = None
         self._loss_modules_running = 0     # F.cross_entropy inside nn.CrossEntropyLoss: the
                                            # module's call is the one to keep
@@ -217,3 +223,4 @@ class Around:
         self._loss_modules = {}
         self.warnings.close()
         self.carried.close()
+        self.optimizer_steps.close()

@@ -15,6 +15,9 @@ gradient, the eval-mode gradients are about to be added to a training step's, an
 step is kept in ``run.observed.carried_eval_gradients``. The non-zero test reads the tensor
 (a host sync on an accelerator), but only on those rare steps.
 
+The same hook counts the backward passes of each step (``backwards_in``), which
+``optimizer_steps.py`` compares with the optimizer's steps.
+
 Healthy loops stay quiet: validation under ``no_grad()`` runs no backward; an adversarial or
 saliency backward in eval mode followed by ``zero_grad()`` leaves nothing to add; a model
 trained in eval mode throughout (frozen batch norm) never switches to train mode.
@@ -29,11 +32,21 @@ class CarriedGradients:
         self.root = adapter.model
         self._current_step, self._on_error = current_step, on_error
         self._eval_backwards = 0       # eval-mode backward passes since the last train one
+        self._counted_step, self._backwards = None, 0     # backward passes of that step
         self.parameter = next((p for p in parameters if adapter.requires_grad(p)), None)
         self._handle = None if self.parameter is None else \
             adapter.add_tensor_hook(self.parameter, self._on_gradient)
 
+    def backwards_in(self, step):
+        """Backward passes that reached the hooked parameter since ``step()`` closed the
+        step before ``step``."""
+        return self._backwards if self._counted_step == step else 0
+
     def _on_gradient(self, grad):
+        step = self._current_step()
+        if step != self._counted_step:
+            self._counted_step, self._backwards = step, 0
+        self._backwards += 1
         if not self.root.training:
             self._eval_backwards += 1
             return
@@ -45,7 +58,7 @@ class CarriedGradients:
             steps = self.observed.carried_eval_gradients
             if held is not None and held.size and (held != 0).any() and \
                     len(steps) < MAX_STEPS_KEPT:
-                steps.append(int(self._current_step()))
+                steps.append(int(step))
         except Exception as error:      # never break the user's backward
             self._on_error(error)
 

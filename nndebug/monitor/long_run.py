@@ -121,7 +121,7 @@ class LongRun(Sink):
         batch fingerprints, in ``run``'s own lists (the monitor's observers hold them):
 
         - fingerprints, loss calls, warnings, batch-norm batches, graph sizes, the steps that
-          got eval-mode gradients: the saved ones first, this monitor's follow (their caps
+          got eval-mode gradients or repeated optimizer steps: the saved ones first, this monitor's follow (their caps
           count both, as in one run);
         - frozen tensors: this monitor measured them when it started; the saved statistics
           are those of the run's start, so they replace them (by name), and a tensor that
@@ -132,8 +132,9 @@ class LongRun(Sink):
         observed, before = run.observed, saved.observed
         run.fingerprints[:0] = saved.fingerprints
         for name in ("loss_calls", "warnings", "norm_batches", "graph_nodes", "padding_lookups",
-                     "carried_eval_gradients"):
+                     "carried_eval_gradients", "repeated_optimizer_steps"):
             getattr(observed, name)[:0] = getattr(before, name)
+        observed.repeated_total += before.repeated_total
         by_name = {t.name: t for t in before.frozen}
         observed.frozen[:] = [by_name.get(t.name, t) for t in observed.frozen]
         self._changed_before = {t.name for t in before.frozen if t.changed}

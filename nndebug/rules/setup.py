@@ -19,6 +19,8 @@ DISCARDED_RATIO = 0.9          # [design] |.grad| below 0.9 x what the step's ba
 EVAL_CARRY_MIN_STEPS = 2       # [design] a one-off eval-mode backward (a saliency map drawn
                                # once) touches one update; a repeated one trains on what it
                                # evaluated (monitor/carried_gradients.py)
+REPEATED_MIN_STEPS = 2         # [design] watched steps with an optimizer step on no new
+                               # gradient: two make a pattern (monitor/optimizer_steps.py)
 DDP_ACCUMULATION_RATIO = 2.0  # [measured] under DDP .grad is the mean over ranks: |mean| / |own|
 # losses as the monitor names the calls it sees (nndebug.monitor.loss_capture): those that
 # apply log-softmax to their input (probabilities there are a double softmax), and those
@@ -232,6 +234,31 @@ def _eval_gradients_carried(ctx):
         fix="Evaluate under torch.no_grad() (or torch.inference_mode()) and without calling "
             "backward(); if a backward in eval mode is meant (saliency, adversarial inputs), "
             "call optimizer.zero_grad() before the next training backward.")
+
+
+@rule(produces="REPEATED_OPTIMIZER_STEPS")
+def repeated_optimizer_steps(ctx):
+    """optimizer.step() called more often than backward between two watched steps."""
+    observed = getattr(ctx.run, "observed", None)
+    total = getattr(observed, "repeated_total", 0) or 0
+    if total < REPEATED_MIN_STEPS:
+        return None
+    steps = list(observed.repeated_optimizer_steps)
+    watched = max(int(getattr(ctx.run, "n_steps", 0) or 0), total)
+    return Finding(
+        code="REPEATED_OPTIMIZER_STEPS", severity="error" if total >= MAJORITY * watched
+        else "warning", step=steps[0] if steps else None,
+        message=f"optimizer.step() ran more often than backward: on {total} of {watched} "
+                f"watched steps (first at step {steps[0] if steps else '?'}) the optimizer "
+                "stepped again with no new gradient, so the same gradient was applied twice "
+                "(with momentum or Adam each call is a full update). Typical: a second "
+                "optimizer.step() left outside a gradient-accumulation if, or a step both in "
+                "the loop and in a helper it calls.",
+        evidence={"steps": steps[:20], "times": total, "watched_steps": watched,
+                  "threshold_steps": REPEATED_MIN_STEPS},
+        fix="Call optimizer.step() once per optimizer step, after the backward passes it "
+            "uses (accumulating: only inside the if that ends the accumulation), then "
+            "zero_grad(); and watch's step() once after it.")
 
 
 @rule(produces="TRAINING_IN_EVAL_MODE")

@@ -1,0 +1,53 @@
+"""Optimizer steps that reuse a gradient: more ``optimizer.step()`` calls than backward passes.
+
+``step()`` closes one optimizer step of the user's loop. A loop that calls
+``optimizer.step()`` a second time (a copy left outside an accumulation ``if``, a step in
+both the batch loop and a helper) applies the same gradient again: with momentum or Adam
+each extra call is a full update, so the run trains at a multiple of its learning rate on
+stale gradients, between two recorded steps where the records cannot see it.
+
+A step post-hook on the optimizer (torch's ``register_step_post_hook``, minigrad's own)
+counts the optimizer's steps between two ``step()`` calls; ``carried_gradients.py``'s hook
+counts the backward passes between them. A watched step with two or more optimizer steps
+and fewer backward passes than optimizer steps had at least one step with no new gradient:
+it is kept in ``run.observed.repeated_optimizer_steps``.
+
+Healthy loops stay quiet: one optimizer step per ``step()`` (plain training, gradient
+accumulation over several backward passes, a ``GradScaler`` that skips a step, L-BFGS whose
+closure runs its backward passes inside ``step``); ``step()`` called only every N optimizer
+steps still sees N backward passes for N steps.
+"""
+
+MAX_STEPS_KEPT = 64     # [design] steps noted; the rule counts them all (``repeated_total``)
+
+
+class OptimizerSteps:
+    def __init__(self, optimizer, observed, backwards_in, current_step, on_error):
+        self.observed, self._backwards_in = observed, backwards_in
+        self._current_step, self._on_error = current_step, on_error
+        self._counted_step, self._steps = None, 0    # optimizer steps of that watched step
+        self._flagged_step = None
+        self._handle = None
+        register = getattr(optimizer, "register_step_post_hook", None)
+        if register is not None:
+            try:
+                self._handle = register(self._after_step)
+            except Exception as error:        # an optimizer without working hooks
+                on_error(error)
+
+    def _after_step(self, optimizer, args, kwargs):
+        step = self._current_step()
+        if step != self._counted_step:
+            self._counted_step, self._steps = step, 0
+        self._steps += 1
+        if self._steps >= 2 and step != self._flagged_step and \
+                self._steps > self._backwards_in(step):
+            self._flagged_step = step
+            self.observed.repeated_total += 1
+            if len(self.observed.repeated_optimizer_steps) < MAX_STEPS_KEPT:
+                self.observed.repeated_optimizer_steps.append(int(step))
+
+    def close(self):
+        if self._handle is not None:
+            self._handle.remove()
+            self._handle = None
