@@ -806,7 +806,9 @@ def test_stateful_models_and_graphs_are_not_read_as_mixing():
     x = torch.randn(10, 4)
     model = Stateful()
     res = nd.check_dependencies(model, x)
-    assert res.passed and any("same inputs" in n for n in res.notes), str(res)
+    # named for what it is (state carried from call to call), never as batch mixing
+    assert codes(res) == ["STATE_CARRIED_ACROSS_BATCHES"], str(res)
+    assert any("same inputs" in n for n in res.notes), str(res)
     assert not model.state.abs().sum()                            # its state is untouched
     edges = torch.tensor([[0, 1, 2, 3], [1, 2, 3, 4]])
     res = nd.check_dependencies(GraphConv(), (x, edges))

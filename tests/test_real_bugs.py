@@ -28,10 +28,6 @@ KNOWN_MISSES = {
         "L1 term's gradient, and no statistic splits a loss into its terms",
     "same_batch_every_step":
         "info: one batch on every step is what full-batch training looks like too",
-    "lstm_state_carried_across_batches":
-        "an LSTM state handed from one shuffled batch to the next (detached): no statistic "
-        "compares two forward passes over the same inputs, and the dependency probes restore "
-        "the attributes a forward assigns",
     "channels_last_images_reshaped":
         "channels-last images reshaped (not permuted) into channels-first: the recorded input "
         "statistics are per batch (mean, std, range), none reads the images' spatial layout",

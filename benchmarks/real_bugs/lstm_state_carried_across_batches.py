@@ -18,7 +18,7 @@ from benchmarks.real_bugs._common import batches, classification, train_watched
 
 TITLE = "lstm前一个batch的最后时刻的hidden_state，作为下一个batch的初始hidden_state？"
 LINK = "https://github.com/HIT-SCIR/ELMoForManyLangs/issues/68"
-EXPECTED = ("STATE_CARRIED_ACROSS_BATCHES",)   # no rule gives it yet (a known miss)
+EXPECTED = ("STATE_CARRIED_ACROSS_BATCHES",)
 STEPS = 150
 
 

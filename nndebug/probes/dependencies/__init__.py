@@ -14,6 +14,7 @@ discrete, and names:
 - LABELS_MISALIGNED   the targets are the inputs shifted by the wrong offset  (alignment.py)
 - POSITIONS_IGNORED   positional parameters that make no difference           (positions.py)
 - PADDING_LEAK        the real positions read the padded ones                 (padding.py)
+- STATE_CARRIED_ACROSS_BATCHES  the same batch twice gives two answers        (state.py)
 
 Everything runs on a private float64 copy in eval mode; the
 user's model, modes, grads, hooks and RNG are exactly as they were afterwards.
@@ -33,6 +34,7 @@ from .mixing import mixing_anywhere, probe_batch_mixing, probe_place_in_batch
 from .padding import find_padding, probe_padding
 from .positions import positional_tensors, probe_positions
 from .runner import ModelFailed, Runner
+from .state import STATE_KEPT, state_carried
 
 WORKED_EXAMPLES = {
     "FUTURE_LEAK": "`nndebug zoo seq-gpt-no-causal-mask`; the same leak hidden in attention's "
@@ -120,7 +122,9 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
         result.offset = offset
         sequences = y is not None and y.ndim >= 2 and sequence.x.ndim >= 2
         result.checked.append("target alignment" if sequences else "")
-        reason = _unreadable(runner, batch, n, base_out)
+        reason, change = _unreadable(runner, batch, n, base_out)
+        if reason == STATE_KEPT:
+            findings.append(state_carried(change))
         if reason is None:
             _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, result,
                          findings, notes)
@@ -210,16 +214,19 @@ def _sequence_input(batch, y, ignore_index):
 
 
 def _unreadable(runner, batch, n, base_out):
-    """Why the model's dependences cannot be read, or None: outputs that are not finite,
-    outputs that differ for the same inputs (state kept between calls, randomness), or a
-    graph whose "samples" are nodes that exchange messages by design."""
+    """``(reason, change)``: why the model's dependences cannot be read (None: they can): outputs
+    that are not finite, outputs that differ for the same inputs (STATE_KEPT: the RNG is
+    replayed, so randomness repeats; ``change`` is how much they moved), randomness that
+    eval() cannot reach, or a graph whose "samples" are nodes that exchange messages by
+    design."""
     if not np.all(np.isfinite(base_out)):
-        return "the model's output holds NaN or inf"
+        return "the model's output holds NaN or inf", None
     again, _ = runner.forward(batch.rows(range(n)), n, batch.length)
-    if again.shape != base_out.shape or \
-            float(row_changes(base_out, again).max()) > RELATIVE_TOLERANCE:
-        return ("the model gives different outputs for the same inputs (state kept between "
-                "calls, or randomness in forward)")
+    if again.shape != base_out.shape:
+        return STATE_KEPT, float("nan")
+    change = float(row_changes(base_out, again).max())
+    if change > RELATIVE_TOLERANCE:
+        return STATE_KEPT, change
     # the RNG is replayed before every probing call, so dropout that eval() cannot reach
     # (a Dropout built inside forward) repeats its masks row by row: moving a sample to another
     # row would then look like "the output depends on the batch". Two calls that draw anew
@@ -229,7 +236,7 @@ def _unreadable(runner, batch, n, base_out):
     if float(row_changes(first, second).max()) > RELATIVE_TOLERANCE:
         return ("the model draws random numbers even in eval mode (a Dropout built inside "
                 "forward, or F.dropout(..., training=True)), so its outputs differ between two "
-                "identical calls")
+                "identical calls"), None
     for leaf in array_leaves(batch.tree):
         is_edge_list = leaf.ndim == 2 and leaf.shape[0] == 2 and leaf.dtype.kind in "iu" and \
             leaf.shape[1] != batch.size and leaf.size and leaf.max() < batch.size
@@ -237,8 +244,8 @@ def _unreadable(runner, batch, n, base_out):
             leaf is not batch.x
         if is_edge_list or is_adjacency:
             return ("the inputs hold a graph (an edge list or an adjacency matrix): the rows are "
-                    "nodes that exchange messages by design, not independent samples")
-    return None
+                    "nodes that exchange messages by design, not independent samples"), None
+    return None, None
 
 
 def _first_run(runner, batch, max_samples):
