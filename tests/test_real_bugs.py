@@ -31,12 +31,6 @@ KNOWN_MISSES = {
     "channels_last_images_reshaped":
         "channels-last images reshaped (not permuted) into channels-first: the recorded input "
         "statistics are per batch (mean, std, range), none reads the images' spatial layout",
-    "forecast_decoder_reads_target":
-        "a per-step float target copied into one feature column of (batch, time, features) "
-        "inputs: the dependency probes compare targets with inputs only when both have the "
-        "same trailing shape (token ids) or the inputs are a 2-D table; naming it needs the "
-        "alignment probe (probes/dependencies/alignment.py) to test each feature column "
-        "against the targets at small offsets",
     "teacher_forcing_feeds_current_step":
         "the decoder reads the ground truth of the step it predicts only in training mode "
         "(in eval mode it feeds back its own outputs), and the dependency probes run the "

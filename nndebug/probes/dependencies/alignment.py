@@ -131,7 +131,10 @@ def probe_label_column(x, y):
     """TARGETS_IN_INPUTS for one target per sample (a class label, or a regression value):
     an input column that IS the target (the target column left in the table when it was
     split into features and labels). Equality is exact: a float target copied into the
-    features keeps its bits."""
+    features keeps its bits. Per-position targets ``(B, T)`` with ``(B, T, F)`` inputs:
+    ``probe_target_feature``."""
+    if x is not None and y is not None and x.ndim == 3 and y.ndim == 2:
+        return probe_target_feature(x, y)
     if x is None or y is None or x.ndim != 2 or x.shape[1] < 2 or x.dtype.kind not in "fiu":
         return []
     labels = y.reshape(-1) if y.ndim == 2 and y.shape[1] == 1 else y
@@ -151,3 +154,39 @@ def probe_label_column(x, y):
                   "meaning": "inputs[:, column] == targets for every sample"},
         fix="drop the label column from the features (the target left in the table when it "
             "was split into inputs and labels)")]
+
+
+def probe_target_feature(x, y):
+    """TARGETS_IN_INPUTS for a target per position: ``(B, T)`` targets (a forecast, a tag
+    per step) with ``(B, T, F)`` inputs, one of whose features holds the target of the same
+    position or of a later one (``x[:, t, f] == y[:, t + k]``, ``0 <= k <= MAX_OFFSET``):
+    the target column left among the covariates, so the model reads at step t the value it
+    is asked to predict there. The value of an *earlier* position (k < 0, a lagged target)
+    is what autoregressive models are fed on purpose, and is not named; nor is a lone
+    feature equal to the target of its own position (a sequence autoencoder)."""
+    if x.shape[:2] != y.shape or x.dtype.kind not in "fiu" or y.dtype.kind not in "fiu" or \
+            x.shape[0] < MIN_SAMPLES_FOR_COLUMN or np.unique(y).size < 2:
+        return []
+    wanted = y.astype(np.float64)
+    for k in range(MAX_OFFSET + 1):
+        if y.shape[1] - k < 1:
+            break
+        later = wanted[:, k:]
+        for f in range(x.shape[2]):
+            if k == 0 and x.shape[2] == 1:
+                continue                      # reconstructing the input: an autoencoder
+            if np.array_equal(x[:, :x.shape[1] - k, f].astype(np.float64), later):
+                ahead = "the same position" if k == 0 else f"the position {k} steps ahead"
+                return [Finding(
+                    "TARGETS_IN_INPUTS", "error", "",
+                    message=f"input feature {f} holds the target of {ahead} at every position "
+                            f"of all {x.shape[0]} samples (inputs[:, t, {f}] == "
+                            f"targets[:, t + {k}]): the model reads the value it is asked to "
+                            "predict",
+                    evidence={"feature": f, "offset": k, "samples": int(x.shape[0]),
+                              "meaning": "inputs[:, t, feature] == targets[:, t + offset] "
+                                         "everywhere"},
+                    fix="feed the target's last known value instead (inputs[:, t] holding "
+                        "targets[:, t - 1], as autoregressive decoders do), or drop the "
+                        "target column from the inputs")]
+    return []
