@@ -37,10 +37,6 @@ KNOWN_MISSES = {
         "model in eval mode; the targets are also the inputs' last 12 steps (an offset of "
         "8, past the alignment probe's 4); naming it needs a train-mode pass of the "
         "dependency probes (dropout off, batch-norm statistics frozen)",
-    "optimizer_stepped_every_micro_batch":
-        "optimizer.step() runs on every micro-batch besides the accumulation boundary; the "
-        "recorded steps see .grad only after zero_grad(), and no observer counts "
-        "optimizer.step() calls per watched step (a monitor change)",
 }
 
 

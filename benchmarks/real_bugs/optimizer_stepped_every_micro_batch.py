@@ -15,7 +15,7 @@ from benchmarks.real_bugs._common import batches, classification, mlp
 
 TITLE = "Misplaced optimizer step"
 LINK = "https://github.com/mzolfaghari/ECO-pytorch/pull/1"
-EXPECTED = ("GRADIENTS_ACCUMULATING", "OPTIMIZER_STEPPED_BETWEEN_RECORDS")
+EXPECTED = ("REPEATED_OPTIMIZER_STEPS",)
 STEPS = 100           # accumulated optimizer steps (iter_size micro-batches each)
 ITER_SIZE = 4
 
