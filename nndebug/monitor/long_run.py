@@ -121,8 +121,8 @@ class LongRun(Sink):
         batch fingerprints, in ``run``'s own lists (the monitor's observers hold them):
 
         - fingerprints, loss calls, warnings, batch-norm batches, graph sizes, the steps that
-          got eval-mode gradients or repeated optimizer steps: the saved ones first, this monitor's follow (their caps
-          count both, as in one run);
+          got eval-mode gradients or repeated optimizer steps: the saved ones first, this
+          monitor's follow (their caps count both, as in one run);
         - frozen tensors: this monitor measured them when it started; the saved statistics
           are those of the run's start, so they replace them (by name), and a tensor that
           changed before the restart stays changed (``findings``);

@@ -63,6 +63,7 @@ Sources named next to the thresholds:
 from . import inputs  # noqa: F401  (one line per rule file, in cause order)
 from . import setup  # noqa: F401
 from . import optimizer_setup  # noqa: F401
+from . import optimizer_calls  # noqa: F401
 from . import structure  # noqa: F401
 from . import loss_side  # noqa: F401
 from . import class_weights  # noqa: F401

@@ -19,8 +19,6 @@ DISCARDED_RATIO = 0.9          # [design] |.grad| below 0.9 x what the step's ba
 EVAL_CARRY_MIN_STEPS = 2       # [design] a one-off eval-mode backward (a saliency map drawn
                                # once) touches one update; a repeated one trains on what it
                                # evaluated (monitor/carried_gradients.py)
-REPEATED_MIN_STEPS = 2         # [design] watched steps with an optimizer step on no new
-                               # gradient: two make a pattern (monitor/optimizer_steps.py)
 DDP_ACCUMULATION_RATIO = 2.0  # [measured] under DDP .grad is the mean over ranks: |mean| / |own|
 # losses as the monitor names the calls it sees (nndebug.monitor.loss_capture): those that
 # apply log-softmax to their input (probabilities there are a double softmax), and those
@@ -71,30 +69,6 @@ def optimizer_missing_params(ctx):
         fix="Build the optimizer from the model you train, after the model is final: "
             "optimizer = Optim(model.parameters(), ...); to freeze a part on purpose set its "
             "requires_grad=False.")
-
-
-@rule(produces="OPTIMIZER_DUPLICATE_PARAMS")
-def optimizer_duplicate_params(ctx):
-    """Parameters the optimizer lists more than once: each listing is its own update."""
-    twice = [i for i, p in enumerate(ctx.run.params) if (p.times_in_optimizer or 0) > 1]
-    if not twice:
-        return None
-    twice_names = names(ctx.run, twice)
-    most = max(ctx.run.params[i].times_in_optimizer for i in twice)
-    return Finding(
-        code="OPTIMIZER_DUPLICATE_PARAMS", severity="warning",
-        where=", ".join(modules(twice_names)), step=0,
-        message=f"The optimizer lists {len(twice)} parameter tensor(s) more than once "
-                f"({short_list(twice_names)}, up to {most} times): every optimizer.step() "
-                "updates them once per listing, so they move several times per batch "
-                "(SGD: a multiplied learning rate; Adam: repeated steps on one gradient) "
-                "while the rest of the model moves once. Torch warns about it only when the "
-                "optimizer is built.",
-        evidence={"parameters": twice_names[:20], "count": len(twice),
-                  "times_listed": [ctx.run.params[i].times_in_optimizer for i in twice][:20]},
-        fix="Give each parameter to the optimizer once, e.g. "
-            "list(dict.fromkeys([*actor.parameters(), *critic.parameters()])), or build it "
-            "from model.parameters() of the module that holds both.")
 
 
 def unfrozen_after_start(observed):
@@ -234,31 +208,6 @@ def _eval_gradients_carried(ctx):
         fix="Evaluate under torch.no_grad() (or torch.inference_mode()) and without calling "
             "backward(); if a backward in eval mode is meant (saliency, adversarial inputs), "
             "call optimizer.zero_grad() before the next training backward.")
-
-
-@rule(produces="REPEATED_OPTIMIZER_STEPS")
-def repeated_optimizer_steps(ctx):
-    """optimizer.step() called more often than backward between two watched steps."""
-    observed = getattr(ctx.run, "observed", None)
-    total = getattr(observed, "repeated_total", 0) or 0
-    if total < REPEATED_MIN_STEPS:
-        return None
-    steps = list(observed.repeated_optimizer_steps)
-    watched = max(int(getattr(ctx.run, "n_steps", 0) or 0), total)
-    return Finding(
-        code="REPEATED_OPTIMIZER_STEPS", severity="error" if total >= MAJORITY * watched
-        else "warning", step=steps[0] if steps else None,
-        message=f"optimizer.step() ran more often than backward: on {total} of {watched} "
-                f"watched steps (first at step {steps[0] if steps else '?'}) the optimizer "
-                "stepped again with no new gradient, so the same gradient was applied twice "
-                "(with momentum or Adam each call is a full update). Typical: a second "
-                "optimizer.step() left outside a gradient-accumulation if, or a step both in "
-                "the loop and in a helper it calls.",
-        evidence={"steps": steps[:20], "times": total, "watched_steps": watched,
-                  "threshold_steps": REPEATED_MIN_STEPS},
-        fix="Call optimizer.step() once per optimizer step, after the backward passes it "
-            "uses (accumulating: only inside the if that ends the accumulation), then "
-            "zero_grad(); and watch's step() once after it.")
 
 
 @rule(produces="TRAINING_IN_EVAL_MODE")
