@@ -128,6 +128,10 @@ class PaddingLookup:
     padding_count: int            # how many of them were the padding id
 
 
+STEP_LISTS = ("leaf_losses", "carried_eval_gradients", "repeated_optimizer_steps")
+"""``Observed``'s plain lists of step numbers: saved, loaded and continued alike."""
+
+
 @dataclass
 class Observed:
     """Everything above, for one run (``RunRecord.observed``)."""
@@ -168,8 +172,6 @@ class Observed:
                 "norm_settings": [asdict(n) for n in self.norm_settings],
                 "padding_lookups": [asdict(p) for p in self.padding_lookups],
                 "graph_nodes": [list(g) for g in self.graph_nodes],
-                "leaf_losses": list(self.leaf_losses),
-                "carried_eval_gradients": list(self.carried_eval_gradients),
-                "repeated_optimizer_steps": list(self.repeated_optimizer_steps),
+                **{name: list(getattr(self, name)) for name in STEP_LISTS},
                 "repeated_total": self.repeated_total,
                 "unstepped_gradients": self.unstepped_gradients}

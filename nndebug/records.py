@@ -71,6 +71,12 @@ class ParamInfo:
     times_in_optimizer: "int | None" = None   # how often its param groups list it (more
                                               # than once: updated that often per step)
 
+    def to_dict(self):
+        """As JSON values (the run's ``to_dict`` and the saved run's header)."""
+        return {"name": self.name, "shape": [int(d) for d in self.shape],
+                "trainable": self.trainable, "in_optimizer": self.in_optimizer,
+                "times_in_optimizer": self.times_in_optimizer}
+
 
 @dataclass
 class LayerInfo:
@@ -237,9 +243,7 @@ class RunRecord:
             "framework": self.framework,
             "n_steps": self.n_steps,
             "settings": dict(self.settings),
-            "params": [{"name": p.name, "shape": list(p.shape), "trainable": p.trainable,
-                        "in_optimizer": p.in_optimizer,
-                        "times_in_optimizer": p.times_in_optimizer} for p in self.params],
+            "params": [p.to_dict() for p in self.params],
             "layers": [{"name": l.name, "type": l.type, "kind": l.kind} for l in self.layers],
             "losses": {"steps": list(map(int, self.loss_steps)),
                        "values": [plain(float(v)) for v in self.losses]},

@@ -67,7 +67,7 @@ from . import rank_records
 from .findings import Finding, sort_findings
 from .history import BoundedRun
 from .observed import (FrozenTensor, LossCall, NormBatch, NormSetting, Observed, PaddingLookup,
-                       RaisedWarning, UnregisteredUse)
+                       RaisedWarning, STEP_LISTS, UnregisteredUse)
 from .records import LayerInfo, ParamInfo, StepRecord
 from .report.json import plain
 
@@ -103,9 +103,7 @@ def encode(run, findings, monitor_state=None):
         "has_optimizer": bool(run.has_optimizer), "settings": plain(dict(run.settings)),
         "summary": {"parameters": len(run.params), "layers": len(run.layers),
                     "trainable_elements": int(sum(int(np.prod(p.shape)) for p in run.params))},
-        "params": [{"name": p.name, "shape": [int(d) for d in p.shape], "trainable": p.trainable,
-                    "in_optimizer": p.in_optimizer,
-                    "times_in_optimizer": p.times_in_optimizer} for p in run.params],
+        "params": [p.to_dict() for p in run.params],
         "layers": [{"name": l.name, "type": l.type, "kind": l.kind} for l in run.layers],
         "findings": [f.to_dict() for f in findings],
         "monitor": plain(dict(monitor_state or {})),
@@ -138,11 +136,8 @@ def _encode_observed(observed):
         return {}
     return {name: plain([dataclasses.asdict(item) for item in getattr(observed, name)])
             for name in OBSERVED_LISTS} | {"graph_nodes": plain(list(observed.graph_nodes)),
-                                           "leaf_losses": [int(s) for s in observed.leaf_losses],
-                                           "carried_eval_gradients": [
-                                               int(s) for s in observed.carried_eval_gradients],
-                                           "repeated_optimizer_steps": [
-                                               int(s) for s in observed.repeated_optimizer_steps],
+                                           **{name: [int(s) for s in getattr(observed, name)]
+                                              for name in STEP_LISTS},
                                            "repeated_total": int(observed.repeated_total),
                                            "unstepped_gradients": int(observed.unstepped_gradients)}
 
@@ -166,11 +161,8 @@ def decode_observed(data):
             items.append(kind(**values))
     observed.graph_nodes.extend((int(step), int(nodes)) for step, nodes in
                                 data.get("graph_nodes") or [])
-    observed.leaf_losses.extend(int(step) for step in data.get("leaf_losses") or [])
-    observed.carried_eval_gradients.extend(int(step) for step in
-                                           data.get("carried_eval_gradients") or [])
-    observed.repeated_optimizer_steps.extend(int(step) for step in
-                                             data.get("repeated_optimizer_steps") or [])
+    for name in STEP_LISTS:
+        getattr(observed, name).extend(int(step) for step in data.get(name) or [])
     observed.repeated_total = int(data.get("repeated_total") or 0)
     observed.unstepped_gradients = int(data.get("unstepped_gradients") or 0)
     return observed

@@ -2,6 +2,8 @@
 
 Done once, when ``watch`` starts; the result is the static part of the ``RunRecord``.
 """
+from collections import Counter
+
 from ..records import (BATCHNORM_TYPES, DROPOUT_TYPES, PASS_THROUGH_TYPES, LayerInfo, ParamInfo,
                        layer_kind)
 
@@ -34,10 +36,7 @@ def optimizer_listings(adapter, optimizer):
     twice (``list(actor.parameters()) + list(critic.parameters())`` over a shared body) is
     updated twice by every ``optimizer.step()``; torch only warns, when the optimizer is
     built."""
-    times = {}
-    for p in adapter.optimizer_parameters(optimizer):
-        times[id(p)] = times.get(id(p), 0) + 1
-    return times
+    return Counter(map(id, adapter.optimizer_parameters(optimizer)))
 
 
 def layers(adapter):

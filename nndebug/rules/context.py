@@ -170,6 +170,15 @@ def nanmedian_columns(matrix):
     return np.array(out, float)
 
 
+def per_parameter(record, attribute, width):
+    """The per-parameter array ``attribute`` of ``record`` when it was measured for all
+    ``width`` parameters, else None."""
+    value = getattr(record, attribute)
+    if value is None or len(value) != width:
+        return None
+    return np.asarray(value)
+
+
 def judged_only(ctx, items):
     """The items (loss calls, batch-norm batches, ...: anything with a ``.step``) seen on the
     steps the rules judge (``ctx.run.records``: judged records only), so that a verdict never

@@ -10,7 +10,7 @@ delivered gradient on most steps means the optimizer steps with (almost) nothing
 import numpy as np
 
 from ..findings import Finding
-from .context import MAJORITY, MIN_RECORDS, judged_loss_calls
+from .context import CLASS_INDEX_LOSSES, MAJORITY, MIN_RECORDS, judged_loss_calls, per_parameter
 from .curve import learning_poor
 from .graph import rule
 
@@ -20,18 +20,11 @@ CLIPPED_AWAY_RATIO = 1e-3   # [design] |.grad| at step() below a thousandth of w
                             # 0.02-1 for clip norms of 1 and gradient norms up to 50 [playbook]
 
 
-def _per_parameter(record, attribute, width):
-    value = getattr(record, attribute)
-    if value is None or len(value) != width:
-        return None
-    return np.asarray(value, dtype=float)
-
-
 def _held_fraction(record, width):
     """Median over parameters of |.grad at step()| / |gradient delivered|, or None when the
     record did not measure both for a parameter that received a gradient."""
-    held = _per_parameter(record, "held_norm", width)
-    delivered = _per_parameter(record, "grad_norm", width)
+    held = per_parameter(record, "held_norm", width)
+    delivered = per_parameter(record, "grad_norm", width)
     if not record.backward or held is None or delivered is None:
         return None
     ok = np.isfinite(held) & np.isfinite(delivered) & (delivered > 0)
@@ -77,7 +70,6 @@ def gradients_clipped_away(ctx):
 # either reduction. Far above that, backward ran on the loss multiplied by a large factor
 # that nothing divided out again: a GradScaler's scaled loss stepped with optimizer.step()
 # instead of scaler.step(optimizer).
-CLASS_INDEX_LOSSES = {"CrossEntropyLoss", "cross_entropy", "NLLLoss", "nll_loss"}
 ROW_GRADIENT_BOUND = np.sqrt(2.0)   # [design] |softmax - one-hot| <= sqrt(2) (calculus)
 BIAS_GRADIENT_MARGIN = 16.0         # [design] above 16 x the bound: not a loss weight of a few,
                                     # a temperature or a handful of accumulated micro-batches;
@@ -122,8 +114,8 @@ def loss_scaled_for_backward(ctx):
     width = len(ctx.run.params)
     checked, flagged = 0, []
     for r in ctx.records:
-        delivered = _per_parameter(r, "grad_norm", width)
-        held = _per_parameter(r, "held_norm", width)
+        delivered = per_parameter(r, "grad_norm", width)
+        held = per_parameter(r, "held_norm", width)
         if r.step not in rows or not r.backward or delivered is None or held is None or \
                 not np.isfinite(delivered[bias]) or not np.isfinite(held[bias]):
             continue

@@ -7,7 +7,7 @@ whatever the hyper-parameters.
 import numpy as np
 
 from ..findings import Finding
-from .context import MAJORITY, MIN_RECORDS, modules, names, short_list
+from .context import MAJORITY, MIN_RECORDS, modules, names, per_parameter, short_list
 from .graph import rule
 
 ACCUMULATION_TOLERANCE = 0.01  # [design] .grad may differ from what backward delivered by 1%
@@ -28,15 +28,6 @@ PROBABILITY_LOSSES = {"NLLLoss", "nll_loss", "BCELoss", "binary_cross_entropy", 
                       "kl_div"}
                               # was 0.65-1.25 on healthy 2-rank runs (tests/test_ddp.py), 1.9-5.5
                               # (median 2.9) with zero_grad missing
-
-
-def _aligned(r, attribute, width):
-    """The per-parameter array ``attribute`` of record ``r`` when it was measured for all
-    ``width`` parameters, else None."""
-    value = getattr(r, attribute)
-    if value is None or len(value) != width:
-        return None
-    return np.asarray(value)
 
 
 @rule(produces="OPTIMIZER_MISSING_PARAMS",
@@ -133,8 +124,8 @@ def gradients_accumulating(ctx):
     ranks = getattr(ctx.run, "ranks", None)
     averaged_over_ranks = ranks is not None and ranks.world_size > 1
     for r in ctx.records[1:]:   # the first step may hold gradients from before watch()
-        held, excess, grad = (_aligned(r, a, width) for a in ("held_norm", "held_excess",
-                                                               "grad_norm"))
+        held, excess, grad = (per_parameter(r, a, width)
+                              for a in ("held_norm", "held_excess", "grad_norm"))
         if not r.backward or held is None or excess is None or grad is None:
             continue
         ok = np.isfinite(held) & np.isfinite(excess) & np.isfinite(grad) & (grad > 0) & \
@@ -354,7 +345,7 @@ def zeroed_gradient(ctx, records, received):
     width = received.shape[1]
     if any(stats.get("dead", 0.0) >= 1.0 for r in records for stats in r.activations.values()):
         return None
-    measured = [_aligned(r, "grad_norm", width) for r in records]
+    measured = [per_parameter(r, "grad_norm", width) for r in records]
     if any(g is None for g in measured):
         return None
     grads = np.vstack([np.asarray(g, float) for g in measured])
@@ -384,7 +375,7 @@ def no_gradient(ctx):
     run = ctx.run
     width = len(run.params)
     records = [r for r in ctx.records
-               if r.backward and _aligned(r, "grad_received", width) is not None]
+               if r.backward and per_parameter(r, "grad_received", width) is not None]
     if len(records) < MIN_RECORDS or width == 0:
         return None
     received = np.vstack([np.asarray(r.grad_received, bool) for r in records])
@@ -425,7 +416,7 @@ def _visible_gradients(records, width):
     arrived = np.vstack([np.asarray(r.grad_received, bool) for r in records]) & (grad > 0)
     rows, lrs, weights = [], [], []       # the records that know their weights and LR
     for row, r in enumerate(records):
-        weight = _aligned(r, "param_norm", width)
+        weight = per_parameter(r, "param_norm", width)
         if r.lrs and weight is not None:
             rows.append(row)
             lrs.append(max(r.lrs))
@@ -441,7 +432,8 @@ def params_not_updating(ctx):
     run = ctx.run
     width = len(run.params)
     records = [r for r in ctx.records if r.backward and all(
-        _aligned(r, a, width) is not None for a in ("update_norm", "grad_received", "grad_norm"))]
+        per_parameter(r, a, width) is not None
+        for a in ("update_norm", "grad_received", "grad_norm"))]
     if len(records) < MIN_RECORDS or width == 0:
         return None
     upd = np.vstack([np.asarray(r.update_norm, float) for r in records])
@@ -454,7 +446,7 @@ def params_not_updating(ctx):
         return None
     stuck_names = names(run, stuck)
     lrs = [lr for r in records for lr in r.lrs]
-    held = np.vstack([_aligned(r, "held_norm", width) if _aligned(r, "held_norm", width)
+    held = np.vstack([per_parameter(r, "held_norm", width) if per_parameter(r, "held_norm", width)
                       is not None else np.full(width, np.nan) for r in records])[:, stuck]
     cleared = np.all(~np.isfinite(held) | (held == 0))
     if lrs and max(lrs) == 0:
