@@ -15,7 +15,9 @@ registers. Many real bugs live just outside that view, so the monitor also write
 - ``FrozenTensor``: a parameter with ``requires_grad=False``, its shape and the statistics
   that tell whether it still looks like a fresh initialisation;
 - ``NormBatch``: how many samples a batch-norm layer normalised over in a training forward;
-- ``NormSetting``: a batch-norm layer's momentum, read once when watching starts.
+- ``NormSetting``: a batch-norm layer's momentum, read once when watching starts;
+- ``SchedulerState``: a learning-rate scheduler driving the optimizer (its class, and a
+  plateau scheduler's mode, best value and counters), read when the monitor closes.
 
 Nothing here knows a framework (NumPy and Python numbers only), so the rules
 (``nndebug.rules.loss_side``, ``nndebug.rules.structure``) are tested on hand-made data.
@@ -128,6 +130,28 @@ class PaddingLookup:
     padding_count: int            # how many of them were the padding id
 
 
+@dataclass
+class SchedulerState:
+    """A learning-rate scheduler driving the watched optimizer, as read when the monitor
+    closed or findings were asked for (``monitor/schedulers.py``)."""
+    type: str                     # "ReduceLROnPlateau", "StepLR", "CosineAnnealingLR", ...
+    calls: int                    # step() calls by the user (not the one made when built)
+    lrs: tuple = ()               # each group's learning rate when read
+    base_lrs: "tuple | None" = None   # each group's starting rate (None: plateau schedulers)
+    # ReduceLROnPlateau only (None for the others)
+    mode: "str | None" = None     # "min" or "max"
+    threshold: "float | None" = None
+    threshold_mode: "str | None" = None   # "rel" or "abs"
+    patience: "float | None" = None
+    cooldown: "float | None" = None
+    cooldown_counter: "float | None" = None
+    factor: "float | None" = None         # each cut multiplies the rate by it
+    best: "float | None" = None           # the best metric it was stepped with (inf: none)
+    num_bad_epochs: "float | None" = None  # calls since best improved (reset by each cut)
+    eps: "float | None" = None            # a cut smaller than this is not made
+    min_lrs: "tuple | None" = None        # the floor of each group's rate
+
+
 STEP_LISTS = ("leaf_losses", "carried_eval_gradients", "repeated_optimizer_steps")
 """``Observed``'s plain lists of step numbers: saved, loaded and continued alike."""
 
@@ -143,6 +167,7 @@ class Observed:
     norm_batches: list = field(default_factory=list)      # [NormBatch]
     norm_settings: list = field(default_factory=list)     # [NormSetting]
     padding_lookups: list = field(default_factory=list)   # [PaddingLookup]
+    schedulers: list = field(default_factory=list)        # [SchedulerState]
     targets: list = field(default_factory=list)           # [(step, target tensor)] the targets
                                                           # that reached the loss, kept for
                                                           # probes (framework tensors; few)
@@ -171,6 +196,7 @@ class Observed:
                 "norm_batches": [asdict(b) for b in self.norm_batches],
                 "norm_settings": [asdict(n) for n in self.norm_settings],
                 "padding_lookups": [asdict(p) for p in self.padding_lookups],
+                "schedulers": [asdict(s) for s in self.schedulers],
                 "graph_nodes": [list(g) for g in self.graph_nodes],
                 **{name: list(getattr(self, name)) for name in STEP_LISTS},
                 "repeated_total": self.repeated_total,

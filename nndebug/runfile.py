@@ -67,7 +67,7 @@ from . import rank_records
 from .findings import Finding, sort_findings
 from .history import BoundedRun
 from .observed import (FrozenTensor, LossCall, NormBatch, NormSetting, Observed, PaddingLookup,
-                       RaisedWarning, STEP_LISTS, UnregisteredUse)
+                       RaisedWarning, SchedulerState, STEP_LISTS, UnregisteredUse)
 from .records import LayerInfo, ParamInfo, StepRecord
 from .report.json import plain
 
@@ -82,9 +82,9 @@ _NUMBERS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
 OBSERVED_LISTS = {"loss_calls": LossCall, "warnings": RaisedWarning,
                   "unregistered": UnregisteredUse, "frozen": FrozenTensor,
                   "norm_batches": NormBatch, "norm_settings": NormSetting,
-                  "padding_lookups": PaddingLookup}
+                  "padding_lookups": PaddingLookup, "schedulers": SchedulerState}
 TUPLE_FIELDS = {"output_shape", "target_shape", "shape", "class_weights", "target_counts",
-                "ids_shape"}
+                "ids_shape", "lrs", "base_lrs", "min_lrs"}
 
 
 class RunFileError(ValueError):
