@@ -74,6 +74,7 @@ from . import loss_scale  # noqa: F401
 from . import data_order  # noqa: F401
 from . import class_order  # noqa: F401
 from . import distributed  # noqa: F401
+from . import schedulers  # noqa: F401
 from . import learning_rate  # noqa: F401
 from . import blow_ups  # noqa: F401
 from . import signal_flow  # noqa: F401

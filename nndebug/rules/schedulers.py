@@ -1,0 +1,115 @@
+"""Rules about the learning-rate schedulers, read from their state (``run.observed.schedulers``,
+``monitor/schedulers.py``) together with the rates the records saw and the loss curve.
+
+The records alone show a rate that falls; a step decay and a plateau scheduler watching the
+wrong number draw the same staircase. The plateau scheduler's own counters tell them apart.
+"""
+import math
+
+from ..findings import Finding
+from .context import median
+from .curve import NOISE_SIGMAS
+from .graph import rule
+
+LOSS_STILL_FALLING = 0.2      # [measured] the training loss ended 20% or more below where it
+                              # was before the first cut: it was not on a plateau (the
+                              # accuracy case: 0.40 -> 0.18; a plateau that a plateau
+                              # scheduler rightly cut: under 5%, PLATEAU_IMPROVEMENT)
+CUT_TOLERANCE = 0.05          # [design] log(rate ratio) / log(factor) this close to a whole
+                              # number: the rate moved by whole cuts of this scheduler only
+
+
+def plateau_schedulers(run):
+    """The observed ReduceLROnPlateau states (``SchedulerState``), or []."""
+    observed = getattr(run, "observed", None)
+    return [s for s in getattr(observed, "schedulers", None) or []
+            if s.type == "ReduceLROnPlateau"]
+
+
+def cuts_made(first_lr, lr_now, factor):
+    """How many times a plateau scheduler multiplied the rate by ``factor`` to go from
+    ``first_lr`` to ``lr_now``, or None when the ratio is not a whole number of cuts
+    (another scheduler, a hand-made change, the ``min_lr`` floor reached)."""
+    if not (first_lr > 0 and lr_now > 0 and factor and 0 < factor < 1):
+        return None
+    cuts = math.log(lr_now / first_lr) / math.log(factor)
+    whole = round(cuts)
+    return whole if whole >= 0 and abs(cuts - whole) <= CUT_TOLERANCE else None
+
+
+def improvements_missing(state, cuts):
+    """True when the counters say the metric never beat its first value (outside the
+    cooldowns): every call after the first then counted as bad, so the calls add up to
+    exactly ``cuts * (patience + 1)`` bad ones, the cooldown calls after each cut and the
+    bad ones since the last cut. Any improvement resets the count and breaks the sum."""
+    needed = (state.patience, state.cooldown, state.cooldown_counter, state.num_bad_epochs)
+    if any(value is None for value in needed):
+        return False
+    accounted = cuts * (state.patience + 1) + cuts * state.cooldown - state.cooldown_counter \
+        + state.num_bad_epochs
+    return state.calls >= 2 and accounted == state.calls - 1
+
+
+def first_cut_step(ctx, state, first_lr):
+    """Where the first cut came, or None: the scheduler's calls taken as evenly spread over
+    the run (once per epoch), the first cut at call ``patience + 2``; never later than the
+    first record that saw a rate below ``first_lr`` (records are sparse: that one may come
+    long after the cut)."""
+    seen = next((r.step for r in ctx.records
+                 if r.lrs and r.lrs[0] < first_lr * (1 - 1e-6)), None)
+    n_steps = getattr(ctx.run, "n_steps", 0) or 0
+    if seen is None or not state.calls or n_steps <= 0:
+        return seen
+    return min(seen, round(n_steps * (state.patience + 2) / state.calls))
+
+
+def loss_fall_after(ctx, step):
+    """(loss before ``step``, loss at the end) as medians of a window each, or None when
+    the curve is too short to tell."""
+    summary = ctx.summary
+    if summary is None or step is None:
+        return None
+    before = ctx.curve[(ctx.curve_steps < step) & (ctx.curve_steps >= step - summary["width"])]
+    if len(before) < 3:
+        return None
+    return float(median(before.tolist())), summary["tail"]
+
+
+@rule(produces="PLATEAU_SCHEDULER_WRONG_METRIC", explains={"LR_TOO_LOW", "LOSS_PLATEAU"})
+def plateau_scheduler_wrong_metric(ctx):
+    """A ReduceLROnPlateau in mode "min" whose metric never improved on its first value,
+    that cut the rate for it, while the training loss kept falling after the first cut: it
+    is stepped with something that rises as training goes well (an accuracy, an F1 score)
+    or with a number that is not the loss at all. Public report:
+    https://github.com/md-mohaiminul/ViS4mer/issues/4."""
+    known = [r.lrs for r in ctx.records if r.lrs]
+    if not known or not ctx.enough_steps:
+        return None
+    for state in plateau_schedulers(ctx.run):
+        if state.mode != "min" or not state.lrs:
+            continue
+        cuts = cuts_made(known[0][0], state.lrs[0], state.factor)
+        if not cuts or not improvements_missing(state, cuts):
+            continue
+        fall = loss_fall_after(ctx, first_cut_step(ctx, state, known[0][0]))
+        if fall is None:
+            continue
+        before, end = fall
+        noise = NOISE_SIGMAS * ctx.summary["gain_error"]
+        if not (before - end > max(LOSS_STILL_FALLING * abs(before), noise)):
+            continue
+        return Finding(
+            code="PLATEAU_SCHEDULER_WRONG_METRIC", severity="warning", step=ctx.first_step,
+            message=f"A ReduceLROnPlateau in mode 'min' cut the learning rate {cuts} time(s) "
+                    f"(from {known[0][0]:.1e} to {state.lrs[0]:.1e}) because the number it is "
+                    f"stepped with never went below its first value ({state.best:.4g}) in "
+                    f"{state.calls} calls, while the training loss kept falling after the "
+                    f"first cut ({before:.4g} -> {end:.4g}): it watches something that rises "
+                    "when training goes well (an accuracy, a score), or not the loss.",
+            evidence={"mode": state.mode, "best": state.best, "calls": state.calls,
+                      "cuts": cuts, "patience": state.patience, "factor": state.factor,
+                      "first_lr": known[0][0], "lr_now": state.lrs[0],
+                      "loss_before_first_cut": before, "loss_end": end},
+            fix="Step it with the validation loss (scheduler.step(val_loss)), or build it "
+                "with mode='max' when it is given an accuracy or a score.")
+    return None
