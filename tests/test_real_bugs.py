@@ -28,9 +28,6 @@ KNOWN_MISSES = {
         "L1 term's gradient, and no statistic splits a loss into its terms",
     "same_batch_every_step":
         "info: one batch on every step is what full-batch training looks like too",
-    "channels_last_images_reshaped":
-        "channels-last images reshaped (not permuted) into channels-first: the recorded input "
-        "statistics are per batch (mean, std, range), none reads the images' spatial layout",
     "teacher_forcing_feeds_current_step":
         "the decoder reads the ground truth of the step it predicts only in training mode "
         "(in eval mode it feeds back its own outputs), and the dependency probes run the "

@@ -19,7 +19,7 @@ from benchmarks.real_bugs._common import batches, classification
 
 TITLE = "a mirror question about inference code"
 LINK = "https://github.com/Selen-Suyue/DensePolicy2D/issues/3"
-EXPECTED = ("INPUT_LAYOUT_SCRAMBLED",)   # no rule gives it yet (a known miss)
+EXPECTED = ("INPUT_LAYOUT_SCRAMBLED",)   # the dependency probe's data-only check (layout.py)
 STEPS = 150
 
 

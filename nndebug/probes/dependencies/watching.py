@@ -19,6 +19,8 @@
        check only;
     3. everything else, and whatever the screen does not clear: ``check_dependencies`` in
        full, on a private float64 copy, with the RNG forked and restored.
+  Every path first reads a 4-D input batch for channels-last images reshaped into
+  channels-first (INPUT_LAYOUT_SCRAMBLED, ``layout.py``: a few images, tens of microseconds).
   The user's training is bit-for-bit what it is unwatched.
 """
 from ...monitor.keyword_inputs import model_inputs
@@ -75,13 +77,14 @@ class DependencyWatch(Sink):
         from .positions import positional_tensors
         from .screen import screen_is_clean
         targets = _targets_of(monitor, record.step)
+        layout = _input_layout(self.adapter, inputs, record.step)
         if _sample_wise(self.adapter) and _one_label_per_sample(self.adapter, targets):
             self.ran = "data only"
-            return _label_column_only(self.adapter, inputs, targets, record.step)
+            return layout + _label_column_only(self.adapter, inputs, targets, record.step)
         if screen_is_clean(self.adapter, inputs, targets,
                            bool(positional_tensors(self.adapter))):
             self.ran = "screen"
-            return _label_column_only(self.adapter, inputs, targets, record.step)
+            return layout + _label_column_only(self.adapter, inputs, targets, record.step)
         self.ran = "full check"
         # the targets given to forward for its loss are left out (_without_targets); a model
         # that cannot run without them reads them (a decoder fed its labels): probe as given
@@ -94,11 +97,11 @@ class DependencyWatch(Sink):
             except Exception as error:    # inputs the probes cannot handle: nothing to say
                 self.skipped = f"{type(error).__name__}: {error}"   # kept for whoever debugs
         else:
-            return []
+            return layout
         self.skipped = None
         for finding in result.findings:
             finding.step = record.step
-        return [f for f in result.findings if f.severity != "info"]
+        return layout + [f for f in result.findings if f.severity != "info"]
 
     # --- the hook ------------------------------------------------------------------------
     def _on_forward(self, module, inputs, kwargs):
@@ -183,6 +186,22 @@ def _one_label_per_sample(adapter, targets):
         return True
     shape = getattr(targets, "shape", None)
     return shape is not None and len(shape) <= 1
+
+
+def _input_layout(adapter, inputs, step):
+    """INPUT_LAYOUT_SCRAMBLED from a 4-D input batch (``layout.py``): only the few images the
+    check reads are taken from the device."""
+    from .layout import images_read, probe_input_layout
+    shape = tuple(getattr(inputs, "shape", ()))
+    if len(shape) != 4 or not adapter.is_tensor(inputs):
+        return []
+    try:
+        found = probe_input_layout(adapter.to_numpy(inputs[:images_read(shape)]))
+    except Exception:             # an input the check cannot read: nothing to say
+        return []
+    for finding in found:
+        finding.step = step
+    return found
 
 
 def _label_column_only(adapter, inputs, targets, step):
