@@ -28,12 +28,6 @@ KNOWN_MISSES = {
         "L1 term's gradient, and no statistic splits a loss into its terms",
     "same_batch_every_step":
         "info: one batch on every step is what full-batch training looks like too",
-    "teacher_forcing_feeds_current_step":
-        "the decoder reads the ground truth of the step it predicts only in training mode "
-        "(in eval mode it feeds back its own outputs), and the dependency probes run the "
-        "model in eval mode; the targets are also the inputs' last 12 steps (an offset of "
-        "8, past the alignment probe's 4); naming it needs a train-mode pass of the "
-        "dependency probes (dropout off, batch-norm statistics frozen)",
 }
 
 

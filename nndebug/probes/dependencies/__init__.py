@@ -10,13 +10,16 @@ discrete, and names:
 
 - BATCH_MIXING        a sample's output reads other samples of the batch   (mixing.py)
 - FUTURE_LEAK         a next-position predictor reads the position it predicts (future.py)
-- TARGETS_IN_INPUTS   the target of a position is the input at that position (alignment.py)
+- TARGETS_IN_INPUTS   the target of a position is the input at that position (alignment.py),
+                      or is read there in training mode only: teacher forcing one step too
+                      late (train_mode.py)
 - LABELS_MISALIGNED   the targets are the inputs shifted by the wrong offset  (alignment.py)
 - POSITIONS_IGNORED   positional parameters that make no difference           (positions.py)
 - PADDING_LEAK        the real positions read the padded ones                 (padding.py)
 - STATE_CARRIED_ACROSS_BATCHES  the same batch twice gives two answers        (state.py)
 
-Everything runs on a private float64 copy in eval mode; the
+Everything runs on a private float64 copy in eval mode (the training-mode pass puts the
+copy's own user-defined modules in training mode, the framework's layers stay in eval); the
 user's model, modes, grads, hooks and RNG are exactly as they were afterwards.
 """
 from dataclasses import dataclass, field
@@ -35,6 +38,7 @@ from .padding import find_padding, probe_padding
 from .positions import positional_tensors, probe_positions
 from .runner import ModelFailed, Runner
 from .state import STATE_KEPT, state_carried
+from .train_mode import probe_train_mode, worth_a_train_mode_pass
 
 WORKED_EXAMPLES = {
     "FUTURE_LEAK": "`nndebug zoo seq-gpt-no-causal-mask`; the same leak hidden in attention's "
@@ -127,7 +131,7 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
             findings.append(state_carried(change))
         if reason is None:
             _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, result,
-                         findings, notes)
+                         findings, notes, y)
         else:
             notes.append(f"dependencies on other samples and positions not checked: {reason}")
         if runner.switched:
@@ -144,10 +148,11 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
 
 
 def _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, result, findings,
-                 notes):
+                 notes, y=None):
     """The probes that run the model: mixing, then (unless samples mix) the future leak,
-    padding and positions. Findings and notes are appended to the lists given; a probe the
-    model cannot run (it refuses the rearranged inputs) leaves a note instead."""
+    padding, positions and the training-mode pass. Findings and notes are appended to the
+    lists given; a probe the model cannot run (it refuses the rearranged inputs) leaves a
+    note instead."""
     def attempt(name, probe, *args, **kwargs):
         try:
             found, more = probe(*args, **kwargs)
@@ -175,6 +180,8 @@ def _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, resu
         attempt("padding", probe_padding, runner, batch, rng)
     if batch.length and not mixing and positional_tensors(runner.work):
         attempt("positions", probe_positions, runner, batch, rng)
+    if not mixing and worth_a_train_mode_pass(runner, sequence, y):
+        attempt("training mode", probe_train_mode, runner, sequence, y, n, base_out, rng)
 
 
 def _mixing(runner, batch, n, base_out, rng):
