@@ -17,7 +17,7 @@ from benchmarks.real_bugs._common import batches, classification, mlp
 
 TITLE = "ReduceLROnPlateau"
 LINK = "https://github.com/md-mohaiminul/ViS4mer/issues/4"
-EXPECTED = ("LR_TOO_LOW",)
+EXPECTED = ("PLATEAU_SCHEDULER_WRONG_METRIC", "LR_TOO_LOW")
 STEPS = 240
 EPOCH = 15              # batches between two validations
 HELD_OUT = 300          # the last digits, never trained on
