@@ -1,7 +1,8 @@
 """The schedulers driving the watched optimizer (``nndebug/monitor/schedulers.py``) and the
 rule that reads them (``nndebug/rules/schedulers.py``): a ReduceLROnPlateau in mode "min"
-stepped with an accuracy is found; a plateau scheduler stepped with the loss, one in mode
-"max" for an accuracy, step decay, cosine, one-cycle and no scheduler stay silent.
+stepped with an accuracy, or in mode "max" with a loss, is found; a plateau scheduler
+stepped with the loss, one in mode "max" for an accuracy, step decay, cosine, one-cycle and
+no scheduler stay silent.
 
 ``watch`` reads the schedulers when it closes; here the test reads them itself, at the same
 place (inside the training function, before the ``with`` block ends), as ``Around`` does.
@@ -53,6 +54,8 @@ def train(schedule):
         "plateau_accuracy_max": lambda: lr_scheduler.ReduceLROnPlateau(
             optimizer, mode="max", factor=0.1, patience=1),
         "plateau_loss": lambda: lr_scheduler.ReduceLROnPlateau(optimizer, factor=0.1, patience=1),
+        "plateau_loss_max": lambda: lr_scheduler.ReduceLROnPlateau(
+            optimizer, mode="max", factor=0.1, patience=1),
         "step": lambda: lr_scheduler.StepLR(optimizer, step_size=5, gamma=0.3),
         "none": lambda: None}
     per_batch = {
@@ -73,7 +76,7 @@ def train(schedule):
                     scheduler.step()
                 elif step % EPOCH == 0 and schedule.startswith("plateau_accuracy"):
                     scheduler.step(accuracy(model, x_val, y_val))
-                elif step % EPOCH == 0 and schedule == "plateau_loss":
+                elif step % EPOCH == 0 and schedule.startswith("plateau_loss"):
                     scheduler.step(validation_loss(model, x_val, y_val))
                 elif step % EPOCH == 0 and scheduler is not None:
                     scheduler.step()
@@ -222,6 +225,13 @@ def test_a_plateau_scheduler_stepped_with_an_accuracy_in_mode_min_is_found(runs)
     assert "mode='max'" in finding.fix
 
 
+def test_a_plateau_scheduler_stepped_with_a_loss_in_mode_max_is_found(runs):
+    mon = trained(runs, "plateau_loss_max")
+    [finding] = [f for f in mon.findings() if f.code == CODE]
+    assert finding.evidence["mode"] == "max" and finding.evidence["cuts"] >= 2
+    assert "mode='min'" in finding.fix
+
+
 @pytest.mark.parametrize("schedule", ["plateau_accuracy_max", "plateau_loss", "step", "cosine",
                                       "one_cycle", "none"])
 def test_healthy_schedules_stay_silent(runs, schedule):
@@ -244,7 +254,7 @@ def test_without_the_observers_data_the_rule_says_nothing(runs):
 def test_the_rule_reads_the_observed_field_as_the_observer_fills_it(runs):
     """The healthy mode='max' run, its scheduler state replaced by the one an accuracy in
     mode 'min' leaves (never improved, 7 cuts in 16 calls): found; the same counters with
-    one improvement among them: silent."""
+    one improvement among them, or a rate that is not a whole number of its cuts: silent."""
     run = trained(runs, "plateau_accuracy_max").run
     first_lr = next(r.lrs[0] for r in run.records if r.lrs)
     never = SchedulerState(type="ReduceLROnPlateau", calls=16, lrs=(first_lr * 0.1 ** 7,),
@@ -257,7 +267,7 @@ def test_the_rule_reads_the_observed_field_as_the_observer_fills_it(runs):
         assert CODE in [f.code for f in diagnose(run.judged_view())]
         run.observed.schedulers[:] = [dataclasses.replace(never, num_bad_epochs=0.0)]
         assert CODE not in [f.code for f in diagnose(run.judged_view())]
-        run.observed.schedulers[:] = [dataclasses.replace(never, mode="max")]
-        assert CODE not in [f.code for f in diagnose(run.judged_view())]
+        run.observed.schedulers[:] = [dataclasses.replace(never, lrs=(first_lr * 0.05,))]
+        assert CODE not in [f.code for f in diagnose(run.judged_view())]   # not its cuts
     finally:
         run.observed.schedulers[:] = seen

@@ -75,18 +75,30 @@ def loss_fall_after(ctx, step):
     return float(median(before.tolist())), summary["tail"]
 
 
+# what a metric that never improved says, by mode: (what it never did, what it watches, fix)
+NEVER_IMPROVED = {
+    "min": ("went below", "something that rises when training goes well (an accuracy, a "
+            "score), or not the loss",
+            "Step it with the validation loss (scheduler.step(val_loss)), or build it with "
+            "mode='max' when it is given an accuracy or a score."),
+    "max": ("rose above", "a number that falls when training goes well (a loss, an error "
+            "rate) in mode 'max'",
+            "Build it with mode='min' (the default) when it is stepped with a loss or an "
+            "error rate; mode='max' is for an accuracy or a score.")}
+
+
 @rule(produces="PLATEAU_SCHEDULER_WRONG_METRIC", explains={"LR_TOO_LOW", "LOSS_PLATEAU"})
 def plateau_scheduler_wrong_metric(ctx):
-    """A ReduceLROnPlateau in mode "min" whose metric never improved on its first value,
-    that cut the rate for it, while the training loss kept falling after the first cut: it
-    is stepped with something that rises as training goes well (an accuracy, an F1 score)
-    or with a number that is not the loss at all. Public report:
-    https://github.com/md-mohaiminul/ViS4mer/issues/4."""
+    """A ReduceLROnPlateau whose metric never improved on its first value, that cut the rate
+    for it, while the training loss kept falling after the first cut: in mode "min" it is
+    stepped with something that rises as training goes well (an accuracy, an F1 score) or
+    with a number that is not the loss at all; in mode "max", with a loss. Public report:
+    https://github.com/md-mohaiminul/ViS4mer/issues/4 (an accuracy in mode "min")."""
     known = [r.lrs for r in ctx.records if r.lrs]
     if not known or not ctx.enough_steps:
         return None
     for state in plateau_schedulers(ctx.run):
-        if state.mode != "min" or not state.lrs:
+        if state.mode not in NEVER_IMPROVED or not state.lrs:
             continue
         cuts = cuts_made(known[0][0], state.lrs[0], state.factor)
         if not cuts or not improvements_missing(state, cuts):
@@ -98,18 +110,18 @@ def plateau_scheduler_wrong_metric(ctx):
         noise = NOISE_SIGMAS * ctx.summary["gain_error"]
         if not (before - end > max(LOSS_STILL_FALLING * abs(before), noise)):
             continue
+        never, watches, fix = NEVER_IMPROVED[state.mode]
         return Finding(
             code="PLATEAU_SCHEDULER_WRONG_METRIC", severity="warning", step=ctx.first_step,
-            message=f"A ReduceLROnPlateau in mode 'min' cut the learning rate {cuts} time(s) "
-                    f"(from {known[0][0]:.1e} to {state.lrs[0]:.1e}) because the number it is "
-                    f"stepped with never went below its first value ({state.best:.4g}) in "
-                    f"{state.calls} calls, while the training loss kept falling after the "
-                    f"first cut ({before:.4g} -> {end:.4g}): it watches something that rises "
-                    "when training goes well (an accuracy, a score), or not the loss.",
+            message=f"A ReduceLROnPlateau in mode '{state.mode}' cut the learning rate {cuts} "
+                    f"time(s) (from {known[0][0]:.1e} to {state.lrs[0]:.1e}) because the "
+                    f"number it is stepped with never {never} its first value "
+                    f"({state.best:.4g}) in {state.calls} calls, while the training loss kept "
+                    f"falling after the first cut ({before:.4g} -> {end:.4g}): it watches "
+                    f"{watches}.",
             evidence={"mode": state.mode, "best": state.best, "calls": state.calls,
                       "cuts": cuts, "patience": state.patience, "factor": state.factor,
                       "first_lr": known[0][0], "lr_now": state.lrs[0],
                       "loss_before_first_cut": before, "loss_end": end},
-            fix="Step it with the validation loss (scheduler.step(val_loss)), or build it "
-                "with mode='max' when it is given an accuracy or a score.")
+            fix=fix)
     return None
