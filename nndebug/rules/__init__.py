@@ -70,6 +70,7 @@ from . import class_weights  # noqa: F401
 from . import padding_idx  # noqa: F401
 from . import squashed_logits  # noqa: F401
 from . import target_kinds  # noqa: F401
+from . import vision_data  # noqa: F401
 from . import loss_scale  # noqa: F401
 from . import data_order  # noqa: F401
 from . import class_order  # noqa: F401
