@@ -52,16 +52,33 @@ def full(size, fill_value, dtype=None, requires_grad=False, device=None):
     return _made(np.full(size, fill_value), dtype, requires_grad, device)
 
 
+def _shape(t):
+    """The shape a *_like factory copies; anything without one is named, not an
+    AttributeError from inside."""
+    if not hasattr(t, "shape") or not hasattr(t, "dtype"):
+        raise TypeError(f"a *_like factory copies the shape and dtype of a tensor, got "
+                        f"{type(t).__name__}; pass a minigrad tensor (or a NumPy array)")
+    return t.shape
+
+
 def _like(t, dtype):
     return t.dtype if dtype is None else dtype
 
 
+def _count(value, op, name):
+    """A non-negative whole number of elements, as torch asks for (a float 2.5 is refused,
+    not rounded down)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{op}: {name} must be a non-negative int, got {value!r}")
+    return int(value)
+
+
 def zeros_like(t, dtype=None, requires_grad=False, device=None):
-    return zeros(t.shape, dtype=_like(t, dtype), requires_grad=requires_grad, device=device)
+    return zeros(_shape(t), dtype=_like(t, dtype), requires_grad=requires_grad, device=device)
 
 
 def ones_like(t, dtype=None, requires_grad=False, device=None):
-    return ones(t.shape, dtype=_like(t, dtype), requires_grad=requires_grad, device=device)
+    return ones(_shape(t), dtype=_like(t, dtype), requires_grad=requires_grad, device=device)
 
 
 def empty_like(t, dtype=None, requires_grad=False, device=None):
@@ -69,13 +86,15 @@ def empty_like(t, dtype=None, requires_grad=False, device=None):
 
 
 def full_like(t, fill_value, dtype=None, requires_grad=False, device=None):
-    return full(t.shape, fill_value, dtype=_like(t, dtype), requires_grad=requires_grad,
+    return full(_shape(t), fill_value, dtype=_like(t, dtype), requires_grad=requires_grad,
                 device=device)
 
 
 def eye(n, m=None, dtype=None, requires_grad=False, device=None):
     """The identity matrix (n x m, square by default)."""
-    return _made(np.eye(n, n if m is None else m), dtype, requires_grad, device)
+    n = _count(n, "eye", "n")
+    m = n if m is None else _count(m, "eye", "m")
+    return _made(np.eye(n, m), dtype, requires_grad, device)
 
 
 def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None):
@@ -92,7 +111,8 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
 
 def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
     """``steps`` evenly spaced values from ``start`` to ``end``, both included."""
-    return _made(np.linspace(start, end, int(steps)), dtype, requires_grad, device)
+    return _made(np.linspace(start, end, _count(steps, "linspace", "steps")), dtype,
+                 requires_grad, device)
 
 
 def rand(*size, dtype=None, requires_grad=False, device=None):
@@ -117,13 +137,13 @@ def randint(low, high=None, size=None, dtype=None, requires_grad=False, device=N
 
 
 def rand_like(t, dtype=None, requires_grad=False, device=None):
-    return rand(t.shape, dtype=_like(t, dtype), requires_grad=requires_grad, device=device)
+    return rand(_shape(t), dtype=_like(t, dtype), requires_grad=requires_grad, device=device)
 
 
 def randn_like(t, dtype=None, requires_grad=False, device=None):
-    return randn(t.shape, dtype=_like(t, dtype), requires_grad=requires_grad, device=device)
+    return randn(_shape(t), dtype=_like(t, dtype), requires_grad=requires_grad, device=device)
 
 
 def randint_like(t, low, high=None, dtype=None, requires_grad=False, device=None):
-    return randint(low, high, t.shape, dtype=_like(t, dtype), requires_grad=requires_grad,
+    return randint(low, high, _shape(t), dtype=_like(t, dtype), requires_grad=requires_grad,
                    device=device)

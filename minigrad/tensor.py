@@ -130,6 +130,9 @@ class Tensor:
         """Call ``fn(grad)`` when this tensor's gradient is known; a returned array replaces it."""
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that does not require grad")
+        if not callable(fn):
+            raise TypeError(f"register_hook expects a function fn(grad), got "
+                            f"{type(fn).__name__}; pass the function itself, not its result")
         key = next(_hook_ids)
         if type(self._hooks) is not dict:
             self._hooks = {}
@@ -397,8 +400,14 @@ def _to_array(data, dtype):
         data = data.data
     elif hasattr(data, "detach") and hasattr(data, "cpu") and hasattr(data, "numpy"):
         data = data.detach().cpu().numpy()  # a torch tensor
+    if data is None:
+        raise TypeError("cannot make a tensor from None; pass numbers, a (nested) list of "
+                        "numbers or an array")
     keeps_dtype = isinstance(data, (np.ndarray, np.generic))
     array = np.asarray(data)
+    if array.dtype == object and any(v is None for v in array.flat):
+        raise TypeError("cannot make a tensor from data that hold None (it would become NaN); "
+                        "replace the missing values with numbers first")
     if dtype is not None:
         return array.astype(dtype, copy=False)
     if array.dtype.kind == "f" and keeps_dtype:

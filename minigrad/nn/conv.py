@@ -5,11 +5,21 @@ import numpy as np
 from ..tensor import get_default_dtype
 from . import functional as F
 from . import init
-from .module import Module, Parameter, check_device
+from .module import Module, Parameter, check_count, check_device
 
 
 def _pair(value):
     return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+
+
+def _check_window(layer, kernel_size, stride, padding=0, dilation=1):
+    """Kernel, stride and dilation positive, padding non-negative (ints or pairs of them)."""
+    for name, value, minimum in (("kernel_size", kernel_size, 1), ("stride", stride, 1),
+                                 ("padding", padding, 0), ("dilation", dilation, 1)):
+        if value is None or isinstance(value, str):
+            continue        # stride=None means the kernel; padding='same'/'valid' is checked apart
+        for part in (value if isinstance(value, (tuple, list)) else (value,)):
+            check_count(part, f"{layer}: {name}", minimum)
 
 
 def _check_groups(in_channels, out_channels, groups):
@@ -34,6 +44,9 @@ class Conv2d(Module):
         check_device(device)
         if padding_mode != "zeros":
             raise NotImplementedError("minigrad's Conv2d supports padding_mode='zeros' only")
+        check_count(in_channels, "Conv2d: in_channels")
+        check_count(out_channels, "Conv2d: out_channels")
+        _check_window("Conv2d", kernel_size, stride, padding, dilation)
         _check_groups(in_channels, out_channels, groups)
         if isinstance(padding, str) and padding not in ("same", "valid"):
             raise ValueError(f"padding must be an int, a pair, 'same' or 'valid', got {padding!r}")
@@ -79,6 +92,7 @@ class MaxPool2d(Module):
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                  ceil_mode=False):
         super().__init__()
+        _check_window("MaxPool2d", kernel_size, stride, padding, dilation)
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
         self.padding, self.dilation = padding, dilation
@@ -99,6 +113,7 @@ class AvgPool2d(Module):
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None):
         super().__init__()
+        _check_window("AvgPool2d", kernel_size, stride, padding)
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
         self.padding = padding
@@ -130,6 +145,9 @@ class Conv1d(Module):
         check_device(device)
         if padding_mode != "zeros":
             raise NotImplementedError("minigrad's Conv1d supports padding_mode='zeros' only")
+        check_count(in_channels, "Conv1d: in_channels")
+        check_count(out_channels, "Conv1d: out_channels")
+        _check_window("Conv1d", kernel_size, stride, padding, dilation)
         _check_groups(in_channels, out_channels, groups)
         if isinstance(padding, str) and padding not in ("same", "valid"):
             raise ValueError(f"padding must be an int, 'same' or 'valid', got {padding!r}")

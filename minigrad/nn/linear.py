@@ -5,7 +5,7 @@ import numpy as np
 from ..tensor import get_default_dtype
 from . import functional as F
 from . import init
-from .module import Module, Parameter, check_device
+from .module import Module, Parameter, check_count, check_device
 
 
 class Linear(Module):
@@ -19,7 +19,8 @@ class Linear(Module):
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         check_device(device)
-        self.in_features, self.out_features = int(in_features), int(out_features)
+        self.in_features = check_count(in_features, "Linear: in_features")
+        self.out_features = check_count(out_features, "Linear: out_features")
         dtype = np.dtype(dtype or get_default_dtype())
         self.weight = Parameter(np.empty((self.out_features, self.in_features), dtype=dtype),
                                 dtype=dtype)

@@ -2,6 +2,7 @@
 
 Class weights are buffers, as in torch, so they appear in ``state_dict``.
 """
+import numbers
 import numpy as np
 
 from ..tensor import Tensor
@@ -33,6 +34,10 @@ class CrossEntropyLoss(_Loss):
     def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
         super().__init__(reduction)
         self.register_buffer("weight", _buffer_value(weight))
+        if isinstance(label_smoothing, bool) or not isinstance(label_smoothing, numbers.Real) \
+                or not 0.0 <= label_smoothing <= 1.0:
+            raise ValueError(f"label_smoothing must be a number in [0, 1] (the share of the "
+                             f"target spread over all classes), got {label_smoothing!r}")
         self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
 
     def forward(self, input, target):
@@ -84,6 +89,9 @@ class SmoothL1Loss(_Loss):
 
     def __init__(self, reduction="mean", beta=1.0):
         super().__init__(reduction)
+        if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not beta >= 0:
+            raise ValueError(f"SmoothL1Loss: beta must be a number >= 0 (where the squared "
+                             f"error turns into the absolute error), got {beta!r}")
         self.beta = beta
 
     def forward(self, input, target):

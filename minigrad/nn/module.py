@@ -469,6 +469,18 @@ def check_device(device):
                          "available (use 'cpu' or leave the device out)")
 
 
+def check_count(value, name, minimum=1):
+    """A layer size (features, channels, kernel, stride...) as a Python int >= ``minimum``:
+    ``Linear(2.5, 2)`` or ``Conv2d(3, 4, 3, stride=0)`` is refused at construction, not
+    rounded down or left to fail inside the first forward pass."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    if value < minimum:
+        wanted = "a positive int" if minimum == 1 else f"an int >= {minimum}"
+        raise ValueError(f"{name} must be {wanted}, got {value}")
+    return int(value)
+
+
 def _check_name(module, name, kind):
     if "_parameters" not in module.__dict__:
         raise AttributeError(f"cannot register a {kind} before Module.__init__() call")

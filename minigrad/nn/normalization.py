@@ -4,7 +4,7 @@ import numpy as np
 from ..tensor import Tensor, get_default_dtype
 from . import functional as F
 from . import init
-from .module import Module, Parameter, check_device
+from .module import Module, Parameter, check_count, check_device
 
 
 class _BatchNorm(Module):
@@ -21,7 +21,8 @@ class _BatchNorm(Module):
                  track_running_stats=True, device=None, dtype=None, *, bias=True):
         super().__init__()
         check_device(device)
-        self.num_features, self.eps, self.momentum = int(num_features), eps, momentum
+        self.num_features = check_count(num_features, f"{type(self).__name__}: num_features")
+        self.eps, self.momentum = eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         dtype = np.dtype(dtype or get_default_dtype())
         if affine:
@@ -132,6 +133,8 @@ class GroupNorm(Module):
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None):
         super().__init__()
         check_device(device)
+        check_count(num_groups, "GroupNorm: num_groups")
+        check_count(num_channels, "GroupNorm: num_channels")
         if num_channels % num_groups:
             raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
                              f"({num_groups})")

@@ -249,7 +249,12 @@ def normalize(input, p=2.0, dim=1, eps=1e-12):
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """<x1, x2> / (max(||x1||, eps) max(||x2||, eps)) along ``dim``."""
     x1, x2 = as_tensor(x1), as_tensor(x2)
-    shape = np.broadcast_shapes(x1.shape, x2.shape)   # as torch: broadcast first, then the norms
+    try:
+        shape = np.broadcast_shapes(x1.shape, x2.shape)   # as torch: broadcast, then the norms
+    except ValueError:
+        raise ValueError(f"cosine_similarity: x1 of shape {x1.shape} and x2 of shape "
+                         f"{x2.shape} do not broadcast together; pass vectors of the same "
+                         "shape (or one that broadcasts, e.g. (1, D) against (N, D))") from None
     x1, x2 = ops.expand(x1, shape), ops.expand(x2, shape)
     unit1 = ops.div(x1, _p_norm(x1, 2, dim, eps))
     unit2 = ops.div(x2, _p_norm(x2, 2, dim, eps))

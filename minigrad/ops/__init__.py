@@ -229,6 +229,10 @@ def clamp(a, min=None, max=None):
     Tensor bounds are two ``where`` picks, so a bound that wins an element receives
     that element's gradient (torch does the same).
     """
+    for name, bound in (("min", min), ("max", max)):
+        if isinstance(bound, (str, bytes)):
+            raise TypeError(f"clamp: {name} must be a number or a tensor, got "
+                            f"{type(bound).__name__} {bound!r}")
     if (min is None or np.isscalar(min)) and (max is None or np.isscalar(max)):
         return clip(a, min, max)
     a = as_tensor(a)
@@ -268,13 +272,18 @@ def cast(a, dtype):
 
 def softmax(a, axis=None, *, dim=None, dtype=None):
     """Along ``axis`` (the last by default); ``dtype`` casts the input first, as torch."""
-    return REGISTRY["softmax"].apply(_in_dtype(a, dtype), axis=_axis(axis, dim, "softmax", -1))
+    a = as_tensor(_in_dtype(a, dtype))
+    axis = _axis(axis, dim, "softmax", -1)
+    _one_axis(axis, a.ndim, "softmax")        # a clear error for a bad axis; the op keeps it
+    return REGISTRY["softmax"].apply(a, axis=axis)
 
 
 def log_softmax(a, axis=None, *, dim=None, dtype=None):
     """Along ``axis`` (the last by default); ``dtype`` casts the input first, as torch."""
-    return REGISTRY["log_softmax"].apply(_in_dtype(a, dtype),
-                                         axis=_axis(axis, dim, "log_softmax", -1))
+    a = as_tensor(_in_dtype(a, dtype))
+    axis = _axis(axis, dim, "log_softmax", -1)
+    _one_axis(axis, a.ndim, "log_softmax")
+    return REGISTRY["log_softmax"].apply(a, axis=axis)
 
 
 # --- reductions ---------------------------------------------------------------------------
@@ -290,13 +299,30 @@ def mean(a, axis=None, keepdims=False, *, dim=None, keepdim=None, dtype=None):
                                   keepdims=_keep(keepdims, keepdim))
 
 
+def _not_empty(a, axis, op):
+    """max/min of no values has no answer: say so, not NumPy's "zero-size array to
+    reduction operation maximum which has no identity"."""
+    shape = np.shape(_array(a))
+    if axis is None or axis == ():
+        reduced = shape
+    else:
+        axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+        reduced = [shape[x] for x in axes if isinstance(x, (int, np.integer))
+                   and -len(shape) <= x < len(shape)]
+    if 0 in reduced:
+        raise ValueError(f"{op}: the tensor is empty (shape {shape}), so it has no {op} value; "
+                         "check the data (an empty batch?) before reducing")
+
+
 def amax(a, axis=None, keepdims=False, *, dim=None, keepdim=None):
     """The largest value over ``axis`` (tied maxima share the gradient)."""
+    _not_empty(a, _axis(axis, dim, "amax"), "max")
     return REGISTRY["max"].apply(a, axis=_axis(axis, dim, "amax"), keepdims=_keep(keepdims, keepdim))
 
 
 def amin(a, axis=None, keepdims=False, *, dim=None, keepdim=None):
     """The smallest value over ``axis`` (tied minima share the gradient)."""
+    _not_empty(a, _axis(axis, dim, "amin"), "min")
     return REGISTRY["min"].apply(a, axis=_axis(axis, dim, "amin"), keepdims=_keep(keepdims, keepdim))
 
 
@@ -469,6 +495,8 @@ def repeat(a, *repeats):
     repeats = _int_list(repeats, "repeat")
     if len(repeats) < a.ndim:
         raise ValueError(f"repeat: give at least one count per axis ({a.ndim}), got {repeats}")
+    if any(n < 0 for n in repeats):
+        raise ValueError(f"repeat: counts must be non-negative, got {repeats}")
     return REGISTRY["repeat"].apply(a, repeats=repeats)
 
 

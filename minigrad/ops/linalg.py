@@ -91,6 +91,9 @@ def parse_einsum(spec, shapes):
     Returns (input subscripts, output subscripts). Implicit output (no ``->``): the
     letters that appear once, in alphabetical order, after the ellipsis axes, as NumPy.
     """
+    if not isinstance(spec, str):
+        raise TypeError(f"einsum: the first argument is the spec string such as 'ij,jk->ik', "
+                        f"got {type(spec).__name__}; call mg.einsum(spec, *tensors)")
     spec = spec.replace(" ", "")
     inputs, arrow, output = spec.partition("->")
     terms = inputs.split(",")
@@ -110,6 +113,7 @@ def parse_einsum(spec, shapes):
             raise ValueError(f"einsum: subscripts {term!r} name {len(term)} axes, but the operand "
                              f"has shape {tuple(shape)}")
         expanded.append(term)
+    _same_sizes(spec, expanded, shapes)
     if arrow:
         output = output.replace("...", ellipsis)
     else:
@@ -117,6 +121,19 @@ def parse_einsum(spec, shapes):
         output = ellipsis + "".join(sorted(c for c in set(letters)
                                            if letters.count(c) == 1 and c not in ellipsis))
     return expanded, output
+
+
+def _same_sizes(spec, terms, shapes):
+    """Every letter names one size (1 broadcasts): a clash is named with its letter, not
+    left to NumPy's "could not be broadcast together with remapped shapes"."""
+    sizes = {}
+    for term, shape in zip(terms, shapes):
+        for letter, size in zip(term, shape):
+            if size != 1 and sizes.setdefault(letter, size) != size:
+                raise ValueError(f"einsum: in {spec!r} the letter {letter!r} stands for sizes "
+                                 f"{sizes[letter]} and {size} (operand shapes "
+                                 f"{[tuple(s) for s in shapes]}); a letter shared by two "
+                                 "operands needs the same size in both")
 
 
 @register("einsum")

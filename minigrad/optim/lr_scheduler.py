@@ -9,6 +9,7 @@ Like torch, most schedulers update the rate *recursively* from its current value
 uses the closed form instead.
 """
 import math
+import numbers
 import types
 
 from .optimizer import Optimizer
@@ -52,6 +53,8 @@ class LRScheduler:
             self.last_epoch = epoch
             closed = getattr(self, "_get_closed_form_lr", None)
             values = closed() if closed is not None else self.get_lr()
+        values = list(values)
+        _check_rates(type(self).__name__, values)
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
@@ -70,11 +73,32 @@ class LRScheduler:
 _LRScheduler = LRScheduler
 
 
+def _check_rates(scheduler, values):
+    """Refuse a rate that is not a finite number >= 0 (a lambda returning NaN or a string)
+    before it reaches the optimizer, which would otherwise train on it silently."""
+    for lr in values:
+        if isinstance(lr, bool) or not isinstance(lr, numbers.Real) or not lr >= 0 \
+                or not math.isfinite(lr):
+            raise ValueError(f"{scheduler} computed the learning rate {lr!r}; a rate must be a "
+                             "finite number >= 0 - check the schedule's arguments (or what "
+                             "lr_lambda returns)")
+
+
+def _positive_int(value, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive int (a number of epochs), got {value!r}")
+    return int(value)
+
+
 class LambdaLR(LRScheduler):
     """lr = initial_lr * lr_lambda(epoch), one lambda per group or one for all."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.optimizer = optimizer
+        for fn in (lr_lambda if isinstance(lr_lambda, (list, tuple)) else [lr_lambda]):
+            if not callable(fn):
+                raise TypeError(f"LambdaLR: lr_lambda must be a function of the epoch (or a "
+                                f"list of them, one per param group), got {type(fn).__name__}")
         if isinstance(lr_lambda, (list, tuple)):
             if len(lr_lambda) != len(optimizer.param_groups):
                 raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got "
@@ -85,8 +109,15 @@ class LambdaLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas,
-                                                                     self.base_lrs)]
+        return [base_lr * self._factor(fn) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs)]
+
+    def _factor(self, fn):
+        factor = fn(self.last_epoch)
+        if isinstance(factor, bool) or not isinstance(factor, numbers.Real):
+            raise ValueError(f"LambdaLR: lr_lambda({self.last_epoch}) returned "
+                             f"{type(factor).__name__} {factor!r}; it must return a number, the "
+                             "factor the initial rate is multiplied by")
+        return factor
 
     def state_dict(self):
         # plain functions and lambdas cannot be saved; callable objects save their __dict__
@@ -108,7 +139,7 @@ class StepLR(LRScheduler):
     """Multiply the rate by ``gamma`` every ``step_size`` epochs."""
 
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
-        self.step_size, self.gamma = step_size, gamma
+        self.step_size, self.gamma = _positive_int(step_size, "StepLR: step_size"), gamma
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -166,6 +197,9 @@ class CosineAnnealingLR(LRScheduler):
     """
 
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
+        if isinstance(T_max, bool) or not isinstance(T_max, numbers.Real) or not T_max > 0:
+            raise ValueError(f"CosineAnnealingLR: T_max must be a positive number of epochs, "
+                             f"got {T_max!r}")
         self.T_max, self.eta_min = T_max, eta_min
         super().__init__(optimizer, last_epoch)
 

@@ -62,6 +62,10 @@ class Optimizer:
         if not isinstance(param_group, dict):
             raise TypeError(f"a param group must be a dict, got {type(param_group).__name__}")
         group = dict(param_group)
+        if "params" not in group:
+            raise ValueError(f"a param group must hold its parameters under 'params', got the "
+                             f"keys {sorted(group)}; pass e.g. {{'params': model.parameters(), "
+                             f"'lr': 0.01}}")
         params = group["params"]
         if isinstance(params, Tensor):
             params = [params]
