@@ -18,11 +18,6 @@ KNOWN_MISSES = {
     "augmentation_flips_image_not_mask":
         "masks that no longer lie on their (flipped) images: no recorded statistic compares "
         "a target with its input's geometry",
-    "plateau_scheduler_watches_accuracy_as_loss":
-        "the learning rate is cut 1000x while the loss still falls, but the model learned "
-        "first (learning is not poor) and a step-decay schedule cuts as much; telling them "
-        "apart needs the metric and mode the plateau scheduler was stepped with, which no "
-        "observer records",
     "gan_generator_step_detached":
         "the adversarial term reaches the discriminator only; the generator still gets the "
         "L1 term's gradient, and no statistic splits a loss into its terms",

@@ -38,6 +38,7 @@ from .graph_growth import GraphGrowth
 from .loss_capture import LossCapture
 from .target_ids import CLASS_INDEX_LOSSES, function_call_options, loss_options
 from .raised_warnings import WarningCapture
+from .schedulers import remember_schedulers
 from .structure import StructureWatch
 from .unstepped import parameters_holding_gradients
 
@@ -76,6 +77,7 @@ class Around:
         self._loss_handles = []
         self.armed = False
         self._foreign_calls = 0            # calls of modules outside the model since its own
+        self._first_rates = learning_rates(optimizer)   # schedulers are read once they moved
 
     def arm(self, step):
         if self.armed:
@@ -214,13 +216,30 @@ class Around:
         """``held``: ids of the parameters the optimizer holds now (None without one), as the
         monitor just read them."""
         self.structure.refresh_frozen(self._current_step(), held)
+        self._read_schedulers()
         if self._current_step() == 0:      # no step() yet: did backward run? (unstepped.py)
             self.structure.observed.unstepped_gradients = \
                 parameters_holding_gradients(self.adapter)
 
+    def _read_schedulers(self):
+        """The schedulers driving the optimizer, read (``schedulers.py``) only once the learning
+        rates moved since ``watch`` started: a rate that never moved needs no explaining, and
+        a run without a scheduler (most short runs) pays nothing for the search."""
+        if self._first_rates and learning_rates(self.optimizer) != self._first_rates:
+            remember_schedulers(self.structure.observed, self.optimizer)
+
     def close(self):
+        self._read_schedulers()      # inside the user's loop: the scheduler is still a local
         self.disarm()
         self._loss_modules = {}
         self.warnings.close()
         self.carried.close()
         self.optimizer_steps.close()
+
+
+def learning_rates(optimizer):
+    """The learning rate of each param group, as a tuple (empty without an optimizer)."""
+    try:
+        return tuple(group.get("lr") for group in optimizer.param_groups)
+    except Exception:                 # no optimizer, or one without param groups
+        return ()
