@@ -101,6 +101,7 @@ def _fmt(value):
 
 def compare(minigrad_model, torch_model, inputs, targets, loss_fn, *, rtol=1e-7, atol=1e-10):
     """Compare the two models module by module; returns a ``CompareReport``."""
+    rtol, atol = validation.tolerance(rtol, "rtol"), validation.tolerance(atol, "atol")
     first, second = adapt(minigrad_model), adapt(torch_model)
     if {first.framework, second.framework} != {"minigrad", "torch"}:
         raise TypeError(f"compare needs one minigrad model and one torch model, got "

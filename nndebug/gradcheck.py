@@ -34,6 +34,7 @@ import dataclasses
 
 import numpy as np
 
+from . import validation
 from .findings import Finding
 from .numeric import (Probe, directional_check, element_check, joint_probe,
                       scales_with_cotangent, spread_indices, tolerance_for)
@@ -146,6 +147,12 @@ def gradcheck(model, inputs, targets, loss_fn, *, mode="auto", seed=0, check_dty
 
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    # a count of 0 or below would check nothing and still report "passed"
+    n_samples = validation.integer(n_samples, "n_samples")
+    auto_samples = validation.integer(auto_samples, "auto_samples")
+    n_directions = validation.integer(n_directions, "n_directions")
+    full_limit = validation.integer(full_limit, "full_limit", minimum=0)
+    tensor_budget = validation.integer(tensor_budget, "tensor_budget", minimum=0)
     started = time.perf_counter()
     bench = Workbench(model, inputs, targets, loss_fn, seed=seed, dtype=check_dtype)
     tol = tolerance_for(check_dtype)

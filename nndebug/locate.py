@@ -151,6 +151,9 @@ def locate(model, inputs, targets, loss_fn, *, seed=0, check_dtype=np.float64, n
 
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
+    # a count of 0 or below would check nothing and still find no suspect
+    n_samples = validation.integer(n_samples, "n_samples")
+    n_directions = validation.integer(n_directions, "n_directions")
     started = time.perf_counter()
     bench = Workbench(model, inputs, targets, loss_fn, seed=seed, dtype=check_dtype)
     if strategy == "auto":

@@ -13,6 +13,7 @@ errors that only the model's first forward pass can reveal.
 import contextlib
 import math
 import numbers
+import os
 
 import numpy as np
 
@@ -50,6 +51,32 @@ def positive_number(value, name):
     value = float(value)
     if not (value > 0 and math.isfinite(value)):
         raise ValueError(f"{name} must be a positive number (finite), got {value!r}")
+    return value
+
+
+def tolerance(value, name):
+    """A tolerance: a finite number >= 0 (a negative one would call every difference, even
+    zero, a divergence)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number >= 0, got {_show(value)}; pass e.g. {name}=1e-6")
+    value = float(value)
+    if not (value >= 0 and math.isfinite(value)):
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}; pass e.g. "
+                         f"{name}=1e-6")
+    return value
+
+
+def path(value, name):
+    """A file path to write to: a str or os.PathLike that is not an existing folder (an
+    open binary file, anything with ``write``, passes as it is)."""
+    if hasattr(value, "write"):
+        return value
+    if not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a file path (a str or pathlib.Path), got "
+                        f"{_show(value)}; pass e.g. {name}='lr_find.png'")
+    if os.path.isdir(value):
+        raise ValueError(f"{name} {os.fspath(value)!r} is a folder; pass a file path inside it, "
+                         f"e.g. {os.path.join(os.fspath(value), 'nndebug.png')!r}")
     return value
 
 

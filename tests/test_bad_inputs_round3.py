@@ -168,3 +168,104 @@ def test_a_rate_gone_bad_later_is_refused_at_that_step():
     scheduler.step()
     _raises(ValueError, scheduler.step, "-0.1", "finite number >= 0")
     assert optimizer.param_groups[0]["lr"] == 0.1
+
+
+# --- nndebug: counts, tolerances and paths --------------------------------------------------
+
+import torch  # noqa: E402
+
+import nndebug as nd  # noqa: E402
+from minigrad.interop import from_torch  # noqa: E402
+from nndebug.adapters import adapt  # noqa: E402
+
+
+def _problem(framework):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+    x, y = torch.randn(5, 3), torch.randint(0, 2, (5,))
+    if framework == "minigrad":
+        return from_torch(model), x.numpy(), y.numpy(), nn.CrossEntropyLoss()
+    return model, x, y, torch.nn.CrossEntropyLoss()
+
+
+COUNT_CASES = {
+    # a count of 0 or less used to check nothing and report "passed" / no suspect
+    "gradcheck n_samples=0": (nd.gradcheck, {"n_samples": 0}, ValueError, ["n_samples", "0"]),
+    "gradcheck n_samples=-1": (nd.gradcheck, {"n_samples": -1}, ValueError, ["n_samples", "-1"]),
+    "gradcheck n_directions=0": (nd.gradcheck, {"n_directions": 0}, ValueError,
+                                 ["n_directions", "positive"]),
+    "gradcheck full_limit=-1": (nd.gradcheck, {"full_limit": -1}, ValueError,
+                                ["full_limit", "non-negative"]),
+    "gradcheck tensor_budget=-1": (nd.gradcheck, {"tensor_budget": -1}, ValueError,
+                                   ["tensor_budget", "-1"]),
+    "gradcheck n_samples=2.5": (nd.gradcheck, {"n_samples": 2.5}, TypeError,
+                                ["n_samples", "float 2.5", "pass e.g."]),
+    "locate n_samples=0": (nd.locate, {"n_samples": 0}, ValueError, ["n_samples", "0"]),
+    "locate n_directions=-2": (nd.locate, {"n_directions": -2}, ValueError, ["n_directions", "-2"]),
+}
+
+
+def _state(model):
+    adapter = adapt(model)
+    return adapter, adapter.capture_state(), torch.get_rng_state(), np.random.get_state()[1].copy()
+
+
+def _unchanged(before):
+    adapter, state, torch_rng, numpy_rng = before
+    assert adapter.state_differences(state) == []
+    assert torch.equal(torch.get_rng_state(), torch_rng)
+    assert np.array_equal(np.random.get_state()[1], numpy_rng)
+
+
+@pytest.mark.parametrize("framework", ["torch", "minigrad"])
+@pytest.mark.parametrize("case", sorted(COUNT_CASES))
+def test_counts_that_would_check_nothing_are_refused(framework, case):
+    call, options, kind, phrases = COUNT_CASES[case]
+    model, x, y, loss_fn = _problem(framework)
+    before = _state(model)
+    _raises(kind, lambda: call(model, x, y, loss_fn, **options), *phrases)
+    _unchanged(before)
+
+
+@pytest.mark.parametrize("option, value, kind", [("rtol", -1.0, ValueError), ("atol", "a", TypeError),
+                                                 ("atol", float("nan"), ValueError)])
+def test_compare_refuses_a_tolerance_under_zero_or_not_a_number(option, value, kind):
+    torch_model, x, y, loss_fn = _problem("torch")
+    minigrad_model = from_torch(torch_model)
+    before = _state(torch_model)
+    _raises(kind, lambda: nd.compare(minigrad_model, torch_model, x.numpy(), y.numpy(), loss_fn,
+                                     **{option: value}), option, ">= 0", "pass e.g.")
+    _unchanged(before)
+
+
+@pytest.fixture(scope="module")
+def lr_result():
+    model, x, y, loss_fn = _problem("torch")
+    return nd.find_lr(model, loss_fn, [(x, y)] * 3, steps=10)
+
+
+@pytest.mark.parametrize("method", ["plot", "to_csv"])
+@pytest.mark.parametrize("where, kind, phrase", [(None, TypeError, "NoneType"),
+                                                  (3, TypeError, "int 3"),
+                                                  ("folder", ValueError, "is a folder")])
+def test_find_lr_results_name_a_path_that_is_no_file(lr_result, tmp_path, method, where, kind,
+                                                     phrase):
+    path = tmp_path if where == "folder" else where
+    _raises(kind, lambda: getattr(lr_result, method)(path), "path", phrase)
+
+
+def test_find_lr_results_still_write_to_files_and_open_files(lr_result, tmp_path):
+    import io
+    assert lr_result.to_csv(tmp_path / "lr.csv").exists()
+    buffer = io.BytesIO()
+    lr_result.plot(buffer)
+    assert buffer.getvalue()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("framework", ["torch", "minigrad"])
+def test_a_dashboard_path_that_is_a_folder_is_refused(framework, tmp_path):
+    model, x, y, loss_fn = _problem(framework)
+    with nd.watch(model) as monitor:
+        monitor.step(1.0)
+    _raises(ValueError, lambda: monitor.plot(tmp_path), "is a folder", "nndebug.png")
+    assert list(tmp_path.iterdir()) == []

@@ -78,6 +78,7 @@ class LRFinderResult:
 
     def to_csv(self, path):
         """Write ``step,lr,loss,smoothed_loss,fixed_batch_loss`` rows, one per step."""
+        validation.path(path, "path")
         fixed = self.fixed_batch_losses or [float("nan")] * len(self.lrs)
         with open(path, "w", newline="") as handle:
             writer = csv.writer(handle)
@@ -92,6 +93,7 @@ class LRFinderResult:
         Uses matplotlib's object interface with the Agg canvas (imported only here), so it
         needs no display and never changes the pyplot backend of a running notebook.
         """
+        validation.path(path, "path")
         try:
             from matplotlib.backends.backend_agg import FigureCanvasAgg
             from matplotlib.figure import Figure

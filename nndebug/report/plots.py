@@ -210,6 +210,8 @@ def plot_dead_saturated(ax, run):
 
 def plot_dashboard(run, findings, path, title=None):
     """Write the four-panel dashboard PNG to ``path`` (folders created); returns the path."""
+    from .. import validation
+    validation.path(path, "path")
     figure = _figure(14, 9.5)
     axes = figure.subplots(2, 2)
     plot_loss(axes[0, 0], run, findings)
