@@ -269,3 +269,32 @@ def test_a_dashboard_path_that_is_a_folder_is_refused(framework, tmp_path):
         monitor.step(1.0)
     _raises(ValueError, lambda: monitor.plot(tmp_path), "is a folder", "nndebug.png")
     assert list(tmp_path.iterdir()) == []
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+PROBLEM = """
+import numpy as np
+import minigrad.nn as nn
+
+def make():
+    rng = np.random.default_rng(0)
+    return dict(model=nn.Linear(3, 2), inputs=rng.standard_normal((8, 3)).astype(np.float32),
+                targets=rng.integers(0, 2, 8), loss_fn=nn.CrossEntropyLoss())
+"""
+
+
+@pytest.mark.parametrize("command", ["check", "gradcheck", "lr-find"])
+@pytest.mark.parametrize("seed", ["-1", "abc"])
+def test_a_bad_seed_on_the_command_line_is_a_usage_error(command, seed, tmp_path, capsys):
+    """check used to run every step with seed -1 and report 4 FAILs (exit 1)."""
+    from nndebug.cli import main
+    target = tmp_path / "problem.py"
+    target.write_text(PROBLEM)
+    try:
+        code = main([command, f"{target}:make", "--seed", seed, *(["--steps", "10"] if command != "gradcheck" else [])])
+    except SystemExit as exit_:
+        code = exit_.code
+    assert code == 2
+    error = capsys.readouterr().err
+    assert "seed" in error and seed in error and "Traceback" not in error

@@ -76,7 +76,7 @@ def add_parser(subparsers):
                         help="Adam steps of the overfit-one-batch step (default 200)")
     parser.add_argument("--train-steps", type=_positive, default=30,
                         help="optimizer steps run under the monitor (default 30)")
-    parser.add_argument("--seed", type=int, default=0, help="seed for every random choice (default 0)")
+    parser.add_argument("--seed", type=_seed, default=0, help="seed for every random choice (default 0)")
     parser.add_argument("--json", metavar="FILE", help="also write the steps as JSON to FILE")
     parser.set_defaults(run=run)
 
@@ -89,6 +89,19 @@ def _positive(text):
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def _seed(text):
+    """A seed is a non-negative integer: a negative one failed every step (4 FAILs, exit 1)
+    instead of being named as the usage error it is."""
+    import argparse
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
     return value
 
 
