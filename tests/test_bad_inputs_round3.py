@@ -60,6 +60,9 @@ def _x():
 OP_CASES = {
     "repeat(-1)": (lambda: _x().repeat(-1, 1), ValueError, ["repeat", "non-negative", "-1"]),
     "clamp('a')": (lambda: _x().clamp("a"), TypeError, ["clamp", "min", "str"]),
+    "clamp()": (lambda: _x().clamp(), ValueError, ["clamp", "at least one bound"]),
+    "x ** '2' is not x ** 2": (lambda: _x() ** "2", TypeError, ["string", "'2'", "float(text)"]),
+    "'2' * x": (lambda: "2" * _x(), TypeError, ["string", "'2'"]),
     "softmax(dim=5)": (lambda: _x().softmax(dim=5), IndexError, ["softmax", "axis 5", "valid"]),
     "log_softmax(dim='a')": (lambda: _x().log_softmax(dim="a"), TypeError, ["log_softmax", "'a'"]),
     "nn.Softmax(dim=5)": (lambda: nn.Softmax(dim=5)(_x()), IndexError, ["softmax", "axis 5"]),

@@ -33,6 +33,10 @@ builtin_sum, builtin_min, builtin_max = builtins.sum, builtins.min, builtins.max
 
 def _operands(a, b):
     """Tensors for a binary op; a Python number takes the dtype of the tensor beside it."""
+    for operand in (a, b):
+        if isinstance(operand, (str, bytes)):   # NumPy would read "2" as the number 2
+            raise TypeError(f"cannot compute with a string operand ({operand!r}); pass a number "
+                            "or a tensor (float(text) converts text you meant as a number)")
     if isinstance(a, Tensor) and not isinstance(b, Tensor) and np.isscalar(b):
         b = as_tensor(b, dtype=a.dtype if a.dtype.kind == "f" else None)
     if isinstance(b, Tensor) and not isinstance(a, Tensor) and np.isscalar(a):
@@ -229,6 +233,8 @@ def clamp(a, min=None, max=None):
     Tensor bounds are two ``where`` picks, so a bound that wins an element receives
     that element's gradient (torch does the same).
     """
+    if min is None and max is None:
+        raise ValueError("clamp needs at least one bound: pass min=..., max=... or both")
     for name, bound in (("min", min), ("max", max)):
         if isinstance(bound, (str, bytes)):
             raise TypeError(f"clamp: {name} must be a number or a tensor, got "
