@@ -71,28 +71,48 @@ def summarize(sample, shape=None):
     ids = np.asarray(sample).reshape(-1)
     if ids.size < 4:
         return {}
-    values, counts = np.unique(ids, return_counts=True)
-    mode = values[np.argmax(counts)]
+    counted = _class_counts(ids)
+    if counted is not None:          # the usual case: class ids in [0, MAX_CLASSES)
+        mode, mode_count = int(np.argmax(counted)), int(counted.max())
+    else:                            # other ids (negative, huge, not integers): sorted
+        values, counts = np.unique(ids, return_counts=True)
+        mode, mode_count = values[np.argmax(counts)], int(counts.max())
     grids = [ids[None, :]]
     if shape is not None and len(shape) == 2 and int(np.prod(shape)) == ids.size:
         grids = [ids.reshape(shape), ids.reshape(shape).T]
     # the direction in which the frequent id sits most in runs counts, for both numbers
-    mode_runs, others_runs = max((_in_runs(grid, grid == mode), _in_runs(grid, grid != mode))
-                                 for grid in grids)
-    summary = {"target_mode": float(mode), "target_mode_share": float(counts.max() / ids.size),
+    mode_runs, others_runs = max(_in_runs(grid, grid == mode) for grid in grids)
+    summary = {"target_mode": float(mode), "target_mode_share": float(mode_count / ids.size),
                "target_mode_in_runs": mode_runs, "target_others_in_runs": others_runs}
-    valid = ids[(ids >= 0) & (ids < MAX_CLASSES)]
-    if valid.size and np.issubdtype(valid.dtype, np.number):
-        summary["target_counts"] = tuple(int(n) for n in np.bincount(valid.astype(np.int64)))
+    if counted is None:
+        valid = ids[(ids >= 0) & (ids < MAX_CLASSES)]
+        if valid.size and np.issubdtype(valid.dtype, np.number):
+            counted = np.bincount(valid.astype(np.int64))
+    if counted is not None:
+        summary["target_counts"] = tuple(counted.tolist())
     return summary
 
 
+def _class_counts(ids):
+    """How often each id occurs (``np.bincount``) when every id is a whole number in
+    [0, MAX_CLASSES), else None. One counting pass: ``np.unique`` sorts the sample."""
+    if ids.dtype.kind not in "iu":
+        return None
+    low, high = int(ids.min()), int(ids.max())
+    if low < 0 or high >= MAX_CLASSES:
+        return None
+    return np.bincount(ids.astype(np.int64, copy=False), minlength=high + 1)
+
+
 def _in_runs(grid, chosen):
-    """Share of the chosen positions whose left or right neighbour (along each row) holds
-    the same id."""
+    """(share of the chosen positions, share of the others) whose left or right neighbour
+    (along each row) holds the same id."""
     same = grid[:, 1:] == grid[:, :-1]
     beside = np.zeros(grid.shape, dtype=bool)
     beside[:, 1:] |= same
     beside[:, :-1] |= same
-    total = chosen.sum()
-    return float((beside & chosen).sum() / total) if total else 0.0
+    total, beside_total = int(chosen.sum()), int(beside.sum())
+    chosen_beside = int(np.count_nonzero(beside & chosen))
+    others = grid.size - total
+    return (chosen_beside / total if total else 0.0,
+            (beside_total - chosen_beside) / others if others else 0.0)
