@@ -43,6 +43,10 @@ def loss_value(adapter, value, what):
         return float(array.reshape(-1)[0])
     if isinstance(value, complex):
         raise TypeError(f"step({what}=...) expects a real loss, got the complex number {value!r}")
+    if isinstance(value, (bool, str, bytes)):     # float() would read "0.5" and True
+        raise TypeError(f"step({what}=...) expects this step's loss as a number or a scalar "
+                        f"tensor, got {type(value).__name__} {value!r}; pass the loss tensor "
+                        f"itself (or loss.item())")
     try:
         return float(value)
     except (TypeError, ValueError):

@@ -16,6 +16,7 @@ every 8th step, count the step, tell the sinks that want every step. On a small 
 that is most of what watching costs per step.
 """
 import math
+import numbers
 import warnings
 
 from .. import rules
@@ -45,13 +46,16 @@ HISTOGRAM_EVERY = 10         # every 10th record also keeps histograms and sprea
 
 
 def _check_arguments(every, overhead, histogram_every, sinks, probes=(), loss_fn=None):
-    if isinstance(every, bool) or not isinstance(every, int) or every < 1:
+    """``(every, histogram_every)`` as Python ints (NumPy integers accepted); a clear error
+    for any bad argument."""
+    if isinstance(every, bool) or not isinstance(every, numbers.Integral) or every < 1:
         raise ValueError(f"every must be a positive integer (record at most every N steps), "
                          f"got {every!r}")
-    if overhead is not None and not (isinstance(overhead, (int, float)) and 0 < overhead <= 1):
+    if overhead is not None and not (isinstance(overhead, numbers.Real) and
+                                     not isinstance(overhead, bool) and 0 < overhead <= 1):
         raise ValueError(f"overhead must be a share of the training time in (0, 1], or None "
                          f"to record exactly every `every` steps; got {overhead!r}")
-    if isinstance(histogram_every, bool) or not isinstance(histogram_every, int) \
+    if isinstance(histogram_every, bool) or not isinstance(histogram_every, numbers.Integral) \
             or histogram_every < 1:
         raise ValueError(f"histogram_every must be a positive integer, got {histogram_every!r}")
     if loss_fn is not None and not callable(loss_fn):
@@ -66,6 +70,7 @@ def _check_arguments(every, overhead, histogram_every, sinks, probes=(), loss_fn
         if not isinstance(sink, Sink):
             raise TypeError(f"sinks must be nndebug.monitor.Sink objects (subclass Sink and "
                             f"override on_record/on_losses/...), got {type(sink).__name__}")
+    return int(every), int(histogram_every)
 
 
 _OPEN_MONITORS = {}     # id(model) -> the open Monitor watching it (see _close_earlier_monitor)
@@ -103,7 +108,8 @@ class Monitor:
                  loss_fn=None, group=None, max_history_mb=long_run.DEFAULT_MAX_HISTORY_MB,
                  save_to=None, save_every_s=long_run.DEFAULT_SAVE_EVERY_S):
         sinks, probes = list(sinks), list(probes)
-        _check_arguments(every, overhead, histogram_every, sinks, probes, loss_fn)
+        every, histogram_every = _check_arguments(every, overhead, histogram_every, sinks,
+                                                  probes, loss_fn)
         max_bytes = long_run.check_options(max_history_mb, save_to, save_every_s)
         model = unwrap(model)         # DistributedDataParallel trains its .module: watch that
         _close_earlier_monitor(model)

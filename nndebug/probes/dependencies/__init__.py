@@ -22,12 +22,14 @@ Everything runs on a private float64 copy in eval mode (the training-mode pass p
 copy's own user-defined modules in training mode, the framework's layers stay in eval); the
 user's model, modes, grads, hooks and RNG are exactly as they were afterwards.
 """
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ...adapters import adapt
 from ...findings import sort_findings
+from ... import validation
 from .alignment import measure_offset, probe_alignment, probe_label_column
 from .batch import Batch, array_leaves, to_tree
 from .future import probe_future_leak
@@ -100,6 +102,12 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
     Returns a ``DependencyResult``.
     """
     adapter = adapt(model)
+    max_samples = validation.integer(max_samples, "max_samples")
+    if task_offset is not None and (isinstance(task_offset, bool) or
+                                    not isinstance(task_offset, numbers.Integral)):
+        raise TypeError(f"task_offset must be an integer (the shift between a position and the "
+                        f"target it should predict, e.g. 1 for next-token prediction) or None, "
+                        f"got {type(task_offset).__name__} {task_offset!r}")
     result = DependencyResult()
     # every probe runs on the Runner's private copy, so the user's parameters, grads, buffers,
     # modes and hooks are only read (tests/test_dependencies.py checks it); only the RNG, which
@@ -111,7 +119,8 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
             if targets is not None else None
         rng = np.random.default_rng(seed)
         runner = Runner(adapter, replay)
-        n, base_out = _first_run(runner, batch, max_samples)
+        with validation.explain_forward_error(adapter, inputs):  # integer data, a float model
+            n, base_out = _first_run(runner, batch, max_samples)
         # the input the targets are read against (a decoder input, in an encoder-decoder)
         sequence = batch if input_index is not None else _sequence_input(batch, y, ignore_index)
         shift = loss_shift(runner, sequence, targets, loss_fn, n) or 0
