@@ -62,6 +62,10 @@ class LossCall:
     one_hot_rows: "int | None" = None
     multi_hot_rows: "int | None" = None
     max_labels_in_row: "int | None" = None
+    # the shape of the tensor the loss's input is a plain view of, when that has another
+    # number of dimensions (torch's ``_base``: ``scores.view(-1, C)`` of (N, C, H, W) scores
+    # keeps (N, C, H, W) here; a permuted copy, a tensor of its own, or minigrad: None)
+    viewed_from: "tuple | None" = None
 
 
 @dataclass

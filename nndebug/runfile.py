@@ -84,7 +84,7 @@ OBSERVED_LISTS = {"loss_calls": LossCall, "warnings": RaisedWarning,
                   "norm_batches": NormBatch, "norm_settings": NormSetting,
                   "padding_lookups": PaddingLookup, "schedulers": SchedulerState}
 TUPLE_FIELDS = {"output_shape", "target_shape", "shape", "class_weights", "target_counts",
-                "ids_shape", "lrs", "base_lrs", "min_lrs"}
+                "ids_shape", "lrs", "base_lrs", "min_lrs", "viewed_from"}
 
 
 class RunFileError(ValueError):

@@ -20,7 +20,7 @@ from benchmarks.real_bugs._common import batches, classification, train_watched
 
 TITLE = "pixl-wise distillation loss"
 LINK = "https://github.com/irfanICMLL/structure_knowledge_distillation/issues/11"
-EXPECTED = ("LOSS_SHAPE_MISMATCH",)
+EXPECTED = ("CLASS_AXIS_SCRAMBLED",)
 STEPS = 150
 CLASSES = 3
 

@@ -94,7 +94,7 @@ class LossCapture:
             return                # an evaluation loss (no graph): not what is trained
         self.call = (name, self.adapter.detach(output),
                      self.adapter.detach(target) if self.adapter.is_tensor(target) else None)
-        self.options = options or {}
+        self.options = {**(options or {}), "viewed_from": viewed_from(output)}
 
     def from_graph(self, loss):
         """Way 3: read the loss call off the loss tensor when no hook saw one this step."""
@@ -105,7 +105,7 @@ class LossCapture:
             name, output, target = found
             self.call = (name, self.adapter.detach(output),
                          self.adapter.detach(target) if self.adapter.is_tensor(target) else None)
-            self.options = {}
+            self.options = {"viewed_from": viewed_from(output)}
 
     # --- into the step's one transfer, and back --------------------------------------------
     def pack(self, packet):
@@ -185,6 +185,19 @@ class LossCapture:
         if ids is None:
             return {}
         return summarize(ids, tuple(target.shape) if ids.size == _size(target) else None)
+
+
+def viewed_from(tensor):
+    """The shape of the tensor ``tensor`` is a plain view of (torch's ``_base``: no copy was
+    made on the way), when its number of dimensions differs; else None (not a view, a view
+    of the same rank, a framework without views). One attribute read: a loss call's input
+    made by ``scores.view(-1, C)`` tells what it was flattened from, which shapes alone
+    cannot (``rules/class_axis.py``)."""
+    base = getattr(tensor, "_base", None)
+    shape = getattr(base, "shape", None)
+    if shape is None or len(shape) == len(getattr(tensor, "shape", ())):
+        return None
+    return tuple(int(n) for n in shape)
 
 
 def label_rows(rows, target):

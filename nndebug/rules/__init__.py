@@ -66,6 +66,7 @@ from . import optimizer_setup  # noqa: F401
 from . import optimizer_calls  # noqa: F401
 from . import structure  # noqa: F401
 from . import loss_side  # noqa: F401
+from . import class_axis  # noqa: F401
 from . import class_weights  # noqa: F401
 from . import padding_idx  # noqa: F401
 from . import squashed_logits  # noqa: F401
