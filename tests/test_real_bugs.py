@@ -27,11 +27,6 @@ KNOWN_MISSES = {
         "every batch is 64 draws from the same ten images; the batches still differ (their "
         "fingerprints never repeat) and their labels look balanced. Naming it needs a batch "
         "statistic no observer records: the share of distinct rows in a batch",
-    "segmentation_logits_viewed_without_permute":
-        "(N, C, H, W) scores flattened with view(-1, C): shapes, ranges and targets are what "
-        "the correct permute(0, 2, 3, 1).reshape(-1, C) gives too. Naming it needs the loss "
-        "capture to record that the loss input is a view of the model's output whose class "
-        "axis was not moved last",
 }
 
 
