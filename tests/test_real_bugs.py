@@ -23,10 +23,6 @@ KNOWN_MISSES = {
         "L1 term's gradient, and no statistic splits a loss into its terms",
     "same_batch_every_step":
         "info: one batch on every step is what full-batch training looks like too",
-    "sampler_weights_per_class":
-        "every batch is 64 draws from the same ten images; the batches still differ (their "
-        "fingerprints never repeat) and their labels look balanced. Naming it needs a batch "
-        "statistic no observer records: the share of distinct rows in a batch",
 }
 
 

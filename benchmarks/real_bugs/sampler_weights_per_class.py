@@ -18,7 +18,7 @@ from benchmarks.real_bugs._common import classification, mlp, train_watched
 
 TITLE = "hotfix changes"
 LINK = "https://github.com/deep-voice/soundbay/pull/49"
-EXPECTED = ("DATA_ORDER_REPEATS",)
+EXPECTED = ("BATCHES_FROM_FEW_SAMPLES",)
 STEPS = 150
 
 

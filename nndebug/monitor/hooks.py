@@ -43,6 +43,7 @@ class StepHooks:
         self.on_statistic_error = on_statistic_error or (lambda what, error: on_error(error))
         self.armed = False
         self.heavy = False
+        self.rows = False
         # the context a hook's own measurements run in: the monitor sets it so that they
         # bypass its attention mode (attention_capture.py), which would see each of them
         self.quiet = contextlib.nullcontext
@@ -57,10 +58,11 @@ class StepHooks:
         self._grad_hooks = [self._make_grad_hook(index) for index in range(len(params))]
 
     # --- on and off ----------------------------------------------------------------------
-    def arm(self, heavy):
-        """Hooks on for the coming step; ``heavy``: also the heavy statistics."""
+    def arm(self, heavy, rows=False):
+        """Hooks on for the coming step; ``heavy``: also the heavy statistics; ``rows``: a
+        sample of each input row (``sample_rows.py``)."""
         adapter = self.adapter
-        self.armed, self.heavy = True, heavy
+        self.armed, self.heavy, self.rows = True, heavy, rows
         self.delivered = [None] * len(self.params)
         self.forward, self.buffer = None, Forward()
         # the weights before the update, in buffers kept from one record to the next
@@ -129,7 +131,8 @@ class StepHooks:
         leaves = self.adapter.float_leaves(inputs)
         if leaves:
             buffer.inputs = statistics.input_stats(self.xp, self.adapter.detach(leaves[0]),
-                                                   self.heavy, self._statistic_failed("input"))
+                                                   self.heavy, self._statistic_failed("input"),
+                                                   rows=self.rows)
 
     def _make_layer_hook(self, name, kind):
         def on_output(module, inputs, output):

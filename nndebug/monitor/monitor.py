@@ -28,6 +28,7 @@ from .around import Around
 from .hooks import StepHooks
 from .loss_jumps import LossJumps
 from .losses import PENDING_LOSSES_MAX, PendingLosses, loss_value
+from .sample_rows import RowCounter
 from .schedule import JUDGED, WARMUP_RECORDS, Schedule
 from ..adapters.torch_distributed import unwrap
 from . import ranks
@@ -127,6 +128,7 @@ class Monitor:
         self._clock = schedule_module.now
         self.hooks = StepHooks(adapter, self._params, layers, mode_layers, self._fail,
                                self._statistic_failed)
+        self.rows = RowCounter()      # distinct samples in the first judged batches
         self.sinks = sinks
         if tensorboard is not None:
             self.sinks.append(TensorBoardSink(tensorboard))
@@ -409,7 +411,7 @@ class Monitor:
         have them must not depend on the clock."""
         self._recording = kind
         heavy = kind == JUDGED and self._judged_records % self.histogram_every == 0
-        self.hooks.arm(heavy=heavy)
+        self.hooks.arm(heavy=heavy, rows=kind == JUDGED and self.rows.wanted())
         self.around.arm(self._step)
 
     def _record(self, step):
@@ -451,6 +453,7 @@ class Monitor:
 
         self.around.pack(packet)
         values, losses = packet.send(adapter)      # the one device-to-host copy of this step
+        row_sample = values.pop(("input", "rows"), None)
         self._take_losses("train", losses["loss"])
         self._take_losses("val", losses["val"])
         record, histograms = build_record(
@@ -458,6 +461,8 @@ class Monitor:
             None if forward.output is None else forward.output.shape,
             on_error=self._statistic_failed, identical=identical)
         self.around.take(values, record)
+        if row_sample is not None:
+            self.rows.take(row_sample, record)
         record.eval_layers = list(forward.eval_layers)
         record.lrs = self._learning_rates()
         record.judged = self._recording == JUDGED

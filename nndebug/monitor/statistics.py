@@ -29,6 +29,7 @@ SIGMOID_SATURATION = 0.99
 ATTENTION_ONE_HOT = 0.99     # an attention row counts as one-hot above this largest weight
 HISTOGRAM_SAMPLE = 4096      # values per layer kept for a histogram
 HISTOGRAM_BINS = 40
+ROW_VALUES = 64              # values of each input row kept to count distinct samples
 
 
 def each(wanted, on_error=None):
@@ -61,20 +62,24 @@ def mean_and_std(xp, x):
     return [("mean", lambda: pair()[0]), ("std", lambda: pair()[1])]
 
 
-def input_stats(xp, x, heavy=False, on_error=None):
+def input_stats(xp, x, heavy=False, on_error=None, rows=False):
     """Light statistics of the input batch; NaN/Inf show up as a non-finite mean.
 
-    ``heavy`` adds the share of features that are identical across the batch.
+    ``heavy`` adds the share of features that are identical across the batch; ``rows`` a
+    sample of each row (``row_sample``), for counting the batch's distinct samples.
     """
     x = xp.asfloat(x)
     if not heavy:
         try:
             mean, std = xp.mean_std(x)
             return [("mean", mean), ("std", std)] + \
-                ([("batch", float(x.shape[0]))] if x.ndim >= 1 else [])
+                ([("batch", float(x.shape[0]))] if x.ndim >= 1 else []) + \
+                ([("rows", row_sample(xp, x))] if rows and x.ndim >= 2 else [])
         except Exception:     # measured again one by one below, to report the one that fails
             pass
     wanted = mean_and_std(xp, x)
+    if rows and x.ndim >= 2:
+        wanted.append(("rows", lambda: row_sample(xp, x)))
     if heavy and x.ndim >= 2 and x.shape[0] > 1:
         flat = xp.reshape(x, (x.shape[0], -1))
         wanted.append(("constant_features",
@@ -120,6 +125,15 @@ def layer_stats(xp, x, kind, heavy=False, on_error=None):
                 wanted.append(("unit_spread", lambda: xp.mean(xp.std(flat, axis=1))))
         wanted.append(("histogram", lambda: xp.reshape(x, (-1,))[:HISTOGRAM_SAMPLE]))
     return each(wanted, on_error)
+
+
+def row_sample(xp, x):
+    """At most ``ROW_VALUES`` evenly spaced values of each row of the batch ``x``, rows one
+    after the other (1-D): enough to tell two samples apart, small enough to ride along
+    with the step's one transfer (``sample_rows.py``)."""
+    flat = xp.reshape(x, (x.shape[0], -1))
+    stride = max(1, flat.shape[1] // ROW_VALUES) | 1       # odd: not the same pixel per row
+    return xp.reshape(flat[:, ::stride][:, :ROW_VALUES], (-1,))
 
 
 SPECIAL_KINDS = frozenset({"tanh", "sigmoid", "softmax"})   # kinds with their own statistics

@@ -1,0 +1,55 @@
+"""Every batch drawn from the same handful of samples.
+
+The monitor counts, on its first judged records, the distinct rows of each input batch and
+the distinct rows seen over all of them (``monitor/sample_rows.py``: ``distinct_rows`` and
+``rows_seen`` in ``record.inputs``). A loader that repeats a few samples over and over - a
+``WeightedRandomSampler`` given one weight per class instead of one per sample draws indices
+0..C-1 only - shows both: most rows of a batch are copies of others, and all the batches
+together hold fewer different samples than a single batch has rows. The model learns those
+few samples by heart; its loss falls and it never sees the rest of the data.
+
+Healthy loaders stay silent: shuffled batches (every row different), full-batch training
+(one batch, again and again, but no row repeated within it), and sampling with replacement
+from a dataset larger than a few batches (repeats are rare, and new samples keep coming).
+A dataset smaller than half a batch, sampled with replacement, is named too: its findings
+say how many samples there are, which is what the user needs to check.
+
+Public report: "Fix bug in WeightedRandomSampler usage"
+(https://github.com/deep-voice/soundbay/pull/49).
+"""
+from ..findings import Finding
+from .context import MAJORITY
+from .graph import rule
+
+MIN_SAMPLED_BATCHES = 4     # [design] batches counted before a verdict (8 are sampled)
+REPEATED_SHARE = 0.5        # [design] at most half of a batch's rows are distinct: each
+                            # sample appears twice or more on average
+FEW_SAMPLES_SHARE = 0.5     # [design] all sampled batches together hold at most half a
+                            # batch of different samples: nothing new arrives
+
+
+@rule(produces="BATCHES_FROM_FEW_SAMPLES")
+def batches_from_few_samples(ctx):
+    counted = [r for r in ctx.records
+               if r.inputs and "distinct_rows" in r.inputs and r.inputs.get("batch", 0) >= 2]
+    if len(counted) < MIN_SAMPLED_BATCHES:
+        return None
+    repeated = [r for r in counted
+                if r.inputs["distinct_rows"] <= REPEATED_SHARE * r.inputs["batch"]]
+    last = counted[-1].inputs
+    if len(repeated) <= MAJORITY * len(counted) or \
+            last["rows_seen"] > FEW_SAMPLES_SHARE * last["batch"]:
+        return None
+    seen, batch = int(last["rows_seen"]), int(last["batch"])
+    return Finding(
+        code="BATCHES_FROM_FEW_SAMPLES", severity="warning", step=repeated[0].step,
+        message=f"The {len(counted)} batches checked hold only {seen} different samples in all "
+                f"(batches of {batch}; {len(repeated)} of them repeat most of their rows): "
+                "every batch is drawn from the same handful of samples, so the model learns "
+                "those by heart and never sees the rest of the data.",
+        evidence={"samples_seen": seen, "batch_size": batch,
+                  "distinct_rows_per_batch": [int(r.inputs["distinct_rows"]) for r in counted],
+                  "steps": [r.step for r in counted]},
+        fix="Check the sampler: WeightedRandomSampler needs one weight per SAMPLE "
+            "(weights[i] = class_weight[label[i]], num_samples=len(dataset)), not one per "
+            "class; otherwise check the dataset's length and the indices the loader draws.")
