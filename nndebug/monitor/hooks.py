@@ -132,7 +132,7 @@ class StepHooks:
         if leaves:
             buffer.inputs = statistics.input_stats(self.xp, self.adapter.detach(leaves[0]),
                                                    self.heavy, self._statistic_failed("input"),
-                                                   rows=self.rows)
+                                                   self.rows)
 
     def _make_layer_hook(self, name, kind):
         def on_output(module, inputs, output):
