@@ -124,13 +124,14 @@ class StepRecord:
                 "backward": self.backward, "lrs": list(self.lrs), "judged": self.judged}
 
 
-def record_finite(r):
+def record_finite(r, grads_ok=None):
     """Whether a recorded step saw only finite numbers (gradients, inputs, activations).
 
     The monitor records the steps after one that did not (to find where a NaN comes
-    from); the rules look only before it.
+    from); the rules look only before it. ``grads_ok``: ``grads_finite(r)`` when the caller
+    already has it (the rules' Context computes it once per record).
     """
-    return grads_finite(r) and inputs_finite(r) and \
+    return (grads_finite(r) if grads_ok is None else grads_ok) and inputs_finite(r) and \
         all(math.isfinite(stats.get("mean", 0.0)) for stats in r.activations.values())
 
 
@@ -140,8 +141,10 @@ def grads_finite(r):
     if not r.backward or r.grad_received is None or r.grad_norm is None or \
             len(r.grad_norm) != len(r.grad_received):
         return True
-    arrived = np.asarray(r.grad_received, bool)
-    return bool(np.all(np.isfinite(np.asarray(r.grad_norm, float)[arrived])))
+    # plain Python over the few tensors: cheaper than masking and reducing NumPy arrays
+    norms = np.asarray(r.grad_norm, float).tolist()
+    arrived = np.asarray(r.grad_received, bool).tolist()
+    return all(math.isfinite(norm) for norm, got in zip(norms, arrived) if got)
 
 
 def inputs_finite(r):

@@ -10,7 +10,6 @@ import math
 import numpy as np
 
 from ..findings import Finding
-from ..records import grads_finite
 from .context import fmt, median, module_of, names, rms
 from .curve import learning_poor
 from .graph import rule
@@ -78,11 +77,12 @@ def exploding_gradients(ctx):
         with np.errstate(all="ignore"):
             rel = np.asarray(first.grad_norm, float)[ctx.weights] / \
                 np.asarray(first.param_norm, float)[ctx.weights]
-        rel = rel[np.isfinite(rel)]
-        if rel.size and np.median(rel) > EXPLODING_GRAD_TO_WEIGHT:
-            evidence["grad_to_weight_first_step"] = float(np.median(rel))
+        rel = rel[np.isfinite(rel)].tolist()
+        typical = median(rel)         # np.median's value, in plain Python (a few tensors)
+        if rel and typical > EXPLODING_GRAD_TO_WEIGHT:
+            evidence["grad_to_weight_first_step"] = float(typical)
             evidence["from_start"] = True
-            reasons.append(f"at the first step the gradients are {np.median(rel):.0f} times "
+            reasons.append(f"at the first step the gradients are {typical:.0f} times "
                            "larger than the weights themselves")
     if profile is not None:
         ratio = float(profile[0] / profile[-1])
@@ -90,12 +90,12 @@ def exploding_gradients(ctx):
         if ratio > EXPLODING_RATIO:
             reasons.append(f"the first layer's gradient is {ratio:.1e} times the last layer's")
     if total.size >= 3:
-        early = float(np.median(total[: max(1, min(3, total.size // 3))]))
+        early = float(median(total[: max(1, min(3, total.size // 3))].tolist()))
         growth = float(np.max(total) / early) if early > 0 else float("inf")
         evidence["growth_over_run"] = growth
         if growth > EXPLODING_GROWTH:
             reasons.append(f"the gradient norm grew {growth:.1e} times during the run")
-    blew = any(not grads_finite(r) for r in ctx.all_records) or ctx.first_nan_step is not None
+    blew = not all(ctx.grads_finite) or ctx.first_nan_step is not None
     if blew and total.size and not reasons:
         if np.max(total) / np.median(total) > SPIKE_BEFORE_NAN:
             reasons.append("the gradient norm spiked before the run turned NaN")
@@ -162,8 +162,8 @@ def nan_loss(ctx):
 @rule(produces="NAN_GRADIENTS", explains={"NAN_LOSS"})
 def nan_gradients(ctx):
     run = ctx.run
-    for r in ctx.all_records:
-        if grads_finite(r):
+    for r, finite in zip(ctx.all_records, ctx.grads_finite):
+        if finite:
             continue
         norms = np.asarray(r.grad_norm, float)
         bad = [i for i in np.flatnonzero(r.grad_received) if not np.isfinite(norms[i])]

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..records import record_finite
+from ..records import grads_finite, record_finite
 
 MIN_STEPS_FOR_TREND = 30      # [design] fewer steps than this: no plateau/divergence verdicts
 MIN_WINDOW = 5                # [design] steps per window when the curve is cut into windows
@@ -38,8 +38,11 @@ class Context:
         self.first_nan_step = int(steps[bad][0]) if bad.any() else None
         # everything after the first NaN anywhere is a consequence: rules look before it
         cut = self.first_nan_step
-        for r in run.records:
-            if not record_finite(r):
+        # per record of the whole run: were its gradients finite? The NaN rules ask too
+        # (nan_gradients, exploding_gradients), so it is worked out once, here
+        self.grads_finite = [grads_finite(r) for r in run.records]
+        for r, grads_ok in zip(run.records, self.grads_finite):
+            if not record_finite(r, grads_ok):
                 cut = r.step if cut is None else min(cut, r.step)
                 break
         self.cutoff = cut
@@ -117,11 +120,12 @@ def curve_summary(curve):
     n = len(curve)
     if n < 2:
         return None
-    n_windows = int(np.clip(n // MIN_WINDOW, 1, MAX_WINDOWS))
+    n_windows = min(max(n // MIN_WINDOW, 1), MAX_WINDOWS)  # ints: np.clip costs far more
     medians = window_medians(curve, n_windows)
     width = -(-n // n_windows)                      # the first (longest) window's length
     diffs = np.diff(curve)
-    noise = 1.4826 * np.median(np.abs(diffs - np.median(diffs))) / math.sqrt(2) if len(diffs) else 0.0
+    noise = 1.4826 * curve_median(np.abs(diffs - curve_median(diffs))) / math.sqrt(2) \
+        if len(diffs) else 0.0
     window_error = 1.25 * noise / math.sqrt(max(width, 1))   # std error of a window median
     start, end = medians[0], medians[-1]
     tail = curve[-max(width, n // 5):]              # the last fifth, for the end level
@@ -132,7 +136,7 @@ def curve_summary(curve):
     return {"n": n, "medians": medians, "start": float(start), "end": float(end),
             "best": float(best), "best_window": best_index, "noise": float(noise),
             "window_error": float(window_error), "width": width,
-            "tail": float(np.median(tail)),
+            "tail": float(curve_median(tail)),
             "gain_error": float(math.sqrt(window_error ** 2 + tail_error ** 2)),
             "improvement": float((start - best) / scale)}
 
@@ -140,12 +144,24 @@ def curve_summary(curve):
 def window_medians(curve, n_windows):
     """The median of each of ``np.array_split(curve, n_windows)``: the first n % n_windows
     windows are one step longer, so each group of equal windows is one (windows, width)
-    array and one ``np.median`` call instead of one call per window (same values)."""
+    array and one median call instead of one call per window (same values)."""
     width, longer = divmod(len(curve), n_windows)
     split = longer * (width + 1)
     parts = [curve[:split].reshape(longer, width + 1),
              curve[split:].reshape(n_windows - longer, width)]
-    return np.concatenate([np.median(p, axis=1) for p in parts if p.size])
+    return np.concatenate([curve_median(p) for p in parts if p.size])
+
+
+def curve_median(values):
+    """``np.median(values, axis=-1)`` of finite numbers (a loss curve, its steps' differences,
+    its windows as rows), same values: np.median's own partial sort, the middle value or the
+    mean of the two middle ones, without the checks and wrappers that cost more than the
+    sort. A NumPy number for a 1-D array, an array of row medians for a 2-D one."""
+    half = values.shape[-1] // 2
+    if values.shape[-1] % 2:
+        return np.partition(values, half, axis=-1)[..., half]
+    part = np.partition(values, (half - 1, half), axis=-1)
+    return (part[..., half - 1] + part[..., half]) / 2
 
 
 def median(values):
@@ -156,6 +172,12 @@ def median(values):
     if n == 0 or any(v != v for v in kept):
         return math.nan
     return kept[n // 2] if n % 2 else (kept[n // 2 - 1] + kept[n // 2]) / 2
+
+
+def nanmedian(values):
+    """``np.nanmedian`` of a short 1-D array, same value, in plain Python: the median of its
+    non-NaN entries, NaN when there are none (NumPy's call costs more than the sort)."""
+    return median([v for v in np.asarray(values, float).tolist() if v == v])
 
 
 def nanmedian_columns(matrix):

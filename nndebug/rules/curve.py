@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from .context import MIN_STEPS_FOR_TREND
+from .context import MIN_STEPS_FOR_TREND, curve_median, median
 
 NOISE_SIGMAS = 4.0            # [measured] a window difference must exceed 4 standard errors
                               # of the window median to count as a change (noise-aware)
@@ -67,11 +67,13 @@ def _oscillation(ctx):
     if n < MIN_STEPS_FOR_TREND or ctx.summary is None:
         return None
     k = OSCILLATION_WINDOW
-    padded = np.pad(curve, (k // 2, k // 2), mode="edge")
+    # the curve with its end values repeated k // 2 times on each side (np.pad's "edge"
+    # mode, without its cost), and its n windows of k steps as one (n, k) array
+    padded = np.concatenate([np.full(k // 2, curve[0]), curve, np.full(k // 2, curve[-1])])
+    windows = padded[np.arange(n)[:, None] + np.arange(k)]
     # the running median: the middle of each window (k is odd), found by partial sorting
     # (np.median would also average two middles and costs twice as much)
-    running = np.partition(np.lib.stride_tricks.sliding_window_view(padded, k), k // 2,
-                           axis=1)[:, k // 2]
+    running = np.partition(windows, k // 2, axis=1)[:, k // 2]
     resid = curve - running
     # the loss scale of the problem: where training started, or for a classifier at least
     # the chance level ln(C) (a run resumed from a converged checkpoint starts near 0)
@@ -79,12 +81,12 @@ def _oscillation(ctx):
     # 1. swings: the spread around the running level after the first third of the run,
     #    relative to the starting loss, against what minibatch noise gives at this batch size
     late = resid[n // 3:]
-    swing = 1.4826 * float(np.median(np.abs(late))) / level
+    swing = 1.4826 * float(curve_median(np.abs(late))) / level
     batch = batch_size(ctx)
     allowed = OSCILLATION_AMPLITUDE * math.sqrt(max(1.0, OSCILLATION_REFERENCE_BATCH / batch)) \
         if batch else OSCILLATION_AMPLITUDE
     # 2. spikes: single steps far above the running level
-    sigma = 1.4826 * np.median(np.abs(resid))
+    sigma = 1.4826 * curve_median(np.abs(resid))
     spikes = np.flatnonzero((resid > OSCILLATION_SIGMAS * max(sigma, 1e-12)) &
                             (resid > OSCILLATION_REL * level))
     spiky = len(spikes) >= max(OSCILLATION_MIN_SPIKES, OSCILLATION_SPIKE_SHARE * n)
@@ -95,7 +97,7 @@ def _oscillation(ctx):
 
 def batch_size(ctx):
     sizes = [r.inputs["batch"] for r in ctx.records if r.inputs and "batch" in r.inputs]
-    return float(np.median(sizes)) if sizes else None
+    return float(median(sizes)) if sizes else None
 
 
 def at_chance(ctx):
