@@ -19,6 +19,8 @@ so the finding is a warning only when learning is poor (``curve.learning_poor``)
 Public report: "Batch average over Loss"
 (https://github.com/jfzhang95/pytorch-deeplab-xception/issues/55).
 """
+import math
+
 import numpy as np
 
 from ..findings import Finding
@@ -49,14 +51,29 @@ def row_loss_bounds(output, loss):
     return float((-log_probs.max(axis=1)).min()), float((-log_probs.min(axis=1)).max())
 
 
-def same_range(output, call):
-    """Whether the recorded output has the minimum and maximum the loss call saw: it is the
-    tensor the loss read (not the model's output transformed on the way, e.g. by a
-    log-softmax outside the model)."""
+def same_range(low, high, call):
+    """Whether the recorded output's minimum ``low`` and maximum ``high`` are the ones the
+    loss call saw: it is the tensor the loss read (not the model's output transformed on the
+    way, e.g. by a log-softmax outside the model). Never true for a NaN or an infinity."""
     def close(a, b):          # np.isclose's test, on two Python floats (NaN is never close)
         return abs(a - b) <= RANGE_TOLERANCE * (1 + abs(b))
-    return close(float(np.min(output)), call.output_min) and \
-        close(float(np.max(output)), call.output_max)
+    return close(low, call.output_min) and close(high, call.output_max)
+
+
+def could_be_divided(stepped, low, high, classes, loss):
+    """False when ``stepped`` is surely not under a quarter of ``row_loss_bounds``' lowest
+    mean, without its exp and log over every row (most steps of a healthy run stop here).
+    ``low``, ``high``: the output's minimum and maximum; ``classes``: its columns.
+
+    A row's best-target cross-entropy is logsumexp(row) - max(row) <= ln(C) for C classes,
+    so the lowest mean is at most ln(C); the margin covers float rounding of logits as large
+    as the output's (relative error ~1e-16, far below 1e-9). For NLL on log-probabilities
+    the lowest mean is exactly -max(output)."""
+    if loss in SCORE_LOSSES:
+        upper = math.log(classes) + 1e-9 * (1 + max(abs(low), abs(high)))
+    else:
+        upper = -high
+    return stepped * CLEARLY_BELOW < upper
 
 
 def divided_steps(ctx):
@@ -72,12 +89,17 @@ def divided_steps(ctx):
         stepped = ctx.loss_by_step.get(record.step)
         if call is None or output is None or np.ndim(output) != 2 or stepped is None or \
                 not np.isfinite(stepped) or np.shape(output)[0] < MIN_DIVIDING_BATCH or \
-                tuple(np.shape(output)) != tuple(call.output_shape) or \
-                not same_range(output, call) or not np.isfinite(output).all():
-            continue        # only what the loss read, whole and finite, bounds its mean
-        batch = np.shape(output)[0]
-        lowest, highest = row_loss_bounds(output, call.loss)
+                tuple(np.shape(output)) != tuple(call.output_shape):
+            continue
+        low, high = float(np.min(output)), float(np.max(output))
+        if not same_range(low, high, call):
+            continue        # only what the loss read, whole and finite (a NaN or an
+                            # infinity is never in range), bounds its mean
+        batch, classes = np.shape(output)
         checked += 1
+        if not could_be_divided(stepped, low, high, classes, call.loss):
+            continue        # the bounds below cannot match: skip computing them
+        lowest, highest = row_loss_bounds(output, call.loss)
         scaled = stepped * batch
         if 0 <= stepped < lowest / CLEARLY_BELOW and \
                 lowest * (1 - FACTOR_TOLERANCE) <= scaled <= highest * (1 + FACTOR_TOLERANCE):
