@@ -53,6 +53,8 @@ def repeat_period(fingerprints):
     steps, values = fingerprinted(fingerprints)
     if steps.size < 2 * MIN_DISTINCT_BATCHES or np.all(values == values[0]):
         return None
+    if len(set(values.tolist())) == values.size:
+        return None         # no batch seen twice: no period (spares the pairwise matrices)
     same = values[:, None] == values[None, :]
     apart = steps[None, :] - steps[:, None]          # apart[i, j]: steps[j] - steps[i]
     later = apart > 0

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from ..findings import Finding
-from .context import median, modules, nanmedian_columns, short_list
+from .context import median, modules, nanmedian, nanmedian_columns, short_list
 from .curve import at_chance, learning_poor, loss_blew_up
 from .graph import rule
 
@@ -49,8 +49,8 @@ def lr_too_high(ctx):
     per_layer, early_layer = _ratio_summary(ctx)
     if early_layer is None:
         return None
-    big = float(np.nanmedian(early_layer))
-    typical = float(np.nanmedian(per_layer)) if per_layer is not None else big
+    big = float(nanmedian(early_layer))
+    typical = float(nanmedian(per_layer)) if per_layer is not None else big
     if not (big > LR_HIGH_RATIO or typical > LR_HIGH_RATIO):
         return None
     exploding = ctx.found.get("EXPLODING_GRADIENTS")
@@ -86,8 +86,8 @@ SLOW_AT_CHANCE_OTHER_CAUSES = ("DOUBLE_SOFTMAX", "DEAD_RELU", "VANISHING_GRADIEN
 @rule(produces="LR_TOO_LOW", reads={"PARAMS_NOT_UPDATING", *SLOW_AT_CHANCE_OTHER_CAUSES},
       explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def lr_too_low(ctx):
-    if not ctx.enough_steps:
-        return None
+    if not ctx.enough_steps or not learning_poor(ctx) or "PARAMS_NOT_UPDATING" in ctx.found:
+        return None     # asked first: both verdicts need it, and it spares the per-layer medians
     # only layers that get a gradient and belong to the optimizer: a zero update from a zero
     # gradient (dead units) or from a missing parameter is another finding's business
     ratios = ctx.ratios()
@@ -102,8 +102,6 @@ def lr_too_low(ctx):
     if not per_layer:
         return None
     fastest = float(np.max(per_layer))
-    if not learning_poor(ctx) or "PARAMS_NOT_UPDATING" in ctx.found:
-        return None
     if fastest >= LR_LOW_RATIO:
         return collapsed_group_rates(ctx, ratios, live, held) or slow_at_chance(ctx, fastest)
     lrs = _learning_rates(ctx)

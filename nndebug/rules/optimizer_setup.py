@@ -36,12 +36,13 @@ def _held_fraction(record, width):
 @rule(produces="GRADIENTS_CLIPPED_AWAY",
       explains={"PARAMS_NOT_UPDATING", "LR_TOO_LOW", "LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def gradients_clipped_away(ctx):
+    if not learning_poor(ctx):
+        return None     # the verdict needs it: asked first, it spares every record's median
     width = len(ctx.run.params)
     fractions = [(r.step, f) for r in ctx.records[1:]      # step 0 may hold older gradients
                  if (f := _held_fraction(r, width)) is not None]
     shrunk = [(step, f) for step, f in fractions if f < CLIPPED_AWAY_RATIO]
-    if len(shrunk) < MIN_RECORDS or len(shrunk) < MAJORITY * len(fractions) or \
-            not learning_poor(ctx):
+    if len(shrunk) < MIN_RECORDS or len(shrunk) < MAJORITY * len(fractions):
         return None
     median = float(np.median([f for _, f in shrunk]))
     return Finding(

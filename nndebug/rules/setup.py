@@ -116,26 +116,27 @@ def no_optimizer_step(ctx):
       explains={"GRADIENTS_ACCUMULATING": {"LOSS_DIVERGING", "LOSS_OSCILLATING", "NAN_LOSS"},
                 "GRADIENTS_DISCARDED": {"LOSS_PLATEAU"}})
 def gradients_accumulating(ctx):
-    flagged, checked, evidence, ratios = [], 0, None, []
     # parameters the optimizer does not hold are never zeroed by optimizer.zero_grad(); that
     # is OPTIMIZER_MISSING_PARAMS, not this
     held_by_optimizer = np.array([p.in_optimizer is not False for p in ctx.run.params], bool)
     width = len(held_by_optimizer)
     ranks = getattr(ctx.run, "ranks", None)
     averaged_over_ranks = ranks is not None and ranks.world_size > 1
+    measured = []       # (step, held, excess, grad) of the records that measured all three
     for r in ctx.records[1:]:   # the first step may hold gradients from before watch()
         held, excess, grad = (per_parameter(r, a, width)
                               for a in ("held_norm", "held_excess", "grad_norm"))
-        if not r.backward or held is None or excess is None or grad is None:
-            continue
+        if r.backward and held is not None and excess is not None and grad is not None:
+            measured.append((r.step, held, excess, grad))
+    flagged, checked, evidence, ratios = [], 0, None, []
+    if measured:
+        # every record at once, one row each: one NumPy call per test, not one per record
+        held, excess, grad = (np.vstack([m[i] for m in measured]) for i in (1, 2, 3))
         ok = np.isfinite(held) & np.isfinite(excess) & np.isfinite(grad) & (grad > 0) & \
             held_by_optimizer
-        if not ok.any():
-            continue
-        checked += 1
-        delivered = grad[ok]
-        held_ratio = held[ok] / delivered
-        excess_ratio = excess[ok] / delivered
+        with np.errstate(all="ignore"):     # entries outside ok are never read
+            held_ratio = held / grad
+            excess_ratio = excess / grad
         if averaged_over_ranks:
             # DDP: .grad holds the mean over ranks, never what this rank's backward delivered;
             # only a .grad far larger than any mean of fresh gradients is a carry-over
@@ -144,12 +145,18 @@ def gradients_accumulating(ctx):
             # scaling .grad down (clipping, unscaling) keeps it parallel: excess == |1 - held|
             carried = (held_ratio > 1 + ACCUMULATION_TOLERANCE) | \
                       (excess_ratio > np.abs(1 - held_ratio) + ACCUMULATION_TOLERANCE)
-        if carried.mean() >= MAJORITY:
-            flagged.append(r.step)
-            ratios.append(float(np.median(held_ratio)))
+        compared, carried_over = ok.sum(axis=1), (carried & ok).sum(axis=1)
+        for row in np.flatnonzero(compared).tolist():
+            checked += 1
+            if carried_over[row] / compared[row] < MAJORITY:
+                continue
+            step, row_ok = measured[row][0], ok[row]
+            flagged.append(step)
+            ratios.append(float(np.median(held_ratio[row][row_ok])))
             if evidence is None:
-                evidence = {"step": r.step, "held_over_delivered": float(np.median(held_ratio)),
-                            "excess_over_delivered": float(np.median(excess_ratio))}
+                evidence = {"step": step,
+                            "held_over_delivered": float(np.median(held_ratio[row][row_ok])),
+                            "excess_over_delivered": float(np.median(excess_ratio[row][row_ok]))}
     if len(flagged) < MIN_RECORDS or len(flagged) < MAJORITY * checked:
         return _eval_gradients_carried(ctx)
     if not averaged_over_ranks and np.median(ratios) < DISCARDED_RATIO:
@@ -233,9 +240,9 @@ def double_softmax(ctx):
     for r in ctx.records:
         out = r.output
         if out is None or out.ndim != 2 or out.shape[1] < 2 or out.shape[0] == 0 or \
-                not np.all(np.isfinite(out)):
-            continue
-        is_prob = out.min() >= -1e-6 and np.max(np.abs(out.sum(axis=1) - 1)) < 1e-3
+                not out.min() >= -1e-6 or not np.all(np.isfinite(out)):
+            continue        # a negative minimum (logits) first: cheaper, and NaN fails it too
+        is_prob = np.max(np.abs(out.sum(axis=1) - 1)) < 1e-3
         if not is_prob:
             continue
         probs += 1
@@ -349,7 +356,8 @@ def zeroed_gradient(ctx, records, received):
     if any(g is None for g in measured):
         return None
     grads = np.vstack([np.asarray(g, float) for g in measured])
-    zeroed = [i for i in range(width) if received[:, i].all() and np.all(grads[:, i] == 0)]
+    # whole columns at once (one NumPy call per test, not one per parameter)
+    zeroed = np.flatnonzero(received.all(axis=0) & (grads == 0).all(axis=0)).tolist()
     if not zeroed:
         return None
     zeroed_names = names(run, zeroed)
@@ -379,7 +387,7 @@ def no_gradient(ctx):
     if len(records) < MIN_RECORDS or width == 0:
         return None
     received = np.vstack([np.asarray(r.grad_received, bool) for r in records])
-    never = [i for i in range(received.shape[1]) if not received[:, i].any()]
+    never = np.flatnonzero(~received.any(axis=0)).tolist()    # whole columns at once
     if not never:
         return zeroed_gradient(ctx, records, received)
     never_names = names(run, never)
@@ -437,6 +445,8 @@ def params_not_updating(ctx):
     if len(records) < MIN_RECORDS or width == 0:
         return None
     upd = np.vstack([np.asarray(r.update_norm, float) for r in records])
+    if not (upd == 0).any():
+        return None         # a stuck tensor has an update of exactly 0 where it got a gradient
     got = _visible_gradients(records, width)
     in_optimizer = np.array([p.in_optimizer is not False for p in run.params], bool)
     # received a visible gradient at some record, and never changed where it did
