@@ -213,9 +213,15 @@ def judged_only(ctx, items):
 def judged_loss_calls(ctx, losses):
     """The judged loss calls (``run.observed.loss_calls``) of these losses, before the first
     non-finite step (``ctx.cutoff``)."""
+    return [c for c in ctx._once("judged_loss_calls", lambda: _judged_loss_calls(ctx))
+            if c.loss in losses]
+
+
+def _judged_loss_calls(ctx):
+    """Every judged loss call before the cut-off; a dozen rules ask, each for some losses,
+    so the walk over every step's call is done once per diagnosis."""
     calls = getattr(getattr(ctx.run, "observed", None), "loss_calls", None) or []
-    return [c for c in judged_only(ctx, calls) if c.loss in losses and
-            (ctx.cutoff is None or c.step < ctx.cutoff)]
+    return [c for c in judged_only(ctx, calls) if ctx.cutoff is None or c.step < ctx.cutoff]
 
 
 def output_classes(run):
