@@ -44,37 +44,20 @@ def layers(adapter):
 
     ``measured``: ``[(name, module, kind)]`` of the leaf layers whose outputs carry new
     values (dropout, identity and flatten pass through); ``mode_layers``: ``[(name,
-    module, owner)]`` of the dropout and batch-norm layers, whose train/eval mode is
-    checked, with the module whose parameters say whether the layer sits in a frozen part
-    (``in_frozen_part``): the layer itself when it has parameters, else its parent.
+    module)]`` of the dropout and batch-norm layers, whose train/eval mode is checked.
     Each module once, under its first name.
     """
     measured, mode_layers, seen = [], [], set()
-    by_name = dict(adapter.named_modules())
-    for name, module in by_name.items():
+    for name, module in adapter.named_modules():
         if id(module) in seen:
             continue
         seen.add(id(module))
         kind = adapter.module_type(module)
         if kind in DROPOUT_TYPES or kind in BATCHNORM_TYPES:
-            parent = by_name.get(name.rpartition(".")[0], adapter.model)
-            owner = module if adapter.own_parameters(module) else parent
-            mode_layers.append((name, module, owner))
+            mode_layers.append((name, module))
         if adapter.is_leaf_module(module) and kind not in PASS_THROUGH_TYPES:
             measured.append((name, module, layer_kind(kind)))
     return measured, mode_layers
-
-
-def in_frozen_part(adapter, owner):
-    """Whether ``owner`` (``layers``' third item) has parameters and none of them trains: a
-    frozen backbone put in eval mode (the usual way to fine-tune a head on it), or a batch
-    norm frozen on purpose, is not a training loop left in eval mode."""
-    found = False
-    for _, parameter in adapter._params_of(owner):
-        if adapter.requires_grad(parameter):
-            return False
-        found = True
-    return found
 
 
 def layer_infos(adapter, measured):

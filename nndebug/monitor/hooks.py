@@ -15,7 +15,6 @@ import contextlib
 
 from ..adapters.base import nndebug_hook
 from . import statistics
-from .discover import in_frozen_part
 
 MAX_CALLS_PER_LAYER = 16     # a shared layer called many times per forward: first 16 calls
 OUTPUT_ROWS = 256            # rows of the model output copied to check for probabilities
@@ -38,7 +37,7 @@ class StepHooks:
     def __init__(self, adapter, params, layers, mode_layers, on_error, on_statistic_error=None):
         self.adapter, self.xp = adapter, adapter.xp
         self.params = params                  # trainable parameters, aligned with run.params
-        self.mode_layers = mode_layers        # [(name, module, owner)] dropout and batch norm
+        self.mode_layers = mode_layers        # [(name, module)] dropout and batch-norm layers
         self.on_error = on_error
         self.on_statistic_error = on_statistic_error or (lambda what, error: on_error(error))
         self.armed = False
@@ -162,9 +161,5 @@ class StepHooks:
         out = self.adapter.detach(leaves[0])
         if out.ndim == 2 and 2 <= out.shape[1] <= OUTPUT_MAX_COLUMNS:
             buffer.output = out[:OUTPUT_ROWS]
-        # layers in eval mode, but not those of a frozen part (discover.in_frozen_part),
-        # asked only about the layers found in eval mode (none, on most steps)
-        buffer.eval_layers = [n for n, m, owner in self.mode_layers
-                              if not self.adapter.is_training(m) and
-                              not in_frozen_part(self.adapter, owner)]
+        buffer.eval_layers = [n for n, m in self.mode_layers if not self.adapter.is_training(m)]
         self.forward, self.buffer = buffer, None

@@ -208,10 +208,30 @@ def _eval_gradients_carried(ctx):
             "call optimizer.zero_grad() before the next training backward.")
 
 
+def in_frozen_part(ctx, layer):
+    """Whether the dropout/batch-norm ``layer`` sits in a part that does not train: its own
+    parameters are all frozen, or, having none, its parent's are. A frozen backbone put in
+    eval mode to fine-tune a head on it, and a frozen batch norm, are meant to be in eval
+    mode. Read from the parameter names: ``run.params`` (trainable when watch started) and
+    ``run.observed.frozen`` (frozen then)."""
+    frozen = {t.name for t in getattr(getattr(ctx.run, "observed", None), "frozen", None) or []}
+    trains = {p.name for p in ctx.run.params if p.trainable}
+
+    def owned_by(prefix):
+        return [n for n in frozen | trains if not prefix or n.startswith(prefix + ".")]
+    own = [n for n in owned_by(layer) if n.rpartition(".")[0] == layer]
+    names_ = own or owned_by(layer.rpartition(".")[0])
+    return bool(names_) and not any(n in trains for n in names_)
+
+
 @rule(produces="TRAINING_IN_EVAL_MODE")
 def training_in_eval_mode(ctx):
     relevant = [r for r in ctx.records if r.backward]
-    affected = [r for r in relevant if r.eval_layers]
+    if not any(r.eval_layers for r in relevant):
+        return None
+    frozen_parts = {layer for r in relevant for layer in r.eval_layers
+                    if in_frozen_part(ctx, layer)}
+    affected = [r for r in relevant if set(r.eval_layers) - frozen_parts]
     if not affected:
         return None
     # from the first step trained in eval mode on (a loop may switch to eval after a while
@@ -219,7 +239,7 @@ def training_in_eval_mode(ctx):
     since = [r for r in relevant if r.step >= affected[0].step]
     if len(affected) < MIN_RECORDS or len(affected) < MAJORITY * len(since):
         return None
-    layers = affected[0].eval_layers
+    layers = [layer for layer in affected[0].eval_layers if layer not in frozen_parts]
     return Finding(
         code="TRAINING_IN_EVAL_MODE", severity="warning", where=layers[0],
         step=affected[0].step,
