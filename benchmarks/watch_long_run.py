@@ -26,6 +26,15 @@ resident memory (current and peak, MiB) of a plain and a watched process at the 
 dependency probe runs, at the end), and the same inside the first recorded step around the
 monitor's whole-model operations (the weight snapshot, the batched differences, the norms).
 
+``--instructions MODEL:STEPS ...`` counts the overhead in instructions instead of seconds, under
+valgrind's cachegrind (the same code on the same input gives nearly the same count on a busy
+machine and an idle one; the seconds of two side-by-side processes move by 10-30% on a
+shared 2-core machine, more than a 5% goal). Three processes per row: the loop plain, the
+loop watched (``close()`` and ``findings()`` included), and no loop at all; each first
+imports the same modules and runs the same 5-step watched warm-up on a small model, so
+that start-up and first-call costs cancel. Overhead = (watched - plain) / (plain - none).
+About 50x slower than the loop itself (``--instructions mlp:1000`` takes a few minutes).
+
 Run: python -m benchmarks.watch_long_run [--million] [--quick] [--jobs N]
 (``--jobs``: configurations run side by side, two processes of one thread each per
 configuration; use it on a machine with twice that many idle cores, or timings suffer.)
@@ -68,6 +77,18 @@ def build(kind, seed=0):
     return model, torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9), batches
 
 
+def train(model, opt, batches, loss_fn, steps, mon=None):
+    """The loop every row trains: ``steps`` optimizer steps over the batch pool."""
+    for i in range(steps):
+        x, y = batches[i % POOL]
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        if mon is not None:
+            mon.step(loss)
+
+
 def peak_rss_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -83,14 +104,7 @@ def worker(kind, steps, watched, budget=None):
     options = {} if budget is None else {"max_history_mb": budget}
     mon = nd.watch(model, opt, **options) if watched else None
     started = time.perf_counter()
-    for i in range(steps):
-        x, y = batches[i % POOL]
-        opt.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        opt.step()
-        if mon is not None:
-            mon.step(loss)
+    train(model, opt, batches, loss_fn, steps, mon)
     train_s = time.perf_counter() - started
     out = {"kind": kind, "steps": steps, "watched": watched, "train_s": train_s,
            "peak_rss_mib": peak_rss_mib()}
@@ -115,6 +129,66 @@ def worker(kind, steps, watched, budget=None):
             out["save_s"] = time.perf_counter() - started
             out["file_mib"] = os.path.getsize(path) / 2 ** 20
     print(json.dumps(out), flush=True)
+
+
+def instruction_worker(kind, steps, mode):
+    """The loop of one row for ``count_instructions``: ``mode`` "plain", "watched" or
+    "none" (no loop: what the process costs around it)."""
+    import torch
+    torch.set_num_threads(1)
+    import nndebug as nd
+    warm_model, warm_opt, warm_batches = build("mlp", seed=1)     # the same in every mode
+    loss_fn = torch.nn.CrossEntropyLoss()
+    with nd.watch(warm_model, warm_opt) as warm:
+        train(warm_model, warm_opt, warm_batches, loss_fn, 5, warm)
+    warm.findings()
+    model, opt, batches = build(kind)
+    if mode == "none":
+        return
+    mon = nd.watch(model, opt) if mode == "watched" else None
+    train(model, opt, batches, loss_fn, steps, mon)
+    if mon is not None:
+        mon.close()
+        mon.findings()
+
+
+def count_instructions(kind, steps, mode):
+    """Instructions a process running ``instruction_worker`` executes (valgrind)."""
+    import re
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0")
+    done = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                           "--cachegrind-out-file=/dev/null", sys.executable, "-m",
+                           "benchmarks.watch_long_run", "--instruction-worker", kind, str(steps),
+                           mode], capture_output=True, text=True, env=env)
+    found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+    if done.returncode != 0 or found is None:
+        raise RuntimeError(f"valgrind failed on {kind} {steps} {mode}:\n{done.stderr[-2000:]}")
+    return int(found.group(1).replace(",", ""))
+
+
+def instruction_table(rows):
+    """The overhead of each ``MODEL:STEPS`` row in instructions (module doc)."""
+    import shutil
+    if shutil.which("valgrind") is None:
+        print("valgrind is not installed (apt-get install valgrind): nothing measured")
+        return []
+    jobs = [(kind, int(steps), mode) for kind, steps in (row.split(":") for row in rows)
+            for mode in ("plain", "watched", "none")]
+    with ThreadPoolExecutor(2) as pool:
+        counts = dict(zip(jobs, pool.map(lambda job: count_instructions(*job), jobs)))
+    names = {"mlp": "MLP 32-64-64-4", "deep": "24-layer MLP, width 256"}
+    print("| model | steps | loop plain (M instructions) | watched, findings included | "
+          "overhead |")
+    print("|---|---|---|---|---|")
+    found = []
+    for kind, steps in {(k, s) for k, s, _ in jobs}:
+        plain = counts[kind, steps, "plain"] - counts[kind, steps, "none"]
+        watched = counts[kind, steps, "watched"] - counts[kind, steps, "none"]
+        found.append((kind, steps, plain, watched))
+    for kind, steps, plain, watched in sorted(found):
+        print(f"| {names[kind]} | {steps:,} | {plain / 1e6:,.0f} | {watched / 1e6:,.0f} | "
+              f"{100 * (watched / plain - 1):+.1f}% |")
+    return found
 
 
 def current_rss_mib():
@@ -226,9 +300,17 @@ def main(argv=None):
                         help="only these rows, e.g. mlp:1000000 deep:4000")
     parser.add_argument("--where", metavar="MODEL:STEPS",
                         help="where the watched run's extra memory goes, e.g. deep:300")
+    parser.add_argument("--instructions", nargs="+", metavar="MODEL:STEPS",
+                        help="the overhead of these rows in instructions (valgrind), e.g. mlp:1000")
     parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--instruction-worker", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument("--where-worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.instruction_worker:
+        kind, steps, mode = args.instruction_worker
+        return instruction_worker(kind, int(steps), mode)
+    if args.instructions:
+        return instruction_table(args.instructions)
     if args.where_worker:
         kind, steps, watched = args.where_worker
         return where_worker(kind, int(steps), bool(int(watched)))
