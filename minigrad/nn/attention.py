@@ -14,7 +14,8 @@ from ..tensor import Tensor, as_tensor, get_default_dtype
 from . import functional as F
 from . import init
 from .linear import Linear
-from .module import Module, Parameter, check_device
+from .arguments import check_device
+from .module import Module, Parameter
 
 
 def _as_bool_or_float(mask, name):

@@ -5,7 +5,8 @@ import numpy as np
 from ..tensor import get_default_dtype
 from . import functional as F
 from . import init
-from .module import Module, Parameter, check_count, check_device
+from .arguments import check_count, check_device
+from .module import Module, Parameter
 
 
 class Linear(Module):

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..autograd import is_grad_enabled, no_grad
 from ..tensor import Tensor, _to_array, get_default_dtype
+from .arguments import check_device
 from .hooks import (BackwardHookCall, add_hook, global_forward_hooks, global_forward_pre_hooks,
                     register_module_forward_hook, register_module_forward_pre_hook)  # noqa: F401
 
@@ -460,25 +461,6 @@ class Module:
         for key, value in self.__dict__.items():
             object.__setattr__(result, key, copy.deepcopy(value, memo))
         return result
-
-
-def check_device(device):
-    """minigrad computes with NumPy on the CPU: accept device=None or "cpu" (torch's signature)."""
-    if device is not None and str(device).split(":")[0] != "cpu":
-        raise ValueError(f"minigrad runs on the CPU with NumPy; device {device!r} is not "
-                         "available (use 'cpu' or leave the device out)")
-
-
-def check_count(value, name, minimum=1):
-    """A layer size (features, channels, kernel, stride...) as a Python int >= ``minimum``:
-    ``Linear(2.5, 2)`` or ``Conv2d(3, 4, 3, stride=0)`` is refused at construction, not
-    rounded down or left to fail inside the first forward pass."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
-    if value < minimum:
-        wanted = "a positive int" if minimum == 1 else f"an int >= {minimum}"
-        raise ValueError(f"{name} must be {wanted}, got {value}")
-    return int(value)
 
 
 def _check_name(module, name, kind):

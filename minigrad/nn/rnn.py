@@ -19,7 +19,8 @@ from ..ops.registry import REGISTRY
 from ..tensor import Tensor, as_tensor, get_default_dtype
 from . import functional as F
 from . import init
-from .module import Module, Parameter, check_device
+from .arguments import check_device
+from .module import Module, Parameter
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
