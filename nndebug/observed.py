@@ -175,6 +175,9 @@ class Observed:
     targets: list = field(default_factory=list)           # [(step, target tensor)] the targets
                                                           # that reached the loss, kept for
                                                           # probes (framework tensors; few)
+    batch_rows: list = field(default_factory=list)        # [(step, batch size, distinct rows
+                                                          # in it, distinct rows seen so far)]
+                                                          # (monitor/sample_rows.py)
     graph_nodes: list = field(default_factory=list)       # [(step, operations in the loss's
                                                           # graph)] on the first recorded steps
     leaf_losses: list = field(default_factory=list)       # [step] where the loss required a
@@ -202,6 +205,7 @@ class Observed:
                 "padding_lookups": [asdict(p) for p in self.padding_lookups],
                 "schedulers": [asdict(s) for s in self.schedulers],
                 "graph_nodes": [list(g) for g in self.graph_nodes],
+                "batch_rows": [list(b) for b in self.batch_rows],
                 **{name: list(getattr(self, name)) for name in STEP_LISTS},
                 "repeated_total": self.repeated_total,
                 "unstepped_gradients": self.unstepped_gradients}

@@ -136,6 +136,7 @@ def _encode_observed(observed):
         return {}
     return {name: plain([dataclasses.asdict(item) for item in getattr(observed, name)])
             for name in OBSERVED_LISTS} | {"graph_nodes": plain(list(observed.graph_nodes)),
+                                           "batch_rows": plain(list(observed.batch_rows)),
                                            **{name: [int(s) for s in getattr(observed, name)]
                                               for name in STEP_LISTS},
                                            "repeated_total": int(observed.repeated_total),
@@ -161,6 +162,7 @@ def decode_observed(data):
             items.append(kind(**values))
     observed.graph_nodes.extend((int(step), int(nodes)) for step, nodes in
                                 data.get("graph_nodes") or [])
+    observed.batch_rows.extend(tuple(int(v) for v in row) for row in data.get("batch_rows") or [])
     for name in STEP_LISTS:
         getattr(observed, name).extend(int(step) for step in data.get(name) or [])
     observed.repeated_total = int(data.get("repeated_total") or 0)

@@ -100,11 +100,20 @@ def test_minigrad_batches_drawn_from_four_rows_are_named_and_from_all_rows_are_n
 
 
 def test_the_counter_counts_rows_within_and_across_batches():
-    counter = RowCounter()
+    from nndebug.observed import Observed
+    counter, observed = RowCounter(), Observed()
     rows = np.repeat(np.arange(3.0)[:, None], 4, axis=1)          # 3 distinct rows of 4
     for step, batch in enumerate([rows[[0, 0, 1, 1]], rows[[2, 2, 2, 0]]]):
         record = StepRecord(step=step)
         record.inputs = {"batch": 4.0}
-        counter.take(batch.reshape(-1), record)
-        assert record.inputs["distinct_rows"] == 2.0
-    assert record.inputs["rows_seen"] == 3.0
+        counter.take(batch.reshape(-1), record, observed)
+    assert observed.batch_rows == [(0, 4, 2, 2), (1, 4, 2, 3)]
+
+
+def test_the_counts_are_saved_and_loaded_with_the_run(tmp_path):
+    mon = torch_run("class weights")
+    path = mon.save(tmp_path / "run.nndebug")
+    loaded = nd.load_run(path)
+    assert loaded.run.observed.batch_rows == mon.run.observed.batch_rows
+    assert [f.code for f in loaded.findings() if f.code == "BATCHES_FROM_FEW_SAMPLES"] == \
+        ["BATCHES_FROM_FEW_SAMPLES"]

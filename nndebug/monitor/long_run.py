@@ -134,7 +134,8 @@ class LongRun(Sink):
         """
         observed, before = run.observed, saved.observed
         run.fingerprints[:0] = saved.fingerprints
-        for name in ("loss_calls", "warnings", "norm_batches", "graph_nodes", "padding_lookups",
+        for name in ("loss_calls", "warnings", "norm_batches", "graph_nodes", "batch_rows",
+                     "padding_lookups",
                      "carried_eval_gradients", "repeated_optimizer_steps"):
             getattr(observed, name)[:0] = getattr(before, name)
         observed.repeated_total += before.repeated_total

@@ -462,7 +462,7 @@ class Monitor:
             on_error=self._statistic_failed, identical=identical)
         self.around.take(values, record)
         if row_sample is not None:
-            self.rows.take(row_sample, record)
+            self.rows.take(row_sample, record, self.run.observed)
         record.eval_layers = list(forward.eval_layers)
         record.lrs = self._learning_rates()
         record.judged = self._recording == JUDGED

@@ -9,8 +9,8 @@ so no check that compares whole batches sees it.
 On the first ``SAMPLED_RECORDS`` judged records, the input batch travels to the host in
 a small sample (``statistics.row_sample``: at most ``ROW_VALUES`` evenly spaced values of
 each row, riding along with the step's one transfer), and ``RowCounter.take`` counts its
-distinct rows and the distinct rows seen over all sampled batches so far. Each record keeps
-both in its ``inputs`` (``distinct_rows``, ``rows_seen``); ``rules/data_order.py`` judges.
+distinct rows and the distinct rows seen over all sampled batches so far, into
+``run.observed.batch_rows``; ``rules/few_samples.py`` judges.
 Two rows count as the same when their sampled values are equal, compared through one
 projection on a fixed random vector (distinct real rows collide with probability ~0).
 """
@@ -30,9 +30,9 @@ class RowCounter:
         """Whether the coming judged record should carry its batch's row sample."""
         return self.records < SAMPLED_RECORDS
 
-    def take(self, sample, record):
+    def take(self, sample, record, observed):
         """Count the rows of ``sample`` (the host values of ``statistics.row_sample``, rows one
-        after the other) into ``record.inputs``."""
+        after the other) of ``record``'s batch into ``observed.batch_rows``."""
         batch = int(record.inputs.get("batch", 0))
         if batch < 2 or sample.size == 0 or sample.size % batch:
             return
@@ -43,8 +43,7 @@ class RowCounter:
         self.records += 1
         if len(self.seen) < MAX_ROWS_SEEN:
             self.seen.update(keys.tolist())
-        record.inputs["distinct_rows"] = float(len(keys))
-        record.inputs["rows_seen"] = float(len(self.seen))
+        observed.batch_rows.append((int(record.step), batch, len(keys), len(self.seen)))
 
     def _direction(self, width):
         direction = self._directions.get(width)

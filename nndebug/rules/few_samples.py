@@ -1,8 +1,8 @@
 """Every batch drawn from the same handful of samples.
 
 The monitor counts, on its first judged records, the distinct rows of each input batch and
-the distinct rows seen over all of them (``monitor/sample_rows.py``: ``distinct_rows`` and
-``rows_seen`` in ``record.inputs``). A loader that repeats a few samples over and over - a
+the distinct rows seen over all of them (``monitor/sample_rows.py``: ``run.observed.batch_rows``,
+``(step, batch size, distinct rows, distinct rows seen so far)``). A loader that repeats a few samples over and over - a
 ``WeightedRandomSampler`` given one weight per class instead of one per sample draws indices
 0..C-1 only - shows both: most rows of a batch are copies of others, and all the batches
 together hold fewer different samples than a single batch has rows. The model learns those
@@ -30,26 +30,25 @@ FEW_SAMPLES_SHARE = 0.5     # [design] all sampled batches together hold at most
 
 @rule(produces="BATCHES_FROM_FEW_SAMPLES")
 def batches_from_few_samples(ctx):
-    counted = [r for r in ctx.records
-               if r.inputs and "distinct_rows" in r.inputs and r.inputs.get("batch", 0) >= 2]
+    rows = getattr(getattr(ctx.run, "observed", None), "batch_rows", None) or []
+    judged = {r.step for r in ctx.run.records}
+    counted = [(step, batch, distinct, seen) for step, batch, distinct, seen in rows
+               if batch >= 2 and (step in judged or not judged)]
     if len(counted) < MIN_SAMPLED_BATCHES:
         return None
-    repeated = [r for r in counted
-                if r.inputs["distinct_rows"] <= REPEATED_SHARE * r.inputs["batch"]]
-    last = counted[-1].inputs
-    if len(repeated) <= MAJORITY * len(counted) or \
-            last["rows_seen"] > FEW_SAMPLES_SHARE * last["batch"]:
+    repeated = [c for c in counted if c[2] <= REPEATED_SHARE * c[1]]
+    _, batch, _, seen = counted[-1]
+    if len(repeated) <= MAJORITY * len(counted) or seen > FEW_SAMPLES_SHARE * batch:
         return None
-    seen, batch = int(last["rows_seen"]), int(last["batch"])
     return Finding(
-        code="BATCHES_FROM_FEW_SAMPLES", severity="warning", step=repeated[0].step,
+        code="BATCHES_FROM_FEW_SAMPLES", severity="warning", step=repeated[0][0],
         message=f"The {len(counted)} batches checked hold only {seen} different samples in all "
                 f"(batches of {batch}; {len(repeated)} of them repeat most of their rows): "
                 "every batch is drawn from the same handful of samples, so the model learns "
                 "those by heart and never sees the rest of the data.",
         evidence={"samples_seen": seen, "batch_size": batch,
-                  "distinct_rows_per_batch": [int(r.inputs["distinct_rows"]) for r in counted],
-                  "steps": [r.step for r in counted]},
+                  "distinct_rows_per_batch": [c[2] for c in counted],
+                  "steps": [c[0] for c in counted]},
         fix="Check the sampler: WeightedRandomSampler needs one weight per SAMPLE "
             "(weights[i] = class_weight[label[i]], num_samples=len(dataset)), not one per "
             "class; otherwise check the dataset's length and the indices the loader draws.")
