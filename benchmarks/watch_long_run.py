@@ -77,9 +77,9 @@ def build(kind, seed=0):
     return model, torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9), batches
 
 
-def train(model, opt, batches, loss_fn, steps, mon=None):
-    """The loop every row trains: ``steps`` optimizer steps over the batch pool."""
-    for i in range(steps):
+def train(model, opt, batches, loss_fn, steps, mon=None, start=0):
+    """The loop every row trains: steps ``start`` to ``steps - 1`` over the batch pool."""
+    for i in range(start, steps):
         x, y = batches[i % POOL]
         opt.zero_grad()
         loss = loss_fn(model(x), y)
@@ -223,23 +223,20 @@ def where_worker(kind, steps, watched):
                     inside.append([name, before, current_rss_mib(), peak_rss_mib()])
                 return out
             setattr(TorchAdapter, name, call)
-        for name in ("copies", "differences", "norms"):
+        for name in ("copies_into", "differences", "subtract_in_place", "norms"):
             measured(name)
     model, opt, batches = build(kind)
     loss_fn = torch.nn.CrossEntropyLoss()
     points = [["model built", current_rss_mib(), peak_rss_mib()]]
     mon = nd.watch(model, opt) if watched else None
     points.append(["watch()", current_rss_mib(), peak_rss_mib()])
-    for i in range(steps):
-        x, y = batches[i % POOL]
-        opt.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        opt.step()
-        if mon is not None:
-            mon.step(loss)
-        if i in (0, 4):
-            points.append([f"after step {i}", current_rss_mib(), peak_rss_mib()])
+    done = 0
+    for last in (0, 4):              # the first recorded step; step 4, where the probe runs
+        if last < steps:
+            train(model, opt, batches, loss_fn, last + 1, mon, start=done)
+            done = last + 1
+            points.append([f"after step {last}", current_rss_mib(), peak_rss_mib()])
+    train(model, opt, batches, loss_fn, steps, mon, start=done)
     points.append([f"after step {steps - 1}", current_rss_mib(), peak_rss_mib()])
     print(json.dumps({"points": points, "inside": inside,
                       "history_mib": mon.run.history_bytes() / 2 ** 20 if mon else 0}), flush=True)
