@@ -66,17 +66,18 @@ def tolerance(value, name):
     return value
 
 
-def path(value, name):
+def path(value, name, example="nndebug.png"):
     """A file path to write to: a str or os.PathLike that is not an existing folder (an
-    open binary file, anything with ``write``, passes as it is)."""
+    open binary file, anything with ``write``, passes as it is). ``example``: the file name
+    the messages suggest."""
     if hasattr(value, "write"):
         return value
     if not isinstance(value, (str, os.PathLike)):
         raise TypeError(f"{name} must be a file path (a str or pathlib.Path), got "
-                        f"{_show(value)}; pass e.g. {name}='lr_find.png'")
+                        f"{_show(value)}; pass e.g. {name}={example!r}")
     if os.path.isdir(value):
         raise ValueError(f"{name} {os.fspath(value)!r} is a folder; pass a file path inside it, "
-                         f"e.g. {os.path.join(os.fspath(value), 'nndebug.png')!r}")
+                         f"e.g. {os.path.join(os.fspath(value), example)!r}")
     return value
 
 

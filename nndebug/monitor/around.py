@@ -77,7 +77,7 @@ class Around:
         self._loss_handles = []
         self.armed = False
         self._foreign_calls = 0            # calls of modules outside the model since its own
-        self._first_rates = learning_rates(optimizer)   # schedulers are read once they moved
+        self._first_rates = self._learning_rates()   # schedulers are read once they moved
 
     def arm(self, step):
         if self.armed:
@@ -221,11 +221,18 @@ class Around:
             self.structure.observed.unstepped_gradients = \
                 parameters_holding_gradients(self.adapter)
 
+    def _learning_rates(self):
+        """The learning rate of each param group (empty without an optimizer)."""
+        try:
+            return list(self.adapter.optimizer_learning_rates(self.optimizer))
+        except Exception:                 # no optimizer, or one without param groups
+            return []
+
     def _read_schedulers(self):
         """The schedulers driving the optimizer, read (``schedulers.py``) only once the learning
         rates moved since ``watch`` started: a rate that never moved needs no explaining, and
         a run without a scheduler (most short runs) pays nothing for the search."""
-        if self._first_rates and learning_rates(self.optimizer) != self._first_rates:
+        if self._first_rates and self._learning_rates() != self._first_rates:
             remember_schedulers(self.structure.observed, self.optimizer)
 
     def close(self):
@@ -236,10 +243,3 @@ class Around:
         self.carried.close()
         self.optimizer_steps.close()
 
-
-def learning_rates(optimizer):
-    """The learning rate of each param group, as a tuple (empty without an optimizer)."""
-    try:
-        return tuple(group.get("lr") for group in optimizer.param_groups)
-    except Exception:                 # no optimizer, or one without param groups
-        return ()

@@ -40,7 +40,7 @@ import math
 import os
 import sys
 
-from .. import runfile
+from .. import runfile, validation
 from ..findings import Finding
 from ..history import DEFAULT_MAX_HISTORY_MB, budget_bytes
 from .sinks import Sink
@@ -53,9 +53,8 @@ def check_options(max_history_mb, save_to, save_every_s):
     if save_to is not None and not isinstance(save_to, (str, os.PathLike)):
         raise TypeError(f"save_to must be a file path (str or os.PathLike) or None, got "
                         f"{type(save_to).__name__}")
-    if save_to is not None and os.path.isdir(save_to):
-        raise ValueError(f"save_to {os.fspath(save_to)!r} is a folder; pass a file path inside "
-                         f"it, e.g. {os.path.join(os.fspath(save_to), 'run.nndebug')!r}")
+    if save_to is not None:
+        validation.path(save_to, "save_to", "run.nndebug")      # not a folder
     if isinstance(save_every_s, bool) or not isinstance(save_every_s, (int, float)) \
             or not math.isfinite(save_every_s) or save_every_s < 0:
         raise ValueError(f"save_every_s must be a number of seconds >= 0 (the least time between "

@@ -78,7 +78,7 @@ class LRFinderResult:
 
     def to_csv(self, path):
         """Write ``step,lr,loss,smoothed_loss,fixed_batch_loss`` rows, one per step."""
-        validation.path(path, "path")
+        validation.path(path, "path", "lr_find.png")
         fixed = self.fixed_batch_losses or [float("nan")] * len(self.lrs)
         with open(path, "w", newline="") as handle:
             writer = csv.writer(handle)
@@ -93,7 +93,7 @@ class LRFinderResult:
         Uses matplotlib's object interface with the Agg canvas (imported only here), so it
         needs no display and never changes the pyplot backend of a running notebook.
         """
-        validation.path(path, "path")
+        validation.path(path, "path", "lr_find.png")
         try:
             from matplotlib.backends.backend_agg import FigureCanvasAgg
             from matplotlib.figure import Figure

@@ -220,8 +220,8 @@ def in_frozen_part(ctx, layer):
     def owned_by(prefix):
         return [n for n in frozen | trains if not prefix or n.startswith(prefix + ".")]
     own = [n for n in owned_by(layer) if n.rpartition(".")[0] == layer]
-    names_ = own or owned_by(layer.rpartition(".")[0])
-    return bool(names_) and not any(n in trains for n in names_)
+    deciding = own or owned_by(layer.rpartition(".")[0])
+    return bool(deciding) and not any(n in trains for n in deciding)
 
 
 @rule(produces="TRAINING_IN_EVAL_MODE")
@@ -229,8 +229,8 @@ def training_in_eval_mode(ctx):
     relevant = [r for r in ctx.records if r.backward]
     if not any(r.eval_layers for r in relevant):
         return None
-    frozen_parts = {layer for r in relevant for layer in r.eval_layers
-                    if in_frozen_part(ctx, layer)}
+    in_eval = {layer for r in relevant for layer in r.eval_layers}
+    frozen_parts = {layer for layer in in_eval if in_frozen_part(ctx, layer)}
     affected = [r for r in relevant if set(r.eval_layers) - frozen_parts]
     if not affected:
         return None
