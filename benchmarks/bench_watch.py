@@ -176,7 +176,7 @@ def main(argv=None):
     print("\nRatios: median over rounds of (CPU time of the mode / CPU time of the plain loop "
           "in the same round), all modes interleaved in one process, one model. `watch` records "
           "the loss every step and detailed statistics on steps 0, 1, 2, 4, 8, 16, ... (the "
-          "judged steps, the only ones the rules read) and as often as its 5% time budget "
+          "judged steps, the only ones the rules read) and as often as its 1% time budget "
           "allows; `watch, every step` shows the cost of a detailed record at every step (one "
           "host sync each).")
     return rows

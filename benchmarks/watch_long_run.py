@@ -1,6 +1,6 @@
 """nndebug.watch on long runs: memory, analysis time and overhead as the run grows.
 
-Healthy runs at watch's default settings (``max_history_mb=64``, the 5% time budget), each
+Healthy runs at watch's default settings (``max_history_mb=64``, the 1% time budget for extra records), each
 configuration trained twice, in two fresh processes running side by side (so that the
 machine's other load slows both alike), one thread each:
 
@@ -34,6 +34,12 @@ loop watched (``close()`` and ``findings()`` included), and no loop at all; each
 imports the same modules and runs the same 5-step watched warm-up on a small model, so
 that start-up and first-call costs cancel. Overhead = (watched - plain) / (plain - none).
 About 50x slower than the loop itself (``--instructions mlp:1000`` takes a few minutes).
+Which steps get an extra record depends on the clock (the 1% time budget), and valgrind
+slows the two sides unequally: under it the budget bought 38 records in the first 1,000
+MLP steps and 85 in 2,000, where the same run at full speed takes 11 and 12 (the judged
+ones). So the watched row first trains once at full speed, keeps the steps of its extra
+records, and the counted run replays exactly those (``ReplayedSchedule``): the count is that
+of the run a user gets.
 
 Run: python -m benchmarks.watch_long_run [--million] [--quick] [--jobs N]
 (``--jobs``: configurations run side by side, two processes of one thread each per
@@ -131,9 +137,32 @@ def worker(kind, steps, watched, budget=None):
     print(json.dumps(out), flush=True)
 
 
-def instruction_worker(kind, steps, mode):
-    """The loop of one row for ``count_instructions``: ``mode`` "plain", "watched" or
-    "none" (no loop: what the process costs around it)."""
+def replayed_schedule(schedule, extra_steps):
+    """A copy of the monitor's schedule whose extra records come at ``extra_steps`` (those a
+    run at full speed took), not from the clock; judged records, loss jumps and NaN
+    escalation stay the schedule's own (they do not depend on time)."""
+    from nndebug.monitor.schedule import EXTRA, Schedule
+
+    class ReplayedSchedule(Schedule):
+        def next_record(self, upcoming, interval, was_recorded, steps=1):
+            # no durations: the budget never grants a record itself
+            kind = super().next_record(upcoming, None, was_recorded, steps)
+            return EXTRA if kind is None and upcoming in extra else kind
+
+        def first_possible_record(self, upcoming):
+            later = [s for s in extra if s > upcoming]
+            return min([super().first_possible_record(upcoming)] + later[:1])
+
+    extra = sorted(set(extra_steps))
+    replayed = ReplayedSchedule(schedule.every, schedule.overhead)
+    replayed.__dict__.update(schedule.__dict__)
+    return replayed
+
+
+def instruction_worker(kind, steps, mode, extra_steps=None):
+    """The loop of one row for ``count_instructions``: ``mode`` "plain", "watched" (its
+    extra records at ``extra_steps``) or "none" (no loop: what the process costs around
+    it), or "at-full-speed" (watched, not counted: prints the steps of its extra records)."""
     import torch
     torch.set_num_threads(1)
     import nndebug as nd
@@ -145,21 +174,46 @@ def instruction_worker(kind, steps, mode):
     model, opt, batches = build(kind)
     if mode == "none":
         return
-    mon = nd.watch(model, opt) if mode == "watched" else None
+    mon = nd.watch(model, opt) if mode != "plain" else None
+    if mode == "watched":
+        mon.schedule = replayed_schedule(mon.schedule, extra_steps or [])
+    elif mode == "at-full-speed":
+        taken = []
+        from nndebug.monitor.sinks import Sink
+
+        class ExtraSteps(Sink):
+            def on_record(self, run, record, histograms):
+                if not record.judged:
+                    taken.append(record.step)
+        mon.sinks.append(ExtraSteps())
     train(model, opt, batches, loss_fn, steps, mon)
     if mon is not None:
         mon.close()
         mon.findings()
+    if mode == "at-full-speed":
+        print(json.dumps(taken), flush=True)
 
 
-def count_instructions(kind, steps, mode):
+def extra_steps_at_full_speed(kind, steps):
+    """The steps at which a watched run of this row, at full speed, took extra records."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0")
+    done = subprocess.run([sys.executable, "-m", "benchmarks.watch_long_run",
+                           "--instruction-worker", kind, str(steps), "at-full-speed", "[]"],
+                          capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise RuntimeError(f"the full-speed run of {kind} {steps} failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def count_instructions(kind, steps, mode, extra_steps=()):
     """Instructions a process running ``instruction_worker`` executes (valgrind)."""
     import re
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0")
     done = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
                            "--cachegrind-out-file=/dev/null", sys.executable, "-m",
                            "benchmarks.watch_long_run", "--instruction-worker", kind, str(steps),
-                           mode], capture_output=True, text=True, env=env)
+                           mode, json.dumps(list(extra_steps))],
+                          capture_output=True, text=True, env=env)
     found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
     if done.returncode != 0 or found is None:
         raise RuntimeError(f"valgrind failed on {kind} {steps} {mode}:\n{done.stderr[-2000:]}")
@@ -174,20 +228,23 @@ def instruction_table(rows):
         return []
     jobs = [(kind, int(steps), mode) for kind, steps in (row.split(":") for row in rows)
             for mode in ("plain", "watched", "none")]
+    extras = {(kind, steps): extra_steps_at_full_speed(kind, steps)
+              for kind, steps, _ in jobs if _ == "watched"}
     with ThreadPoolExecutor(2) as pool:
-        counts = dict(zip(jobs, pool.map(lambda job: count_instructions(*job), jobs)))
+        counts = dict(zip(jobs, pool.map(
+            lambda job: count_instructions(*job, extras.get(job[:2], ())), jobs)))
     names = {"mlp": "MLP 32-64-64-4", "deep": "24-layer MLP, width 256"}
-    print("| model | steps | loop plain (M instructions) | watched, findings included | "
-          "overhead |")
-    print("|---|---|---|---|---|")
+    print("| model | steps | extra records (at full speed) | loop plain (M instructions) | "
+          "watched, findings included | overhead |")
+    print("|---|---|---|---|---|---|")
     found = []
     for kind, steps in {(k, s) for k, s, _ in jobs}:
         plain = counts[kind, steps, "plain"] - counts[kind, steps, "none"]
         watched = counts[kind, steps, "watched"] - counts[kind, steps, "none"]
         found.append((kind, steps, plain, watched))
     for kind, steps, plain, watched in sorted(found):
-        print(f"| {names[kind]} | {steps:,} | {plain / 1e6:,.0f} | {watched / 1e6:,.0f} | "
-              f"{100 * (watched / plain - 1):+.1f}% |")
+        print(f"| {names[kind]} | {steps:,} | {len(extras[kind, steps])} | {plain / 1e6:,.0f} | "
+              f"{watched / 1e6:,.0f} | {100 * (watched / plain - 1):+.1f}% |")
     return found
 
 
@@ -300,12 +357,12 @@ def main(argv=None):
     parser.add_argument("--instructions", nargs="+", metavar="MODEL:STEPS",
                         help="the overhead of these rows in instructions (valgrind), e.g. mlp:1000")
     parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
-    parser.add_argument("--instruction-worker", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--instruction-worker", nargs=4, help=argparse.SUPPRESS)
     parser.add_argument("--where-worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.instruction_worker:
-        kind, steps, mode = args.instruction_worker
-        return instruction_worker(kind, int(steps), mode)
+        kind, steps, mode, extra_steps = args.instruction_worker
+        return instruction_worker(kind, int(steps), mode, json.loads(extra_steps))
     if args.instructions:
         return instruction_table(args.instructions)
     if args.where_worker:

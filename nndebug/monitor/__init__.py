@@ -25,7 +25,8 @@ What it measures, and how it stays cheap:
 - Which steps are recorded: see ``schedule.py``. The rules judge a fixed set of steps
   that depends on the step number only (0, 1, 2, 4, 8, 16, 32, ..., every 1024th,
   and the steps after a NaN), so the same run gets the same findings on any machine;
-  more steps are recorded as the 2% time budget allows, for plots and sinks only.
+  more steps are recorded as the 1% time budget (``overhead=0.01``) allows, for plots
+  and sinks only.
   ``overhead=None`` records (and judges) exactly every ``every`` steps.
 
 One file per job:
