@@ -78,6 +78,8 @@ from . import few_samples  # noqa: F401
 from . import class_order  # noqa: F401
 from . import distributed  # noqa: F401
 from . import schedulers  # noqa: F401
+from . import stopped_learning_rate  # noqa: F401
+from . import optimizer_numerics  # noqa: F401
 from . import learning_rate  # noqa: F401
 from . import blow_ups  # noqa: F401
 from . import signal_flow  # noqa: F401
