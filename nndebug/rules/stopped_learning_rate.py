@@ -8,10 +8,11 @@ training (stepped several times per optimizer step, built for fewer steps than t
 has) or one that starts late (a warmup counted in epochs but stepped per batch, or the
 other way round).
 
-The records know each group's rate at their step (``StepRecord.lrs``); the records thin out
-as the run grows, so the stretch at zero is bounded from below: from the first record of a
-zero tail to the end of the run, from the start of the run to the last record of a zero
-head. The schedulers the monitor found (``run.observed.schedulers``) tell the rate at the end
+The records know each group's rate at their step (``StepRecord.lrs``, read when the step
+is recorded: before or after the loop stepped its scheduler, which one the rule cannot
+tell); the records thin out as the run grows, so the stretch at zero is bounded from below:
+from the step after the first record of a zero tail to the end of the run, from the start
+of the run to the last record of a zero head (that record's own step not counted). The schedulers the monitor found (``run.observed.schedulers``) tell the rate at the end
 and how often they were stepped, which the message names when it explains the cause.
 """
 from ..findings import Finding
@@ -49,13 +50,13 @@ def _zero_stretches(rates, peak, n_steps, end_rate):
     for step, rate in rates:
         if not _stopped(rate, peak):
             break
-        head = step + 1
+        head = step
     tail = 0
     if end_rate is None or _stopped(end_rate, peak):   # still at zero when last read
         for step, rate in reversed(rates):
             if not _stopped(rate, peak):
                 break
-            tail = n_steps - step
+            tail = n_steps - step - 1
     if head >= n_steps:                # zero on every record: one stretch, the whole run
         tail = 0
     return head, tail
