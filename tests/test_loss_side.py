@@ -293,6 +293,64 @@ def test_a_blow_up_between_sparse_records_is_recorded_while_still_finite():
     assert "VANISHING_GRADIENTS" not in codes_found
 
 
+def _jump_run(steps, sinks=()):
+    """A model trained on CPU losses that blow up from step 40 on (the loss is made up:
+    the jump check reads only the values)."""
+    model = torch.nn.Linear(3, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    mon = nd.watch(model, opt, sinks=list(sinks))
+    x = torch.randn(8, 3)
+    for step in range(steps):
+        opt.zero_grad()
+        out = model(x).pow(2).mean()
+        out.backward()
+        opt.step()
+        mon.step(1.0 + 0.01 * (step % 3) if step < 40 else 3.0 ** (step - 38))
+    return mon
+
+
+def test_host_losses_reach_the_jump_check_before_they_reach_the_run():
+    """On the CPU the losses of plain steps go to the jump check as they are and move into
+    the run only with a record or when the run is read: the jump is seen at the same check
+    step, and the curve holds every loss once, in order, when read."""
+    from nndebug.monitor.loss_jumps import LOSS_CHECK_EVERY
+    mon = _jump_run(70)
+    assert mon.loss_jumps.jumps and mon.loss_jumps.jumps[0] in (40, 41)
+    seen_at = mon.loss_jumps.next_check_step(mon.loss_jumps.jumps[0])
+    assert [r.step for r in mon.run.records if r.step > 32][:3] == \
+        [seen_at + 1, seen_at + 2, seen_at + 3]
+    assert len(mon._pending["train"]) < LOSS_CHECK_EVERY * 8    # waiting, not yet in the run
+    mon.close()
+    assert list(mon.run.loss_steps) == list(range(70))
+    assert len(mon.loss_jumps._steps) == len(set(mon.loss_jumps._steps))   # each loss once
+
+
+def test_a_sink_that_wants_losses_gets_them_at_every_check_step():
+    from nndebug.monitor.loss_jumps import LOSS_CHECK_EVERY
+    from nndebug.monitor.sinks import Sink
+
+    class Losses(Sink):
+        def __init__(self):
+            self.calls = []
+
+        def on_losses(self, run, steps, values, curve):
+            self.calls.append(list(steps))
+    sink = Losses()
+    mon = _jump_run(3 * LOSS_CHECK_EVERY + 3, sinks=[sink])
+    arrived = [s for call in sink.calls for s in call]
+    assert arrived == list(range(3 * LOSS_CHECK_EVERY))     # the newest 3 still wait
+    mon.close()
+
+
+def test_loss_jumps_observe_each_step_once():
+    from nndebug.monitor.loss_jumps import LossJumps
+    jumps = LossJumps()
+    jumps.observe([0, 1, 2], [1.0, 1.0, 1.0])
+    jumps.observe([1, 2, 3, 4], [1.0, 1.0, 2.0, 2.0])
+    jumps.observe([], [])
+    assert jumps._steps == [0, 1, 2, 3, 4] and jumps._losses == [1.0, 1.0, 1.0, 2.0, 2.0]
+
+
 @pytest.mark.parametrize("mse, seen_as", [(mnn.functional.mse_loss, "mse_loss"),  # the graph
                                            (mnn.MSELoss(), "MSELoss")])   # global module hooks
 def test_minigrad_mse_mismatch_is_read_off_the_loss_graph_and_its_twin(mse, seen_as):

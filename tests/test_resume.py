@@ -71,6 +71,23 @@ def test_a_resumed_run_keeps_one_history(tmp_path):
     assert resumed.run.n_steps == 13 and "13 steps" in resumed.report()
 
 
+def test_a_resumed_run_checks_loss_jumps_against_the_losses_before_the_restart():
+    """The jump check's recent range continues across a restart: a loss at the check step
+    right after it is judged against the losses saved before (and those are not judged
+    again)."""
+    model, opt, data = torch_setup()
+    with nd.watch(model, opt) as mon:
+        for step in range(48):
+            mon.step(1.0 + 0.01 * (step % 3))
+    state = checkpoint_round_trip(mon.state_dict())
+    with nd.watch(model, opt) as resumed:
+        resumed.load_state_dict(state)
+        assert resumed.loss_jumps._steps[-1] == 47 and resumed.loss_jumps.last_step == 47
+        for step in range(48, 56):
+            resumed.step(1.0 if step < 55 else 50.0)
+        assert resumed.loss_jumps.jumps == [55]
+
+
 def setup(framework, seed=0):
     """A small classifier whose first ReLU layer is dead (bias -10): DEAD_RELU to find."""
     if framework == "torch":

@@ -12,6 +12,7 @@ cause (LR_TOO_HIGH, EXPLODING_GRADIENTS) and the step it started.
 Deterministic: the check runs at step numbers fixed in advance and reads only loss values,
 so the same run escalates at the same steps on any machine, at any speed.
 """
+import bisect
 import math
 
 LOSS_CHECK_EVERY = 8      # [design] losses are checked every 8 steps: a blow-up that doubles
@@ -105,20 +106,28 @@ class LossJumps:
         return steps[found]
 
     def observe(self, steps, losses):
-        """The training losses just moved into the run (ints and floats), kept for
-        ``check_newest``: the newest few only."""
+        """Training losses as they arrive (ints and floats, in step order), kept for
+        ``check_newest``: the newest few only. Steps seen already are skipped: the monitor
+        hands the same losses over twice, once from its pending list at a check step and
+        again when they move into the run."""
+        if self._steps and steps and steps[0] <= self._steps[-1]:
+            first_new = bisect.bisect_right(steps, self._steps[-1])
+            steps, losses = steps[first_new:], losses[first_new:]
         keep = JUMP_WINDOW + 2 * LOSS_CHECK_EVERY
         self._steps.extend(steps)
         self._losses.extend(losses)
         if len(self._steps) > 2 * keep:
             del self._steps[:-keep], self._losses[:-keep]
 
-    def check_newest(self, run):
-        """``check`` on the newest losses: those ``observe`` kept, else (a monitor restored
-        from a checkpoint, before enough arrived) the run's."""
-        if len(self._steps) < JUMP_WINDOW + LOSS_CHECK_EVERY and len(run.losses) > \
-                len(self._steps):
-            return self.check(*self.newest(run))
+    def resume(self, steps, losses):
+        """A run restored from a checkpoint: its newest losses are the recent range of the
+        losses to come, and were judged before the restart."""
+        self.observe(steps, losses)
+        if steps:
+            self.last_step = max(self.last_step, int(steps[-1]))
+
+    def check_newest(self):
+        """``check`` on the newest losses ``observe`` kept."""
         return self._judge(self._steps, self._losses)
 
     def newest(self, run):

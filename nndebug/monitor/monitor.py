@@ -213,7 +213,7 @@ class Monitor:
                 self._record(step)
             except Exception as error:    # never break the user's training
                 self._fail(error)
-        elif check_jumps or len(self._pending["train"]) >= PENDING_LOSSES_MAX:
+        elif len(self._pending["train"]) >= PENDING_LOSSES_MAX:
             self._flush_losses()
         if check_jumps:
             self._check_loss_jumps()
@@ -251,7 +251,6 @@ class Monitor:
         self._pending["train"].add(step, value)
         check_jumps = self.loss_jumps.is_check_step(step)
         if check_jumps:
-            self._flush_losses()
             self._check_loss_jumps()
         self._step = step + 1
         run = self.run
@@ -370,9 +369,17 @@ class Monitor:
 
     def _check_loss_jumps(self):
         """At fixed steps: a loss far above its recent range judges the next steps in
-        detail (loss_jumps.py, Schedule.loss_jumped)."""
+        detail (loss_jumps.py, Schedule.loss_jumped). Losses read on the host go to the
+        check as they are; they move into the run only now and then (losses.py), or at once
+        where they must be copied from a device anyway or a sink wants them."""
+        pending = self._pending["train"]
+        if pending.on_device or len(pending) >= PENDING_LOSSES_MAX or \
+                self._sinks_with("on_losses"):
+            self._flush_losses()
+        else:
+            self.loss_jumps.observe(*pending.unchecked())
         try:
-            if self.loss_jumps.check_newest(self.run) is not None:
+            if self.loss_jumps.check_newest() is not None:
                 self.schedule.loss_jumped()
         except Exception as error:        # never break the user's training
             self._note_error(error)
