@@ -283,6 +283,26 @@ def test_one_host_sync_per_recorded_step(monkeypatch, losses_on_host):
     assert len(mon.run.losses) == 50 and len(calls) == len(mon.run.records) + len(checks) + 1
 
 
+def test_sinks_done_with_per_step_work_are_no_longer_called_each_step():
+    """The dependency probe's sink once its probe ran, and the batch fingerprints once their
+    last ruler step is past, leave the list of sinks called at every step; what they
+    found stays."""
+    model = mlp()
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    mon = nd.watch(model, opt)
+    mon.batches.limit = 40
+    calls = []
+    original = type(mon.batches).on_step
+    mon.batches.on_step = lambda run, step: calls.append(step) or original(mon.batches, run, step)
+    train(model, opt, steps=100, mon=mon)
+    per_step = [type(sink).__name__ for sink, _ in mon._step_sinks]
+    # the list is looked at again at the next full step(): the judged step 64 at the latest
+    assert per_step == [] and calls == list(range(len(calls))) and 40 <= len(calls) <= 64
+    assert mon.probes == []
+    mon.close()
+    assert len(mon.run.fingerprints) == 40
+
+
 @pytest.mark.parametrize("zero_grad", [True, False])
 def test_plain_steps_closed_the_short_way_give_the_same_run(monkeypatch, zero_grad):
     """``step()`` closes most plain steps without asking the schedule (no clock, no sink

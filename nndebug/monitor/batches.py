@@ -192,9 +192,11 @@ class BatchFingerprints(Sink):
         return []
 
     def remove_hook(self):
-        """Stop fingerprinting for good."""
+        """Stop fingerprinting for good (and, without listeners, no call per step)."""
         self._done = True
         self._hook_off()
+        if not self.listeners:
+            self.unneeded = ("on_step",)
 
     def close(self, run):
         self.flush(run)

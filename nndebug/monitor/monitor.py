@@ -552,9 +552,10 @@ class Monitor:
 
     def _sinks_with(self, method):
         """[(sink, its bound method)] of the sinks that override ``method`` (the do-nothing
-        defaults are not even called): worked out once per method while the sinks stay the
-        same, since on_step runs at every step."""
-        key = tuple(map(id, self.sinks))
+        defaults are not even called) and need it (a sink done with per-step work says so
+        in ``unneeded``): worked out once per method while the sinks and what they need
+        stay the same, since on_step runs at every step."""
+        key = tuple((id(sink), sink.unneeded) for sink in self.sinks)
         found = self._sink_methods.get(method)
         if found is None or found[0] != key:
             found = (key, [(sink, getattr(sink, method)) for sink in self.sinks

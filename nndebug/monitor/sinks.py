@@ -28,8 +28,9 @@ A sink that raises is dropped with a MONITOR_ERROR note: it never breaks trainin
 class Sink:
     """Base class of the monitor's sinks; override what you need."""
 
-    # methods a sink overrides but does not need in this run (set at construction): the
-    # monitor does not call them. ``on_step`` runs at every training step.
+    # methods a sink overrides but does not need in this run: the monitor does not call
+    # them. ``on_step`` runs at every training step; a sink done with it may add it here
+    # later (the monitor looks again at its next full step).
     unneeded = ()
 
     def on_step(self, run, step):

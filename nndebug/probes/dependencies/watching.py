@@ -58,6 +58,8 @@ class DependencyWatch(Sink):
         if adapter.parameter_count(trainable_only=False) <= MAX_PARAMETERS:
             self._listeners = batches.forward_listeners
             self._listeners.append(self._on_forward)
+        else:
+            self.unneeded = ("on_step",)
 
     # --- sink --------------------------------------------------------------------------
     def on_step(self, run, step):
@@ -124,6 +126,7 @@ class DependencyWatch(Sink):
         if self._listeners is not None:
             self._listeners.remove(self._on_forward)
             self._listeners = None
+        self.unneeded = ("on_step",)      # no more inputs to key by step: no call per step
 
 
 def _loss_fn_of(monitor):
