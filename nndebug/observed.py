@@ -16,6 +16,9 @@ registers. Many real bugs live just outside that view, so the monitor also write
   that tell whether it still looks like a fresh initialisation;
 - ``NormBatch``: how many samples a batch-norm layer normalised over in a training forward;
 - ``NormSetting``: a batch-norm layer's momentum, read once when watching starts;
+- ``OptimizerSetting``: one param group of the optimizer (its class, lr, weight decay, eps,
+  momentum or betas), read once when watching starts;
+- ``DropoutSetting``: a dropout layer's rate ``p``, read once when watching starts;
 - ``SchedulerState``: a learning-rate scheduler driving the optimizer (its class, and a
   plateau scheduler's mode, best value and counters), read when the monitor closes.
 
@@ -126,6 +129,30 @@ class NormSetting:
 
 
 @dataclass
+class OptimizerSetting:
+    """One param group of the watched optimizer, as it stood when watching started
+    (``monitor/settings.py``): static settings, read once, nothing per step."""
+    group: int                    # the group's index in optimizer.param_groups
+    type: str                     # "Adam", "AdamW", "SGD", minigrad's "Adam", ...
+    lr: "float | None" = None
+    weight_decay: "float | None" = None
+    decoupled: bool = False       # the decay shrinks the weights apart from the gradient
+                                  # (AdamW, decoupled_weight_decay=True); False: added to it
+    eps: "float | None" = None
+    momentum: "float | None" = None   # SGD / RMSprop; None where the optimizer has none
+    betas: "tuple | None" = None      # Adam family; None elsewhere
+    parameters: int = 0           # parameter tensors in the group
+
+
+@dataclass
+class DropoutSetting:
+    layer: str                    # as named_modules() spells it
+    type: str                     # "Dropout", "Dropout2d", "AlphaDropout", ...
+    p: "float | None"             # the probability of ZEROING a value (torch's and
+                                  # minigrad's convention; TensorFlow 1's keep_prob is 1 - p)
+
+
+@dataclass
 class PaddingLookup:
     step: int
     layer: str                    # an embedding declared with a padding_idx
@@ -170,6 +197,8 @@ class Observed:
     frozen: list = field(default_factory=list)            # [FrozenTensor]
     norm_batches: list = field(default_factory=list)      # [NormBatch]
     norm_settings: list = field(default_factory=list)     # [NormSetting]
+    optimizer_settings: list = field(default_factory=list)  # [OptimizerSetting]
+    dropout_settings: list = field(default_factory=list)  # [DropoutSetting]
     padding_lookups: list = field(default_factory=list)   # [PaddingLookup]
     schedulers: list = field(default_factory=list)        # [SchedulerState]
     targets: list = field(default_factory=list)           # [(step, target tensor)] the targets
@@ -202,6 +231,8 @@ class Observed:
                 "frozen": [asdict(f) for f in self.frozen],
                 "norm_batches": [asdict(b) for b in self.norm_batches],
                 "norm_settings": [asdict(n) for n in self.norm_settings],
+                "optimizer_settings": [asdict(o) for o in self.optimizer_settings],
+                "dropout_settings": [asdict(d) for d in self.dropout_settings],
                 "padding_lookups": [asdict(p) for p in self.padding_lookups],
                 "schedulers": [asdict(s) for s in self.schedulers],
                 "graph_nodes": [list(g) for g in self.graph_nodes],

@@ -407,6 +407,17 @@ class Adapter(abc.ABC):
     def optimizer_learning_rates(self, optimizer):
         return [group["lr"] for group in optimizer.param_groups]
 
+    def optimizer_groups(self, optimizer):
+        """Each param group's settings (lr, weight_decay, betas, ...) without its tensors,
+        plus ``parameters``: how many tensors the group holds."""
+        return [{key: value for key, value in group.items() if key != "params"} |
+                {"parameters": len(group["params"])} for group in optimizer.param_groups]
+
+    def decouples_weight_decay(self, optimizer, group):
+        """Whether the optimizer shrinks the weights apart from the gradient (AdamW) rather
+        than adding weight_decay x w to the gradient (Adam's L2): the adapters know how."""
+        return type(optimizer).__name__ == "AdamW"
+
     def optimizer_state(self, optimizer):
         """A deep copy of the optimizer's state (state_dict and param_groups)."""
         return copy.deepcopy(optimizer.state_dict())

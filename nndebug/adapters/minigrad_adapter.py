@@ -277,7 +277,9 @@ class MinigradAdapter(Adapter):
         return np.array(tensor.data if isinstance(tensor, Tensor) else tensor, copy=True)
 
     # --- optimizers ------------------------------------------------------------------
-
+    def decouples_weight_decay(self, optimizer, group):
+        """minigrad's AdamW says so with its class attribute ``_decoupled``."""
+        return bool(getattr(optimizer, "_decoupled", False))
 
     # --- checking backward passes ------------------------------------------------
     supports_primitives = True

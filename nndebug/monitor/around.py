@@ -39,6 +39,7 @@ from .loss_capture import LossCapture
 from .target_ids import CLASS_INDEX_LOSSES, function_call_options, loss_options
 from .raised_warnings import WarningCapture
 from .schedulers import remember_schedulers
+from .settings import read_settings
 from .structure import StructureWatch
 from .unstepped import parameters_holding_gradients
 
@@ -59,6 +60,7 @@ class Around:
         self._optimizer_hook = None
         self.losses = LossCapture(adapter, observed, loss_fn)
         self.structure = StructureWatch(adapter, observed, optimizer_held, on_error)
+        read_settings(adapter, observed, optimizer, on_error)   # optimizer, dropout: once
         self.warnings = WarningCapture(observed, current_step, self.structure.module_names)
         self.graph = GraphGrowth(adapter, observed)
         self.attention = AttentionCapture(adapter, self._attention_site, on_error,
