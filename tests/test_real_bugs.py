@@ -23,15 +23,9 @@ KNOWN_MISSES = {
         "L1 term's gradient, and no statistic splits a loss into its terms",
     "same_batch_every_step":
         "info: one batch on every step is what full-batch training looks like too",
-    "adam_weight_decay_from_tensorflow_config":
-        "the weights settle where Adam's coupled decay balances the gradient: norms and "
-        "updates look ordinary, and the optimizer's weight_decay is not observed",
     "backward_ignores_grad_output":
         "a backward that ignores grad_output gives gradients of the right size in the wrong "
         "direction; only a gradient check (backward of 2 x the loss) tells, and watch runs none",
-    "dropout_rate_from_keep_probability":
-        "dropout layers are neither measured nor their p read, so a rate of 0.9 is invisible; "
-        "the loss still falls, slowly",
 }
 
 

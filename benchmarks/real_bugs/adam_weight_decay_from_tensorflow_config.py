@@ -16,7 +16,7 @@ from benchmarks.real_bugs._common import batches, classification, mlp, train_wat
 
 TITLE = "networks weight decay"
 LINK = "https://github.com/tinghuiz/SfMLearner/issues/34"
-EXPECTED = ("WEIGHTS_DECAYED_AWAY",)
+EXPECTED = ("COUPLED_WEIGHT_DECAY_TOO_LARGE",)
 STEPS = 300
 
 

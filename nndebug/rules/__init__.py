@@ -59,6 +59,10 @@ Sources named next to the thresholds:
   [groupnorm] Wu & He, "Group Normalization", ECCV 2018 (batch norm's error against batch size)
   [torchinit] PyTorch's default and nn.init initialisations (what a fresh layer looks like)
   [torchbn]   PyTorch's BatchNorm docs (momentum weighs the new batch; TensorFlow's the old)
+  [torchadam] PyTorch's Adam/AdamW docs (Adam adds weight_decay x w to the gradient, AdamW
+              decouples it; Loshchilov & Hutter, "Decoupled Weight Decay Regularization", 2019)
+  [srivastava] Srivastava et al., "Dropout: A Simple Way to Prevent Neural Networks from
+              Overfitting", JMLR 2014 (p is the RETAIN probability there; 0.5 for hidden units)
 """
 from . import inputs  # noqa: F401  (one line per rule file, in cause order)
 from . import setup  # noqa: F401
@@ -80,6 +84,7 @@ from . import distributed  # noqa: F401
 from . import schedulers  # noqa: F401
 from . import stopped_learning_rate  # noqa: F401
 from . import optimizer_numerics  # noqa: F401
+from . import settings  # noqa: F401
 from . import learning_rate  # noqa: F401
 from . import blow_ups  # noqa: F401
 from . import signal_flow  # noqa: F401
