@@ -538,9 +538,10 @@ class TorchAdapter(Adapter):
 
     def identical(self, tensor, other):
         """Whether two tensors hold exactly the same values (NaN never does). It returns a
-        Python bool: on an accelerator that waits for the device, so call it on the host."""
-        with torch.no_grad():
-            return torch.equal(tensor, other)     # False for other shapes too
+        Python bool: on an accelerator that waits for the device, so call it on the host.
+        No ``no_grad()`` around it: a bool records no graph, and the context cost more than
+        the comparison (called once per parameter at every record)."""
+        return torch.equal(tensor, other)     # False for other shapes too
 
     def copies_into(self, buffers, tensors):
         """Detached copies of ``tensors`` (kept where they live, e.g. the weights before an
