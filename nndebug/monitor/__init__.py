@@ -40,13 +40,23 @@ One file per job:
     discover.py    which parameters and layers are watched (once, at the start)
     sinks.py       where the run goes while it trains (TensorBoard, ...)
     loss_jumps.py  every 8 steps: a loss far above its recent range records the next steps
+    batches.py     a fingerprint of each early batch (is the data order the same each epoch?)
+    sample_rows.py how many different samples the first judged batches hold
+    ranks.py       the ranks of a distributed run compare notes on agreed steps
     around.py      what happens around the model (-> ``run.observed``), through:
       loss_capture.py     what reaches the loss (watch's ``loss_fn=``, loss modules, its graph)
-      structure.py        unregistered parts, frozen tensors, batch-norm batch sizes
-      raised_warnings.py  the framework's warnings, with step and module
       target_ids.py       which class ids reach a cross-entropy loss (padding it does not ignore)
+      padding_ids.py      embeddings declared with a padding_idx, and the ids they are given
+      keyword_inputs.py   a model called by keyword only (the Hugging Face way)
+      structure.py        unregistered parts, frozen tensors, batch-norm batch sizes
+      settings.py         the optimizer's settings and the dropout rates, read once
+      raised_warnings.py  the framework's warnings, with step and module
       graph_growth.py     the size of the loss's graph on the first steps (a state not detached)
       attention_capture.py  attention weights made by a softmax function call (torch)
+      carried_gradients.py  eval-mode gradients left in .grad for a training step (every step)
+      optimizer_steps.py    optimizer steps without a new gradient (every step)
+      schedulers.py       the learning-rate schedulers, read once the rate has moved
+      unstepped.py        gradients whose step() never came
     long_run.py    long runs: the history budget, saves while training, resuming
 
 Data flows one way: adapter -> ``nndebug.records`` (NumPy) -> ``nndebug.rules`` ->
