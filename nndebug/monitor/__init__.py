@@ -41,13 +41,13 @@ One file per job:
     sinks.py       where the run goes while it trains (TensorBoard, ...)
     loss_jumps.py  every 8 steps: a loss far above its recent range records the next steps
     batches.py     a fingerprint of each early batch (is the data order the same each epoch?)
+    keyword_inputs.py  the inputs of a model called by keyword only (the Hugging Face way)
     sample_rows.py how many different samples the first judged batches hold
     ranks.py       the ranks of a distributed run compare notes on agreed steps
     around.py      what happens around the model (-> ``run.observed``), through:
       loss_capture.py     what reaches the loss (watch's ``loss_fn=``, loss modules, its graph)
       target_ids.py       which class ids reach a cross-entropy loss (padding it does not ignore)
       padding_ids.py      embeddings declared with a padding_idx, and the ids they are given
-      keyword_inputs.py   a model called by keyword only (the Hugging Face way)
       structure.py        unregistered parts, frozen tensors, batch-norm batch sizes
       settings.py         the optimizer's settings and the dropout rates, read once
       raised_warnings.py  the framework's warnings, with step and module
