@@ -21,6 +21,8 @@
        full, on a private float64 copy, with the RNG forked and restored.
   Every path first reads a 4-D input batch for channels-last images reshaped into
   channels-first (INPUT_LAYOUT_SCRAMBLED, ``layout.py``: a few images, tens of microseconds).
+  Every path also doubles the step's loss on a private copy (GRADIENT_IGNORES_LOSS,
+  ``loss_scale.py``: two forward and backward passes), when the model ran on the inputs.
   The user's training is bit-for-bit what it is unwatched.
 """
 from ...monitor.keyword_inputs import model_inputs
@@ -54,6 +56,7 @@ class DependencyWatch(Sink):
         self.kept = {}            # step -> the inputs of its (last) training forward pass
         self.skipped = None       # why the probe could not run, if it could not
         self.ran = None           # "data only", "screen" or "full check": what the probe did
+        self.loss_scale = None    # what the loss-scale probe checked, or why it could not
         self._listeners = None
         if adapter.parameter_count(trainable_only=False) <= MAX_PARAMETERS:
             self._listeners = batches.forward_listeners
@@ -75,10 +78,29 @@ class DependencyWatch(Sink):
         self.kept = {}
         if inputs is None:
             return []
+        targets = _targets_of(monitor, record.step)
+        return self._dependencies(monitor, record, inputs, targets) + \
+            self._loss_scale(monitor, inputs, targets, record.step)
+
+    def _loss_scale(self, monitor, inputs, targets, step):
+        """GRADIENT_IGNORES_LOSS (``loss_scale.py``), on every path: the gradients of 2 x the
+        step's loss must be twice those of the loss (two passes on a private copy)."""
+        from .loss_scale import probe_loss_scale
+        try:
+            found, self.loss_scale = probe_loss_scale(self.adapter, inputs, targets,
+                                                      _loss_fn_of(monitor))
+        except Exception as error:        # inputs the probe cannot handle: nothing to say
+            self.loss_scale = f"not checked: {type(error).__name__}: {error}"
+            return []
+        for finding in found:
+            finding.step = step
+        return found
+
+    def _dependencies(self, monitor, record, inputs, targets):
+        """The dependency probes, the cheapest way that still answers (see the module doc)."""
         from . import check_dependencies
         from .positions import positional_tensors
         from .screen import screen_is_clean
-        targets = _targets_of(monitor, record.step)
         layout = _input_layout(self.adapter, inputs, record.step)
         if _sample_wise(self.adapter) and _one_label_per_sample(self.adapter, targets):
             self.ran = "data only"
