@@ -23,9 +23,6 @@ KNOWN_MISSES = {
         "L1 term's gradient, and no statistic splits a loss into its terms",
     "same_batch_every_step":
         "info: one batch on every step is what full-batch training looks like too",
-    "backward_ignores_grad_output":
-        "a backward that ignores grad_output gives gradients of the right size in the wrong "
-        "direction; only a gradient check (backward of 2 x the loss) tells, and watch runs none",
 }
 
 
