@@ -17,6 +17,12 @@ torch and nndebug imports, the first-call costs), so
 and the cost of watching is watched / plain - 1. Instructions are not time (a cache miss
 costs more than an add), but on these small models Python's own work dominates both sides.
 
+Valgrind slows torch's kernels more than the monitor's Python, so a time budget spends
+differently under it: on long runs it bought several times the extra records a run at full
+speed takes (``watch_long_run.py --instructions`` replays the full-speed ones). These runs
+are too short for any: at full speed and under valgrind alike they record the judged steps
+only (checked on the three cases), so no replay is needed here.
+
 Needs valgrind (``apt-get install valgrind``); about 15 minutes for the three cases
 (cachegrind runs ~50x slower). Run: python -m benchmarks.watch_instructions [CASE ...]
 """
