@@ -1,7 +1,7 @@
 """nndebug.watch on long runs: memory, analysis time and overhead as the run grows.
 
-Healthy runs at watch's default settings (``max_history_mb=64``, the 1% time budget for extra records), each
-configuration trained twice, in two fresh processes running side by side (so that the
+Healthy runs at watch's default settings (``max_history_mb=64``, the 1% time budget for
+extra records), each configuration trained twice, in two fresh processes running side by side (so that the
 machine's other load slows both alike), one thread each:
 
   plain     the training loop alone
@@ -141,19 +141,22 @@ def replayed_schedule(schedule, extra_steps):
     """A copy of the monitor's schedule whose extra records come at ``extra_steps`` (those a
     run at full speed took), not from the clock; judged records, loss jumps and NaN
     escalation stay the schedule's own (they do not depend on time)."""
+    import bisect
     from nndebug.monitor.schedule import EXTRA, Schedule
 
     class ReplayedSchedule(Schedule):
         def next_record(self, upcoming, interval, was_recorded, steps=1):
             # no durations: the budget never grants a record itself
             kind = super().next_record(upcoming, None, was_recorded, steps)
-            return EXTRA if kind is None and upcoming in extra else kind
+            return EXTRA if kind is None and upcoming in wanted else kind
 
         def first_possible_record(self, upcoming):
-            later = [s for s in extra if s > upcoming]
-            return min([super().first_possible_record(upcoming)] + later[:1])
+            first = super().first_possible_record(upcoming)
+            later = bisect.bisect_right(extra, upcoming)
+            return min(first, extra[later]) if later < len(extra) else first
 
-    extra = sorted(set(extra_steps))
+    wanted = set(extra_steps)
+    extra = sorted(wanted)
     replayed = ReplayedSchedule(schedule.every, schedule.overhead)
     replayed.__dict__.update(schedule.__dict__)
     return replayed
@@ -194,12 +197,18 @@ def instruction_worker(kind, steps, mode, extra_steps=None):
         print(json.dumps(taken), flush=True)
 
 
+def instruction_worker_command(kind, steps, mode, extra_steps=()):
+    """The command line of one ``instruction_worker`` process, and its environment (one
+    thread, a fixed hash seed: the same run executes the same instructions)."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0")
+    return [sys.executable, "-m", "benchmarks.watch_long_run", "--instruction-worker", kind,
+            str(steps), mode, json.dumps(list(extra_steps))], env
+
+
 def extra_steps_at_full_speed(kind, steps):
     """The steps at which a watched run of this row, at full speed, took extra records."""
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0")
-    done = subprocess.run([sys.executable, "-m", "benchmarks.watch_long_run",
-                           "--instruction-worker", kind, str(steps), "at-full-speed", "[]"],
-                          capture_output=True, text=True, env=env)
+    command, env = instruction_worker_command(kind, steps, "at-full-speed")
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
     if done.returncode != 0:
         raise RuntimeError(f"the full-speed run of {kind} {steps} failed:\n{done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -208,11 +217,9 @@ def extra_steps_at_full_speed(kind, steps):
 def count_instructions(kind, steps, mode, extra_steps=()):
     """Instructions a process running ``instruction_worker`` executes (valgrind)."""
     import re
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0")
+    command, env = instruction_worker_command(kind, steps, mode, extra_steps)
     done = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
-                           "--cachegrind-out-file=/dev/null", sys.executable, "-m",
-                           "benchmarks.watch_long_run", "--instruction-worker", kind, str(steps),
-                           mode, json.dumps(list(extra_steps))],
+                           "--cachegrind-out-file=/dev/null", *command],
                           capture_output=True, text=True, env=env)
     found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
     if done.returncode != 0 or found is None:
@@ -229,7 +236,7 @@ def instruction_table(rows):
     jobs = [(kind, int(steps), mode) for kind, steps in (row.split(":") for row in rows)
             for mode in ("plain", "watched", "none")]
     extras = {(kind, steps): extra_steps_at_full_speed(kind, steps)
-              for kind, steps, _ in jobs if _ == "watched"}
+              for kind, steps, mode in jobs if mode == "watched"}
     with ThreadPoolExecutor(2) as pool:
         counts = dict(zip(jobs, pool.map(
             lambda job: count_instructions(*job, extras.get(job[:2], ())), jobs)))

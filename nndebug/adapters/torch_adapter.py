@@ -409,7 +409,7 @@ class TorchAdapter(Adapter):
         """AdamW, or any optimizer whose group sets decoupled_weight_decay=True (torch's
         Adam and its relatives accept it since 2.x; AdamW's groups carry it as True)."""
         return bool(group.get("decoupled_weight_decay", False)) or \
-            type(optimizer).__name__ == "AdamW"
+            super().decouples_weight_decay(optimizer, group)
 
     # --- checking backward passes ------------------------------------------------
     def record_calls(self, inputs, targets=None, loss_fn=None, *, record_primitives=False):

@@ -233,7 +233,7 @@ def load_state_dict(monitor, state):
     # the static facts (parameters, layers, settings, optimizer) stay this monitor's own;
     # its run object stays too (other parts of the monitor hold on to it): it takes the history
     current.adopt_history(saved)
-    monitor.loss_jumps.resume(*monitor.loss_jumps.newest(current))
+    monitor.loss_jumps.resume(current)
     monitor.long_run.adopt_observed(current, saved)
     if saved.ranks is not None and monitor.ranks is not None:
         # under DDP: the exchanges before the restart count with those after it

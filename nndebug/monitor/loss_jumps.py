@@ -24,6 +24,7 @@ JUMP_RANGES = 1.0         # [design] a jump clears the recent maximum by the rec
                           # (max - min) ...
 JUMP_RATIO = 2.0          # [design] ... and is more than twice the recent median: an ordinary
                           # minibatch spike rarely does both
+KEPT_LOSSES = JUMP_WINDOW + 2 * LOSS_CHECK_EVERY   # the newest losses kept for the check
 
 
 def first_jump(losses, start=0):
@@ -86,14 +87,11 @@ class LossJumps:
         """The first check step at or after ``step``."""
         return step + (-(step + 1)) % LOSS_CHECK_EVERY
 
-    def check(self, steps, losses):
-        """Judge the losses of steps after ``last_step``; ``steps``/``losses``: the newest
-        ones, in order, with at least ``JUMP_WINDOW`` earlier ones before them when the run
-        has them. Returns the step of the first jump, or None."""
-        return self._judge([int(s) for s in steps], [float(v) for v in losses])
-
-    def _judge(self, steps, losses):
-        """``check`` on Python ints and floats."""
+    def check_newest(self):
+        """Judge the kept losses (``observe``) of the steps after ``last_step``, with the
+        ``JUMP_WINDOW`` before them as their recent range. Returns the step of the first
+        jump, or None."""
+        steps, losses = self._steps, self._losses
         start = len(steps)
         while start > 0 and steps[start - 1] > self.last_step:
             start -= 1
@@ -113,25 +111,16 @@ class LossJumps:
         if self._steps and steps and steps[0] <= self._steps[-1]:
             first_new = bisect.bisect_right(steps, self._steps[-1])
             steps, losses = steps[first_new:], losses[first_new:]
-        keep = JUMP_WINDOW + 2 * LOSS_CHECK_EVERY
         self._steps.extend(steps)
         self._losses.extend(losses)
-        if len(self._steps) > 2 * keep:
-            del self._steps[:-keep], self._losses[:-keep]
+        if len(self._steps) > 2 * KEPT_LOSSES:
+            del self._steps[:-KEPT_LOSSES], self._losses[:-KEPT_LOSSES]
 
-    def resume(self, steps, losses):
-        """A run restored from a checkpoint: its newest losses are the recent range of the
-        losses to come, and were judged before the restart."""
-        self.observe(steps, losses)
+    def resume(self, run):
+        """A run restored from a checkpoint: its newest losses (a slice: the cost does not
+        grow with the run's length) are the recent range of the losses to come, and were
+        judged before the restart."""
+        steps = [int(s) for s in run.loss_steps[-KEPT_LOSSES:]]
+        self.observe(steps, [float(v) for v in run.losses[-KEPT_LOSSES:]])
         if steps:
-            self.last_step = max(self.last_step, int(steps[-1]))
-
-    def check_newest(self):
-        """``check`` on the newest losses ``observe`` kept."""
-        return self._judge(self._steps, self._losses)
-
-    def newest(self, run):
-        """(steps, losses) of the run's newest losses: enough for ``check`` (a slice: the
-        cost does not grow with the run's length)."""
-        keep = JUMP_WINDOW + 2 * LOSS_CHECK_EVERY
-        return list(run.loss_steps[-keep:]), list(run.losses[-keep:])
+            self.last_step = max(self.last_step, steps[-1])

@@ -31,10 +31,9 @@ def read_settings(adapter, observed, optimizer, on_error):
 
 def dropout_settings(adapter):
     """A ``DropoutSetting`` per dropout layer the model registers, in module order."""
-    return [DropoutSetting(layer=name, type=adapter.module_type(module),
-                           p=_number(getattr(module, "p", None)))
+    return [DropoutSetting(layer=name, type=kind, p=_number(getattr(module, "p", None)))
             for name, module in adapter.named_modules()
-            if adapter.module_type(module) in DROPOUT_TYPES]
+            for kind in [adapter.module_type(module)] if kind in DROPOUT_TYPES]
 
 
 def optimizer_settings(adapter, optimizer):

@@ -210,6 +210,12 @@ def judged_only(ctx, items):
     return [i for i in items if i.step in steps] if steps else list(items)
 
 
+def observed_list(ctx, name):
+    """``run.observed.<name>`` as a list (empty for a run without what is observed around
+    the model, e.g. one loaded from an older file or built by hand)."""
+    return list(getattr(getattr(ctx.run, "observed", None), name, None) or [])
+
+
 def judged_loss_calls(ctx, losses):
     """The judged loss calls (``run.observed.loss_calls``) of these losses, before the first
     non-finite step (``ctx.cutoff``)."""
@@ -220,7 +226,7 @@ def judged_loss_calls(ctx, losses):
 def _judged_loss_calls(ctx):
     """Every judged loss call before the cut-off; a dozen rules ask, each for some losses,
     so the walk over every step's call is done once per diagnosis."""
-    calls = getattr(getattr(ctx.run, "observed", None), "loss_calls", None) or []
+    calls = observed_list(ctx, "loss_calls")
     return [c for c in judged_only(ctx, calls) if ctx.cutoff is None or c.step < ctx.cutoff]
 
 

@@ -18,7 +18,7 @@ Public report: "Fix bug in WeightedRandomSampler usage"
 (https://github.com/deep-voice/soundbay/pull/49).
 """
 from ..findings import Finding
-from .context import MAJORITY
+from .context import MAJORITY, observed_list
 from .graph import rule
 
 MIN_SAMPLED_BATCHES = 4     # [design] batches counted before a verdict (8 are sampled)
@@ -30,7 +30,7 @@ FEW_SAMPLES_SHARE = 0.5     # [design] all sampled batches together hold at most
 
 @rule(produces="BATCHES_FROM_FEW_SAMPLES")
 def batches_from_few_samples(ctx):
-    rows = getattr(getattr(ctx.run, "observed", None), "batch_rows", None) or []
+    rows = observed_list(ctx, "batch_rows")
     judged = {r.step for r in ctx.run.records}
     counted = [(step, batch, distinct, seen) for step, batch, distinct, seen in rows
                if batch >= 2 and (step in judged or not judged)]

@@ -17,7 +17,7 @@ shrink, the loss stays high), and info when the setting is there but the run lea
   keep_prob=0.9 drops nine values in ten and scales the rest by ten.
 """
 from ..findings import Finding
-from .context import short_list
+from .context import observed_list, short_list
 from .curve import learning_poor
 from .graph import rule
 
@@ -40,10 +40,6 @@ STAYS_HIGH = 0.5             # [measured] the loss's last fifth still above half
 SHRINK_RECORDS = 3           # [design] records a weight norm is followed over
 TRAIN_MODE_SHARE = 0.5       # [design] a dropout layer in train mode on more than half the
                              # training records counts as trained with
-
-
-def _observed_list(ctx, name):
-    return list(getattr(getattr(ctx.run, "observed", None), name, None) or [])
 
 
 # --- weight decay added to Adam's gradient ---------------------------------------------------
@@ -77,7 +73,7 @@ def shrunk_weights(ctx):
 @rule(produces="COUPLED_WEIGHT_DECAY_TOO_LARGE",
       explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def coupled_weight_decay_too_large(ctx):
-    groups = coupled_decays(_observed_list(ctx, "optimizer_settings"))
+    groups = coupled_decays(observed_list(ctx, "optimizer_settings"))
     if not groups:
         return None
     group = max(groups, key=lambda s: s.weight_decay)
@@ -138,7 +134,7 @@ def _scaling(p):
 @rule(produces="DROPOUT_RATE_TOO_HIGH",
       explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE", "NO_GRADIENT"})
 def dropout_rate_too_high(ctx):
-    high = high_rates(ctx, _observed_list(ctx, "dropout_settings"))
+    high = high_rates(ctx, observed_list(ctx, "dropout_settings"))
     if not high:
         return None
     layer = max(high, key=lambda s: s.p)

@@ -7,7 +7,8 @@ whatever the hyper-parameters.
 import numpy as np
 
 from ..findings import Finding
-from .context import MAJORITY, MIN_RECORDS, modules, names, per_parameter, short_list
+from .context import (MAJORITY, MIN_RECORDS, modules, names, observed_list, per_parameter,
+                      short_list)
 from .graph import rule
 
 ACCUMULATION_TOLERANCE = 0.01  # [design] .grad may differ from what backward delivered by 1%
@@ -190,8 +191,7 @@ def _eval_gradients_carried(ctx):
     holding what a backward pass in eval mode left there (``run.observed``, every step
     watched): a validation loop that calls backward() and a loop that zeroes the gradients
     only after each optimizer step. Records are sparse; these steps rarely are recorded."""
-    steps = list(getattr(getattr(ctx.run, "observed", None), "carried_eval_gradients", None)
-                 or [])
+    steps = observed_list(ctx, "carried_eval_gradients")
     if len(steps) < EVAL_CARRY_MIN_STEPS:
         return None
     return Finding(
@@ -214,7 +214,7 @@ def in_frozen_part(ctx, layer):
     eval mode to fine-tune a head on it, and a frozen batch norm, are meant to be in eval
     mode. Read from the parameter names: ``run.params`` (trainable when watch started) and
     ``run.observed.frozen`` (frozen then)."""
-    frozen = {t.name for t in getattr(getattr(ctx.run, "observed", None), "frozen", None) or []}
+    frozen = {t.name for t in observed_list(ctx, "frozen")}
     trains = {p.name for p in ctx.run.params if p.trainable}
 
     def owned_by(prefix):
@@ -283,8 +283,7 @@ def double_softmax(ctx):
     # the loss calls the monitor saw: probabilities given to NLLLoss after a log (or to
     # BCELoss) are what those losses expect; near chance their loss also lies in the band
     # below, so the band alone would blame them
-    seen = {c.loss for c in getattr(getattr(ctx.run, "observed", None), "loss_calls", None)
-            or []}
+    seen = {c.loss for c in observed_list(ctx, "loss_calls")}
     expects_probabilities = bool(seen & PROBABILITY_LOSSES) and not seen & LOGIT_LOSSES
     if in_band >= max(1, MAJORITY * probs) and first is not None and not expects_probabilities:
         step, low, high, loss = first
@@ -312,7 +311,7 @@ def loss_without_graph(ctx):
     measured steps (``run.observed.leaf_losses``) and no parameter received one: its
     requires_grad was set by hand to silence "element 0 of tensors does not require grad",
     so backward runs and trains nothing."""
-    steps = sorted(getattr(getattr(ctx.run, "observed", None), "leaf_losses", None) or [])
+    steps = sorted(observed_list(ctx, "leaf_losses"))
     if len(steps) < MIN_RECORDS or any(r.backward for r in ctx.records if r.step in steps):
         return None
     return Finding(

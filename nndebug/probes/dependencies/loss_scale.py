@@ -125,7 +125,7 @@ def _not_doubled(grads1, grads2):
 
 def _owner(name):
     """The module holding parameter ``name`` ("0.weight" -> "0"; a top-level one -> "")."""
-    return name.rsplit(".", 1)[0] if "." in name else ""
+    return name.rpartition(".")[0]
 
 
 def _finding(work, broken, what):
