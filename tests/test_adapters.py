@@ -105,6 +105,26 @@ def test_forked_rng_replays_the_same_dropout_mask(framework):
     assert _same_rng(work, before)
 
 
+
+def test_forked_rng_queues_no_seed_for_a_device_not_yet_started():
+    """torch.manual_seed on a machine whose GPU has not started queues a seeding call that
+    runs when it starts, in place of the user's own queued seed: after the fork is
+    restored, the GPU generator would start from the fork's seed. The fork seeds only the generators it saves and restores."""
+    import torch
+    import torch.cuda
+    if torch.cuda.is_initialized():
+        pytest.skip("the GPU has started: nothing is queued for it")
+    model, x, y, loss_fn = build("torch", dropout=True)
+    torch.manual_seed(11)           # the user's seed, queued for the GPU's start
+    queued = list(torch.cuda._lazy_seed_tracker.get_calls())
+    work = adapt(model)
+    with work.forked_rng(3) as replay:
+        replay()
+        first = work.loss_value(x, y, loss_fn)
+        replay()
+        assert work.loss_value(x, y, loss_fn) == first     # still seeded and replayed
+    assert torch.cuda._lazy_seed_tracker.get_calls() == queued
+
 def _same_rng(adapter, state):
     probe = adapter.capture_state()
     probe["rng"] = state

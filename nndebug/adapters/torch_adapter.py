@@ -331,7 +331,16 @@ class TorchAdapter(Adapter):
             torch.cuda.set_rng_state_all(state["cuda"])
 
     def _seed_framework(self, seed):
-        torch.manual_seed(seed)
+        """Seed the generators ``_framework_rng_state`` saves, and only those.
+
+        Not ``torch.manual_seed``: on a GPU (or XPU, MTIA) not yet initialised it queues a
+        seeding call that runs when the device starts, possibly after this fork was
+        restored, which would reseed the user's device generator for good. Queuing also
+        records a Python stack trace per device kind, most of the cost of a seeding (about
+        a third of the loss-scale probe on a small MLP)."""
+        torch.default_generator.manual_seed(seed)
+        if torch.cuda.is_available() and torch.cuda.is_initialized():
+            torch.cuda.manual_seed_all(seed)
 
     def _rng_tensor_equal(self, a, b):
         return torch.equal(a, b)
