@@ -1,0 +1,56 @@
+"""Batch norm whose running statistics cannot move: momentum=0.
+
+PyTorch updates a batch-norm layer's running statistics as
+``running = (1 - momentum) * running + momentum * batch`` [torchbn]. With momentum=0 the
+new batch weighs nothing: the running mean and variance stay at their start (0 and 1, or
+whatever a checkpoint held) for the whole run. Training normalises with each batch's own
+statistics and looks normal; eval mode normalises with statistics that describe no data,
+and evaluation accuracy falls apart. It comes from ports that carried another framework's
+value over, or from a "freeze" meant for the statistics that belongs in ``eval()``.
+
+The rule reads the settings the monitor takes when watching starts
+(``run.observed.norm_settings``) and the layers seen normalising a batch in training mode
+(``run.observed.norm_batches``): a layer kept in eval mode on purpose never updates its
+statistics whatever its momentum, so only layers trained in training mode are judged.
+momentum=None (a cumulative average) and layers without running statistics are fine.
+"""
+from ..findings import Finding
+from .context import observed_list, short_list
+from .graph import rule
+
+FROZEN_MOMENTUM = 1e-4   # [torchbn] the new batch's weight in the running statistics at or
+                         # below this: after n steps they have moved 1 - (1 - m)^n of the way,
+                         # under 1% in 100 steps and 63% only after 10,000. PyTorch's default
+                         # is 0.1; ports done right land near 0.01 (1 - TensorFlow's 0.99)
+
+
+def frozen_momenta(norm_settings, trained_layers):
+    """{layer: momentum} of the batch-norm layers among ``trained_layers`` that keep running
+    statistics with a momentum of FROZEN_MOMENTUM or less."""
+    return {s.layer: s.momentum for s in norm_settings
+            if s.layer in trained_layers and s.tracks_running_stats and
+            s.momentum is not None and 0 <= s.momentum <= FROZEN_MOMENTUM}
+
+
+@rule(produces="BATCHNORM_STATISTICS_FROZEN", explains={"OVERFITTING"})
+def batchnorm_statistics_frozen(ctx):
+    first_step = {}
+    for batch in observed_list(ctx, "norm_batches"):
+        first_step.setdefault(batch.layer, batch.step)
+    frozen = frozen_momenta(observed_list(ctx, "norm_settings"), first_step)
+    if not frozen:
+        return None
+    layer, momentum = next(iter(frozen.items()))
+    return Finding(
+        code="BATCHNORM_STATISTICS_FROZEN", severity="warning", where=layer,
+        step=first_step[layer],
+        message=f"Batch norm {short_list(list(frozen))} has momentum={momentum:g}: in PyTorch "
+                "the momentum is the weight of the NEW batch in the running mean and variance "
+                "(running = (1 - momentum) * running + momentum * batch), so they never move "
+                "from their start. Training normalises with each batch's own statistics and "
+                "looks fine; eval mode normalises with statistics that describe no data, and "
+                "evaluation accuracy suffers.",
+        evidence={"layers": dict(frozen), "threshold": FROZEN_MOMENTUM},
+        fix="Use PyTorch's default momentum=0.1 (1 - tf_momentum for a TensorFlow port, e.g. "
+            "0.01), or momentum=None for a cumulative average. To keep the statistics fixed "
+            "on purpose, put the layer in eval() instead.")
