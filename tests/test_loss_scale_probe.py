@@ -270,3 +270,43 @@ def test_minigrad_the_correct_function_is_silent():
     monitor = minigrad_run(correct=True)
     assert not named(monitor), monitor.report()
     assert the_probe(monitor).loss_scale.endswith("every gradient doubles")
+
+
+def _not_doubled_one_by_one(grads1, grads2):
+    """The comparison written tensor by tensor, as the module doc states it."""
+    from nndebug.probes.dependencies.loss_scale import NEGLIGIBLE, RELATIVE_TOLERANCE
+    tops = [float(np.max(np.abs(g))) for grads in (grads1, grads2) for g in grads.values()
+            if np.size(g) and np.all(np.isfinite(g))]
+    floor = max(max(tops + [0.0]) * NEGLIGIBLE, 1e-300)
+    broken = {}
+    for name, g1 in grads1.items():
+        g2 = grads2.get(name, np.zeros_like(g1))
+        if not np.size(g1) or not (np.all(np.isfinite(g1)) and np.all(np.isfinite(g2))):
+            continue
+        size = max(float(np.max(np.abs(2 * g1))), float(np.max(np.abs(g2))))
+        if size > floor and float(np.max(np.abs(g2 - 2 * g1))) / size > RELATIVE_TOLERANCE:
+            broken[name] = float(np.max(np.abs(g2 - 2 * g1))) / size
+    return broken
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_one_pass_comparison_agrees_with_the_tensor_by_tensor_one(seed):
+    from nndebug.probes.dependencies.loss_scale import _not_doubled
+    rng = np.random.default_rng(seed)
+    grads1, grads2 = {}, {}
+    for i in range(int(rng.integers(1, 7))):
+        shape = tuple(int(n) for n in rng.integers(0, 4, size=int(rng.integers(0, 3))))
+        g = rng.standard_normal(shape) * 10.0 ** float(rng.integers(-14, 3))
+        kind = rng.integers(0, 5)       # doubled, ignored, nearly doubled, NaN, missing
+        grads1[f"p{i}"] = g
+        if kind == 0:
+            grads2[f"p{i}"] = 2 * g
+        elif kind == 1:
+            grads2[f"p{i}"] = g.copy()
+        elif kind == 2:
+            grads2[f"p{i}"] = 2 * g * (1 + 1e-9)
+        elif kind == 3 and g.size:
+            grads2[f"p{i}"] = np.where(np.arange(g.size).reshape(g.shape) == 0, np.nan, 2 * g)
+    got, expected = _not_doubled(grads1, grads2), _not_doubled_one_by_one(grads1, grads2)
+    assert got.keys() == expected.keys()
+    assert all(got[k] == pytest.approx(expected[k], rel=1e-12) for k in got)

@@ -44,6 +44,18 @@ def test_summary_of_independent_labels_matches_chance():
     assert s["target_mode_in_runs"] == pytest.approx(1 - 0.6 ** 2, abs=0.03)
 
 
+
+@pytest.mark.parametrize("pad", [0, 7, -100])
+def test_summary_of_ids_sent_as_floats_is_the_summary_of_the_integers(pad):
+    """The ids reach the host in the step's one float transfer: whole-number floats are
+    counted as the integers they are (one bincount pass, not a sort), with the same summary."""
+    ids = padded(pad=pad)
+    as_integers = summarize(ids.reshape(-1), ids.shape)
+    as_floats = summarize(ids.reshape(-1).astype(np.float32), ids.shape)
+    assert as_floats == as_integers and as_integers["target_mode"] == pad
+    fractional = summarize(np.array([0.5, 1.0, 1.0, 2.0, 1.0]))
+    assert fractional["target_mode"] == 1.0 and "target_counts" in fractional
+
 def call(step, ignore_index=-100, reduction="mean", ids=None, classes=50):
     ids = padded(seed=step) if ids is None else ids
     return LossCall(step, "CrossEntropyLoss", (ids.size, classes), (ids.size,),
