@@ -20,7 +20,11 @@ registers. Many real bugs live just outside that view, so the monitor also write
   momentum or betas), read once when watching starts;
 - ``DropoutSetting``: a dropout layer's rate ``p``, read once when watching starts;
 - ``SchedulerState``: a learning-rate scheduler driving the optimizer (its class, and a
-  plateau scheduler's mode, best value and counters), read when the monitor closes.
+  plateau scheduler's mode, best value and counters), read when the monitor closes;
+- ``LossTerm``: an addend of the loss's top-level sum that carries no gradient (a constant
+  made through argmax, ``.item()``, NumPy or no_grad), on the first recorded steps;
+- ``FunctionalDropout``: a dropout function call in a module's ``forward`` whose
+  ``training`` argument is missing or True (it drops in eval too), read once at watch start.
 
 Nothing here knows a framework (NumPy and Python numbers only), so the rules
 (``nndebug.rules.loss_side``, ``nndebug.rules.structure``) are tested on hand-made data.
@@ -183,6 +187,27 @@ class SchedulerState:
     min_lrs: "tuple | None" = None        # the floor of each group's rate
 
 
+@dataclass
+class LossTerm:
+    """An addend of the loss's top-level sum (through +, - and scaling by constants) that is
+    a constant: it moves the loss's value, not one parameter (``monitor/loss_terms.py``)."""
+    step: int
+    value: "float | None"         # what it adds to the loss (None: the graph did not say)
+    share: "float | None"         # |value| / |loss| (None: value not known)
+    made_by: str = ""             # the operation that added it ("AddBackward0", "add")
+
+
+@dataclass
+class FunctionalDropout:
+    """A dropout function call in a module's ``forward`` that keeps dropping in eval mode:
+    its ``training`` argument is missing (the functional default is True) or a literal True
+    (``monitor/functional_dropout.py``)."""
+    module_type: str              # the class whose forward makes the call
+    file: str                     # its source file ("" when not known)
+    line: int                     # the call's line in that file
+    call: str                     # the call as written, shortened
+
+
 STEP_LISTS = ("leaf_losses", "carried_eval_gradients", "repeated_optimizer_steps")
 """``Observed``'s plain lists of step numbers: saved, loaded and continued alike."""
 
@@ -222,6 +247,8 @@ class Observed:
     repeated_total: int = 0          # how many steps were, the first 64 kept above
     unstepped_gradients: int = 0     # parameter tensors holding a gradient when findings
                                      # were read before any step() (monitor/unstepped.py)
+    loss_terms: list = field(default_factory=list)        # [LossTerm] on the first steps
+    functional_dropouts: list = field(default_factory=list)  # [FunctionalDropout]
 
     def to_dict(self):
         from dataclasses import asdict
@@ -235,6 +262,8 @@ class Observed:
                 "dropout_settings": [asdict(d) for d in self.dropout_settings],
                 "padding_lookups": [asdict(p) for p in self.padding_lookups],
                 "schedulers": [asdict(s) for s in self.schedulers],
+                "loss_terms": [asdict(t) for t in self.loss_terms],
+                "functional_dropouts": [asdict(d) for d in self.functional_dropouts],
                 "graph_nodes": [list(g) for g in self.graph_nodes],
                 "batch_rows": [list(b) for b in self.batch_rows],
                 **{name: list(getattr(self, name)) for name in STEP_LISTS},

@@ -18,13 +18,6 @@ KNOWN_MISSES = {
     "augmentation_flips_image_not_mask":
         "masks that no longer lie on their (flipped) images: no recorded statistic compares "
         "a target with its input's geometry",
-    "dependency_loss_through_argmax":
-        "a penalty built from argmax in a new tensor adds to the loss's value without a "
-        "gradient; no statistic splits a loss into its terms (it would need the loss "
-        "graph's additive inputs that carry no gradient, read where the graph is walked)",
-    "functional_dropout_always_on":
-        "F.dropout2d(training=True) only misbehaves in eval mode, which watch never sees; "
-        "no statistic records functional dropout calls or their training argument",
     "gan_generator_step_detached":
         "the adversarial term reaches the discriminator only; the generator still gets the "
         "L1 term's gradient, and no statistic splits a loss into its terms",

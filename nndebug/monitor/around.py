@@ -33,6 +33,7 @@ hooks, ``disarm()`` right after them, ``on_loss(loss)`` when a recorded step end
 from ..adapters.observing import global_module_hooks
 from .attention_capture import STEPS_TO_FIND_A_USE, AttentionCapture
 from .carried_gradients import CarriedGradients
+from .functional_dropout import read_functional_dropouts
 from .optimizer_steps import OptimizerSteps
 from .graph_growth import GraphGrowth
 from .loss_capture import LossCapture
@@ -61,6 +62,7 @@ class Around:
         self.losses = LossCapture(adapter, observed, loss_fn)
         self.structure = StructureWatch(adapter, observed, optimizer_held, on_error)
         read_settings(adapter, observed, optimizer, on_error)   # optimizer, dropout: once
+        read_functional_dropouts(adapter, observed, on_error)   # F.dropout in forward: once
         self.warnings = WarningCapture(observed, current_step, self.structure.module_names)
         self.graph = GraphGrowth(adapter, observed)
         self.attention = AttentionCapture(adapter, self._attention_site, on_error,
@@ -88,6 +90,7 @@ class Around:
         self.losses.arm()
         self.structure.arm(step)
         self.attention.arm()
+        self.graph.arm()             # the loss's constants, when a step showed one
         if self.global_needed and self.global_steps >= STEPS_TO_FIND_A_USE and \
                 not self.attention.enabled and len(self._loss_modules) <= 1 and \
                 not self.structure.saw_unregistered_modules():
@@ -124,6 +127,7 @@ class Around:
         self.structure.disarm()
         self.losses.disarm()
         self.attention.disarm()
+        self.graph.disarm()          # after attention's mode: ours lies under it
         self.armed = False
 
     def _before_any(self, module, inputs):

@@ -5,8 +5,17 @@ back into earlier batches (a recurrent state never detached: ``adapters/graph_si
 Only the first ``STEPS_MEASURED`` recorded steps are walked: growth shows within them, and
 a long run pays nothing after. A loss that requires a gradient but has no graph at all
 (``requires_grad`` set on it by hand) is noted in ``run.observed.leaf_losses``.
+
+On the same steps the top of the graph is read for addends of the loss that carry no
+gradient (``loss_terms.py``): each one with a known value lands in
+``run.observed.loss_terms``. torch's graph shows such a term but not its value; a step that
+showed one arms the constants mode (``arm``/``disarm``, called with the step's other hooks)
+for the next ``VALUE_STEPS`` recorded steps.
 """
 from ..adapters.graph_size import graph_nodes
+from ..observed import LossTerm
+from .attention_capture import _top_mode
+from .loss_terms import TERMS_PER_STEP, VALUE_STEPS, constant_addends, constants_mode
 
 STEPS_MEASURED = 12
 
@@ -14,14 +23,81 @@ STEPS_MEASURED = 12
 class GraphGrowth:
     def __init__(self, adapter, observed):
         self.framework, self.observed = adapter.framework, observed
+        self.values_wanted = False    # a torch step showed a constant addend (value unknown)
+        self.value_steps = 0          # recorded steps measured under the constants mode
+        self._notes = None            # node -> constant, written by the mode this step
+        self._mode = None
+        self._stale = []              # our modes left under somebody else's (see disarm)
+
+    def arm(self):
+        """The coming step is recorded: the constants mode goes on if a value is wanted."""
+        self._drop_stale()
+        if not self.values_wanted or self.value_steps >= VALUE_STEPS or self._stale or \
+                len(self.observed.graph_nodes) >= STEPS_MEASURED:
+            return
+        try:
+            self._notes = {}
+            self._mode = constants_mode(self._notes)
+            self._mode.__enter__()
+        except Exception:              # no mode, no values: never break the user's step
+            self._mode, self._notes, self.values_wanted = None, None, False
+
+    def disarm(self):
+        """Mode off. One under a mode pushed later stays (popping would remove theirs),
+        notes nothing, and is popped as soon as it is on top again."""
+        mode, self._mode = self._mode, None
+        if mode is not None:
+            mode.active = False
+            self._stale.append(mode)
+        self._drop_stale()
+
+    def _drop_stale(self):
+        try:
+            while self._stale and _top_mode() is self._stale[-1]:
+                self._stale.pop().__exit__(None, None, None)
+        except Exception:
+            self.values_wanted = False
 
     def on_loss(self, step, loss):
         if step is None or len(self.observed.graph_nodes) >= STEPS_MEASURED:
             return
+        notes, self._notes = self._notes, None
         nodes = graph_nodes(self.framework, loss)
         if nodes is not None:
             self.observed.graph_nodes.append((int(step), nodes))
+            self._read_terms(int(step), loss, notes)
         elif getattr(loss, "requires_grad", False):
             # a loss that requires a gradient with no graph behind it: someone set
             # requires_grad on it to silence "does not require grad"; nothing trains
             self.observed.leaf_losses.append(int(step))
+
+    def _read_terms(self, step, loss, notes):
+        """The loss's addends without a gradient: kept when their value is known, else
+        (torch, no notes this step) the mode is asked for on the next recorded steps."""
+        terms = constant_addends(self.framework, loss, notes)
+        if not terms:
+            return
+        if notes is not None:
+            self.value_steps += 1
+        total = abs(_one_value(loss) or 0.0)
+        kept = []
+        for name, factor, constant in terms:
+            constant = None if constant is None else _one_value(constant)
+            if factor is None or constant is None:
+                self.values_wanted = self.framework == "torch"
+                continue
+            value = factor * constant
+            kept.append(LossTerm(step=step, value=value, made_by=name,
+                                 share=abs(value) / total if total > 0 else None))
+        kept.sort(key=lambda t: -abs(t.value))
+        self.observed.loss_terms.extend(kept[:TERMS_PER_STEP])
+
+
+def _one_value(tensor):
+    """The single number a one-value tensor, array or Python number holds; None for more."""
+    if hasattr(tensor, "_node"):              # a minigrad tensor: its array
+        tensor = tensor.data
+    try:
+        return float(tensor)
+    except (TypeError, ValueError, RuntimeError):
+        return None

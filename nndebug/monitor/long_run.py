@@ -122,7 +122,8 @@ class LongRun(Sink):
         """Continue what the saved run observed around the model (``run.observed``) and its
         batch fingerprints, in ``run``'s own lists (the monitor's observers hold them):
 
-        - fingerprints, loss calls, warnings, batch-norm batches, graph sizes, the steps that
+        - fingerprints, loss calls, warnings, batch-norm batches, graph sizes (and the loss
+          terms without gradient read with them), the steps that
           got eval-mode gradients or repeated optimizer steps: the saved ones first, this
           monitor's follow (their caps count both, as in one run);
         - frozen tensors: this monitor measured them when it started; the saved statistics
@@ -134,7 +135,7 @@ class LongRun(Sink):
         observed, before = run.observed, saved.observed
         run.fingerprints[:0] = saved.fingerprints
         for name in ("loss_calls", "warnings", "norm_batches", "graph_nodes", "batch_rows",
-                     "padding_lookups",
+                     "padding_lookups", "loss_terms",
                      "carried_eval_gradients", "repeated_optimizer_steps"):
             getattr(observed, name)[:0] = getattr(before, name)
         observed.repeated_total += before.repeated_total

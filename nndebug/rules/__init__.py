@@ -86,6 +86,8 @@ from . import schedulers  # noqa: F401
 from . import stopped_learning_rate  # noqa: F401
 from . import optimizer_numerics  # noqa: F401
 from . import settings  # noqa: F401
+from . import functional_dropout  # noqa: F401
+from . import loss_terms  # noqa: F401
 from . import learning_rate  # noqa: F401
 from . import blow_ups  # noqa: F401
 from . import signal_flow  # noqa: F401

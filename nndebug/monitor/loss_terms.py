@@ -1,0 +1,144 @@
+"""Addends of the loss that carry no gradient (``run.observed.loss_terms``).
+
+``loss = ce + beta * penalty`` where the penalty went through ``argmax``, ``.item()``,
+NumPy or ``no_grad`` adds to the loss's VALUE but not to its gradient: the model trains as
+if the term were not there, whatever ``beta`` is, and the printed loss hides it. In the
+graph such a term is an input of the loss's top-level sum that has no graph of its own: a
+``None`` among the ``next_functions`` of an ``AddBackward0``/``SubBackward0`` (torch), a
+parent without a node that does not require a gradient (minigrad).
+
+The walk starts at the loss and follows only its top-level sum: additions, subtractions
+and scaling by a constant (``0.5 * (a + b)``, ``(a + b) / n``). A constant met deeper (a
+constant inside a loss op, a mask, ``p * p.log()`` inside a hand-written KL) is not a term
+of the loss, and not looked at.
+
+A constant's value is what tells a penalty (a sizable, changing share of the loss) from a
+harmless offset (``loss + 0``, an accumulator started at ``torch.zeros(())``). minigrad keeps
+the constant in the graph. torch does not (``AddBackward0`` saves only ``alpha``), so once
+a recorded step showed such a term, the next ``VALUE_STEPS`` recorded steps run under a
+small ``TorchFunctionMode`` that notes the constant operand of each one-value addition,
+subtraction, multiplication and division with a graph. A loss without such a term (most)
+never gets the mode: it costs one short walk of the graph's top on the first recorded
+steps, which ``graph_growth.py`` takes anyway.
+"""
+import functools
+
+ADDS = {"AddBackward0", "SubBackward0", "add", "sub"}     # torch's nodes, minigrad's ops
+SCALES = {"MulBackward0", "DivBackward0", "mul", "div"}
+SUBTRACTIONS = {"SubBackward0", "sub"}
+DIVISIONS = {"DivBackward0", "div"}
+ARITHMETIC = {"add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "true_divide",
+              "subtract", "multiply", "divide"}   # torch function names the mode notes
+WALK_LIMIT = 32          # [design] nodes of the top-level sum walked at most: a loss of a
+                         # dozen weighted terms is far under it
+TERMS_PER_STEP = 4       # [design] constant addends kept per step (the largest first)
+VALUE_STEPS = 8          # [design] recorded steps measured under the mode (torch)
+CONSTANTS_PER_STEP = 256  # [design] one-value arithmetic results the mode notes at most
+                          # per step
+
+
+def constant_addends(framework, loss, constants=None):
+    """[(operation, sign x scale or None, constant or None)] for each addend of the loss's
+    top-level sum that has no graph. ``constants`` (torch): node -> the constant operand,
+    as the mode noted it; without it the values are None (only the structure is known)."""
+    if framework == "torch":
+        return _walk(getattr(loss, "grad_fn", None), _torch_node(constants or {}))
+    if framework == "minigrad":
+        return _walk(getattr(loss, "_node", None), _minigrad_node)
+    return []
+
+
+def _walk(root, read):
+    """The top-level sum under ``root``. ``read(node)`` -> (operation name, [(input node or
+    None, constant or None)]) for one node."""
+    found, stack, walked = [], [(root, 1.0)], 0
+    while stack and walked < WALK_LIMIT:
+        node, scale = stack.pop()
+        if node is None:
+            continue
+        walked += 1
+        name, inputs = read(node)
+        if name in ADDS and len(inputs) == 2:
+            for index, (child, constant) in enumerate(inputs):
+                sign = -1.0 if name in SUBTRACTIONS and index == 1 else 1.0
+                factor = None if scale is None else scale * sign
+                if child is None:
+                    found.append((name, factor, constant))
+                else:
+                    stack.append((child, factor))
+        elif name in SCALES and len(inputs) == 2:
+            graphs = [index for index, (child, _) in enumerate(inputs) if child is not None]
+            if len(graphs) != 1 or (name in DIVISIONS and graphs[0] != 0):
+                continue                    # a product of two graphs, or constant / graph
+            stack.append((inputs[graphs[0]][0], _scaled(scale, name, inputs[1 - graphs[0]][1])))
+    return found
+
+
+def _scaled(scale, name, constant):
+    if scale is None or constant is None:
+        return None
+    value = float(constant)
+    if name in DIVISIONS:
+        return None if value == 0 else scale / value
+    return scale * value
+
+
+def _torch_node(constants):
+    def read(node):
+        children = [child for child, _ in getattr(node, "next_functions", ())]
+        constant = constants.get(node)
+        return type(node).__name__, [(child, constant if child is None else None)
+                                     for child in children]
+    return read
+
+
+def _minigrad_node(node):
+    function = node.function
+    name = function.op_name() if hasattr(function, "op_name") else type(function).__name__
+    return name, [(None, parent.data) if _minigrad_constant(parent) else
+                  (getattr(parent, "_node", None), None) for parent in node.parents]
+
+
+def _minigrad_constant(tensor):
+    return getattr(tensor, "_node", None) is None and not getattr(tensor, "requires_grad", False)
+
+
+# --- the mode that notes torch's constants -----------------------------------------------
+def constants_mode(notes):
+    """A fresh mode that writes node -> constant operand into ``notes`` (a dict)."""
+    return _constants_mode_class()(notes)
+
+
+@functools.lru_cache(maxsize=None)
+def _constants_mode_class():
+    import torch
+    from torch.overrides import TorchFunctionMode
+
+    class ConstantOperands(TorchFunctionMode):
+        active = True
+
+        def __init__(self, notes):
+            super().__init__()
+            self.notes = notes
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            result = func(*args, **(kwargs or {}))
+            if self.active and getattr(func, "__name__", None) in ARITHMETIC:
+                try:
+                    self._note(result, args)
+                except Exception:      # a measurement never breaks the user's step
+                    self.active = False
+            return result
+
+        def _note(self, result, args):
+            if not isinstance(result, torch.Tensor) or result.numel() != 1 or \
+                    result.grad_fn is None or len(args) < 2 or \
+                    len(self.notes) >= CONSTANTS_PER_STEP:
+                return
+            constants = [a for a in args[:2] if isinstance(a, (int, float)) or
+                         isinstance(a, torch.Tensor) and not a.requires_grad]
+            if len(constants) == 1:
+                constant = constants[0]
+                self.notes[result.grad_fn] = constant.detach() \
+                    if isinstance(constant, torch.Tensor) else constant
+    return ConstantOperands

@@ -1,0 +1,74 @@
+"""LOSS_TERM_WITHOUT_GRADIENT: a term of the loss adds to its value but carries no gradient.
+
+A penalty computed through ``argmax``, ``.item()``, NumPy or under ``no_grad`` and then
+added to the differentiable loss moves the printed loss, but not one parameter: the model
+trains exactly as without it, whatever its weight. The monitor reads the loss's top-level
+sum on the first recorded steps (``monitor/loss_terms.py``, ``run.observed.loss_terms``):
+the addends that have no graph, with their value and share of the loss.
+
+Two healthy things look alike in the graph and stay silent here: an offset that is the
+same on every step (``loss + 0``, a constant added so the loss reads as a KL divergence) is
+not a penalty anyone expects to train, and a term too small to matter (an accumulator
+started at ``torch.zeros(())``) is not worth a warning. So the term must be a sizable share
+of the loss on most measured steps, and change from step to step (it is computed from the
+batch, as a penalty is).
+"""
+import math
+
+from ..findings import Finding
+from .context import observed_list
+from .graph import rule
+
+SIZABLE_SHARE = 0.01         # [design] a term above 1% of |loss| is meant to matter
+MOST_STEPS = 0.5             # [design] sizable on more than half of the measured steps
+MIN_STEPS = 3                # [design] measured steps needed: one batch's value is not a habit
+VARIES = 1e-3                # [design] its values spread over more than 0.1% of the largest:
+                             # below, an offset added the same on every step
+
+
+def largest_per_step(terms):
+    """{step: the term of largest |value| measured on that step} (finite values only)."""
+    by_step = {}
+    for term in terms:
+        if term.value is None or term.share is None or not math.isfinite(term.value):
+            continue
+        if term.step not in by_step or abs(term.value) > abs(by_step[term.step].value):
+            by_step[term.step] = term
+    return dict(sorted(by_step.items()))
+
+
+def penalty_without_gradient(terms):
+    """The per-step terms when they read as a penalty: sizable on most steps, and changing
+    from step to step; None otherwise."""
+    by_step = largest_per_step(terms)
+    if len(by_step) < MIN_STEPS:
+        return None
+    sizable = [t for t in by_step.values() if t.share > SIZABLE_SHARE]
+    values = [t.value for t in by_step.values()]
+    spread = max(values) - min(values)
+    if len(sizable) <= MOST_STEPS * len(by_step) or \
+            spread <= VARIES * max(abs(v) for v in values):
+        return None
+    return by_step
+
+
+@rule(produces="LOSS_TERM_WITHOUT_GRADIENT")
+def loss_term_without_gradient(ctx):
+    by_step = penalty_without_gradient(observed_list(ctx, "loss_terms"))
+    if by_step is None:
+        return None
+    shares = [t.share for t in by_step.values()]
+    first = next(iter(by_step.values()))
+    return Finding(
+        code="LOSS_TERM_WITHOUT_GRADIENT", severity="warning", where="loss", step=first.step,
+        message=f"A term of the loss has no gradient: it adds {min(shares):.0%} to "
+                f"{max(shares):.0%} of the loss's value on the measured steps (a constant "
+                f"added through {first.made_by}), but no gradient flows from it, so the "
+                "model trains exactly as without it, whatever its weight.",
+        evidence={"steps": list(by_step), "values": [t.value for t in by_step.values()],
+                  "shares": shares, "made_by": first.made_by,
+                  "sizable_share": SIZABLE_SHARE},
+        fix="Compute the term from differentiable operations on the model's output: "
+            "argmax, .item(), NumPy and torch.no_grad() cut the graph (a soft version, e.g. "
+            "the probability mass of the disagreeing classes, trains). If the term is only "
+            "reported, log it beside the loss instead of adding it.")
