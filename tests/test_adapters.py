@@ -288,3 +288,34 @@ def test_trace_records_grad_output_and_grad_input(framework):
 def test_the_protocol_is_small_enough_to_read():
     abstract = sorted(getattr(Adapter, "__abstractmethods__"))
     assert len(abstract) <= 40
+
+
+def test_forward_hooks_put_in_the_table_run_beside_the_users_and_leave_no_trace():
+    """``add_forward_hooks`` (torch: straight into each module's hook table) calls every hook
+    after the module's forward, keeps the user's hooks (with kwargs, always called) working,
+    is left behind by a private copy, and removing it puts each table back as it was."""
+    import torch
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU())
+    seen, users = [], []
+    model[0].register_forward_hook(lambda m, a, k, out: users.append("kwargs"), with_kwargs=True)
+    model[1].register_forward_hook(lambda m, a, out: users.append("always"), always_call=True)
+    before = {name: dict(m._forward_hooks) for name, m in model.named_modules()}
+    adapter = adapt(model)
+
+    def ours(name):
+        def hook(module, inputs, output):
+            seen.append((name, tuple(output.shape)))
+        return hook
+    handle = adapter.add_forward_hooks([(model[0], ours("linear")), (model[1], ours("relu")),
+                                        (model, ours("model"))])
+    out = model(torch.ones(2, 3))
+    assert seen == [("linear", (2, 4)), ("relu", (2, 4)), ("model", (2, 4))]
+    assert users == ["kwargs", "always"] and out.shape == (2, 4)
+    copy = adapter.private_copy()
+    seen.clear()
+    copy.model(torch.ones(2, 3, dtype=torch.float64))
+    assert seen == []                       # the copy runs the user's hooks only
+    handle.remove()
+    assert {name: dict(m._forward_hooks) for name, m in model.named_modules()} == before
+    model(torch.ones(2, 3))
+    assert seen == []

@@ -315,6 +315,12 @@ class Adapter(abc.ABC):
             fn(mod, inputs, output)
         return module.register_forward_hook(hook)
 
+    def add_forward_hooks(self, pairs):
+        """``add_forward_hook`` for each ``(module, fn)`` of ``pairs``; returns one handle
+        (a ``HookGroup``) that removes them all. ``fn`` must return None: its return value
+        is not dropped by a wrapper here (an adapter may put it straight into the hook table)."""
+        return HookGroup([self.add_forward_hook(module, fn) for module, fn in pairs])
+
     def add_forward_pre_hook(self, module, fn, with_kwargs=False):
         """Call ``fn(module, inputs)`` before the module's forward; returns a handle.
         ``with_kwargs``: ``fn(module, inputs, kwargs)``, with the keyword inputs where the

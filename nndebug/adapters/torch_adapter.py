@@ -373,6 +373,27 @@ class TorchAdapter(Adapter):
                 handles.append(tensor.register_hook(hook))
         return HookGroup(handles, entries)
 
+    def add_forward_hooks(self, pairs):
+        """Each module's forward hook goes straight into its ``_forward_hooks`` table, as
+        ``register_forward_hook`` puts it there, without a handle object per module (a
+        12-block residual MLP has 52 measured layers, hooked at every record). The key is an
+        object of our own, so it cannot collide with the ids of the user's hooks; torch looks
+        keys up in its kwargs and always-called tables, where ours are absent: a plain hook.
+        A module without a plain hook table (a scripted one) goes through
+        ``register_forward_hook``."""
+        entries, handles = [], []
+        for module, fn in pairs:
+            hook = fn if is_nndebug_hook(fn) else nndebug_hook(fn)
+            table = getattr(module, "_forward_hooks", None)
+            if type(table) is collections.OrderedDict and \
+                    not isinstance(module, torch.jit.ScriptModule):
+                key = object()
+                table[key] = hook
+                entries.append((table, key))
+            else:
+                handles.append(module.register_forward_hook(hook))
+        return HookGroup(handles, entries)
+
     def _tensor_hooks(self, tensor):
         return list((getattr(tensor, "_backward_hooks", None) or {}).values())
 

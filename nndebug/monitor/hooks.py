@@ -73,9 +73,8 @@ class StepHooks:
         root = adapter.model
         on_input, on_output = self._root_hooks
         handles.append(adapter.add_forward_pre_hook(root, on_input))
-        for module, hook in self._layer_hooks:
-            handles.append(adapter.add_forward_hook(module, hook))
-        handles.append(adapter.add_forward_hook(root, on_output))
+        # every layer's hook, then the model's output hook, in one call (one handle)
+        handles.append(adapter.add_forward_hooks(self._layer_hooks + [(root, on_output)]))
 
     def disarm(self):
         """Every hook off; what they saw stays readable until ``clear``."""
@@ -100,7 +99,8 @@ class StepHooks:
 
     # --- the hooks -------------------------------------------------------------------
     def _guard(self, hook):
-        def guarded(*args):
+        @nndebug_hook                     # ours: private copies of the model leave it behind
+        def guarded(*args):               # returns None: never replaces an output
             try:
                 with self.quiet():
                     hook(*args)
