@@ -160,6 +160,26 @@ def test_the_states_seen_before_stay_when_the_scheduler_is_gone():
     assert [s.type for s in observed.schedulers] == ["ReduceLROnPlateau"]
 
 
+
+def test_states_seen_in_a_frame_spare_the_search_of_the_heap(monkeypatch):
+    """close() sees the scheduler as a local of the loop; findings() read after the loop
+    returned sees no frame holding it, and keeps those states instead of walking every
+    object the garbage collector tracks."""
+    import gc
+    observed = Observed()
+    optimizer = fresh_optimizer()
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1)   # a local here
+    remember_schedulers(observed, optimizer)
+    assert [s.type for s in observed.schedulers] == ["StepLR"]
+    searches = []
+    real = gc.get_referrers
+    monkeypatch.setattr(gc, "get_referrers", lambda *a: searches.append(a) or real(*a))
+    kept = [scheduler]
+    del scheduler                     # no frame holds it now (a list does)
+    remember_schedulers(observed, optimizer)
+    assert searches == [] and [s.type for s in observed.schedulers] == ["StepLR"]
+    assert kept
+
 def test_minigrad_schedulers_are_read_too():
     from minigrad import optim
     from minigrad.tensor import Tensor

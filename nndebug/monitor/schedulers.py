@@ -41,15 +41,16 @@ _searched = weakref.WeakKeyDictionary()  # optimizer -> [weak references to its 
                                          # found by the one gc search
 
 
-def observe_schedulers(optimizer):
+def observe_schedulers(optimizer, search=True):
     """``[SchedulerState]`` of each scheduler whose ``.optimizer`` is ``optimizer`` (none
-    found, or no optimizer: ``[]``). Reads attributes only; never raises on an odd object."""
+    found, or no optimizer: ``[]``). Reads attributes only; never raises on an odd object.
+    ``search=False``: no gc search, if the frames hold none (one made earlier is still read)."""
     if optimizer is None:
         return []
     found = {}
     try:                            # never break the user's close() or findings
         found = {id(s): s for s in _from_frames(optimizer)}
-        for scheduler in _from_search(optimizer, search=not found):
+        for scheduler in _from_search(optimizer, search=search and not found):
             found.setdefault(id(scheduler), scheduler)
     except Exception:
         pass
@@ -64,8 +65,13 @@ def observe_schedulers(optimizer):
 
 def remember_schedulers(observed, optimizer):
     """Put the schedulers seen now into ``observed.schedulers``; when none is seen now, the
-    states seen before stay (the scheduler was freed after the loop: module doc)."""
-    states = observe_schedulers(optimizer)
+    states seen before stay (the scheduler was freed after the loop: module doc).
+
+    The gc search runs only while no scheduler was seen yet: ``findings()`` read after the
+    training function returned (the scheduler no longer a local) would otherwise walk the
+    whole heap to find again what ``close()`` saw in the loop's frame (60 ms on the zoo's
+    residual MLP, 6% of its 120-step run)."""
+    states = observe_schedulers(optimizer, search=not observed.schedulers)
     if states:
         observed.schedulers[:] = states
 
