@@ -76,6 +76,7 @@ from . import class_weights  # noqa: F401
 from . import padding_idx  # noqa: F401
 from . import squashed_logits  # noqa: F401
 from . import target_kinds  # noqa: F401
+from . import output_width  # noqa: F401
 from . import vision_data  # noqa: F401
 from . import loss_scale  # noqa: F401
 from . import data_order  # noqa: F401
@@ -84,8 +85,10 @@ from . import class_order  # noqa: F401
 from . import distributed  # noqa: F401
 from . import schedulers  # noqa: F401
 from . import stopped_learning_rate  # noqa: F401
+from . import rising_learning_rate  # noqa: F401
 from . import optimizer_numerics  # noqa: F401
 from . import settings  # noqa: F401
+from . import adam_betas  # noqa: F401
 from . import functional_dropout  # noqa: F401
 from . import loss_terms  # noqa: F401
 from . import learning_rate  # noqa: F401
