@@ -21,6 +21,9 @@ KNOWN_MISSES = {
     "gan_generator_step_detached":
         "the adversarial term reaches the discriminator only; the generator still gets the "
         "L1 term's gradient, and no statistic splits a loss into its terms",
+    "mixup_labels_left_unmixed":
+        "inputs mixed and labels not: the loss only looks noisier (mixup's own loss is "
+        "noisy too); no recorded statistic tells a batch of mixed inputs from plain ones",
     "same_batch_every_step":
         "info: one batch on every step is what full-batch training looks like too",
     "validation_resplit_every_stage":

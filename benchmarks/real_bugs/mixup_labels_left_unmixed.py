@@ -1,0 +1,47 @@
+"""Mixup applied to the inputs but not to the labels: each mixed input is trained towards
+the label of only one of the two samples it was mixed from, so a share of every batch
+teaches the wrong answer with full confidence.
+
+Reported: "mixup not applied to weak labels" -
+https://github.com/DCASE-REPO/DESED_task/issues/93 ("the variable labels_weak is already
+assigned before and not modified after mixup. Is it intended to not mix the labels for
+weakly labeled clips?"; the maintainer: "No you are correct thank you for noticing it. I
+have fixed it"). Here a digits MLP trained with mixup (lambda ~ Beta(1, 1)), the loss taken
+against the first sample's label only. Fix: the loss mixed with the same lambda,
+``lam * ce(out, y) + (1 - lam) * ce(out, y[perm])``.
+"""
+import numpy as np
+import torch
+
+import nndebug as nd
+from benchmarks.real_bugs._common import batches, classification, mlp
+
+TITLE = "mixup not applied to weak labels"
+LINK = "https://github.com/DCASE-REPO/DESED_task/issues/93"
+EXPECTED = ("LABELS_NOT_MIXED",)
+STEPS = 200
+ALPHA = 1.0
+
+
+def run(fixed=False, steps=STEPS, **watch):
+    torch.manual_seed(0)
+    rng = np.random.default_rng(1)
+    x, y = classification()
+    model = mlp()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    ce = torch.nn.CrossEntropyLoss()
+    with nd.watch(model, optimizer, **watch) as mon:
+        for xb, yb in batches(x, y, steps):
+            lam = float(rng.beta(ALPHA, ALPHA))
+            perm = torch.from_numpy(rng.permutation(len(xb)))
+            mixed = lam * xb + (1 - lam) * xb[perm]
+            optimizer.zero_grad()
+            out = model(mixed)
+            if fixed:
+                loss = lam * ce(out, yb) + (1 - lam) * ce(out, yb[perm])
+            else:
+                loss = ce(out, yb)            # BUG: the labels were not mixed
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    return mon
