@@ -16,7 +16,7 @@ from .graph import rule
 USED_SHARE = 0.25            # [design] the targets reach at most a quarter of the columns: a
                              # byte-level model on English text reaches half of its 256
                              # (ids up to 126), COCO's 91 ids hold 80 classes
-MIN_CALLS = 3                # [design] recorded loss calls before a verdict
+MIN_WIDTH_CALLS = 3          # [design] recorded loss calls before a verdict
 TARGETS_PER_COLUMN = 2       # [design] targets seen at least twice the number of columns:
                              # enough that a class the data holds shows up
 
@@ -31,7 +31,7 @@ def _size(shape):
 def unused_columns(calls):
     """(columns, classes named, targets seen) when the targets name at most USED_SHARE of
     the output's columns; else None."""
-    if len(calls) < MIN_CALLS:
+    if len(calls) < MIN_WIDTH_CALLS:
         return None
     widths = {c.output_shape[1] for c in calls if c.output_shape and len(c.output_shape) >= 2}
     if len(widths) != 1 or not all(c.target_integer for c in calls):

@@ -21,7 +21,7 @@ from ..findings import Finding
 from .context import observed_list
 from .graph import rule
 
-GROWTH = 1.5                 # [design] the rate at the last record at least 1.5 x the rate at
+LR_GROWTH = 1.5              # [design] the rate at the last record at least 1.5 x the rate at
                              # half of its step: a linear warm-up from zero doubles there, a
                              # step decay turned upside down multiplies by 10 per milestone
 MIN_RISING_RECORDS = 2       # [design] records from the half-way one to the last
@@ -48,11 +48,11 @@ def configured_rate(ctx):
 
 
 def left_configured_rate(last_rate, configured, scheduler_end):
-    """Whether the rate grew GROWTH x past the configured one, or a scheduler ended the run
+    """Whether the rate grew LR_GROWTH x past the configured one, or a scheduler ended the run
     still below its base rate (its warm-up never finished)."""
     if configured is None or not configured > 0:
         return False
-    if max(last_rate, scheduler_end or 0.0) >= GROWTH * configured:
+    if max(last_rate, scheduler_end or 0.0) >= LR_GROWTH * configured:
         return True
     return scheduler_end is not None and scheduler_end < configured * (1 - UNFINISHED)
 
@@ -60,7 +60,7 @@ def left_configured_rate(last_rate, configured, scheduler_end):
 def rising_stretch(rates):
     """(rate half-way, rate at the end, step half-way, last step) when the rate never fell
     from the last record at or before half the last record's step to the end, and grew by
-    GROWTH or more; else None."""
+    LR_GROWTH or more; else None."""
     if len(rates) < MIN_RISING_RECORDS:
         return None
     last_step, last_rate = rates[-1]
@@ -76,7 +76,7 @@ def rising_stretch(rates):
     if last_rate < max(rate for _, rate in rates) * (1 - NEVER_FELL):
         return None                  # higher earlier in the run: a restart, not a rise
     half_step, half_rate = stretch[0]
-    if not half_rate > 0 or last_rate < GROWTH * half_rate:
+    if not half_rate > 0 or last_rate < LR_GROWTH * half_rate:
         return None
     return half_rate, last_rate, half_step, last_step
 
@@ -94,7 +94,7 @@ def lr_grows_during_training(ctx):
         return None
     top = max(last_rate, scheduler_end or 0.0)
     why = (f"it ended {top / configured:.3g} x above the configured rate {configured:.3g}"
-           if top >= GROWTH * configured else
+           if top >= LR_GROWTH * configured else
            f"the scheduler ended the run at {scheduler_end:.3g}, still below its base rate "
            f"{configured:.3g}")
     return Finding(
@@ -111,7 +111,7 @@ def lr_grows_during_training(ctx):
         evidence={"lr_half_way": half_rate, "lr_at_end": last_rate, "step_half_way":
                   half_step, "last_step": last_step, "growth": last_rate / half_rate,
                   "configured_lr": configured, "scheduler_final_lr": scheduler_end,
-                  "threshold": GROWTH},
+                  "threshold": LR_GROWTH},
         fix="Print the rate the schedule gives at a few steps before training: a decay "
             "multiplies by gamma < 1 (gamma ** k, not gamma ** -k); a warm-up's length and "
             "the schedule's total must be counted in the optimizer steps the run really "
