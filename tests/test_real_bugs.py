@@ -18,6 +18,9 @@ KNOWN_MISSES = {
     "augmentation_flips_image_not_mask":
         "masks that no longer lie on their (flipped) images: no recorded statistic compares "
         "a target with its input's geometry",
+    "focal_loss_negatives_weighted_by_one_minus_p":
+        "a hand-written loss function the monitor does not see (no loss call: no targets "
+        "to set the one-sided predictions against), and its terms are not split apart",
     "gan_generator_step_detached":
         "the adversarial term reaches the discriminator only; the generator still gets the "
         "L1 term's gradient, and no statistic splits a loss into its terms",
