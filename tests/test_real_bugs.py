@@ -18,6 +18,9 @@ KNOWN_MISSES = {
     "augmentation_flips_image_not_mask":
         "masks that no longer lie on their (flipped) images: no recorded statistic compares "
         "a target with its input's geometry",
+    "eos_masked_as_padding":
+        "the end id is one of the vocabulary's columns that no target names, as rare tokens "
+        "are in any fine-tune; watch does not know which id ends a sequence",
     "focal_loss_negatives_weighted_by_one_minus_p":
         "a hand-written loss function the monitor does not see (no loss call: no targets "
         "to set the one-sided predictions against), and its terms are not split apart",
