@@ -52,7 +52,10 @@ One file per job:
       settings.py         the optimizer's settings and the dropout rates, read once
       raised_warnings.py  the framework's warnings, with step and module
       graph_growth.py     the size of the loss's graph on the first steps (a state not detached)
+      loss_terms.py       addends of the loss with no gradient, read on the same steps
+      functional_dropout.py  dropout function calls that ignore eval(), read from source once
       attention_capture.py  attention weights made by a softmax function call (torch)
+      function_modes.py   our torch function modes: pushed, retired, popped from the top only
       carried_gradients.py  eval-mode gradients left in .grad for a training step (every step)
       optimizer_steps.py    optimizer steps without a new gradient (every step)
       schedulers.py       the learning-rate schedulers, read once the rate has moved

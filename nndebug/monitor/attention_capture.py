@@ -26,6 +26,7 @@ until it is on top again (popping another's mode would break it).
 import contextlib
 import functools
 
+from .function_modes import OwnedModes
 from .statistics import attention_peaks
 
 ATTENTION_SUFFIX = ".softmax"
@@ -41,9 +42,8 @@ class AttentionCapture:
         self.on_loss_call = on_loss_call      # (name, args, kwargs) of a loss function call
         self.enabled = adapter.framework == "torch"
         self.found = {}           # layer name -> [(stat, device value)] this step
-        self._mode = None
+        self.modes = OwnedModes()  # the mode of this step, and retired ones (function_modes.py)
         self.waiting = False      # armed, the mode not pushed yet (see start)
-        self._stale = []          # our modes still on the stack after disarm (see _drop_stale)
         self.steps_seen = 0       # recorded steps the mode ran through
         self.used = False         # it measured a softmax, or handed on a loss call
 
@@ -53,7 +53,7 @@ class AttentionCapture:
         self.found = {}
         if self.steps_seen >= STEPS_TO_FIND_A_USE and not self.used:
             self.enabled = False          # nothing for it in this model (see the module doc)
-        self.waiting = self.enabled and self._mode is None and not self._stale
+        self.waiting = self.enabled and self.modes.current is None and not self.modes.stale
 
     def start(self):
         """The recorded step's first module call (its forward): push the mode now, not at
@@ -61,10 +61,9 @@ class AttentionCapture:
         self.waiting = False
         self.steps_seen += 1
         try:
-            self._mode = _softmax_mode(self._on_softmax, self._on_loss_call)
-            self._mode.__enter__()
+            self.modes.push(_softmax_mode(self._on_softmax, self._on_loss_call))
         except Exception as error:
-            self._mode, self.enabled = None, False
+            self.modes.current, self.enabled = None, False
             self.on_error(error)
 
     def disarm(self):
@@ -72,16 +71,16 @@ class AttentionCapture:
         and the loss call are over by then; the optimizer's many small calls need not pay
         for the mode)."""
         self.waiting = False
-        mode, self._mode = self._mode, None
-        if mode is not None:
-            mode.active = False
-            self._stale.append(mode)
-        self._drop_stale()
+        try:
+            self.modes.retire()
+        except Exception as error:
+            self.enabled = False
+            self.on_error(error)
 
     def quiet(self):
         """A context in which nndebug's own measurements skip the mode (while it is on, each
         torch call would otherwise pass through its Python ``__torch_function__``)."""
-        if self._mode is None:
+        if self.modes.current is None:
             return contextlib.nullcontext()
         import torch
         return torch._C.DisableTorchFunction()
@@ -91,8 +90,7 @@ class AttentionCapture:
         later stays (popping would remove theirs), measures nothing, and is popped as soon
         as it is on top again; no new one is pushed meanwhile."""
         try:
-            while self._stale and _top_mode() is self._stale[-1]:
-                self._stale.pop().__exit__(None, None, None)
+            self.modes.drop_stale()
         except Exception as error:
             self.enabled = False
             self.on_error(error)
@@ -171,7 +169,3 @@ def _softmax_watch_class():
     return SoftmaxWatch
 
 
-def _top_mode():
-    import torch
-    depth = torch._C._len_torch_function_stack()
-    return torch._C._get_function_stack_at(depth - 1) if depth else None

@@ -14,7 +14,7 @@ for the next ``VALUE_STEPS`` recorded steps.
 """
 from ..adapters.graph_size import graph_nodes
 from ..observed import LossTerm
-from .attention_capture import _top_mode
+from .function_modes import OwnedModes
 from .loss_terms import TERMS_PER_STEP, VALUE_STEPS, constant_addends, constants_mode
 
 STEPS_MEASURED = 12
@@ -26,35 +26,31 @@ class GraphGrowth:
         self.values_wanted = False    # a torch step showed a constant addend (value unknown)
         self.value_steps = 0          # recorded steps measured under the constants mode
         self._notes = None            # node -> constant, written by the mode this step
-        self._mode = None
-        self._stale = []              # our modes left under somebody else's (see disarm)
+        self.modes = OwnedModes()     # the constants mode, and retired ones (function_modes.py)
 
     def arm(self):
         """The coming step is recorded: the constants mode goes on if a value is wanted."""
         self._drop_stale()
-        if not self.values_wanted or self.value_steps >= VALUE_STEPS or self._stale or \
+        if not self.values_wanted or self.value_steps >= VALUE_STEPS or self.modes.stale or \
                 len(self.observed.graph_nodes) >= STEPS_MEASURED:
             return
         try:
             self._notes = {}
-            self._mode = constants_mode(self._notes)
-            self._mode.__enter__()
+            self.modes.push(constants_mode(self._notes))
         except Exception:              # no mode, no values: never break the user's step
-            self._mode, self._notes, self.values_wanted = None, None, False
+            self.modes.current, self._notes, self.values_wanted = None, None, False
 
     def disarm(self):
         """Mode off. One under a mode pushed later stays (popping would remove theirs),
         notes nothing, and is popped as soon as it is on top again."""
-        mode, self._mode = self._mode, None
-        if mode is not None:
-            mode.active = False
-            self._stale.append(mode)
-        self._drop_stale()
+        try:
+            self.modes.retire()
+        except Exception:
+            self.values_wanted = False
 
     def _drop_stale(self):
         try:
-            while self._stale and _top_mode() is self._stale[-1]:
-                self._stale.pop().__exit__(None, None, None)
+            self.modes.drop_stale()
         except Exception:
             self.values_wanted = False
 

@@ -216,6 +216,21 @@ def observed_list(ctx, name):
     return list(getattr(getattr(ctx.run, "observed", None), name, None) or [])
 
 
+def highest_rates(ctx):
+    """[(step, highest learning rate over the param groups)] of the judged records that know
+    their rates (``StepRecord.lrs``)."""
+    return [(r.step, max(r.lrs)) for r in ctx.run.records if r.lrs]
+
+
+def first_training_batches(ctx):
+    """{batch-norm layer: the first step it normalised a batch in training mode}
+    (``run.observed.norm_batches``): the layers whose running statistics are being updated."""
+    first = {}
+    for batch in observed_list(ctx, "norm_batches"):
+        first.setdefault(batch.layer, batch.step)
+    return first
+
+
 def judged_loss_calls(ctx, losses):
     """The judged loss calls (``run.observed.loss_calls``) of these losses, before the first
     non-finite step (``ctx.cutoff``)."""

@@ -15,7 +15,7 @@ statistics whatever its momentum, so only layers trained in training mode are ju
 momentum=None (a cumulative average) and layers without running statistics are fine.
 """
 from ..findings import Finding
-from .context import observed_list, short_list
+from .context import first_training_batches, observed_list, short_list
 from .graph import rule
 
 FROZEN_MOMENTUM = 1e-4   # [torchbn] the new batch's weight in the running statistics at or
@@ -34,9 +34,7 @@ def frozen_momenta(norm_settings, trained_layers):
 
 @rule(produces="BATCHNORM_STATISTICS_FROZEN", explains={"OVERFITTING"})
 def batchnorm_statistics_frozen(ctx):
-    first_step = {}
-    for batch in observed_list(ctx, "norm_batches"):
-        first_step.setdefault(batch.layer, batch.step)
+    first_step = first_training_batches(ctx)
     frozen = frozen_momenta(observed_list(ctx, "norm_settings"), first_step)
     if not frozen:
         return None

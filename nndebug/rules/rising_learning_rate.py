@@ -18,7 +18,7 @@ finished). A run stopped on purpose inside its warm-up, or a learning-rate range
 draws the same curve: the message says so.
 """
 from ..findings import Finding
-from .context import observed_list
+from .context import highest_rates, observed_list
 from .graph import rule
 
 LR_GROWTH = 1.5              # [design] the rate at the last record at least 1.5 x the rate at
@@ -28,11 +28,6 @@ MIN_RISING_RECORDS = 2       # [design] records from the half-way one to the las
 NEVER_FELL = 1e-9            # [design] relative tolerance of "did not fall" (float rounding)
 UNFINISHED = 0.01            # [design] a scheduler that ended 1% or more below its base rate
                              # has not finished its warm-up (a finished one sits at the base)
-
-
-def _rates(ctx):
-    """[(step, highest rate over the groups)] of the records that know their rates."""
-    return [(r.step, max(r.lrs)) for r in ctx.run.records if r.lrs]
 
 
 def configured_rate(ctx):
@@ -85,7 +80,7 @@ def rising_stretch(rates):
       explains={"LOSS_DIVERGING", "LOSS_OSCILLATING", "LR_TOO_HIGH", "LR_TOO_LOW",
                 "EXPLODING_GRADIENTS", "EXPLODING_ACTIVATIONS", "LOSS_PLATEAU"})
 def lr_grows_during_training(ctx):
-    found = rising_stretch(_rates(ctx))
+    found = rising_stretch(highest_rates(ctx))
     if found is None:
         return None
     half_rate, last_rate, half_step, last_step = found

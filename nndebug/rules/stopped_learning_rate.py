@@ -16,6 +16,7 @@ of the run to the last record of a zero head (that record's own step not counted
 and how often they were stepped, which the message names when it explains the cause.
 """
 from ..findings import Finding
+from .context import highest_rates
 from .graph import rule
 
 STOPPED_FRACTION = 1e-6   # [design] a rate below a millionth of the run's highest is stopped:
@@ -25,11 +26,6 @@ STOPPED_SHARE = 0.1       # [design] at zero for at least a tenth of the run. A 
                           # or cosine decay to 0 sits below the floor on its last step only (a
                           # cosine's rate is under 1e-6 of its peak in its last 0.07%), a
                           # warmup from 0 on its first step only
-
-
-def _rates(ctx):
-    """[(step, highest rate over the groups)] of the judged records that know their rates."""
-    return [(r.step, max(r.lrs)) for r in ctx.run.records if r.lrs]
 
 
 def _stopped(rate, peak):
@@ -65,7 +61,7 @@ def _zero_stretches(rates, peak, n_steps, end_rate):
 @rule(produces="LR_AT_ZERO",
       explains={"LR_TOO_LOW", "PARAMS_NOT_UPDATING", "LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def lr_at_zero(ctx):
-    rates = _rates(ctx)
+    rates = highest_rates(ctx)
     n_steps = getattr(ctx.run, "n_steps", 0) or 0
     if len(rates) < 2 or n_steps <= 0:
         return None

@@ -30,7 +30,7 @@ Sources named next to the thresholds (besides those in ``rules/__init__.py``):
 import math
 
 from ..findings import Finding
-from .context import MAJORITY, judged_only, short_list
+from .context import MAJORITY, first_training_batches, judged_only, short_list
 from .curve import learning_poor
 from .graph import rule
 
@@ -274,9 +274,7 @@ def batchnorm_momentum_inverted(ctx):
     observed = _observed(ctx)
     if observed is None or not getattr(observed, "norm_settings", None):
         return None
-    first_step = {}
-    for batch in observed.norm_batches:
-        first_step.setdefault(batch.layer, batch.step)
+    first_step = first_training_batches(ctx)
     inverted = inverted_momenta(observed.norm_settings, first_step)
     if not inverted:
         return None
