@@ -24,7 +24,10 @@ registers. Many real bugs live just outside that view, so the monitor also write
 - ``LossTerm``: an addend of the loss's top-level sum that carries no gradient (a constant
   made through argmax, ``.item()``, NumPy or no_grad), on the first recorded steps;
 - ``FunctionalDropout``: a dropout function call in a module's ``forward`` whose
-  ``training`` argument is missing or True (it drops in eval too), read once at watch start.
+  ``training`` argument is missing or True (it drops in eval too), read once at watch start;
+- ``LayerLayout``: the input and output shapes of the layers that say which axis of a 3-D
+  tensor holds the features (Conv1d and BatchNorm1d: axis 1; Embedding, LayerNorm, RNNs,
+  attention: the last), on the first recorded steps of a model that has both kinds.
 
 Nothing here knows a framework (NumPy and Python numbers only), so the rules
 (``nndebug.rules.loss_side``, ``nndebug.rules.structure``) are tested on hand-made data.
@@ -208,6 +211,22 @@ class FunctionalDropout:
     call: str                     # the call as written, shortened
 
 
+@dataclass
+class LayerLayout:
+    """One call of a layer whose feature axis is fixed, on a recorded step
+    (``monitor/layer_layouts.py``): Conv1d, BatchNorm1d and InstanceNorm1d take axis 1 of a
+    3-D tensor as their channels ("channels_first"); Embedding (its output), LayerNorm, the
+    RNNs and attention keep the features on the last axis ("channels_last")."""
+    step: int
+    order: int                    # the call's place among the layout calls of that step
+    layer: str                    # the module's name in the model
+    type: str                     # its class name
+    role: str                     # "channels_first" or "channels_last"
+    input_shape: tuple            # () where the input was no tensor (or none was given)
+    output_shape: tuple           # () likewise
+    kernel: "int | None" = None   # a convolution's kernel width (None: not a convolution)
+
+
 STEP_LISTS = ("leaf_losses", "carried_eval_gradients", "repeated_optimizer_steps")
 """``Observed``'s plain lists of step numbers: saved, loaded and continued alike."""
 
@@ -249,6 +268,7 @@ class Observed:
                                      # were read before any step() (monitor/unstepped.py)
     loss_terms: list = field(default_factory=list)        # [LossTerm] on the first steps
     functional_dropouts: list = field(default_factory=list)  # [FunctionalDropout]
+    layer_layouts: list = field(default_factory=list)     # [LayerLayout] on the first steps
 
     def to_dict(self):
         from dataclasses import asdict
@@ -264,6 +284,7 @@ class Observed:
                 "schedulers": [asdict(s) for s in self.schedulers],
                 "loss_terms": [asdict(t) for t in self.loss_terms],
                 "functional_dropouts": [asdict(d) for d in self.functional_dropouts],
+                "layer_layouts": [asdict(c) for c in self.layer_layouts],
                 "graph_nodes": [list(g) for g in self.graph_nodes],
                 "batch_rows": [list(b) for b in self.batch_rows],
                 **{name: list(getattr(self, name)) for name in STEP_LISTS},

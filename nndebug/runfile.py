@@ -66,9 +66,10 @@ import numpy as np
 from . import rank_records
 from .findings import Finding, sort_findings
 from .history import BoundedRun
-from .observed import (DropoutSetting, FrozenTensor, FunctionalDropout, LossCall, LossTerm,
-                       NormBatch, NormSetting, Observed, OptimizerSetting, PaddingLookup,
-                       RaisedWarning, SchedulerState, STEP_LISTS, UnregisteredUse)
+from .observed import (DropoutSetting, FrozenTensor, FunctionalDropout, LayerLayout, LossCall,
+                       LossTerm, NormBatch, NormSetting, Observed, OptimizerSetting,
+                       PaddingLookup, RaisedWarning, SchedulerState, STEP_LISTS,
+                       UnregisteredUse)
 from .records import LayerInfo, ParamInfo, StepRecord
 from .report.json import plain
 
@@ -85,9 +86,11 @@ OBSERVED_LISTS = {"loss_calls": LossCall, "warnings": RaisedWarning,
                   "norm_batches": NormBatch, "norm_settings": NormSetting,
                   "padding_lookups": PaddingLookup, "schedulers": SchedulerState,
                   "optimizer_settings": OptimizerSetting, "dropout_settings": DropoutSetting,
-                  "loss_terms": LossTerm, "functional_dropouts": FunctionalDropout}
+                  "loss_terms": LossTerm, "functional_dropouts": FunctionalDropout,
+                  "layer_layouts": LayerLayout}
 TUPLE_FIELDS = {"output_shape", "target_shape", "shape", "class_weights", "target_counts",
-                "ids_shape", "lrs", "base_lrs", "min_lrs", "viewed_from", "betas"}
+                "ids_shape", "lrs", "base_lrs", "min_lrs", "viewed_from", "betas",
+                "input_shape"}
 
 
 class RunFileError(ValueError):

@@ -23,7 +23,7 @@ from benchmarks.real_bugs._common import batches, classification, train_watched
 
 TITLE = "Batch Normalization Error in Bottom Up Model"
 LINK = "https://github.com/ruotianluo/self-critical.pytorch/issues/44"
-EXPECTED = ("NORM_OVER_WRONG_AXIS",)
+EXPECTED = ("LAYOUT_NOT_TRANSPOSED",)
 STEPS = 200
 REGIONS, FEATURES = 16, 4
 

@@ -23,7 +23,7 @@ from benchmarks.real_bugs._common import SONNETS, characters, train_watched
 
 TITLE = "你好，我想问一下Conv1d的输入格式问题。"
 LINK = "https://github.com/ZephyrChenzf/text-classification-pytorch/issues/1"
-EXPECTED = ("CONV_OVER_EMBEDDING_AXIS",)
+EXPECTED = ("LAYOUT_NOT_TRANSPOSED",)
 STEPS = 200
 LENGTH, EMBEDDING = 24, 16
 

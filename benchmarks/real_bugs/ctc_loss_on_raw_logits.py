@@ -21,7 +21,7 @@ from benchmarks.real_bugs._common import classification
 
 TITLE = "Unintentionally commented-out line in 02-pytorch-asr main_ctc.py?"
 LINK = "https://github.com/jeremyfix/deeplearning-lectures/issues/22"
-EXPECTED = ("NLL_ON_PROBABILITIES",)
+EXPECTED = ("CTC_NOT_LOG_PROBABILITIES",)
 STEPS = 200
 DIGITS_PER_LINE = 3
 BATCH_SIZE = 32

@@ -54,6 +54,7 @@ One file per job:
       graph_growth.py     the size of the loss's graph on the first steps (a state not detached)
       loss_terms.py       addends of the loss with no gradient, read on the same steps
       functional_dropout.py  dropout function calls that ignore eval(), read from source once
+      layer_layouts.py    the shapes around Conv1d/BatchNorm1d and last-axis layers (first steps)
       attention_capture.py  attention weights made by a softmax function call (torch)
       function_modes.py   our torch function modes: pushed, retired, popped from the top only
       carried_gradients.py  eval-mode gradients left in .grad for a training step (every step)

@@ -34,6 +34,7 @@ from ..adapters.observing import global_module_hooks
 from .attention_capture import STEPS_TO_FIND_A_USE, AttentionCapture
 from .carried_gradients import CarriedGradients
 from .functional_dropout import read_functional_dropouts
+from .layer_layouts import LayerLayouts
 from .optimizer_steps import OptimizerSteps
 from .graph_growth import GraphGrowth
 from .loss_capture import LossCapture
@@ -63,6 +64,7 @@ class Around:
         self.structure = StructureWatch(adapter, observed, optimizer_held, on_error)
         read_settings(adapter, observed, optimizer, on_error)   # optimizer, dropout: once
         read_functional_dropouts(adapter, observed, on_error)   # F.dropout in forward: once
+        self.layouts = LayerLayouts(adapter, observed, on_error)   # Conv1d's channel axis
         self.warnings = WarningCapture(observed, current_step, self.structure.module_names)
         self.graph = GraphGrowth(adapter, observed)
         self.attention = AttentionCapture(adapter, self._attention_site, on_error,
@@ -89,6 +91,7 @@ class Around:
         self.armed = True
         self.losses.arm()
         self.structure.arm(step)
+        self.layouts.arm(step)
         self.attention.arm()
         self.graph.arm()             # the loss's constants, when a step showed one
         if self.global_needed and self.global_steps >= STEPS_TO_FIND_A_USE and \
@@ -125,6 +128,7 @@ class Around:
             self._optimizer_hook.remove()
             self._optimizer_hook = None
         self.structure.disarm()
+        self.layouts.disarm()
         self.losses.disarm()
         self.attention.disarm()
         self.graph.disarm()          # after attention's mode: ours lies under it

@@ -71,6 +71,7 @@ from . import optimizer_calls  # noqa: F401
 from . import structure  # noqa: F401
 from . import frozen_norm_statistics  # noqa: F401
 from . import loss_side  # noqa: F401
+from . import ctc_inputs  # noqa: F401
 from . import class_axis  # noqa: F401
 from . import class_weights  # noqa: F401
 from . import padding_idx  # noqa: F401
@@ -96,6 +97,7 @@ from . import learning_rate  # noqa: F401
 from . import blow_ups  # noqa: F401
 from . import signal_flow  # noqa: F401
 from . import sequence  # noqa: F401
+from . import layouts  # noqa: F401
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context
