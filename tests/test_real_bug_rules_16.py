@@ -34,13 +34,14 @@ class _Frames(nn.Module):
         return self.out(self.rnn(frames)[0])
 
 
-def _train_ctc(scores_to_loss, steps=40, lr=3e-3):
+def _train_ctc(scores_to_loss, steps=40, lr=3e-3, functional=False):
     """Random frames (12, 16, 6) whose two labels (1..4) are written in the first frames;
-    a GRU scores them and ``scores_to_loss`` turns the scores into CTC's input."""
+    a GRU scores them and ``scores_to_loss`` turns the scores into CTC's input, given to
+    ``nn.CTCLoss`` or (``functional``) to ``F.ctc_loss``."""
     torch.manual_seed(0)
     model = _Frames()
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-    ctc = nn.CTCLoss(blank=0)
+    ctc = nn.functional.ctc_loss if functional else nn.CTCLoss(blank=0)
     generator = torch.Generator().manual_seed(1)
     with nd.watch(model, optimizer) as mon:
         for _ in range(steps):
@@ -64,6 +65,15 @@ def test_ctc_on_raw_logits_is_named():
     assert finding.severity == "error"
     assert finding.evidence["input_max"] > 0.01
     assert "log_softmax" in finding.fix
+
+
+@pytest.mark.parametrize("functional", [False, True])
+def test_ctc_called_as_a_function_is_judged_too(functional):
+    # F.ctc_loss on the raw logits (another report: gwx314/STARS#9), and its healthy twin
+    raw = _train_ctc(lambda scores: scores, functional=functional)
+    assert raw["CTC_NOT_LOG_PROBABILITIES"].where == ("ctc_loss" if functional else "CTCLoss")
+    healthy = _train_ctc(lambda scores: scores.log_softmax(dim=2), functional=functional)
+    assert "CTC_NOT_LOG_PROBABILITIES" not in healthy
 
 
 def test_ctc_on_probabilities_is_named_as_probabilities():

@@ -13,7 +13,8 @@ positive value is enough: the model learns to push its raw scores below 0 within
 hundred steps (that same gradient drives the frames towards normalised ones), so the first
 calls are where it shows, and later ones may look like log-probabilities. Read from what
 reached the loss (``run.observed.loss_calls``: the largest and smallest input value of each
-recorded call of a loss module, or of the ``loss_fn`` given to watch).
+recorded call of a loss module, of ``F.ctc_loss`` called as a function, or of the
+``loss_fn`` given to watch).
 """
 import math
 
