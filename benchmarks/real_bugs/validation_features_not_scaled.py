@@ -18,7 +18,7 @@ from benchmarks.real_bugs._common import batches, classification, mlp
 
 TITLE = "Missing scaling of validation samples in evaluate.py"
 LINK = "https://github.com/nttcslab/byol-a/issues/5"
-EXPECTED = ("VALIDATION_NEVER_IMPROVED",)
+EXPECTED = ("VALIDATION_INPUTS_RESCALED", "VALIDATION_NEVER_IMPROVED")
 STEPS = 150
 EPOCH = 22           # batches of 64 in the training split
 

@@ -13,6 +13,10 @@
   backward passes of each step;
 - ``OptimizerSteps`` (``optimizer_steps.py``): steps with more optimizer steps than
   backward passes (one optimizer step hook, on for the whole run);
+- ``OptimizerRestarts`` (``optimizer_restarts.py``): optimizers built anew over the model's
+  parameters while training goes on (torch's global optimizer step hook);
+- ``ValidationInputs`` (``validation_inputs.py``): the scale of the inputs of evaluation
+  forwards (no gradient), once the run passes validation losses;
 and the global module hooks of a recorded step (torch's, and minigrad's own in
 ``minigrad/nn/hooks.py``), dispatched to the first two (one pair of hooks for both). Everything lands in ``run.observed``.
 
@@ -35,6 +39,7 @@ from .attention_capture import STEPS_TO_FIND_A_USE, AttentionCapture
 from .carried_gradients import CarriedGradients
 from .functional_dropout import read_functional_dropouts
 from .layer_layouts import LayerLayouts
+from .optimizer_restarts import OptimizerRestarts
 from .optimizer_steps import OptimizerSteps
 from .graph_growth import GraphGrowth
 from .loss_capture import LossCapture
@@ -44,6 +49,7 @@ from .schedulers import remember_schedulers
 from .settings import read_settings
 from .structure import StructureWatch
 from .unstepped import parameters_holding_gradients
+from .validation_inputs import ValidationInputs
 
 FOREIGN_CALLS_LEFT_OPEN = 10_000  # [design] calls of modules outside this model, with no
                                   # call of the model between them, after which an armed
@@ -72,6 +78,9 @@ class Around:
         self.carried = CarriedGradients(adapter, observed, parameters, current_step, on_error)
         self.optimizer_steps = OptimizerSteps(optimizer, observed, self.carried.backwards_in,
                                               current_step, on_error)
+        self.restarts = OptimizerRestarts(adapter, observed, parameters, current_step, on_error)
+        self.evaluations = ValidationInputs(adapter, observed, adapter.model, current_step,
+                                            on_error)
         self._softmax_layers = None
         self._loss_modules_running = 0     # F.cross_entropy inside nn.CrossEntropyLoss: the
                                            # module's call is the one to keep
@@ -252,4 +261,6 @@ class Around:
         self.warnings.close()
         self.carried.close()
         self.optimizer_steps.close()
+        self.restarts.close()
+        self.evaluations.close()
 

@@ -203,6 +203,7 @@ class Monitor:
         self._pending["train"].add(step, loss_value(self.adapter, loss, "loss"))
         if val_loss is not None:
             self._pending["val"].add(step, loss_value(self.adapter, val_loss, "val_loss"))
+            self.around.evaluations.saw_validation()   # validation_inputs.py
         was_armed = self.hooks.armed
         check_jumps = self.loss_jumps.is_check_step(step)
         if was_armed:

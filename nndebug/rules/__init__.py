@@ -68,6 +68,7 @@ from . import inputs  # noqa: F401  (one line per rule file, in cause order)
 from . import setup  # noqa: F401
 from . import optimizer_setup  # noqa: F401
 from . import optimizer_calls  # noqa: F401
+from . import optimizer_restarts  # noqa: F401
 from . import structure  # noqa: F401
 from . import frozen_norm_statistics  # noqa: F401
 from . import loss_side  # noqa: F401
@@ -98,6 +99,8 @@ from . import blow_ups  # noqa: F401
 from . import signal_flow  # noqa: F401
 from . import sequence  # noqa: F401
 from . import layouts  # noqa: F401
+from . import validation_inputs  # noqa: F401
+from . import validation_gap  # noqa: F401
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context

@@ -1,0 +1,130 @@
+"""How the model is evaluated, from its evaluation forwards (no gradient) seen by
+``monitor/validation_inputs.py`` once the run passes validation losses.
+
+VALIDATION_INPUTS_RESCALED: the model is evaluated on inputs of another scale than the
+ones it trains on.
+
+The training pipeline scales its inputs (a standard scaler fitted on the training
+features, a Normalize transform); a validation pipeline that skips that step feeds the
+model raw numbers it never saw, and the validation loss then reads like overfitting or like
+nothing learned while the model is fine. Public reports: "Missing scaling of validation
+samples in evaluate.py", https://github.com/nttcslab/byol-a/issues/5 ("It also needs: X_val
+= scaler.transform(X_val), or validation acc & loss will be invalid"); "Why is the training
+accuracy okay, but the testing accuracy is very low?",
+https://github.com/JeasunLok/ResNet-pytorch/issues/1 ("the normalization has been used in
+training set but not used in testing set").
+
+Read from the training batches' input statistics (``StepRecord.inputs``: mean and std of
+the first floating-point input) and the evaluation forwards' (``run.observed.
+validation_inputs``, ``monitor/validation_inputs.py``). Held-out data drawn like the
+training data differs from it by sampling noise; augmentation widens the training inputs a
+little; what is flagged is a spread several times wider or narrower, or a mean moved by
+several training standard deviations.
+
+VALIDATION_IN_TRAIN_MODE: the evaluation forwards ran with the model's batch-norm layers in
+training mode (no ``model.eval()``): each validation batch is normalised with its own
+statistics and folded into the running averages, so the validation data leaks into the
+model that is kept. Public report: "`model.train()` usage",
+https://github.com/princeton-vl/pytorch_stacked_hourglass/issues/44. Dropout alone in
+training mode only makes the validation loss noisier and higher: info. (A recipe that
+refreshes batch-norm statistics with no-gradient forwards over training batches, as
+schedule-free optimizers suggest, looks the same when it runs between validations.)
+"""
+import numpy as np
+
+from ..findings import Finding
+from .context import observed_list
+from .graph import rule
+
+SCALE_RATIO = 3.0            # [design] evaluation std over training std (or its inverse):
+                             # standardised features against raw ones differ by the raw
+                             # std (6 for pixel counts 0-16), ImageNet-normalised images
+                             # against [0, 1] ones by about 4; sampling noise and augmentation
+                             # stay well inside 2
+SHIFT_STDS = 3.0             # [design] evaluation mean this many training stds from the
+                             # training mean
+MIN_EVALUATIONS = 2          # [design] evaluation forwards measured
+MIN_TRAINING_RECORDS = 3     # [design] training batches with input statistics
+MIN_STD = 1e-8               # [design] a training std below this is a constant input
+                             # (CONSTANT_INPUTS), not a scale to compare with
+
+
+def _medians(pairs):
+    values = np.asarray(pairs, dtype=float).reshape(-1, 2)
+    values = values[np.all(np.isfinite(values), axis=1)]
+    return (None, None) if not len(values) else tuple(np.median(values, axis=0))
+
+
+def rescaled(train, evaluations):
+    """``(train_mean, train_std, eval_mean, eval_std)`` when the evaluation inputs' spread
+    differs SCALE_RATIO times from the training inputs' or their mean moved SHIFT_STDS
+    training stds; else None. ``train``, ``evaluations``: [(mean, std)]."""
+    if len(train) < MIN_TRAINING_RECORDS or len(evaluations) < MIN_EVALUATIONS:
+        return None
+    train_mean, train_std = _medians(train)
+    eval_mean, eval_std = _medians(evaluations)
+    if train_std is None or eval_std is None or train_std < MIN_STD:
+        return None
+    ratio = eval_std / train_std
+    wider = ratio >= SCALE_RATIO or ratio <= 1 / SCALE_RATIO
+    moved = abs(eval_mean - train_mean) >= SHIFT_STDS * train_std
+    if not (wider or moved):
+        return None
+    return float(train_mean), float(train_std), float(eval_mean), float(eval_std)
+
+
+@rule(produces="VALIDATION_INPUTS_RESCALED", explains={"OVERFITTING"})
+def validation_inputs_rescaled(ctx):
+    train = [(r.inputs["mean"], r.inputs["std"]) for r in ctx.run.records
+             if r.inputs and "mean" in r.inputs and "std" in r.inputs]
+    seen = observed_list(ctx, "validation_inputs")
+    found = rescaled(train, [(seen_at[1], seen_at[2]) for seen_at in seen])
+    if found is None:
+        return None
+    train_mean, train_std, eval_mean, eval_std = found
+    return Finding(
+        code="VALIDATION_INPUTS_RESCALED", severity="warning", step=int(seen[0][0]),
+        message=f"The model is evaluated on inputs of another scale than it trains on "
+                f"(evaluation mean {eval_mean:.3g}, std {eval_std:.3g}; training mean "
+                f"{train_mean:.3g}, std {train_std:.3g}): the validation data skips a step "
+                "of the training pipeline, and its loss measures the model on inputs it "
+                "never saw.",
+        evidence={"train_mean": train_mean, "train_std": train_std,
+                  "eval_mean": eval_mean, "eval_std": eval_std, "evaluations": len(seen)},
+        fix="Apply to the validation inputs exactly the preprocessing the training inputs "
+            "get, fitted on the training data: the same scaler's transform(), the same "
+            "Normalize(mean, std) in the evaluation transforms.")
+
+
+def in_train_mode(evaluations):
+    """(batch-norm layers in training mode, dropout layers in training mode): whether most
+    of the evaluation forwards ran so (at least MIN_EVALUATIONS of them). ``evaluations``:
+    [(step, mean, std, norm_training, dropout_training)]."""
+    evaluations = [e for e in evaluations if len(e) >= 5]
+    if len(evaluations) < MIN_EVALUATIONS:
+        return False, False
+    norm = sum(bool(e[3]) for e in evaluations)
+    dropout = sum(bool(e[4]) for e in evaluations)
+    return 2 * norm > len(evaluations), 2 * dropout > len(evaluations)
+
+
+@rule(produces="VALIDATION_IN_TRAIN_MODE")
+def validation_in_train_mode(ctx):
+    seen = observed_list(ctx, "validation_inputs")
+    norm, dropout = in_train_mode(seen)
+    if not (norm or dropout):
+        return None
+    layers = "batch-norm" + (" and dropout" if dropout else "") if norm else "dropout"
+    consequence = ("each validation batch is normalised with its own statistics and folded "
+                   "into the running averages: the validation data leaks into the model "
+                   "that is kept, and the validation loss flatters it" if norm else
+                   "dropout keeps dropping units while the model is scored: the validation "
+                   "loss is noisier and higher than the model's")
+    return Finding(
+        code="VALIDATION_IN_TRAIN_MODE", severity="warning" if norm else "info",
+        step=int(seen[0][0]),
+        message=f"The model was evaluated (forwards without gradients) with its {layers} "
+                f"layers in training mode: {consequence}.",
+        evidence={"evaluations": len(seen), "batchnorm_training": norm,
+                  "dropout_training": dropout},
+        fix="Call model.eval() before the validation loop and model.train() after it.")

@@ -1,0 +1,280 @@
+"""Rules added for the fifteenth batch of reproduced public bug reports
+(``benchmarks/real_bugs/``: rules/optimizer_restarts.py, rules/validation_gap.py,
+rules/validation_inputs.py, with monitor/optimizer_restarts.py and
+monitor/validation_inputs.py): the bug planted and its healthy twins."""
+import warnings
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from synthetic import blobs  # noqa: E402
+
+import nndebug as nd  # noqa: E402
+from nndebug.rules.optimizer_restarts import restart_steps  # noqa: E402
+from nndebug.rules.validation_gap import validation_gap  # noqa: E402
+from nndebug.rules.validation_inputs import in_train_mode, rescaled  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+PROBLEMS = ("warning", "error")
+STEPS = 150
+EVERY = 10           # steps between two validations
+
+
+def _model(norm=False, dropout=False):
+    layers = [torch.nn.Linear(16, 32)]
+    layers += [torch.nn.BatchNorm1d(32)] if norm else []
+    layers += [torch.nn.ReLU()]
+    layers += [torch.nn.Dropout(0.3)] if dropout else []
+    return torch.nn.Sequential(*layers, torch.nn.Linear(32, 4))
+
+
+def _validation_set():
+    """256 draws around the training blobs' centres (blobs' seed 0)."""
+    return next(iter(blobs(1, batch=256, seed=0)))
+
+
+def _problems(mon):
+    return {f.code: f for f in mon.findings() if f.severity in PROBLEMS}
+
+
+def _findings(mon):
+    return {f.code: f for f in mon.findings()}
+
+
+def _train(*, relabel=None, rescale=1.0, shift=0.0, val_mode="eval", norm=False,
+           dropout=False, optimizer_every=None, sgd=False, train_noise=0.0):
+    """A small MLP on the blobs (4 classes), validated every EVERY steps on fresh draws of the
+    same blobs. ``relabel``: a permutation applied to the validation labels; ``rescale``,
+    ``shift``: what the validation inputs are multiplied by and moved by; ``val_mode``:
+    "eval" or "train" for the validation pass; ``optimizer_every``: build a new optimizer
+    every that many steps; ``train_noise``: extra noise on the training inputs only (an
+    augmentation). Returns the closed monitor."""
+    torch.manual_seed(0)
+    model = _model(norm, dropout)
+    x_val, y_val = _validation_set()
+    x_val = x_val * rescale + shift
+    if relabel is not None:
+        y_val = torch.tensor(relabel)[y_val]
+
+    def build():
+        return torch.optim.SGD(model.parameters(), lr=0.02) if sgd else \
+            torch.optim.Adam(model.parameters(), lr=2e-3)
+    optimizer = build()
+    noise = torch.Generator().manual_seed(5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with nd.watch(model, optimizer) as mon:
+            for step, (xb, yb) in enumerate(blobs(STEPS), start=1):
+                if optimizer_every and step > 1 and (step - 1) % optimizer_every == 0:
+                    optimizer = build()
+                if train_noise:
+                    xb = xb + train_noise * torch.randn(xb.shape, generator=noise)
+                optimizer.zero_grad()
+                loss = torch.nn.functional.cross_entropy(model(xb), yb)
+                loss.backward()
+                optimizer.step()
+                val_loss = None
+                if step % EVERY == 0:
+                    if val_mode == "eval":
+                        model.eval()
+                    with torch.no_grad():
+                        val_loss = torch.nn.functional.cross_entropy(model(x_val), y_val)
+                    model.train()
+                mon.step(loss, val_loss=val_loss)
+    return mon
+
+
+# --- VALIDATION_NEVER_IMPROVED ---------------------------------------------------------------
+def test_validation_labels_numbered_differently_are_named():
+    found = _problems(_train(relabel=[2, 0, 3, 1]))
+    assert "VALIDATION_NEVER_IMPROVED" in found
+    evidence = found["VALIDATION_NEVER_IMPROVED"].evidence
+    assert evidence["val_best"] > evidence["train_end"]
+
+
+def test_validation_with_the_same_labels_stays_silent():
+    assert _problems(_train()) == {}
+
+
+def test_validation_gap_needs_the_training_loss_to_fall_and_one_scale():
+    steps = np.arange(60)
+    falling = np.linspace(2.3, 0.2, 60)
+    at = [10, 30, 50]                                  # the first one early in the fall
+
+    def gap(val, curve=falling, val_steps=at):
+        return validation_gap(steps, curve, val_steps, val)
+    assert gap([2.4, 2.8, 3.5]) is not None                      # worse and worse
+    assert gap([2.2, 2.2, 2.15]) is not None                     # stuck at the start
+    assert gap([1.5, 0.8, 0.5]) is None                          # it learns
+    assert gap([1.0, 0.6, 0.9]) is None                          # overfitting later
+    assert gap([600.0, 580.0, 590.0]) is None                    # a sum, not a mean
+    assert gap([2.3, 2.3, 2.3], curve=np.full(60, 2.3)) is None  # nothing learnt
+    assert gap([2.4, 2.8]) is None                               # two points only
+    assert gap([2.4, 2.8, 3.5], val_steps=[40, 50, 59]) is None  # first looked too late
+
+
+def test_an_overfitting_run_is_not_named_as_never_improved():
+    """A small training set learnt by heart: the validation loss falls, then rises."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 256), torch.nn.ReLU(),
+                                torch.nn.Linear(256, 4))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    draws = blobs(2, batch=256, seed=0)
+    next(draws)                                                    # the validation draws
+    x, y = (t[:24] for t in next(draws))                           # 24 others to learn
+    y = torch.where(torch.arange(24) % 3 == 0, (y + 1) % 4, y)      # a third mislabelled
+    x_val, y_val = _validation_set()
+    with nd.watch(model, optimizer) as mon:
+        for step in range(1, 301):
+            optimizer.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            optimizer.step()
+            val_loss = None
+            if step % EVERY == 0:
+                with torch.no_grad():
+                    val_loss = torch.nn.functional.cross_entropy(model(x_val), y_val)
+            mon.step(loss, val_loss=val_loss)
+    assert "VALIDATION_NEVER_IMPROVED" not in _findings(mon)
+
+
+def test_validation_never_improved_in_minigrad():
+    """The rule reads the two loss curves only: the same verdict for a minigrad run."""
+    mg = pytest.importorskip("minigrad")
+    import minigrad.nn as mnn
+    import minigrad.optim as moptim
+    loss_fn = mnn.CrossEntropyLoss()
+    x_val, y_val = _validation_set()
+    found = {}
+    for relabel in (None, [2, 0, 3, 1]):
+        mg.manual_seed(0)
+        model = mnn.Sequential(mnn.Linear(16, 32), mnn.ReLU(), mnn.Linear(32, 4))
+        optimizer = moptim.Adam(model.parameters(), lr=2e-3)
+        labels = y_val if relabel is None else torch.tensor(relabel)[y_val]
+        xv, yv = mg.tensor(x_val.numpy()), mg.tensor(labels.numpy())
+        with nd.watch(model, optimizer) as mon:
+            for step, (xb, yb) in enumerate(blobs(STEPS), start=1):
+                optimizer.zero_grad()
+                loss = loss_fn(model(mg.tensor(xb.numpy())), mg.tensor(yb.numpy()))
+                loss.backward()
+                optimizer.step()
+                val = loss_fn(model(xv), yv) if step % EVERY == 0 else None
+                mon.step(loss, val_loss=val)
+        found[relabel is None] = _problems(mon)
+    assert "VALIDATION_NEVER_IMPROVED" in found[False]
+    assert found[True] == {}
+
+
+# --- VALIDATION_INPUTS_RESCALED ---------------------------------------------------------------
+def test_validation_inputs_on_another_scale_are_named():
+    found = _problems(_train(rescale=8.0, shift=5.0))
+    assert "VALIDATION_INPUTS_RESCALED" in found
+    evidence = found["VALIDATION_INPUTS_RESCALED"].evidence
+    assert evidence["eval_std"] > 3 * evidence["train_std"]
+
+
+def test_augmented_training_inputs_against_plain_validation_stay_silent():
+    assert "VALIDATION_INPUTS_RESCALED" not in _findings(_train(train_noise=0.5))
+
+
+def test_rescaled_compares_spread_and_mean():
+    train = [(0.0, 1.0)] * 5
+    assert rescaled(train, [(4.9, 6.0)] * 2) is not None                # raw against scaled
+    assert rescaled(train, [(0.1, 1.2)] * 2) is None                    # sampling noise
+    assert rescaled(train, [(0.0, 0.2)] * 2) is not None                # squeezed
+    assert rescaled(train, [(3.5, 1.0)] * 2) is not None                # moved
+    assert rescaled(train, [(4.9, 6.0)]) is None                        # one evaluation only
+    assert rescaled([(0.0, 0.0)] * 5, [(4.9, 6.0)] * 2) is None        # constant inputs
+
+
+def test_a_run_without_validation_losses_never_hooks_its_evaluations():
+    """No ``val_loss``: the evaluation hook is never put on (the run pays nothing for it)."""
+    torch.manual_seed(0)
+    model = _model()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    with nd.watch(model, optimizer) as mon:
+        for xb, yb in blobs(30):
+            optimizer.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(xb), yb)
+            loss.backward()
+            optimizer.step()
+            with torch.no_grad():
+                model(xb * 100)                 # an evaluation nobody reports
+            mon.step(loss)
+        assert mon.around.evaluations._handle is None
+    assert mon.run.observed.validation_inputs == []
+    assert len(model._forward_pre_hooks) == 0
+
+
+# --- VALIDATION_IN_TRAIN_MODE ----------------------------------------------------------------
+def test_batch_norm_left_in_training_mode_for_validation_is_named():
+    found = _findings(_train(val_mode="train", norm=True, dropout=True))
+    assert found["VALIDATION_IN_TRAIN_MODE"].severity == "warning"
+    assert found["VALIDATION_IN_TRAIN_MODE"].evidence["batchnorm_training"]
+
+
+def test_dropout_alone_in_training_mode_is_only_noted():
+    found = _findings(_train(val_mode="train", dropout=True))
+    assert found["VALIDATION_IN_TRAIN_MODE"].severity == "info"
+
+
+@pytest.mark.parametrize("norm,dropout,mode", [(True, True, "eval"), (False, False, "train")])
+def test_evaluation_in_eval_mode_or_without_such_layers_stays_silent(norm, dropout, mode):
+    assert "VALIDATION_IN_TRAIN_MODE" not in _findings(_train(val_mode=mode, norm=norm,
+                                                               dropout=dropout))
+
+
+def test_in_train_mode_asks_for_most_evaluations():
+    assert in_train_mode([(0, 0, 1, True, False)] * 3) == (True, False)
+    assert in_train_mode([(0, 0, 1, True, False), (0, 0, 1, False, False),
+                          (0, 0, 1, False, False)]) == (False, False)
+    assert in_train_mode([(0, 0, 1, True, True)]) == (False, False)     # one evaluation only
+
+
+# --- OPTIMIZER_STATE_RESET -------------------------------------------------------------------
+def test_an_optimizer_rebuilt_every_epoch_is_named():
+    found = _problems(_train(optimizer_every=30))
+    assert "OPTIMIZER_STATE_RESET" in found
+    assert found["OPTIMIZER_STATE_RESET"].evidence["every"] == 30
+
+
+def test_one_optimizer_for_the_run_stays_silent():
+    assert "OPTIMIZER_STATE_RESET" not in _findings(_train())
+
+
+def test_a_stateless_sgd_rebuilt_every_epoch_stays_silent():
+    """Plain SGD keeps no state: rebuilding it changes nothing."""
+    assert "OPTIMIZER_STATE_RESET" not in _findings(_train(optimizer_every=30, sgd=True))
+
+
+def test_two_optimizers_stepped_in_turn_and_a_second_stage_stay_silent():
+    """An encoder's and a head's optimizer, each built once and stepped every step, and a
+    new optimizer for a second training stage: not a loop that rebuilds one."""
+    torch.manual_seed(0)
+    model = _model()
+    first, head = model[0], model[2]
+    encoder_opt = torch.optim.Adam(first.parameters(), lr=1e-2)
+    head_opt = torch.optim.Adam(head.parameters(), lr=1e-2)
+    with nd.watch(model) as mon:
+        for step, (xb, yb) in enumerate(blobs(STEPS), start=1):
+            if step == STEPS // 2:                           # stage two: one optimizer
+                encoder_opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+                head_opt = None
+            for opt in (encoder_opt, head_opt):
+                if opt is not None:
+                    opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(xb), yb)
+            loss.backward()
+            for opt in (encoder_opt, head_opt):
+                if opt is not None:
+                    opt.step()
+            mon.step(loss)
+    assert "OPTIMIZER_STATE_RESET" not in _findings(mon)
+    assert len(restart_steps(mon.run.observed.optimizer_starts)) == 1
+
+
+def test_restart_steps_count_distinct_later_starts():
+    assert restart_steps([(0, "Adam"), (0, "Adam"), (25, "Adam"), (50, "Adam")]) == [25, 50]
+    assert restart_steps([]) == []
