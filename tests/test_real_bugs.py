@@ -32,6 +32,11 @@ KNOWN_MISSES = {
     "focal_loss_negatives_weighted_by_one_minus_p":
         "a hand-written loss function the monitor does not see (no loss call: no targets "
         "to set the one-sided predictions against), and its terms are not split apart",
+    "frame_pooling_over_feature_axis":
+        "per-frame features from a Linear on (batch x frames) rows, reshaped so that the "
+        "pool's window runs down the features: a forecaster's Linear over time, one row per "
+        "(sample, channel), is reshaped the same way on purpose, so shapes cannot tell which "
+        "axis holds the features",
     "gan_generator_step_detached":
         "the adversarial term reaches the discriminator only; the generator still gets the "
         "L1 term's gradient, and no statistic splits a loss into its terms",
