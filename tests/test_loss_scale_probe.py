@@ -8,6 +8,7 @@ import pytest
 
 import nndebug as nd
 from nndebug.adapters import adapt
+from nndebug.probes.dependencies import loss_scale
 from nndebug.probes.dependencies.loss_scale import probe_loss_scale
 from nndebug.probes.dependencies.watching import DependencyWatch
 
@@ -127,8 +128,28 @@ def named(monitor):
     return [f for f in monitor.findings() if f.code == CODE]
 
 
+@pytest.fixture(params=["in-place", "private-copy"])
+def way(request, monkeypatch):
+    """Each test below runs both ways of the probe: on the user's model itself (the CPU
+    default; checked to have run to the end, not fallen back) and on the float64 copy."""
+    if request.param == "private-copy":
+        monkeypatch.setattr(loss_scale, "_in_place_applies", lambda *args: False)
+        yield request.param
+        return
+    finished = []
+    real = loss_scale._in_place
+
+    def counted(*args):
+        result = real(*args)
+        finished.append(result)
+        return result
+    monkeypatch.setattr(loss_scale, "_in_place", counted)
+    yield request.param
+    assert finished, "the in-place way did not run to the end"
+
+
 @pytest.mark.parametrize("give_loss_fn", [False, True], ids=["output-weighted", "loss-known"])
-def test_a_backward_that_leaves_grad_output_out_is_named(give_loss_fn):
+def test_a_backward_that_leaves_grad_output_out_is_named(give_loss_fn, way):
     torch.manual_seed(0)
     x, y = data()
     monitor, _ = train(mlp(Softplus(correct=False)), x, y, give_loss_fn=give_loss_fn)
@@ -149,7 +170,7 @@ def test_a_backward_that_leaves_grad_output_out_is_named(give_loss_fn):
     lambda: mlp(nn.BatchNorm1d(16)),
     frozen_mlp,
 ], ids=["correct-custom-backward", "dropout", "batch-norm-training", "frozen-part"])
-def test_healthy_models_are_checked_and_silent(make):
+def test_healthy_models_are_checked_and_silent(make, way):
     torch.manual_seed(0)
     x, y = data()
     for give_loss_fn in (False, True):
@@ -166,12 +187,20 @@ def test_a_loss_with_ignore_index_is_silent():
     assert the_probe(monitor).loss_scale == "checked with the loss: every gradient doubles"
 
 
-def test_a_model_that_keeps_state_between_calls_is_not_judged():
+def test_a_model_that_keeps_state_between_calls_is_judged_in_place_and_not_on_a_copy(way):
     torch.manual_seed(0)
     x, y = data()
-    monitor, _ = train(Stateful(), x, y)
+    model = Stateful()
+    monitor, _ = train(model, x, y)
     assert not named(monitor)
-    assert "two losses" in the_probe(monitor).loss_scale
+    if way == "in-place":    # one forward pass: one loss, whatever the model keeps
+        assert the_probe(monitor).loss_scale.endswith("every gradient doubles")
+    else:                    # two forward passes on the copy gave two losses: no verdict
+        assert "two losses" in the_probe(monitor).loss_scale
+    # the probe's own call left the model's state where the training left it
+    last = model.last.clone()
+    probe_loss_scale(adapt(model), x, y)
+    assert torch.equal(model.last, last)
 
 
 def test_a_gradient_hook_that_clips_is_only_a_warning_that_names_it():
@@ -184,13 +213,16 @@ def test_a_gradient_hook_that_clips_is_only_a_warning_that_names_it():
     assert "tensor hook" in found[0].message
 
 
-@pytest.mark.parametrize("correct", [False, True], ids=["planted", "healthy"])
-def test_the_users_model_optimizer_and_rng_are_as_unwatched(correct):
+@pytest.mark.parametrize("make", [
+    lambda: mlp(Softplus(False)), lambda: mlp(Softplus(True)),
+    lambda: nn.Sequential(nn.Linear(6, 16), nn.BatchNorm1d(16), nn.Dropout(0.3), nn.ReLU(),
+                          nn.Linear(16, 3))], ids=["planted", "healthy", "batch-norm-dropout"])
+def test_the_users_model_optimizer_and_rng_are_as_unwatched(make, way):
     x, y = data()
     runs = []
     for watched in (True, False):
         torch.manual_seed(0)
-        model = mlp(Softplus(correct))
+        model = make()
         monitor, optimizer = train(model, x, y, watched=watched)
         runs.append((model.state_dict(), optimizer.state_dict(), torch.get_rng_state(),
                      [m.training for m in model.modules()], torch.get_default_dtype()))
@@ -204,7 +236,7 @@ def test_the_users_model_optimizer_and_rng_are_as_unwatched(correct):
     assert torch.equal(rng_a, rng_b) and modes_a == modes_b and dtype_a == dtype_b
 
 
-def test_the_probe_alone_reads_the_model_and_rng_only():
+def test_the_probe_alone_reads_the_model_and_rng_only(way):
     torch.manual_seed(0)
     x, y = data()
     model = mlp(nn.Dropout(0.3))

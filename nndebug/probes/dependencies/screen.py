@@ -62,7 +62,7 @@ def screen_is_clean(adapter, inputs, targets, has_positional_tensors):
     import torch
     rng = adapter.get_rng_state()      # a forward pass may draw (dropout built in forward)
     try:
-        with _kept_as_is(adapter.model):
+        with kept_as_is(adapter.model):
             return _clean(torch, adapter, inputs[:SCREEN_SAMPLES].detach())
     except Exception:                  # whatever the model refuses: the full check decides
         return False
@@ -136,8 +136,9 @@ def _main_output(torch, output, rows):
 
 
 @contextlib.contextmanager
-def _kept_as_is(model):
-    """Run the model in eval mode with nndebug's hooks hidden; afterwards put back the modes,
+def kept_as_is(model, eval_mode=True):
+    """Run the model in eval mode (``eval_mode=False``: in the modes it has) with nndebug's
+    hooks hidden; afterwards put back the modes,
     every module attribute a forward pass assigned, the contents of every list, dict or set a
     module holds (a forward that appends to ``self.seen``, or registers a buffer), the hook
     tables nndebug's hooks were hidden from, and every buffer changed in place."""
@@ -165,7 +166,8 @@ def _kept_as_is(model):
     for table, keys in hidden:
         for key in keys:
             del table[key]             # back, in their place, with the containers below
-    model.eval()
+    if eval_mode:
+        model.eval()
     try:
         yield
     finally:
@@ -184,7 +186,9 @@ def _kept_as_is(model):
             if p.requires_grad != flag:
                 p.requires_grad_(flag)
         for buffer, version, value in buffers:
-            if buffer._version != version:
+            # in training mode batch norm's kernel updates its running statistics without
+            # bumping their version counter: every buffer goes back then
+            if buffer._version != version or not eval_mode:
                 with _no_grad():
                     buffer.copy_(value)
 
