@@ -44,13 +44,16 @@ def _findings(mon):
 
 
 def _train(*, relabel=None, rescale=1.0, shift=0.0, val_mode="eval", norm=False,
-           dropout=False, optimizer_every=None, sgd=False, train_noise=0.0):
+           dropout=False, optimizer_every=None, sgd=False, train_noise=0.0, train_scale=1.0,
+           pseudo_labels=False):
     """A small MLP on the blobs (4 classes), validated every EVERY steps on fresh draws of the
     same blobs. ``relabel``: a permutation applied to the validation labels; ``rescale``,
     ``shift``: what the validation inputs are multiplied by and moved by; ``val_mode``:
     "eval" or "train" for the validation pass; ``optimizer_every``: build a new optimizer
     every that many steps; ``train_noise``: extra noise on the training inputs only (an
-    augmentation). Returns the closed monitor."""
+    augmentation); ``train_scale``: what the training inputs are multiplied by;
+    ``pseudo_labels``: a no-gradient forward in training mode on every step, on inputs of
+    another scale (a semi-supervised recipe's pseudo-labels). Returns the closed monitor."""
     torch.manual_seed(0)
     model = _model(norm, dropout)
     x_val, y_val = _validation_set()
@@ -71,6 +74,10 @@ def _train(*, relabel=None, rescale=1.0, shift=0.0, val_mode="eval", norm=False,
                     optimizer = build()
                 if train_noise:
                     xb = xb + train_noise * torch.randn(xb.shape, generator=noise)
+                xb = xb * train_scale
+                if pseudo_labels:
+                    with torch.no_grad():
+                        model(xb * 8.0)
                 optimizer.zero_grad()
                 loss = torch.nn.functional.cross_entropy(model(xb), yb)
                 loss.backward()
@@ -179,10 +186,27 @@ def test_augmented_training_inputs_against_plain_validation_stay_silent():
     assert "VALIDATION_INPUTS_RESCALED" not in _findings(_train(train_noise=0.5))
 
 
+def test_a_normalisation_missing_from_the_validation_transforms_is_named():
+    """Normalize((0.5,), (0.5,)) in the training transforms only: training inputs twice as
+    spread as the validation ones (the healthy twin applies it to both)."""
+    assert "VALIDATION_INPUTS_RESCALED" in _problems(_train(train_scale=2.0))
+    assert "VALIDATION_INPUTS_RESCALED" not in _findings(_train(train_scale=2.0, rescale=2.0))
+
+
+def test_no_gradient_forwards_outside_validation_steps_are_not_validation():
+    """Pseudo-labels made without gradients, in training mode, on inputs of another scale,
+    on every step: only the forwards of steps that pass val_loss are the validation's."""
+    found = _findings(_train(norm=True, dropout=True, pseudo_labels=True))
+    assert "VALIDATION_IN_TRAIN_MODE" not in found
+    assert "VALIDATION_INPUTS_RESCALED" not in found
+
+
 def test_rescaled_compares_spread_and_mean():
     train = [(0.0, 1.0)] * 5
     assert rescaled(train, [(4.9, 6.0)] * 2) is not None                # raw against scaled
     assert rescaled(train, [(0.1, 1.2)] * 2) is None                    # sampling noise
+    assert rescaled(train, [(0.0, 1.5)] * 2) is None                    # within 1.75 times
+    assert rescaled(train, [(0.0, 2.0)] * 2) is not None                # twice as spread
     assert rescaled(train, [(0.0, 0.2)] * 2) is not None                # squeezed
     assert rescaled(train, [(3.5, 1.0)] * 2) is not None                # moved
     assert rescaled(train, [(4.9, 6.0)]) is None                        # one evaluation only
@@ -278,3 +302,28 @@ def test_two_optimizers_stepped_in_turn_and_a_second_stage_stay_silent():
 def test_restart_steps_count_distinct_later_starts():
     assert restart_steps([(0, "Adam"), (0, "Adam"), (25, "Adam"), (50, "Adam")]) == [25, 50]
     assert restart_steps([]) == []
+
+
+def test_a_token_model_validated_in_training_mode_is_noted():
+    """Token ids have no float input to measure; the layers' mode is still read."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Embedding(20, 16), torch.nn.Dropout(0.3),
+                                torch.nn.Flatten(), torch.nn.Linear(64, 4))
+    optimizer = torch.optim.Adam(model.parameters(), lr=2e-3)
+    ids = torch.randint(0, 20, (256, 4), generator=torch.Generator().manual_seed(0))
+    labels = ids[:, 0] % 4
+    with nd.watch(model, optimizer) as mon:
+        for step in range(1, 81):
+            batch = torch.randint(0, 256, (32,))
+            optimizer.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(ids[batch]), labels[batch])
+            loss.backward()
+            optimizer.step()
+            val_loss = None
+            if step % EVERY == 0:
+                with torch.no_grad():                  # model.eval() forgotten
+                    val_loss = torch.nn.functional.cross_entropy(model(ids), labels)
+            mon.step(loss, val_loss=val_loss)
+    found = _findings(mon)
+    assert found["VALIDATION_IN_TRAIN_MODE"].severity == "info"
+    assert "VALIDATION_INPUTS_RESCALED" not in found

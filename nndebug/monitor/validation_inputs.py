@@ -1,32 +1,35 @@
-"""The inputs of the model's evaluation passes (VALIDATION_INPUTS_RESCALED,
-``nndebug.rules.validation_inputs``).
+"""The model's validation passes: the scale of their inputs and the mode of the model
+(VALIDATION_INPUTS_RESCALED, VALIDATION_IN_TRAIN_MODE: ``nndebug.rules.validation_inputs``).
 
 A validation set that skips a step of the training pipeline (the scaler fitted on the
 training features and never applied to the validation ones, a Normalize transform missing
 from the test transforms) reaches the model on another scale: the validation loss then
 measures the model on inputs it never saw, and reads like overfitting or like nothing
-learned.
+learned. A validation pass without ``model.eval()`` lets batch norm fold the validation
+batches into its running statistics (and dropout keep dropping).
 
-Once ``mon.step(loss, val_loss=...)`` has shown that the user validates, a forward pre-hook
-on the model notes the mean and standard deviation of the first floating-point input of
-each forward run without gradients (``torch.no_grad``, ``inference_mode``: an evaluation),
-until MAX_KEPT of them were measured; then it goes. Training forwards are left to the
-per-step records (``StepRecord.inputs``). A run that never passes ``val_loss`` pays
-nothing; one that does pays a grad-mode check per forward (about 3 microseconds, a
-forward pre-hook's cost in torch) from its first validation to the one that fills
-MAX_KEPT (usually its second or third), and one host transfer per evaluation forward
-measured. Kept in ``run.observed.validation_inputs`` as ``(step, mean, std)``: set on the
-observed object here (a run loaded from a file does not carry it, and the rule then says
-nothing).
+A validation pass is a forward run without gradients (``torch.no_grad``,
+``inference_mode``) between two ``mon.step`` calls, the second of which passes
+``val_loss``, after the step's last training forward. Once a first ``val_loss`` has shown
+that the user validates, a forward pre-hook on the model holds on to the first
+floating-point input (if any: token ids have none) of the no-gradient forwards since the
+last training forward (at most MAX_KEPT), with the training mode of its batch-norm and dropout layers; when the step then
+passes ``val_loss`` they were the validation's, and the mean and standard deviation of each
+input are measured (one host transfer each). No-gradient forwards before a training forward
+(pseudo-labels, a target network's) or in steps without a validation loss are dropped
+unmeasured. Training forwards are left to the per-step records (``StepRecord.inputs``).
+Once MAX_KEPT validation forwards are measured the hook goes.
 
-With each it notes whether the model's batch-norm and dropout layers were in training mode
-(a validation pass without ``model.eval()``: batch norm folds the validation batches into its
-running statistics, dropout keeps dropping): ``(step, mean, std, norm_training,
-dropout_training)``.
+Cost: a run that never passes ``val_loss`` pays nothing; one that does pays a grad-mode
+check per forward (about 3 microseconds: a forward pre-hook's cost in torch) from its first
+validation to the one that fills MAX_KEPT (usually the second or third). Kept in
+``run.observed.validation_inputs`` as ``(step, mean, std, norm_training,
+dropout_training)``: set on the observed object here (a run loaded from a file does not
+carry it, and the rules then say nothing).
 """
 from ..records import BATCHNORM_TYPES, DROPOUT_TYPES
 
-MAX_KEPT = 4           # [design] evaluation forwards measured (the answer is in the first)
+MAX_KEPT = 4           # [design] validation forwards measured (the answer is in the first)
 
 
 class ValidationInputs:
@@ -34,6 +37,7 @@ class ValidationInputs:
         self.adapter, self.observed, self.root = adapter, observed, root
         self._current_step, self._on_error = current_step, on_error
         self._handle = None
+        self._pending = []                # [(step, input, norm training, dropout training)]
         self._mode_layers = None          # [(is batch norm, module)], found at first use
         observed.validation_inputs = []
         self._grad_enabled = None
@@ -42,24 +46,37 @@ class ValidationInputs:
             self._grad_enabled = torch.is_grad_enabled
 
     def saw_validation(self):
-        """``mon.step(loss, val_loss=...)`` was called: the user validates, so the hook goes
-        on (from the next validation) until MAX_KEPT evaluations were measured."""
+        """``mon.step(loss, val_loss=...)`` is closing the current step: its no-gradient
+        forwards were the validation's. The hook goes on after the first one (from the next
+        validation), and off once MAX_KEPT validation forwards were measured."""
+        try:
+            step, kept = self._current_step(), self.observed.validation_inputs
+            for at, x, norm, dropout in self._pending:
+                if at == step and len(kept) < MAX_KEPT:
+                    mean, std = (float("nan"), float("nan")) if x is None else \
+                        (float(v) for v in self.adapter.to_numpy(_mean_std(x)))
+                    kept.append((step, mean, std, norm, dropout))
+        except Exception as error:        # never break the user's step
+            self._on_error(error)
+        self._pending = []
         if len(self.observed.validation_inputs) >= MAX_KEPT:
             self.close()
         elif self._handle is None and self._grad_enabled is not None:
             self._handle = self.adapter.add_forward_pre_hook(self.root, self._before_forward)
 
     def _before_forward(self, module, inputs):
-        if self._grad_enabled():
-            return                        # a training forward: the records measure it
+        if self._grad_enabled():          # a training forward (the records measure it):
+            if self._pending:             # the no-gradient forwards before it were part of
+                self._pending.clear()     # the training step (pseudo-labels), not validation
+            return
         try:
-            kept = self.observed.validation_inputs
-            leaves = self.adapter.float_leaves(inputs)
-            if not leaves or len(kept) >= MAX_KEPT:
-                return                    # (the hook is removed at the next validation)
-            x = self.adapter.detach(leaves[0]).float()
-            mean, std = (float(v) for v in self.adapter.to_numpy(_mean_std(x)))
-            kept.append((self._current_step(), mean, std) + self._modes())
+            step, pending = self._current_step(), self._pending
+            if pending and pending[0][0] != step:
+                pending.clear()           # an earlier step's, which passed no val_loss
+            if len(pending) < MAX_KEPT:   # token ids have no float input: modes only
+                leaves = self.adapter.float_leaves(inputs)
+                x = self.adapter.detach(leaves[0]) if leaves else None
+                pending.append((step, x) + self._modes())
         except Exception as error:        # never break the user's forward pass
             self._on_error(error)
 
@@ -75,6 +92,7 @@ class ValidationInputs:
                 any(t for norm, t in training if not norm))
 
     def close(self):
+        self._pending = []
         if self._handle is not None:
             self._handle.remove()
             self._handle = None
@@ -83,4 +101,5 @@ class ValidationInputs:
 def _mean_std(x):
     """The mean and (population) standard deviation of a tensor, in one host transfer."""
     import torch
+    x = x.float()
     return torch.stack([x.mean(), x.std(unbiased=False)])
