@@ -1,7 +1,8 @@
 """Rules added for the fifteenth batch of reproduced public bug reports
 (``benchmarks/real_bugs/``: rules/optimizer_restarts.py, rules/validation_gap.py,
-rules/validation_inputs.py, with monitor/optimizer_restarts.py and
-monitor/validation_inputs.py): the bug planted and its healthy twins."""
+rules/validation_inputs.py, rules/rng_reseeded.py, with monitor/optimizer_restarts.py,
+monitor/validation_inputs.py and monitor/seed_calls.py): the bug planted and its healthy
+twins."""
 import warnings
 
 import numpy as np
@@ -13,6 +14,7 @@ from synthetic import blobs  # noqa: E402
 
 import nndebug as nd  # noqa: E402
 from nndebug.rules.optimizer_restarts import restart_steps  # noqa: E402
+from nndebug.rules.rng_reseeded import repeated_seed  # noqa: E402
 from nndebug.rules.validation_gap import validation_gap  # noqa: E402
 from nndebug.rules.validation_inputs import in_train_mode, rescaled  # noqa: E402
 
@@ -327,3 +329,51 @@ def test_a_token_model_validated_in_training_mode_is_noted():
     found = _findings(mon)
     assert found["VALIDATION_IN_TRAIN_MODE"].severity == "info"
     assert "VALIDATION_INPUTS_RESCALED" not in found
+
+
+# --- RNG_RESEEDED ----------------------------------------------------------------------------
+def _seeded_run(seeds):
+    """The blobs MLP for STEPS steps, with torch.manual_seed(seeds(step)) called after each
+    step where ``seeds`` returns a seed (None: no call)."""
+    torch.manual_seed(0)
+    model = _model(dropout=True)
+    optimizer = torch.optim.Adam(model.parameters(), lr=2e-3)
+    with nd.watch(model, optimizer) as mon:
+        for step, (xb, yb) in enumerate(blobs(STEPS), start=1):
+            optimizer.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(xb), yb)
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+            seed = seeds(step)
+            if seed is not None:
+                torch.manual_seed(seed)
+    return mon
+
+
+def test_the_same_seed_set_after_every_epoch_is_named():
+    found = _problems(_seeded_run(lambda step: 0 if step % 30 == 0 else None))
+    assert "RNG_RESEEDED" in found
+    assert found["RNG_RESEEDED"].evidence["calls"] == 5
+
+
+@pytest.mark.parametrize("seeds", [
+    lambda step: None,                                         # seeded once, before training
+    lambda step: step // 30 if step % 30 == 0 else None,       # seed + epoch: a new one each
+    lambda step: 1 if step == STEPS // 2 else None,            # a second stage seeds once
+], ids=["once", "per-epoch-seed", "one-stage"])
+def test_seeding_that_repeats_nothing_stays_silent(seeds):
+    assert "RNG_RESEEDED" not in _findings(_seeded_run(seeds))
+
+
+def test_watch_gives_torch_manual_seed_back():
+    original = torch.manual_seed
+    _seeded_run(lambda step: 0 if step % 30 == 0 else None)
+    assert torch.manual_seed is original and torch.random.manual_seed is original
+
+
+def test_repeated_seed_counts_steps_not_calls():
+    assert repeated_seed([(5, 0), (5, 0), (5, 0)]) is None          # one step, many calls
+    assert repeated_seed([(5, 0), (9, 0), (12, 0)]) == (0, [5, 9, 12])
+    assert repeated_seed([(5, 0), (9, 1), (12, 2)]) is None
+    assert repeated_seed([]) is None

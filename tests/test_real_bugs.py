@@ -45,11 +45,6 @@ KNOWN_MISSES = {
         "noisy too); no recorded statistic tells a batch of mixed inputs from plain ones",
     "same_batch_every_step":
         "info: one batch on every step is what full-batch training looks like too",
-    "seed_reset_by_evaluation":
-        "the order repeats from the second epoch on only (the first epoch's shuffle drew "
-        "from a generator the model's initialisation had moved); the repeat test asks the "
-        "whole sequence from step 0 to repeat, and a repeated order on one process is info "
-        "only (it is also what a fixed-order loader does on purpose)",
     "validation_resplit_every_stage":
         "each stage's new split puts trained samples in the validation set; watch sees "
         "the validation loss only, not which samples it was measured on (named as "

@@ -21,7 +21,7 @@ from benchmarks.real_bugs._common import classification, mlp
 
 TITLE = "Bug in diffusers basic training tutorial"
 LINK = "https://github.com/huggingface/diffusers/issues/7991"
-EXPECTED = ("DATA_ORDER_REPEATS",)
+EXPECTED = ("RNG_RESEEDED", "DATA_ORDER_REPEATS")
 STEPS = 168          # six epochs of 28 batches
 BATCH = 64
 SEED = 0

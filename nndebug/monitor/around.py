@@ -17,6 +17,7 @@
   parameters while training goes on (torch's global optimizer step hook);
 - ``ValidationInputs`` (``validation_inputs.py``): the scale of the inputs of evaluation
   forwards (no gradient), once the run passes validation losses;
+- ``SeedCalls`` (``seed_calls.py``): ``torch.manual_seed`` calls while training runs;
 and the global module hooks of a recorded step (torch's, and minigrad's own in
 ``minigrad/nn/hooks.py``), dispatched to the first two (one pair of hooks for both). Everything lands in ``run.observed``.
 
@@ -46,6 +47,7 @@ from .loss_capture import LossCapture
 from .target_ids import CLASS_INDEX_LOSSES, function_call_options, loss_options
 from .raised_warnings import WarningCapture
 from .schedulers import remember_schedulers
+from .seed_calls import SeedCalls
 from .settings import read_settings
 from .structure import StructureWatch
 from .unstepped import parameters_holding_gradients
@@ -81,6 +83,7 @@ class Around:
         self.restarts = OptimizerRestarts(adapter, observed, parameters, current_step, on_error)
         self.evaluations = ValidationInputs(adapter, observed, adapter.model, current_step,
                                             on_error)
+        self.seeds = SeedCalls(adapter, observed, current_step, on_error)
         self._softmax_layers = None
         self._loss_modules_running = 0     # F.cross_entropy inside nn.CrossEntropyLoss: the
                                            # module's call is the one to keep
@@ -263,4 +266,5 @@ class Around:
         self.optimizer_steps.close()
         self.restarts.close()
         self.evaluations.close()
+        self.seeds.close()
 

@@ -82,6 +82,7 @@ from . import output_width  # noqa: F401
 from . import vision_data  # noqa: F401
 from . import loss_scale  # noqa: F401
 from . import kl_reduction  # noqa: F401
+from . import rng_reseeded  # noqa: F401
 from . import data_order  # noqa: F401
 from . import few_samples  # noqa: F401
 from . import class_order  # noqa: F401
