@@ -444,6 +444,11 @@ class Adapter(abc.ABC):
 
     supports_primitives = False
 
+    def version_counter(self, tensor):
+        """How many times ``tensor``'s memory has been changed in place (a number that moves
+        with every in-place operation), or None when the framework keeps no such count."""
+        return None
+
     def float_leaves(self, value):
         """The float tensors inside ``value`` (a tensor, tuple/list or dict), in order."""
         return self._float_leaves(value)

@@ -410,6 +410,11 @@ class TorchAdapter(Adapter):
     def detach(self, tensor):
         return tensor.detach()
 
+    def version_counter(self, tensor):
+        """torch's own count (``tensor._version``, shared by a tensor and its detached views):
+        the check autograd itself uses to refuse a saved tensor changed in place."""
+        return tensor._version
+
     @property
     def xp(self):
         return self._xp

@@ -10,6 +10,18 @@ No module backward hooks are used: they break in-place operations.
 Every hook is guarded: an exotic output never breaks the user's forward pass; the error
 is handed to ``on_error`` and the step goes on. A single statistic that fails is handed
 to ``on_statistic_error(what, error)`` instead: it alone is missing from the record.
+
+Small outputs are measured together. On most records a layer's statistics are the light
+ones (mean, std, per-ReLU-unit maximum), and for a small output their cost is almost all
+per-call overhead. So a small output is only kept (a reference, no copy) when its layer
+runs, and at the end of the forward pass all kept outputs of one shape are stacked and
+measured in a few operations (``statistics.batched_light_stats``). Measured late, an
+output must still hold what the layer returned: a later in-place operation
+(``nn.ReLU(inplace=True)`` on a linear layer's output, ``out += identity`` in a ResNet
+block) would change it. The version counter of each kept output tells (``_finish``): the
+first record measures every layer at once and notes which outputs are changed later, and
+those layers are measured at once from then on; a layer first seen changed on a later
+record loses that record's statistics only. The heavy records measure every layer at once.
 """
 import contextlib
 
@@ -17,6 +29,13 @@ from ..adapters.base import nndebug_hook
 from . import statistics
 
 MAX_CALLS_PER_LAYER = 16     # a shared layer called many times per forward: first 16 calls
+MEASURED_LATE_MAX = 1 << 16
+"""[measured] Outputs of at most this many values are measured together at the end of the
+forward pass; larger ones at once (their arithmetic dwarfs the per-call overhead, and
+keeping them would hold memory the forward pass may have freed)."""
+MEASURED_LATE_TOTAL = 1 << 22
+"""[design] At most this many values kept per forward pass (16 MiB of float32): a model of
+thousands of small layers measures the rest at once."""
 OUTPUT_ROWS = 256            # rows of the model output copied to check for probabilities
 OUTPUT_MAX_COLUMNS = 4096
 
@@ -24,11 +43,15 @@ OUTPUT_MAX_COLUMNS = 4096
 class Forward:
     """Statistics of one forward pass, collected by the hooks until it is committed."""
 
-    __slots__ = ("layers", "counts", "inputs", "output", "eval_layers")
+    __slots__ = ("layers", "counts", "inputs", "output", "eval_layers", "late", "late_size",
+                 "watched")
 
     def __init__(self):
         self.layers, self.counts = [], {}
         self.inputs, self.output, self.eval_layers = [], None, []
+        self.late, self.late_size = [], 0   # [(index in layers, key, kind, output, version)]
+        self.watched = []                   # [(key, output, version)]: measured at once, and
+                                            # checked for a later in-place change
 
 
 class StepHooks:
@@ -50,6 +73,8 @@ class StepHooks:
         self._snapshot_buffers = None         # reused by every record (copies_into)
         self.forward = self.buffer = None
         self._handles, self._hook_tables = [], None
+        self.changed_later = set()            # layers whose output an in-place op changes
+        self._checked = False                 # whether a record has found those layers
         # the hooks, made once: guarded so that an exotic output cannot break the forward
         self._root_hooks = (self._guard(self._on_root_input), self._guard(self._on_root_output))
         self._layer_hooks = [(module, self._guard(self._make_layer_hook(name, kind)))
@@ -87,7 +112,9 @@ class StepHooks:
 
     def measured_forward(self):
         """The training forward of this step (or the one still being collected)."""
-        return self.forward or self.buffer or Forward()
+        forward = self.forward or self.buffer or Forward()
+        self._finish(forward)
+        return forward
 
     def clear(self):
         self.forward = self.buffer = None
@@ -145,10 +172,68 @@ class StepHooks:
             leaves = self.adapter.float_leaves(output)
             if leaves:
                 key = name if calls == 1 else f"{name}#{calls}"
+                out = self.adapter.detach(leaves[0])
+                if self._measure_late(buffer, key, kind, out):
+                    return
                 buffer.layers.append((key, statistics.layer_stats(
-                    self.xp, self.adapter.detach(leaves[0]), kind, self.heavy,
-                    self._statistic_failed(f"layer {key}"))))
+                    self.xp, out, kind, self.heavy, self._statistic_failed(f"layer {key}"))))
+                if not self._checked:
+                    version = self.adapter.version_counter(out)
+                    if version is not None:
+                        buffer.watched.append((key, out, version))
         return on_output
+
+    def _measure_late(self, buffer, key, kind, out):
+        """Keep ``out`` to be measured with its like at the end of the forward pass, if it
+        may be (see the module docstring); True when kept."""
+        if self.heavy or not self._checked or kind in statistics.SPECIAL_KINDS or \
+                key in self.changed_later:
+            return False
+        size = out.numel() if hasattr(out, "numel") else out.size
+        if size > MEASURED_LATE_MAX or buffer.late_size + size > MEASURED_LATE_TOTAL:
+            return False
+        version = self.adapter.version_counter(out)
+        if version is None:
+            return False
+        buffer.layers.append((key, None))
+        buffer.late.append((len(buffer.layers) - 1, key, kind, out, version))
+        buffer.late_size += size
+        return True
+
+    def _finish(self, buffer):
+        """The statistics of the outputs kept for the end of the forward pass, and the
+        layers whose output changed after their hook ran (see the module docstring)."""
+        version_of = self.adapter.version_counter
+        if buffer.watched:
+            self.changed_later.update(key for key, out, version in buffer.watched
+                                      if version_of(out) != version)
+            buffer.watched = []
+            self._checked = True
+        if not buffer.late:
+            return
+        late, buffer.late, buffer.late_size = buffer.late, [], 0
+        changed = [entry for entry in late if version_of(entry[3]) != entry[4]]
+        if changed:
+            self.changed_later.update(key for _, key, _, _, _ in changed)
+            late = [entry for entry in late if version_of(entry[3]) == entry[4]]
+        groups = {}
+        for entry in late:
+            out = entry[3]
+            groups.setdefault((tuple(out.shape), str(out.dtype), str(getattr(out, "device", ""))),
+                              []).append(entry)
+        for group in groups.values():
+            outputs = [entry[3] for entry in group]
+            try:
+                measured = statistics.batched_light_stats(
+                    self.xp, outputs, [kind == "relu" and out.ndim >= 2 and out.shape[0] > 1
+                                       for (_, _, kind, _, _), out in zip(group, outputs)])
+            except Exception:     # one by one then: a failing statistic costs that one only
+                measured = [statistics.layer_stats(self.xp, out, kind, False,
+                                                   self._statistic_failed(f"layer {key}"))
+                            for (_, key, kind, out, _) in group]
+            for (index, key, _, _, _), stats in zip(group, measured):
+                buffer.layers[index] = (key, stats)
+        buffer.layers = [(key, stats) for key, stats in buffer.layers if stats is not None]
 
     def _on_root_output(self, module, inputs, output):
         buffer = self.buffer
@@ -162,4 +247,5 @@ class StepHooks:
         if out.ndim == 2 and 2 <= out.shape[1] <= OUTPUT_MAX_COLUMNS:
             buffer.output = out[:OUTPUT_ROWS]
         buffer.eval_layers = [n for n, m in self.mode_layers if not self.adapter.is_training(m)]
+        self._finish(buffer)
         self.forward, self.buffer = buffer, None

