@@ -40,6 +40,10 @@ KNOWN_MISSES = {
     "gan_generator_step_detached":
         "the adversarial term reaches the discriminator only; the generator still gets the "
         "L1 term's gradient, and no statistic splits a loss into its terms",
+    "new_head_at_backbone_learning_rate":
+        "a new head fine-tuned at the backbone's 4e-5: its updates are 4e-4 of its weights "
+        "per step and the loss falls steadily, only slowly; nothing tells a slow rate "
+        "chosen for a fresh layer from a run that simply needs more steps",
     "mixup_labels_left_unmixed":
         "inputs mixed and labels not: the loss only looks noisier (mixup's own loss is "
         "noisy too); no recorded statistic tells a batch of mixed inputs from plain ones",

@@ -18,6 +18,8 @@
 - ``ValidationInputs`` (``validation_inputs.py``): the scale of the inputs of evaluation
   forwards (no gradient), once the run passes validation losses;
 - ``SeedCalls`` (``seed_calls.py``): ``torch.manual_seed`` calls while training runs;
+- ``WindowOverlap`` (``window_overlap.py``): evaluation windows that are training windows
+  shifted by a few steps;
 and the global module hooks of a recorded step (torch's, and minigrad's own in
 ``minigrad/nn/hooks.py``), dispatched to the first two (one pair of hooks for both). Everything lands in ``run.observed``.
 
@@ -52,6 +54,7 @@ from .settings import read_settings
 from .structure import StructureWatch
 from .unstepped import parameters_holding_gradients
 from .validation_inputs import ValidationInputs
+from .window_overlap import WindowOverlap
 
 FOREIGN_CALLS_LEFT_OPEN = 10_000  # [design] calls of modules outside this model, with no
                                   # call of the model between them, after which an armed
@@ -84,6 +87,7 @@ class Around:
         self.evaluations = ValidationInputs(adapter, observed, adapter.model, current_step,
                                             on_error)
         self.seeds = SeedCalls(adapter, observed, current_step, on_error)
+        self.windows = WindowOverlap(adapter, observed, adapter.model, on_error)
         self._softmax_layers = None
         self._loss_modules_running = 0     # F.cross_entropy inside nn.CrossEntropyLoss: the
                                            # module's call is the one to keep
@@ -239,6 +243,7 @@ class Around:
         monitor just read them."""
         self.structure.refresh_frozen(self._current_step(), held)
         self._read_schedulers()
+        self.windows.summarize()          # window_overlap.py
         if self._current_step() == 0:      # no step() yet: did backward run? (unstepped.py)
             self.structure.observed.unstepped_gradients = \
                 parameters_holding_gradients(self.adapter)
@@ -267,4 +272,5 @@ class Around:
         self.restarts.close()
         self.evaluations.close()
         self.seeds.close()
+        self.windows.close()
 

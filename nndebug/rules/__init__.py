@@ -78,6 +78,7 @@ from . import class_weights  # noqa: F401
 from . import padding_idx  # noqa: F401
 from . import squashed_logits  # noqa: F401
 from . import target_kinds  # noqa: F401
+from . import target_scale  # noqa: F401
 from . import output_width  # noqa: F401
 from . import vision_data  # noqa: F401
 from . import loss_scale  # noqa: F401
@@ -101,6 +102,7 @@ from . import signal_flow  # noqa: F401
 from . import sequence  # noqa: F401
 from . import layouts  # noqa: F401
 from . import validation_inputs  # noqa: F401
+from . import window_overlap  # noqa: F401
 from . import validation_gap  # noqa: F401
 from . import loss_curve  # noqa: F401
 from . import causes

@@ -1,0 +1,198 @@
+"""Rules added for the seventeenth batch of reproduced public bug reports (fine-tuning,
+mixed precision, regression and time series; ``benchmarks/real_bugs/``): TARGETS_UNSCALED
+(rules/target_scale.py) and VALIDATION_WINDOWS_OVERLAP_TRAINING (rules/window_overlap.py,
+monitor/window_overlap.py), each with the bug planted and its healthy twins."""
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from torch import nn  # noqa: E402
+
+import nndebug as nd  # noqa: E402
+from nndebug.monitor.window_overlap import compare  # noqa: E402
+from nndebug.rules.window_overlap import overlapping_shift  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+PROBLEMS = ("warning", "error")
+
+
+def _problems(mon):
+    return {f.code: f for f in mon.findings() if f.severity in PROBLEMS}
+
+
+# --- TARGETS_UNSCALED ----------------------------------------------------------------------
+
+def _regression_data(level, spread, n=512, seed=0):
+    """Ten features; the target a noisy linear function of them, around ``level``."""
+    generator = torch.Generator().manual_seed(seed)
+    x = torch.randn(n, 10, generator=generator)
+    w = torch.randn(10, generator=generator)
+    y = level + spread * (x @ w / 3 + 0.1 * torch.randn(n, generator=generator))
+    return x, y
+
+
+def _train_regression(level, spread, steps=120, bias=None, loss_fn=None):
+    torch.manual_seed(0)
+    x, y = _regression_data(level, spread)
+    model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 1))
+    if bias is not None:
+        with torch.no_grad():
+            model[2].bias.fill_(bias)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    loss_fn = loss_fn or nn.MSELoss()
+    with nd.watch(model, optimizer) as mon:
+        for step in range(steps):
+            index = torch.arange(step * 32, step * 32 + 32) % len(x)
+            optimizer.zero_grad()
+            loss = loss_fn(model(x[index]).squeeze(1), y[index])
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    return mon
+
+
+def test_targets_in_raw_units_are_named():
+    found = _problems(_train_regression(level=300.0, spread=40.0))
+    assert "TARGETS_UNSCALED" in found
+    evidence = found["TARGETS_UNSCALED"].evidence
+    assert evidence["target_magnitude"] > 100 * evidence["output_magnitude"]
+
+
+def test_targets_in_raw_units_are_named_for_l1_too():
+    found = _problems(_train_regression(level=300.0, spread=40.0, loss_fn=nn.L1Loss()))
+    assert "TARGETS_UNSCALED" in found
+
+
+def test_standardised_targets_are_left_alone():
+    """The healthy twin: the same data with its targets standardised."""
+    assert "TARGETS_UNSCALED" not in {f.code for f in
+                                      _train_regression(level=0.0, spread=1.0).findings()}
+
+
+def test_raw_targets_with_the_bias_at_their_mean_are_left_alone():
+    """Raw targets, but the last layer starts at their level: the first outputs are not
+    small against the targets, so nothing is named."""
+    found = {f.code for f in _train_regression(level=300.0, spread=40.0, bias=300.0).findings()}
+    assert "TARGETS_UNSCALED" not in found
+
+
+def test_targets_unscaled_in_minigrad():
+    """The rule reads what reached the loss only: the same verdict for a minigrad run."""
+    mg = pytest.importorskip("minigrad")
+    import minigrad.nn as mnn
+    import minigrad.optim as moptim
+    found = {}
+    for level, spread in ((300.0, 40.0), (0.0, 1.0)):
+        mg.manual_seed(0)
+        x, y = _regression_data(level, spread)
+        model = mnn.Sequential(mnn.Linear(10, 32), mnn.ReLU(), mnn.Linear(32, 1))
+        optimizer = moptim.Adam(model.parameters(), lr=1e-3)
+        loss_fn = mnn.MSELoss()
+        with nd.watch(model, optimizer) as mon:
+            for step in range(80):
+                index = (np.arange(step * 32, step * 32 + 32) % len(x))
+                optimizer.zero_grad()
+                out = model(mg.tensor(x[index].numpy()))
+                loss = loss_fn(out.reshape(-1), mg.tensor(y[index].numpy()))
+                loss.backward()
+                optimizer.step()
+                mon.step(loss)
+        found[level] = set(_problems(mon))
+    assert "TARGETS_UNSCALED" in found[300.0]
+    assert "TARGETS_UNSCALED" not in found[0.0]
+
+
+# --- VALIDATION_WINDOWS_OVERLAP_TRAINING ---------------------------------------------------
+
+WINDOW = 20
+
+
+def _series(length=1600, seed=0):
+    rng = np.random.default_rng(seed)
+    t = np.arange(length)
+    return torch.tensor(np.sin(2 * np.pi * t / 40) + 0.3 * rng.standard_normal(length),
+                        dtype=torch.float32)
+
+
+def _windows(values, channels_last=False):
+    x = torch.stack([values[s:s + WINDOW] for s in range(len(values) - WINDOW)])
+    y = values[WINDOW:]
+    return (x[:, :, None] if channels_last else x), y
+
+
+def _train_forecaster(shuffled, channels_last=False, evaluate_on_train=False, steps=160):
+    """An MLP forecasting the next value from windows of 20 steps, validated every 20
+    steps; ``shuffled``: the windows shuffled before the split (the leak)."""
+    torch.manual_seed(0)
+    x, y = _windows(_series(), channels_last)
+    cut = int(0.8 * len(x))
+    order = torch.randperm(len(x)) if shuffled else torch.arange(len(x))
+    train, held_out = order[:cut], order[cut:]
+    if evaluate_on_train:
+        held_out = train[:300]
+    model = nn.Sequential(nn.Flatten(), nn.Linear(WINDOW, 64), nn.ReLU(), nn.Linear(64, 1))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    batch_order = torch.randperm(cut, generator=torch.Generator().manual_seed(1))
+    with nd.watch(model, optimizer) as mon:
+        for step in range(1, steps + 1):
+            index = train[batch_order[(step * 32) % (cut - 32):][:32]]
+            optimizer.zero_grad()
+            loss = nn.functional.mse_loss(model(x[index]).squeeze(1), y[index])
+            loss.backward()
+            optimizer.step()
+            val_loss = None
+            if step % 20 == 0:
+                with torch.no_grad():
+                    val_loss = nn.functional.mse_loss(model(x[held_out]).squeeze(1),
+                                                      y[held_out])
+            mon.step(loss, val_loss=val_loss)
+    return mon
+
+
+def test_windows_shuffled_before_the_split_are_named():
+    found = _problems(_train_forecaster(shuffled=True))
+    assert "VALIDATION_WINDOWS_OVERLAP_TRAINING" in found
+    assert found["VALIDATION_WINDOWS_OVERLAP_TRAINING"].evidence["shift"] >= 1
+
+
+def test_windows_with_a_channel_axis_are_named_too():
+    found = _problems(_train_forecaster(shuffled=True, channels_last=True))
+    assert "VALIDATION_WINDOWS_OVERLAP_TRAINING" in found
+
+
+def test_a_split_in_time_is_left_alone():
+    """The healthy twin: the last fifth of the windows validates (only the boundary's few
+    windows overlap)."""
+    codes = {f.code for f in _train_forecaster(shuffled=False).findings()}
+    assert "VALIDATION_WINDOWS_OVERLAP_TRAINING" not in codes
+
+
+def test_an_evaluation_on_training_windows_is_left_alone():
+    """Evaluating on training rows matches shifted neighbours too, but also the rows
+    themselves: that is a training-loss pass, not a leak."""
+    codes = {f.code for f in _train_forecaster(shuffled=True, evaluate_on_train=True).findings()}
+    assert "VALIDATION_WINDOWS_OVERLAP_TRAINING" not in codes
+
+
+def test_independent_samples_do_not_overlap():
+    """Rows that are not windows of one series (random features) never match shifted."""
+    rng = np.random.default_rng(0)
+    overlap = compare(rng.standard_normal((500, 24)), rng.standard_normal((200, 24)))
+    assert all(matched == 0 for _, _, matched in overlap["shifted"])
+    assert overlapping_shift(overlap) is None
+
+
+def test_the_boundary_of_a_split_in_time_stays_under_the_allowance():
+    values = np.cumsum(np.random.default_rng(1).standard_normal(700))
+    rows = np.stack([values[s:s + 24] for s in range(len(values) - 24)])
+    overlap = compare(rows[:500], rows[500:])
+    assert max(matched for _, shift, matched in overlap["shifted"]) <= 8
+    assert overlapping_shift(overlap) is None
+    leaked = compare(rows[::2], rows[1::2])           # every other window: all neighbours
+    assert overlapping_shift(leaked) is not None
+
+
+def test_overlap_verdict_needs_enough_rows():
+    assert overlapping_shift(None) is None
+    assert overlapping_shift({"rows": 5, "exact": 0, "shifted": [(1, 1, 5)]}) is None
