@@ -1,7 +1,8 @@
 """Rules added for the seventeenth batch of reproduced public bug reports (fine-tuning,
 mixed precision, regression and time series; ``benchmarks/real_bugs/``): TARGETS_UNSCALED
-(rules/target_scale.py) and VALIDATION_WINDOWS_OVERLAP_TRAINING (rules/window_overlap.py,
-monitor/window_overlap.py), each with the bug planted and its healthy twins."""
+(rules/target_scale.py), VALIDATION_WINDOWS_OVERLAP_TRAINING (rules/window_overlap.py,
+monitor/window_overlap.py) and REQUIRES_GRAD_SET_ON_MODULE (rules/module_flags.py,
+monitor/module_flags.py), each with the bug planted and its healthy twins."""
 import numpy as np
 import pytest
 
@@ -196,3 +197,97 @@ def test_the_boundary_of_a_split_in_time_stays_under_the_allowance():
 def test_overlap_verdict_needs_enough_rows():
     assert overlapping_shift(None) is None
     assert overlapping_shift({"rows": 5, "exact": 0, "shifted": [(1, 1, 5)]}) is None
+
+
+# --- REQUIRES_GRAD_SET_ON_MODULE -----------------------------------------------------------
+
+class _Probe(nn.Module):
+    """A backbone and a head; ``freeze`` says how the backbone is "frozen"."""
+
+    def __init__(self, freeze, under_no_grad=False):
+        super().__init__()
+        self.backbone = nn.Sequential(nn.Linear(10, 32), nn.ReLU())
+        self.head = nn.Linear(32, 3)
+        self.under_no_grad = under_no_grad
+        if freeze == "attribute":
+            self.backbone.requires_grad = False
+        elif freeze == "method":
+            self.backbone.requires_grad_(False)
+
+    def forward(self, x):
+        if self.under_no_grad:
+            with torch.no_grad():
+                features = self.backbone(x)
+        else:
+            features = self.backbone(x)
+        return self.head(features)
+
+
+def _train_probe(freeze, under_no_grad=False, steps=40):
+    torch.manual_seed(0)
+    model = _Probe(freeze, under_no_grad)
+    optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=1e-2)
+    generator = torch.Generator().manual_seed(0)
+    with nd.watch(model, optimizer) as mon:
+        for _ in range(steps):
+            x = torch.randn(32, 10, generator=generator)
+            y = (x[:, 0] > 0).long() + (x[:, 1] > 0).long()
+            optimizer.zero_grad()
+            loss = nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    return mon
+
+
+def test_requires_grad_attribute_on_a_module_is_named():
+    found = _problems(_train_probe("attribute"))
+    assert "REQUIRES_GRAD_SET_ON_MODULE" in found
+    finding = found["REQUIRES_GRAD_SET_ON_MODULE"]
+    assert finding.where == "backbone"
+    assert "backbone.0.weight" in finding.evidence["trained_parameters"]
+
+
+def test_requires_grad_method_freezes_and_is_left_alone():
+    """The healthy twin: module.requires_grad_(False) freezes every parameter."""
+    codes = {f.code for f in _train_probe("method").findings()}
+    assert "REQUIRES_GRAD_SET_ON_MODULE" not in codes
+
+
+def test_an_attribute_on_a_module_run_without_gradients_is_left_alone():
+    """The attribute, but the module computes under no_grad (its own flag, used on
+    purpose): its parameters get no gradient, so nothing trains that should not."""
+    codes = {f.code for f in _train_probe("attribute", under_no_grad=True).findings()}
+    assert "REQUIRES_GRAD_SET_ON_MODULE" not in codes
+
+
+def test_requires_grad_attribute_in_minigrad():
+    """The check reads module attributes and parameter flags: minigrad's modules too."""
+    mg = pytest.importorskip("minigrad")
+    import minigrad.nn as mnn
+    import minigrad.optim as moptim
+    found = {}
+    for freeze in ("attribute", "method"):
+        mg.manual_seed(0)
+        backbone = mnn.Sequential(mnn.Linear(10, 32), mnn.ReLU())
+        if freeze == "attribute":
+            backbone.requires_grad = False
+        else:
+            for p in backbone.parameters():
+                p.requires_grad = False
+        model = mnn.Sequential(backbone, mnn.Linear(32, 3))
+        optimizer = moptim.Adam([p for p in model.parameters() if p.requires_grad], lr=1e-2)
+        loss_fn = mnn.CrossEntropyLoss()
+        rng = np.random.default_rng(0)
+        with nd.watch(model, optimizer) as mon:
+            for _ in range(30):
+                x = rng.standard_normal((32, 10)).astype(np.float32)
+                y = (x[:, 0] > 0).astype(np.int64) + (x[:, 1] > 0).astype(np.int64)
+                optimizer.zero_grad()
+                loss = loss_fn(model(mg.tensor(x)), mg.tensor(y))
+                loss.backward()
+                optimizer.step()
+                mon.step(loss)
+        found[freeze] = set(_problems(mon))
+    assert "REQUIRES_GRAD_SET_ON_MODULE" in found["attribute"]
+    assert "REQUIRES_GRAD_SET_ON_MODULE" not in found["method"]

@@ -42,6 +42,7 @@ from .attention_capture import STEPS_TO_FIND_A_USE, AttentionCapture
 from .carried_gradients import CarriedGradients
 from .functional_dropout import read_functional_dropouts
 from .layer_layouts import LayerLayouts
+from .module_flags import read_module_freeze_flags
 from .optimizer_restarts import OptimizerRestarts
 from .optimizer_steps import OptimizerSteps
 from .graph_growth import GraphGrowth
@@ -244,6 +245,7 @@ class Around:
         self.structure.refresh_frozen(self._current_step(), held)
         self._read_schedulers()
         self.windows.summarize()          # window_overlap.py
+        read_module_freeze_flags(self.adapter, self.structure.observed, self.on_error)
         if self._current_step() == 0:      # no step() yet: did backward run? (unstepped.py)
             self.structure.observed.unstepped_gradients = \
                 parameters_holding_gradients(self.adapter)

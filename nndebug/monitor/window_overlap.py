@@ -7,15 +7,17 @@ its neighbours, shifted by a step or a few, in the training set: the validation 
 measures interpolation between trained windows, not a forecast of unseen time. A split in
 time leaves only the few windows at the boundary overlapping.
 
-What it keeps (torch only; nothing in a run without ``val_loss``):
-- the first float input of the model's first training forwards (gradients on), cloned, up
+What it keeps (torch only), once ``mon.step(loss, val_loss=...)`` has shown that the run
+validates (a run without ``val_loss`` pays nothing):
+- the first float input of the model's next training forwards (gradients on), cloned, up
   to TRAIN_ROWS rows: a forward pre-hook that removes itself once they are kept;
-- once ``mon.step(loss, val_loss=...)`` has shown that the run validates, the first float
-  input of its evaluation forwards (no gradient), up to EVAL_ROWS rows, the same way.
+- the first float input of its next evaluation forwards (no gradient), up to EVAL_ROWS
+  rows, the same way.
 Only inputs shaped (batch, length) or (batch, a, b) with at most MAX_ROW_VALUES values
-per row are kept (windows of a series; not images). The cost: a pre-hook call and a clone
-on the first training forwards and on the first evaluation forwards, none afterwards; the
-comparison (NumPy, on the host) runs when findings are asked for.
+per row are kept (windows of a series; not images); a first input of another shape removes
+the hook at once. The cost: two pre-hook calls per forward and a clone of the input, on the
+few dozen forwards after the first validation, none afterwards (at most 12 MB of kept
+rows); the comparison (NumPy, on the host) runs when findings are asked for.
 
 ``summary()`` compares them: for each shift of 1..MAX_SHIFT steps along a time axis, how
 many evaluation rows equal a training row shifted by that many steps (their overlapping
@@ -39,12 +41,12 @@ class WindowOverlap:
         self._train_rows = self._eval_rows = 0
         self._train_hook = self._eval_hook = None
         self._grad_enabled = None
+        self._started = False
         observed.window_overlap = None
         if adapter.framework == "torch" and root is not None:
             import torch
             self._grad_enabled = torch.is_grad_enabled
             self.root = root
-            self._train_hook = adapter.add_forward_pre_hook(root, self._before_training)
 
     # --- keeping inputs ------------------------------------------------------------------
     def _window_batch(self, inputs):
@@ -74,10 +76,12 @@ class WindowOverlap:
             self._on_error(error)
 
     def saw_validation(self):
-        """The run validates: keep the inputs of its next evaluation forwards."""
-        if self._grad_enabled is None or self._eval_hook is not None or \
-                self._eval_rows >= EVAL_ROWS or not self.train:
+        """The run validates: keep the inputs of its next training and evaluation forwards
+        (once; a run that never validates pays nothing)."""
+        if self._grad_enabled is None or self._started:
             return
+        self._started = True
+        self._train_hook = self.adapter.add_forward_pre_hook(self.root, self._before_training)
         self._eval_hook = self.adapter.add_forward_pre_hook(self.root, self._before_evaluation)
 
     def _before_evaluation(self, module, inputs):

@@ -71,6 +71,7 @@ from . import optimizer_calls  # noqa: F401
 from . import optimizer_restarts  # noqa: F401
 from . import structure  # noqa: F401
 from . import frozen_norm_statistics  # noqa: F401
+from . import module_flags  # noqa: F401
 from . import loss_side  # noqa: F401
 from . import ctc_inputs  # noqa: F401
 from . import class_axis  # noqa: F401
