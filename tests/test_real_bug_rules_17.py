@@ -1,8 +1,9 @@
 """Rules added for the seventeenth batch of reproduced public bug reports (fine-tuning,
 mixed precision, regression and time series; ``benchmarks/real_bugs/``): TARGETS_UNSCALED
 (rules/target_scale.py), VALIDATION_WINDOWS_OVERLAP_TRAINING (rules/window_overlap.py,
-monitor/window_overlap.py) and REQUIRES_GRAD_SET_ON_MODULE (rules/module_flags.py,
-monitor/module_flags.py), each with the bug planted and its healthy twins."""
+monitor/window_overlap.py), REQUIRES_GRAD_SET_ON_MODULE (rules/module_flags.py,
+monitor/module_flags.py) and UPDATES_ROUNDED_AWAY (rules/low_precision_updates.py,
+monitor/parameter_dtypes.py), each with the bug planted and its healthy twins."""
 import numpy as np
 import pytest
 
@@ -291,3 +292,56 @@ def test_requires_grad_attribute_in_minigrad():
         found[freeze] = set(_problems(mon))
     assert "REQUIRES_GRAD_SET_ON_MODULE" in found["attribute"]
     assert "REQUIRES_GRAD_SET_ON_MODULE" not in found["method"]
+
+
+# --- UPDATES_ROUNDED_AWAY ------------------------------------------------------------------
+
+def _train_in(dtype, lr=1e-3, copy_after_optimizer=False, steps=60):
+    """An MLP with layer norms (gains start at exactly 1.0) on blobs, its parameters stored
+    in ``dtype``, trained by AdamW; ``copy_after_optimizer``: the loop trains a copy the
+    optimizer does not hold (another reason for weights that never change)."""
+    import copy
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(10, 32), nn.LayerNorm(32), nn.ReLU(), nn.Linear(32, 3))
+    model = model.to(dtype)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
+    trained = copy.deepcopy(model) if copy_after_optimizer else model
+    generator = torch.Generator().manual_seed(0)
+    with nd.watch(trained, optimizer) as mon:
+        for _ in range(steps):
+            x = torch.randn(32, 10, generator=generator)
+            y = (x[:, 0] > 0).long() + (x[:, 1] > 0).long()
+            optimizer.zero_grad()
+            loss = nn.functional.cross_entropy(trained(x.to(dtype)).float(), y)
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    return mon
+
+
+def test_updates_rounded_away_in_bfloat16_are_named():
+    found = _problems(_train_in(torch.bfloat16))
+    assert "UPDATES_ROUNDED_AWAY" in found
+    evidence = found["UPDATES_ROUNDED_AWAY"].evidence
+    assert evidence["formats"] == ["bfloat16"]
+    assert "1.weight" in evidence["parameters"]          # the layer norm's gain, at 1.0
+
+
+def test_float32_weights_are_left_alone():
+    """The healthy twin: the same run with float32 parameters."""
+    codes = {f.code for f in _train_in(torch.float32).findings()}
+    assert "UPDATES_ROUNDED_AWAY" not in codes and "PARAMS_NOT_UPDATING" not in codes
+
+
+def test_bfloat16_weights_with_updates_large_enough_are_left_alone():
+    """bfloat16 weights, but a rate whose updates exceed half a step even at 1.0: every
+    tensor moves, nothing is named."""
+    codes = {f.code for f in _train_in(torch.bfloat16, lr=2e-2).findings()}
+    assert "UPDATES_ROUNDED_AWAY" not in codes
+
+
+def test_weights_stuck_for_another_reason_are_not_blamed_on_precision():
+    """float32 weights that never change because the loop trains a copy: PARAMS_NOT_UPDATING
+    stays the finding, with no 16-bit format to blame."""
+    codes = {f.code for f in _train_in(torch.float32, copy_after_optimizer=True).findings()}
+    assert "UPDATES_ROUNDED_AWAY" not in codes

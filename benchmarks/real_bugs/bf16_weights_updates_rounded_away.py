@@ -19,7 +19,7 @@ from benchmarks.real_bugs._common import batches, classification, train_watched
 
 TITLE = "Fix numerical issues by holding params in fp32"
 LINK = "https://github.com/vllm-project/speculators/pull/765"
-EXPECTED = ("PARAMS_NOT_UPDATING",)
+EXPECTED = ("UPDATES_ROUNDED_AWAY", "PARAMS_NOT_UPDATING")
 STEPS = 200
 
 

@@ -93,6 +93,7 @@ from . import schedulers  # noqa: F401
 from . import stopped_learning_rate  # noqa: F401
 from . import rising_learning_rate  # noqa: F401
 from . import optimizer_numerics  # noqa: F401
+from . import low_precision_updates  # noqa: F401
 from . import settings  # noqa: F401
 from . import adam_betas  # noqa: F401
 from . import functional_dropout  # noqa: F401
