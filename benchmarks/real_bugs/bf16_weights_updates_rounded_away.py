@@ -2,7 +2,8 @@
 float32 master copy): bfloat16 keeps 8 significant bits, so a weight near 1.0 can only move
 in steps of 1/128, and any update smaller than half of that rounds back to the old value.
 The layer-norm gains start at exactly 1.0 and never move; weights of order 0.1-0.3 drop
-most of their updates too, and the loss falls far more slowly than the same run in float32.
+many of their updates too, and the loss ends higher than the same run's in float32 (0.13
+against 0.10 after 200 steps).
 
 Reported: "Fix numerical issues by holding params in fp32" -
 https://github.com/vllm-project/speculators/pull/765 ("All models trained with speculators

@@ -9,7 +9,10 @@ https://github.com/Y-debug-sys/Diffusion-TS/issues/67 ("You first create sliding
 then you shuffle them. But due to the overlap between the windows you model has information
 about all the samples in the test set ... In a Time series setting you would usually split
 a specific point in time and use data from before that to train"). Here a noisy seasonal
-series, windows of 24 steps, an MLP forecasting the next value, validated every 25 steps.
+series, windows of 24 steps, an MLP forecasting the next value, validated every 25 steps
+(this small MLP memorises little, so its validation loss is flattered only a little: 0.110
+against 0.113 for a split in time; the flaw is that the number no longer measures a
+forecast).
 Fix: split the series in time first (the last 20% of the windows validate), then shuffle
 the training windows only.
 """

@@ -21,7 +21,8 @@ from ..findings import Finding
 from .context import short_list
 from .graph import rule
 
-# the relative size of half a step of each format: updates below it round away
+# half a step of each format relative to the weight, at its smallest (just below a power of
+# two; twice that just above one): updates below it round away (8 and 11 significant bits)
 HALF_STEP = {"bfloat16": 2.0 ** -9, "float16": 2.0 ** -12}
 
 
@@ -42,7 +43,8 @@ def updates_rounded_away(ctx):
         message=f"{len(low)} parameter tensor(s) stored in {' and '.join(formats)} receive "
                 f"gradients but never change ({short_list(low)}): the optimizer writes each "
                 "update into the 16-bit weight, and an update smaller than half a step of "
-                f"the format ({half:.1e} of the weight) rounds back to the old value.",
+                f"the format ({half:.1e} to {2 * half:.1e} of the weight) rounds back to the "
+                "old value.",
         evidence={"parameters": low, "formats": formats, "half_step": half,
                   "learning_rates": stuck.evidence.get("learning_rates", [])},
         fix="Keep the parameters in float32 and run the forward under torch.autocast "
