@@ -106,7 +106,7 @@ def exploding_gradients(ctx):
                      "observed_norms_median": float(np.median(total)) if total.size else None,
                      "observed_norms_max": float(np.max(total)) if total.size else None})
     poor = learning_poor(ctx)
-    weight_names = names(ctx.run, ctx.weights)
+    weight_names = names(ctx.run, ctx.depth_weights or ctx.weights)
     return Finding(
         code="EXPLODING_GRADIENTS", severity="warning" if poor else "info",
         where=module_of(weight_names[0]) if weight_names else "", step=ctx.first_step,

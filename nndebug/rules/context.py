@@ -22,6 +22,7 @@ MAJORITY = 0.5                # [design] "persistently": in at least half of the
 ROW_SUM_TOLERANCE = 1e-3      # [design] rows summing to 1 within this are probabilities
                               # (the tolerance DOUBLE_SOFTMAX uses on the model's output)
 # losses that take class ids as targets (torch's class and functional names; minigrad's alike)
+LOOKUP_TABLES = {"Embedding", "EmbeddingBag"}   # [design] layers whose rows are looked up by id
 CLASS_INDEX_LOSSES = {"CrossEntropyLoss", "cross_entropy", "NLLLoss", "nll_loss"}
 
 
@@ -53,6 +54,13 @@ class Context:
         self.all_records = run.records
         self.summary = curve_summary(self.curve)
         self.weights = [i for i, p in enumerate(run.params) if len(p.shape) >= 2]
+        # the weights along the network's depth: lookup tables left out. A table's rows get a
+        # gradient only for the ids in the batch, so its |grad| / |w| says how many rows the
+        # batch used, not how much signal arrived (a 12-token vocabulary and a 50k one differ
+        # by thousands for the same flow)
+        tables = {layer.name for layer in run.layers if layer.type in LOOKUP_TABLES}
+        self.depth_weights = [i for i in self.weights
+                              if module_of(run.params[i].name) not in tables]
         self.classes = output_classes(run)
         self.cache = {}       # verdicts several rules ask for (loss_curve.learning_poor)
         self._computed = {}   # matrices and profiles several rules ask for, computed once
@@ -97,18 +105,19 @@ class Context:
         return ratio[:, self.weights]
 
     def layer_grad_profile(self):
-        """Per weight tensor (definition order): median of |grad| / |w| over the records;
-        None with fewer than two weight tensors or a tensor never measured."""
+        """Per weight tensor along the depth (``depth_weights``, definition order): median
+        of |grad| / |w| over the records; None with fewer than two such tensors or a tensor
+        never measured."""
         return self._once("layer_grad_profile", self._layer_grad_profile)
 
     def _layer_grad_profile(self):
         g = self.matrix("grad_norm")
         w = self.matrix("param_norm")
-        if g.size == 0 or len(self.weights) < 2:
+        if g.size == 0 or len(self.depth_weights) < 2:
             return None
         with np.errstate(all="ignore"):
             rel = g / np.where(w > 0, w, np.nan)
-            rel = rel[:, self.weights]
+            rel = rel[:, self.depth_weights]
             rel = np.where(np.isfinite(rel) & (rel > 0), rel, np.nan)
             if not np.isfinite(rel).any(axis=0).all():
                 return None

@@ -73,7 +73,7 @@ def vanishing_gradients(ctx):
     ratio = float(profile[0] / profile[-1])
     if not ratio < VANISHING_RATIO:
         return None
-    weight_names = names(ctx.run, ctx.weights)
+    weight_names = names(ctx.run, ctx.depth_weights)
     poor = learning_poor(ctx)
     saturated = "SATURATED_ACTIVATIONS" in ctx.found
     return Finding(
