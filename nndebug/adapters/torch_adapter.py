@@ -19,6 +19,17 @@ _NUMPY_TO_TORCH = {np.dtype(np.float16): torch.float16, np.dtype(np.float32): to
                    np.dtype(np.float64): torch.float64}
 
 
+_NUMPY_FLOATS = (torch.float16, torch.float32, torch.float64)
+
+
+def _numpy_ready(tensor):
+    """``tensor`` in a dtype NumPy has: bfloat16 (and the float8 kinds) become float32,
+    which holds each of their values exactly."""
+    if tensor.is_floating_point() and tensor.dtype not in _NUMPY_FLOATS:
+        return tensor.float()
+    return tensor
+
+
 class TorchNamespace(ArrayNamespace):
     """ArrayNamespace on torch tensors: reductions run on the tensor's own device."""
 
@@ -84,7 +95,7 @@ class TorchAdapter(Adapter):
 
     def to_numpy(self, value):
         if isinstance(value, torch.Tensor):
-            return value.detach().cpu().numpy().copy()
+            return _numpy_ready(value.detach()).cpu().numpy().copy()
         return np.array(value, copy=True)
 
     def _device(self):
@@ -420,7 +431,7 @@ class TorchAdapter(Adapter):
         return self._xp
 
     def to_host(self, tensor):
-        return tensor.detach().cpu().numpy()
+        return _numpy_ready(tensor.detach()).cpu().numpy()
 
     def on_host(self, tensor):
         return tensor.is_cpu
