@@ -27,7 +27,17 @@ registers. Many real bugs live just outside that view, so the monitor also write
   ``training`` argument is missing or True (it drops in eval too), read once at watch start;
 - ``LayerLayout``: the input and output shapes of the layers that say which axis of a 3-D
   tensor holds the features (Conv1d and BatchNorm1d: axis 1; Embedding, LayerNorm, RNNs,
-  attention: the last), on the first recorded steps of a model that has both kinds.
+  attention: the last), on the first recorded steps of a model that has both kinds;
+- plain rows, each read by one rule (their monitor files say how they are kept): the
+  optimizers built anew over the watched parameters (``optimizer_starts``), the scale and
+  layer modes of the validation passes (``validation_inputs``), ``torch.manual_seed`` calls
+  (``seed_calls``), how evaluation windows overlap training windows (``window_overlap``),
+  modules given a plain ``requires_grad = False`` attribute (``module_freeze_flags``) and
+  parameters stored in 16-bit formats (``parameter_dtypes``).
+
+Every observation is a declared field of ``Observed`` below, never an attribute added at run
+time: ``nndebug.runfile`` saves and loads the declared fields, so the rules give a loaded run
+the same findings as the live one.
 
 Nothing here knows a framework (NumPy and Python numbers only), so the rules
 (``nndebug.rules.loss_side``, ``nndebug.rules.structure``) are tested on hand-made data.
@@ -230,6 +240,10 @@ class LayerLayout:
 STEP_LISTS = ("leaf_losses", "carried_eval_gradients", "repeated_optimizer_steps")
 """``Observed``'s plain lists of step numbers: saved, loaded and continued alike."""
 
+ROW_LISTS = ("optimizer_starts", "validation_inputs", "seed_calls", "module_freeze_flags")
+"""``Observed``'s plain lists of tuples (one rule reads each): ``nndebug.runfile`` writes
+them as JSON lists and reads each row back with its types."""
+
 
 @dataclass
 class Observed:
@@ -269,6 +283,34 @@ class Observed:
     loss_terms: list = field(default_factory=list)        # [LossTerm] on the first steps
     functional_dropouts: list = field(default_factory=list)  # [FunctionalDropout]
     layer_layouts: list = field(default_factory=list)     # [LayerLayout] on the first steps
+    optimizer_starts: list = field(default_factory=list)  # [(step, optimizer class name)]
+                                                          # of each stateful optimizer that
+                                                          # first stepped the watched
+                                                          # parameters, the first 64
+                                                          # (monitor/optimizer_restarts.py)
+    validation_inputs: list = field(default_factory=list)  # [(step, mean, std, a batch-norm
+                                                          # layer in training mode, a dropout
+                                                          # layer in training mode)] of the
+                                                          # first validation forwards; mean
+                                                          # and std NaN for token ids
+                                                          # (monitor/validation_inputs.py)
+    seed_calls: list = field(default_factory=list)        # [(step, seed)] of the user's
+                                                          # torch.manual_seed calls while
+                                                          # watching, the first 64
+                                                          # (monitor/seed_calls.py)
+    window_overlap: "dict | None" = None   # evaluation windows against training windows:
+                                           # {"rows", "train_rows", "exact", "shifted":
+                                           # [(axis, shift, rows matched)]}; None: not
+                                           # compared (monitor/window_overlap.compare)
+    module_freeze_flags: list = field(default_factory=list)  # [(module name, [its trainable
+                                                          # parameters])] of the modules whose
+                                                          # plain attribute requires_grad is
+                                                          # False ("" is the model itself;
+                                                          # monitor/module_flags.py)
+    parameter_dtypes: dict = field(default_factory=dict)  # {parameter name: "bfloat16" or
+                                                          # "float16"}: the parameters stored
+                                                          # in 16 bits, read at findings
+                                                          # (monitor/parameter_dtypes.py)
 
     def to_dict(self):
         from dataclasses import asdict
@@ -289,4 +331,7 @@ class Observed:
                 "batch_rows": [list(b) for b in self.batch_rows],
                 **{name: list(getattr(self, name)) for name in STEP_LISTS},
                 "repeated_total": self.repeated_total,
-                "unstepped_gradients": self.unstepped_gradients}
+                "unstepped_gradients": self.unstepped_gradients,
+                **{name: [list(row) for row in getattr(self, name)] for name in ROW_LISTS},
+                "window_overlap": self.window_overlap,
+                "parameter_dtypes": dict(self.parameter_dtypes)}

@@ -13,7 +13,9 @@ The file (``.nndebug``, version 2) is a ZIP archive, so any ZIP tool can open it
   dropout/batch-norm layers found in eval mode per record), "histograms" (layer names),
   "monitor" (what a resumed monitor continues from: the step counter), "observed" (what the
   monitor saw around the model, ``nndebug.observed``: loss calls, warnings, unregistered
-  parts, frozen tensors, batch-norm batch sizes, graph sizes; not the kept target tensors)}``;
+  parts, frozen tensors, batch-norm batch sizes, graph sizes, the plain rows some rules read
+  (optimizer starts, validation inputs, seed calls, window overlap, module freeze flags,
+  16-bit parameters); not the kept target tensors)}``;
   NaN and infinities in findings' evidence are written as the strings "nan", "inf", "-inf";
 - ``arrays/NAME.npy``: NumPy arrays in the ``.npy`` format, never object arrays:
   ``loss.train.steps`` (int64), ``loss.train.values`` (float64) the full-resolution part of
@@ -33,7 +35,8 @@ The file (``.nndebug``, version 2) is a ZIP archive, so any ZIP tool can open it
   batch fingerprints of ``nndebug.monitor.batches``).
 
 A file without "observed" or ``fingerprints`` (written before they were saved) reads as a run
-that observed nothing around the model. Version 1 (read as well) kept the boolean vectors as
+that observed nothing around the model; one whose "observed" lacks a field (written before it
+was declared) reads that field as its default in ``Observed``. Version 1 (read as well) kept the boolean vectors as
 float64 in ``records.vectors.data``: eight times their size (a 20k-step run of a 24-layer MLP
 saved 41 MiB, most of it dead-unit masks); a reader of version 1 refuses version 2 files
 instead of losing their masks.
@@ -68,7 +71,7 @@ from .findings import Finding, sort_findings
 from .history import BoundedRun
 from .observed import (DropoutSetting, FrozenTensor, FunctionalDropout, LayerLayout, LossCall,
                        LossTerm, NormBatch, NormSetting, Observed, OptimizerSetting,
-                       PaddingLookup, RaisedWarning, SchedulerState, STEP_LISTS,
+                       PaddingLookup, RaisedWarning, ROW_LISTS, SchedulerState, STEP_LISTS,
                        UnregisteredUse)
 from .records import LayerInfo, ParamInfo, StepRecord
 from .report.json import plain
@@ -146,7 +149,12 @@ def _encode_observed(observed):
                                            **{name: [int(s) for s in getattr(observed, name)]
                                               for name in STEP_LISTS},
                                            "repeated_total": int(observed.repeated_total),
-                                           "unstepped_gradients": int(observed.unstepped_gradients)}
+                                           "unstepped_gradients": int(observed.unstepped_gradients),
+                                           **{name: plain([list(row) for row in
+                                                           getattr(observed, name)])
+                                              for name in ROW_LISTS},
+                                           "window_overlap": plain(observed.window_overlap),
+                                           "parameter_dtypes": plain(dict(observed.parameter_dtypes))}
 
 
 def decode_observed(data):
@@ -173,7 +181,48 @@ def decode_observed(data):
         getattr(observed, name).extend(int(step) for step in data.get(name) or [])
     observed.repeated_total = int(data.get("repeated_total") or 0)
     observed.unstepped_gradients = int(data.get("unstepped_gradients") or 0)
+    for name, read_row in ROW_READERS.items():
+        getattr(observed, name).extend(read_row(row) for row in data.get(name) or [])
+    observed.window_overlap = _window_overlap(data.get("window_overlap"))
+    observed.parameter_dtypes.update({str(name): str(dtype) for name, dtype in
+                                      dict(data.get("parameter_dtypes") or {}).items()})
     return observed
+
+
+# each row of ``Observed``'s ROW_LISTS, read back with its types (JSON made it a list)
+def _optimizer_start(row):
+    step, optimizer = row
+    return int(step), str(optimizer)
+
+
+def _validation_input(row):
+    step, mean, std, norm_training, dropout_training = row
+    return (int(step), float(_number(mean)), float(_number(std)), bool(norm_training),
+            bool(dropout_training))
+
+
+def _seed_call(row):
+    step, seed = row
+    return int(step), int(seed)
+
+
+def _module_freeze_flag(row):
+    module, trainable = row
+    return str(module), [str(name) for name in trainable]
+
+
+ROW_READERS = {"optimizer_starts": _optimizer_start, "validation_inputs": _validation_input,
+               "seed_calls": _seed_call, "module_freeze_flags": _module_freeze_flag}
+
+
+def _window_overlap(data):
+    """``monitor/window_overlap.compare``'s summary from its JSON form (None: not compared)."""
+    if data is None:
+        return None
+    return {"rows": int(data["rows"]), "train_rows": int(data["train_rows"]),
+            "exact": int(data["exact"]),
+            "shifted": [(int(axis), int(shift), int(matched))
+                        for axis, shift, matched in data["shifted"]]}
 
 
 def _encode_records(records, arrays):

@@ -13,8 +13,8 @@ needs not be the one that steps) notes each optimizer object, different from the
 that steps the watched parameters and keeps state (a plain SGD without momentum keeps none:
 rebuilding it changes nothing). On every optimizer step it costs one identity comparison;
 the new object's parameters are looked at once. Kept in ``run.observed.optimizer_starts``
-as ``(step, class name)``: set on the observed object here (a run loaded from a file does
-not carry it, and the rule then says nothing).
+as ``(step, class name)`` (a declared field of ``nndebug.observed.Observed``: saved and loaded
+with the run).
 """
 import weakref
 
@@ -29,7 +29,6 @@ class OptimizerRestarts:
         self._known = weakref.WeakSet()      # optimizers seen stepping watched parameters
         self._foreign = weakref.WeakSet()    # and those seen stepping other parameters only
         self._handle = None
-        observed.optimizer_starts = []
         if adapter.framework != "torch" or not self._watched:
             return
         try:

@@ -13,8 +13,8 @@ replaced by a wrapper that notes ``(step, seed)`` and calls the original; calls 
 nndebug's own code are not noted. ``close()`` puts the original back (when the wrapper is
 still the one installed; a wrapper left behind by an overlapping monitor only passes calls
 through). Costs nothing per step: only a seeding call pays one list append. Kept in
-``run.observed.seed_calls``: set on the observed object here (a run loaded from a file does
-not carry it, and the rule then says nothing). A function imported before watching started
+``run.observed.seed_calls`` (a declared field of ``nndebug.observed.Observed``: saved and
+loaded with the run). A function imported before watching started
 (``from torch import manual_seed``) is not seen.
 """
 import sys
@@ -26,7 +26,6 @@ class SeedCalls:
     def __init__(self, adapter, observed, current_step, on_error):
         self.observed, self._current_step, self._on_error = observed, current_step, on_error
         self._original = self._wrapper = None
-        observed.seed_calls = []
         if adapter.framework != "torch":
             return
         try:

@@ -24,8 +24,8 @@ Cost: a run that never passes ``val_loss`` pays nothing; one that does pays a gr
 check per forward (about 3 microseconds: a forward pre-hook's cost in torch) from its first
 validation to the one that fills MAX_KEPT (usually the second or third). Kept in
 ``run.observed.validation_inputs`` as ``(step, mean, std, norm_training,
-dropout_training)``: set on the observed object here (a run loaded from a file does not
-carry it, and the rules then say nothing).
+dropout_training)`` (a declared field of ``nndebug.observed.Observed``: saved and loaded
+with the run).
 """
 from ..records import BATCHNORM_TYPES, DROPOUT_TYPES
 
@@ -39,7 +39,6 @@ class ValidationInputs:
         self._handle = None
         self._pending = []                # [(step, input, norm training, dropout training)]
         self._mode_layers = None          # [(is batch norm, module)], found at first use
-        observed.validation_inputs = []
         self._grad_enabled = None
         if adapter.framework == "torch" and root is not None:
             import torch

@@ -42,7 +42,6 @@ class WindowOverlap:
         self._train_hook = self._eval_hook = None
         self._grad_enabled = None
         self._started = False
-        observed.window_overlap = None
         if adapter.framework == "torch" and root is not None:
             import torch
             self._grad_enabled = torch.is_grad_enabled
