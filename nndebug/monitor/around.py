@@ -41,11 +41,13 @@ from ..adapters.observing import global_module_hooks
 from .attention_capture import STEPS_TO_FIND_A_USE, AttentionCapture
 from .carried_gradients import CarriedGradients
 from .functional_dropout import read_functional_dropouts
+from .random_states import read_random_rnn_states
 from .layer_layouts import LayerLayouts
 from .module_flags import read_module_freeze_flags
 from .optimizer_restarts import OptimizerRestarts
 from .optimizer_steps import OptimizerSteps
 from .parameter_dtypes import read_parameter_dtypes
+from .soft_target_rows import read_soft_target_rows
 from .graph_growth import GraphGrowth
 from .loss_capture import LossCapture
 from .target_ids import CLASS_INDEX_LOSSES, function_call_options, loss_options
@@ -77,6 +79,7 @@ class Around:
         self.structure = StructureWatch(adapter, observed, optimizer_held, on_error)
         read_settings(adapter, observed, optimizer, on_error)   # optimizer, dropout: once
         read_functional_dropouts(adapter, observed, on_error)   # F.dropout in forward: once
+        read_random_rnn_states(adapter, observed, on_error)     # randn as an RNN's h0: once
         self.layouts = LayerLayouts(adapter, observed, on_error)   # Conv1d's channel axis
         self.warnings = WarningCapture(observed, current_step, self.structure.module_names)
         self.graph = GraphGrowth(adapter, observed)
@@ -248,6 +251,7 @@ class Around:
         self.windows.summarize()          # window_overlap.py
         read_module_freeze_flags(self.adapter, self.structure.observed, self.on_error)
         read_parameter_dtypes(self.adapter, self.structure.observed, self.on_error)
+        read_soft_target_rows(self.adapter, self.structure.observed, self.on_error)
         if self._current_step() == 0:      # no step() yet: did backward run? (unstepped.py)
             self.structure.observed.unstepped_gradients = \
                 parameters_holding_gradients(self.adapter)

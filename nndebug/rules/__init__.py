@@ -79,6 +79,7 @@ from . import class_weights  # noqa: F401
 from . import padding_idx  # noqa: F401
 from . import squashed_logits  # noqa: F401
 from . import target_kinds  # noqa: F401
+from . import soft_targets  # noqa: F401
 from . import target_scale  # noqa: F401
 from . import output_width  # noqa: F401
 from . import vision_data  # noqa: F401
@@ -106,6 +107,8 @@ from . import layouts  # noqa: F401
 from . import validation_inputs  # noqa: F401
 from . import window_overlap  # noqa: F401
 from . import validation_gap  # noqa: F401
+from . import recurrent_reads  # noqa: F401
+from . import random_states  # noqa: F401
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context
