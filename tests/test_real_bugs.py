@@ -15,6 +15,12 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    "gradient_clip_setting_never_applied":
+        "the loss jumps up again and again (LOSS_DIVERGING names that symptom), but the "
+        "detailed records are thinned to steps 0, 1, 2, 4, 8, ... and the jumps stay under "
+        "the loss-jump escalation's 2x-median bar, so the gradient spikes before each jump "
+        "are never recorded; naming them would take a gradient norm on every step, and "
+        "whether clip_grad_norm_ ran is not observed",
     "augmentation_flips_image_not_mask":
         "masks that no longer lie on their (flipped) images: no recorded statistic compares "
         "a target with its input's geometry",
