@@ -12,7 +12,7 @@ from ..findings import Finding
 from .context import observed_list
 from .graph import rule
 
-CALLS_LISTED = 5             # [design] calls named in the evidence at most
+STATE_CALLS_LISTED = 5             # [design] calls named in the evidence at most
 
 
 @rule(produces="RNN_STATE_DRAWN_AT_RANDOM")
@@ -31,7 +31,7 @@ def rnn_state_drawn_at_random(ctx):
                 "starts from fresh noise, so the same input gets a different prediction each "
                 "time it is scored (model.eval() does not turn the draw off) and training "
                 "has to learn to ignore the noise.",
-        evidence={"calls": calls[:CALLS_LISTED], "count": len(calls)},
+        evidence={"calls": calls[:STATE_CALLS_LISTED], "count": len(calls)},
         fix="Leave the initial state out (PyTorch starts from zeros), pass zeros, or make it "
             "a learned nn.Parameter expanded to the batch; carry a state only across batches "
             "that continue the same sequences.")
