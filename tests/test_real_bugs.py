@@ -21,6 +21,18 @@ KNOWN_MISSES = {
         "the loss-jump escalation's 2x-median bar, so the gradient spikes before each jump "
         "are never recorded; naming them would take a gradient norm on every step, and "
         "whether clip_grad_norm_ ran is not observed",
+    "mask_resized_bilinear":
+        "masks resized with bilinear interpolation give class 1 to the rims between 0 and 2: "
+        "valid ids in ordinary shares, and no recorded statistic reads where a class sits "
+        "in a mask",
+    "mixup_mixed_in_place_twice":
+        "the partner image enters the mix at lam (1 - lam) while its label gets 1 - lam: "
+        "the targets are proper mixup rows, the inputs in range, and nothing compares the "
+        "mix an image got with the mix its label got",
+    "first_class_labelled_background":
+        "the first class takes the background id: every target is valid and the classes "
+        "balanced; the one trace (the last column never a target) is also what a rare last "
+        "class or a padded vocabulary leaves",
     "augmentation_flips_image_not_mask":
         "masks that no longer lie on their (flipped) images: no recorded statistic compares "
         "a target with its input's geometry",

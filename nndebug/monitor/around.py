@@ -47,6 +47,7 @@ from .module_flags import read_module_freeze_flags
 from .optimizer_restarts import OptimizerRestarts
 from .optimizer_steps import OptimizerSteps
 from .parameter_dtypes import read_parameter_dtypes
+from .soft_target_rows import read_soft_target_rows
 from .graph_growth import GraphGrowth
 from .loss_capture import LossCapture
 from .target_ids import CLASS_INDEX_LOSSES, function_call_options, loss_options
@@ -250,6 +251,7 @@ class Around:
         self.windows.summarize()          # window_overlap.py
         read_module_freeze_flags(self.adapter, self.structure.observed, self.on_error)
         read_parameter_dtypes(self.adapter, self.structure.observed, self.on_error)
+        read_soft_target_rows(self.adapter, self.structure.observed, self.on_error)
         if self._current_step() == 0:      # no step() yet: did backward run? (unstepped.py)
             self.structure.observed.unstepped_gradients = \
                 parameters_holding_gradients(self.adapter)

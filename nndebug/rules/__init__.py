@@ -79,6 +79,7 @@ from . import class_weights  # noqa: F401
 from . import padding_idx  # noqa: F401
 from . import squashed_logits  # noqa: F401
 from . import target_kinds  # noqa: F401
+from . import soft_targets  # noqa: F401
 from . import target_scale  # noqa: F401
 from . import output_width  # noqa: F401
 from . import vision_data  # noqa: F401
