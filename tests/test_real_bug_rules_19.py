@@ -230,3 +230,33 @@ def test_a_state_drawn_only_while_training_is_left_alone():
                 out, _ = self.lstm(x)
             return self.head(out[:, -1])
     assert "RNN_STATE_DRAWN_AT_RANDOM" not in _problems(_train(TrainingNoise(), steps=5))
+
+
+def test_a_state_drawn_in_a_helper_that_forward_calls_is_named():
+    """PyTorch's BiLSTM-CRF tutorial after pytorch/tutorials#95: forward calls a feature
+    method that sets ``self.hidden = self.init_hidden()`` (torch.randn) and passes it on."""
+    class TutorialTagger(ZeroStart):
+        def init_hidden(self, batch):
+            return (torch.randn(1, batch, self.hidden), torch.randn(1, batch, self.hidden))
+
+        def _get_lstm_features(self, x):
+            self.state = self.init_hidden(x.shape[0])
+            out, self.state = self.lstm(x, self.state)
+            return out[:, -1]
+
+        def sample(self, x):
+            """Not called by forward: a generation method may draw its start on purpose."""
+            return self.lstm(x, (torch.randn(1, len(x), self.hidden),) * 2)
+
+        def forward(self, x):
+            return self.head(self._get_lstm_features(x))
+    found = _problems(_train(TutorialTagger(), steps=5))
+    calls = found["RNN_STATE_DRAWN_AT_RANDOM"].evidence["calls"]
+    assert [c["call"] for c in calls] == ["self.lstm(x, self.state)"]
+
+
+def test_a_draw_in_a_method_forward_never_calls_is_left_alone():
+    class SamplesOnRequest(ZeroStart):
+        def sample(self, x):
+            return self.lstm(x, (torch.randn(1, len(x), self.hidden),) * 2)
+    assert "RNN_STATE_DRAWN_AT_RANDOM" not in _problems(_train(SamplesOnRequest(), steps=5))

@@ -15,11 +15,15 @@ initial state, the second argument or ``hx=``, is drawn at random is kept: drawn
 expression calls ``torch.randn``/``rand``/``randn_like``/``rand_like``/``normal``, a tensor's
 ``normal_``/``uniform_``, a method of the same class whose ``return`` draws (the tutorials'
 ``self.init_hidden()``), or reads a name or ``self.`` attribute assigned such a value earlier
-in ``forward``. A call inside an ``if`` that tests ``training`` is left alone (noise only
-while training is a choice). Kept in ``run.observed.random_rnn_states`` as dicts (module
-class, recurrent child, file, line, call text).
+in the method. The methods ``forward`` calls on ``self`` are read the same way, one level
+down (a tutorial's ``_get_lstm_features``); other methods (a ``sample()`` that may start
+from noise on purpose) are not. A call inside an ``if`` that tests ``training`` is left
+alone (noise only while training is a choice). Kept in ``run.observed.random_rnn_states``
+as dicts (module class, recurrent child, file, line, call text). Framework-free in form
+(class names, source text), written for PyTorch's names.
 
-Cost: one parse per module class when watching starts; nothing per step.
+Cost: the source of each user module class holding a recurrent layer is parsed once, when
+watching starts (milliseconds); nothing per step.
 """
 import ast
 import inspect
@@ -68,11 +72,25 @@ def _parse_function(function):
 
 
 def _random_state_calls(cls, recurrent):
-    parsed = _parse_function(getattr(cls, "forward", None))
+    """The calls of a recurrent child with a drawn state in ``forward`` and in the methods
+    of the class that ``forward`` calls (``self._get_features(x)``), one level down."""
+    methods = _own_methods(cls)
+    forward = methods.get("forward")
+    parsed = _parse_function(forward) if forward is not None else None
     if parsed is None:
         return []
+    drawing_methods = _drawing_methods(methods)
+    called = {_self_attribute(n.func) for n in ast.walk(parsed[0]) if isinstance(n, ast.Call)}
+    found = _calls_with_drawn_states(cls, parsed, recurrent, drawing_methods)
+    for name in sorted(called & set(methods) - {"forward"} - drawing_methods):
+        helper = _parse_function(methods[name])
+        if helper is not None:
+            found.extend(_calls_with_drawn_states(cls, helper, recurrent, drawing_methods))
+    return found
+
+
+def _calls_with_drawn_states(cls, parsed, recurrent, drawing_methods):
     tree, source, file, first_line = parsed
-    drawing_methods = _drawing_methods(cls)
     drawn = _drawn_names(tree, drawing_methods)
     found = []
     for call in _unguarded_calls(tree):
@@ -89,11 +107,21 @@ def _random_state_calls(cls, recurrent):
     return found
 
 
-def _drawing_methods(cls):
-    """Names of the class's own methods (forward aside) whose return value draws at random."""
+def _own_methods(cls):
+    """{name: function} of the class and its parents, the libraries' classes left out."""
+    methods = {}
+    for klass in reversed(cls.__mro__):
+        if klass.__module__.split(".")[0] in LIBRARIES or klass is object:
+            continue
+        methods.update({name: f for name, f in vars(klass).items() if inspect.isfunction(f)})
+    return methods
+
+
+def _drawing_methods(methods):
+    """Names of the methods (forward aside) whose return value draws at random."""
     out = set()
-    for name, function in vars(cls).items():
-        if name == "forward" or not inspect.isfunction(function):
+    for name, function in methods.items():
+        if name == "forward":
             continue
         parsed = _parse_function(function)
         if parsed is None:
