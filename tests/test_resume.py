@@ -527,3 +527,34 @@ def test_steps_whose_loss_had_no_graph_survive_a_round_trip():
     observed.leaf_losses.extend([0, 4, 8])
     assert decode_observed(_encode_observed(observed)).leaf_losses == [0, 4, 8]
     assert decode_observed({}).leaf_losses == []       # a file written before they were kept
+
+
+def test_seeding_calls_and_new_optimizers_before_the_restart_count_after_it():
+    """Two reseeds and two rebuilt optimizers before the checkpoint, two of each after it: a
+    resumed run counts four of each, as one run would (three make a finding)."""
+    model, opt, data = torch_setup()
+
+    def train_rebuilding(mon, start, stop):
+        nonlocal opt
+        for i in range(start, stop):
+            if i % 5 == 4:
+                torch.manual_seed(123)                     # an evaluation that reseeds
+                opt = torch.optim.Adam(model.parameters(), lr=1e-3)   # rebuilt every epoch
+            x, y = data[i % len(data)]
+            opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            mon.step(loss)
+    with nd.watch(model, opt, overhead=None) as first:
+        train_rebuilding(first, 0, 10)
+    state = checkpoint_round_trip(first.state_dict())
+    with nd.watch(model, opt, overhead=None) as resumed:
+        resumed.load_state_dict(state)
+        train_rebuilding(resumed, 10, 20)
+    observed = resumed.run.observed
+    assert [step for step, _ in observed.seed_calls] == [4, 9, 14, 19]
+    # the optimizer the resumed run starts with continues the checkpoint's: not a restart
+    assert [step for step, _ in observed.optimizer_starts] == \
+        [step for step, _ in first.run.observed.optimizer_starts] + [14, 19]
+    assert {"RNG_RESEEDED", "OPTIMIZER_STATE_RESET"} <= {f.code for f in resumed.findings()}

@@ -123,8 +123,9 @@ class LongRun(Sink):
         batch fingerprints, in ``run``'s own lists (the monitor's observers hold them):
 
         - fingerprints, loss calls, warnings, batch-norm batches, graph sizes (and the loss
-          terms without gradient read with them), the steps that
-          got eval-mode gradients or repeated optimizer steps: the saved ones first, this
+          terms without gradient read with them), the steps that got eval-mode gradients
+          or repeated optimizer steps, optimizers built anew, seeding calls, the inputs of
+          validation forwards: the saved ones first, this
           monitor's follow (their caps count both, as in one run);
         - frozen tensors: this monitor measured them when it started; the saved statistics
           are those of the run's start, so they replace them (by name), and a tensor that
@@ -136,7 +137,8 @@ class LongRun(Sink):
         run.fingerprints[:0] = saved.fingerprints
         for name in ("loss_calls", "warnings", "norm_batches", "graph_nodes", "batch_rows",
                      "padding_lookups", "loss_terms",
-                     "carried_eval_gradients", "repeated_optimizer_steps"):
+                     "carried_eval_gradients", "repeated_optimizer_steps",
+                     "optimizer_starts", "seed_calls", "validation_inputs"):
             getattr(observed, name)[:0] = getattr(before, name)
         observed.repeated_total += before.repeated_total
         by_name = {t.name: t for t in before.frozen}
@@ -236,6 +238,7 @@ def load_state_dict(monitor, state):
     current.adopt_history(saved)
     monitor.loss_jumps.resume(current)
     monitor.long_run.adopt_observed(current, saved)
+    monitor.around.restarts.continuing()     # the optimizer rebuilt from the checkpoint
     if saved.ranks is not None and monitor.ranks is not None:
         # under DDP: the exchanges before the restart count with those after it
         monitor.ranks.continue_from(saved.ranks)

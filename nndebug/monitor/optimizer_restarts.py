@@ -29,6 +29,7 @@ class OptimizerRestarts:
         self._known = weakref.WeakSet()      # optimizers seen stepping watched parameters
         self._foreign = weakref.WeakSet()    # and those seen stepping other parameters only
         self._handle = None
+        self._continuing = False     # a resumed run: the next new optimizer continues one
         if adapter.framework != "torch" or not self._watched:
             return
         try:
@@ -48,12 +49,20 @@ class OptimizerRestarts:
         except Exception as error:        # never break the user's step
             self._on_error(error)
 
+    def continuing(self):
+        """The run resumes from a checkpoint (``load_state_dict``): the first optimizer to
+        step next is the one rebuilt from it, the same optimizer continued, not a restart."""
+        self._continuing = True
+
     def _first_step(self, optimizer):
         if not self._holds_watched(optimizer):
             self._foreign.add(optimizer)
             return
         self._known.add(optimizer)
         self._last = optimizer
+        if self._continuing:
+            self._continuing = False
+            return
         starts = self.observed.optimizer_starts
         if len(starts) < MAX_STARTS_KEPT and self._keeps_state(optimizer):
             starts.append((self._current_step(), type(optimizer).__name__))
