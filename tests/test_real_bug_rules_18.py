@@ -1,7 +1,8 @@
 """Rules added for the eighteenth batch of reproduced public bug reports (data preparation,
 labels and augmentation; ``benchmarks/real_bugs/``): SOFT_TARGETS_NOT_DISTRIBUTIONS
-(rules/soft_targets.py, monitor/soft_target_rows.py), with the bug planted and its healthy
-twins."""
+(rules/soft_targets.py, monitor/soft_target_rows.py) and VALIDATION_INPUTS_AUGMENTED
+(rules/validation_draws.py, monitor/validation_draws.py), each with the bug planted and its
+healthy twins."""
 import numpy as np
 import pytest
 
@@ -128,3 +129,94 @@ def test_soft_segmentation_maps_off_by_a_factor_are_named():
             optimizer.step()
             mon.step(loss)
     assert "SOFT_TARGETS_NOT_DISTRIBUTIONS" in _problems(mon)
+
+
+# --- VALIDATION_INPUTS_AUGMENTED -------------------------------------------------------------
+
+def _images(n=256, seed=1):
+    """Blob images (n, 1, 8, 8) in [0, 1] of ten kinds, and their kinds."""
+    generator = torch.Generator().manual_seed(seed)
+    y = torch.randint(0, CLASSES, (n,), generator=generator)
+    grid = torch.linspace(-1, 1, 8)
+    centre = torch.rand(CLASSES, 2, generator=generator) * 1.2 - 0.6
+    rows = (grid[None, :, None] - centre[y, 0, None, None]) ** 2
+    cols = (grid[None, None, :] - centre[y, 1, None, None]) ** 2
+    blobs = torch.exp(-(rows + cols) / 0.2)
+    noise = 0.1 * torch.rand(n, 8, 8, generator=generator)
+    return (blobs + noise).clamp(0, 1)[:, None], y
+
+
+def _crop_flip(images, generator):
+    """A random crop of the images padded by one pixel, flipped left-right half the time."""
+    padded = F.pad(images, (1, 1, 1, 1))
+    out = []
+    for image in padded:
+        top, left = torch.randint(0, 3, (2,), generator=generator).tolist()
+        crop = image[:, top:top + 8, left:left + 8]
+        out.append(crop.flip(-1) if torch.rand((), generator=generator) < 0.5 else crop)
+    return torch.stack(out)
+
+
+def _train_validated(val_batch, steps=60, every=10):
+    """A classifier of the blob images; ``val_batch(evaluation)`` gives the (inputs, labels)
+    of each validation pass, run every ``every`` steps under no_grad and eval()."""
+    torch.manual_seed(0)
+    x, y = _images()
+    model = nn.Sequential(nn.Flatten(), nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, CLASSES))
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    with nd.watch(model, optimizer) as mon:
+        for step in range(1, steps + 1):
+            index = torch.arange(step * 32, step * 32 + 32) % len(x)
+            optimizer.zero_grad()
+            loss = F.cross_entropy(model(x[index]), y[index])
+            loss.backward()
+            optimizer.step()
+            val_loss = None
+            if step % every == 0:
+                xv, yv = val_batch(step // every)
+                model.eval()
+                with torch.no_grad():
+                    val_loss = F.cross_entropy(model(xv), yv)
+                model.train()
+            mon.step(loss, val_loss=val_loss)
+    return mon
+
+
+def test_validation_through_random_crops_and_flips_is_named():
+    x, y = _images(seed=2)
+    generator = torch.Generator().manual_seed(0)
+    found = _problems(_train_validated(lambda _: (_crop_flip(x[:64], generator), y[:64])))
+    assert "VALIDATION_INPUTS_AUGMENTED" in found
+    assert found["VALIDATION_INPUTS_AUGMENTED"].evidence["counterpart_rank_sorted"] < 0.25
+
+
+def test_validation_with_fresh_noise_is_named():
+    x, y = _images(seed=2)
+    generator = torch.Generator().manual_seed(0)
+    noisy = lambda _: (x[:64] + 0.05 * torch.randn(x[:64].shape, generator=generator), y[:64])
+    assert "VALIDATION_INPUTS_AUGMENTED" in _problems(_train_validated(noisy))
+
+
+def test_a_fixed_validation_set_stays_silent():
+    x, y = _images(seed=2)
+    assert "VALIDATION_INPUTS_AUGMENTED" not in \
+        _problems(_train_validated(lambda _: (x[:64], y[:64])))
+
+
+def test_a_shuffled_validation_loader_stays_silent():
+    x, y = _images(n=512, seed=2)
+
+    def shuffled(evaluation):
+        order = torch.randperm(len(x), generator=torch.Generator().manual_seed(evaluation))
+        return x[order[:64]], y[order[:64]]
+    assert "VALIDATION_INPUTS_AUGMENTED" not in _problems(_train_validated(shuffled))
+
+
+def test_counterpart_rank_reads_chance_and_matches():
+    from nndebug.rules.validation_draws import counterpart_rank
+    rng = np.random.default_rng(0)
+    rows = rng.random((32, 16))
+    assert counterpart_rank(rows, rows + 0.01 * rng.standard_normal(rows.shape)) == 0.0
+    unrelated = [counterpart_rank(rng.random((32, 16)), rng.random((32, 16)))
+                 for _ in range(20)]
+    assert 0.4 < np.mean(unrelated) < 0.6 and min(unrelated) > 0.25

@@ -57,6 +57,7 @@ from .seed_calls import SeedCalls
 from .settings import read_settings
 from .structure import StructureWatch
 from .unstepped import parameters_holding_gradients
+from .validation_draws import ValidationDraws
 from .validation_inputs import ValidationInputs
 from .window_overlap import WindowOverlap
 
@@ -91,6 +92,7 @@ class Around:
         self.restarts = OptimizerRestarts(adapter, observed, parameters, current_step, on_error)
         self.evaluations = ValidationInputs(adapter, observed, adapter.model, current_step,
                                             on_error)
+        self.validation_draws = ValidationDraws(adapter, observed, on_error)
         self.seeds = SeedCalls(adapter, observed, current_step, on_error)
         self.windows = WindowOverlap(adapter, observed, adapter.model, on_error)
         self._softmax_layers = None

@@ -105,6 +105,7 @@ from . import signal_flow  # noqa: F401
 from . import sequence  # noqa: F401
 from . import layouts  # noqa: F401
 from . import validation_inputs  # noqa: F401
+from . import validation_draws  # noqa: F401
 from . import window_overlap  # noqa: F401
 from . import validation_gap  # noqa: F401
 from . import recurrent_reads  # noqa: F401
