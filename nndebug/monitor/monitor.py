@@ -203,7 +203,7 @@ class Monitor:
         self._pending["train"].add(step, loss_value(self.adapter, loss, "loss"))
         if val_loss is not None:
             self._pending["val"].add(step, loss_value(self.adapter, val_loss, "val_loss"))
-            self.around.validation_draws.take(self.around.evaluations._pending, step)
+            self.around.validation_draws.take(self.around.evaluations.held, step)
             self.around.evaluations.saw_validation()   # validation_inputs.py
             self.around.windows.saw_validation()       # window_overlap.py
         was_armed = self.hooks.armed

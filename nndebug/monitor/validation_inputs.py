@@ -44,6 +44,13 @@ class ValidationInputs:
             import torch
             self._grad_enabled = torch.is_grad_enabled
 
+    @property
+    def held(self):
+        """The inputs held since the last training forward, not yet measured: ``[(step,
+        input or None, norm training, dropout training)]`` (``validation_draws.py`` reads
+        them before ``saw_validation`` lets them go)."""
+        return self._pending
+
     def saw_validation(self):
         """``mon.step(loss, val_loss=...)`` is closing the current step: its no-gradient
         forwards were the validation's. The hook goes on after the first one (from the next
