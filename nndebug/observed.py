@@ -32,8 +32,12 @@ registers. Many real bugs live just outside that view, so the monitor also write
   optimizers built anew over the watched parameters (``optimizer_starts``), the scale and
   layer modes of the validation passes (``validation_inputs``), ``torch.manual_seed`` calls
   (``seed_calls``), how evaluation windows overlap training windows (``window_overlap``),
-  modules given a plain ``requires_grad = False`` attribute (``module_freeze_flags``) and
-  parameters stored in 16-bit formats (``parameter_dtypes``).
+  modules given a plain ``requires_grad = False`` attribute (``module_freeze_flags``),
+  parameters stored in 16-bit formats (``parameter_dtypes``), recurrent layers started from
+  a state drawn at random in ``forward`` (``random_rnn_states``), the row sums of
+  cross-entropy's probability targets (``soft_target_rows``) and the first rows of two
+  validation passes' inputs (``validation_draws``, NumPy arrays: saved in the run file's
+  arrays section).
 
 Every observation is a declared field of ``Observed`` below, never an attribute added at run
 time: ``nndebug.runfile`` saves and loads the declared fields, so the rules give a loaded run
@@ -240,7 +244,8 @@ class LayerLayout:
 STEP_LISTS = ("leaf_losses", "carried_eval_gradients", "repeated_optimizer_steps")
 """``Observed``'s plain lists of step numbers: saved, loaded and continued alike."""
 
-ROW_LISTS = ("optimizer_starts", "validation_inputs", "seed_calls", "module_freeze_flags")
+ROW_LISTS = ("optimizer_starts", "validation_inputs", "seed_calls", "module_freeze_flags",
+             "soft_target_rows")
 """``Observed``'s plain lists of tuples (one rule reads each): ``nndebug.runfile`` writes
 them as JSON lists and reads each row back with its types."""
 
@@ -311,6 +316,20 @@ class Observed:
                                                           # "float16"}: the parameters stored
                                                           # in 16 bits, read at findings
                                                           # (monitor/parameter_dtypes.py)
+    random_rnn_states: list = field(default_factory=list)  # [{"module_type", "layer",
+                                                          # "file", "line", "call"}] of the
+                                                          # recurrent calls given a state
+                                                          # drawn at random, read once at
+                                                          # watch start
+                                                          # (monitor/random_states.py)
+    soft_target_rows: list = field(default_factory=list)  # [(step, loss name, [row sums])]
+                                                          # of the kept probability targets,
+                                                          # read at findings
+                                                          # (monitor/soft_target_rows.py)
+    validation_draws: list = field(default_factory=list)  # [(step, 2-D float64 array)]: the
+                                                          # first rows of the first input of
+                                                          # the first two validation passes
+                                                          # (monitor/validation_draws.py)
 
     def to_dict(self):
         from dataclasses import asdict
@@ -334,4 +353,7 @@ class Observed:
                 "unstepped_gradients": self.unstepped_gradients,
                 **{name: [list(row) for row in getattr(self, name)] for name in ROW_LISTS},
                 "window_overlap": self.window_overlap,
-                "parameter_dtypes": dict(self.parameter_dtypes)}
+                "parameter_dtypes": dict(self.parameter_dtypes),
+                "random_rnn_states": [dict(call) for call in self.random_rnn_states],
+                "validation_draws": [[step, rows.tolist()] for step, rows in
+                                     self.validation_draws]}

@@ -15,7 +15,8 @@ The file (``.nndebug``, version 2) is a ZIP archive, so any ZIP tool can open it
   monitor saw around the model, ``nndebug.observed``: loss calls, warnings, unregistered
   parts, frozen tensors, batch-norm batch sizes, graph sizes, the plain rows some rules read
   (optimizer starts, validation inputs, seed calls, window overlap, module freeze flags,
-  16-bit parameters); not the kept target tensors)}``;
+  16-bit parameters, recurrent states drawn at random, probability targets' row sums), the
+  steps of the validation draws; not the kept target tensors)}``;
   NaN and infinities in findings' evidence are written as the strings "nan", "inf", "-inf";
 - ``arrays/NAME.npy``: NumPy arrays in the ``.npy`` format, never object arrays:
   ``loss.train.steps`` (int64), ``loss.train.values`` (float64) the full-resolution part of
@@ -32,7 +33,9 @@ The file (``.nndebug``, version 2) is a ZIP archive, so any ZIP tool can open it
   (bool) with ``records.flags.index`` (the same rows, keys in the same list);
   ``histograms.step`` and ``histograms.data``/``histograms.index`` (rows: entry, layer,
   offset, counts length, edges length); ``fingerprints`` (float64, one per early step: the
-  batch fingerprints of ``nndebug.monitor.batches``).
+  batch fingerprints of ``nndebug.monitor.batches``); ``observed.validation_draws.I`` (the
+  I-th validation draw of ``Observed.validation_draws``: its first rows, 2-D, float32 when
+  that keeps every value exactly, else float64; as many as the monitor keeps).
 
 A file without "observed" or ``fingerprints`` (written before they were saved) reads as a run
 that observed nothing around the model; one whose "observed" lacks a field (written before it
@@ -130,7 +133,7 @@ def encode(run, findings, monitor_state=None):
                          "histogram_grid": run._histogram_grid, "compactions": run.compactions}
     header["records"] = _encode_records(run.records, arrays)
     header["histograms"] = _encode_histograms(run.histograms, arrays)
-    header["observed"] = _encode_observed(getattr(run, "observed", None))
+    header["observed"] = _encode_observed(getattr(run, "observed", None), arrays)
     if getattr(run, "ranks", None) is not None:        # what the ranks of a DDP run exchanged
         header["ranks"] = plain(rank_records.to_plain(run.ranks))
     arrays["fingerprints"] = np.asarray(list(getattr(run, "fingerprints", None) or []),
@@ -138,27 +141,31 @@ def encode(run, findings, monitor_state=None):
     return header, arrays
 
 
-def _encode_observed(observed):
+def _encode_observed(observed, arrays=None):
     """``Observed`` as JSON values (NaN as "nan"); the target tensors kept for probes are left
-    out: they are framework tensors, and the probes that read them run once, early."""
+    out: they are framework tensors, and the probes that read them run once, early. The
+    validation draws (NumPy arrays) go to ``arrays`` (left out without it)."""
     if observed is None:
         return {}
-    return {name: plain([dataclasses.asdict(item) for item in getattr(observed, name)])
-            for name in OBSERVED_LISTS} | {"graph_nodes": plain(list(observed.graph_nodes)),
-                                           "batch_rows": plain(list(observed.batch_rows)),
-                                           **{name: [int(s) for s in getattr(observed, name)]
-                                              for name in STEP_LISTS},
-                                           "repeated_total": int(observed.repeated_total),
-                                           "unstepped_gradients": int(observed.unstepped_gradients),
-                                           **{name: plain([list(row) for row in
-                                                           getattr(observed, name)])
-                                              for name in ROW_LISTS},
-                                           "window_overlap": plain(observed.window_overlap),
-                                           "parameter_dtypes": plain(dict(observed.parameter_dtypes))}
+    data = {name: plain([dataclasses.asdict(item) for item in getattr(observed, name)])
+            for name in OBSERVED_LISTS}
+    data["graph_nodes"] = plain(list(observed.graph_nodes))
+    data["batch_rows"] = plain(list(observed.batch_rows))
+    data.update({name: [int(s) for s in getattr(observed, name)] for name in STEP_LISTS})
+    data["repeated_total"] = int(observed.repeated_total)
+    data["unstepped_gradients"] = int(observed.unstepped_gradients)
+    data.update({name: plain([list(row) for row in getattr(observed, name)])
+                 for name in ROW_LISTS})
+    data["window_overlap"] = plain(observed.window_overlap)
+    data["parameter_dtypes"] = plain(dict(observed.parameter_dtypes))
+    data["random_rnn_states"] = plain([dict(call) for call in observed.random_rnn_states])
+    data.update(_encode_validation_draws(observed, arrays))
+    return data
 
 
-def decode_observed(data):
-    """An ``Observed`` from ``_encode_observed``'s dict (missing lists: empty)."""
+def decode_observed(data, arrays=None):
+    """An ``Observed`` from ``_encode_observed``'s dict and the run's arrays (missing lists:
+    empty)."""
     observed = Observed()
     for name, kind in OBSERVED_LISTS.items():
         items = getattr(observed, name)
@@ -186,6 +193,10 @@ def decode_observed(data):
     observed.window_overlap = _window_overlap(data.get("window_overlap"))
     observed.parameter_dtypes.update({str(name): str(dtype) for name, dtype in
                                       dict(data.get("parameter_dtypes") or {}).items()})
+    observed.random_rnn_states.extend(_random_rnn_state(call)
+                                      for call in data.get("random_rnn_states") or [])
+    observed.validation_draws.extend(_decode_validation_draws(data.get("validation_draws"),
+                                                              arrays or {}))
     return observed
 
 
@@ -211,8 +222,54 @@ def _module_freeze_flag(row):
     return str(module), [str(name) for name in trainable]
 
 
+def _soft_target_row(row):
+    step, loss, sums = row
+    return int(step), str(loss), [float(_number(s)) for s in sums]
+
+
 ROW_READERS = {"optimizer_starts": _optimizer_start, "validation_inputs": _validation_input,
-               "seed_calls": _seed_call, "module_freeze_flags": _module_freeze_flag}
+               "seed_calls": _seed_call, "module_freeze_flags": _module_freeze_flag,
+               "soft_target_rows": _soft_target_row}
+
+
+def _random_rnn_state(call):
+    """One call of ``monitor/random_states.py`` (a dict; every key is needed by the rule)."""
+    return {"module_type": str(call["module_type"]), "layer": str(call["layer"]),
+            "file": str(call["file"]), "line": int(call["line"]), "call": str(call["call"])}
+
+
+DRAWS_ARRAY = "observed.validation_draws.{}"
+
+
+def _encode_validation_draws(observed, arrays):
+    """{"validation_draws": [step of each draw]}, the draws' rows put in ``arrays``; bounded
+    as the monitor bounds them (the first passes, their first rows); {} without ``arrays``."""
+    if arrays is None:
+        return {}
+    from .monitor.validation_draws import DRAW_ROWS, PASSES_KEPT
+    steps = []
+    for i, (step, rows) in enumerate(observed.validation_draws[:PASSES_KEPT]):
+        arrays[DRAWS_ARRAY.format(i)] = _compact(np.asarray(rows)[:DRAW_ROWS])
+        steps.append(int(step))
+    return {"validation_draws": steps}
+
+
+def _compact(rows):
+    """float32 when it holds every value exactly (inputs arrive as float32 or narrower and
+    the monitor widens them to float64), else float64: half the bytes, the same values."""
+    narrow = rows.astype(np.float32)
+    return narrow if np.array_equal(narrow, rows, equal_nan=True) else rows.astype(np.float64)
+
+
+def _decode_validation_draws(steps, arrays):
+    draws = []
+    for i, step in enumerate(steps or []):
+        rows = arrays[DRAWS_ARRAY.format(i)]
+        if rows.ndim != 2 or rows.dtype.kind != "f":
+            raise ValueError(f"validation draw {i} is not a 2-D float array ({rows.dtype}, "
+                             f"shape {rows.shape})")
+        draws.append((int(step), rows.astype(np.float64)))
+    return draws
 
 
 def _window_overlap(data):
@@ -313,7 +370,7 @@ def decode(header, arrays, where="the saved run", max_bytes="saved"):
                                   arrays[f"loss.{which}.buckets"], header["curves"][which]["width"])
         run.records = _decode_records(header["records"], arrays)
         run.histograms = _decode_histograms(header["histograms"], arrays)
-        run.observed = decode_observed(header.get("observed") or {})
+        run.observed = decode_observed(header.get("observed") or {}, arrays)
         run.fingerprints = [float(v) for v in arrays.get("fingerprints", ())]
         if header.get("ranks") is not None:
             run.ranks = rank_records.from_plain(header["ranks"])

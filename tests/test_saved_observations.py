@@ -1,12 +1,15 @@
-"""The observations read by the rules of real-bug batches 15 and 17 survive ``mon.save`` and
-``nndebug.load_run``: the rules give a loaded run the findings the live monitor gave.
+"""The observations read by the rules of real-bug batches 15, 17, 18 and 19 survive
+``mon.save`` and ``nndebug.load_run``: the rules give a loaded run the findings the live
+monitor gave.
 
 Each of those rules reads a field of ``run.observed`` (``nndebug.observed.Observed``):
 optimizer starts, validation inputs, seed calls, window overlap, module freeze flags,
-16-bit parameters. Kept as attributes added at run time they were lost on saving, and the
-rules went silent on the loaded run; declared fields are written and read by
-``nndebug.runfile``. The planted runs are those of tests/test_real_bug_rules_15.py and
-tests/test_real_bug_rules_17.py (their helpers are imported, not copied).
+16-bit parameters, recurrent states drawn at random, probability targets' row sums, the
+first rows of two validation passes (NumPy arrays, in the file's arrays section). Kept as
+attributes added at run time they were lost on saving, and the rules went silent on the
+loaded run; declared fields are written and read by ``nndebug.runfile``. The planted runs
+are those of tests/test_real_bug_rules_15.py, _17, _18 and _19 (their helpers are imported,
+not copied).
 """
 import json
 import zipfile
@@ -18,18 +21,34 @@ torch = pytest.importorskip("torch")
 
 import test_real_bug_rules_15 as batch15  # noqa: E402
 import test_real_bug_rules_17 as batch17  # noqa: E402
+import test_real_bug_rules_18 as batch18  # noqa: E402
+import test_real_bug_rules_19 as batch19  # noqa: E402
 
 import nndebug as nd  # noqa: E402
 from nndebug import rules, runfile  # noqa: E402
+from nndebug.monitor.validation_draws import DRAW_ROWS, PASSES_KEPT  # noqa: E402
 from nndebug.observed import ROW_LISTS, Observed  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 PROBLEMS = ("warning", "error")
-NEW_FIELDS = ROW_LISTS + ("window_overlap", "parameter_dtypes")
+NEW_FIELDS = ROW_LISTS + ("window_overlap", "parameter_dtypes", "random_rnn_states",
+                          "validation_draws")
+SMOOTHING = 0.3              # batch 18's label-smoothing bug: rows sum to 1 + 0.3 * 9/10
 
 
 def _every_epoch(step):
     return 0 if step % 30 == 0 else None
+
+
+def _smoothing_kept_at_one(y, x):
+    return batch18._one_hot(y) * (1 - SMOOTHING / batch18.CLASSES) + SMOOTHING / batch18.CLASSES
+
+
+def _crop_flipped_validation():
+    """Batch 18's validation set cut from the augmented dataset: crops and flips anew."""
+    x, y = batch18._images(seed=2)
+    generator = torch.Generator().manual_seed(0)
+    return batch18._train_validated(lambda _: (batch18._crop_flip(x[:64], generator), y[:64]))
 
 
 # each code with the planted run (a closed monitor) that raises it
@@ -44,7 +63,20 @@ PLANTED = {
     "VALIDATION_WINDOWS_OVERLAP_TRAINING": lambda: batch17._train_forecaster(shuffled=True),
     "REQUIRES_GRAD_SET_ON_MODULE": lambda: batch17._train_probe("attribute"),
     "UPDATES_ROUNDED_AWAY": lambda: batch17._train_in(torch.bfloat16),
+    "SOFT_TARGETS_NOT_DISTRIBUTIONS": lambda: batch18._train(_smoothing_kept_at_one),
+    "VALIDATION_INPUTS_AUGMENTED": _crop_flipped_validation,
+    "RNN_STATE_DRAWN_AT_RANDOM": lambda: batch19._train(batch19.HelperDrawsState(), steps=5),
 }
+
+
+def _same(name, kept, loaded):
+    """The field as kept by the live monitor and as loaded: the validation draws hold
+    arrays (their values and float64 type must come back), the rest compares with ==."""
+    if name != "validation_draws":
+        return kept == loaded
+    return [step for step, _ in kept] == [step for step, _ in loaded] and all(
+        a.dtype == b.dtype == np.float64 and np.array_equal(a, b, equal_nan=True)
+        for (_, a), (_, b) in zip(kept, loaded))
 
 
 def _problems(findings):
@@ -74,7 +106,8 @@ def test_a_loaded_run_gets_the_live_findings(code, tmp_path):
     again, loaded = _loaded_problems(tmp_path / "run.nndebug")
     assert again == live
     for name in NEW_FIELDS:                          # and the observations came back as kept
-        assert getattr(loaded.run.observed, name) == getattr(mon.run.observed, name), name
+        assert _same(name, getattr(mon.run.observed, name),
+                     getattr(loaded.run.observed, name)), name
 
 
 def _strip_new_fields(path):
@@ -82,16 +115,21 @@ def _strip_new_fields(path):
     header, arrays = runfile.read(path)
     for name in NEW_FIELDS:
         header["observed"].pop(name, None)
+    arrays = {name: array for name, array in arrays.items() if not name.startswith("observed.")}
     runfile.write(path, header, arrays)
     with zipfile.ZipFile(path) as archive:           # they are really gone from the file
         written = json.loads(archive.read(runfile.HEADER))["observed"]
+        members = archive.namelist()
     assert not set(NEW_FIELDS) & set(written)
+    assert not [name for name in members if name.startswith(runfile.ARRAYS + "observed.")]
 
 
-def test_a_file_saved_without_the_new_fields_still_loads(tmp_path):
+@pytest.mark.parametrize("code", ["OPTIMIZER_STATE_RESET", "SOFT_TARGETS_NOT_DISTRIBUTIONS",
+                                  "VALIDATION_INPUTS_AUGMENTED", "RNN_STATE_DRAWN_AT_RANDOM"])
+def test_a_file_saved_without_the_new_fields_still_loads(code, tmp_path):
     """An older file reads each missing field as its default: the rules that need them say
     nothing (the rest of the run is judged as before)."""
-    mon = PLANTED["OPTIMIZER_STATE_RESET"]()
+    mon = PLANTED[code]()
     path = tmp_path / "old.nndebug"
     mon.save(path)
     _strip_new_fields(path)
@@ -100,9 +138,8 @@ def test_a_file_saved_without_the_new_fields_still_loads(tmp_path):
     for name in NEW_FIELDS:
         assert getattr(loaded.run.observed, name) == getattr(fresh, name), name
     assert loaded.run.observed.loss_calls == mon.run.observed.loss_calls
-    assert "OPTIMIZER_STATE_RESET" not in {code for code, _ in again}
-    assert again == _live_rule_problems(mon) - {("OPTIMIZER_STATE_RESET", "warning"),
-                                                ("OPTIMIZER_STATE_RESET", "error")}
+    assert code not in {found for found, _ in again}
+    assert again == _live_rule_problems(mon) - {(code, "warning"), (code, "error")}
 
 
 def _hand_made():
@@ -115,6 +152,11 @@ def _hand_made():
                                "shifted": [(1, 1, 280), (1, 2, 275)]}
     observed.module_freeze_flags = [("backbone", ["backbone.0.weight", "backbone.0.bias"])]
     observed.parameter_dtypes = {"1.weight": "bfloat16", "3.bias": "float16"}
+    observed.random_rnn_states = [{"module_type": "Tagger", "layer": "lstm",
+                                   "file": "model.py", "line": 41,
+                                   "call": "self.lstm(x, self.init_hidden())"}]
+    observed.soft_target_rows = [(0, "cross_entropy", [1.27, 1.27]),
+                                 (1, "cross_entropy", [float("nan"), 0.0])]
     return observed
 
 
@@ -131,7 +173,44 @@ def test_hand_made_observations_keep_their_types_through_json():
     assert first == observed.validation_inputs[0]
     assert token[0] == 20 and np.isnan(token[1]) and np.isnan(token[2])
     assert token[3:] == (False, True)
+    assert back.random_rnn_states == observed.random_rnn_states
+    assert isinstance(back.random_rnn_states[0]["line"], int)
+    smoothed, masked = back.soft_target_rows
+    assert smoothed == observed.soft_target_rows[0]
+    assert masked[:2] == (1, "cross_entropy") and np.isnan(masked[2][0]) and masked[2][1] == 0
     assert all(isinstance(row, tuple) for name in ROW_LISTS for row in getattr(back, name))
+
+
+def _draws_through_arrays(observed):
+    """``observed``'s validation draws written as the run file writes them, and read back."""
+    arrays = {}
+    header = json.loads(json.dumps(runfile._encode_observed(observed, arrays), allow_nan=False))
+    return arrays, runfile.decode_observed(header, arrays).validation_draws
+
+
+def test_validation_draws_are_saved_compactly_and_bounded():
+    """float32 where it holds the values exactly (inputs arrive as float32), float64 where it
+    would round them; no more passes and rows than the monitor keeps."""
+    observed = Observed()
+    as_float32 = np.arange(40 * 6, dtype=np.float32).reshape(40, 6) / 7   # 40 > DRAW_ROWS
+    finer = as_float32.astype(np.float64) + 1e-12                         # float32 rounds it
+    observed.validation_draws = [(10, as_float32.astype(np.float64)), (20, finer), (30, finer)]
+    arrays, back = _draws_through_arrays(observed)
+    assert sorted(arrays) == [runfile.DRAWS_ARRAY.format(i) for i in range(PASSES_KEPT)]
+    first, second = (arrays[runfile.DRAWS_ARRAY.format(i)] for i in range(2))
+    assert first.dtype == np.float32 and second.dtype == np.float64
+    assert [step for step, _ in back] == [10, 20]
+    assert all(rows.dtype == np.float64 and rows.shape == (DRAW_ROWS, 6) for _, rows in back)
+    assert np.array_equal(back[0][1], observed.validation_draws[0][1][:DRAW_ROWS])
+    assert np.array_equal(back[1][1], finer[:DRAW_ROWS])
+
+
+def test_validation_draws_need_the_arrays_to_be_written():
+    """Without an arrays dict (JSON only) the draws are left out, not half written."""
+    observed = Observed()
+    observed.validation_draws = [(10, np.ones((4, 3)))]
+    assert "validation_draws" not in runfile._encode_observed(observed)
+    assert runfile.decode_observed(runfile._encode_observed(observed)).validation_draws == []
 
 
 def test_every_row_list_has_a_reader():
@@ -151,3 +230,78 @@ def test_a_damaged_row_is_a_clear_error(tmp_path):
     runfile.write(path, header, arrays)
     with pytest.raises(runfile.RunFileError, match="damaged"):
         nd.load_run(path)
+
+
+def _damage_random_state(header, arrays):
+    del header["observed"]["random_rnn_states"][0]["line"]
+
+
+def _lose_a_draw(header, arrays):
+    del arrays[runfile.DRAWS_ARRAY.format(1)]
+
+
+def _flatten_a_draw(header, arrays):
+    name = runfile.DRAWS_ARRAY.format(0)
+    arrays[name] = arrays[name].reshape(-1)
+
+
+def _damage_row_sums(header, arrays):
+    header["observed"]["soft_target_rows"][0][2] = 1.27       # a number, not a list of sums
+
+
+@pytest.mark.parametrize("code, damage", [
+    ("RNN_STATE_DRAWN_AT_RANDOM", _damage_random_state),
+    ("VALIDATION_INPUTS_AUGMENTED", _lose_a_draw),
+    ("VALIDATION_INPUTS_AUGMENTED", _flatten_a_draw),
+    ("SOFT_TARGETS_NOT_DISTRIBUTIONS", _damage_row_sums)])
+def test_a_damaged_new_observation_is_a_clear_error(code, damage, tmp_path):
+    mon = PLANTED[code]()
+    path = tmp_path / "run.nndebug"
+    mon.save(path)
+    header, arrays = runfile.read(path)
+    damage(header, arrays)
+    runfile.write(path, header, arrays)
+    with pytest.raises(runfile.RunFileError, match="damaged"):
+        nd.load_run(path)
+
+
+def test_validation_draws_before_a_restart_count_after_it():
+    """One validation draw before the checkpoint, one after: the resumed monitor compares
+    the two (the draws are continued, as one run would keep them) and names the crops. (A
+    monitor holds validation inputs from its second validation pass on: the first shows it
+    that the user validates; so each side validates twice.)"""
+    x, y = batch18._images(seed=2)
+    generator = torch.Generator().manual_seed(0)
+    torch.manual_seed(0)
+    train_x, train_y = batch18._images()
+    model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(64, 32), torch.nn.ReLU(),
+                                torch.nn.Linear(32, batch18.CLASSES))
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+
+    def train(mon, steps):
+        for step in range(steps):
+            index = torch.arange(step * 32, step * 32 + 32) % len(train_x)
+            optimizer.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(train_x[index]), train_y[index])
+            loss.backward()
+            optimizer.step()
+            val_loss = None
+            if step % 5 == 4:                        # a validation pass every 5 steps
+                model.eval()
+                with torch.no_grad():
+                    val_loss = torch.nn.functional.cross_entropy(
+                        model(batch18._crop_flip(x[:64], generator)), y[:64])
+                model.train()
+            mon.step(loss, val_loss=val_loss)
+
+    with nd.watch(model, optimizer) as before:
+        train(before, 10)
+    state = before.state_dict()
+    assert len(before.run.observed.validation_draws) == 1
+    with nd.watch(model, optimizer) as after:
+        after.load_state_dict(state)
+        train(after, 10)
+    draws = after.run.observed.validation_draws
+    assert [step for step, _ in draws] == [9, 19]
+    assert np.array_equal(draws[0][1], before.run.observed.validation_draws[0][1])
+    assert "VALIDATION_INPUTS_AUGMENTED" in {f.code for f in after.findings()}

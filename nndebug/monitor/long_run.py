@@ -125,8 +125,8 @@ class LongRun(Sink):
         - fingerprints, loss calls, warnings, batch-norm batches, graph sizes (and the loss
           terms without gradient read with them), the steps that got eval-mode gradients
           or repeated optimizer steps, optimizers built anew, seeding calls, the inputs of
-          validation forwards: the saved ones first, this
-          monitor's follow (their caps count both, as in one run);
+          validation forwards and their first rows (validation draws): the saved ones first,
+          this monitor's follow (their caps count both, as in one run);
         - frozen tensors: this monitor measured them when it started; the saved statistics
           are those of the run's start, so they replace them (by name), and a tensor that
           changed before the restart stays changed (``findings``);
@@ -138,7 +138,8 @@ class LongRun(Sink):
         for name in ("loss_calls", "warnings", "norm_batches", "graph_nodes", "batch_rows",
                      "padding_lookups", "loss_terms",
                      "carried_eval_gradients", "repeated_optimizer_steps",
-                     "optimizer_starts", "seed_calls", "validation_inputs"):
+                     "optimizer_starts", "seed_calls", "validation_inputs",
+                     "validation_draws"):
             getattr(observed, name)[:0] = getattr(before, name)
         observed.repeated_total += before.repeated_total
         by_name = {t.name: t for t in before.frozen}

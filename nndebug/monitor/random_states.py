@@ -19,7 +19,8 @@ in the method. The methods ``forward`` calls on ``self`` are read the same way, 
 down (a tutorial's ``_get_lstm_features``); other methods (a ``sample()`` that may start
 from noise on purpose) are not. A call inside an ``if`` that tests ``training`` is left
 alone (noise only while training is a choice). Kept in ``run.observed.random_rnn_states``
-as dicts (module class, recurrent child, file, line, call text). Framework-free in form
+as dicts (module class, recurrent child, file, line, call text; a declared field of
+``nndebug.observed.Observed``: saved and loaded with the run). Framework-free in form
 (class names, source text), written for PyTorch's names.
 
 Cost: the source of each user module class holding a recurrent layer is parsed once, when

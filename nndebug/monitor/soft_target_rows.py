@@ -10,8 +10,10 @@ where its probabilities go, vote counts left undivided.
 Read when findings are asked for, from the targets the loss capture already keeps
 (``run.observed.targets``: references to the first recorded calls' targets, no copy per
 step): each one a float target of its call's output shape gets its first ``ROWS`` rows
-copied to the host once, and their sums kept. No per-step cost. Kept (not saved with a
-run file) as ``run.observed.soft_target_rows``: ``[(step, loss name, [row sums])]``.
+copied to the host once, and their sums kept. No per-step cost. Kept as
+``run.observed.soft_target_rows``: ``[(step, loss name, [row sums])]`` (a declared field of
+``nndebug.observed.Observed``: saved and loaded with the run; read anew from the kept
+targets at every ``findings``, so a resumed monitor reads its own).
 """
 import numpy as np
 

@@ -12,8 +12,10 @@ for that validation pass (the first float input of each no-gradient forward) are
 here before they are measured; the first input of the first ``PASSES_KEPT`` passes gets its
 first ``DRAW_ROWS`` rows copied to the host. Cost: nothing per training step; one small
 copy at each of the first two measured validation passes (torch only, as the hook).
-Kept (not saved with a run file) as ``run.observed.validation_draws``:
-``[(step, rows as a 2-D NumPy array)]``.
+Kept as ``run.observed.validation_draws``: ``[(step, rows as a 2-D NumPy array)]`` (a
+declared field of ``nndebug.observed.Observed``: saved with the run in its arrays section,
+and continued by a resumed monitor: the draws before the restart count towards
+PASSES_KEPT).
 """
 import numpy as np
 
@@ -24,7 +26,6 @@ PASSES_KEPT = 2         # [design] two passes are enough to see the same samples
 class ValidationDraws:
     def __init__(self, adapter, observed, on_error):
         self.adapter, self.observed, self._on_error = adapter, observed, on_error
-        self.observed.validation_draws = []
 
     def take(self, held, step):
         """``held``: ``[(step, input or None, ...)]``, the validation pass's inputs."""
