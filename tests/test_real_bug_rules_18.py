@@ -220,3 +220,26 @@ def test_counterpart_rank_reads_chance_and_matches():
     unrelated = [counterpart_rank(rng.random((32, 16)), rng.random((32, 16)))
                  for _ in range(20)]
     assert 0.4 < np.mean(unrelated) < 0.6 and min(unrelated) > 0.25
+
+
+def test_validation_draws_keep_a_bounded_sample_of_each_row():
+    """Large inputs (a batch of 3x224x224 images) are kept as ROW_VALUES evenly spaced values
+    per row, the same places in every pass; small rows whole."""
+    import numpy as np
+    import torch
+
+    from nndebug.adapters import adapt
+    from nndebug.monitor.validation_draws import DRAW_ROWS, ROW_VALUES, ValidationDraws
+    from nndebug.observed import Observed
+    observed, errors = Observed(), []
+    draws = ValidationDraws(adapt(torch.nn.Linear(2, 2)), observed, errors.append)
+    images = torch.arange(40 * 3 * 224 * 224, dtype=torch.float32).reshape(40, 3, 224, 224)
+    draws.take([(5, images)], 5)
+    draws.take([(9, torch.ones(40, 10))], 9)
+    (step, big), (_, small) = observed.validation_draws
+    assert not errors and step == 5
+    assert big.shape[0] == DRAW_ROWS and ROW_VALUES * 0.9 < big.shape[1] <= ROW_VALUES
+    flat = images.reshape(40, -1).numpy()
+    stride = -(-flat.shape[1] // ROW_VALUES)
+    assert np.array_equal(big, flat[:DRAW_ROWS, ::stride][:, :ROW_VALUES])
+    assert small.shape == (DRAW_ROWS, 10)
