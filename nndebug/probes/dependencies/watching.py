@@ -21,8 +21,9 @@
        full, on a private float64 copy, with the RNG forked and restored.
   Every path first reads a 4-D input batch for channels-last images reshaped into
   channels-first (INPUT_LAYOUT_SCRAMBLED, ``layout.py``: a few images, tens of microseconds).
-  Every path also doubles the step's loss on a private copy (GRADIENT_IGNORES_LOSS,
-  ``loss_scale.py``: two forward and backward passes), when the model ran on the inputs.
+  Every path also doubles the step's loss (GRADIENT_IGNORES_LOSS, ``loss_scale.py``: on a
+  CPU model one forward and two backward passes on 8 samples, in place with everything put
+  back; elsewhere two passes on a private float64 copy), when the model ran on the inputs.
   The user's training is bit-for-bit what it is unwatched.
 """
 from ...monitor.keyword_inputs import model_inputs
@@ -84,7 +85,7 @@ class DependencyWatch(Sink):
 
     def _loss_scale(self, monitor, inputs, targets, step):
         """GRADIENT_IGNORES_LOSS (``loss_scale.py``), on every path: the gradients of 2 x the
-        step's loss must be twice those of the loss (two passes on a private copy)."""
+        step's loss must be twice those of the loss (see ``loss_scale.py``)."""
         from .loss_scale import probe_loss_scale
         try:
             found, self.loss_scale = probe_loss_scale(self.adapter, inputs, targets,
