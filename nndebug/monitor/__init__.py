@@ -61,6 +61,15 @@ One file per job:
       optimizer_steps.py    optimizer steps without a new gradient (every step)
       schedulers.py       the learning-rate schedulers, read once the rate has moved
       unstepped.py        gradients whose step() never came
+      optimizer_restarts.py  optimizers built anew over the watched parameters (global hook)
+      seed_calls.py       torch.manual_seed calls while training runs
+      validation_inputs.py   the inputs and layer modes of validation forwards (after val_loss)
+      validation_draws.py    the first rows of two validation passes (same samples changed?)
+      window_overlap.py   validation windows that are training windows shifted a few steps
+      random_states.py    RNN initial states drawn at random in forward, read from source once
+      soft_target_rows.py    row sums of probability targets given to cross-entropy
+      module_flags.py     requires_grad set on a module object (not its parameters)
+      parameter_dtypes.py    the storage dtype of each parameter (bfloat16/float16 updates)
     long_run.py    long runs: the history budget, saves while training, resuming
 
 Data flows one way: adapter -> ``nndebug.records`` (NumPy) -> ``nndebug.rules`` ->
