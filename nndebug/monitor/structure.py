@@ -193,8 +193,10 @@ class StructureWatch:
                 return            # an evaluation pass: nothing is trained through it
             self._walks += 1
             owned = self._unregistered_module_params()
+            upstream = self._upstream_leaves(inputs)
             for t in graph_leaves(self.adapter.framework, leaves[0]):
-                if id(t) in self.param_ids or id(t) in self.held or id(t) in owned:
+                if id(t) in self.param_ids or id(t) in self.held or id(t) in owned \
+                        or id(t) in upstream:
                     continue
                 kind = "Parameter" if type(t).__name__ == "Parameter" else "Tensor"
                 shape = tuple(t.shape)
@@ -202,6 +204,16 @@ class StructureWatch:
                            lambda: UnregisteredUse("tensor", kind, [shape], ""))
         except Exception as error:
             self.on_error(error)
+
+    def _upstream_leaves(self, inputs):
+        """Leaves the model's inputs were computed from (another network that feeds it: a
+        GAN's generator under its discriminator): they are trained elsewhere, not parts the
+        model forgot to register. One more walk, only for inputs that require a gradient."""
+        ids = set()
+        for x in self.adapter.float_leaves(inputs):
+            if getattr(x, "requires_grad", False):
+                ids.update(id(t) for t in graph_leaves(self.adapter.framework, x))
+        return ids
 
     def _unregistered_module_params(self):
         ids = set()
