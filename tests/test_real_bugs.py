@@ -71,6 +71,10 @@ KNOWN_MISSES = {
         "each stage's new split puts trained samples in the validation set; watch sees "
         "the validation loss only, not which samples it was measured on (named as "
         "OVERFITTING: the changing split makes the validation curve jump)",
+    "vae_kl_summed_reconstruction_averaged":
+        "a KL term summed over the batch next to a reconstruction averaged over it: every "
+        "parameter trains and the loss falls; only the two terms' reductions differ, and "
+        "the monitor does not read how each addend of the loss was reduced",
 }
 
 
