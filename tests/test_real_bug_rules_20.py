@@ -57,3 +57,86 @@ def test_a_critic_fed_by_a_trained_generator_is_not_told_of_unregistered_paramet
 
 def test_a_parameter_the_critic_itself_hides_is_still_named():
     assert "UNREGISTERED_PARAMETERS" in _codes(_train_critic(LeakyCritic()))
+
+
+# --- PARAMS_IN_TWO_OPTIMIZERS (rules/shared_optimizers.py, monitor/shared_optimizers.py) ---
+def _gan(d_params_of_generator=False, steps=12):
+    """A small GAN watched on its generator; the discriminator's optimizer is built over
+    the generator's parameters when ``d_params_of_generator`` (bohaohuang/mrs#68)."""
+    torch.manual_seed(0)
+    G = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 16))
+    D = nn.Sequential(nn.Linear(16, 32), nn.LeakyReLU(0.2), nn.Linear(32, 1))
+    opt_g = torch.optim.Adam(G.parameters(), lr=1e-3)
+    opt_d = torch.optim.Adam((G if d_params_of_generator else D).parameters(), lr=1e-3)
+    with nd.watch(G, opt_g) as mon:
+        for _ in range(steps):
+            fake = G(torch.randn(32, 8))
+            opt_g.zero_grad()
+            g_loss = F.binary_cross_entropy_with_logits(D(fake), torch.ones(32, 1))
+            g_loss.backward()
+            opt_g.step()
+            opt_d.zero_grad()
+            d_loss = F.binary_cross_entropy_with_logits(D(torch.randn(32, 16) + 2),
+                                                        torch.ones(32, 1)) + \
+                F.binary_cross_entropy_with_logits(D(fake.detach()), torch.zeros(32, 1))
+            d_loss.backward()
+            opt_d.step()
+            mon.step(g_loss)
+    return mon
+
+
+def test_the_discriminators_optimizer_over_the_generator_is_named():
+    found = {f.code: f for f in _gan(d_params_of_generator=True).findings()}
+    assert found["PARAMS_IN_TWO_OPTIMIZERS"].severity == "warning"
+    assert found["PARAMS_IN_TWO_OPTIMIZERS"].evidence["tensors_in_both"] == 4
+
+
+def test_each_network_with_its_own_optimizer_is_left_alone():
+    assert "PARAMS_IN_TWO_OPTIMIZERS" not in {f.code for f in _gan().findings()}
+
+
+def _train(model, optimizers, stepped, steps=12):
+    """Plain regression on ``model``, watched with ``optimizers[0]``; ``stepped`` are the
+    optimizers the loop zeroes and steps."""
+    torch.manual_seed(0)
+    with nd.watch(model, optimizers[0]) as mon:
+        for _ in range(steps):
+            x = torch.randn(32, 8)
+            for o in stepped:
+                o.zero_grad()
+            loss = F.mse_loss(model(x), x.sum(dim=1, keepdim=True))
+            loss.backward()
+            for o in stepped:
+                o.step()
+            mon.step(loss)
+    return mon
+
+
+def test_two_optimizers_over_disjoint_parts_of_one_model_are_left_alone():
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+    body = torch.optim.Adam(model[0].parameters(), lr=1e-3)
+    head = torch.optim.SGD(model[2].parameters(), lr=1e-2)
+    mon = _train(model, [body], [body, head])
+    assert "PARAMS_IN_TWO_OPTIMIZERS" not in {f.code for f in mon.findings()}
+
+
+class Lookahead(torch.optim.Optimizer):
+    """A wrapper over an inner optimizer's param groups that steps it from its own step."""
+
+    def __init__(self, inner, alpha=0.5):
+        self.inner, self.alpha = inner, alpha
+        super().__init__(inner.param_groups, {})
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        return self.inner.step(closure)
+
+    def zero_grad(self, set_to_none=True):
+        self.inner.zero_grad(set_to_none)
+
+
+def test_a_wrapper_that_steps_its_inner_optimizer_is_left_alone():
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+    wrapper = Lookahead(torch.optim.Adam(model.parameters(), lr=1e-3))
+    mon = _train(model, [wrapper], [wrapper])
+    assert "PARAMS_IN_TWO_OPTIMIZERS" not in {f.code for f in mon.findings()}

@@ -46,6 +46,7 @@ from .layer_layouts import LayerLayouts
 from .module_flags import read_module_freeze_flags
 from .optimizer_restarts import OptimizerRestarts
 from .optimizer_steps import OptimizerSteps
+from .shared_optimizers import SharedOptimizers
 from .parameter_dtypes import read_parameter_dtypes
 from .soft_target_rows import read_soft_target_rows
 from .graph_growth import GraphGrowth
@@ -90,6 +91,7 @@ class Around:
         self.optimizer_steps = OptimizerSteps(optimizer, observed, self.carried.backwards_in,
                                               current_step, on_error)
         self.restarts = OptimizerRestarts(adapter, observed, parameters, current_step, on_error)
+        self.shared = SharedOptimizers(adapter, observed, parameters, current_step, on_error)
         self.evaluations = ValidationInputs(adapter, observed, adapter.model, current_step,
                                             on_error)
         self.validation_draws = ValidationDraws(adapter, observed, on_error)
@@ -280,6 +282,7 @@ class Around:
         self.carried.close()
         self.optimizer_steps.close()
         self.restarts.close()
+        self.shared.close()
         self.evaluations.close()
         self.seeds.close()
         self.windows.close()

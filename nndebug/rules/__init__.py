@@ -69,6 +69,7 @@ from . import setup  # noqa: F401
 from . import optimizer_setup  # noqa: F401
 from . import optimizer_calls  # noqa: F401
 from . import optimizer_restarts  # noqa: F401
+from . import shared_optimizers  # noqa: F401
 from . import structure  # noqa: F401
 from . import frozen_norm_statistics  # noqa: F401
 from . import module_flags  # noqa: F401
