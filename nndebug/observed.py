@@ -35,7 +35,8 @@ registers. Many real bugs live just outside that view, so the monitor also write
   modules given a plain ``requires_grad = False`` attribute (``module_freeze_flags``),
   parameters stored in 16-bit formats (``parameter_dtypes``), recurrent layers started from
   a state drawn at random in ``forward`` (``random_rnn_states``), the row sums of
-  cross-entropy's probability targets (``soft_target_rows``) and the first rows of two
+  cross-entropy's probability targets (``soft_target_rows``), two optimizers stepping the
+  same tensors in one step (``shared_optimizers``) and the first rows of two
   validation passes' inputs (``validation_draws``, NumPy arrays: saved in the run file's
   arrays section).
 
@@ -245,7 +246,7 @@ STEP_LISTS = ("leaf_losses", "carried_eval_gradients", "repeated_optimizer_steps
 """``Observed``'s plain lists of step numbers: saved, loaded and continued alike."""
 
 ROW_LISTS = ("optimizer_starts", "validation_inputs", "seed_calls", "module_freeze_flags",
-             "soft_target_rows")
+             "soft_target_rows", "shared_optimizers")
 """``Observed``'s plain lists of tuples (one rule reads each): ``nndebug.runfile`` writes
 them as JSON lists and reads each row back with its types."""
 
@@ -303,6 +304,11 @@ class Observed:
                                                           # torch.manual_seed calls while
                                                           # watching, the first 64
                                                           # (monitor/seed_calls.py)
+    shared_optimizers: list = field(default_factory=list)  # [(step, [two optimizer class
+                                                          # names], watched tensors both
+                                                          # hold)]: two optimizers stepping
+                                                          # the same tensors in one step
+                                                          # (monitor/shared_optimizers.py)
     window_overlap: "dict | None" = None   # evaluation windows against training windows:
                                            # {"rows", "train_rows", "exact", "shifted":
                                            # [(axis, shift, rows matched)]}; None: not

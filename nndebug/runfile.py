@@ -227,9 +227,14 @@ def _soft_target_row(row):
     return int(step), str(loss), [float(_number(s)) for s in sums]
 
 
+def _shared_optimizers(row):
+    step, optimizers, both = row
+    return int(step), [str(name) for name in optimizers], int(both)
+
+
 ROW_READERS = {"optimizer_starts": _optimizer_start, "validation_inputs": _validation_input,
                "seed_calls": _seed_call, "module_freeze_flags": _module_freeze_flag,
-               "soft_target_rows": _soft_target_row}
+               "soft_target_rows": _soft_target_row, "shared_optimizers": _shared_optimizers}
 
 
 def _random_rnn_state(call):

@@ -23,6 +23,7 @@ import test_real_bug_rules_15 as batch15  # noqa: E402
 import test_real_bug_rules_17 as batch17  # noqa: E402
 import test_real_bug_rules_18 as batch18  # noqa: E402
 import test_real_bug_rules_19 as batch19  # noqa: E402
+import test_real_bug_rules_20 as batch20  # noqa: E402
 
 import nndebug as nd  # noqa: E402
 from nndebug import rules, runfile  # noqa: E402
@@ -66,6 +67,7 @@ PLANTED = {
     "SOFT_TARGETS_NOT_DISTRIBUTIONS": lambda: batch18._train(_smoothing_kept_at_one),
     "VALIDATION_INPUTS_AUGMENTED": _crop_flipped_validation,
     "RNN_STATE_DRAWN_AT_RANDOM": lambda: batch19._train(batch19.HelperDrawsState(), steps=5),
+    "PARAMS_IN_TWO_OPTIMIZERS": lambda: batch20._gan(d_params_of_generator=True),
 }
 
 
@@ -157,6 +159,7 @@ def _hand_made():
                                    "call": "self.lstm(x, self.init_hidden())"}]
     observed.soft_target_rows = [(0, "cross_entropy", [1.27, 1.27]),
                                  (1, "cross_entropy", [float("nan"), 0.0])]
+    observed.shared_optimizers = [(3, ["Adam", "Adam"], 4)]
     return observed
 
 
@@ -174,6 +177,7 @@ def test_hand_made_observations_keep_their_types_through_json():
     assert token[0] == 20 and np.isnan(token[1]) and np.isnan(token[2])
     assert token[3:] == (False, True)
     assert back.random_rnn_states == observed.random_rnn_states
+    assert back.shared_optimizers == observed.shared_optimizers
     assert isinstance(back.random_rnn_states[0]["line"], int)
     smoothed, masked = back.soft_target_rows
     assert smoothed == observed.soft_target_rows[0]

@@ -62,6 +62,7 @@ One file per job:
       schedulers.py       the learning-rate schedulers, read once the rate has moved
       unstepped.py        gradients whose step() never came
       optimizer_restarts.py  optimizers built anew over the watched parameters (global hook)
+      shared_optimizers.py   two optimizers stepping the same tensors in one step (global hooks)
       seed_calls.py       torch.manual_seed calls while training runs
       validation_inputs.py   the inputs and layer modes of validation forwards (after val_loss)
       validation_draws.py    the first rows of two validation passes (same samples changed?)

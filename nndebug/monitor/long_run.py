@@ -139,6 +139,7 @@ class LongRun(Sink):
                      "padding_lookups", "loss_terms",
                      "carried_eval_gradients", "repeated_optimizer_steps",
                      "optimizer_starts", "seed_calls", "validation_inputs",
+                     "shared_optimizers",
                      "validation_draws"):
             getattr(observed, name)[:0] = getattr(before, name)
         observed.repeated_total += before.repeated_total

@@ -14,8 +14,9 @@ notes, for each watched step, the distinct optimizer objects that stepped at the
 optimizer, over the same parameters, from its own step) and hold watched parameters. Two
 that hold the SAME watched tensors (two optimizers over disjoint parts of one model, a
 SparseAdam for the embeddings and an Adam for the rest, are healthy) in one watched step
-are kept in ``run.observed.shared_optimizers`` (a run-time attribute: not saved with the
-run) as ``(step, class names, watched tensors both hold)``.
+are kept in ``run.observed.shared_optimizers`` (a declared field of
+``nndebug.observed.Observed``: saved with the run, continued by a resumed monitor) as
+``(step, class names, watched tensors both hold)``.
 Cost: per optimizer step a depth counter and a set look-up; each new optimizer's
 parameters are scanned once.
 """
@@ -27,8 +28,6 @@ SHARED_STEPS_KEPT = 16            # [design] steps noted; one is enough to name 
 class SharedOptimizers:
     def __init__(self, adapter, observed, parameters, current_step, on_error):
         self.observed, self._current_step, self._on_error = observed, current_step, on_error
-        if not hasattr(observed, "shared_optimizers"):
-            observed.shared_optimizers = []
         self._watched = {id(p) for p in parameters}
         self._holding = weakref.WeakKeyDictionary()   # optimizer -> watched tensors it holds
         self._depth = 0
