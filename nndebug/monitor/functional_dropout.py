@@ -110,16 +110,17 @@ def _dropout_function(func):
         return func.id in DROPOUT_FUNCTIONS
     if not isinstance(func, ast.Attribute) or func.attr not in DROPOUT_FUNCTIONS:
         return False
-    owner = _dotted(func.value)
+    owner = dotted_name(func.value)
     return owner is not None and owner.split(".")[0] != "self" and owner != "torch"
 
 
-def _dotted(node):
-    """'torch.nn.functional' for that attribute chain; None for anything else."""
+def dotted_name(node):
+    """'torch.nn.functional' for that attribute chain; None for anything else (also read by
+    ``random_states.py``)."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
-        owner = _dotted(node.value)
+        owner = dotted_name(node.value)
         return None if owner is None else f"{owner}.{node.attr}"
     return None
 

@@ -30,6 +30,8 @@ import ast
 import inspect
 import textwrap
 
+from .functional_dropout import dotted_name
+
 RECURRENT_CLASSES = {"RNN", "LSTM", "GRU", "RNNBase"}
 RANDOM_FUNCTIONS = {"randn", "rand", "randn_like", "rand_like", "normal"}
 RANDOM_METHODS = {"normal_", "uniform_"}
@@ -164,10 +166,10 @@ def _draws(expression, drawn, drawing_methods):
             attr = node.func.attr
             if attr in RANDOM_METHODS:
                 return True
-            if attr in RANDOM_FUNCTIONS and _dotted(node.func.value) in ("torch", "np.random",
+            if attr in RANDOM_FUNCTIONS and dotted_name(node.func.value) in ("torch", "np.random",
                                                                          "numpy.random"):
                 return True
-            if attr in drawing_methods and _dotted(node.func.value) == "self":
+            if attr in drawing_methods and dotted_name(node.func.value) == "self":
                 return True
     return False
 
@@ -185,15 +187,6 @@ def _self_attribute(func):
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
             func.value.id == "self":
         return func.attr
-    return None
-
-
-def _dotted(node):
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        owner = _dotted(node.value)
-        return None if owner is None else f"{owner}.{node.attr}"
     return None
 
 
