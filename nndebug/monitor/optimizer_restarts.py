@@ -55,7 +55,7 @@ class OptimizerRestarts:
         self._continuing = True
 
     def _first_step(self, optimizer):
-        if not self._holds_watched(optimizer):
+        if not watched_held(optimizer, self._watched):
             self._foreign.add(optimizer)
             return
         self._known.add(optimizer)
@@ -67,9 +67,6 @@ class OptimizerRestarts:
         if len(starts) < MAX_STARTS_KEPT and self._keeps_state(optimizer):
             starts.append((self._current_step(), type(optimizer).__name__))
 
-    def _holds_watched(self, optimizer):
-        return any(id(p) in self._watched
-                   for group in optimizer.param_groups for p in group["params"])
 
     @staticmethod
     def _keeps_state(optimizer):
@@ -81,3 +78,10 @@ class OptimizerRestarts:
         if self._handle is not None:
             self._handle.remove()
             self._handle = None
+
+
+def watched_held(optimizer, watched):
+    """The ids of the watched tensors (``watched``: a set of ids) that ``optimizer`` holds
+    (also read by ``shared_optimizers.py``)."""
+    return frozenset(id(p) for group in optimizer.param_groups for p in group["params"]
+                     if id(p) in watched)

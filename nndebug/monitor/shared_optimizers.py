@@ -22,6 +22,8 @@ parameters are scanned once.
 """
 import weakref
 
+from .optimizer_restarts import watched_held
+
 SHARED_STEPS_KEPT = 16            # [design] steps noted; one is enough to name the cause
 
 
@@ -59,8 +61,7 @@ class SharedOptimizers:
     def _note(self, optimizer):
         held = self._holding.get(optimizer)
         if held is None:
-            held = frozenset(id(p) for group in optimizer.param_groups
-                             for p in group["params"] if id(p) in self._watched)
+            held = watched_held(optimizer, self._watched)
             self._holding[optimizer] = held
         if not held:
             return

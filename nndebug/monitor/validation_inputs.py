@@ -60,7 +60,7 @@ class ValidationInputs:
             for at, x, norm, dropout in self._pending:
                 if at == step and len(kept) < MAX_KEPT:
                     mean, std = (float("nan"), float("nan")) if x is None else \
-                        (float(v) for v in self.adapter.to_numpy(_mean_std(x)))
+                        (float(v) for v in self.adapter.to_numpy(self._mean_std(x)))
                     kept.append((step, mean, std, norm, dropout))
         except Exception as error:        # never break the user's step
             self._on_error(error)
@@ -97,15 +97,15 @@ class ValidationInputs:
         return (any(t for norm, t in training if norm),
                 any(t for norm, t in training if not norm))
 
+    def _mean_std(self, x):
+        """The mean and (population) standard deviation of a tensor, stacked for one host
+        transfer: the records' own ``mean_std``, in float32 at least."""
+        xp = self.adapter.xp
+        return xp.stack(xp.mean_std(x.float()))
+
     def close(self):
         self._pending = []
         if self._handle is not None:
             self._handle.remove()
             self._handle = None
 
-
-def _mean_std(x):
-    """The mean and (population) standard deviation of a tensor, in one host transfer."""
-    import torch
-    x = x.float()
-    return torch.stack([x.mean(), x.std(unbiased=False)])

@@ -10,12 +10,13 @@ time leaves only the few windows at the boundary overlapping.
 What it keeps (torch only), once ``mon.step(loss, val_loss=...)`` has shown that the run
 validates (a run without ``val_loss`` pays nothing):
 - the first float input of the model's next training forwards (gradients on), cloned, up
-  to TRAIN_ROWS rows: a forward pre-hook that removes itself once they are kept;
+  to TRAIN_ROWS rows;
 - the first float input of its next evaluation forwards (no gradient), up to EVAL_ROWS
-  rows, the same way.
+  rows;
+both through one forward pre-hook, removed once both are kept.
 Only inputs shaped (batch, length) or (batch, a, b) with at most MAX_ROW_VALUES values
-per row are kept (windows of a series; not images); a first input of another shape removes
-the hook at once. The cost: two pre-hook calls per forward and a clone of the input, on the
+per row are kept (windows of a series; not images); a first input of another shape ends
+that side at once. The cost: one pre-hook call per forward and a clone of the input, on the
 few dozen forwards after the first validation, none afterwards (at most 12 MB of kept
 rows); the comparison (NumPy, on the host) runs when findings are asked for.
 
@@ -39,7 +40,8 @@ class WindowOverlap:
         self.adapter, self.observed, self._on_error = adapter, observed, on_error
         self.train, self.evaluations = [], []      # kept input batches (framework tensors)
         self._train_rows = self._eval_rows = 0
-        self._train_hook = self._eval_hook = None
+        self._hook = None
+        self._training_done = self._evaluation_done = False
         self._grad_enabled = None
         self._started = False
         if adapter.framework == "torch" and root is not None:
@@ -60,48 +62,41 @@ class WindowOverlap:
             return None
         return self.adapter.detach(x).clone()
 
-    def _before_training(self, module, inputs):
-        try:
-            if not self._grad_enabled():
-                return
-            batch = self._window_batch(inputs)
-            if batch is not None:
-                self.train.append(batch)
-                self._train_rows += int(batch.shape[0])
-            if batch is None or self._train_rows >= TRAIN_ROWS:
-                self._remove("_train_hook")       # not windows, or enough of them
-        except Exception as error:                # never break the user's forward pass
-            self._remove("_train_hook")
-            self._on_error(error)
-
     def saw_validation(self):
         """The run validates: keep the inputs of its next training and evaluation forwards
-        (once; a run that never validates pays nothing)."""
+        (once; a run that never validates pays nothing). One pre-hook serves both kinds,
+        told apart by whether gradients are on."""
         if self._grad_enabled is None or self._started:
             return
         self._started = True
-        self._train_hook = self.adapter.add_forward_pre_hook(self.root, self._before_training)
-        self._eval_hook = self.adapter.add_forward_pre_hook(self.root, self._before_evaluation)
+        self._hook = self.adapter.add_forward_pre_hook(self.root, self._before_forward)
 
-    def _before_evaluation(self, module, inputs):
+    def _before_forward(self, module, inputs):
+        training = self._grad_enabled()
+        if self._training_done if training else self._evaluation_done:
+            return
         try:
-            if self._grad_enabled():
-                return
             batch = self._window_batch(inputs)
-            if batch is not None:
-                self.evaluations.append(batch[:EVAL_ROWS - self._eval_rows])
-                self._eval_rows += int(self.evaluations[-1].shape[0])
-            if batch is None or self._eval_rows >= EVAL_ROWS:
-                self._remove("_eval_hook")
-        except Exception as error:
-            self._remove("_eval_hook")
+            if training:
+                if batch is not None:
+                    self.train.append(batch)
+                    self._train_rows += int(batch.shape[0])
+                done = batch is None or self._train_rows >= TRAIN_ROWS
+            else:
+                if batch is not None:
+                    self.evaluations.append(batch[:EVAL_ROWS - self._eval_rows])
+                    self._eval_rows += int(self.evaluations[-1].shape[0])
+                done = batch is None or self._eval_rows >= EVAL_ROWS
+        except Exception as error:                # never break the user's forward pass
+            done = True
             self._on_error(error)
+        if done:                                  # not windows, or enough of them
+            self._stop("_training_done" if training else "_evaluation_done")
 
-    def _remove(self, name):
-        handle = getattr(self, name)
-        if handle is not None:
-            handle.remove()
-            setattr(self, name, None)
+    def _stop(self, side):
+        setattr(self, side, True)
+        if self._training_done and self._evaluation_done:
+            self.close()
 
     # --- comparing ---------------------------------------------------------------------
     def summarize(self):
@@ -116,8 +111,9 @@ class WindowOverlap:
             self._on_error(error)
 
     def close(self):
-        self._remove("_train_hook")
-        self._remove("_eval_hook")
+        if self._hook is not None:
+            self._hook.remove()
+            self._hook = None
 
 
 def _rows(adapter, batches):
