@@ -69,13 +69,8 @@ def probe_loss_scale(adapter, inputs, targets=None, loss_fn=None):
         except Exception:                # whatever the model refuses here: the private copy
             pass
     work = adapter.private_copy(np.float64)
-    objectives = []
-    if loss_fn is not None and targets is not None:
-        objectives.append(("the loss", loss_fn))
-    objectives.append(("a fixed random weighting of the model's output",
-                       _weighted_output(work)))
     failure = None
-    for what, objective in objectives:
+    for what, objective in _objectives(work, loss_fn, targets):
         try:
             passes = _two_passes(adapter, work, inputs, targets, objective)
         except Exception as error:       # a loss or model the copy cannot run: try the next
@@ -90,6 +85,22 @@ def probe_loss_scale(adapter, inputs, targets=None, loss_fn=None):
     if abs(loss2 - loss1) > SAME_LOSS * max(abs(loss1), 1e-300):
         return [], ("not checked: the same batch gave two losses (the model keeps state "
                     "between calls)")
+    return _verdict(work, grads1, grads2, what)
+
+
+def _objectives(work, loss_fn, targets):
+    """What is doubled, in the order tried: the step's loss when known, else (or when it
+    cannot run) a fixed random weighting of the model's output."""
+    objectives = []
+    if loss_fn is not None and targets is not None:
+        objectives.append(("the loss", loss_fn))
+    objectives.append(("a fixed random weighting of the model's output",
+                       _weighted_output(work)))
+    return objectives
+
+
+def _verdict(work, grads1, grads2, what):
+    """``(findings, how)`` from the gradients of the objective and of twice it."""
     broken = _not_doubled(grads1, grads2)
     if not broken:
         return [], f"checked with {what}: every gradient doubles"
@@ -122,13 +133,8 @@ def _in_place(adapter, inputs, targets, loss_fn):
     x = inputs[:rows].detach()
     y = None if targets is None else targets[:rows].detach()
     named = [(n, p) for n, p in adapter.named_parameters() if p.requires_grad]
-    objectives = []
-    if loss_fn is not None and y is not None:
-        objectives.append(("the loss", loss_fn))
-    objectives.append(("a fixed random weighting of the model's output",
-                       _weighted_output(adapter)))
     failure = None
-    for what, objective in objectives:
+    for what, objective in _objectives(adapter, loss_fn, y):
         try:
             with kept_as_is(adapter.model, eval_mode=False), adapter.forked_rng(SEED), \
                     torch.enable_grad():
@@ -146,11 +152,7 @@ def _in_place(adapter, inputs, targets, loss_fn):
         return [], "not checked: the loss is not finite"
     grads1, grads2 = ({name: (np.zeros(tuple(p.shape)) if g is None else g.detach().numpy())
                        for (name, p), g in zip(named, grads)} for grads in (once, twice))
-    broken = _not_doubled(grads1, grads2)
-    if not broken:
-        return [], f"checked with {what}: every gradient doubles"
-    return [_finding(adapter, broken, what)], \
-        f"checked with {what}: {len(broken)} tensor(s) fail"
+    return _verdict(adapter, grads1, grads2, what)
 
 
 def _two_passes(adapter, work, inputs, targets, objective):
