@@ -73,9 +73,6 @@ from . import shared_optimizers  # noqa: F401
 from . import structure  # noqa: F401
 from . import frozen_norm_statistics  # noqa: F401
 from . import module_flags  # noqa: F401
-from . import repeated_modules  # noqa: F401
-from . import stacked_linears  # noqa: F401
-from . import init_scale  # noqa: F401
 from . import loss_side  # noqa: F401
 from . import ctc_inputs  # noqa: F401
 from . import class_axis  # noqa: F401
@@ -114,6 +111,7 @@ from . import window_overlap  # noqa: F401
 from . import validation_gap  # noqa: F401
 from . import recurrent_reads  # noqa: F401
 from . import random_states  # noqa: F401
+from . import worker_duplicates  # noqa: F401
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context
