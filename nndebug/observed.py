@@ -249,6 +249,7 @@ ROW_LISTS = ("optimizer_starts", "validation_inputs", "seed_calls", "module_free
              "soft_target_rows", "shared_optimizers")
 """``Observed``'s plain lists of tuples (one rule reads each): ``nndebug.runfile`` writes
 them as JSON lists and reads each row back with its types."""
+ROW_LISTS += ("repeated_modules", "stacked_linears")   # real-bug batch 23 (model definition)
 
 
 @dataclass
@@ -309,6 +310,19 @@ class Observed:
                                                           # hold)]: two optimizers stepping
                                                           # the same tensors in one step
                                                           # (monitor/shared_optimizers.py)
+    repeated_modules: list = field(default_factory=list)  # [(container name, child type,
+                                                          # [positions], trainable tensors)]:
+                                                          # one module object at several
+                                                          # positions of a Sequential or
+                                                          # ModuleList, read at findings
+                                                          # (monitor/repeated_modules.py)
+    stacked_linears: list = field(default_factory=list)  # [(step, first Linear, second
+                                                          # Linear, first's in_features, width
+                                                          # between, second's out_features,
+                                                          # first trains)]: a Linear reading
+                                                          # another's output directly, on the
+                                                          # first recorded steps
+                                                          # (monitor/stacked_linears.py)
     window_overlap: "dict | None" = None   # evaluation windows against training windows:
                                            # {"rows", "train_rows", "exact", "shifted":
                                            # [(axis, shift, rows matched)]}; None: not

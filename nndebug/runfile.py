@@ -237,6 +237,20 @@ ROW_READERS = {"optimizer_starts": _optimizer_start, "validation_inputs": _valid
                "soft_target_rows": _soft_target_row, "shared_optimizers": _shared_optimizers}
 
 
+def _repeated_module(row):
+    container, child_type, positions, tensors = row
+    return str(container), str(child_type), [int(p) for p in positions], int(tensors)
+
+
+def _stacked_linear(row):
+    step, first, second, inputs, width, outputs, trains = row
+    return (int(step), str(first), str(second), int(inputs), int(width), int(outputs),
+            bool(trains))
+
+
+ROW_READERS.update(repeated_modules=_repeated_module, stacked_linears=_stacked_linear)
+
+
 def _random_rnn_state(call):
     """One call of ``monitor/random_states.py`` (a dict; every key is needed by the rule)."""
     return {"module_type": str(call["module_type"]), "layer": str(call["layer"]),

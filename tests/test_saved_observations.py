@@ -24,6 +24,7 @@ import test_real_bug_rules_17 as batch17  # noqa: E402
 import test_real_bug_rules_18 as batch18  # noqa: E402
 import test_real_bug_rules_19 as batch19  # noqa: E402
 import test_real_bug_rules_20 as batch20  # noqa: E402
+import test_real_bug_rules_23 as batch23  # noqa: E402
 
 import nndebug as nd  # noqa: E402
 from nndebug import rules, runfile  # noqa: E402
@@ -68,6 +69,8 @@ PLANTED = {
     "VALIDATION_INPUTS_AUGMENTED": _crop_flipped_validation,
     "RNN_STATE_DRAWN_AT_RANDOM": lambda: batch19._train(batch19.HelperDrawsState(), steps=5),
     "PARAMS_IN_TWO_OPTIMIZERS": lambda: batch20._gan(d_params_of_generator=True),
+    "MODULE_REPEATED_IN_CONTAINER": batch23.repeated_blocks_run,
+    "LINEAR_LAYERS_STACKED": batch23.stacked_head_run,
 }
 
 

@@ -3,7 +3,8 @@ multiplication repeats one object, so ``nn.Sequential`` holds the same block ten
 "ten-block" network has the weights of one block, applied ten times over, and one batch norm
 whose running statistics are updated ten times a forward, by ten depths' activations. In
 training mode each call normalises with its own batch statistics and the loss falls; in eval
-mode every depth is normalised with the blend of all ten, and validation is at chance.
+mode every depth is normalised with the blend of all ten: the validation loss climbs from
+2.2 to near 6 while the fixed twin's falls to 0.05.
 
 Reported: "p1ch8: "ResBlock" objects are most likely identical" -
 https://github.com/deep-learning-with-pytorch/dlwpt-code/issues/89 (the book's

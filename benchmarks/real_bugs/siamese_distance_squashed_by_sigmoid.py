@@ -14,6 +14,16 @@ digits). Fix: the raw distance is the output.
 
 Measured when written: on 2,000 fresh balanced pairs, thresholding the output at half
 the margin verifies 51% correctly after the bug's 300 steps, 92% after the fixed twin's.
+
+Why watch misses it: the loss is hand-written, so no loss call (with an output and a
+target to compare ranges) is seen, and in the loss's graph the margin is gone: ``margin -
+prediction`` keeps no operand once it is a Python number, so the hinge's threshold cannot
+be read after the step. The run shows large relative updates of the one-unit head (batch
+norm and a 1x1 linear layer before the sigmoid), which LR_TOO_HIGH names; the cause is the
+output's range, not the rate (the fixed twin trains at the same rate, silent). Naming it
+would take the hinge's constant at forward time (a function mode on the first steps) and a
+rule that a bounded output (sigmoid, tanh) is held against a margin at or past its bound,
+while capsule-style margins under the bound (0.9 on a length in [0, 1)) stay silent.
 """
 import torch
 from torch import nn

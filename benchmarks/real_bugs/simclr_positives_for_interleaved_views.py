@@ -14,6 +14,15 @@ each row's positive is the same image's other view, row i + N (mod 2N).
 Measured when written: a nearest-centroid probe on the encoder's normalised features
 (fit on half the digits, read on the other half) scores 0.40 after the bug's 200 steps,
 0.68 after the fixed twin's.
+
+Why watch misses it: nothing is out of the ordinary in what it records. The targets given
+to cross-entropy are a permutation of the batch's rows (as they are in the fixed twin),
+the loss falls, every parameter gets a gradient and updates of a healthy size. What is
+wrong is which rows count as the same image, and that is known only to the code that
+concatenated the views: seeing it would need to compare each row's target with the
+inputs at those two rows (two views of one image are near copies), a data-pipeline check
+the monitor does not make. Naming it would also need contrastive set-ups where the views
+are not near copies (strong crops, two modalities) to stay silent.
 """
 import torch
 from torch.nn import functional as F

@@ -44,6 +44,8 @@ from .functional_dropout import read_functional_dropouts
 from .random_states import read_random_rnn_states
 from .layer_layouts import LayerLayouts
 from .module_flags import read_module_freeze_flags
+from .repeated_modules import read_repeated_modules
+from .stacked_linears import StackedLinears
 from .optimizer_restarts import OptimizerRestarts
 from .optimizer_steps import OptimizerSteps
 from .shared_optimizers import SharedOptimizers
@@ -83,6 +85,7 @@ class Around:
         read_functional_dropouts(adapter, observed, on_error)   # F.dropout in forward: once
         read_random_rnn_states(adapter, observed, on_error)     # randn as an RNN's h0: once
         self.layouts = LayerLayouts(adapter, observed, on_error)   # Conv1d's channel axis
+        self.stacked = StackedLinears(adapter, observed, on_error)   # fc2(fc1(x)) directly
         self.warnings = WarningCapture(observed, current_step, self.structure.module_names)
         self.graph = GraphGrowth(adapter, observed)
         self.attention = AttentionCapture(adapter, self._attention_site, on_error,
@@ -117,6 +120,7 @@ class Around:
         self.losses.arm()
         self.structure.arm(step)
         self.layouts.arm(step)
+        self.stacked.arm(step)
         self.attention.arm()
         self.graph.arm()             # the loss's constants, when a step showed one
         if self.global_needed and self.global_steps >= STEPS_TO_FIND_A_USE and \
@@ -154,6 +158,7 @@ class Around:
             self._optimizer_hook = None
         self.structure.disarm()
         self.layouts.disarm()
+        self.stacked.disarm()
         self.losses.disarm()
         self.attention.disarm()
         self.graph.disarm()          # after attention's mode: ours lies under it
@@ -254,6 +259,7 @@ class Around:
         self._read_schedulers()
         self.windows.summarize()          # window_overlap.py
         read_module_freeze_flags(self.adapter, self.structure.observed, self.on_error)
+        read_repeated_modules(self.adapter, self.structure.observed, self.on_error)
         read_parameter_dtypes(self.adapter, self.structure.observed, self.on_error)
         read_soft_target_rows(self.adapter, self.structure.observed, self.on_error)
         if self._current_step() == 0:      # no step() yet: did backward run? (unstepped.py)

@@ -1,0 +1,91 @@
+"""INIT_SCALE_TOO_LARGE: a layer's weights start far wider than any standard initialisation
+for its fan-in, and the classifier's first loss is far above chance.
+
+A unit summing ``fan_in`` inputs multiplies their scale by about rms(w) * sqrt(fan_in), the
+layer's gain. PyTorch's default gives 0.58, Xavier about 1, He's normal sqrt(2) = 1.41; the
+widest standard scheme in common use, He's ``mode="fan_out"`` on a 4x channel reduction
+(torchvision's ResNets), gives 2.83. Weights drawn with a standard deviation of 1
+(``normal_(w, 0.02)``, where 0.02 lands in the mean's place: aiUIUC/pyAIUtils#25) or from
+U(-1, 1) whatever the fan-in (tinygrad/tinygrad#566) give gains of 5 to 15 per layer: the
+logits come out in the tens or thousands, the softmax saturates, and the loss starts an
+order of magnitude above ln(C) [karpathy: "verify loss @ init"].
+
+Both signs are needed: the gain, read from the first record's weight norms (the weights at,
+or one update from, their initialisation), names the layers; the first loss of a
+class-index loss at least ``FIRST_LOSS_OVER_CHANCE`` times ln(C) says the scale reached the
+output (a pretrained model fine-tuned from trained weights, or wide weights tamed by a norm
+layer after them, start near chance and are left alone).
+"""
+import math
+
+from ..findings import Finding
+from .context import CLASS_INDEX_LOSSES, fmt, judged_loss_calls, module_of, short_list
+from .graph import rule
+
+MAX_INIT_GAIN = 3.0          # [torchinit] rms(w) * sqrt(fan_in): 0.58 default, 1.41 He,
+                             # 2.83 He fan_out on a 4x reduction; 3 is above all of them
+FIRST_LOSS_OVER_CHANCE = 3.0  # [measured] first loss / ln(C): default inits start within 10%
+                             # of ln(C); the planted wide inits at 8.7x (U(-1, 1)) and 600x
+                             # (std 1); 3x leaves room on both sides
+WEIGHTED_LAYERS = {"Linear", "Conv1d", "Conv2d", "Conv3d"}   # [design] fan-in = shape[1:]
+
+
+def wide_layers(ctx):
+    """[(parameter name, gain)] of the Linear/Conv weights whose gain at the first record is
+    above MAX_INIT_GAIN."""
+    if not ctx.records or ctx.records[0].param_norm is None:
+        return []
+    types = {layer.name: layer.type for layer in ctx.run.layers}
+    norms = ctx.records[0].param_norm
+    found = []
+    for i in ctx.depth_weights:
+        param = ctx.run.params[i]
+        if types.get(module_of(param.name)) not in WEIGHTED_LAYERS:
+            continue
+        shape = tuple(param.shape)
+        size = math.prod(shape)
+        fan_in = math.prod(shape[1:])
+        norm = float(norms[i])
+        if size == 0 or not math.isfinite(norm):
+            continue
+        gain = norm / math.sqrt(size) * math.sqrt(fan_in)
+        if gain > MAX_INIT_GAIN:
+            found.append((param.name, gain))
+    return found
+
+
+def first_loss_over_chance(ctx):
+    """The run's first loss over ln(C) for a classifier trained with a class-index loss
+    from step 0, or None."""
+    if not len(ctx.curve) or ctx.curve_steps[0] != 0 or not ctx.classes or ctx.classes < 2:
+        return None
+    if not judged_loss_calls(ctx, CLASS_INDEX_LOSSES):
+        return None
+    return float(ctx.curve[0]) / math.log(ctx.classes)
+
+
+@rule(produces="INIT_SCALE_TOO_LARGE",
+      explains={"EXPLODING_ACTIVATIONS", "EXPLODING_GRADIENTS", "SATURATED_ACTIVATIONS"})
+def init_scale_too_large(ctx):
+    ratio = first_loss_over_chance(ctx)
+    if ratio is None or ratio < FIRST_LOSS_OVER_CHANCE:
+        return None
+    wide = wide_layers(ctx)
+    if not wide:
+        return None
+    widest = max(wide, key=lambda item: item[1])
+    return Finding(
+        code="INIT_SCALE_TOO_LARGE", severity="warning", where=module_of(widest[0]),
+        step=int(ctx.records[0].step),
+        message=f"The first loss is {fmt(ratio)}x the chance level ln({ctx.classes}) = "
+                f"{fmt(math.log(ctx.classes))}, and {len(wide)} layer(s) start with weights "
+                f"far wider than their fan-in allows: rms(w) x sqrt(fan_in) up to "
+                f"{fmt(widest[1])} ({short_list(n for n, _ in wide)}), where PyTorch's "
+                f"default gives 0.58 and He's initialisation 1.41. The outputs start huge, "
+                "the softmax saturates, and the run spends its steps shrinking the weights.",
+        evidence={"first_loss_over_chance": ratio, "gains": {n: g for n, g in wide},
+                  "threshold_gain": MAX_INIT_GAIN,
+                  "threshold_first_loss": FIRST_LOSS_OVER_CHANCE},
+        fix="Scale the initialisation to the fan-in: nn.init.normal_(w, 0.0, std) (the mean "
+            "comes first), kaiming_/xavier_ initialisers, or PyTorch's default; a hand-drawn "
+            "U(-1, 1) or N(0, 1) needs dividing by sqrt(fan_in).")
