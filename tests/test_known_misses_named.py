@@ -11,6 +11,10 @@
   actor's and a critic's losses summed while the actor is watched (the critic's optimizer
   stepping before or after ``step(loss)``, or the watched optimizer holding both), a
   discriminator's step on ``fake.detach()``, a constant regulariser, a learned loss weight.
+- RESIDUAL_BYPASSED (``rules/self_additions.py``): the model's forward adds a tensor to
+  itself (``x = x + x`` written for a residual). Healthy look-alikes stay silent: a
+  residual, a doubling written ``2 * x``, a parameter added to itself, one encoder called
+  twice and summed, a loss added to itself.
 Each planted run is named live and after ``mon.save`` + ``nd.load_run``.
 """
 import warnings
@@ -24,6 +28,7 @@ from torch.nn import functional as F  # noqa: E402
 
 import nndebug as nd  # noqa: E402
 from benchmarks.real_bugs import gan_generator_step_detached as gan_case  # noqa: E402
+from benchmarks.real_bugs import residual_doubled_instead_of_added as residual_case  # noqa: E402
 from benchmarks.real_bugs import vae_kl_summed_reconstruction_averaged as vae_case  # noqa: E402
 from nndebug import rules  # noqa: E402
 
@@ -261,3 +266,95 @@ def test_a_constant_regulariser_and_a_learned_loss_weight_stay_silent():
             mon.step(loss)
     assert not mon.run.observed.detached_terms
     assert DETACHED not in _problems(mon.findings())
+
+
+# --- RESIDUAL_BYPASSED ---------------------------------------------------------------------
+BYPASSED = "RESIDUAL_BYPASSED"
+
+
+class Residual(nn.Module):
+    """Two blocks over a 16-wide stream, ``combine(block output, block input)`` after each."""
+
+    def __init__(self, combine):
+        super().__init__()
+        self.blocks = nn.ModuleList(nn.Sequential(nn.LayerNorm(16), nn.Linear(16, 16),
+                                                  nn.Tanh()) for _ in range(2))
+        self.head = nn.Linear(16, 4)
+        self.combine = combine
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = self.combine(block(x), x)
+        return self.head(x)
+
+
+class WeightAddedToItself(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(4, 16) * 0.1)
+
+    def forward(self, x):
+        return x @ (self.weight + self.weight).t()     # a parameter, not an activation
+
+
+class Siamese(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.encoder(x) + self.encoder(x.flip(0))   # two calls: two tensors
+
+
+def _classifier(model, steps=10, loss_of=lambda out, y: F.cross_entropy(out, y)):
+    torch.manual_seed(0)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    with nd.watch(model, optimizer) as mon:
+        for _ in range(steps):
+            x, y = torch.randn(32, 16), torch.randint(0, 4, (32,))
+            optimizer.zero_grad()
+            loss = loss_of(model(x), y)
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    return mon
+
+
+def test_a_residual_that_adds_the_output_to_itself_is_named():
+    torch.manual_seed(0)
+    found = _quiet(_classifier, Residual(lambda out, x: out + out)).findings()
+    finding = next(f for f in found if f.code == BYPASSED)
+    assert finding.evidence["additions"] == 2          # one per block
+
+
+HEALTHY_FORWARDS = {
+    "a residual": lambda: Residual(lambda out, x: out + x),
+    "a doubling written as a product": lambda: Residual(lambda out, x: 2 * out + x),
+    "a parameter added to itself": WeightAddedToItself,
+    "one encoder called twice": Siamese,
+}
+
+
+@pytest.mark.parametrize("name", sorted(HEALTHY_FORWARDS))
+def test_forwards_without_a_tensor_added_to_itself_stay_silent(name):
+    torch.manual_seed(0)
+    mon = _quiet(_classifier, HEALTHY_FORWARDS[name]())
+    assert [n for _, n in mon.run.observed.self_additions] == [0, 0, 0]
+    assert BYPASSED not in _problems(mon.findings())
+
+
+def test_a_loss_added_to_itself_is_not_the_models():
+    torch.manual_seed(0)
+    mon = _quiet(_classifier, Residual(lambda out, x: out + x),
+                 loss_of=lambda out, y: (lambda ce: ce + ce)(F.cross_entropy(out, y)))
+    assert BYPASSED not in _problems(mon.findings())
+
+
+def test_the_residual_case_is_named_its_fixed_twin_is_not_and_saving_keeps_it(tmp_path):
+    planted = _quiet(residual_case.run, fixed=False, steps=STEPS)
+    assert BYPASSED in _problems(planted.findings())
+    assert BYPASSED not in _problems(_quiet(residual_case.run, fixed=True, steps=STEPS).findings())
+    planted.save(tmp_path / "run.nndebug")
+    loaded = nd.load_run(tmp_path / "run.nndebug")
+    assert loaded.run.observed.self_additions == planted.run.observed.self_additions
+    assert BYPASSED in _problems(rules.diagnose(loaded.run.judged_view()))

@@ -177,7 +177,8 @@ def _reduces_axis_0(node):
 
 
 def _tensors(output):
-    """The tensors of a forward's output: itself, or those in a tuple, list or dict."""
+    """The tensors of a forward's output: itself, or those in a tuple, list or dict
+    (``self_additions.py`` reads them too)."""
     if hasattr(output, "grad_fn"):
         return [output]
     if isinstance(output, dict):
