@@ -246,7 +246,7 @@ STEP_LISTS = ("leaf_losses", "carried_eval_gradients", "repeated_optimizer_steps
 """``Observed``'s plain lists of step numbers: saved, loaded and continued alike."""
 
 ROW_LISTS = ("optimizer_starts", "validation_inputs", "seed_calls", "module_freeze_flags",
-             "soft_target_rows", "shared_optimizers")
+             "soft_target_rows", "shared_optimizers", "whole_batch_norms")
 """``Observed``'s plain lists of tuples (one rule reads each): ``nndebug.runfile`` writes
 them as JSON lists and reads each row back with its types."""
 ROW_LISTS += ("repeated_modules", "stacked_linears")   # real-bug batch 23 (model definition)
@@ -310,6 +310,11 @@ class Observed:
                                                           # hold)]: two optimizers stepping
                                                           # the same tensors in one step
                                                           # (monitor/shared_optimizers.py)
+    whole_batch_norms: list = field(default_factory=list)  # [(step, [quotient shape])]: a
+                                                          # batch of rows divided by one norm
+                                                          # of the whole batch, on the first
+                                                          # recorded steps
+                                                          # (monitor/whole_batch_norms.py)
     repeated_modules: list = field(default_factory=list)  # [(container name, child type,
                                                           # [positions], trainable tensors)]:
                                                           # one module object at several

@@ -232,9 +232,15 @@ def _shared_optimizers(row):
     return int(step), [str(name) for name in optimizers], int(both)
 
 
+def _whole_batch_norm(row):
+    step, shape = row
+    return int(step), [int(n) for n in shape]
+
+
 ROW_READERS = {"optimizer_starts": _optimizer_start, "validation_inputs": _validation_input,
                "seed_calls": _seed_call, "module_freeze_flags": _module_freeze_flag,
-               "soft_target_rows": _soft_target_row, "shared_optimizers": _shared_optimizers}
+               "soft_target_rows": _soft_target_row, "shared_optimizers": _shared_optimizers,
+               "whole_batch_norms": _whole_batch_norm}
 
 
 def _repeated_module(row):

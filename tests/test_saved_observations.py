@@ -24,6 +24,7 @@ import test_real_bug_rules_17 as batch17  # noqa: E402
 import test_real_bug_rules_18 as batch18  # noqa: E402
 import test_real_bug_rules_19 as batch19  # noqa: E402
 import test_real_bug_rules_20 as batch20  # noqa: E402
+import test_real_bug_rules_24 as batch24  # noqa: E402
 import test_real_bug_rules_23 as batch23  # noqa: E402
 
 import nndebug as nd  # noqa: E402
@@ -69,6 +70,7 @@ PLANTED = {
     "VALIDATION_INPUTS_AUGMENTED": _crop_flipped_validation,
     "RNN_STATE_DRAWN_AT_RANDOM": lambda: batch19._train(batch19.HelperDrawsState(), steps=5),
     "PARAMS_IN_TWO_OPTIMIZERS": lambda: batch20._gan(d_params_of_generator=True),
+    "EMBEDDINGS_NORMALIZED_OVER_BATCH": lambda: batch24._train_contrastive("batch", steps=20),
     "MODULE_REPEATED_IN_CONTAINER": batch23.repeated_blocks_run,
     "LINEAR_LAYERS_STACKED": batch23.stacked_head_run,
 }
@@ -163,6 +165,7 @@ def _hand_made():
     observed.soft_target_rows = [(0, "cross_entropy", [1.27, 1.27]),
                                  (1, "cross_entropy", [float("nan"), 0.0])]
     observed.shared_optimizers = [(3, ["Adam", "Adam"], 4)]
+    observed.whole_batch_norms = [(0, [64, 32]), (1, [2, 64, 32])]
     return observed
 
 
@@ -181,6 +184,7 @@ def test_hand_made_observations_keep_their_types_through_json():
     assert token[3:] == (False, True)
     assert back.random_rnn_states == observed.random_rnn_states
     assert back.shared_optimizers == observed.shared_optimizers
+    assert back.whole_batch_norms == observed.whole_batch_norms
     assert isinstance(back.random_rnn_states[0]["line"], int)
     smoothed, masked = back.soft_target_rows
     assert smoothed == observed.soft_target_rows[0]

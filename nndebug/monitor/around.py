@@ -63,6 +63,7 @@ from .unstepped import parameters_holding_gradients
 from .validation_draws import ValidationDraws
 from .validation_inputs import ValidationInputs
 from .window_overlap import WindowOverlap
+from .whole_batch_norms import WholeBatchNorms
 
 FOREIGN_CALLS_LEFT_OPEN = 10_000  # [design] calls of modules outside this model, with no
                                   # call of the model between them, after which an armed
@@ -88,6 +89,7 @@ class Around:
         self.stacked = StackedLinears(adapter, observed, on_error)   # fc2(fc1(x)) directly
         self.warnings = WarningCapture(observed, current_step, self.structure.module_names)
         self.graph = GraphGrowth(adapter, observed)
+        self.batch_norms = WholeBatchNorms(adapter, observed, on_error)   # z / z.norm()
         self.attention = AttentionCapture(adapter, self._attention_site, on_error,
                                           on_loss_call=self._on_loss_function)
         self.carried = CarriedGradients(adapter, observed, parameters, current_step, on_error)
@@ -216,6 +218,7 @@ class Around:
         try:
             self.losses.from_graph(loss)
             self.graph.on_loss(self._current_step(), loss)
+            self.batch_norms.on_loss(self._current_step(), loss)
         except Exception as error:
             self.on_error(error)
 

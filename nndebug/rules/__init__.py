@@ -111,6 +111,7 @@ from . import window_overlap  # noqa: F401
 from . import validation_gap  # noqa: F401
 from . import recurrent_reads  # noqa: F401
 from . import random_states  # noqa: F401
+from . import embedding_norms  # noqa: F401
 from . import worker_duplicates  # noqa: F401
 from . import loss_curve  # noqa: F401
 from . import causes
