@@ -78,7 +78,7 @@ class LossReductions:
             self._handle = None
 
     def _on_output(self, module, inputs, output):
-        for tensor in _tensors(output):
+        for tensor in output_tensors(output):
             node = getattr(tensor, "grad_fn", None)
             if node is not None and tensor.dim() >= 1:
                 self._outputs.setdefault(node, int(tensor.shape[0]))
@@ -176,7 +176,7 @@ def _reduces_axis_0(node):
     return any(int(d) % max(rank, 1) == 0 for d in dims)
 
 
-def _tensors(output):
+def output_tensors(output):
     """The tensors of a forward's output: itself, or those in a tuple, list or dict
     (``self_additions.py`` reads them too)."""
     if hasattr(output, "grad_fn"):

@@ -15,7 +15,7 @@ activation (one on a parameter, ``w + w``, is a choice of initial scale, not a l
 The loss's own graph above the outputs is not walked: ``loss + loss`` is no model's layer.
 Cost: one walk of the forward's graph on each of the first few recorded steps.
 """
-from .loss_reductions import _tensors
+from .loss_reductions import output_tensors
 
 STEPS_MEASURED = 3           # [design] recorded steps walked: the model's structure is the same
                              # on every step, three show it is not one odd batch
@@ -51,7 +51,7 @@ class SelfAdditions:
             return
         self._walked_this_step = True          # the first forward of the step is read
         try:
-            roots = [t.grad_fn for t in _tensors(output) if getattr(t, "grad_fn", None)]
+            roots = [t.grad_fn for t in output_tensors(output) if getattr(t, "grad_fn", None)]
             if roots:
                 self.observed.self_additions.append((int(self._step),
                                                      count_self_additions(roots)))
