@@ -2,7 +2,9 @@
 gradients of 2 x the loss must be twice those of the loss. A hand-written backward that
 leaves grad_output out is named; correct custom backwards, dropout, batch norm in training
 mode, frozen layers and an ignore_index loss stay silent; the user's model, optimizer and RNG
-are exactly as they would be unwatched."""
+are exactly as they would be unwatched. A torch graph of torch's own operations only is not
+probed (nothing in it can ignore grad_output), so the healthy models whose probe is checked
+carry a correct hand-written backward."""
 import numpy as np
 import pytest
 
@@ -52,7 +54,7 @@ class Stateful(nn.Module):
         self.last = None
 
     def forward(self, x):
-        out = self.layer(x)
+        out = SoftplusFunction.apply(self.layer(x), True)
         if self.last is not None and self.last.shape == out.shape:
             out = out + self.last
         self.last = out.detach()
@@ -68,7 +70,7 @@ class Tagger(nn.Module):
         self.head = nn.Linear(8, 5)
 
     def forward(self, ids):
-        return self.head(self.embed(ids))
+        return self.head(SoftplusFunction.apply(self.embed(ids), True))
 
 
 def tagging_loss(logits, targets):
@@ -95,8 +97,11 @@ def mlp(middle):
 
 
 def frozen_mlp():
+    """The last layer frozen: the gradient still runs through it to the hand-written
+    backward (with the first layer frozen, that backward would get no gradient at all and
+    the graph would hold torch's own operations only: nothing to probe)."""
     model = mlp(Softplus(correct=True))
-    for p in model[0].parameters():
+    for p in model[2].parameters():
         p.requires_grad_(False)
     return model
 
@@ -166,8 +171,8 @@ def test_a_backward_that_leaves_grad_output_out_is_named(give_loss_fn, way):
 
 @pytest.mark.parametrize("make", [
     lambda: mlp(Softplus(correct=True)),
-    lambda: mlp(nn.Dropout(0.5)),
-    lambda: mlp(nn.BatchNorm1d(16)),
+    lambda: mlp(nn.Sequential(Softplus(correct=True), nn.Dropout(0.5))),
+    lambda: mlp(nn.Sequential(nn.BatchNorm1d(16), Softplus(correct=True))),
     frozen_mlp,
 ], ids=["correct-custom-backward", "dropout", "batch-norm-training", "frozen-part"])
 def test_healthy_models_are_checked_and_silent(make, way):
@@ -215,8 +220,9 @@ def test_a_gradient_hook_that_clips_is_only_a_warning_that_names_it():
 
 @pytest.mark.parametrize("make", [
     lambda: mlp(Softplus(False)), lambda: mlp(Softplus(True)),
-    lambda: nn.Sequential(nn.Linear(6, 16), nn.BatchNorm1d(16), nn.Dropout(0.3), nn.ReLU(),
-                          nn.Linear(16, 3))], ids=["planted", "healthy", "batch-norm-dropout"])
+    lambda: nn.Sequential(nn.Linear(6, 16), nn.BatchNorm1d(16), nn.Dropout(0.3),
+                          Softplus(True), nn.Linear(16, 3))],
+    ids=["planted", "healthy", "batch-norm-dropout"])
 def test_the_users_model_optimizer_and_rng_are_as_unwatched(make, way):
     x, y = data()
     runs = []
@@ -250,6 +256,38 @@ def test_the_probe_alone_reads_the_model_and_rng_only(way):
     assert all(torch.equal(g, p.grad) for g, p in zip(grads, model.parameters()))
     assert torch.equal(rng, torch.get_rng_state()) and model.training
     assert next(model.parameters()).dtype == torch.float32
+
+
+# --- graphs of torch's own operations only ------------------------------------------------
+
+def test_a_graph_of_torchs_own_operations_is_not_probed(monkeypatch):
+    """Nothing in it can ignore grad_output: the probe's passes are not run at all."""
+    calls = []
+    monkeypatch.setattr(loss_scale, "probe_loss_scale", lambda *a, **k: calls.append(a))
+    torch.manual_seed(0)
+    x, y = data()
+    for middle in (nn.ReLU(), nn.Sequential(nn.BatchNorm1d(16), nn.Dropout(0.3), nn.Tanh())):
+        monitor, _ = train(mlp(middle), x, y)
+        assert the_probe(monitor).loss_scale.startswith("not needed"), \
+            the_probe(monitor).loss_scale
+        assert not named(monitor)
+    assert calls == []
+
+
+@pytest.mark.parametrize("hook", ["module-backward-hook", "parameter-tensor-hook"])
+def test_a_users_gradient_hook_makes_the_probe_run(hook):
+    """A hook can change gradients as a custom backward can: the probe runs and names it."""
+    torch.manual_seed(0)
+    x, y = data()
+    model = mlp(nn.ReLU())
+    if hook == "module-backward-hook":      # replaces the gradient, ignoring grad_output
+        model[2].register_full_backward_pre_hook(
+            lambda module, grad_output: (torch.ones_like(grad_output[0]),))
+    else:
+        model[0].weight.register_hook(lambda g: torch.sign(g))
+    monitor, _ = train(model, x, y)
+    assert the_probe(monitor).loss_scale.startswith("checked"), the_probe(monitor).loss_scale
+    assert named(monitor), monitor.report()
 
 
 # --- minigrad -----------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 A model builds the same graph every step; a graph that grows from step to step reaches
 back into earlier batches (a recurrent state never detached: ``adapters/graph_size.py``).
 Only the first ``STEPS_MEASURED`` recorded steps are walked: growth shows within them, and
-a long run pays nothing after. A loss that requires a gradient but has no graph at all
+a long run pays nothing after. The same walk notes the operations whose backward is written
+in Python (``python_backwards``: the loss-scale probe has nothing to test without one). A loss that requires a gradient but has no graph at all
 (``requires_grad`` set on it by hand) is noted in ``run.observed.leaf_losses``.
 
 On the same steps the top of the graph is read for addends of the loss that carry no
@@ -12,7 +13,7 @@ gradient (``loss_terms.py``): each one with a known value lands in
 showed one arms the constants mode (``arm``/``disarm``, called with the step's other hooks)
 for the next ``VALUE_STEPS`` recorded steps.
 """
-from ..adapters.graph_size import graph_nodes
+from ..adapters.graph_size import walk_graph
 from ..observed import LossTerm
 from .function_modes import OwnedModes
 from .loss_terms import TERMS_PER_STEP, VALUE_STEPS, constant_addends, constants_mode
@@ -27,6 +28,8 @@ class GraphGrowth:
         self.value_steps = 0          # recorded steps measured under the constants mode
         self._notes = None            # node -> constant, written by the mode this step
         self.modes = OwnedModes()     # the constants mode, and retired ones (function_modes.py)
+        self.python_backwards = {}    # step -> names of the graph's Python-written backwards
+                                      # (None: not known); read by the loss-scale probe
 
     def arm(self):
         """The coming step is recorded: the constants mode goes on if a value is wanted."""
@@ -58,8 +61,9 @@ class GraphGrowth:
         if step is None or len(self.observed.graph_nodes) >= STEPS_MEASURED:
             return
         notes, self._notes = self._notes, None
-        nodes = graph_nodes(self.framework, loss)
+        nodes, python_backwards = walk_graph(self.framework, loss)
         if nodes is not None:
+            self.python_backwards[int(step)] = python_backwards
             self.observed.graph_nodes.append((int(step), nodes))
             self._read_terms(int(step), loss, notes)
         elif getattr(loss, "requires_grad", False):

@@ -23,7 +23,8 @@
   channels-first (INPUT_LAYOUT_SCRAMBLED, ``layout.py``: a few images, tens of microseconds).
   Every path also doubles the step's loss (GRADIENT_IGNORES_LOSS, ``loss_scale.py``: on a
   CPU model one forward and two backward passes on 8 samples, in place with everything put
-  back; elsewhere two passes on a private float64 copy), when the model ran on the inputs.
+  back; elsewhere two passes on a private float64 copy), when the model ran on the inputs
+  and its graph holds a backward written in Python (``_only_torchs_own_backwards``).
   The user's training is bit-for-bit what it is unwatched.
 """
 from ...monitor.keyword_inputs import model_inputs
@@ -87,6 +88,10 @@ class DependencyWatch(Sink):
         """GRADIENT_IGNORES_LOSS (``loss_scale.py``), on every path: the gradients of 2 x the
         step's loss must be twice those of the loss (see ``loss_scale.py``)."""
         from .loss_scale import probe_loss_scale
+        nothing_to_test = _only_torchs_own_backwards(monitor, self.adapter, step)
+        if nothing_to_test:
+            self.loss_scale = nothing_to_test
+            return []
         try:
             found, self.loss_scale = probe_loss_scale(self.adapter, inputs, targets,
                                                       _loss_fn_of(monitor))
@@ -150,6 +155,27 @@ class DependencyWatch(Sink):
             self._listeners.remove(self._on_forward)
             self._listeners = None
         self.unneeded = ("on_step",)      # no more inputs to key by step: no call per step
+
+
+def _only_torchs_own_backwards(monitor, adapter, step):
+    """Why the loss-scale probe has nothing to test at ``step``, or None when it must run.
+
+    A torch graph whose every node is one of torch's own operations backpropagates through
+    torch's derivative formulas, linear in the gradient they receive by construction: 2 x
+    the loss gives exactly twice the gradients, and passes that prove it cost a short run
+    more than 1% (a forward and two backward passes, and putting everything back). Only a
+    backward written in Python can ignore its ``grad_output``: a ``torch.autograd.Function``
+    (its node shows in the graph, walked on the first recorded steps by ``graph_growth.py``)
+    or a hook the user put on a module or a parameter (read here). A tensor hook on an
+    intermediate result does not show in either; it is the one case this leaves out."""
+    graph = getattr(getattr(monitor, "around", None), "graph", None)
+    walked = getattr(graph, "python_backwards", {})
+    if step not in walked or walked[step] is None or walked[step]:
+        return None                   # minigrad, no graph seen, or a Python-written backward
+    for _, module in adapter.named_modules():
+        if adapter.backward_hooks(module):
+            return None
+    return "not needed: every backward in the loss's graph is one of torch's own operations"
 
 
 def _loss_fn_of(monitor):
