@@ -85,3 +85,17 @@ def test_short_or_missing_fingerprints_give_no_verdict():
     nan = float("nan")
     for fingerprints in ([], [1.0], [1.0, 1.0, 2.0], [nan] * 40, [1.0, 1.0, nan, 2.0, 2.0] * 8):
         assert duplicated_by_workers(fingerprints) is None
+
+
+def test_two_orders_of_one_tiny_batch_are_not_taken_for_an_epoch():
+    """DATA_ORDER_REPEATS: the two orders of a two-sample set recur at random and, on the
+    sparse fingerprinted steps, can line up a fixed distance apart by chance; an epoch
+    visits each batch once, so that is no period (it read "38 batches per epoch")."""
+    from nndebug.records import is_fingerprinted_step
+    from nndebug.rules.data_order import repeat_period
+    for seed in range(20):
+        orders = np.random.default_rng(seed).integers(0, 2, 150).astype(float)
+        kept = [v if is_fingerprinted_step(s) else np.nan for s, v in enumerate(orders)]
+        assert repeat_period(kept) is None
+    assert CODE not in _problems(two_samples_case.run())
+    assert "DATA_ORDER_REPEATS" not in {f.code for f in two_samples_case.run().findings()}

@@ -14,12 +14,13 @@ error"). Here the same Dataset, as a training set of 1000 digits, read with
 Measured: held-out accuracy 0.18 against the fixed twin's 0.89 after 150 steps (the
 bug's training loss 0.03: two digits learned by heart).
 
-Why watch misses it (info only): every step trains on the same two digits, in one of
-their two orders at random. Full-batch training of a tiny set with ``shuffle=True`` looks
-exactly the same, and watch does not know how large the data set is (the same reason as
-same_batch_every_step). DATA_ORDER_REPEATS comes out as info, but from the two orders
-lining up by chance on the sparse steps it compares (it reads "38 batches per epoch"),
-not from the cause.
+Why watch misses it: every step trains on the same two digits, in one of their two
+orders at random. Full-batch training of a tiny set with ``shuffle=True`` looks exactly the
+same, and watch does not know how large the data set is (the same reason as
+same_batch_every_step). As it came, DATA_ORDER_REPEATS named it as info, but for the wrong
+reason: the two orders lined up by chance on the sparse steps it compares ("38 batches per
+epoch, the loader does not reshuffle"); an epoch visits each batch once, and a "period"
+holding one batch twice is no longer taken for one.
 """
 import numpy as np
 import torch

@@ -47,8 +47,10 @@ def repeat_period(fingerprints):
 
     ``fingerprints``: one per step, NaN where a step has none. Two fingerprinted steps a
     multiple of L apart must hold the same batch, every time; the first L steps must hold
-    two distinct batches (a run of one repeated batch is full-batch training). The periods
-    tried are the distances between equal batches, shortest first."""
+    two batches or more, none of them twice (a run of one repeated batch is full-batch
+    training; an epoch visits each batch once, so a "period" holding a batch twice is a
+    few batches recurring by chance, as the two orders of a two-sample set do). The
+    periods tried are the distances between equal batches, shortest first."""
     n = len(fingerprints)
     steps, values = fingerprinted(fingerprints)
     if steps.size < 2 * MIN_DISTINCT_BATCHES or np.all(values == values[0]):
@@ -64,8 +66,8 @@ def repeat_period(fingerprints):
         if not np.all(same[later & (apart % period == 0)]):
             continue                                 # a batch not seen again a period later
         first = values[steps < period]
-        if np.any(first != first[0]):
-            return int(period)
+        if np.unique(first).size == first.size >= MIN_DISTINCT_BATCHES:
+            return int(period)      # an epoch visits each of its batches once
     return None
 
 
