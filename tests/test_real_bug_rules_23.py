@@ -192,3 +192,25 @@ def test_the_rules_say_nothing_on_an_empty_run():
     codes = {f.code for f in rules.diagnose(RunRecord())}
     assert not codes & {"MODULE_REPEATED_IN_CONTAINER", "LINEAR_LAYERS_STACKED",
                         "INIT_SCALE_TOO_LARGE"}
+
+
+def test_raw_range_inputs_are_not_taken_for_a_wide_initialisation():
+    """Inputs in [-1024, 1024] under the default init (mlmed/torchxrayvision#9's range): the
+    first loss is far above chance and the first SGD update blows the classifier's weights
+    up, but the weights before it were ordinary (the rule reads the norm less the update):
+    UNNORMALIZED_INPUTS's run, not this rule's."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.Flatten(),
+                          nn.Linear(32 * 4 * 4, 10))
+    x, y = classification(images=True)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    with nd.watch(model, optimizer) as mon:
+        for xb, yb in batches(x * 2048 - 1024, y, 40):
+            optimizer.zero_grad()
+            loss = nn.functional.cross_entropy(model(xb), yb)
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    assert mon.run.losses[0] > 3 * 2.303                # the loss did start far above chance
+    assert "INIT_SCALE_TOO_LARGE" not in _codes(mon)

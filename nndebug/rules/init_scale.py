@@ -6,15 +6,16 @@ layer's gain. PyTorch's default gives 0.58, Xavier about 1, He's normal sqrt(2) 
 widest standard scheme in common use, He's ``mode="fan_out"`` on a 4x channel reduction
 (torchvision's ResNets), gives 2.83. Weights drawn with a standard deviation of 1
 (``normal_(w, 0.02)``, where 0.02 lands in the mean's place: aiUIUC/pyAIUtils#25) or from
-U(-1, 1) whatever the fan-in (tinygrad/tinygrad#566) give gains of 5 to 15 per layer: the
+U(-1, 1) whatever the fan-in (tinygrad/tinygrad#566) give gains of 3 to 16 per layer: the
 logits come out in the tens or thousands, the softmax saturates, and the loss starts an
 order of magnitude above ln(C) [karpathy: "verify loss @ init"].
 
-Both signs are needed: the gain, read from the first record's weight norms (the weights at,
-or one update from, their initialisation), names the layers; the first loss of a
-class-index loss at least ``FIRST_LOSS_OVER_CHANCE`` times ln(C) says the scale reached the
-output (a pretrained model fine-tuned from trained weights, or wide weights tamed by a norm
-layer after them, start near chance and are left alone).
+Both signs are needed: the gain, read from the first record's weight norms less that
+record's update norm (|w0| >= |w1| - |w1 - w0|: a first update that blew the weights up, as
+raw 0-255 inputs make it, is not taken for the initialisation), names the layers; the first
+loss of a class-index loss at least ``FIRST_LOSS_OVER_CHANCE`` times ln(C) says the scale
+reached the output (a pretrained model fine-tuned from trained weights, or wide weights tamed
+by a norm layer after them, start near chance and are left alone).
 """
 import math
 
@@ -31,12 +32,13 @@ WEIGHTED_LAYERS = {"Linear", "Conv1d", "Conv2d", "Conv3d"}   # [design] fan-in =
 
 
 def wide_layers(ctx):
-    """[(parameter name, gain)] of the Linear/Conv weights whose gain at the first record is
-    above MAX_INIT_GAIN."""
+    """[(parameter name, gain)] of the Linear/Conv weights whose gain before the first
+    record's update is at least above MAX_INIT_GAIN."""
     if not ctx.records or ctx.records[0].param_norm is None:
         return []
     types = {layer.name: layer.type for layer in ctx.run.layers}
     norms = ctx.records[0].param_norm
+    updates = ctx.records[0].update_norm
     found = []
     for i in ctx.depth_weights:
         param = ctx.run.params[i]
@@ -46,6 +48,9 @@ def wide_layers(ctx):
         size = math.prod(shape)
         fan_in = math.prod(shape[1:])
         norm = float(norms[i])
+        update = float(updates[i]) if updates is not None else float("nan")
+        if math.isfinite(update):
+            norm -= update           # the norm before that update, at the least
         if size == 0 or not math.isfinite(norm):
             continue
         gain = norm / math.sqrt(size) * math.sqrt(fan_in)
