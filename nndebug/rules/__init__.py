@@ -73,6 +73,9 @@ from . import shared_optimizers  # noqa: F401
 from . import structure  # noqa: F401
 from . import frozen_norm_statistics  # noqa: F401
 from . import module_flags  # noqa: F401
+from . import repeated_modules  # noqa: F401
+from . import stacked_linears  # noqa: F401
+from . import init_scale  # noqa: F401
 from . import loss_side  # noqa: F401
 from . import ctc_inputs  # noqa: F401
 from . import class_axis  # noqa: F401
