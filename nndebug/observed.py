@@ -246,7 +246,8 @@ STEP_LISTS = ("leaf_losses", "carried_eval_gradients", "repeated_optimizer_steps
 """``Observed``'s plain lists of step numbers: saved, loaded and continued alike."""
 
 ROW_LISTS = ("optimizer_starts", "validation_inputs", "seed_calls", "module_freeze_flags",
-             "soft_target_rows", "shared_optimizers", "whole_batch_norms")
+             "soft_target_rows", "shared_optimizers", "whole_batch_norms",
+             "nonfinite_births")
 """``Observed``'s plain lists of tuples (one rule reads each): ``nndebug.runfile`` writes
 them as JSON lists and reads each row back with its types."""
 ROW_LISTS += ("repeated_modules", "stacked_linears")   # real-bug batch 23 (model definition)
@@ -328,6 +329,12 @@ class Observed:
                                                           # another's output directly, on the
                                                           # first recorded steps
                                                           # (monitor/stacked_linears.py)
+    nonfinite_births: list = field(default_factory=list)  # [(step, "forward" or "backward",
+                                                          # operation, module or "", source
+                                                          # line, output non-finite)]: where
+                                                          # a recorded step's first NaN/Inf
+                                                          # was made
+                                                          # (monitor/nonfinite_origins.py)
     window_overlap: "dict | None" = None   # evaluation windows against training windows:
                                            # {"rows", "train_rows", "exact", "shifted":
                                            # [(axis, shift, rows matched)]}; None: not

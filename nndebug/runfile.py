@@ -237,10 +237,16 @@ def _whole_batch_norm(row):
     return int(step), [int(n) for n in shape]
 
 
+def _nonfinite_birth(row):
+    step, phase, operation, module, source, output_nonfinite = row
+    return (int(step), str(phase), str(operation), str(module), str(source),
+            bool(output_nonfinite))
+
+
 ROW_READERS = {"optimizer_starts": _optimizer_start, "validation_inputs": _validation_input,
                "seed_calls": _seed_call, "module_freeze_flags": _module_freeze_flag,
                "soft_target_rows": _soft_target_row, "shared_optimizers": _shared_optimizers,
-               "whole_batch_norms": _whole_batch_norm}
+               "whole_batch_norms": _whole_batch_norm, "nonfinite_births": _nonfinite_birth}
 
 
 def _repeated_module(row):

@@ -24,6 +24,7 @@ import test_real_bug_rules_17 as batch17  # noqa: E402
 import test_real_bug_rules_18 as batch18  # noqa: E402
 import test_real_bug_rules_19 as batch19  # noqa: E402
 import test_real_bug_rules_20 as batch20  # noqa: E402
+import test_real_bug_rules_21 as batch21  # noqa: E402
 import test_real_bug_rules_24 as batch24  # noqa: E402
 import test_real_bug_rules_23 as batch23  # noqa: E402
 
@@ -73,6 +74,8 @@ PLANTED = {
     "EMBEDDINGS_NORMALIZED_OVER_BATCH": lambda: batch24._train_contrastive("batch", steps=20),
     "MODULE_REPEATED_IN_CONTAINER": batch23.repeated_blocks_run,
     "LINEAR_LAYERS_STACKED": batch23.stacked_head_run,
+    "NAN_BORN_IN_FORWARD": lambda: batch21._train(batch21._mlp(), batch21._count_loss(False)),
+    "NAN_BORN_IN_BACKWARD": lambda: batch21._train(batch21._mlp(), batch21._distance_loss(0.0)),
 }
 
 

@@ -10,6 +10,16 @@ sigmoid per digit class, as RetinaNet's classification head, with the binary cro
 written out (the report's loss without its focal weights), trained until the easy classes
 are certain. Fix: clamp the probabilities to [1e-4, 1 - 1e-4] before the log (or compute
 the loss from the logits, F.binary_cross_entropy_with_logits).
+
+Why watch misses it: the first NaN is made at step 261, when a logit first passes ~17; the
+detailed records are thinned to steps 0, 1, 2, 4, ..., 256, 512 (and the steps after a NaN
+is seen, or after a loss jump: there is none before this one). The origin watch
+(NAN_BORN_IN_FORWARD) measures log's inputs and outputs on recorded steps only, and from
+step 262 on every weight is NaN, so nothing is born there any more. What is left is the
+symptom (NAN_LOSS, with LR_TOO_HIGH for the large learning rate that let the logits grow).
+Seeing it would take the function mode on every step, or a guess from the steps before:
+log's argument is down to 1e-17 by step 256, but a small probability is no NaN and a
+healthy run's log of a softmax sits there too.
 """
 import torch
 from torch import nn

@@ -46,6 +46,7 @@ from .layer_layouts import LayerLayouts
 from .module_flags import read_module_freeze_flags
 from .repeated_modules import read_repeated_modules
 from .stacked_linears import StackedLinears
+from .nonfinite_origins import NonFiniteOrigins
 from .optimizer_restarts import OptimizerRestarts
 from .optimizer_steps import OptimizerSteps
 from .shared_optimizers import SharedOptimizers
@@ -102,6 +103,7 @@ class Around:
         self.validation_draws = ValidationDraws(adapter, observed, on_error)
         self.seeds = SeedCalls(adapter, observed, current_step, on_error)
         self.windows = WindowOverlap(adapter, observed, adapter.model, on_error)
+        self.origins = NonFiniteOrigins(adapter, observed, adapter.model, optimizer, on_error)
         self._softmax_layers = None
         self._loss_modules_running = 0     # F.cross_entropy inside nn.CrossEntropyLoss: the
                                            # module's call is the one to keep
@@ -124,6 +126,7 @@ class Around:
         self.layouts.arm(step)
         self.stacked.arm(step)
         self.attention.arm()
+        self.origins.arm(step)       # NaN births (nonfinite_origins.py)
         self.graph.arm()             # the loss's constants, when a step showed one
         if self.global_needed and self.global_steps >= STEPS_TO_FIND_A_USE and \
                 not self.attention.enabled and len(self._loss_modules) <= 1 and \
@@ -162,6 +165,7 @@ class Around:
         self.layouts.disarm()
         self.stacked.disarm()
         self.losses.disarm()
+        self.origins.disarm()        # first: its mode lies on attention's
         self.attention.disarm()
         self.graph.disarm()          # after attention's mode: ours lies under it
         self.armed = False
@@ -201,6 +205,7 @@ class Around:
         if self._global is not None:
             self._global.remove()
             self._global = None
+        self.origins.disarm()          # its mode lies on attention's: first
         self.attention.disarm()        # and its mode, if a stopped forward left it pushed
 
     def _after_loss_module(self, module, inputs, output):
@@ -229,10 +234,12 @@ class Around:
             self.losses.call = None
             self.on_error(error)
         self.attention.pack(packet)
+        self.origins.pack(packet)
 
     def take(self, values, record):
         self.losses.take(values, record)
         self.attention.take(values, record)
+        self.origins.take(values, record)
 
     def _on_loss_function(self, name, args, kwargs):
         """A loss function call seen by the function mode (torch); True when

@@ -116,6 +116,7 @@ from . import recurrent_reads  # noqa: F401
 from . import random_states  # noqa: F401
 from . import embedding_norms  # noqa: F401
 from . import worker_duplicates  # noqa: F401
+from . import nonfinite_origins  # noqa: F401
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context
