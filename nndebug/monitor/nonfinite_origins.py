@@ -25,14 +25,16 @@ sees ``loss.backward()`` called. Then, before that backward runs, the rest of th
 graph is read (the calls inside the model's forward, whose nodes still hold what they saved
 for the backward: their result, or their inputs, from which the result is computed again)
 for the forward flags, and a hook goes on each risky node for the backward flag. The mode
-is never on during the forward: a forward stopped half-way leaves none of ours behind. The flags ride along with the step's one host transfer. The
-births (at most ``BIRTHS_KEPT``) land in ``run.observed.nonfinite_births``: ``[(step,
-"forward" or "backward", operation, module or "", source, output non-finite)]`` (a declared
-field of ``nndebug.observed.Observed``; the source of a call inside the model is
-``MODEL_FORWARD``).
+is never on during the forward: a forward stopped half-way leaves none of ours behind.
 
-Cost, on recorded steps only: a walk of the forward's graph (at most ``NODES_WALKED``
-nodes) and a few reductions per risky node; from the forward's end to the optimizer's step
+The flags ride along with the step's one host transfer. The births (at most
+``BIRTHS_KEPT``) land in ``run.observed.nonfinite_births``: ``[(step, "forward" or
+"backward", operation, module or "", source, output non-finite)]`` (a declared field of
+``nndebug.observed.Observed``; the source of a call read from the graph is
+``MODEL_FORWARD``: no module, no line).
+
+Cost, on recorded steps only: a walk of the loss's graph (at most ``NODES_WALKED`` nodes)
+and a few reductions per risky node; from the forward's end to the optimizer's step
 the mode makes every torch call pass through Python (the loss: a handful); at most
 ``CALLS_PER_STEP`` calls measured. Nothing once ``BIRTHS_KEPT`` births were kept.
 """
@@ -49,9 +51,9 @@ CALLS_PER_STEP = 64     # [design] risky calls measured per recorded step: a tra
                         # is made early in the step, by one of the first calls
 BIRTHS_KEPT = 8         # [design] births kept over the run: the rule reads the first
 FRAMES_WALKED = 12      # [design] Python frames looked at for the caller and its module
-NODES_WALKED = 4096     # [design] graph nodes of one forward read: a 24-block transformer
+NODES_WALKED = 4096     # [design] graph nodes read per backward: a 24-block transformer
                         # makes about 1,000 (a larger graph is read up to this many, from
-                        # the output back: the nodes nearest the loss)
+                        # the loss back: the nodes nearest the loss)
 MODEL_FORWARD = "inside the model's forward"   # the source of a call found in the graph
 
 # operations that can make NaN/Inf out of finite numbers, by __name__ (function or method);
@@ -88,8 +90,8 @@ class NonFiniteOrigins:
         self._handles = []
 
     def arm(self, step):
-        """The coming step is recorded: the mode goes on when the model's forward starts
-        (after the attention mode: ours lies on it and goes first) and off when the
+        """The coming step is recorded: the mode goes on when the model's forward returns
+        (on the attention mode, if that one is on: ours goes first) and off when the
         optimizer steps (its many small calls need not pay for it), or at ``disarm``."""
         self._drop_stale()
         self.calls, self._measured = [], set()
@@ -214,10 +216,10 @@ class NonFiniteOrigins:
             # already NaN, a gradient that does not depend on the values (a loss's) arrives
             # finite and leaves NaN without anything being born there
             finite_inputs = forward[2] > 0
-            flags = (("forward", forward[0]),
-                     ("backward", None if backward is None or not finite_inputs
-                      else backward[0]))
-            for phase, flag in flags:
+            phases = (("forward", forward[0]),
+                      ("backward", None if backward is None or not finite_inputs
+                       else backward[0]))
+            for phase, flag in phases:
                 if flag is not None and flag > 0 and phase not in kept and \
                         len(births) < BIRTHS_KEPT:
                     births.append((record.step, phase, name, module or "", source,

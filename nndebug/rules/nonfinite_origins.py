@@ -17,8 +17,9 @@ non-finite value, in the forward or in the backward pass. Two different traps:
 Only births on judged records count (``record.judged``: the verdict must not depend on the
 clock), on or before the run's first non-finite loss or gradients (after that every value
 is NaN and nothing is born any more), and not after the loss grew by ``BLOW_UP_GROWTH``
-(a blow-up's NaN: an operation fed +inf from upstream is not where it began). Silent on a run whose loss and gradients stay finite,
-whatever its forward computed on the way (a -inf mask is no finding).
+(a blow-up's NaN: an operation fed +inf from upstream is not where it began). Silent on a
+run whose loss and gradients stay finite, whatever its forward computed on the way (a -inf
+mask is no finding).
 """
 import math
 
@@ -139,16 +140,19 @@ def nonfinite_origin(ctx):
     births = [b for b in births if b[0] in judged and b[0] <= symptom]
     if not births:
         return None
-    step = min(b[0] for b in births)
-    if _blew_up_before(ctx, step):
-        return None
-    loss = ctx.loss_by_step.get(step)
-    loss_finite = loss is not None and math.isfinite(loss)
-    phase = "backward" if loss_finite else "forward"
-    found = [b for b in births if b[0] == step and b[1] == phase]
-    if not found:
-        return None
-    _, _, operation, module, source, hidden = found[0]
+    for step in sorted({b[0] for b in births}):
+        if _blew_up_before(ctx, step):
+            return None
+        loss = ctx.loss_by_step.get(step)
+        # a NaN loss was made in the forward; a finite loss with NaN gradients in the backward
+        phase = "backward" if loss is not None and math.isfinite(loss) else "forward"
+        found = [b for b in births if b[0] == step and b[1] == phase]
+        if found:
+            return _finding(ctx, step, loss, symptom, *found[0][1:])
+    return None
+
+
+def _finding(ctx, step, loss, symptom, phase, operation, module, source, hidden):
     place = _place(module, source)
     evidence = {"step": step, "operation": operation, "module": module, "source": source,
                 "loss_at_step": loss, "first_nonfinite_step": symptom}
