@@ -247,7 +247,7 @@ STEP_LISTS = ("leaf_losses", "carried_eval_gradients", "repeated_optimizer_steps
 
 ROW_LISTS = ("optimizer_starts", "validation_inputs", "seed_calls", "module_freeze_flags",
              "soft_target_rows", "shared_optimizers", "whole_batch_norms",
-             "nonfinite_births")
+             "nonfinite_births", "loss_reductions", "detached_terms", "self_additions")
 """``Observed``'s plain lists of tuples (one rule reads each): ``nndebug.runfile`` writes
 them as JSON lists and reads each row back with its types."""
 ROW_LISTS += ("repeated_modules", "stacked_linears")   # real-bug batch 23 (model definition)
@@ -335,6 +335,24 @@ class Observed:
                                                           # a recorded step's first NaN/Inf
                                                           # was made
                                                           # (monitor/nonfinite_origins.py)
+    loss_reductions: list = field(default_factory=list)  # [(step, [(operation, "sum" or
+                                                          # "mean", constant scale or None,
+                                                          # batch size)])]: how each addend of
+                                                          # the loss was reduced over the
+                                                          # batch, on the first recorded steps
+                                                          # (monitor/loss_reductions.py)
+    self_additions: list = field(default_factory=list)  # [(step, additions in the model's
+                                                          # forward whose two operands are one
+                                                          # activation: x + x)] on the first
+                                                          # recorded steps
+                                                          # (monitor/self_additions.py)
+    detached_terms: list = field(default_factory=list)  # [(step, operation of an addend of
+                                                          # the loss that reaches another
+                                                          # network only, its parameter
+                                                          # tensors, "stepped" or "dropped")]:
+                                                          # what that network's optimizer did
+                                                          # with the addend's gradient
+                                                          # (monitor/detached_terms.py)
     window_overlap: "dict | None" = None   # evaluation windows against training windows:
                                            # {"rows", "train_rows", "exact", "shifted":
                                            # [(axis, shift, rows matched)]}; None: not

@@ -243,10 +243,29 @@ def _nonfinite_birth(row):
             bool(output_nonfinite))
 
 
+def _loss_reductions(row):
+    step, terms = row
+    return int(step), [(str(name), str(reduction), None if scale is None else
+                        float(_number(scale)), int(batch))
+                       for name, reduction, scale, batch in terms]
+
+
+def _self_additions(row):
+    step, additions = row
+    return int(step), int(additions)
+
+
+def _detached_terms(row):
+    step, addend, tensors, verdict = row
+    return int(step), str(addend), int(tensors), str(verdict)
+
+
 ROW_READERS = {"optimizer_starts": _optimizer_start, "validation_inputs": _validation_input,
                "seed_calls": _seed_call, "module_freeze_flags": _module_freeze_flag,
                "soft_target_rows": _soft_target_row, "shared_optimizers": _shared_optimizers,
-               "whole_batch_norms": _whole_batch_norm, "nonfinite_births": _nonfinite_birth}
+               "whole_batch_norms": _whole_batch_norm, "nonfinite_births": _nonfinite_birth,
+               "loss_reductions": _loss_reductions, "detached_terms": _detached_terms,
+               "self_additions": _self_additions}
 
 
 def _repeated_module(row):

@@ -29,6 +29,9 @@ import test_real_bug_rules_24 as batch24  # noqa: E402
 import test_real_bug_rules_23 as batch23  # noqa: E402
 
 import nndebug as nd  # noqa: E402
+from benchmarks.real_bugs import gan_generator_step_detached as gan_detached  # noqa: E402
+from benchmarks.real_bugs import residual_doubled_instead_of_added as residual_doubled  # noqa: E402,E501
+from benchmarks.real_bugs import vae_kl_summed_reconstruction_averaged as vae_kl_summed  # noqa: E402,E501
 from nndebug import rules, runfile  # noqa: E402
 from nndebug.monitor.validation_draws import DRAW_ROWS, PASSES_KEPT  # noqa: E402
 from nndebug.observed import ROW_LISTS, Observed  # noqa: E402
@@ -71,6 +74,9 @@ PLANTED = {
     "VALIDATION_INPUTS_AUGMENTED": _crop_flipped_validation,
     "RNN_STATE_DRAWN_AT_RANDOM": lambda: batch19._train(batch19.HelperDrawsState(), steps=5),
     "PARAMS_IN_TWO_OPTIMIZERS": lambda: batch20._gan(d_params_of_generator=True),
+    "LOSS_TERMS_REDUCED_DIFFERENTLY": lambda: vae_kl_summed.run(steps=20),
+    "LOSS_TERM_DETACHED_FROM_MODEL": lambda: gan_detached.run(steps=30),
+    "RESIDUAL_BYPASSED": lambda: residual_doubled.run(steps=12),
     "EMBEDDINGS_NORMALIZED_OVER_BATCH": lambda: batch24._train_contrastive("batch", steps=20),
     "MODULE_REPEATED_IN_CONTAINER": batch23.repeated_blocks_run,
     "LINEAR_LAYERS_STACKED": batch23.stacked_head_run,
@@ -168,6 +174,10 @@ def _hand_made():
     observed.soft_target_rows = [(0, "cross_entropy", [1.27, 1.27]),
                                  (1, "cross_entropy", [float("nan"), 0.0])]
     observed.shared_optimizers = [(3, ["Adam", "Adam"], 4)]
+    observed.loss_reductions = [(0, [("SumBackward0", "sum", 1.0, 64),
+                                     ("MseLossBackward0", "mean", None, 64)])]
+    observed.detached_terms = [(0, "BinaryCrossEntropyWithLogitsBackward0", 4, "dropped")]
+    observed.self_additions = [(0, 2), (1, 2)]
     observed.whole_batch_norms = [(0, [64, 32]), (1, [2, 64, 32])]
     return observed
 
@@ -187,6 +197,9 @@ def test_hand_made_observations_keep_their_types_through_json():
     assert token[3:] == (False, True)
     assert back.random_rnn_states == observed.random_rnn_states
     assert back.shared_optimizers == observed.shared_optimizers
+    assert back.loss_reductions == observed.loss_reductions
+    assert back.detached_terms == observed.detached_terms
+    assert back.self_additions == observed.self_additions
     assert back.whole_batch_norms == observed.whole_batch_norms
     assert isinstance(back.random_rnn_states[0]["line"], int)
     smoothed, masked = back.soft_target_rows

@@ -10,14 +10,15 @@ there for the generator step and is a bug"). Here a conditional generator comple
 lower half of a digit from its upper half, trained with an adversarial term and an L1 term
 like the report's. Fix: give the discriminator `fake` (not detached) in the generator step.
 
-Why watch misses it (issue #10): every parameter of the watched generator still receives a
-gradient, from the L1 term, on every step; gradient norms, updates and the loss curve of the
-bug and of the fixed twin agree within ten percent (the L1 term dominates both). What is
-lost is one term's contribution, and nothing the rules read (per-parameter statistics, the
-size of the loss's graph) tells the terms of a loss apart. Seeing it needs a walk of the
-loss's graph on the monitor side: a summand of the loss that reaches parameters requiring a
-gradient (the discriminator's) but none of the watched model's. Such a check would also meet
-healthy runs that sum two models' losses (separate actor and critic networks) while watching one.
+How watch finds it: every parameter of the watched generator still receives a gradient,
+from the L1 term, on every step; gradient norms, updates and the loss curve of the bug and
+of the fixed twin agree within ten percent (the L1 term dominates both). On the first
+recorded steps the monitor walks each addend of the loss's graph down to its parameters:
+the adversarial term reaches the discriminator's and none of the generator's, and the
+discriminator's optimizer clears that gradient before it steps (an actor-critic loss
+summed while the actor is watched looks alike in the graph, but there the critic's
+optimizer steps with the gradient). That is LOSS_TERM_DETACHED_FROM_MODEL, a code EXPECTED
+(NO_GRADIENT) does not list yet.
 """
 import torch
 from torch import nn

@@ -13,10 +13,12 @@ and its reconstructions are the average digit (MSE 0.074, the mean image's is 0.
 fixed twin's means vary (std 0.22) and reconstruct better (MSE 0.062). Fix: both terms
 summed over their units (pixels, latent units) and averaged over the batch.
 
-Why watch misses it: every parameter trains, the loss falls, gradients are healthy; what
-is wrong is the balance of two terms of one loss. Seeing it needs the reduction of each
-addend of the loss's top-level sum (a sum over a batch-sized tensor added to a mean over
-one): an observation the monitor does not make.
+How watch finds it: every parameter trains, the loss falls, gradients are healthy; what is
+wrong is the balance of two terms of one loss. On the first recorded steps the monitor
+walks the loss's top-level sum and reads how each addend was reduced (a ``SumBackward0``
+over a tensor leading with the model output's batch size, an ``MseLossBackward0`` with
+reduction 'mean'): a term summed over the batch next to one averaged over it is
+LOSS_TERMS_REDUCED_DIFFERENTLY. The fixed twin divides both sums by the batch size.
 """
 import torch
 from torch import nn

@@ -54,6 +54,9 @@ from .parameter_dtypes import read_parameter_dtypes
 from .soft_target_rows import read_soft_target_rows
 from .graph_growth import GraphGrowth
 from .loss_capture import LossCapture
+from .loss_reductions import LossReductions
+from .detached_terms import DetachedTerms
+from .self_additions import SelfAdditions
 from .target_ids import CLASS_INDEX_LOSSES, function_call_options, loss_options
 from .raised_warnings import WarningCapture
 from .schedulers import remember_schedulers
@@ -90,7 +93,10 @@ class Around:
         self.stacked = StackedLinears(adapter, observed, on_error)   # fc2(fc1(x)) directly
         self.warnings = WarningCapture(observed, current_step, self.structure.module_names)
         self.graph = GraphGrowth(adapter, observed)
+        self.reductions = LossReductions(adapter, observed, on_error)   # each addend's reduction
         self.batch_norms = WholeBatchNorms(adapter, observed, on_error)   # z / z.norm()
+        self.detached = DetachedTerms(adapter, observed, parameters, optimizer, on_error)
+        self.self_additions = SelfAdditions(adapter, observed, on_error)   # x + x in forward
         self.attention = AttentionCapture(adapter, self._attention_site, on_error,
                                           on_loss_call=self._on_loss_function)
         self.carried = CarriedGradients(adapter, observed, parameters, current_step, on_error)
@@ -128,6 +134,8 @@ class Around:
         self.attention.arm()
         self.origins.arm(step)       # NaN births (nonfinite_origins.py)
         self.graph.arm()             # the loss's constants, when a step showed one
+        self.reductions.arm()
+        self.self_additions.arm(step)
         if self.global_needed and self.global_steps >= STEPS_TO_FIND_A_USE and \
                 not self.attention.enabled and len(self._loss_modules) <= 1 and \
                 not self.structure.saw_unregistered_modules():
@@ -168,6 +176,8 @@ class Around:
         self.origins.disarm()        # first: its mode lies on attention's
         self.attention.disarm()
         self.graph.disarm()          # after attention's mode: ours lies under it
+        self.reductions.disarm()
+        self.self_additions.disarm()
         self.armed = False
 
     def _before_any(self, module, inputs):
@@ -223,7 +233,9 @@ class Around:
         try:
             self.losses.from_graph(loss)
             self.graph.on_loss(self._current_step(), loss)
+            self.reductions.on_loss(self._current_step(), loss)
             self.batch_norms.on_loss(self._current_step(), loss)
+            self.detached.on_loss(self._current_step(), loss)
         except Exception as error:
             self.on_error(error)
 
@@ -302,4 +314,5 @@ class Around:
         self.evaluations.close()
         self.seeds.close()
         self.windows.close()
+        self.detached.close()
 

@@ -103,6 +103,9 @@ from . import settings  # noqa: F401
 from . import adam_betas  # noqa: F401
 from . import functional_dropout  # noqa: F401
 from . import loss_terms  # noqa: F401
+from . import loss_reductions  # noqa: F401
+from . import detached_terms  # noqa: F401
+from . import self_additions  # noqa: F401
 from . import learning_rate  # noqa: F401
 from . import blow_ups  # noqa: F401
 from . import signal_flow  # noqa: F401
