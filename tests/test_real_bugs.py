@@ -52,11 +52,6 @@ KNOWN_MISSES = {
         "pool's window runs down the features: a forecaster's Linear over time, one row per "
         "(sample, channel), is reshaped the same way on purpose, so shapes cannot tell which "
         "axis holds the features",
-    "gan_generator_step_detached":
-        "named as LOSS_TERM_DETACHED_FROM_MODEL (the adversarial term reaches the "
-        "discriminator only, whose optimizer drops its gradient), a code the case's "
-        "EXPECTED does not list: NO_GRADIENT says parameters get no gradient, and every "
-        "generator parameter gets the L1 term's",
     "new_head_at_backbone_learning_rate":
         "a new head fine-tuned at the backbone's 4e-5: its updates are 4e-4 of its weights "
         "per step and the loss falls steadily, only slowly; nothing tells a slow rate "

@@ -17,8 +17,10 @@ recorded steps the monitor walks each addend of the loss's graph down to its par
 the adversarial term reaches the discriminator's and none of the generator's, and the
 discriminator's optimizer clears that gradient before it steps (an actor-critic loss
 summed while the actor is watched looks alike in the graph, but there the critic's
-optimizer steps with the gradient). That is LOSS_TERM_DETACHED_FROM_MODEL, a code EXPECTED
-(NO_GRADIENT) does not list yet.
+optimizer steps with the gradient). That is LOSS_TERM_DETACHED_FROM_MODEL. (EXPECTED first
+said NO_GRADIENT, written before any rule named the case; that code says parameters get
+no gradient, and every generator parameter gets the L1 term's, so the cause's own code
+replaced it.)
 """
 import torch
 from torch import nn
@@ -29,7 +31,7 @@ from benchmarks.real_bugs._common import batches, classification
 
 TITLE = "Is fake_spec.detach() in Generator training step intentional?"
 LINK = "https://github.com/nikhilsinghmus/image2reverb/issues/37"
-EXPECTED = ("NO_GRADIENT",)
+EXPECTED = ("LOSS_TERM_DETACHED_FROM_MODEL",)
 STEPS = 150
 L1_WEIGHT = 10.0
 

@@ -29,7 +29,7 @@ from benchmarks.real_bugs._common import batches, classification
 
 TITLE = "fix loss calculation for VAE"
 LINK = "https://github.com/zdebruine/MMVAE/pull/19"
-EXPECTED = ("LOSS_TERMS_REDUCED_DIFFERENTLY",)   # proposed: no rule reads it yet
+EXPECTED = ("LOSS_TERMS_REDUCED_DIFFERENTLY",)
 STEPS = 600
 LR = 3e-3
 LATENT = 8
