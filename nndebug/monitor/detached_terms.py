@@ -26,8 +26,8 @@ recorded steps:
    ``step(loss)`` came: no verdict.
 
 Each verdict lands as ``(step, operation of the addend, its parameter tensors, verdict)``.
-Cost: per optimizer step, until the measured steps are judged, one pass over the stepped
-optimizer's parameter tensors (a weak reference and a version per tensor); a walk of each
+Cost: per step of another optimizer than the watched one, until the measured steps are
+judged, one pass over its parameter tensors (a weak reference and a version per tensor); a walk of each
 addend's graph on the measured steps; nothing after.
 """
 import weakref
@@ -73,6 +73,9 @@ class DetachedTerms:
         if not self.active or self._calls > STEP_CALLS_MAX:
             self._stop()
             return
+        if optimizer is self.optimizer:
+            return                     # it holds no other network's tensors (on_loss skips
+                                       # those it holds): a one-network loop pays a call only
         try:
             parameters = [p for group in optimizer.param_groups for p in group["params"]]
             if self._pending:
