@@ -14,6 +14,12 @@ unstable training"). Here an actor-critic with a shared body (one network, a pol
 and a value head, one optimizer, the two losses summed, as in the report) plays a
 contextual bandit on the 8x8 digits: the state is a digit, the actions its ten classes,
 the reward 1 for naming it. Fix: ``advantage = (reward - value).detach()`` in the actor's loss.
+
+How watch finds it: on the first recorded steps the monitor reads the loss's graph when
+``backward`` is called: a product of the taken actions' log-probabilities and a weight
+whose graph reaches the watched model's own parameters (the value head) without passing
+through the policy's logits. That is POLICY_WEIGHT_NOT_DETACHED; the fixed twin's weight
+is a constant.
 """
 import torch
 from torch import nn

@@ -11,8 +11,15 @@ without the episode's end). Here a corridor of six cells: from any cell the agen
 (reward 0.3, the episode ends where it stands) or step right (reward 0; reaching the last
 cell pays 1 and ends the episode). With gamma 0.9 walking the corridor is worth 0.59 from
 the start, quitting 0.3; the bug values quitting at 3. The agent sees its cell through
-noisy sensors (a one-hot cell plus Gaussian noise). A Q-network, a replay buffer, a target network synced every 25 steps, epsilon-greedy exploration. Fix:
+noisy sensors (a one-hot cell plus Gaussian noise). A Q-network, a replay buffer, a
+target network synced every 25 steps, epsilon-greedy exploration. Fix:
 ``target = reward + gamma * (1 - done) * max_next_q``.
+
+Why watch misses it: the TD target is computed under ``no_grad`` from the target network;
+with or without ``(1 - done)`` it enters the MSE loss as a constant tensor, and nothing
+recorded says which rows ended an episode. The inflated Q-values (about 3, where no
+episode pays more than 1) are the regression's own targets: the loss falls, the gradients
+and updates look like the fixed twin's.
 """
 import numpy as np
 import torch

@@ -10,6 +10,12 @@ the maintainer: "This is indeed a bug, thanks for finding"). Here an A2C-style l
 (policy-gradient term with a mean-reward baseline plus the entropy term) on a contextual
 bandit over the 8x8 digits: the state is a digit, the actions its ten classes, the reward
 1 for naming it. Fix: ``loss = policy_loss - ENTROPY_COST * entropy``.
+
+How watch finds it: the loss holds a policy-gradient product (log-probabilities of the
+taken actions times advantages) and a ``p * log p`` term of the same logits; a hook on
+that term at ``backward`` reads the sign of the loss's gradient on it, negative here:
+descent lowers the entropy. That is ENTROPY_BONUS_MINIMISED (entropy minimisation without
+a policy gradient, a supervised method, is left alone).
 """
 import torch
 from torch.distributions import Categorical

@@ -13,6 +13,10 @@ maintainer: "it seems there is something off there"). Here a contextual bandit o
 8x8 digits: the state is a digit's image, the ten actions are its classes, the reward is
 1 for naming the digit. A REINFORCE policy with a mean-reward baseline. Fix: take
 ``log_prob`` of the actions as a vector of ``B`` (``actions.squeeze(1)``).
+
+How watch finds it: reading the loss's graph at ``backward`` on the first recorded steps,
+the policy-gradient product picks 64 x 64 log-probabilities from a distribution over 64
+states (the gather after a broadcast): LOG_PROB_BROADCAST. The fixed twin picks 64.
 """
 import torch
 from torch.distributions import Categorical

@@ -17,6 +17,11 @@ standardised over the batch of episodes. The agent reads the light and the clock
 noisy sensors (Gaussian noise on their codes). Steps 1 to 6 get the return of a later step,
 which holds nothing of their own reward, and stay at chance. Fix: one ``reverse()`` after the
 loop.
+
+Why watch misses it: the returns are computed in Python lists and reach the loss as a
+constant weight of the policy-gradient term (the monitor reads that term: a constant of
+both signs, standardised, exactly like the fixed twin's). What is wrong is which step
+gets which return, and the batch's rows carry no time order the monitor could check.
 """
 import numpy as np
 import torch

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ..findings import Finding
-from .context import fmt
+from .context import fmt, observed_list
 from .curve import (OSCILLATION_REL, OSCILLATION_SIGMAS, at_chance, diverging, oscillation,
                     plateaued)
 from .graph import rule
@@ -28,7 +28,7 @@ CHANCE_CAUSES = ("DOUBLE_SOFTMAX", "DEAD_RELU", "LR_TOO_LOW", "VANISHING_GRADIEN
 @rule(produces="LOSS_DIVERGING")
 def loss_diverging(ctx):
     step = diverging(ctx)
-    if step is None:
+    if step is None or policy_surrogate(ctx):
         return None
     s = ctx.summary
     return Finding(
@@ -38,6 +38,13 @@ def loss_diverging(ctx):
         evidence={"start": s["start"], "best": s["best"], "end": s["end"], "noise": s["noise"]},
         fix="Lower the learning rate (or add warm-up/decay); clip gradients; check for a missing "
             "zero_grad.")
+
+
+def policy_surrogate(ctx):
+    """The loss is a policy-gradient surrogate: log_prob(actions) times advantages of both
+    signs (``monitor/policy_gradient_terms.py``). Its level is no objective (it moves with
+    each batch's advantages and the policy's entropy), so a rise says nothing of divergence."""
+    return any(row[2] == "both" for row in observed_list(ctx, "policy_gradient_terms"))
 
 
 @rule(produces="LOSS_AT_CHANCE", reads=set(CHANCE_CAUSES))

@@ -1,0 +1,308 @@
+"""Policy-gradient terms of the loss: a log-probability of the taken actions times a weight
+(``run.observed.policy_gradient_terms``).
+
+REINFORCE, actor-critic and PPO losses are all ``-(log_prob(actions) * weight).mean()``:
+the log-probability of the sampled action (a log-softmax row, one entry picked per row by
+``gather`` or indexing) times an advantage or return that the optimiser must treat as a
+constant. Its value is a surrogate whose gradient is the policy gradient; its level says
+nothing about progress (it wanders as the advantages are renormalised every batch). Two
+public bugs live in exactly this product, and both are visible in the graph:
+
+* the weight carries a gradient into the model (``reward - value`` with the critic's value
+  not detached, astariul/encode-attend-navigate-pytorch#2): the policy term trains the
+  critic too;
+* the log-probabilities are taken of actions of another shape, ``(B, 1)`` against a
+  distribution of batch ``B`` (LucasAlegre/morl-baselines#88): torch broadcasts to a
+  ``(B, B)`` table of every action under every state, more picked entries than the
+  distribution has rows.
+
+On the first ``STEPS_MEASURED`` recorded steps a torch function mode sees
+``loss.backward()`` called (the first ``BACKWARDS_PER_STEP`` calls of the step), and the
+loss's graph is walked then, before the backward frees its saved tensors, for products
+(``MulBackward0``) one of whose operands leads, through shape operations, a pick
+(``gather``/indexing), ``log``, ``exp`` or a subtraction of a constant (PPO's ratio), to a
+normalised log-probability: ``log_softmax``, ``logits - logsumexp`` (``Categorical``), or
+``log`` of a ``softmax``. For each such product one row lands,
+``(step, weight, signs, picked, rows)``:
+
+* weight: "constant" (no graph), "model" (its graph reaches the watched model's parameters
+  and not the log-probability's own logits), "other" (reaches only other parameters);
+  a weight built from the same logits (an entropy ``p * log p``) is no policy weight and
+  leaves no row;
+* signs: "both" when the weight holds positive and negative values (advantages, or returns
+  standardised), "one" otherwise;
+* picked: log-probability entries picked; rows: rows of the distribution they were picked
+  from.
+
+A product of a distribution's probabilities and its own log-probabilities (``p * log p``,
+an entropy term, ``Categorical.entropy()``) gets a hook instead: when the backward reaches
+it, the sign of the loss's gradient on it says whether descent raises the entropy or
+lowers it, one row ``(step, "maximised" or "minimised")`` in ``run.observed.entropy_terms``
+(an entropy bonus added to the loss with the wrong sign, google-deepmind/open_spiel#962).
+
+Cost: nothing after the measured steps; on them a function mode on every torch call of the
+step (a type check each), one walk of the loss graph (bounded) and a sign check of each
+weight and entropy gradient found (a host read each, on a handful of steps only).
+"""
+import functools
+
+from .function_modes import OwnedModes
+
+STEPS_MEASURED = 6        # [design] recorded steps read (as loss_reductions.py): the loop's
+                          # habit, not one step
+WALK_LIMIT = 4096         # [design] graph nodes walked per loss, and per weight; beyond it
+                          # the product is left unread
+BACKWARDS_PER_STEP = 4    # [design] backward calls read per step: an actor's, a critic's,
+                          # a discriminator's; more is a loop of micro-batches (alike)
+PATH_DEPTH = 16           # [design] operations between a product and its log-probability
+
+SHAPE_OPS = {"SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2", "SqueezeBackward3",
+             "UnsqueezeBackward0", "ViewBackward0", "UnsafeViewBackward0",
+             "ReshapeAliasBackward0", "CloneBackward0", "ExpandBackward0", "SliceBackward0",
+             "SelectBackward0", "PermuteBackward0", "TBackward0", "TransposeBackward0",
+             "ToCopyBackward0", "NegBackward0", "ExpBackward0", "SubBackward0",
+             "ClampBackward1", "LogBackward0"}
+PICKS = {"GatherBackward0", "IndexBackward0"}
+DISTRIBUTION_OPS = {"SoftmaxBackward0", "LogSoftmaxBackward0", "LogsumexpBackward0"}
+
+
+class PolicyGradientTerms:
+    def __init__(self, adapter, observed, parameters, optimizer, on_error):
+        self.observed, self.on_error = observed, on_error
+        self._watched = {id(p) for p in parameters}
+        groups = getattr(optimizer, "param_groups", None) or []
+        self._watched |= {id(p) for group in groups for p in group.get("params", ())}
+        self.measured = 0
+        self.enabled = adapter.framework == "torch" and bool(self._watched)
+        self.modes = OwnedModes()      # the backward-watching mode (function_modes.py)
+        self._step, self._backwards = None, 0
+
+    def arm(self, step):
+        """A recorded step begins: on the first STEPS_MEASURED, a mode that sees
+        ``loss.backward()`` called (the graph's saved tensors are still there then)."""
+        if not self.enabled or self.measured >= STEPS_MEASURED or step is None:
+            return
+        try:
+            self.modes.drop_stale()
+            if self.modes.stale:
+                return
+            self._step, self._backwards = int(step), 0
+            self.modes.push(_backward_mode(self._on_backward))
+        except Exception as error:     # no mode: nothing is read, the step runs as ever
+            self.enabled = False
+            self.on_error(error)
+
+    def disarm(self):
+        try:
+            self.modes.retire()
+        except Exception as error:
+            self.enabled = False
+            self.on_error(error)
+
+    def _on_backward(self, loss):
+        if self._step is None or getattr(loss, "grad_fn", None) is None or \
+                self._backwards >= BACKWARDS_PER_STEP:
+            return
+        if self._backwards == 0:
+            self.measured += 1
+        self._backwards += 1               # a critic's backward may come first: read a few
+        step = self._step
+        try:
+            for node in _products(loss.grad_fn):
+                row = self._read(node)
+                if row is not None:
+                    self.observed.policy_gradient_terms.append((step,) + row)
+                elif _entropy_product(node):
+                    node.register_hook(functools.partial(self._on_entropy_gradient, step))
+        except Exception as error:        # a graph we cannot read costs this step
+            self.on_error(error)
+
+    def _on_entropy_gradient(self, step, grad_inputs, grad_outputs):
+        """The backward reached ``p * log p``: the sign of the loss's gradient on it says
+        whether descent raises the entropy (positive: the term is -entropy, a bonus) or
+        lowers it (negative: +entropy was added to the loss)."""
+        try:
+            grad = grad_outputs[0]
+            if grad is not None:
+                total = float(grad.sum())
+                if total != 0.0:
+                    verdict = "maximised" if total > 0 else "minimised"
+                    self.observed.entropy_terms.append((int(step), verdict))
+        except Exception as error:        # never break the user's backward
+            self.on_error(error)
+
+    def _read(self, product):
+        children = [child for child, _ in product.next_functions]
+        if len(children) != 2:
+            return None
+        for side in (0, 1):
+            found = _log_probability(children[side])
+            if found is None:
+                continue
+            source, picked, rows = found
+            weight_node = children[1 - side]
+            weight = getattr(product, "_saved_other" if side == 0 else "_saved_self", None)
+            kind = self._weight_kind(weight_node, source)
+            if kind is None:
+                return None                # p * log p of the same logits: an entropy
+            return kind, _signs(weight), int(picked), int(rows)
+        return None
+
+    def _weight_kind(self, node, source):
+        if node is None:
+            return "constant"
+        own = {source} | {child for child, _ in source.next_functions if child is not None}
+        seen, stack, reaches_model = {node}, [node], False
+        while stack:
+            if len(seen) > WALK_LIMIT:
+                return "other"
+            current = stack.pop()
+            if current in own:
+                return None
+            variable = getattr(current, "variable", None)
+            if variable is not None:
+                reaches_model = reaches_model or id(variable) in self._watched
+                continue
+            for child, _ in current.next_functions:
+                if child is not None and child not in seen:
+                    seen.add(child)
+                    stack.append(child)
+        return "model" if reaches_model else "other"
+
+
+
+def _backward_mode(on_backward):
+    """A torch function mode that hands each ``Tensor.backward``'s tensor to
+    ``on_backward`` before the backward runs, and lets every call through unchanged."""
+    import torch
+    from torch.overrides import TorchFunctionMode
+
+    class BackwardMode(TorchFunctionMode):
+        active = True
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if self.active and func is torch.Tensor.backward and args:
+                on_backward(args[0])
+            return func(*args, **(kwargs or {}))
+
+    return BackwardMode()
+
+
+def _products(root):
+    """Every tensor-by-tensor product (``MulBackward0``) in the graph under ``root``."""
+    seen, stack, found = {root}, [root], []
+    while stack and len(seen) <= WALK_LIMIT:
+        node = stack.pop()
+        if type(node).__name__ == "MulBackward0":
+            found.append(node)
+        for child, _ in node.next_functions:
+            if child is not None and child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return found
+
+
+def _entropy_product(product):
+    """``p * log p`` of one distribution: both operands lead, through SHAPE_OPS and
+    softmax/log-softmax, to one node (the logits, or their normalisation), and one of them
+    through a log-probability."""
+    children = [child for child, _ in product.next_functions]
+    if len(children) != 2 or None in children:
+        return False
+    reached = [_near_logits(child) for child in children]
+    if reached[0] is None or reached[1] is None:
+        return False
+    (first, first_logged), (second, second_logged) = reached
+    return bool(first & second) and (first_logged or second_logged)
+
+
+def _near_logits(node):
+    """(nodes met walking down through SHAPE_OPS and (log-)softmax, whether a
+    log-probability was among them); None when a pick (gather) is met: a picked
+    log-probability is a policy term, not an entropy."""
+    seen, stack, logged = {node}, [(node, 0)], False
+    while stack:
+        current, depth = stack.pop()
+        name = type(current).__name__
+        if name in PICKS:
+            return None
+        if name in ("LogSoftmaxBackward0", "LogBackward0", "LogsumexpBackward0"):
+            logged = True
+        if depth >= PATH_DEPTH or (name not in SHAPE_OPS and name not in DISTRIBUTION_OPS):
+            continue
+        for child, _ in current.next_functions:
+            if child is not None and child not in seen:
+                seen.add(child)
+                stack.append((child, depth + 1))
+    return seen, logged
+
+
+def _log_probability(node, depth=0, picked=None, logged=False):
+    """(source node, entries picked, rows of the distribution) when ``node`` leads to a
+    picked normalised log-probability through SHAPE_OPS; None otherwise."""
+    if node is None or depth > PATH_DEPTH:
+        return None
+    name = type(node).__name__
+    if picked is not None:
+        rows = _rows(node, name, logged)
+        if rows is not None:
+            return node, picked, rows
+    if name in PICKS:
+        if picked is not None:
+            return None
+        picked = _picked(node, name)
+        if picked is None:
+            return None
+    elif name not in SHAPE_OPS:
+        return None
+    logged = logged or name == "LogBackward0"
+    for child, _ in node.next_functions:
+        found = _log_probability(child, depth + 1, picked, logged)
+        if found is not None:
+            return found
+    return None
+
+
+def _rows(node, name, logged):
+    """Rows of the distribution when ``node`` is a normalised log-probability (or a softmax
+    under a ``log``); None otherwise."""
+    if name == "LogSoftmaxBackward0":
+        result, dim = node._saved_result, node._saved_dim
+        return result.numel() // max(1, result.shape[dim])
+    if name == "SoftmaxBackward0" and logged:
+        result, dim = node._saved_result, node._saved_dim
+        return result.numel() // max(1, result.shape[dim])
+    if name == "SubBackward0":
+        for child, _ in node.next_functions:
+            if type(child).__name__ == "LogsumexpBackward0":
+                return child._saved_result.numel()
+    return None
+
+
+def _picked(node, name):
+    if name == "GatherBackward0":
+        return node._saved_index.numel()
+    indices = [i for i in (node._saved_indices or []) if i is not None]
+    if not indices:
+        return None
+    size = 1
+    for dim in _broadcast([tuple(i.shape) for i in indices]):
+        size *= dim
+    return size
+
+
+def _broadcast(shapes):
+    length = max(len(s) for s in shapes)
+    out = [1] * length
+    for shape in shapes:
+        for k, dim in enumerate((1,) * (length - len(shape)) + shape):
+            out[k] = max(out[k], dim)
+    return out
+
+
+def _signs(weight):
+    if weight is None or not hasattr(weight, "numel") or weight.numel() < 2:
+        return "one"
+    positive = bool((weight > 0).any())
+    negative = bool((weight < 0).any())
+    return "both" if positive and negative else "one"
