@@ -22,7 +22,7 @@ from benchmarks.real_bugs._common import batches, classification, mlp
 TITLE = "Predictions stuck at zero when positive label (1) is only 16% of data"
 LINK = ("https://discuss.pytorch.org/t/predictions-stuck-at-zero-when-positive-label-1-is-"
         "only-16-of-data/145203")
-EXPECTED = ("PREDICTS_ONE_CLASS",)
+EXPECTED = ("RARE_POSITIVES_NEVER_PREDICTED",)
 STEPS = 150
 POSITIVE_SHARE = 0.16   # the report's share of positive rows
 NOISE = 1.5             # pixel noise: the positives are hard to tell from the rest
