@@ -93,6 +93,28 @@ KNOWN_MISSES = {
         "origin watch measures the risky calls (log here) only on recorded steps, and after "
         "that step every value is NaN, so no birth is left to see; naming it would take the "
         "function mode on every step (a Python call per torch operation)",
+    "dqn_terminal_transitions_bootstrapped":
+        "the TD target is built under no_grad from the target network, with or without "
+        "(1 - done): either way it reaches the loss as a constant tensor, and nothing the "
+        "monitor records says which rows ended an episode; the Q-values the bug inflates "
+        "(about 3 where 1 is the most any episode pays) are the regression's own targets, "
+        "so the loss falls as it should",
+    "returns_reversed_inside_loop":
+        "the returns are computed in Python lists and reach the loss as a constant weight "
+        "of the policy-gradient term, of both signs after standardising, like the fixed "
+        "twin's; the shuffle is only in which step gets which return, and the monitor sees "
+        "no time order of the episode's rows",
+    "channel_order_reversed_from_pretraining":
+        "RGB images fed to a backbone pretrained on BGR are ordinary images in [0, 1]: "
+        "nothing the monitor records says in which order the backbone's first layer "
+        "learned its colours (the pretraining data is not watched), and the frozen "
+        "features still carry enough for the head's loss to fall, only to a worse level",
+    "position_ids_offset_from_pretraining":
+        "0-based position ids look up rows of the pretrained table as valid as the offset "
+        "ones (the reserved rows 0 and 1 included: one random, one zero), and a position "
+        "table read with the same ids for every sample is what every healthy transformer "
+        "does; which rows pretraining used is not in the watched run, and fine-tuning "
+        "relearns them, so the loss only ends higher",
 }
 
 

@@ -11,6 +11,12 @@ background), a small CNN pretrained on the digits 0-4 in BGR order, frozen, and 
 probe for all ten digits trained on RGB images.
 Fix: feed the channels in the order the backbone was trained on (``images.flip(1)``, or
 ``cv2.cvtColor`` at loading).
+
+Why watch misses it: the RGB images are ordinary images in [0, 1], as the BGR ones are, and
+the monitor sees only the fine-tuning run, never the pretraining data: nothing it records
+says in which order the backbone's first convolution learned its colours. The frozen
+features still carry enough for the probe's loss to fall, only to a worse level than the
+fixed twin's, which the monitor does not see either.
 """
 import torch
 from torch import nn
