@@ -186,7 +186,9 @@ def collapsed_activations(ctx):
                     (layer.kind == "relu" and stats.get("dead", 0) >= DEAD_FRACTION):
                 continue
             n += 1
-            if stats["batch_spread"] <= COLLAPSED_SPREAD * scale:
+            # an embedding's rows repeat across the batch whenever its ids do (position or
+            # token-type ids are the same for every sample by design): not a lost signal
+            if stats["batch_spread"] <= COLLAPSED_SPREAD * scale and layer.type != "Embedding":
                 across_batch += 1
                 step = r.step if step is None else step
             if "unit_spread" in stats and stats["unit_spread"] <= COLLAPSED_SPREAD * scale:
