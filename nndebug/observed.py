@@ -251,6 +251,10 @@ ROW_LISTS = ("optimizer_starts", "validation_inputs", "seed_calls", "module_free
 """``Observed``'s plain lists of tuples (one rule reads each): ``nndebug.runfile`` writes
 them as JSON lists and reads each row back with its types."""
 ROW_LISTS += ("repeated_modules", "stacked_linears")   # real-bug batch 23 (model definition)
+ROW_LISTS += ("joint_scaling",)   # real-bug batch 26 (sequence leaks)
+ROW_LISTS += ("policy_gradient_terms", "entropy_terms")   # real-bug batch 25 (RL loops)
+ROW_LISTS += ("lr_multipliers", "slow_group_weights")   # real-bug batch 28 (fine-tuning)
+ROW_LISTS += ("feature_moments",)   # real-bug batch 27 (tabular)
 
 
 @dataclass
@@ -322,6 +326,18 @@ class Observed:
                                                           # positions of a Sequential or
                                                           # ModuleList, read at findings
                                                           # (monitor/repeated_modules.py)
+    policy_gradient_terms: list = field(default_factory=list)  # [(step, weight kind,
+                                                          # "both"/"one" signs, log-probs
+                                                          # picked, rows of their
+                                                          # distribution)]: log_prob(action)
+                                                          # x weight products of the loss, on
+                                                          # the first recorded steps
+                                                          # (monitor/policy_gradient_terms.py)
+    entropy_terms: list = field(default_factory=list)  # [(step, "maximised" or
+                                                          # "minimised")]: what descent does
+                                                          # to a p * log p term's entropy, on
+                                                          # the first recorded steps
+                                                          # (monitor/policy_gradient_terms.py)
     stacked_linears: list = field(default_factory=list)  # [(step, first Linear, second
                                                           # Linear, first's in_features, width
                                                           # between, second's out_features,
@@ -376,6 +392,29 @@ class Observed:
                                                           # of the kept probability targets,
                                                           # read at findings
                                                           # (monitor/soft_target_rows.py)
+    lr_multipliers: list = field(default_factory=list)  # [(group, multiplier key or "",
+                                                          # multiplier or None, lr now)] when
+                                                          # a param group carries an lr_mult-
+                                                          # like key, read at findings
+                                                          # (monitor/lr_multipliers.py)
+    feature_moments: list = field(default_factory=list)  # [("train" or "validation",
+                                                          # step, rows, per-column means,
+                                                          # per-column population stds)] of
+                                                          # a table model's inputs
+                                                          # (monitor/feature_moments.py)
+    slow_group_weights: list = field(default_factory=list)  # [(group, its lr, fastest
+                                                          # lr, weight name, initialiser it
+                                                          # looks like or "")] of the groups
+                                                          # at a fine-tuning rate, read once at
+                                                          # watch start
+                                                          # (monitor/slow_group_weights.py)
+    joint_scaling: list = field(default_factory=list)  # [(step, "row"/"batch", "min-max"/
+                                                          # "mean-std", rows, share holding
+                                                          # over inputs and targets together,
+                                                          # over inputs alone, over targets
+                                                          # alone, batch key)] of the first
+                                                          # training batches, read at findings
+                                                          # (monitor/joint_scaling.py)
     validation_draws: list = field(default_factory=list)  # [(step, 2-D float64 array)]: the
                                                           # first rows of the first input of
                                                           # the first two validation passes

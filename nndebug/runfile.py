@@ -282,6 +282,53 @@ def _stacked_linear(row):
 ROW_READERS.update(repeated_modules=_repeated_module, stacked_linears=_stacked_linear)
 
 
+def _policy_gradient_term(row):
+    step, weight, signs, picked, rows = row
+    return int(step), str(weight), str(signs), int(picked), int(rows)
+
+
+def _entropy_term(row):
+    step, verdict = row
+    return int(step), str(verdict)
+
+
+ROW_READERS.update(policy_gradient_terms=_policy_gradient_term,   # real-bug batch 25
+                   entropy_terms=_entropy_term)
+
+
+def _lr_multiplier(row):
+    group, key, multiplier, lr = row
+    return (int(group), str(key), None if multiplier is None else float(_number(multiplier)),
+            None if lr is None else float(_number(lr)))
+
+
+def _slow_group_weight(row):
+    group, lr, fastest, name, looks_like = row
+    return int(group), float(_number(lr)), float(_number(fastest)), str(name), str(looks_like)
+
+
+ROW_READERS.update(lr_multipliers=_lr_multiplier,
+                   slow_group_weights=_slow_group_weight)   # real-bug batch 28
+
+
+def _feature_moment(row):
+    kind, step, rows, means, stds = row
+    return (str(kind), int(step), int(rows), [float(_number(v)) for v in means],
+            [float(_number(v)) for v in stds])
+
+
+ROW_READERS.update(feature_moments=_feature_moment)   # real-bug batch 27
+
+
+def _joint_scaling(row):
+    step, level, statistic, rows, together, inputs, targets, key = row
+    return (int(step), str(level), str(statistic), int(rows), float(_number(together)),
+            float(_number(inputs)), float(_number(targets)), int(key))
+
+
+ROW_READERS.update(joint_scaling=_joint_scaling)   # real-bug batch 26
+
+
 def _random_rnn_state(call):
     """One call of ``monitor/random_states.py`` (a dict; every key is needed by the rule)."""
     return {"module_type": str(call["module_type"]), "layer": str(call["layer"]),
