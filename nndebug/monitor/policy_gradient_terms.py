@@ -16,7 +16,11 @@ public bugs live in exactly this product, and both are visible in the graph:
   ``(B, B)`` table of every action under every state, more picked entries than the
   distribution has rows.
 
-On the first ``STEPS_MEASURED`` recorded steps a torch function mode sees
+A recorded step's graph is first looked at after its backward, by node types only (the
+saved tensors are freed then): a loss with no product of a picked log-probability never
+costs more. Once one is seen, on the next ``STEPS_MEASURED`` recorded steps a torch
+function mode (pushed when the step begins, under the modes other observers push in the
+forward) sees
 ``loss.backward()`` called (the first ``BACKWARDS_PER_STEP`` calls of the step), and the
 loss's graph is walked then, before the backward frees its saved tensors, for products
 (``MulBackward0``) one of whose operands leads, through shape operations, a pick
@@ -52,6 +56,8 @@ STEPS_MEASURED = 6        # [design] recorded steps read (as loss_reductions.py)
                           # habit, not one step
 WALK_LIMIT = 4096         # [design] graph nodes walked per loss, and per weight; beyond it
                           # the product is left unread
+STRUCTURE_SCANS = 3       # [design] first recorded steps whose graph is looked at for a
+                          # policy-gradient product; a loss without one never gets the mode
 BACKWARDS_PER_STEP = 4    # [design] backward calls read per step: an actor's, a critic's,
                           # a discriminator's; more is a loop of micro-batches (alike)
 PATH_DEPTH = 16           # [design] operations between a product and its log-probability
@@ -76,11 +82,29 @@ class PolicyGradientTerms:
         self.enabled = adapter.framework == "torch" and bool(self._watched)
         self.modes = OwnedModes()      # the backward-watching mode (function_modes.py)
         self._step, self._backwards = None, 0
+        self.wanted, self.scans = False, 0
+
+    def on_loss(self, step, loss):
+        """A recorded step ended (its backward done): on the first STRUCTURE_SCANS, look at
+        the graph's shape only (the saved tensors are freed by now) for a product of a
+        picked log-probability. Only a loss that has one gets the mode on later steps."""
+        if not self.enabled or self.wanted or self.scans >= STRUCTURE_SCANS or \
+                getattr(loss, "grad_fn", None) is None:
+            return
+        self.scans += 1
+        try:
+            self.wanted = any(_picked_log_probability_operand(node)
+                              for node in _products(loss.grad_fn))
+        except Exception as error:        # a graph we cannot read: no mode, ever
+            self.enabled = False
+            self.on_error(error)
 
     def arm(self, step):
-        """A recorded step begins: on the first STEPS_MEASURED, a mode that sees
-        ``loss.backward()`` called (the graph's saved tensors are still there then)."""
-        if not self.enabled or self.measured >= STEPS_MEASURED or step is None:
+        """A recorded step begins: on the first STEPS_MEASURED after a policy-gradient loss
+        was seen, a mode that sees ``loss.backward()`` called (the graph's saved tensors are
+        still there then)."""
+        if not self.enabled or not self.wanted or self.measured >= STEPS_MEASURED or \
+                step is None:
             return
         try:
             self.modes.drop_stale()
@@ -237,35 +261,47 @@ def _near_logits(node):
     return seen, logged
 
 
-def _log_probability(node, depth=0, picked=None, logged=False):
+def _picked_log_probability_operand(product):
+    """Whether an operand of ``product`` leads to a picked log-probability, by the graph's
+    node types alone (readable after the backward)."""
+    return any(_log_probability(child, structure_only=True) is not None
+               for child, _ in product.next_functions)
+
+
+def _log_probability(node, depth=0, picked=None, logged=False, structure_only=False):
     """(source node, entries picked, rows of the distribution) when ``node`` leads to a
     picked normalised log-probability through SHAPE_OPS; None otherwise."""
     if node is None or depth > PATH_DEPTH:
         return None
     name = type(node).__name__
     if picked is not None:
-        rows = _rows(node, name, logged)
+        rows = _rows(node, name, logged, structure_only)
         if rows is not None:
             return node, picked, rows
     if name in PICKS:
         if picked is not None:
             return None
-        picked = _picked(node, name)
+        picked = 0 if structure_only else _picked(node, name)
         if picked is None:
             return None
     elif name not in SHAPE_OPS:
         return None
     logged = logged or name == "LogBackward0"
     for child, _ in node.next_functions:
-        found = _log_probability(child, depth + 1, picked, logged)
+        found = _log_probability(child, depth + 1, picked, logged, structure_only)
         if found is not None:
             return found
     return None
 
 
-def _rows(node, name, logged):
+def _rows(node, name, logged, structure_only=False):
     """Rows of the distribution when ``node`` is a normalised log-probability (or a softmax
-    under a ``log``); None otherwise."""
+    under a ``log``); None otherwise (0 for any, with ``structure_only``)."""
+    if structure_only:
+        is_source = name == "LogSoftmaxBackward0" or (name == "SoftmaxBackward0" and logged) or \
+            (name == "SubBackward0" and any(type(c).__name__ == "LogsumexpBackward0"
+                                            for c, _ in node.next_functions))
+        return 0 if is_source else None
     if name == "LogSoftmaxBackward0":
         result, dim = node._saved_result, node._saved_dim
         return result.numel() // max(1, result.shape[dim])
