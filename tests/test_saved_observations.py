@@ -32,6 +32,14 @@ import nndebug as nd  # noqa: E402
 from benchmarks.real_bugs import gan_generator_step_detached as gan_detached  # noqa: E402
 from benchmarks.real_bugs import residual_doubled_instead_of_added as residual_doubled  # noqa: E402,E501
 from benchmarks.real_bugs import vae_kl_summed_reconstruction_averaged as vae_kl_summed  # noqa: E402,E501
+from benchmarks.real_bugs import feature_columns_sorted_by_name_for_scoring as sorted_names  # noqa: E402,E501
+from benchmarks.real_bugs import test_split_scaled_with_its_own_statistics as own_scaled  # noqa: E402,E501
+from benchmarks.real_bugs import actor_critic_advantage_not_detached as ac_not_detached  # noqa: E402,E501
+from benchmarks.real_bugs import entropy_bonus_added_to_loss as entropy_added  # noqa: E402
+from benchmarks.real_bugs import policy_log_prob_broadcast_over_batch as log_prob_broadcast  # noqa: E402,E501
+from benchmarks.real_bugs import window_scaled_with_its_forecast as window_scaled  # noqa: E402,E501
+from benchmarks.real_bugs import lr_multiplier_key_ignored_by_optimizer as lr_mul_ignored  # noqa: E402,E501
+from benchmarks.real_bugs import pretrained_keys_matched_against_empty_dict as weights_not_loaded  # noqa: E402,E501
 from nndebug import rules, runfile  # noqa: E402
 from nndebug.monitor.validation_draws import DRAW_ROWS, PASSES_KEPT  # noqa: E402
 from nndebug.observed import ROW_LISTS, Observed  # noqa: E402
@@ -82,7 +90,16 @@ PLANTED = {
     "LINEAR_LAYERS_STACKED": batch23.stacked_head_run,
     "NAN_BORN_IN_FORWARD": lambda: batch21._train(batch21._mlp(), batch21._count_loss(False)),
     "NAN_BORN_IN_BACKWARD": lambda: batch21._train(batch21._mlp(), batch21._distance_loss(0.0)),
+    "VALIDATION_COLUMNS_REORDERED": lambda: sorted_names.run(steps=70),   # batch 27
+    "VALIDATION_SCALED_ON_ITSELF": lambda: own_scaled.run(steps=80),      # batch 27
+    "POLICY_WEIGHT_NOT_DETACHED": lambda: ac_not_detached.run(steps=30),
+    "LOG_PROB_BROADCAST": lambda: log_prob_broadcast.run(steps=30),
+    "ENTROPY_BONUS_MINIMISED": lambda: entropy_added.run(steps=30),
 }
+
+PLANTED["SCALED_WITH_TARGET_STATISTICS"] = lambda: window_scaled.run(steps=12)   # batch 26
+PLANTED["LR_MULTIPLIER_IGNORED"] = lambda: lr_mul_ignored.run(steps=12)   # batch 28
+PLANTED["PRETRAINED_WEIGHTS_NOT_LOADED"] = lambda: weights_not_loaded.run(steps=12)   # batch 28
 
 
 def _same(name, kept, loaded):

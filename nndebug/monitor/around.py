@@ -52,11 +52,14 @@ from .optimizer_steps import OptimizerSteps
 from .shared_optimizers import SharedOptimizers
 from .parameter_dtypes import read_parameter_dtypes
 from .soft_target_rows import read_soft_target_rows
+from .lr_multipliers import read_lr_multipliers
+from .slow_group_weights import read_slow_group_weights
 from .graph_growth import GraphGrowth
 from .loss_capture import LossCapture
 from .loss_reductions import LossReductions
 from .detached_terms import DetachedTerms
 from .self_additions import SelfAdditions
+from .policy_gradient_terms import PolicyGradientTerms
 from .target_ids import CLASS_INDEX_LOSSES, function_call_options, loss_options
 from .raised_warnings import WarningCapture
 from .schedulers import remember_schedulers
@@ -65,8 +68,10 @@ from .settings import read_settings
 from .structure import StructureWatch
 from .unstepped import parameters_holding_gradients
 from .validation_draws import ValidationDraws
+from .feature_moments import FeatureMoments
 from .validation_inputs import ValidationInputs
 from .window_overlap import WindowOverlap
+from .joint_scaling import JointScaling
 from .whole_batch_norms import WholeBatchNorms
 
 FOREIGN_CALLS_LEFT_OPEN = 10_000  # [design] calls of modules outside this model, with no
@@ -87,6 +92,7 @@ class Around:
         self.losses = LossCapture(adapter, observed, loss_fn)
         self.structure = StructureWatch(adapter, observed, optimizer_held, on_error)
         read_settings(adapter, observed, optimizer, on_error)   # optimizer, dropout: once
+        read_slow_group_weights(adapter, optimizer, observed, on_error)   # once, at start
         read_functional_dropouts(adapter, observed, on_error)   # F.dropout in forward: once
         read_random_rnn_states(adapter, observed, on_error)     # randn as an RNN's h0: once
         self.layouts = LayerLayouts(adapter, observed, on_error)   # Conv1d's channel axis
@@ -97,6 +103,7 @@ class Around:
         self.batch_norms = WholeBatchNorms(adapter, observed, on_error)   # z / z.norm()
         self.detached = DetachedTerms(adapter, observed, parameters, optimizer, on_error)
         self.self_additions = SelfAdditions(adapter, observed, on_error)   # x + x in forward
+        self.policy_terms = PolicyGradientTerms(adapter, observed, parameters, optimizer, on_error)
         self.attention = AttentionCapture(adapter, self._attention_site, on_error,
                                           on_loss_call=self._on_loss_function)
         self.carried = CarriedGradients(adapter, observed, parameters, current_step, on_error)
@@ -107,8 +114,12 @@ class Around:
         self.evaluations = ValidationInputs(adapter, observed, adapter.model, current_step,
                                             on_error)
         self.validation_draws = ValidationDraws(adapter, observed, on_error)
+        self.feature_moments = FeatureMoments(adapter, observed, adapter.model, current_step,
+                                              on_error)   # per-column, feature_moments.py
         self.seeds = SeedCalls(adapter, observed, current_step, on_error)
         self.windows = WindowOverlap(adapter, observed, adapter.model, on_error)
+        self.joint_scaling = JointScaling(adapter, observed, adapter.model, current_step,
+                                          on_error)   # windows scaled with their targets
         self.origins = NonFiniteOrigins(adapter, observed, adapter.model, optimizer, on_error)
         self._softmax_layers = None
         self._loss_modules_running = 0     # F.cross_entropy inside nn.CrossEntropyLoss: the
@@ -127,6 +138,7 @@ class Around:
         if self.armed:
             self.disarm()          # never two sets of hooks at once
         self.armed = True
+        self.policy_terms.arm(step)       # first: its mode lies under the forward's modes
         self.losses.arm()
         self.structure.arm(step)
         self.layouts.arm(step)
@@ -178,6 +190,7 @@ class Around:
         self.graph.disarm()          # after attention's mode: ours lies under it
         self.reductions.disarm()
         self.self_additions.disarm()
+        self.policy_terms.disarm()
         self.armed = False
 
     def _before_any(self, module, inputs):
@@ -236,6 +249,7 @@ class Around:
             self.reductions.on_loss(self._current_step(), loss)
             self.batch_norms.on_loss(self._current_step(), loss)
             self.detached.on_loss(self._current_step(), loss)
+            self.policy_terms.on_loss(self._current_step(), loss)   # log_prob x weight
         except Exception as error:
             self.on_error(error)
 
@@ -280,10 +294,12 @@ class Around:
         self.structure.refresh_frozen(self._current_step(), held)
         self._read_schedulers()
         self.windows.summarize()          # window_overlap.py
+        self.joint_scaling.summarize()    # joint_scaling.py
         read_module_freeze_flags(self.adapter, self.structure.observed, self.on_error)
         read_repeated_modules(self.adapter, self.structure.observed, self.on_error)
         read_parameter_dtypes(self.adapter, self.structure.observed, self.on_error)
         read_soft_target_rows(self.adapter, self.structure.observed, self.on_error)
+        read_lr_multipliers(self.adapter, self.optimizer, self.structure.observed, self.on_error)
         if self._current_step() == 0:      # no step() yet: did backward run? (unstepped.py)
             self.structure.observed.unstepped_gradients = \
                 parameters_holding_gradients(self.adapter)
@@ -312,7 +328,9 @@ class Around:
         self.restarts.close()
         self.shared.close()
         self.evaluations.close()
+        self.feature_moments.close()
         self.seeds.close()
         self.windows.close()
+        self.joint_scaling.close()
         self.detached.close()
 

@@ -120,6 +120,12 @@ from . import random_states  # noqa: F401
 from . import embedding_norms  # noqa: F401
 from . import worker_duplicates  # noqa: F401
 from . import nonfinite_origins  # noqa: F401
+from . import rare_positives  # noqa: F401
+from . import validation_features  # noqa: F401
+from . import lr_multipliers  # noqa: F401
+from . import pretrained_weights  # noqa: F401
+from . import policy_gradients  # noqa: F401
+from . import joint_scaling  # noqa: F401
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context
