@@ -204,6 +204,7 @@ class Monitor:
         if val_loss is not None:
             self._pending["val"].add(step, loss_value(self.adapter, val_loss, "val_loss"))
             self.around.validation_draws.take(self.around.evaluations.held, step)
+            self.around.feature_moments.take(self.around.evaluations.held, step)
             self.around.evaluations.saw_validation()   # validation_inputs.py
             self.around.windows.saw_validation()       # window_overlap.py
         was_armed = self.hooks.armed
