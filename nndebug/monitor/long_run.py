@@ -125,8 +125,12 @@ class LongRun(Sink):
         - fingerprints, loss calls, warnings, batch-norm batches, graph sizes (and the loss
           terms without gradient read with them), the steps that got eval-mode gradients
           or repeated optimizer steps, optimizers built anew, seeding calls, the inputs of
-          validation forwards and their first rows (validation draws): the saved ones first,
-          this monitor's follow (their caps count both, as in one run);
+          validation forwards and their first rows (validation draws), and what the graph
+          walks and hooks of the first recorded steps saw (loss reductions, x + x additions,
+          detached terms, whole-batch norms, NaN births, stacked linears, policy-gradient
+          and entropy terms, feature moments): the saved ones first, this monitor's follow
+          (their caps count both, as in one run). Lists read anew at findings or at watch
+          start (repeated modules, learning-rate multipliers, ...) are this monitor's own;
         - frozen tensors: this monitor measured them when it started; the saved statistics
           are those of the run's start, so they replace them (by name), and a tensor that
           changed before the restart stays changed (``findings``);
@@ -140,7 +144,11 @@ class LongRun(Sink):
                      "carried_eval_gradients", "repeated_optimizer_steps",
                      "optimizer_starts", "seed_calls", "validation_inputs",
                      "shared_optimizers",
-                     "validation_draws"):
+                     "validation_draws",
+                     # what the graph walks and hooks of the first recorded steps saw
+                     "whole_batch_norms", "nonfinite_births", "loss_reductions",
+                     "self_additions", "detached_terms", "stacked_linears",
+                     "policy_gradient_terms", "entropy_terms", "feature_moments"):
             getattr(observed, name)[:0] = getattr(before, name)
         observed.repeated_total += before.repeated_total
         by_name = {t.name: t for t in before.frozen}
