@@ -19,7 +19,7 @@ from ..findings import Finding
 from .context import observed_list
 from .graph import rule
 
-MIN_STEPS = 2                # [design] measured steps with the gradient dropped: the loop's
+DETACHED_MIN_STEPS = 2       # [design] measured steps with the gradient dropped: the loop's
                              # habit, not a hand-off
 
 
@@ -28,7 +28,7 @@ MIN_STEPS = 2                # [design] measured steps with the gradient dropped
 def loss_term_detached_from_model(ctx):
     verdicts = observed_list(ctx, "detached_terms")
     dropped = [v for v in verdicts if v[3] == "dropped"]
-    if len(dropped) < MIN_STEPS or any(v[3] == "stepped" for v in verdicts):
+    if len(dropped) < DETACHED_MIN_STEPS or any(v[3] == "stepped" for v in verdicts):
         return None
     step, addend, tensors, _ = dropped[0]
     return Finding(
@@ -40,7 +40,7 @@ def loss_term_detached_from_model(ctx):
                 "nothing; the watched model learns from the other terms alone (a GAN "
                 "generator's adversarial loss computed on fake.detach() is this).",
         evidence={"steps": [int(v[0]) for v in dropped][:10], "addend": addend,
-                  "other_tensors": int(tensors), "min_steps": MIN_STEPS},
+                  "other_tensors": int(tensors), "min_steps": DETACHED_MIN_STEPS},
         fix="Keep the path from the watched model's output to this term: no .detach() "
             "(or no_grad) on what the other network judges in this model's step (detach "
             "only in the other network's own step).")

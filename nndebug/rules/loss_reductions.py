@@ -21,10 +21,10 @@ from ..findings import Finding
 from .context import observed_list
 from .graph import rule
 
-MIN_BATCH = 8                # [design] with a batch of a few samples a sum is a few means:
+REDUCTION_MIN_BATCH = 8      # [design] with a batch of a few samples a sum is a few means:
                              # the imbalance is the batch size, small below 8
-MIN_STEPS = 3                # [design] measured steps showing the mix: the loop's habit
-MOST_STEPS = 0.5             # [design] on more than half of the measured steps
+REDUCTION_MIN_STEPS = 3      # [design] measured steps showing the mix: the loop's habit
+REDUCTION_MOST_STEPS = 0.5   # [design] on more than half of the measured steps
 UNDONE = 1.0 + 1e-6          # [convention] a sum scaled by at most 1/batch weighs a sample
                              # as a mean does (float rounding of 1/batch allowed)
 
@@ -42,12 +42,12 @@ def batch_treatment(term):
 
 def mixed_steps(rows):
     """[(step, batch, summed addend, averaged addend)] of the rows whose loss adds a term
-    summed over a batch of at least MIN_BATCH to a term averaged over it."""
+    summed over a batch of at least REDUCTION_MIN_BATCH to a term averaged over it."""
     mixed = []
     for step, terms in rows:
         by = {}
         for term in terms:
-            if term[3] >= MIN_BATCH:
+            if term[3] >= REDUCTION_MIN_BATCH:
                 by.setdefault(batch_treatment(term), term)
         if "summed" in by and "averaged" in by:
             mixed.append((step, by["summed"][3], by["summed"], by["averaged"]))
@@ -59,7 +59,7 @@ def mixed_steps(rows):
 def loss_terms_reduced_differently(ctx):
     rows = observed_list(ctx, "loss_reductions")
     mixed = mixed_steps(rows)
-    if len(mixed) < MIN_STEPS or len(mixed) <= MOST_STEPS * len(rows):
+    if len(mixed) < REDUCTION_MIN_STEPS or len(mixed) <= REDUCTION_MOST_STEPS * len(rows):
         return None
     step, batch, summed, averaged = mixed[0]
     return Finding(
@@ -74,7 +74,7 @@ def loss_terms_reduced_differently(ctx):
                 "and draws one average image).",
         evidence={"steps": [s for s, _, _, _ in mixed][:10], "batch": batch,
                   "summed": summed[0], "averaged": averaged[0],
-                  "summed_scale": summed[2], "min_batch": MIN_BATCH},
+                  "summed_scale": summed[2], "min_batch": REDUCTION_MIN_BATCH},
         fix="Reduce every term the same way over the batch: sum each term over a sample's "
             "units (pixels, latent units, classes) and average over the batch, e.g. "
             "F.mse_loss(recon, x, reduction='none').flatten(1).sum(1).mean() + "

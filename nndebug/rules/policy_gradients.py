@@ -31,7 +31,7 @@ from ..findings import Finding
 from .context import observed_list
 from .graph import rule
 
-MIN_STEPS = 2                # [design] measured steps showing it: the loop's habit, not one
+POLICY_MIN_STEPS = 2         # [design] measured steps showing it: the loop's habit, not one
                              # odd step (the monitor reads the first six recorded steps)
 
 
@@ -39,7 +39,7 @@ MIN_STEPS = 2                # [design] measured steps showing it: the loop's ha
       explains={"LOSS_DIVERGING", "LOSS_PLATEAU", "LOSS_OSCILLATING", "DEAD_RELU"})
 def policy_weight_not_detached(ctx):
     rows = [r for r in observed_list(ctx, "policy_gradient_terms") if r[1] == "model"]
-    if len({r[0] for r in rows}) < MIN_STEPS:
+    if len({r[0] for r in rows}) < POLICY_MIN_STEPS:
         return None
     return Finding(
         code="POLICY_WEIGHT_NOT_DETACHED", severity="warning", where="loss", step=rows[0][0],
@@ -50,7 +50,7 @@ def policy_weight_not_detached(ctx):
                 "reward - value. The advantage is meant to be a constant of the policy "
                 "gradient; with its graph kept, the value head is pushed by log_prob "
                 "against its own regression and the baseline drifts.",
-        evidence={"steps": sorted({int(r[0]) for r in rows})[:10], "min_steps": MIN_STEPS},
+        evidence={"steps": sorted({int(r[0]) for r in rows})[:10], "min_steps": POLICY_MIN_STEPS},
         fix="Detach the weight in the actor's loss: advantage = (returns - values).detach() "
             "(tf.stop_gradient), and train the value with its own loss.")
 
@@ -60,7 +60,7 @@ def policy_weight_not_detached(ctx):
 def log_prob_broadcast(ctx):
     rows = [r for r in observed_list(ctx, "policy_gradient_terms")
             if r[4] > 1 and r[3] == r[4] * r[4]]
-    if len({r[0] for r in rows}) < MIN_STEPS:
+    if len({r[0] for r in rows}) < POLICY_MIN_STEPS:
         return None
     step, _, _, picked, states = rows[0]
     return Finding(
@@ -83,7 +83,7 @@ def entropy_bonus_minimised(ctx):
         return None
     verdicts = observed_list(ctx, "entropy_terms")
     lowered = [v for v in verdicts if v[1] == "minimised"]
-    if len({v[0] for v in lowered}) < MIN_STEPS or any(v[1] == "maximised" for v in verdicts):
+    if len({v[0] for v in lowered}) < POLICY_MIN_STEPS or any(v[1] == "maximised" for v in verdicts):
         return None
     return Finding(
         code="ENTROPY_BONUS_MINIMISED", severity="warning", where="loss", step=lowered[0][0],
@@ -92,6 +92,6 @@ def entropy_bonus_minimised(ctx):
                 "exploration bonus enters the loss with the wrong sign (+ beta * entropy). "
                 "The policy collapses onto the actions it first favoured instead of "
                 "exploring.",
-        evidence={"steps": sorted({int(v[0]) for v in lowered})[:10], "min_steps": MIN_STEPS},
+        evidence={"steps": sorted({int(v[0]) for v in lowered})[:10], "min_steps": POLICY_MIN_STEPS},
         fix="Subtract the bonus: loss = policy_loss - beta * entropy (or add beta * the "
             "negative entropy, sum(p * log p)).")

@@ -31,7 +31,7 @@ THRESHOLDS = {"BCEWithLogitsLoss": 0.0, "binary_cross_entropy_with_logits": 0.0,
 LATE_CALLS = 3          # [design] the last recorded loss calls that must all agree
 MIN_LAST_STEP = 50      # [design] the last of them at least this far into the run: a short
                         # run's model may still be learning its positives
-EXACT = 1e-6            # [design] 0/1 targets up to float32 rounding
+ZERO_ONE_TOLERANCE = 1e-6  # [design] 0/1 targets up to float32 rounding
 
 
 def _one_column(shape):
@@ -40,7 +40,7 @@ def _one_column(shape):
 
 
 def _binary_targets(call):
-    return abs(call.target_min) <= EXACT and abs(call.target_max - 1.0) <= EXACT
+    return abs(call.target_min) <= ZERO_ONE_TOLERANCE and abs(call.target_max - 1.0) <= ZERO_ONE_TOLERANCE
 
 
 @rule(produces="RARE_POSITIVES_NEVER_PREDICTED", explains={"LOSS_PLATEAU"})

@@ -14,7 +14,7 @@ from ..findings import Finding
 from .context import observed_list
 from .graph import rule
 
-MIN_STEPS = 2                # [design] measured steps showing it: the forward's structure, not
+SELF_ADDITION_MIN_STEPS = 2  # [design] measured steps showing it: the forward's structure, not
                              # one branch taken once
 
 
@@ -22,7 +22,7 @@ MIN_STEPS = 2                # [design] measured steps showing it: the forward's
 def residual_bypassed(ctx):
     rows = observed_list(ctx, "self_additions")
     showing = [(step, n) for step, n in rows if n > 0]
-    if len(showing) < MIN_STEPS or len(showing) < len(rows):
+    if len(showing) < SELF_ADDITION_MIN_STEPS or len(showing) < len(rows):
         return None
     step, additions = showing[0]
     return Finding(
@@ -33,6 +33,6 @@ def residual_bypassed(ctx):
                 "took the input's name (x, _ = attn(h, h, h); x = x + x), it doubles the "
                 "block's output and drops its input: nothing skips the block.",
         evidence={"steps": [s for s, _ in showing][:10], "additions": int(additions),
-                  "min_steps": MIN_STEPS},
+                  "min_steps": SELF_ADDITION_MIN_STEPS},
         fix="Keep the block's input under its own name: y, _ = attn(h, h, h); x = x + y. "
             "If doubling is meant, write 2 * x.")
