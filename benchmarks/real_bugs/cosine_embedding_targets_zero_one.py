@@ -11,6 +11,9 @@ with any values"; the answer: "the value of the target only makes sense when it 
 -1 or 1"). Here pairs of digits, same digit or not, an MLP embedding on both sides; a
 nearest-centroid probe reads the embeddings. Fix: label the different pairs -1
 (``2 * same - 1``).
+
+Measured when written: the probe scores 0.75 on the bug's embeddings against the fixed
+twin's 0.95.
 """
 import torch
 from torch import nn
@@ -20,7 +23,7 @@ from benchmarks.real_bugs._common import classification
 
 TITLE = "CosineEmbeddingLoss"
 LINK = "https://github.com/pytorch/pytorch/issues/23782"
-EXPECTED = ("COSINE_TARGETS_NOT_SIGNED",)
+EXPECTED = ("SIGNED_TARGETS_AS_ZERO_ONE",)
 STEPS = 200
 BATCH = 64
 
@@ -47,7 +50,8 @@ def probe_accuracy(model, x, y):
     """Nearest-centroid accuracy (cosine) of the embeddings: how well they separate digits."""
     with torch.no_grad():
         z = nn.functional.normalize(model(x), dim=1)
-        centroids = nn.functional.normalize(torch.stack([z[y == d].mean(0) for d in range(10)]), dim=1)
+        means = torch.stack([z[y == d].mean(0) for d in range(10)])
+        centroids = nn.functional.normalize(means, dim=1)
         return float(((z @ centroids.T).argmax(1) == y).float().mean())
 
 

@@ -9,6 +9,9 @@ Reported: "Torch.round() gradient" - https://discuss.pytorch.org/t/torch-round-g
 it's not useful for learning because of the zero gradient"). Here an MLP predicts the
 digit's value (0-9) from its pixels, MSE against the integer label. Fix: train on the raw
 output; round only when reporting a prediction.
+
+Measured when written: the unrounded prediction's MSE ends at 27.8 (the untrained model's)
+against the fixed twin's 3.2.
 """
 import torch
 from torch import nn

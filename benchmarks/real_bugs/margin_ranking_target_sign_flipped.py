@@ -11,6 +11,12 @@ https://github.com/SmartDataAnalytics/Knowledge-Graph-Analysis-Programming-Exerc
 than y_neg?"). Here the fact is (digit image, label): an MLP gives each label a score, the
 true label's score is ranked against a random wrong label's. Fix: target +1 (the true
 fact's score first and higher).
+
+Why watch misses it: the target's sign is the only thing wrong, and a constant -1 is a
+legitimate target (the first input meant to rank lower: ``loss(neg, pos, -1)``). The loss
+falls as fast as the fixed twin's, gradients and updates are ordinary, and the run holds
+nothing that says which of the two inputs is the true fact's score; only an accuracy on
+the task's own labels (0.00 here against the fixed twin's 0.92) shows the reversal.
 """
 import torch
 from torch import nn
