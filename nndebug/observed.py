@@ -255,6 +255,8 @@ ROW_LISTS += ("joint_scaling",)   # real-bug batch 26 (sequence leaks)
 ROW_LISTS += ("policy_gradient_terms", "entropy_terms")   # real-bug batch 25 (RL loops)
 ROW_LISTS += ("lr_multipliers", "slow_group_weights")   # real-bug batch 28 (fine-tuning)
 ROW_LISTS += ("feature_moments",)   # real-bug batch 27 (tabular)
+ROW_LISTS += ("signed_targets",)   # real-bug batch 29 (loss misuse)
+ROW_LISTS += ("token_id_shares",)   # real-bug batch 30 (text pipelines)
 
 
 @dataclass
@@ -419,6 +421,16 @@ class Observed:
                                                           # first rows of the first input of
                                                           # the first two validation passes
                                                           # (monitor/validation_draws.py)
+    signed_targets: list = field(default_factory=list)  # [(step, loss name, values, +1s,
+                                                          # -1s, 0s)] of the targets of the
+                                                          # first +1/-1-target loss calls,
+                                                          # read at findings
+                                                          # (monitor/signed_targets.py)
+    token_id_shares: list = field(default_factory=list)  # [(step, embedding, commonest
+                                                          # id, its share of the ids, share
+                                                          # of it between other tokens, ids
+                                                          # counted)] of the first training
+                                                          # lookups (monitor/token_id_shares.py)
 
     def to_dict(self):
         from dataclasses import asdict

@@ -329,6 +329,23 @@ def _joint_scaling(row):
 ROW_READERS.update(joint_scaling=_joint_scaling)   # real-bug batch 26
 
 
+def _signed_target(row):
+    step, loss, values, plus, minus, zeros = row
+    return int(step), str(loss), int(values), int(plus), int(minus), int(zeros)
+
+
+ROW_READERS.update(signed_targets=_signed_target)   # real-bug batch 29
+
+
+def _token_id_share(row):
+    step, layer, common, share, inner, counted = row
+    return (int(step), str(layer), int(common), float(_number(share)), float(_number(inner)),
+            int(counted))
+
+
+ROW_READERS.update(token_id_shares=_token_id_share)   # real-bug batch 30
+
+
 def _random_rnn_state(call):
     """One call of ``monitor/random_states.py`` (a dict; every key is needed by the rule)."""
     return {"module_type": str(call["module_type"]), "layer": str(call["layer"]),

@@ -115,6 +115,21 @@ KNOWN_MISSES = {
         "table read with the same ids for every sample is what every healthy transformer "
         "does; which rows pretraining used is not in the watched run, and fine-tuning "
         "relearns them, so the loss only ends higher",
+    "margin_ranking_target_sign_flipped":
+        "the sign of MarginRankingLoss's target says which input should rank higher; a "
+        "constant -1 is as legitimate as a constant +1 with the inputs swapped "
+        "(margin_ranking_loss(neg, pos, 1) is the same loss), and the run never says which "
+        "input is the true fact's score: the loss falls normally and nothing recorded is "
+        "off; only an accuracy on the task's own labels shows the reversed ranking",
+    "label_ids_from_set_order":
+        "the resumed half trains the same weights against permuted class ids: the loss "
+        "jumps once (to about 4 from 0.05) and falls back within a few dozen steps, as after "
+        "a healthy new task or data shard; the run never sees the class names, so nothing "
+        "recorded says the ids changed meaning (only comparing saved predictions does)",
+    "truncation_keeps_text_end":
+        "the kept tail of each text is ordinary text (no padding, no repeated id): what "
+        "was cut is not in the run, and a topic that the tail does not carry shows only as "
+        "a loss that falls slowly and ends high, like a hard task",
 }
 
 

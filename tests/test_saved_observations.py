@@ -38,8 +38,10 @@ from benchmarks.real_bugs import actor_critic_advantage_not_detached as ac_not_d
 from benchmarks.real_bugs import entropy_bonus_added_to_loss as entropy_added  # noqa: E402
 from benchmarks.real_bugs import policy_log_prob_broadcast_over_batch as log_prob_broadcast  # noqa: E402,E501
 from benchmarks.real_bugs import window_scaled_with_its_forecast as window_scaled  # noqa: E402,E501
+from benchmarks.real_bugs import vocabulary_lowercased_inputs_not as lowercased_vocabulary  # noqa: E402,E501
 from benchmarks.real_bugs import lr_multiplier_key_ignored_by_optimizer as lr_mul_ignored  # noqa: E402,E501
 from benchmarks.real_bugs import pretrained_keys_matched_against_empty_dict as weights_not_loaded  # noqa: E402,E501
+from benchmarks.real_bugs import cosine_embedding_targets_zero_one as cosine_zero_one  # noqa: E402,E501
 from nndebug import rules, runfile  # noqa: E402
 from nndebug.monitor.validation_draws import DRAW_ROWS, PASSES_KEPT  # noqa: E402
 from nndebug.observed import ROW_LISTS, Observed  # noqa: E402
@@ -100,6 +102,8 @@ PLANTED = {
 PLANTED["SCALED_WITH_TARGET_STATISTICS"] = lambda: window_scaled.run(steps=12)   # batch 26
 PLANTED["LR_MULTIPLIER_IGNORED"] = lambda: lr_mul_ignored.run(steps=12)   # batch 28
 PLANTED["PRETRAINED_WEIGHTS_NOT_LOADED"] = lambda: weights_not_loaded.run(steps=12)   # batch 28
+PLANTED["UNKNOWN_ID_DOMINATES_INPUTS"] = lambda: lowercased_vocabulary.run(steps=12)   # batch 30
+PLANTED["SIGNED_TARGETS_AS_ZERO_ONE"] = lambda: cosine_zero_one.run(steps=12)   # batch 29
 
 
 def _same(name, kept, loaded):

@@ -11,6 +11,10 @@ bag-of-words topic classifier trained for half its steps, checkpointed, and resu
 resumed process rebuilds the mapping from a set whose order differs (played by a fixed
 permutation, since one process cannot change its own hash salt). Fix: number the classes in
 ``sorted(set(names))`` order.
+
+Why watch misses it: the ids are permuted once, mid-run; the loss jumps and recovers as it
+does when a healthy run meets new data, and the class names never reach the monitor, so no
+recorded number says the same id now means another class.
 """
 import numpy as np
 import torch

@@ -10,6 +10,10 @@ doesn't this lose the useful information at the beginning of the text?"; the mai
 "I just used the default padding"). Here a bag-of-words topic classifier on 40-word texts
 whose topic words sit in their first words, cut to 20 ids. Fix: ``truncating='post'``
 (keep the beginning).
+
+Why watch misses it: what reaches the model is ordinary text (the tail of each document, no
+padding, nothing repeated); what was thrown away is not in the run, and the learning it
+costs looks like a hard task: a loss that falls slowly and ends high.
 """
 import numpy as np
 import torch

@@ -52,6 +52,7 @@ from .optimizer_steps import OptimizerSteps
 from .shared_optimizers import SharedOptimizers
 from .parameter_dtypes import read_parameter_dtypes
 from .soft_target_rows import read_soft_target_rows
+from .signed_targets import SignedTargets
 from .lr_multipliers import read_lr_multipliers
 from .slow_group_weights import read_slow_group_weights
 from .graph_growth import GraphGrowth
@@ -73,6 +74,7 @@ from .validation_inputs import ValidationInputs
 from .window_overlap import WindowOverlap
 from .joint_scaling import JointScaling
 from .whole_batch_norms import WholeBatchNorms
+from .token_id_shares import TokenIdShares   # real-bug batch 30
 
 FOREIGN_CALLS_LEFT_OPEN = 10_000  # [design] calls of modules outside this model, with no
                                   # call of the model between them, after which an armed
@@ -121,6 +123,8 @@ class Around:
         self.joint_scaling = JointScaling(adapter, observed, adapter.model, current_step,
                                           on_error)   # windows scaled with their targets
         self.origins = NonFiniteOrigins(adapter, observed, adapter.model, optimizer, on_error)
+        self.signed_targets = SignedTargets(adapter, observed, current_step, on_error)   # +1/-1
+        self.token_ids = TokenIdShares(adapter, observed, current_step, on_error)   # <unk> share
         self._softmax_layers = None
         self._loss_modules_running = 0     # F.cross_entropy inside nn.CrossEntropyLoss: the
                                            # module's call is the one to keep
@@ -235,6 +239,7 @@ class Around:
         """A loss module outside the model was called (through the global hooks, or the
         direct hook that replaces them)."""
         try:
+            self.signed_targets.offer(type(module).__name__, inputs, output)   # 0/1 for +1/-1
             if inputs:
                 self.losses.offer(type(module).__name__, inputs[0],
                                   inputs[1] if len(inputs) > 1 else None, loss_options(module))
@@ -299,6 +304,7 @@ class Around:
         read_repeated_modules(self.adapter, self.structure.observed, self.on_error)
         read_parameter_dtypes(self.adapter, self.structure.observed, self.on_error)
         read_soft_target_rows(self.adapter, self.structure.observed, self.on_error)
+        self.signed_targets.read()          # signed_targets.py
         read_lr_multipliers(self.adapter, self.optimizer, self.structure.observed, self.on_error)
         if self._current_step() == 0:      # no step() yet: did backward run? (unstepped.py)
             self.structure.observed.unstepped_gradients = \
@@ -327,6 +333,7 @@ class Around:
         self.optimizer_steps.close()
         self.restarts.close()
         self.shared.close()
+        self.token_ids.close()
         self.evaluations.close()
         self.feature_moments.close()
         self.seeds.close()

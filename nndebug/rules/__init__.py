@@ -126,6 +126,8 @@ from . import lr_multipliers  # noqa: F401
 from . import pretrained_weights  # noqa: F401
 from . import policy_gradients  # noqa: F401
 from . import joint_scaling  # noqa: F401
+from . import signed_targets  # noqa: F401  (real-bug batch 29: +1/-1 targets given 0/1)
+from . import unknown_ids  # noqa: F401  (real-bug batch 30: <unk> floods the text)
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context

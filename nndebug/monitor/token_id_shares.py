@@ -1,0 +1,94 @@
+"""How much of an embedding's running text is one single id (UNKNOWN_ID_DOMINATES_INPUTS,
+``nndebug.rules.unknown_ids``).
+
+In natural text no token is half of the words: the commonest English word ("the") is about
+6% of running text, the commonest character (the space) about 18%. One id that makes up
+most of a batch of token sequences is a lookup that failed: a vocabulary built from
+lower-cased text looked up with cased words, a tokenizer and a vocabulary from different
+sources, words the vocabulary cut off. All of them come out as the ``<unk>`` id, and the
+model reads one shared vector where the words were.
+
+Padding is the other id that fills sequences, so it is set apart: the embedding's declared
+``padding_idx`` is not counted, and for the commonest id the share of its occurrences that
+lie BETWEEN other tokens is kept too (padding, declared or not, sits in runs at a row's
+start or end; an unknown id falls anywhere). Only 2-D integer ids of sequences at least ``MIN_LENGTH`` long, into tables of at
+least ``MIN_TABLE`` rows, are read: a segment-id or category table is not text.
+
+A forward hook on each embedding notes the first ``CALLS_KEPT`` training-mode lookups and
+then removes itself (the ids go to the host: a batch of token ids is small). Kept in
+``run.observed.token_id_shares`` as ``[(step, layer, commonest id, its share of the ids,
+share of its occurrences between other tokens, ids counted)]``.
+"""
+import numpy as np
+
+CALLS_KEPT = 4         # [design] training lookups noted per embedding (the answer is early)
+MIN_LENGTH = 8         # [design] shorter id rows are not running text
+MIN_TABLE = 32         # [design] smaller tables are categories (segments, relations), not words
+
+
+def token_embeddings(adapter):
+    """[(name, module)] of the embedding tables large enough to hold a vocabulary."""
+    return [(name, module) for name, module in adapter.named_modules()
+            if adapter.module_type(module) == "Embedding"
+            and int(getattr(module, "num_embeddings", 0) or 0) >= MIN_TABLE]
+
+
+def commonest_id_share(ids, padding_idx=None):
+    """(commonest id, its share of all the ids, the share of its occurrences that lie
+    between other tokens rather than in a run at a row's start or end, ids counted) of 2-D
+    ``ids``; None for the declared padding id or an empty batch."""
+    values, counts = np.unique(ids, return_counts=True)
+    if not len(values):
+        return None
+    common = values[int(np.argmax(counts))]
+    if padding_idx is not None and common == padding_idx:
+        return None
+    is_common = ids == common
+    length = ids.shape[1]
+    whole = is_common.all(axis=1)
+    lead = np.where(whole, length, np.argmax(~is_common, axis=1))
+    trail = np.where(whole, 0, np.argmax(~is_common[:, ::-1], axis=1))
+    occurrences = int(is_common.sum())
+    inner = occurrences - int((lead + trail).sum())
+    return int(common), occurrences / ids.size, inner / occurrences, int(ids.size)
+
+
+class TokenIdShares:
+    def __init__(self, adapter, observed, current_step, on_error):
+        self.adapter, self.observed = adapter, observed
+        self.current_step, self.on_error = current_step, on_error
+        self._handles = {}
+        for name, module in token_embeddings(adapter):
+            try:
+                self._handles[name] = adapter.add_forward_hook(module, self._make_hook(name))
+            except Exception as error:        # a model without working hooks
+                on_error(error)
+
+    def _make_hook(self, name):
+        noted = []
+
+        def on_output(module, inputs, output):
+            try:
+                if not self.adapter.is_training(module) or not inputs \
+                        or not self.adapter.is_tensor(inputs[0]):
+                    return
+                ids = self.adapter.to_numpy(inputs[0])
+                if ids.ndim != 2 or ids.shape[1] < MIN_LENGTH or ids.dtype.kind not in "iu":
+                    return
+                found = commonest_id_share(ids, getattr(module, "padding_idx", None))
+                noted.append(found)
+                step = self.current_step()
+                if found is not None:
+                    self.observed.token_id_shares.append((-1 if step is None else int(step),
+                                                          name, *found))
+                if len(noted) >= CALLS_KEPT:
+                    self._handles.pop(name).remove()
+            except Exception as error:        # never break the user's forward pass
+                self.on_error(error)
+        return on_output
+
+    def close(self):
+        """Remove the hooks still waiting for lookups (the monitor closed first)."""
+        for handle in self._handles.values():
+            handle.remove()
+        self._handles = {}
