@@ -39,12 +39,13 @@ the mode makes every torch call pass through Python (the loss: a handful); at mo
 ``CALLS_PER_STEP`` calls measured. Nothing once ``BIRTHS_KEPT`` births were kept.
 """
 import functools
+import math
 import os
 import sys
 
 from .function_modes import OwnedModes
 from .nonfinite_nodes import NODE_OPERATIONS, flags, forward_order, grad_roots, node_kind
-from .nonfinite_nodes import saved_flags
+from .nonfinite_nodes import saved_flags, verdict
 
 CALLS_PER_STEP = 64     # [design] risky calls measured per recorded step: a transformer
                         # block makes a handful (softmax, scaling, norms); the first NaN
@@ -211,40 +212,49 @@ class NonFiniteOrigins:
             backward = values.get(("origin", index, "backward"))
             if forward is None:
                 continue
-            output_nonfinite = bool(forward[1] > 0)
+            made, output_nonfinite, finite_inputs = verdict(forward)
             # a backward birth counts where the call's forward inputs were finite: on a step
             # already NaN, a gradient that does not depend on the values (a loss's) arrives
             # finite and leaves NaN without anything being born there
-            finite_inputs = forward[2] > 0
-            phases = (("forward", forward[0]),
+            phases = (("forward", made),
                       ("backward", None if backward is None or not finite_inputs
-                       else backward[0]))
-            for phase, flag in phases:
-                if flag is not None and flag > 0 and phase not in kept and \
-                        len(births) < BIRTHS_KEPT:
+                       else _born_in_backward(backward)))
+            for phase, born in phases:
+                if born and phase not in kept and len(births) < BIRTHS_KEPT:
                     births.append((record.step, phase, name, module or "", source,
-                                   output_nonfinite))
+                                   bool(output_nonfinite)))
                     kept.add(phase)
         self.calls = []
 
 
-def _on_backward(store, grad_inputs, grad_outputs):
-    """A risky call's backward ran: was the gradient it received finite, and the one it
-    passed on not? (One flag, kept on the device, for the step's transfer.)"""
+def _born_in_backward(sums):
+    """The gradient reaching the call was finite and the one leaving it was not."""
+    received, passed = float(sums[0]), float(sums[1])
+    return math.isfinite(received) and not math.isfinite(passed)
+
+
+def _gradient_sum(gradients):
+    """One number that is finite exactly when every gradient is (NaN and inf survive sums)."""
     import torch
+    total = gradients[0].sum(dtype=torch.float32)
+    for gradient in gradients[1:]:
+        total = total + gradient.sum(dtype=torch.float32)
+    return total
+
+
+def _on_backward(store, grad_inputs, grad_outputs):
+    """A risky call's backward ran: the sums of the gradient it received and of the one it
+    passed on, kept on the device for the step's transfer (``_born_in_backward`` reads
+    them). The first backward through the call is the one measured."""
+    import torch
+    if store:
+        return
     try:
         with torch._C.DisableTorchFunction():
             received = [g for g in grad_outputs if g is not None]
             passed = [g for g in grad_inputs if g is not None]
-            if not received or not passed:
-                return
-            finite_in = torch.stack([torch.isfinite(g).all() for g in received]).all()
-            finite_out = torch.stack([torch.isfinite(g).all() for g in passed]).all()
-            flag = (finite_in & ~finite_out).float().reshape(1)
-            if store:
-                store[0] = torch.maximum(store[0], flag)
-            else:
-                store.append(flag)
+            if received and passed:
+                store.append(torch.stack([_gradient_sum(received), _gradient_sum(passed)]))
     except Exception:             # a measurement never breaks the user's backward
         pass
 
