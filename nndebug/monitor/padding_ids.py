@@ -23,6 +23,14 @@ def padded_embeddings(adapter):
             and getattr(module, "padding_idx", None) is not None]
 
 
+def training_lookup_ids(adapter, module, inputs):
+    """The ids a lookup table was given in a training forward, on the host; None in eval
+    mode or when its first input is no tensor (read by ``token_id_shares.py`` too)."""
+    if not adapter.is_training(module) or not inputs or not adapter.is_tensor(inputs[0]):
+        return None
+    return adapter.to_numpy(inputs[0])
+
+
 class PaddingIds:
     def __init__(self, adapter, observed, on_error):
         self.adapter, self.observed, self.on_error = adapter, observed, on_error
@@ -39,10 +47,9 @@ class PaddingIds:
     def _make_hook(self, name, step):
         def on_output(module, inputs, output):
             try:
-                if not self.adapter.is_training(module) or not inputs \
-                        or not self.adapter.is_tensor(inputs[0]):
+                ids = training_lookup_ids(self.adapter, module, inputs)
+                if ids is None:
                     return
-                ids = self.adapter.to_numpy(inputs[0])
                 pad = int(module.padding_idx)
                 self.observed.padding_lookups.append(PaddingLookup(
                     step, name, pad, tuple(ids.shape), int(np.count_nonzero(ids == pad))))

@@ -21,6 +21,8 @@ share of its occurrences between other tokens, ids counted)]``.
 """
 import numpy as np
 
+from .padding_ids import training_lookup_ids
+
 CALLS_KEPT = 4         # [design] training lookups noted per embedding (the answer is early)
 MIN_LENGTH = 8         # [design] shorter id rows are not running text
 MIN_TABLE = 32         # [design] smaller tables are categories (segments, relations), not words
@@ -69,11 +71,8 @@ class TokenIdShares:
 
         def on_output(module, inputs, output):
             try:
-                if not self.adapter.is_training(module) or not inputs \
-                        or not self.adapter.is_tensor(inputs[0]):
-                    return
-                ids = self.adapter.to_numpy(inputs[0])
-                if ids.ndim != 2 or ids.shape[1] < MIN_LENGTH or ids.dtype.kind not in "iu":
+                ids = training_lookup_ids(self.adapter, module, inputs)
+                if ids is None or ids.ndim != 2 or ids.shape[1] < MIN_LENGTH or ids.dtype.kind not in "iu":
                     return
                 found = commonest_id_share(ids, getattr(module, "padding_idx", None))
                 noted.append(found)
