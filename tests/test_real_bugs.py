@@ -57,8 +57,8 @@ KNOWN_MISSES = {
         "per step and the loss falls steadily, only slowly; nothing tells a slow rate "
         "chosen for a fresh layer from a run that simply needs more steps",
     "mixup_labels_left_unmixed":
-        "named only by its symptom, LOSS_DIVERGING (the loss climbs back from its best); "
-        "the targets are valid class ids and the inputs in range, and without the unmixed "
+        "the targets are valid class ids and the inputs in range (its noisy late loss, once "
+        "read as LOSS_DIVERGING, is now measured against its own noise), and without the unmixed "
         "data nothing recorded tells a batch of mixed inputs (two samples blended) from a "
         "batch of plain ones, or a mixup run from one with noisy labels",
     "same_batch_every_step":
@@ -76,7 +76,8 @@ KNOWN_MISSES = {
         "the contrastive hinge max(margin - p, 0) can never close for a sigmoid output p "
         "under margin 1, but the margin is a Python number the graph does not keep (the "
         "subtraction saves no operand) and the loss is hand-written, so no loss call "
-        "shows the range mismatch; the only warning, LR_TOO_HIGH, is not the cause",
+        "shows the range mismatch (LR_TOO_HIGH, named for RMSprop's large first steps, now "
+        "needs updates that stay large, and is silent)",
     "sampler_cuts_tail_before_shuffling":
         "the sampler cuts the same tail (the nines) every epoch: nine classes reach the "
         "loss in even shares and the tenth column is never a target, the trace a rare last "

@@ -16,7 +16,10 @@ detailed records are thinned to steps 0, 1, 2, 4, ..., 256, 512 (and the steps a
 is seen, or after a loss jump: there is none before this one). The origin watch
 (NAN_BORN_IN_FORWARD) measures log's inputs and outputs on recorded steps only, and from
 step 262 on every weight is NaN, so nothing is born there any more. What is left is the
-symptom (NAN_LOSS, with LR_TOO_HIGH for the large learning rate that let the logits grow).
+symptom, NAN_LOSS. (LR_TOO_HIGH used to be named too, for Adam's large first steps: it now
+needs the NaN to come out of a blow-up - a growing loss, or updates still large when it
+came - and here the loss fell steadily to 0.1 and the updates were 0.5% of the weights at
+the last record before the NaN.)
 Seeing it would take the function mode on every step, or a guess from the steps before:
 log's argument is down to 1e-17 by step 256, but a small probability is no NaN and a
 healthy run's log of a softmax sits there too.

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..findings import Finding
 from .context import median, modules, nanmedian, nanmedian_columns, short_list
-from .curve import at_chance, learning_poor, loss_blew_up
+from .curve import (at_chance, curve_blew_up, curve_poor, learning_poor, loss_blew_up)
 from .graph import rule
 
 LR_HIGH_RATIO = 0.1           # update/weight ratio per step; ~1e-3 is healthy [karpathy];
@@ -20,14 +20,17 @@ HEALTHY_RATIO = 1e-3          # [karpathy] the update/weight ratio of a well-cho
 EARLY_RECORDS = 5             # [design] "the first steps": the first 5 recorded steps
 LR_COLLAPSE = 1e-3            # [design] a group's learning rate ending below 1e-3 of where it
                               # started has collapsed (the factor lr_too_low calls "decayed")
+LAST_LOSSES_BEFORE_NAN = 8    # [design] the finite losses just before a NaN that show whether
+                              # it was growing: the loss-jump check's interval (loss_jumps.py)
 
 
 def _ratio_summary(ctx):
     """(median per weight tensor over the run, max per weight tensor over the first
-    records); each None when nothing finite was measured."""
+    records, median per weight tensor over the first records); each None when nothing
+    finite was measured."""
     ratios = ctx.ratios()
     if ratios.size == 0:
-        return None, None
+        return None, None, None
     early = ratios[: max(1, min(len(ratios), EARLY_RECORDS))]
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)     # a tensor never measured: NaN
@@ -35,7 +38,31 @@ def _ratio_summary(ctx):
             if np.isfinite(ratios).any() else None
         early_layer = np.nanmax(np.where(np.isfinite(early), early, np.nan), axis=0) \
             if np.isfinite(early).any() else None
-    return per_layer, early_layer
+        early_typical = nanmedian_columns(np.where(np.isfinite(early), early, np.nan)) \
+            if np.isfinite(early).any() else None
+    return per_layer, early_layer, early_typical
+
+
+def calm_before_nan(ctx):
+    """Whether the run's NaN came out of a calm run: enough finite steps before it to judge,
+    a finite curve that neither diverged, oscillated nor blew up, the last
+    LAST_LOSSES_BEFORE_NAN losses before it no higher than where training started, and the
+    updates at the last judged record before it below LR_HIGH_RATIO of the weights. A
+    learning rate blows a run up by growing it (large updates, a rising loss) before float32
+    overflows; a NaN that arrives in one step out of a steady, falling loss is made by one
+    operation (log(0), 0/0: NAN_BORN_IN_FORWARD names it when a record sees it), not by the
+    rate. Public report: an unclamped log of sigmoid probabilities
+    (https://github.com/yhenon/pytorch-retinanet/issues/3)."""
+    if ctx.first_nan_step is None or not ctx.enough_steps or ctx.summary is None:
+        return False
+    if curve_blew_up(ctx):
+        return False
+    if float(np.max(ctx.curve[-LAST_LOSSES_BEFORE_NAN:])) > ctx.summary["start"]:
+        return False
+    ratios = ctx.ratios()
+    last = ratios[-1] if len(ratios) else np.zeros(0)
+    last = last[np.isfinite(last)]
+    return bool(last.size) and float(median(last.tolist())) < LR_HIGH_RATIO
 
 
 def _learning_rates(ctx):
@@ -46,11 +73,23 @@ def _learning_rates(ctx):
       explains={"NAN_LOSS", "NAN_GRADIENTS", "LOSS_DIVERGING", "LOSS_OSCILLATING", "DEAD_RELU",
                 "EXPLODING_GRADIENTS", "LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def lr_too_high(ctx):
-    per_layer, early_layer = _ratio_summary(ctx)
+    """Updates far above the healthy size (the largest of the first records, or the run's
+    median) together with an effect a rate too high has: the loss blew up, ReLU units died,
+    or the loss does not improve. A NaN out of a calm run (``calm_before_nan``) is no
+    blow-up of the rate's; and "does not improve" needs updates that stay large past the
+    first records (their median, not only their largest): adaptive optimizers move every
+    weight by about the learning rate on their first steps (RMSprop without bias
+    correction by ten times it) and shrink the steps by themselves, so a large first step
+    in a run that fails for another reason does not blame the rate (public report: a
+    sigmoid squashing a siamese distance, https://github.com/keras-team/keras-io/pull/2261).
+    """
+    per_layer, early_layer, early_typical = _ratio_summary(ctx)
     if early_layer is None:
         return None
     big = float(nanmedian(early_layer))
     typical = float(nanmedian(per_layer)) if per_layer is not None else big
+    sustained = max(typical, float(nanmedian(early_typical)) if early_typical is not None
+                    else typical)
     if not (big > LR_HIGH_RATIO or typical > LR_HIGH_RATIO):
         return None
     exploding = ctx.found.get("EXPLODING_GRADIENTS")
@@ -59,8 +98,11 @@ def lr_too_high(ctx):
     died = ctx.found.get("DEAD_RELU")
     died_later = died is not None and died.severity != "info" and \
         died.evidence.get("died_during_training")
-    blew_up = loss_blew_up(ctx)
-    if not (blew_up or died_later or learning_poor(ctx)):
+    calm_nan = calm_before_nan(ctx)
+    blew_up = curve_blew_up(ctx) if calm_nan else loss_blew_up(ctx)
+    poor = (curve_poor(ctx) if calm_nan else learning_poor(ctx)) and \
+        sustained > LR_HIGH_RATIO
+    if not (blew_up or died_later or poor):
         return None
     lrs = _learning_rates(ctx)
     effect = ("killed ReLU units" if died_later else
@@ -71,7 +113,7 @@ def lr_too_high(ctx):
                 f"(healthy is about 0.1%); the learning rate is too high and {effect}.",
         evidence={"update_to_weight_early": big, "update_to_weight_median": typical,
                   "healthy_ratio": HEALTHY_RATIO, "threshold": LR_HIGH_RATIO,
-                  "learning_rates": lrs[:5]},
+                  "update_to_weight_early_median": sustained, "learning_rates": lrs[:5]},
         fix="Lower the learning rate 3-10x (nndebug.find_lr suggests one); add warm-up, and "
             "gradient clipping if spikes remain.")
 
