@@ -255,6 +255,7 @@ ROW_LISTS += ("joint_scaling",)   # real-bug batch 26 (sequence leaks)
 ROW_LISTS += ("policy_gradient_terms", "entropy_terms")   # real-bug batch 25 (RL loops)
 ROW_LISTS += ("lr_multipliers", "slow_group_weights")   # real-bug batch 28 (fine-tuning)
 ROW_LISTS += ("feature_moments",)   # real-bug batch 27 (tabular)
+ROW_LISTS += ("validation_sets",)   # OVERFITTING on one validation set (wrong causes)
 ROW_LISTS += ("signed_targets",)   # real-bug batch 29 (loss misuse)
 ROW_LISTS += ("token_id_shares",)   # real-bug batch 30 (text pipelines)
 
@@ -421,6 +422,10 @@ class Observed:
                                                           # first rows of the first input of
                                                           # the first two validation passes
                                                           # (monitor/validation_draws.py)
+    validation_sets: list = field(default_factory=list)  # [(step, rows, sum, sum of squares)]
+                                                          # of each validation pass's inputs,
+                                                          # the first 64 passes
+                                                          # (monitor/validation_sets.py)
     signed_targets: list = field(default_factory=list)  # [(step, loss name, values, +1s,
                                                           # -1s, 0s)] of the targets of the
                                                           # first +1/-1-target loss calls,

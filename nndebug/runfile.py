@@ -346,6 +346,14 @@ def _token_id_share(row):
 ROW_READERS.update(token_id_shares=_token_id_share)   # real-bug batch 30
 
 
+def _validation_set(row):
+    step, rows, total, squares = row
+    return int(step), int(rows), float(_number(total)), float(_number(squares))
+
+
+ROW_READERS.update(validation_sets=_validation_set)   # OVERFITTING on one validation set
+
+
 def _random_rnn_state(call):
     """One call of ``monitor/random_states.py`` (a dict; every key is needed by the rule)."""
     return {"module_type": str(call["module_type"]), "layer": str(call["layer"]),

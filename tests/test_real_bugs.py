@@ -65,8 +65,8 @@ KNOWN_MISSES = {
         "info: one batch on every step is what full-batch training looks like too",
     "validation_resplit_every_stage":
         "each stage's new split puts trained samples in the validation set; watch sees "
-        "the validation loss only, not which samples it was measured on (named as "
-        "OVERFITTING: the changing split makes the validation curve jump)",
+        "that the set changed (validation_sets.py), not which samples it was measured on "
+        "(OVERFITTING, once named for the jump, now compares passes of one set only)",
     "simclr_positives_for_interleaved_views":
         "the cross-entropy's targets are a valid permutation of the batch's rows, the loss "
         "falls and every parameter trains; which two rows are views of one image is known "

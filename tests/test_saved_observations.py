@@ -105,6 +105,10 @@ PLANTED["PRETRAINED_WEIGHTS_NOT_LOADED"] = lambda: weights_not_loaded.run(steps=
 PLANTED["UNKNOWN_ID_DOMINATES_INPUTS"] = lambda: lowercased_vocabulary.run(steps=12)   # batch 30
 PLANTED["SIGNED_TARGETS_AS_ZERO_ONE"] = lambda: cosine_zero_one.run(steps=12)   # batch 29
 
+from nndebug.zoo.torch_cases import overfitting as memorising  # noqa: E402  (wrong causes)
+PLANTED["OVERFITTING"] = memorising.run   # the validation sets it compares (validation_sets.py)
+
+
 
 def _same(name, kept, loaded):
     """The field as kept by the live monitor and as loaded: the validation draws hold

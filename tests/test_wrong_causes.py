@@ -3,6 +3,10 @@
 - LR_TOO_HIGH: a NaN out of a steady, falling loss with small updates is no blow-up of the
   rate's (``learning_rate.calm_before_nan``), and a loss that does not improve blames the
   rate only when the updates stay large past the optimizer's first steps.
+- LOSS_DIVERGING: the rise from the best window to the last is measured against those
+  windows' own noise (mixup's noise grows as the model gets confident).
+- OVERFITTING: the validation passes it compares must have measured the same inputs
+  (``monitor/validation_sets.py``): a set redrawn between stages is no memorising.
 
 Each planted run is checked with the evidence met (the rule fires) and not met (silent).
 """
@@ -133,3 +137,80 @@ def test_a_rise_far_past_the_start_is_divergence_even_with_noisy_late_steps():
     for seed in range(5):
         found = rules.diagnose(records_run(noisy_late(200, 3.2, seed), lambda step: 1e-3))
         assert "LOSS_DIVERGING" in problems(found), seed
+
+
+# --- OVERFITTING and a validation set that changes ------------------------------------------
+
+torch = pytest.importorskip("torch")
+import nndebug as nd  # noqa: E402
+from nndebug.zoo.common import batches, digits, to_framework  # noqa: E402
+
+VAL_EVERY = 10
+
+
+def _memorising_run(validation_sets, steps=300):
+    """The zoo's overfitting run (64 training images, a 256-wide MLP, Adam): a big network
+    that memorises. ``validation_sets(step)`` gives the validation batches of the pass at
+    ``step``: the losses are averaged over them, weighted by their rows."""
+    torch.manual_seed(0)
+    x, y, _, _ = digits(val=True)
+    x, y = x[:64], y[:64]
+    model = torch.nn.Sequential(torch.nn.Linear(64, 256), torch.nn.ReLU(),
+                                torch.nn.Linear(256, 256), torch.nn.ReLU(),
+                                torch.nn.Linear(256, 10))
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    with nd.watch(model, optimizer) as mon:
+        for step, (xb, yb) in enumerate(batches(x, y, steps, batch_size=16)):
+            optimizer.zero_grad()
+            loss = loss_fn(model(xb), yb)
+            loss.backward()
+            optimizer.step()
+            val_loss = None
+            if step % VAL_EVERY == 0:
+                with torch.no_grad():
+                    parts = [(loss_fn(model(xv), yv), len(yv)) for xv, yv in validation_sets(step)]
+                    val_loss = sum(v * n for v, n in parts) / sum(n for _, n in parts)
+            mon.step(loss, val_loss=val_loss)
+    return mon
+
+
+def _held_out():
+    _, _, x_val, y_val = digits(val=True)
+    return to_framework("torch", x_val, y_val)
+
+
+def test_a_validation_loss_that_rose_because_the_set_changed_is_not_overfitting():
+    # the first half validated on trained images (their loss falls to ~0), the second on
+    # held-out ones: the validation loss jumps where the set changed, the training loss falls
+    x, y, _, _ = digits(val=True)
+    trained = to_framework("torch", x[:64], y[:64])
+    held_out = _held_out()
+    mon = _memorising_run(lambda step: [trained if step < 150 else held_out])
+    kept = mon.run.observed.validation_sets
+    assert len({(rows, total) for _, rows, total, _ in kept}) == 2     # two sets were measured
+    assert "OVERFITTING" not in problems(mon.findings())
+
+
+def test_overfitting_on_one_set_read_through_a_shuffled_loader_is_still_named():
+    x_val, y_val = _held_out()
+
+    def shuffled_batches(step):
+        order = torch.randperm(len(y_val), generator=torch.Generator().manual_seed(step))
+        return [(x_val[part], y_val[part]) for part in order.split(100)]
+
+    mon = _memorising_run(shuffled_batches)
+    kept = mon.run.observed.validation_sets
+    assert len(kept) >= 20 and kept[0][1] == len(y_val)
+    assert "OVERFITTING" in problems(mon.findings())
+
+
+def test_the_validation_sets_survive_saving(tmp_path):
+    x, y, _, _ = digits(val=True)
+    trained = to_framework("torch", x[:64], y[:64])
+    held_out = _held_out()
+    mon = _memorising_run(lambda step: [trained if step < 150 else held_out], steps=200)
+    mon.save(tmp_path / "run.nndebug")
+    loaded = nd.load_run(tmp_path / "run.nndebug")
+    assert loaded.run.observed.validation_sets == mon.run.observed.validation_sets
+    assert "OVERFITTING" not in problems(rules.diagnose(loaded.run.judged_view()))

@@ -10,6 +10,13 @@ have the same validation set for each pass in the for loop. Good catch!"). Here 
 small part of the digits, trained in three stages (lr 1e-2, 1e-3, 1e-4), each splitting the
 pool 80/20 anew and passing the validation loss to the monitor once per epoch. Fix: split
 once, before the stages.
+
+Why watch misses it: watch fingerprints each validation pass's inputs (their rows, sum
+and sum of squares), so it sees that the set changed at each stage, but not which of the
+new validation samples were trained on before (that would take every training batch's
+rows). The validation loss jumps where the third split came (0.16 to 0.20) while the
+training loss falls, which OVERFITTING used to name; it now compares validation losses of
+one set only, and stays silent.
 """
 import torch
 import torch.nn.functional as F

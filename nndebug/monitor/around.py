@@ -72,6 +72,7 @@ from .validation_draws import ValidationDraws
 from .feature_moments import FeatureMoments
 from .validation_inputs import ValidationInputs
 from .window_overlap import WindowOverlap
+from .validation_sets import ValidationSets   # OVERFITTING on one validation set
 from .joint_scaling import JointScaling
 from .whole_batch_norms import WholeBatchNorms
 from .token_id_shares import TokenIdShares   # real-bug batch 30
@@ -116,6 +117,8 @@ class Around:
         self.evaluations = ValidationInputs(adapter, observed, adapter.model, current_step,
                                             on_error)
         self.validation_draws = ValidationDraws(adapter, observed, on_error)
+        self.validation_sets = ValidationSets(adapter, observed, adapter.model, current_step,
+                                              on_error)   # which set each pass measured
         self.feature_moments = FeatureMoments(adapter, observed, adapter.model, current_step,
                                               on_error)   # per-column, feature_moments.py
         self.seeds = SeedCalls(adapter, observed, current_step, on_error)
@@ -335,6 +338,7 @@ class Around:
         self.shared.close()
         self.token_ids.close()
         self.evaluations.close()
+        self.validation_sets.close()
         self.feature_moments.close()
         self.seeds.close()
         self.windows.close()

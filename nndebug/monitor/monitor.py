@@ -206,6 +206,7 @@ class Monitor:
             self.around.validation_draws.take(self.around.evaluations.held, step)
             self.around.feature_moments.take(self.around.evaluations.held, step)
             self.around.evaluations.saw_validation()   # validation_inputs.py
+            self.around.validation_sets.saw_validation()   # validation_sets.py
             self.around.windows.saw_validation()       # window_overlap.py
         was_armed = self.hooks.armed
         check_jumps = self.loss_jumps.is_check_step(step)

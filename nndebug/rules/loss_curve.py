@@ -17,6 +17,9 @@ from .graph import rule
 OVERFIT_RISE = 0.1            # [playbook] validation 10% above its best while training keeps
                               # falling (pick the checkpoint at the best validation loss)
 MIN_VAL_POINTS = 5            # [design] validation losses needed before judging overfitting
+SAME_SET_TOLERANCE = 1e-6     # [design] relative difference of two validation passes' float64
+                              # totals that is still one set: the same values summed in another
+                              # order (a shuffled loader) differ by float64 rounding, ~1e-16
 
 # the causes that, when found (as more than "info"), explain a loss stuck at chance level
 CHANCE_CAUSES = ("DOUBLE_SOFTMAX", "DEAD_RELU", "LR_TOO_LOW", "VANISHING_GRADIENTS",
@@ -144,7 +147,9 @@ def overfitting(ctx):
     if len(at_best) < 3 or len(after) < 3 or np.median(after[-len(after) // 2:]) >= \
             np.median(at_best[-max(3, len(at_best) // 3):]):
         return None
-    step = int(steps[windows[best][-1]])
+    if validation_set_changed(ctx, steps[windows[best]], steps[windows[-1]]):
+        return None
+    step = int(steps[windows[best]][-1])
     return Finding(
         code="OVERFITTING", severity="warning", step=step,
         message=f"The validation loss rose {rise / max(abs(med[best]), 1e-12):.0%} above its "
@@ -153,3 +158,30 @@ def overfitting(ctx):
         evidence={"val_best": float(med[best]), "val_end": float(med[-1]), "best_step": step},
         fix="Keep the checkpoint with the best validation loss (early stopping), add data "
             "augmentation, weight decay or dropout, or use a smaller model.")
+
+
+def validation_set_changed(ctx, best_steps, end_steps):
+    """Whether the validation passes at the best validation loss and those at the end
+    measured different inputs (``monitor/validation_sets.py``): the rise may then be the
+    new set's, not memorising. Unknown passes (not fingerprinted) count as unchanged.
+    Public report: a new train/validation split drawn for each stage of training
+    (https://github.com/godardt/planet-amazon-deforestation/issues/12)."""
+    kept = {row[0]: row for row in observed_list(ctx, "validation_sets")}
+    best = [kept[s] for s in np.asarray(best_steps).tolist() if s in kept]
+    end = [kept[s] for s in np.asarray(end_steps).tolist() if s in kept]
+    return bool(best and end) and not any(same_set(b, e) for b in best for e in end)
+
+
+def same_set(first, second):
+    """Whether two kept passes ``(step, rows, sum, sum of squares)`` measured the same
+    inputs: as many rows, and both totals equal up to SAME_SET_TOLERANCE of their scale
+    (the sum's scale is the largest sum of absolute values those squares allow,
+    sqrt(values x squares) by Cauchy-Schwarz, with the rows standing in for the values: a
+    standardised set sums to about 0, and its rounding is that of its magnitudes)."""
+    (_, rows, total, squares), (_, other_rows, other_total, other_squares) = first, second
+    if rows != other_rows:
+        return False
+    scale = max(squares, other_squares, 1e-300)
+    if abs(squares - other_squares) > SAME_SET_TOLERANCE * scale:
+        return False
+    return abs(total - other_total) <= SAME_SET_TOLERANCE * (rows * scale) ** 0.5
