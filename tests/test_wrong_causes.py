@@ -76,6 +76,8 @@ def test_a_nan_out_of_a_calm_falling_run_is_not_the_learning_rates():
                                        [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 264]))
     assert "NAN_LOSS" in problems(found)
     assert "LR_TOO_HIGH" not in problems(found)
+    nan = next(f for f in found if f.code == "NAN_LOSS")   # and NAN_LOSS says so
+    assert nan.evidence.get("out_of_a_calm_run") and "no blow-up" in nan.message
 
 
 def test_a_nan_after_the_loss_grew_is_still_the_learning_rates():
@@ -83,6 +85,8 @@ def test_a_nan_after_the_loss_grew_is_still_the_learning_rates():
     losses = grown + [float("nan")] * (300 - len(grown))
     found = rules.diagnose(records_run(losses, adaptive_start))
     assert "LR_TOO_HIGH" in problems(found)
+    nan = next(f for f in found if f.code == "NAN_LOSS")
+    assert "out_of_a_calm_run" not in nan.evidence and "blew up" in nan.message
 
 
 def test_a_nan_while_the_updates_are_still_huge_is_still_the_learning_rates():

@@ -13,6 +13,7 @@ from ..findings import Finding
 from .context import fmt, median, module_of, names, rms
 from .curve import learning_poor
 from .graph import rule
+from .learning_rate import calm_before_nan
 
 EXPLODING_ACTIVATION_RMS = 1e3  # [measured] activation root-mean-square; unit-scale layers sit near 1
                                 # (Kaiming/Glorot keep it ~1 [glorot]); 1e3 is far out [measured]
@@ -149,8 +150,14 @@ def nan_loss(ctx):
                       if not math.isfinite(stats.get("mean", 0.0))), None)
     if bad_layer is not None:
         evidence["first_nonfinite_layer"] = bad_layer
+    calm = not grew and calm_before_nan(ctx)
+    if calm:
+        evidence["out_of_a_calm_run"] = True
     message = f"The loss became NaN/Inf at step {step}"
-    message += (" after growing fast: the training blew up" if grew else "") + "."
+    message += (" after growing fast: the training blew up" if grew else
+                " out of a steady, falling loss with small updates: no blow-up; one "
+                "operation made it, in that step's forward (log of 0, 0/0) or in the "
+                "backward of the step before (sqrt or norm at 0)" if calm else "") + "."
     return Finding(
         code="NAN_LOSS", severity="error", where=bad_layer or "", step=step,
         message=message, evidence=evidence,
