@@ -258,6 +258,7 @@ ROW_LISTS += ("feature_moments",)   # real-bug batch 27 (tabular)
 ROW_LISTS += ("validation_sets",)   # OVERFITTING on one validation set (wrong causes)
 ROW_LISTS += ("signed_targets",)   # real-bug batch 29 (loss misuse)
 ROW_LISTS += ("token_id_shares",)   # real-bug batch 30 (text pipelines)
+ROW_LISTS += ("aliased_state_loads", "resumed_optimizers")   # real-bug batch 33 (loops)
 
 
 @dataclass
@@ -436,6 +437,18 @@ class Observed:
                                                           # of it between other tokens, ids
                                                           # counted)] of the first training
                                                           # lookups (monitor/token_id_shares.py)
+    aliased_state_loads: list = field(default_factory=list)  # [(step, tensors given as the
+                                                          # model's own storage, floating-
+                                                          # point tensors compared)] of each
+                                                          # model.load_state_dict while
+                                                          # watching (monitor/aliased_loads.py)
+    resumed_optimizers: list = field(default_factory=list)  # [(step resumed at, optimizer
+                                                          # class, held state before its first
+                                                          # step, holds state after it,
+                                                          # [[scheduler class, steps it had
+                                                          # counted]])] after
+                                                          # mon.load_state_dict
+                                                          # (monitor/resumed_optimizers.py)
 
     def to_dict(self):
         from dataclasses import asdict

@@ -346,6 +346,21 @@ def _token_id_share(row):
 ROW_READERS.update(token_id_shares=_token_id_share)   # real-bug batch 30
 
 
+def _aliased_state_load(row):
+    step, own, compared = row
+    return int(step), int(own), int(compared)
+
+
+def _resumed_optimizer(row):
+    step, optimizer, before, after, schedulers = row
+    return (int(step), str(optimizer), bool(before), bool(after),
+            [[str(kind), int(calls)] for kind, calls in schedulers])
+
+
+ROW_READERS.update(aliased_state_loads=_aliased_state_load,
+                   resumed_optimizers=_resumed_optimizer)   # real-bug batch 33
+
+
 def _validation_set(row):
     step, rows, total, squares = row
     return int(step), int(rows), float(_number(total)), float(_number(squares))

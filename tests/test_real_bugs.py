@@ -131,6 +131,11 @@ KNOWN_MISSES = {
         "the kept tail of each text is ordinary text (no padding, no repeated id): what "
         "was cut is not in the run, and a topic that the tail does not carry shows only as "
         "a loss that falls slowly and ends high, like a hard task",
+    "batch_iterator_exhausted_after_first_epoch":
+        "the later epochs make no forward, backward, optimizer step or mon.step: the run is "
+        "the first epoch's 25 healthy steps and then its close, as a run meant to be that "
+        "short is; nothing recorded says more epochs were meant (no per-epoch scheduler, "
+        "validation or logging ran between the empty epochs)",
 }
 
 

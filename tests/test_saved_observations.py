@@ -42,6 +42,9 @@ from benchmarks.real_bugs import vocabulary_lowercased_inputs_not as lowercased_
 from benchmarks.real_bugs import lr_multiplier_key_ignored_by_optimizer as lr_mul_ignored  # noqa: E402,E501
 from benchmarks.real_bugs import pretrained_keys_matched_against_empty_dict as weights_not_loaded  # noqa: E402,E501
 from benchmarks.real_bugs import cosine_embedding_targets_zero_one as cosine_zero_one  # noqa: E402,E501
+from benchmarks.real_bugs import best_weights_kept_by_reference as best_by_reference  # noqa: E402,E501
+from benchmarks.real_bugs import optimizer_state_erased_on_resume as state_erased  # noqa: E402,E501
+from benchmarks.real_bugs import scheduler_restarted_on_resume as scheduler_restarted  # noqa: E402,E501
 from nndebug import rules, runfile  # noqa: E402
 from nndebug.monitor.validation_draws import DRAW_ROWS, PASSES_KEPT  # noqa: E402
 from nndebug.observed import ROW_LISTS, Observed  # noqa: E402
@@ -109,6 +112,9 @@ from nndebug.zoo.torch_cases import overfitting as memorising  # noqa: E402  (wr
 PLANTED["OVERFITTING"] = memorising.run   # the validation sets it compares (validation_sets.py)
 
 
+PLANTED["BEST_WEIGHTS_ALIAS_LIVE_WEIGHTS"] = lambda: best_by_reference.run(steps=30)   # batch 33
+PLANTED["OPTIMIZER_STATE_NOT_RESTORED"] = lambda: state_erased.run(steps=60)   # batch 33
+PLANTED["SCHEDULER_RESTARTED_ON_RESUME"] = lambda: scheduler_restarted.run(steps=60)   # batch 33
 
 def _same(name, kept, loaded):
     """The field as kept by the live monitor and as loaded: the validation draws hold

@@ -8,6 +8,11 @@ skipped over"; a maintainer: "all the datasets are now iterators. It should be v
 to initiate a new dataset object after epoch 1"). Here a digits MLP meant to train six
 epochs of 25 batches over an iterator of shuffled batches built once. Fix: build the
 iterator anew at the start of every epoch.
+
+Why watch misses it: the later epochs make no forward, no backward, no optimizer step and
+no ``mon.step``; the run watch sees is 25 healthy steps and a close, the same as a run meant
+to be that short. Nothing between the empty epochs (no per-epoch scheduler step, validation
+or log call) reaches the monitor to show that time went by without training.
 """
 import numpy as np
 import torch

@@ -9,6 +9,12 @@ epoch's state"; merged). Here a wide digits MLP trains on 200 images at a high r
 validation loss bottoms out early and rises while it overfits; the loop keeps the weights of
 the epoch with the lowest validation loss and loads them back at the end, as the tutorial's
 ``train_model`` does. Fix: ``best_model_wts = copy.deepcopy(model.state_dict())``.
+
+How watch finds it: the loss curve is that of any overfitting run (the fixed twin's is the
+same curve); the bug is only in what the final load restores. A pre-hook on the watched
+model's load_state_dict compares each tensor given with the model's own: all of them are
+the same storage, so the load restores nothing (BEST_WEIGHTS_ALIAS_LIVE_WEIGHTS; a
+deep-copied dict, a file read back or another model's weights are other storage).
 """
 import copy
 

@@ -11,6 +11,12 @@ as a preemptible job: five runs of 30 steps, each one resumed from the checkpoin
 before saved (model, optimizer and the nndebug monitor's state, as ``long_run.py``
 documents), the checkpoint written to memory as ``torch.save`` writes a file. Fix: build the
 optimizer once, then load its state.
+
+How watch finds it: each run's loss curve continues the one before with a small bump after
+each resume (Adam's first bias-corrected steps), like any noisy curve. On resume the monitor
+(``mon.load_state_dict``) watches the optimizer's first step: it held no state before it
+(no moments) and holds some after it, so the state was not restored
+(OPTIMIZER_STATE_NOT_RESTORED; a plain SGD has no state to lose and is not named).
 """
 import io
 

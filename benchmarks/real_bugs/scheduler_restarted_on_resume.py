@@ -7,10 +7,16 @@ Reported: "Resume scheduler properly" - https://github.com/lightly-ai/lightly-tr
 ("the learning rate will reset to the initial stage when `resume_interrupted=True`. This is
 because the scheduler status is not saved and resumed properly, so `last_epoch` is always
 equal to -1 when resumed from checkpoints"; merged). Here a digits MLP under SGD with
-momentum, a linear warm-up and a linear decay planned over 150 steps, trained as a job stopped and
-resumed every 30 steps from a checkpoint holding the model, the optimizer and the nndebug
-monitor's state (as ``long_run.py`` documents). Fix: save ``scheduler.state_dict()`` and
-load it on resume.
+momentum, a linear warm-up and a linear decay planned over 150 steps, trained as a job
+stopped and resumed every 30 steps from a checkpoint holding the model, the optimizer and
+the nndebug monitor's state (as ``long_run.py`` documents). Fix: save
+``scheduler.state_dict()`` and load it on resume.
+
+How watch finds it: the recorded rates rise and fall again after each resume, which a
+cyclic or restarting schedule also draws. On resume the monitor reads the schedulers driving
+the optimizer at its first step: this one has counted no step although the run has taken
+120, so it was built anew and not loaded (SCHEDULER_RESTARTED_ON_RESUME; a loaded one has
+counted the steps or epochs before the resume).
 """
 import io
 

@@ -9,6 +9,9 @@ epoch, which sets model mode to eval. Training will have no effect until end of 
 epoch."; the maintainer fixed it in the trainer). Here a digits MLP with batch norm and
 dropout, 50-batch epochs, validated every 20 iterations as the report's trainer does with
 ``interval_validate``. Fix: ``model.train()`` again at the end of the validation.
+
+How watch finds it: the batch-norm and dropout layers run in eval mode on steps whose
+gradients train the model (TRAINING_IN_EVAL_MODE), found as it came.
 """
 import torch
 from torch import nn

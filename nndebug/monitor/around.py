@@ -48,6 +48,8 @@ from .repeated_modules import read_repeated_modules
 from .stacked_linears import StackedLinears
 from .nonfinite_origins import NonFiniteOrigins
 from .optimizer_restarts import OptimizerRestarts
+from .resumed_optimizers import ResumedOptimizers
+from .aliased_loads import AliasedLoads
 from .optimizer_steps import OptimizerSteps
 from .shared_optimizers import SharedOptimizers
 from .parameter_dtypes import read_parameter_dtypes
@@ -128,6 +130,8 @@ class Around:
         self.origins = NonFiniteOrigins(adapter, observed, adapter.model, optimizer, on_error)
         self.signed_targets = SignedTargets(adapter, observed, current_step, on_error)   # +1/-1
         self.token_ids = TokenIdShares(adapter, observed, current_step, on_error)   # <unk> share
+        self.resumed = ResumedOptimizers(adapter, observed, parameters, current_step, on_error)
+        self.aliased_loads = AliasedLoads(adapter, observed, adapter.model, current_step, on_error)
         self._softmax_layers = None
         self._loss_modules_running = 0     # F.cross_entropy inside nn.CrossEntropyLoss: the
                                            # module's call is the one to keep
@@ -337,6 +341,8 @@ class Around:
         self.restarts.close()
         self.shared.close()
         self.token_ids.close()
+        self.resumed.close()
+        self.aliased_loads.close()
         self.evaluations.close()
         self.validation_sets.close()
         self.feature_moments.close()

@@ -333,6 +333,7 @@ class Monitor:
         """Continue the run saved by ``state_dict()`` (call it before the first step): step
         numbers continue, the rules see the whole curve, earlier findings stay."""
         long_run.load_state_dict(self, state)
+        self.around.resumed.resuming()     # what the optimizer resumed with: resumed_optimizers.py
 
     def close(self):
         """Remove every hook the monitor installed; findings stay readable."""
