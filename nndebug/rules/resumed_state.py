@@ -17,7 +17,9 @@ ends at a larger rate than planned. Read from the same rows: the schedulers driv
 optimizer at its first step after the resume and the steps each had counted
 (``monitor/schedulers.py``). A scheduler loaded from the checkpoint has counted the steps
 (or epochs) before the resume; one that has counted none was built anew. ``ReduceLROnPlateau``
-keeps its rate in the optimizer's state, restored with it, and is not judged.
+keeps its rate in the optimizer's state, restored with it, and is not judged. Blind spot: a
+scheduler stepped per epoch and resumed, loaded, inside its first epoch has counted none
+either and would be named (MIN_STEPS_BEFORE_RESUME keeps only the earliest resumes out).
 """
 from ..findings import Finding
 from .context import observed_list
