@@ -346,6 +346,14 @@ def _token_id_share(row):
 ROW_READERS.update(token_id_shares=_token_id_share)   # real-bug batch 30
 
 
+def _straight_through_cancellation(row):
+    step, sums = row
+    return int(step), int(sums)
+
+
+ROW_READERS.update(straight_through_cancellations=_straight_through_cancellation)   # batch 32
+
+
 def _aliased_state_load(row):
     step, own, compared = row
     return int(step), int(own), int(compared)

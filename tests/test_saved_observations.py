@@ -42,6 +42,7 @@ from benchmarks.real_bugs import vocabulary_lowercased_inputs_not as lowercased_
 from benchmarks.real_bugs import lr_multiplier_key_ignored_by_optimizer as lr_mul_ignored  # noqa: E402,E501
 from benchmarks.real_bugs import pretrained_keys_matched_against_empty_dict as weights_not_loaded  # noqa: E402,E501
 from benchmarks.real_bugs import cosine_embedding_targets_zero_one as cosine_zero_one  # noqa: E402,E501
+from benchmarks.real_bugs import straight_through_estimator_not_detached as ste_not_detached  # noqa: E402,E501
 from benchmarks.real_bugs import best_weights_kept_by_reference as best_by_reference  # noqa: E402,E501
 from benchmarks.real_bugs import optimizer_state_erased_on_resume as state_erased  # noqa: E402,E501
 from benchmarks.real_bugs import scheduler_restarted_on_resume as scheduler_restarted  # noqa: E402,E501
@@ -107,6 +108,7 @@ PLANTED["LR_MULTIPLIER_IGNORED"] = lambda: lr_mul_ignored.run(steps=12)   # batc
 PLANTED["PRETRAINED_WEIGHTS_NOT_LOADED"] = lambda: weights_not_loaded.run(steps=12)   # batch 28
 PLANTED["UNKNOWN_ID_DOMINATES_INPUTS"] = lambda: lowercased_vocabulary.run(steps=12)   # batch 30
 PLANTED["SIGNED_TARGETS_AS_ZERO_ONE"] = lambda: cosine_zero_one.run(steps=12)   # batch 29
+PLANTED["STRAIGHT_THROUGH_NOT_DETACHED"] = lambda: ste_not_detached.run(steps=12)   # batch 32
 
 from nndebug.zoo.torch_cases import overfitting as memorising  # noqa: E402  (wrong causes)
 PLANTED["OVERFITTING"] = memorising.run   # the validation sets it compares (validation_sets.py)

@@ -78,6 +78,7 @@ from .validation_sets import ValidationSets   # OVERFITTING on one validation se
 from .joint_scaling import JointScaling
 from .whole_batch_norms import WholeBatchNorms
 from .token_id_shares import TokenIdShares   # real-bug batch 30
+from .straight_through_cancellations import StraightThroughCancellations   # real-bug batch 32
 
 FOREIGN_CALLS_LEFT_OPEN = 10_000  # [design] calls of modules outside this model, with no
                                   # call of the model between them, after which an armed
@@ -108,6 +109,7 @@ class Around:
         self.batch_norms = WholeBatchNorms(adapter, observed, on_error)   # z / z.norm()
         self.detached = DetachedTerms(adapter, observed, parameters, optimizer, on_error)
         self.self_additions = SelfAdditions(adapter, observed, on_error)   # x + x in forward
+        self.straight_through = StraightThroughCancellations(adapter, observed, on_error)   # x + (q - x)
         self.policy_terms = PolicyGradientTerms(adapter, observed, parameters, optimizer, on_error)
         self.attention = AttentionCapture(adapter, self._attention_site, on_error,
                                           on_loss_call=self._on_loss_function)
@@ -159,6 +161,7 @@ class Around:
         self.graph.arm()             # the loss's constants, when a step showed one
         self.reductions.arm()
         self.self_additions.arm(step)
+        self.straight_through.arm(step)
         if self.global_needed and self.global_steps >= STEPS_TO_FIND_A_USE and \
                 not self.attention.enabled and len(self._loss_modules) <= 1 and \
                 not self.structure.saw_unregistered_modules():
@@ -201,6 +204,7 @@ class Around:
         self.graph.disarm()          # after attention's mode: ours lies under it
         self.reductions.disarm()
         self.self_additions.disarm()
+        self.straight_through.disarm()
         self.policy_terms.disarm()
         self.armed = False
 

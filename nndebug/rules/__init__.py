@@ -128,6 +128,7 @@ from . import policy_gradients  # noqa: F401
 from . import joint_scaling  # noqa: F401
 from . import signed_targets  # noqa: F401  (real-bug batch 29: +1/-1 targets given 0/1)
 from . import unknown_ids  # noqa: F401  (real-bug batch 30: <unk> floods the text)
+from . import straight_through  # noqa: F401  (real-bug batch 32: x + (q - x), no detach)
 from . import aliased_loads  # noqa: F401  (real-bug batch 33: best weights kept by reference)
 from . import resumed_state  # noqa: F401  (real-bug batch 33: resumed without optimizer state)
 from . import loss_curve  # noqa: F401

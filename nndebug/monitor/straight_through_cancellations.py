@@ -1,0 +1,133 @@
+"""Straight-through estimators written without their detach
+(``run.observed.straight_through_cancellations``).
+
+A straight-through estimator passes a non-differentiable value (a quantised code, a
+rounded weight) forward and the gradient of its input backward:
+``x + (q - x).detach()``. Without the detach, ``x + (q - x)`` still has the value ``q``,
+but ``x`` now enters twice with opposite signs and its two gradients cancel exactly: the
+layers that made ``x`` get nothing from anything downstream (NTU-AIoT-Lab/EfficientFi#4,
+a VQ encoder that the reconstruction loss never reached).
+
+In torch's graph that is an ``AddBackward0`` with one input ``x`` and the other a
+``SubBackward0`` of ``(q, x)`` - the same node and output twice (or ``x - (x - q)``,
+``(q - x) + x``). An interpolation ``x + a * (q - x)`` has a multiplication in between and
+does not match; with the detach, the subtraction is no input of the sum at all. Only a
+``q`` that carries no gradient to ``x`` counts (a constant, a codebook row, ``x.round()``):
+``x + (f(x) - x)`` is a roundabout ``f(x)`` whose gradient still reaches ``x``.
+
+On the first ``STEPS_MEASURED`` recorded steps a forward hook on the model walks the graph
+under its outputs (the forward's own graph: the loss above it is not walked) with
+``graph_nodes`` and counts the matches with ``count_cancelled_straight_throughs``, a
+function of the list of nodes (so a shared walk of the graph can call it). Cost: one walk
+of the forward's graph on each of the first few recorded steps.
+"""
+from .loss_reductions import output_tensors
+
+STEPS_MEASURED = 3           # [design] recorded steps walked: the model's structure is the same
+                             # on every step, three show it is not one odd batch
+WALK_LIMIT = 50_000          # [design] graph nodes walked at most per step (a 100-layer
+                             # transformer's forward is a few thousand); what was found stands
+ADD, SUB = "AddBackward0", "SubBackward0"
+ZERO_DERIVATIVE = {"RoundBackward0", "RoundBackward1", "FloorBackward0", "CeilBackward0",
+                   "TruncBackward0", "SignBackward0"}   # [convention] torch's backward of
+                                                        # round/floor/ceil/trunc/sign: zeros
+
+
+class StraightThroughCancellations:
+    def __init__(self, adapter, observed, on_error):
+        self.adapter, self.observed, self.on_error = adapter, observed, on_error
+        self.enabled = adapter.framework == "torch"
+        self._handle = None
+        self._step, self._walked_this_step = None, False
+
+    def arm(self, step):
+        if not self.enabled or \
+                len(self.observed.straight_through_cancellations) >= STEPS_MEASURED:
+            return
+        self._step, self._walked_this_step = step, False
+        try:
+            self._handle = self.adapter.add_forward_hook(self.adapter.model, self._on_output)
+        except Exception as error:      # a model without forward hooks: nothing is read
+            self.enabled = False
+            self.on_error(error)
+
+    def disarm(self):
+        if self._handle is not None:
+            self._handle.remove()
+            self._handle = None
+
+    def _on_output(self, module, inputs, output):
+        if self._walked_this_step or self._step is None:
+            return
+        self._walked_this_step = True          # the first forward of the step is read
+        try:
+            roots = [t.grad_fn for t in output_tensors(output) if getattr(t, "grad_fn", None)]
+            if roots:
+                found = count_cancelled_straight_throughs(graph_nodes(roots))
+                self.observed.straight_through_cancellations.append((int(self._step), found))
+        except Exception as error:             # never break the user's forward
+            self.enabled = False
+            self.on_error(error)
+
+
+def graph_nodes(roots, limit=WALK_LIMIT):
+    """The backward nodes under ``roots`` (each once), at most ``limit`` of them."""
+    seen, stack, nodes = set(roots), list(roots), []
+    while stack and len(nodes) < limit:
+        node = stack.pop()
+        nodes.append(node)
+        for child, _ in node.next_functions:
+            if child is not None and child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return nodes
+
+
+def count_cancelled_straight_throughs(nodes):
+    """How many of ``nodes`` compute ``x + (q - x)`` (or ``(q - x) + x``, ``x - (x - q)``)
+    with ``q`` independent of ``x``: sums whose ``x`` gradients cancel."""
+    return sum(1 for node in nodes if _cancelled_operand(node) is not None)
+
+
+def _cancelled_operand(node):
+    """The (node, output) edge whose gradients cancel in ``node``, or None."""
+    name = type(node).__name__
+    if name not in (ADD, SUB) or getattr(node, "_saved_alpha", 1) != 1:
+        return None
+    edges = node.next_functions
+    if len(edges) != 2 or edges[0][0] is None or edges[1][0] is None:
+        return None
+    for outer, inner in ((0, 1), (1, 0)):
+        difference = edges[inner][0]
+        if type(difference).__name__ != SUB or getattr(difference, "_saved_alpha", 1) != 1:
+            continue
+        pair = difference.next_functions
+        if len(pair) != 2:
+            continue
+        x = edges[outer]
+        # x + (q - x), (q - x) + x: x is the subtrahend; x - (x - q): x is the minuend
+        cancels = (name == ADD and pair[1] == x) or (name == SUB and outer == 0 and pair[0] == x)
+        if not cancels:
+            continue
+        q = pair[0] if name == ADD else pair[1]
+        if q[0] is None or not _carries_gradient_to(q[0], x[0]):
+            return x
+    return None
+
+
+def _carries_gradient_to(start, target, limit=WALK_LIMIT):
+    """Whether a gradient can flow from ``start`` down to ``target``: ``target`` lies under
+    ``start`` other than through an operation whose derivative is zero everywhere it
+    exists (``q = x.round()`` is a constant to the gradient; ``q = tanh(x)`` is not)."""
+    seen, stack = {start}, [start]
+    while stack and len(seen) < limit:
+        node = stack.pop()
+        if node is target:
+            return True
+        if type(node).__name__ in ZERO_DERIVATIVE:
+            continue
+        for child, _ in node.next_functions:
+            if child is not None and child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return False
