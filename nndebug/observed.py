@@ -258,6 +258,7 @@ ROW_LISTS += ("feature_moments",)   # real-bug batch 27 (tabular)
 ROW_LISTS += ("validation_sets",)   # OVERFITTING on one validation set (wrong causes)
 ROW_LISTS += ("signed_targets",)   # real-bug batch 29 (loss misuse)
 ROW_LISTS += ("token_id_shares",)   # real-bug batch 30 (text pipelines)
+ROW_LISTS += ("reversed_concatenations",)   # real-bug batch 34 (recurrent)
 ROW_LISTS += ("straight_through_cancellations",)   # real-bug batch 32 (gradient code)
 ROW_LISTS += ("aliased_state_loads", "resumed_optimizers")   # real-bug batch 33 (loops)
 
@@ -438,6 +439,11 @@ class Observed:
                                                           # of it between other tokens, ids
                                                           # counted)] of the first training
                                                           # lookups (monitor/token_id_shares.py)
+    reversed_concatenations: list = field(default_factory=list)  # [(step, recurrent layer
+                                                          # whose output is in reversed time
+                                                          # order, layer in forward order)]
+                                                          # concatenated step by step, first
+                                                          # steps (monitor/reversed_steps.py)
     straight_through_cancellations: list = field(default_factory=list)  # [(step, sums in the
                                                           # model's forward of the form
                                                           # x + (q - x), no detach)] on the

@@ -346,6 +346,14 @@ def _token_id_share(row):
 ROW_READERS.update(token_id_shares=_token_id_share)   # real-bug batch 30
 
 
+def _reversed_concatenation(row):
+    step, reversed_layer, other_layer = row
+    return int(step), str(reversed_layer), str(other_layer)
+
+
+ROW_READERS.update(reversed_concatenations=_reversed_concatenation)   # real-bug batch 34
+
+
 def _straight_through_cancellation(row):
     step, sums = row
     return int(step), int(sums)

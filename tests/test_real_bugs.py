@@ -136,6 +136,11 @@ KNOWN_MISSES = {
         "the first epoch's 25 healthy steps and then its close, as a run meant to be that "
         "short is; nothing recorded says more epochs were meant (no per-epoch scheduler, "
         "validation or logging ran between the empty epochs)",
+    "session_state_reset_one_step_late":
+        "session-parallel batches carry the GRU state on purpose, through forward's arguments "
+        "(the same batch fed twice answers the same); the bug is only the order of the loop's "
+        "lines - the rows of new sessions zeroed after the step that read their first item, "
+        "not before - and which rows start a session is in the data alone",
 }
 
 

@@ -46,6 +46,8 @@ from benchmarks.real_bugs import straight_through_estimator_not_detached as ste_
 from benchmarks.real_bugs import best_weights_kept_by_reference as best_by_reference  # noqa: E402,E501
 from benchmarks.real_bugs import optimizer_state_erased_on_resume as state_erased  # noqa: E402,E501
 from benchmarks.real_bugs import scheduler_restarted_on_resume as scheduler_restarted  # noqa: E402,E501
+from benchmarks.real_bugs import backward_rnn_outputs_not_reversed as backward_not_realigned  # noqa: E402,E501
+from benchmarks.real_bugs import recurrent_cell_state_never_passed as state_never_passed  # noqa: E402,E501
 from nndebug import rules, runfile  # noqa: E402
 from nndebug.monitor.validation_draws import DRAW_ROWS, PASSES_KEPT  # noqa: E402
 from nndebug.observed import ROW_LISTS, Observed  # noqa: E402
@@ -108,6 +110,8 @@ PLANTED["LR_MULTIPLIER_IGNORED"] = lambda: lr_mul_ignored.run(steps=12)   # batc
 PLANTED["PRETRAINED_WEIGHTS_NOT_LOADED"] = lambda: weights_not_loaded.run(steps=12)   # batch 28
 PLANTED["UNKNOWN_ID_DOMINATES_INPUTS"] = lambda: lowercased_vocabulary.run(steps=12)   # batch 30
 PLANTED["SIGNED_TARGETS_AS_ZERO_ONE"] = lambda: cosine_zero_one.run(steps=12)   # batch 29
+PLANTED["REVERSED_STEPS_NOT_REALIGNED"] = lambda: backward_not_realigned.run(steps=12)   # batch 34
+PLANTED["RECURRENT_STATE_NEVER_PASSED"] = lambda: state_never_passed.run(steps=12)   # batch 34
 PLANTED["STRAIGHT_THROUGH_NOT_DETACHED"] = lambda: ste_not_detached.run(steps=12)   # batch 32
 
 from nndebug.zoo.torch_cases import overfitting as memorising  # noqa: E402  (wrong causes)

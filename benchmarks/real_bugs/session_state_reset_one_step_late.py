@@ -13,6 +13,13 @@ right ... whenever there's a session replacement, the cell will learn that one s
 inherited (and unwanted) state"). Here sessions of 3 to 6 items walk through 24 items with
 a stride of their own (1 to 4): after two items the stride, and so every next item, is
 known. Fix: zero the state of the rows whose session starts before the forward pass.
+
+Why watch misses it: the state is carried on purpose (session-parallel batches continue
+their sessions from step to step) and handed back through forward's arguments, so the same
+batch fed twice gives the same answer and STATE_CARRIED_ACROSS_BATCHES stays silent. What
+is wrong is only WHEN rows are zeroed: after the step that read a new session's first item
+instead of before it. Which rows start a session is known to the loop's data alone; the
+model sees a state with some zero rows either way.
 """
 import torch
 from torch import nn

@@ -78,6 +78,7 @@ from .validation_sets import ValidationSets   # OVERFITTING on one validation se
 from .joint_scaling import JointScaling
 from .whole_batch_norms import WholeBatchNorms
 from .token_id_shares import TokenIdShares   # real-bug batch 30
+from .reversed_steps import ReversedSteps   # real-bug batch 34
 from .straight_through_cancellations import StraightThroughCancellations   # real-bug batch 32
 
 FOREIGN_CALLS_LEFT_OPEN = 10_000  # [design] calls of modules outside this model, with no
@@ -132,6 +133,7 @@ class Around:
         self.origins = NonFiniteOrigins(adapter, observed, adapter.model, optimizer, on_error)
         self.signed_targets = SignedTargets(adapter, observed, current_step, on_error)   # +1/-1
         self.token_ids = TokenIdShares(adapter, observed, current_step, on_error)   # <unk> share
+        self.reversed_steps = ReversedSteps(adapter, observed, on_error)   # rnn(x.flip(1)) unflipped
         self.resumed = ResumedOptimizers(adapter, observed, parameters, current_step, on_error)
         self.aliased_loads = AliasedLoads(adapter, observed, adapter.model, current_step, on_error)
         self._softmax_layers = None
@@ -161,6 +163,7 @@ class Around:
         self.graph.arm()             # the loss's constants, when a step showed one
         self.reductions.arm()
         self.self_additions.arm(step)
+        self.reversed_steps.arm(step)
         self.straight_through.arm(step)
         if self.global_needed and self.global_steps >= STEPS_TO_FIND_A_USE and \
                 not self.attention.enabled and len(self._loss_modules) <= 1 and \
@@ -204,6 +207,7 @@ class Around:
         self.graph.disarm()          # after attention's mode: ours lies under it
         self.reductions.disarm()
         self.self_additions.disarm()
+        self.reversed_steps.disarm()
         self.straight_through.disarm()
         self.policy_terms.disarm()
         self.armed = False

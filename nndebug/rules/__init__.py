@@ -131,6 +131,8 @@ from . import unknown_ids  # noqa: F401  (real-bug batch 30: <unk> floods the te
 from . import straight_through  # noqa: F401  (real-bug batch 32: x + (q - x), no detach)
 from . import aliased_loads  # noqa: F401  (real-bug batch 33: best weights kept by reference)
 from . import resumed_state  # noqa: F401  (real-bug batch 33: resumed without optimizer state)
+from . import recurrent_state  # noqa: F401  (real-bug batch 34: hidden state never passed back)
+from . import reversed_steps  # noqa: F401  (real-bug batch 34: reversed half not flipped back)
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context

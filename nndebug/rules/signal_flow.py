@@ -188,7 +188,8 @@ def collapsed_activations(ctx):
             n += 1
             # an embedding's rows repeat across the batch whenever its ids do (position or
             # token-type ids are the same for every sample by design): not a lost signal
-            if stats["batch_spread"] <= COLLAPSED_SPREAD * scale and layer.type != "Embedding":
+            if stats["batch_spread"] <= COLLAPSED_SPREAD * scale and layer.type != "Embedding" \
+                    and not _varies_at_a_later_call(r, layer.name):
                 across_batch += 1
                 step = r.step if step is None else step
             if "unit_spread" in stats and stats["unit_spread"] <= COLLAPSED_SPREAD * scale:
@@ -220,6 +221,21 @@ def collapsed_activations(ctx):
                    message=message,
                    evidence={"layer": name, "spread": kind, "threshold": COLLAPSED_SPREAD},
                    fix=fix)
+
+
+def _varies_at_a_later_call(record, name):
+    """Whether a layer called several times in one forward pass (a recurrent cell's layers,
+    unrolled in a loop) gave outputs that differ across the batch at a later call. Its first
+    call alone may read the zero initial state by design; the verdict needs every call."""
+    calls = 2
+    while f"{name}#{calls}" in record.activations:
+        stats = record.activations[f"{name}#{calls}"]
+        scale = rms(stats) if stats else None
+        if stats and "batch_spread" in stats and scale is not None and scale > 0 and \
+                stats["batch_spread"] > COLLAPSED_SPREAD * scale:
+            return True
+        calls += 1
+    return False
 
 
 def _after_dead_layer(ctx, record, name):
