@@ -258,6 +258,7 @@ ROW_LISTS += ("feature_moments",)   # real-bug batch 27 (tabular)
 ROW_LISTS += ("validation_sets",)   # OVERFITTING on one validation set (wrong causes)
 ROW_LISTS += ("signed_targets",)   # real-bug batch 29 (loss misuse)
 ROW_LISTS += ("token_id_shares",)   # real-bug batch 30 (text pipelines)
+ROW_LISTS += ("propagation_matrices", "squashed_batch_sums")   # real-bug batch 31 (graphs)
 ROW_LISTS += ("reversed_concatenations",)   # real-bug batch 34 (recurrent)
 ROW_LISTS += ("straight_through_cancellations",)   # real-bug batch 32 (gradient code)
 ROW_LISTS += ("aliased_state_loads", "resumed_optimizers")   # real-bug batch 33 (loops)
@@ -461,6 +462,20 @@ class Observed:
                                                           # counted]])] after
                                                           # mon.load_state_dict
                                                           # (monitor/resumed_optimizers.py)
+    propagation_matrices: list = field(default_factory=list)  # [(step, nodes, 0/1 entries,
+                                                          # median row sum, largest row sum,
+                                                          # triangular, empty-row share, no
+                                                          # self-loops, symmetric)] of the
+                                                          # square data matrices multiplying
+                                                          # features in the model's forward,
+                                                          # first steps
+                                                          # (monitor/propagation_matrices.py)
+    squashed_batch_sums: list = field(default_factory=list)  # [(step, squashing operation,
+                                                          # reduction, reduced shape)]: a
+                                                          # sigmoid-like function of the
+                                                          # whole batch's sum in the loss,
+                                                          # first steps
+                                                          # (monitor/squashed_batch_sums.py)
 
     def to_dict(self):
         from dataclasses import asdict

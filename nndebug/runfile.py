@@ -346,6 +346,22 @@ def _token_id_share(row):
 ROW_READERS.update(token_id_shares=_token_id_share)   # real-bug batch 30
 
 
+def _propagation_matrix(row):
+    step, nodes, binary, median, largest, triangular, empty, no_loops, symmetric = row
+    return (int(step), int(nodes), bool(binary), float(_number(median)),
+            float(_number(largest)), bool(triangular), float(_number(empty)),
+            bool(no_loops), bool(symmetric))
+
+
+def _squashed_batch_sum(row):
+    step, squashing, reduction, shape = row
+    return int(step), str(squashing), str(reduction), [int(n) for n in shape]
+
+
+ROW_READERS.update(propagation_matrices=_propagation_matrix,
+                   squashed_batch_sums=_squashed_batch_sum)   # real-bug batch 31
+
+
 def _reversed_concatenation(row):
     step, reversed_layer, other_layer = row
     return int(step), str(reversed_layer), str(other_layer)

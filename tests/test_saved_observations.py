@@ -48,6 +48,9 @@ from benchmarks.real_bugs import optimizer_state_erased_on_resume as state_erase
 from benchmarks.real_bugs import scheduler_restarted_on_resume as scheduler_restarted  # noqa: E402,E501
 from benchmarks.real_bugs import backward_rnn_outputs_not_reversed as backward_not_realigned  # noqa: E402,E501
 from benchmarks.real_bugs import recurrent_cell_state_never_passed as state_never_passed  # noqa: E402,E501
+from benchmarks.real_bugs import bpr_scores_summed_before_logsigmoid as bpr_summed  # noqa: E402,E501
+from benchmarks.real_bugs import graph_sum_aggregation_not_normalised as sum_aggregated  # noqa: E402,E501
+from benchmarks.real_bugs import lightgcn_adjacency_block_misplaced as one_way_graph  # noqa: E402,E501
 from nndebug import rules, runfile  # noqa: E402
 from nndebug.monitor.validation_draws import DRAW_ROWS, PASSES_KEPT  # noqa: E402
 from nndebug.observed import ROW_LISTS, Observed  # noqa: E402
@@ -121,6 +124,10 @@ PLANTED["OVERFITTING"] = memorising.run   # the validation sets it compares (val
 PLANTED["BEST_WEIGHTS_ALIAS_LIVE_WEIGHTS"] = lambda: best_by_reference.run(steps=30)   # batch 33
 PLANTED["OPTIMIZER_STATE_NOT_RESTORED"] = lambda: state_erased.run(steps=60)   # batch 33
 PLANTED["SCHEDULER_RESTARTED_ON_RESUME"] = lambda: scheduler_restarted.run(steps=60)   # batch 33
+PLANTED["BATCH_SUMMED_INSIDE_LOSS"] = lambda: bpr_summed.run(steps=12)   # batch 31
+PLANTED["AGGREGATE_GROWS_WITH_DEGREE"] = lambda: sum_aggregated.run(steps=30)   # batch 31
+PLANTED["NODES_GATHER_NOTHING"] = lambda: one_way_graph.run(steps=12)   # batch 31
+
 
 def _same(name, kept, loaded):
     """The field as kept by the live monitor and as loaded: the validation draws hold

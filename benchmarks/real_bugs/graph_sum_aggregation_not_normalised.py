@@ -14,6 +14,11 @@ network classifies the digits as nodes of a graph with a heavy-tailed degree dis
 
 Harm (150 steps, measured when the case was written): accuracy on the unlabelled nodes 0.09
 against 0.83 for the fixed twin.
+
+How watch finds it: the matrix the model multiplies its features by is 0/1 (a raw
+adjacency: a sum over neighbours), its median row sums to 4 and its largest to 303, and
+training went poorly (gradients exploding, loss at chance): AGGREGATE_GROWS_WITH_DEGREE,
+which explains those symptoms. The degree spread alone is not enough: GIN sums on purpose.
 """
 import torch
 from torch import nn

@@ -14,6 +14,10 @@ from hidden tastes. Fix: R in the upper-right block and R^T in the lower-left.
 
 Harm (150 steps, measured when the case was written): AUC of held-out purchases 0.85
 against 0.98 for the fixed twin.
+
+How watch finds it: the (420, 420) propagation matrix has 29% of its rows all zero (the
+items) and a pattern that is not symmetric: NODES_GATHER_NOTHING, whose fix says build it
+both ways. EXPECTED first named ADJACENCY_NOT_SYMMETRIC, written before the rule.
 """
 import torch
 from torch import nn
@@ -24,7 +28,7 @@ import nndebug as nd
 TITLE = ("There seems to be a problem with the code,1. In the creation of the adjacency "
          "matrix and 2. In the normalization of the adjacency matrix")
 LINK = "https://github.com/yirutsai/LightGCN/issues/2"
-EXPECTED = ("ADJACENCY_NOT_SYMMETRIC",)
+EXPECTED = ("NODES_GATHER_NOTHING",)
 STEPS = 150
 USERS, ITEMS, FACTORS, LAYERS = 300, 120, 16, 2
 BOUGHT_SHARE = 0.15          # each user bought the 15% of items its hidden taste ranks first

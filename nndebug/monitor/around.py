@@ -78,6 +78,8 @@ from .validation_sets import ValidationSets   # OVERFITTING on one validation se
 from .joint_scaling import JointScaling
 from .whole_batch_norms import WholeBatchNorms
 from .token_id_shares import TokenIdShares   # real-bug batch 30
+from .propagation_matrices import PropagationMatrices   # real-bug batch 31
+from .squashed_batch_sums import SquashedBatchSums   # real-bug batch 31
 from .reversed_steps import ReversedSteps   # real-bug batch 34
 from .straight_through_cancellations import StraightThroughCancellations   # real-bug batch 32
 
@@ -110,6 +112,8 @@ class Around:
         self.batch_norms = WholeBatchNorms(adapter, observed, on_error)   # z / z.norm()
         self.detached = DetachedTerms(adapter, observed, parameters, optimizer, on_error)
         self.self_additions = SelfAdditions(adapter, observed, on_error)   # x + x in forward
+        self.propagations = PropagationMatrices(adapter, observed, on_error)   # A @ h
+        self.batch_sums = SquashedBatchSums(adapter, observed, on_error)   # sigmoid(sum)
         self.straight_through = StraightThroughCancellations(adapter, observed, on_error)   # x + (q - x)
         self.policy_terms = PolicyGradientTerms(adapter, observed, parameters, optimizer, on_error)
         self.attention = AttentionCapture(adapter, self._attention_site, on_error,
@@ -163,6 +167,7 @@ class Around:
         self.graph.arm()             # the loss's constants, when a step showed one
         self.reductions.arm()
         self.self_additions.arm(step)
+        self.propagations.arm(step)
         self.reversed_steps.arm(step)
         self.straight_through.arm(step)
         if self.global_needed and self.global_steps >= STEPS_TO_FIND_A_USE and \
@@ -207,6 +212,7 @@ class Around:
         self.graph.disarm()          # after attention's mode: ours lies under it
         self.reductions.disarm()
         self.self_additions.disarm()
+        self.propagations.disarm()
         self.reversed_steps.disarm()
         self.straight_through.disarm()
         self.policy_terms.disarm()
@@ -268,6 +274,7 @@ class Around:
             self.graph.on_loss(self._current_step(), loss)
             self.reductions.on_loss(self._current_step(), loss)
             self.batch_norms.on_loss(self._current_step(), loss)
+            self.batch_sums.on_loss(self._current_step(), loss)
             self.detached.on_loss(self._current_step(), loss)
             self.policy_terms.on_loss(self._current_step(), loss)   # log_prob x weight
         except Exception as error:
