@@ -11,16 +11,16 @@ I) D^-1/2``), GraphSAGE and LightGCN likewise; GIN keeps the sum on purpose and 
 normalisation layer after it.
 
 On the first ``STEPS_MEASURED`` recorded steps a forward hook on the model walks the graph
-under its outputs, right after the forward, while the product's operands are still saved
-in it: each matrix product (``MmBackward0``) whose left operand is a square matrix of at
-least ``MIN_NODES`` rows that carries no gradient (data, not a weight) is measured once per
-step - whether its entries are all 0 or 1, its row sums (the in-degrees: median and
-largest), whether it is triangular (a causal or cumulative-sum mask is, an adjacency is
-not), the share of its rows that are all zero (nodes that gather nothing: their output
-forgets their own features too), whether its diagonal is all zero (no self-loops) and
-whether its pattern of non-zeros is symmetric (an undirected graph's is). Kept as ``(step,
-nodes, 0/1 entries, median row sum, largest row sum, triangular, empty-row share, no
-self-loops, symmetric)``.
+under its outputs, right after the forward, while the product's operands are still saved in
+it: each matrix product (``MmBackward0``) whose left operand is a square matrix of at least
+``MIN_NODES`` rows (at most ``MAX_NODES``) that carries no gradient (data, not a weight) is
+measured once per step - whether its entries are all 0 or 1, its row sums (the in-degrees:
+median and largest), whether it is triangular (a causal or cumulative-sum mask is, an
+adjacency is not), the share of its rows that are all zero (nodes that gather nothing:
+their output forgets their own features too), whether its diagonal is all zero (no
+self-loops) and whether its pattern of non-zeros is symmetric (an undirected graph's is).
+Kept as ``(step, nodes, 0/1 entries, median row sum, largest row sum, triangular, empty-row
+share, no self-loops, symmetric)``.
 
 The walk is this file's own small one (``graph_nodes``) over the list of nodes it returns;
 the measurement (``measure_propagations``) takes that list, so a shared walk of the
@@ -36,6 +36,9 @@ WALK_LIMIT = 50_000          # [design] graph nodes walked at most per forward (
 MIN_NODES = 32               # [design] a graph of fewer nodes is no place for hubs; attention
                              # or mixing matrices of a few positions are left alone
 KEPT_PER_STEP = 4            # [design] products measured per forward (two or three layers)
+MAX_NODES = 8192             # [design] larger matrices are not measured: the measurement makes
+                             # a few temporaries of the matrix's size (a quarter of a GB
+                             # each at 16k nodes); graphs that large are kept sparse anyway
 
 
 class PropagationMatrices:
@@ -89,7 +92,8 @@ def graph_nodes(roots):
 
 def measure_propagations(nodes):
     """[(nodes, 0/1 entries, median row sum, largest row sum, triangular, share of empty
-    rows, diagonal all zero, symmetric pattern)] of the square data matrices that multiply features from the left in ``nodes`` (module doc)."""
+    rows, diagonal all zero, symmetric pattern)] of the square data matrices that multiply
+    features from the left in ``nodes`` (module doc)."""
     found, measured = [], set()
     for node in nodes:
         if type(node).__name__ != "MmBackward0" or len(found) >= KEPT_PER_STEP:
@@ -97,7 +101,7 @@ def measure_propagations(nodes):
         matrix = getattr(node, "_saved_self", None)
         if matrix is None or matrix.dim() != 2 or matrix.requires_grad or \
                 matrix.is_sparse or matrix.shape[0] != matrix.shape[1] or \
-                matrix.shape[0] < MIN_NODES or id(matrix) in measured:
+                not MIN_NODES <= matrix.shape[0] <= MAX_NODES or id(matrix) in measured:
             continue
         measured.add(id(matrix))
         found.append(_measure(matrix.detach()))

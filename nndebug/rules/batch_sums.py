@@ -29,10 +29,10 @@ def batch_summed_inside_loss(ctx):
     return Finding(
         code="BATCH_SUMMED_INSIDE_LOSS", severity="warning", where="loss", step=step,
         message=f"The loss takes {function} of the {reduction} of a whole {shape_text} "
-                f"batch: the batch is scored as ONE sample. Once that one {reduction} is large "
-                f"the {function} saturates and every sample's gradient vanishes together, "
-                "the samples still scored the wrong way among them; the loss reaches zero "
-                "while they stay wrong.",
+                f"batch: the batch is scored as ONE sample. Once that one {reduction} is "
+                f"large the {function} saturates and every sample's gradient vanishes "
+                "together, the samples still scored the wrong way among them; the loss "
+                "reaches zero while they stay wrong.",
         evidence={"function": function, "reduction": reduction, "shape": list(shape),
                   "steps": sorted({row[0] for row in rows})},
         fix=f"Reduce each sample on its own first (e.g. (u * (p - n)).sum(dim=1) for a BPR "

@@ -37,7 +37,7 @@ LOSS_OPERATIONS = {
 MIN_TARGET_CALLS = 3          # [design] recorded loss calls needed before a verdict on targets
 NEAR_ZERO = 0.2               # [measured] last window median / first window median of the
                               # loss: 0.036 on the all-ones recommender case, 0.78 on a
-                              # least-squares GAN's generator (tests/test_real_bug_rules_31.py);
+                              # least-squares GAN's generator (test_real_bug_rules_31.py);
                               # the threshold sits between them, a factor of 4-5 from each
 
 
