@@ -218,3 +218,18 @@ def test_the_validation_sets_survive_saving(tmp_path):
     loaded = nd.load_run(tmp_path / "run.nndebug")
     assert loaded.run.observed.validation_sets == mon.run.observed.validation_sets
     assert "OVERFITTING" not in problems(rules.diagnose(loaded.run.judged_view()))
+
+
+def test_a_set_drawn_anew_at_every_pass_is_still_judged_for_overfitting():
+    # random crops of the validation images at every pass: no two passes alike, one
+    # population; the memorising run's rise is still OVERFITTING
+    x_val, y_val = _held_out()
+
+    def noisy(step):
+        generator = torch.Generator().manual_seed(step)
+        return [(x_val + 0.05 * torch.randn(x_val.shape, generator=generator), y_val)]
+
+    mon = _memorising_run(noisy)
+    kept = mon.run.observed.validation_sets
+    assert len({total for _, _, total, _ in kept}) == len(kept)
+    assert "OVERFITTING" in problems(mon.findings())

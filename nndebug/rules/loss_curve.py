@@ -161,15 +161,22 @@ def overfitting(ctx):
 
 
 def validation_set_changed(ctx, best_steps, end_steps):
-    """Whether the validation passes at the best validation loss and those at the end
-    measured different inputs (``monitor/validation_sets.py``): the rise may then be the
-    new set's, not memorising. Unknown passes (not fingerprinted) count as unchanged.
-    Public report: a new train/validation split drawn for each stage of training
+    """Whether the validation set was replaced between the passes at the best validation
+    loss and those at the end (``monitor/validation_sets.py``): the run validates on a
+    fixed set (some passes measured the same inputs), and none of the passes at the end
+    measured the inputs of one at the best. The rise may then be the new set's, not
+    memorising. A set drawn anew at every pass (random crops, a random subset each time)
+    is a sample of one population, whose window medians OVERFITTING may still compare; and
+    unknown passes (not fingerprinted) count as unchanged. Public report: a new
+    train/validation split drawn for each stage of training
     (https://github.com/godardt/planet-amazon-deforestation/issues/12)."""
-    kept = {row[0]: row for row in observed_list(ctx, "validation_sets")}
+    rows = observed_list(ctx, "validation_sets")
+    kept = {row[0]: row for row in rows}
     best = [kept[s] for s in np.asarray(best_steps).tolist() if s in kept]
     end = [kept[s] for s in np.asarray(end_steps).tolist() if s in kept]
-    return bool(best and end) and not any(same_set(b, e) for b in best for e in end)
+    if not (best and end) or any(same_set(b, e) for b in best for e in end):
+        return False
+    return any(same_set(a, b) for a, b in zip(rows, rows[1:]))   # a fixed set, replaced
 
 
 def same_set(first, second):
