@@ -12,8 +12,9 @@ A validation pass is what ``validation_inputs.py`` calls one: the forwards run w
 gradients since the last training forward, in a step that passes ``val_loss``. Once a first
 ``val_loss`` has shown that the run validates, a forward pre-hook on the model adds up, for
 each no-gradient forward, the number of rows of its first floating-point input, the sum of
-its values and the sum of their squares (float64, on the input's device: no transfer). When
-the step passes ``val_loss``, the pass's totals go to the host in one transfer. The totals
+its values and the sum of their squares (accumulated in float64, on the input's device: no
+transfer). When the step passes ``val_loss``, the pass's totals go to the host in one
+transfer. The totals
 do not depend on the order of the rows or on how they were batched, so a shuffled
 validation loader gives the same fingerprint on the same set.
 
@@ -68,8 +69,12 @@ class ValidationSets:
                 pending.clear()           # an earlier step's, which passed no val_loss
             leaves = self.adapter.float_leaves(inputs)
             if leaves and len(getattr(leaves[0], "shape", ())) >= 1:
-                x = self.adapter.detach(leaves[0]).double()
-                pending.append((step, int(x.shape[0]), x.sum(), x.square().sum()))
+                import torch
+                x = self.adapter.detach(leaves[0])
+                # accumulated in float64 without a float64 copy of the batch
+                total = x.sum(dtype=torch.float64)
+                squares = torch.linalg.vector_norm(x, dtype=torch.float64) ** 2
+                pending.append((step, int(x.shape[0]), total, squares))
         except Exception as error:        # never break the user's forward pass
             self._on_error(error)
 
