@@ -181,10 +181,11 @@ def validation_set_changed(ctx, best_steps, end_steps):
 
 def same_set(first, second):
     """Whether two kept passes ``(step, rows, sum, sum of squares)`` measured the same
-    inputs: as many rows, and both totals equal up to SAME_SET_TOLERANCE of their scale
-    (the sum's scale is the largest sum of absolute values those squares allow,
-    sqrt(values x squares) by Cauchy-Schwarz, with the rows standing in for the values: a
-    standardised set sums to about 0, and its rounding is that of its magnitudes)."""
+    inputs: as many rows, and both totals equal up to SAME_SET_TOLERANCE of their scale.
+    A standardised set sums to about 0, so the sum is compared on the scale of its
+    magnitudes: sqrt(rows x squares), at most the sum of the absolute values by
+    Cauchy-Schwarz (a scale on the small side: the tolerance is still far above float64's
+    rounding)."""
     (_, rows, total, squares), (_, other_rows, other_total, other_squares) = first, second
     if rows != other_rows:
         return False
