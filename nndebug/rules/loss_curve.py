@@ -183,9 +183,9 @@ def same_set(first, second):
     """Whether two kept passes ``(step, rows, sum, sum of squares)`` measured the same
     inputs: as many rows, and both totals equal up to SAME_SET_TOLERANCE of their scale.
     A standardised set sums to about 0, so the sum is compared on the scale of its
-    magnitudes: sqrt(rows x squares), at most the sum of the absolute values by
-    Cauchy-Schwarz (a scale on the small side: the tolerance is still far above float64's
-    rounding)."""
+    magnitudes: sqrt(rows x squares) (Cauchy-Schwarz bounds the sum of the absolute values
+    by sqrt(values x squares); rows in place of values make the scale smaller, and the
+    tolerance is still far above float64's rounding)."""
     (_, rows, total, squares), (_, other_rows, other_total, other_squares) = first, second
     if rows != other_rows:
         return False
