@@ -1,7 +1,7 @@
 """Rules that named a wrong cause on public bug reports now need their own evidence.
 
 - LR_TOO_HIGH: a NaN out of a steady, falling loss with small updates is no blow-up of the
-  rate's (``learning_rate.calm_before_nan``), and a loss that does not improve blames the
+  rate's (``curve.calm_before_nan``), and a loss that does not improve blames the
   rate only when the updates stay large past the optimizer's first steps.
 - LOSS_DIVERGING: the rise from the best window to the last is measured against those
   windows' own noise (mixup's noise grows as the model gets confident).

@@ -11,9 +11,8 @@ import numpy as np
 
 from ..findings import Finding
 from .context import fmt, median, module_of, names, rms
-from .curve import learning_poor
+from .curve import calm_before_nan, learning_poor
 from .graph import rule
-from .learning_rate import calm_before_nan
 
 EXPLODING_ACTIVATION_RMS = 1e3  # [measured] activation root-mean-square; unit-scale layers sit near 1
                                 # (Kaiming/Glorot keep it ~1 [glorot]); 1e3 is far out [measured]

@@ -36,6 +36,10 @@ OSCILLATION_MIN_SPIKES = 3    # [design] ... at least 3 of them, and ...
 OSCILLATION_SPIKE_SHARE = 0.03  # ... at least 3% of steps (the [lesson] fired on any wiggle)
 BLEW_UP_FACTOR = 1.5          # [design] the last window 1.5x the first (and beyond the noise):
                               # the loss blew up, for the learning-rate rule
+LAST_LOSSES_BEFORE_NAN = 8    # [design] the finite losses just before a NaN that show whether
+                              # it was growing: the loss-jump check's interval (loss_jumps.py)
+CALM_UPDATE_RATIO = 0.1       # [karpathy] ~1e-3 per step is healthy; updates of a tenth of the
+                              # weights are a rate's blow-up (learning_rate.LR_HIGH_RATIO)
 
 
 def diverging(ctx):
@@ -179,10 +183,32 @@ def learning_poor(ctx):
 def curve_poor(ctx):
     """``learning_poor`` without the NaN: what the finite curve before it says (diverging,
     oscillating, at chance, flat, or less than POOR_IMPROVEMENT gained). A rule that must
-    not read a sudden NaN as its own symptom asks this (``learning_rate.calm_before_nan``)."""
+    not read a sudden NaN as its own symptom asks this (``calm_before_nan``)."""
     if "curve_poor" not in ctx.cache:
         s = ctx.summary
         ctx.cache["curve_poor"] = bool(
             diverging(ctx) is not None or oscillation(ctx) is not None or at_chance(ctx) or
             plateaued(ctx) or (s is not None and s["improvement"] < POOR_IMPROVEMENT))
     return ctx.cache["curve_poor"]
+
+
+def calm_before_nan(ctx):
+    """Whether the run's NaN came out of a calm run: enough finite steps before it to judge,
+    a finite curve that neither diverged, oscillated nor blew up, the last
+    LAST_LOSSES_BEFORE_NAN losses before it no higher than where training started, and the
+    updates at the last judged record before it below CALM_UPDATE_RATIO of the weights. A
+    learning rate blows a run up by growing it (large updates, a rising loss) before float32
+    overflows; a NaN that arrives in one step out of a steady, falling loss is made by one
+    operation (log(0), 0/0: NAN_BORN_IN_FORWARD names it when a record sees it), not by the
+    rate. Public report: an unclamped log of sigmoid probabilities
+    (https://github.com/yhenon/pytorch-retinanet/issues/3)."""
+    if ctx.first_nan_step is None or not ctx.enough_steps or ctx.summary is None:
+        return False
+    if curve_blew_up(ctx):
+        return False
+    if float(np.max(ctx.curve[-LAST_LOSSES_BEFORE_NAN:])) > ctx.summary["start"]:
+        return False
+    ratios = ctx.ratios()
+    last = ratios[-1] if len(ratios) else np.zeros(0)
+    last = last[np.isfinite(last)]
+    return bool(last.size) and float(median(last.tolist())) < CALM_UPDATE_RATIO

@@ -10,7 +10,8 @@ import numpy as np
 
 from ..findings import Finding
 from .context import median, modules, nanmedian, nanmedian_columns, short_list
-from .curve import (at_chance, curve_blew_up, curve_poor, learning_poor, loss_blew_up)
+from .curve import (at_chance, calm_before_nan, curve_blew_up, curve_poor, learning_poor,
+                    loss_blew_up)
 from .graph import rule
 
 LR_HIGH_RATIO = 0.1           # update/weight ratio per step; ~1e-3 is healthy [karpathy];
@@ -20,8 +21,6 @@ HEALTHY_RATIO = 1e-3          # [karpathy] the update/weight ratio of a well-cho
 EARLY_RECORDS = 5             # [design] "the first steps": the first 5 recorded steps
 LR_COLLAPSE = 1e-3            # [design] a group's learning rate ending below 1e-3 of where it
                               # started has collapsed (the factor lr_too_low calls "decayed")
-LAST_LOSSES_BEFORE_NAN = 8    # [design] the finite losses just before a NaN that show whether
-                              # it was growing: the loss-jump check's interval (loss_jumps.py)
 
 
 def _ratio_summary(ctx):
@@ -43,28 +42,6 @@ def _ratio_summary(ctx):
     return per_layer, early_layer, early_typical
 
 
-def calm_before_nan(ctx):
-    """Whether the run's NaN came out of a calm run: enough finite steps before it to judge,
-    a finite curve that neither diverged, oscillated nor blew up, the last
-    LAST_LOSSES_BEFORE_NAN losses before it no higher than where training started, and the
-    updates at the last judged record before it below LR_HIGH_RATIO of the weights. A
-    learning rate blows a run up by growing it (large updates, a rising loss) before float32
-    overflows; a NaN that arrives in one step out of a steady, falling loss is made by one
-    operation (log(0), 0/0: NAN_BORN_IN_FORWARD names it when a record sees it), not by the
-    rate. Public report: an unclamped log of sigmoid probabilities
-    (https://github.com/yhenon/pytorch-retinanet/issues/3)."""
-    if ctx.first_nan_step is None or not ctx.enough_steps or ctx.summary is None:
-        return False
-    if curve_blew_up(ctx):
-        return False
-    if float(np.max(ctx.curve[-LAST_LOSSES_BEFORE_NAN:])) > ctx.summary["start"]:
-        return False
-    ratios = ctx.ratios()
-    last = ratios[-1] if len(ratios) else np.zeros(0)
-    last = last[np.isfinite(last)]
-    return bool(last.size) and float(median(last.tolist())) < LR_HIGH_RATIO
-
-
 def _learning_rates(ctx):
     return sorted({lr for r in ctx.records for lr in r.lrs})
 
@@ -75,7 +52,7 @@ def _learning_rates(ctx):
 def lr_too_high(ctx):
     """Updates far above the healthy size (the largest of the first records, or the run's
     median) together with an effect a rate too high has: the loss blew up, ReLU units died,
-    or the loss does not improve. A NaN out of a calm run (``calm_before_nan``) is no
+    or the loss does not improve. A NaN out of a calm run (``curve.calm_before_nan``) is no
     blow-up of the rate's; and "does not improve" needs updates that stay large past the
     first records (their median, not only their largest): adaptive optimizers move every
     weight by about the learning rate on their first steps (RMSprop without bias

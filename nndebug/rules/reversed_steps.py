@@ -15,15 +15,15 @@ neither is named.
 from ..findings import Finding
 from .graph import rule
 
-MIN_STEPS = 2      # [design] the model's graph showed it on two recorded steps: its structure,
-                   # not one odd forward
+REVERSED_MIN_STEPS = 2   # [design] the model's graph showed it on two recorded steps: its structure,
+                         # not one odd forward
 
 
 @rule(produces="REVERSED_STEPS_NOT_REALIGNED",
       explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def reversed_steps_not_realigned(ctx):
     rows = list(getattr(ctx.run.observed, "reversed_concatenations", None) or [])
-    if len({row[0] for row in rows}) < MIN_STEPS:
+    if len({row[0] for row in rows}) < REVERSED_MIN_STEPS:
         return None
     step, reversed_layer, other_layer = rows[0]
     return Finding(
