@@ -97,6 +97,8 @@ def _one_value(tensor):
     """The single number a one-value tensor, array or Python number holds; None for more."""
     if hasattr(tensor, "_node"):              # a minigrad tensor: its array
         tensor = tensor.data
+    elif getattr(tensor, "requires_grad", False):   # torch warns on float() of one
+        tensor = tensor.detach()
     try:
         return float(tensor)
     except (TypeError, ValueError, RuntimeError):

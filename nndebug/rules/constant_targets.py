@@ -34,7 +34,7 @@ LOSS_OPERATIONS = {
     "BCELoss": "BinaryCrossEntropyBackward0",
     "binary_cross_entropy": "BinaryCrossEntropyBackward0",
 }
-MIN_TARGET_CALLS = 3          # [design] recorded loss calls needed before a verdict on targets
+CONSTANT_TARGET_MIN_CALLS = 3  # [design] recorded loss calls needed before a verdict on targets
 NEAR_ZERO = 0.2               # [measured] last window median / first window median of the
                               # loss: 0.036 on the all-ones recommender case, 0.78 on a
                               # least-squares GAN's generator (test_real_bug_rules_31.py);
@@ -57,7 +57,7 @@ def _whole_loss(ctx, call):
 def targets_all_one_value(ctx):
     calls = judged_loss_calls(ctx, set(LOSS_OPERATIONS))
     summary = ctx.summary
-    if len(calls) < MIN_TARGET_CALLS or summary is None or summary["start"] <= 0:
+    if len(calls) < CONSTANT_TARGET_MIN_CALLS or summary is None or summary["start"] <= 0:
         return None
     values = {c.target_min for c in calls} | {c.target_max for c in calls}
     if len(values) != 1 or len({c.loss for c in calls}) != 1:
