@@ -49,7 +49,10 @@ def nndebug_hook(fn):
 
 
 def is_nndebug_hook(fn):
-    return bool(getattr(fn, "_nndebug_owned", False))
+    """Ours, also inside the wrapper torch keeps some hooks in (a state-dict hook's
+    ``_WrappedHook`` holds the function as ``.hook``)."""
+    return bool(getattr(fn, "_nndebug_owned", False) or
+                getattr(getattr(fn, "hook", None), "_nndebug_owned", False))
 
 
 def owned_tensor_hook(fn):

@@ -16,6 +16,8 @@ pointer comparison per tensor on each load. Kept in ``run.observed.aliased_state
 ``(step, tensors loaded from the model's own, floating-point tensors compared)`` (a declared
 field of ``nndebug.observed.Observed``: saved and loaded with the run).
 """
+from ..adapters.base import nndebug_hook
+
 MAX_LOADS_KEPT = 16      # [design] loads noted (a load per epoch stops here)
 
 
@@ -26,7 +28,9 @@ class AliasedLoads:
         if adapter.framework != "torch":
             return
         try:
-            self._handle = model.register_load_state_dict_pre_hook(self._before_load)
+            self._handle = model.register_load_state_dict_pre_hook(
+                nndebug_hook(lambda *args: self._before_load(*args)))   # ours: private
+                                                                         # copies leave it
         except Exception as error:        # a torch without the public pre-hook
             on_error(error)
 

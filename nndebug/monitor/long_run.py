@@ -128,7 +128,10 @@ class LongRun(Sink):
           validation forwards and their first rows (validation draws), and what the graph
           walks and hooks of the first recorded steps saw (loss reductions, x + x additions,
           detached terms, whole-batch norms, NaN births, stacked linears, policy-gradient
-          and entropy terms, feature moments): the saved ones first, this monitor's follow
+          and entropy terms, feature moments, windows scaled with their targets, signed
+          targets, token-id shares, propagation matrices, squashed batch sums, reversed
+          steps, straight-through sums), the validation sets, aliased loads and earlier
+          resumes: the saved ones first, this monitor's follow
           (their caps count both, as in one run). Lists read anew at findings or at watch
           start (repeated modules, learning-rate multipliers, ...) are this monitor's own;
         - frozen tensors: this monitor measured them when it started; the saved statistics
@@ -148,7 +151,13 @@ class LongRun(Sink):
                      # what the graph walks and hooks of the first recorded steps saw
                      "whole_batch_norms", "nonfinite_births", "loss_reductions",
                      "self_additions", "detached_terms", "stacked_linears",
-                     "policy_gradient_terms", "entropy_terms", "feature_moments"):
+                     "policy_gradient_terms", "entropy_terms", "feature_moments",
+                     "joint_scaling", "signed_targets", "token_id_shares",
+                     "propagation_matrices", "squashed_batch_sums", "reversed_concatenations",
+                     "straight_through_cancellations",
+                     # validation passes' fingerprints, loads of the model's own tensors,
+                     # what the first step after each earlier resume saw
+                     "validation_sets", "aliased_state_loads", "resumed_optimizers"):
             getattr(observed, name)[:0] = getattr(before, name)
         observed.repeated_total += before.repeated_total
         by_name = {t.name: t for t in before.frozen}
