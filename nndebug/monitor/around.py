@@ -153,7 +153,9 @@ class Around:
         self._foreign_calls = 0            # calls of modules outside the model since its own
         self._first_rates = self._learning_rates()   # schedulers are read once they moved
 
-    def arm(self, step):
+    def arm(self, step, closer_look=False):
+        """Hooks on for recorded step ``step``; ``closer_look``: the schedule records it
+        because the loss jumped or a NaN appeared (``Schedule.closer_look``)."""
         if self.armed:
             self.disarm()          # never two sets of hooks at once
         self.armed = True
@@ -163,7 +165,7 @@ class Around:
         self.layouts.arm(step)
         self.stacked.arm(step)
         self.attention.arm()
-        self.origins.arm(step)       # NaN births (nonfinite_origins.py)
+        self.origins.arm(step, closer_look)   # NaN births (nonfinite_origins.py)
         self.graph.arm()             # the loss's constants, when a step showed one
         self.reductions.arm()
         self.self_additions.arm(step)

@@ -425,7 +425,7 @@ class Monitor:
         self._recording = kind
         heavy = kind == JUDGED and self._judged_records % self.histogram_every == 0
         self.hooks.arm(heavy=heavy, rows=kind == JUDGED and self.rows.wanted())
-        self.around.arm(self._step)
+        self.around.arm(self._step, closer_look=self.schedule.closer_look)
 
     def _record(self, step):
         adapter, xp, hooks = self.adapter, self.adapter.xp, self.hooks

@@ -33,10 +33,11 @@ The flags ride along with the step's one host transfer. The births (at most
 ``nndebug.observed.Observed``; the source of a call read from the graph is
 ``MODEL_FORWARD``: no module, no line).
 
-Cost, on recorded steps only: a walk of the loss's graph (at most ``NODES_WALKED`` nodes)
-and a few reductions per risky node; from the forward's end to the optimizer's step
-the mode makes every torch call pass through Python (the loss: a handful); at most
-``CALLS_PER_STEP`` calls measured. Nothing once ``BIRTHS_KEPT`` births were kept.
+Cost, on the first recorded steps and the schedule's closer looks only (``arm``): a walk
+of the loss's graph (at most ``NODES_WALKED`` nodes) and a few reductions per risky node;
+from the forward's end to the optimizer's step the mode makes every torch call pass
+through Python (the loss: a handful); at most ``CALLS_PER_STEP`` calls measured. Nothing
+once ``BIRTHS_KEPT`` births were kept.
 """
 import functools
 import math
@@ -51,6 +52,8 @@ CALLS_PER_STEP = 64     # [design] risky calls measured per recorded step: a tra
                         # block makes a handful (softmax, scaling, norms); the first NaN
                         # is made early in the step, by one of the first calls
 BIRTHS_KEPT = 8         # [design] births kept over the run: the rule reads the first
+FIRST_STEPS_WATCHED = 3   # [design] recorded steps watched before only the schedule's closer
+                          # looks are (0, 1, 2: a NaN from the first batches shows there)
 FRAMES_WALKED = 12      # [design] Python frames looked at for the caller and its module
 NODES_WALKED = 4096     # [design] graph nodes read per backward: a 24-block transformer
                         # makes about 1,000 (a larger graph is read up to this many, from
@@ -89,15 +92,25 @@ class NonFiniteOrigins:
         self._measured = set()   # ids of the graph nodes of the calls the mode measured
         self._names = None       # id(module) -> its name in the model, made on first use
         self._handles = []
+        self.steps_armed = 0     # recorded steps armed so far (FIRST_STEPS_WATCHED)
 
-    def arm(self, step):
+    def arm(self, step, closer_look=False):
         """The coming step is recorded: the mode goes on when the model's forward returns
         (on the attention mode, if that one is on: ours goes first) and off when the
-        optimizer steps (its many small calls need not pay for it), or at ``disarm``."""
+        optimizer steps (its many small calls need not pay for it), or at ``disarm``.
+
+        Only on the first ``FIRST_STEPS_WATCHED`` recorded steps and on the schedule's
+        closer looks (``closer_look``: after a loss jump, or after a NaN, while the
+        weights may still be finite): a NaN born on one of the regular sparse records
+        later in the run is a coincidence of the step numbers, while those two are where
+        a birth shows (a bug that makes NaN from the first batch; a blow-up being
+        followed; a NaN a GradScaler keeps skipping, born again every step)."""
         self._drop_stale()
         self.calls, self._measured = [], set()
+        self.steps_armed += 1
         if not self.enabled or self.modes.stale or \
-                len(self.observed.nonfinite_births) >= BIRTHS_KEPT:
+                len(self.observed.nonfinite_births) >= BIRTHS_KEPT or \
+                (self.steps_armed > FIRST_STEPS_WATCHED and not closer_look):
             return
         try:
             self._handles.append(self.adapter.add_forward_hook(self.model, self._after_forward))

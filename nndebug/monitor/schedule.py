@@ -92,6 +92,8 @@ class Schedule:
         self._since_record = 0
         self._last_judged = 0            # step 0 is judged: the monitor starts armed
         self.stopped = False             # an internal error: no more detailed records
+        self.closer_look = False         # the coming record is one of a loss jump's or a
+                                         # NaN's closer look (not of the regular schedule)
 
     # --- events ------------------------------------------------------------------------
     def escalate(self):
@@ -145,11 +147,14 @@ class Schedule:
             self._account_plain_steps(interval, steps)
         else:
             self._account(interval, was_recorded)
+        self.closer_look = False
         if self._jump_left > 0 and not self.stopped:      # the loss jumped: look closer
             self._jump_left -= 1
+            self.closer_look = True
             return self._judged(upcoming)
         if self._escalate and self._escalated_left > 0:
             self._escalated_left -= 1
+            self.closer_look = True
             return self._judged(upcoming)
         self._escalate = False
         if self.stopped:

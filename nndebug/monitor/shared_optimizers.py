@@ -59,16 +59,19 @@ class SharedOptimizers:
             self._on_error(error)
 
     def _note(self, optimizer):
+        step = self._current_step()
+        if step != self._step:
+            if self._stepped and self._stepped[0] is optimizer and len(self._stepped) == 1:
+                self._step = step          # the usual loop: the one optimizer, a new step
+                return                     # (it holds watched tensors: it was kept before)
+            self._step, self._stepped = step, []
+        elif any(o is optimizer for o in self._stepped):
+            return
         held = self._holding.get(optimizer)
         if held is None:
             held = watched_held(optimizer, self._watched)
             self._holding[optimizer] = held
         if not held:
-            return
-        step = self._current_step()
-        if step != self._step:
-            self._step, self._stepped = step, []
-        if any(o is optimizer for o in self._stepped):
             return
         kept = self.observed.shared_optimizers
         for other in self._stepped:
