@@ -25,8 +25,9 @@ from benchmarks.real_bugs import graph_sum_aggregation_not_normalised as summed 
 from benchmarks.real_bugs import implicit_feedback_without_negatives as implicit  # noqa: E402
 from benchmarks.real_bugs import lightgcn_adjacency_block_misplaced as one_way  # noqa: E402
 from benchmarks.real_bugs._common import batches, binary, classification, mlp, regression  # noqa: E402,E501
-from nndebug.monitor.propagation_matrices import measure_propagations, graph_nodes  # noqa: E402
-from nndebug.monitor.squashed_batch_sums import find_squashed_batch_sums, loss_graph_nodes  # noqa: E402,E501
+from nndebug.monitor.forward_graph import nodes_under  # noqa: E402
+from nndebug.monitor.propagation_matrices import measure_propagations  # noqa: E402
+from nndebug.monitor.squashed_batch_sums import find_squashed_batch_sums  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 ONE_VALUE, BATCH_SUM = "TARGETS_ALL_ONE_VALUE", "BATCH_SUMMED_INSIDE_LOSS"
@@ -131,11 +132,11 @@ def test_a_learned_scalar_gate_is_not_a_batch_sum():
     weight = nn.Parameter(torch.randn(4, 3))
     scores = nn.Linear(5, 3)(torch.randn(8, 5))        # computed from a batch
     loss = (torch.sigmoid(weight.sum()) * scores).pow(2).mean()
-    assert find_squashed_batch_sums(loss_graph_nodes(loss.grad_fn)) == []
+    assert find_squashed_batch_sums(nodes_under([loss.grad_fn])) == []
     per_pair = -F.logsigmoid(scores.sum(1)).mean()
-    assert find_squashed_batch_sums(loss_graph_nodes(per_pair.grad_fn)) == []
+    assert find_squashed_batch_sums(nodes_under([per_pair.grad_fn])) == []
     whole = -F.logsigmoid(2.0 * scores.sum())
-    assert find_squashed_batch_sums(loss_graph_nodes(whole.grad_fn)) == \
+    assert find_squashed_batch_sums(nodes_under([whole.grad_fn])) == \
         [("LogSigmoidBackward0", "sum", [8, 3])]
 
 
@@ -213,7 +214,7 @@ def test_a_triangular_mask_is_measured_as_such():
     prefix = torch.tril(torch.ones(64, 64))
     h = torch.randn(64, 8, requires_grad=True)
     out = prefix @ torch.relu(h)
-    (measured,) = measure_propagations(graph_nodes([out.grad_fn]))
+    (measured,) = measure_propagations(nodes_under([out.grad_fn]))
     nodes, zero_one, median, largest, triangular = measured[:5]
     assert (nodes, zero_one, triangular) == (64, True, True)
     assert largest == 64.0

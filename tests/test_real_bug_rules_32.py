@@ -12,8 +12,9 @@ from torch.nn import functional as F  # noqa: E402
 import nndebug as nd  # noqa: E402
 from benchmarks.real_bugs import straight_through_estimator_not_detached as ste_case  # noqa: E402
 from benchmarks.real_bugs._common import batches, classification  # noqa: E402
+from nndebug.monitor.forward_graph import nodes_under  # noqa: E402
 from nndebug.monitor.straight_through_cancellations import (  # noqa: E402
-    count_cancelled_straight_throughs, graph_nodes)
+    count_cancelled_straight_throughs)
 from nndebug.observed import Observed  # noqa: E402
 from nndebug.records import RunRecord  # noqa: E402
 from nndebug.rules.straight_through import straight_through_not_detached  # noqa: E402
@@ -32,7 +33,7 @@ def _count(expression):
     """Cancelled sums in the graph of ``expression(x, q)`` on a fresh x (requires grad)."""
     x = torch.randn(4, 3, requires_grad=True) * 1.0       # a non-leaf, as activations are
     q = torch.randn(4, 3).round()
-    return count_cancelled_straight_throughs(graph_nodes([expression(x, q).grad_fn]))
+    return count_cancelled_straight_throughs(nodes_under([expression(x, q).grad_fn]))
 
 
 def test_every_way_of_writing_the_undetached_estimator_is_counted():

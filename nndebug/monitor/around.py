@@ -61,6 +61,7 @@ from .graph_growth import GraphGrowth
 from .loss_capture import LossCapture
 from .loss_reductions import LossReductions
 from .detached_terms import DetachedTerms
+from .forward_graph import ForwardGraph
 from .self_additions import SelfAdditions
 from .policy_gradient_terms import PolicyGradientTerms
 from .target_ids import CLASS_INDEX_LOSSES, function_call_options, loss_options
@@ -111,10 +112,7 @@ class Around:
         self.reductions = LossReductions(adapter, observed, on_error)   # each addend's reduction
         self.batch_norms = WholeBatchNorms(adapter, observed, on_error)   # z / z.norm()
         self.detached = DetachedTerms(adapter, observed, parameters, optimizer, on_error)
-        self.self_additions = SelfAdditions(adapter, observed, on_error)   # x + x in forward
-        self.propagations = PropagationMatrices(adapter, observed, on_error)   # A @ h
         self.batch_sums = SquashedBatchSums(adapter, observed, on_error)   # sigmoid(sum)
-        self.straight_through = StraightThroughCancellations(adapter, observed, on_error)   # x + (q - x)
         self.policy_terms = PolicyGradientTerms(adapter, observed, parameters, optimizer, on_error)
         self.attention = AttentionCapture(adapter, self._attention_site, on_error,
                                           on_loss_call=self._on_loss_function)
@@ -138,6 +136,12 @@ class Around:
         self.signed_targets = SignedTargets(adapter, observed, current_step, on_error)   # +1/-1
         self.token_ids = TokenIdShares(adapter, observed, current_step, on_error)   # <unk> share
         self.reversed_steps = ReversedSteps(adapter, observed, on_error)   # rnn(x.flip(1)) unflipped
+        # one walk of the forward's graph on the first recorded steps, read by each
+        self.forward_graph = ForwardGraph(adapter, [
+            SelfAdditions(observed),                  # x + x in the forward
+            PropagationMatrices(observed),            # A @ h
+            StraightThroughCancellations(observed),   # x + (q - x)
+            self.reversed_steps], on_error)
         self.resumed = ResumedOptimizers(adapter, observed, parameters, current_step, on_error)
         self.aliased_loads = AliasedLoads(adapter, observed, adapter.model, current_step, on_error)
         self._softmax_layers = None
@@ -168,10 +172,8 @@ class Around:
         self.origins.arm(step, closer_look)   # NaN births (nonfinite_origins.py)
         self.graph.arm()             # the loss's constants, when a step showed one
         self.reductions.arm()
-        self.self_additions.arm(step)
-        self.propagations.arm(step)
-        self.reversed_steps.arm(step)
-        self.straight_through.arm(step)
+        self.reversed_steps.arm(step)     # its hooks on recurrent layers, then the walk's
+        self.forward_graph.arm(step)
         if self.global_needed and self.global_steps >= STEPS_TO_FIND_A_USE and \
                 not self.attention.enabled and len(self._loss_modules) <= 1 and \
                 not self.structure.saw_unregistered_modules():
@@ -213,10 +215,8 @@ class Around:
         self.attention.disarm()
         self.graph.disarm()          # after attention's mode: ours lies under it
         self.reductions.disarm()
-        self.self_additions.disarm()
-        self.propagations.disarm()
+        self.forward_graph.disarm()
         self.reversed_steps.disarm()
-        self.straight_through.disarm()
         self.policy_terms.disarm()
         self.armed = False
 

@@ -10,10 +10,10 @@ node with one; a second layer multiplies again. GCN divides by the degrees (``D^
 I) D^-1/2``), GraphSAGE and LightGCN likewise; GIN keeps the sum on purpose and puts a
 normalisation layer after it.
 
-On the first ``STEPS_MEASURED`` recorded steps a forward hook on the model walks the graph
-under its outputs, right after the forward, while the product's operands are still saved in
-it: each matrix product (``MmBackward0``) whose left operand is a square matrix of at least
-``MIN_NODES`` rows (at most ``MAX_NODES``) that carries no gradient (data, not a weight) is
+On the first ``STEPS_MEASURED`` recorded steps the shared walk of the forward's graph
+(``forward_graph.py``) hands its nodes over right after the forward, while the products'
+operands are still saved in them: each matrix product (``MmBackward0``) whose left
+operand is a square matrix of at least ``MIN_NODES`` rows (at most ``MAX_NODES``) that carries no gradient (data, not a weight) is
 measured once per step - whether its entries are all 0 or 1, its row sums (the in-degrees:
 median and largest), whether it is triangular (a causal or cumulative-sum mask is, an
 adjacency is not), the share of its rows that are all zero (nodes that gather nothing:
@@ -22,17 +22,10 @@ self-loops) and whether its pattern of non-zeros is symmetric (an undirected gra
 Kept as ``(step, nodes, 0/1 entries, median row sum, largest row sum, triangular, empty-row
 share, no self-loops, symmetric)``.
 
-The walk is this file's own small one (``graph_nodes``) over the list of nodes it returns;
-the measurement (``measure_propagations``) takes that list, so a shared walk of the
-forward's graph can hand it its nodes instead. Cost: one walk of the forward's graph and a
-few reductions over each square operand, on the first few recorded steps only.
+Cost: a few reductions over each square operand, on the first few recorded steps only.
 """
-from .loss_reductions import output_tensors
-
 STEPS_MEASURED = 3           # [design] recorded steps walked: the graph is the same on every
                              # step of an ordinary loop; three show it is not one odd batch
-WALK_LIMIT = 50_000          # [design] graph nodes walked at most per forward (a 100-layer
-                             # transformer's forward is a few thousand)
 MIN_NODES = 32               # [design] a graph of fewer nodes is no place for hubs; attention
                              # or mixing matrices of a few positions are left alone
 KEPT_PER_STEP = 4            # [design] products measured per forward (two or three layers)
@@ -42,52 +35,19 @@ MAX_NODES = 8192             # [design] larger matrices are not measured: the me
 
 
 class PropagationMatrices:
-    def __init__(self, adapter, observed, on_error):
-        self.adapter, self.observed, self.on_error = adapter, observed, on_error
-        self.enabled = adapter.framework == "torch"
-        self._handle, self._step, self._walked = None, None, False
+    """A reader of ``forward_graph.ForwardGraph``."""
+
+    def __init__(self, observed):
+        self.observed = observed
         self._steps_measured = 0
 
-    def arm(self, step):
-        if not self.enabled or self._steps_measured >= STEPS_MEASURED:
-            return
-        self._step, self._walked = step, False
-        try:
-            self._handle = self.adapter.add_forward_hook(self.adapter.model, self._on_output)
-        except Exception as error:      # a model without forward hooks: nothing is read
-            self.enabled = False
-            self.on_error(error)
+    def wants(self, step):
+        return self._steps_measured < STEPS_MEASURED
 
-    def disarm(self):
-        if self._handle is not None:
-            self._handle.remove()
-            self._handle = None
-
-    def _on_output(self, module, inputs, output):
-        if self._walked or self._step is None:
-            return
-        self._walked = True                    # the first forward of the step is read
+    def read(self, step, nodes):
         self._steps_measured += 1
-        try:
-            roots = [t.grad_fn for t in output_tensors(output) if getattr(t, "grad_fn", None)]
-            for measured in measure_propagations(graph_nodes(roots)):
-                self.observed.propagation_matrices.append((int(self._step), *measured))
-        except Exception as error:             # never break the user's forward
-            self.enabled = False
-            self.on_error(error)
-
-
-def graph_nodes(roots):
-    """Every node under ``roots`` (at most ``WALK_LIMIT``), each once."""
-    seen, stack, nodes = set(roots), list(roots), []
-    while stack and len(nodes) < WALK_LIMIT:
-        node = stack.pop()
-        nodes.append(node)
-        for child, _ in node.next_functions:
-            if child is not None and child not in seen:
-                seen.add(child)
-                stack.append(child)
-    return nodes
+        for measured in measure_propagations(nodes):
+            self.observed.propagation_matrices.append((step, *measured))
 
 
 def measure_propagations(nodes):

@@ -11,22 +11,20 @@ context of a step gets another step's.
 
 On the first ``STEPS_MEASURED`` recorded steps (torch only), a forward hook on each recurrent
 module (``nn.RNNBase``: RNN, LSTM, GRU) notes its output's graph node and whether its input
-came straight from a flip along the time axis; a forward hook on the model then walks the
-graph under the model's outputs (its own small walk: ``graph_nodes``) to the concatenations,
-and follows each input of a concatenation down through shape-keeping steps (views,
+came straight from a flip along the time axis; the shared walk of the forward's graph
+(``forward_graph.py``) then hands over the nodes under the model's outputs; from each
+concatenation among them, each input is followed down through shape-keeping steps (views,
 transposes, activations, dropout, flips) to a recurrent output. Each branch's time order is
 its flips counted (the input's and those on the way), mod 2; a concatenation whose branches
 reach recurrent outputs in different orders is kept. A branch through anything else (a
 slice or an index: ``out[:, -1]``, a pooling) is a summary, not a sequence, and is not
-followed. Cost: the walk, on a few steps; nothing on the others. Not seen: a flip of data
+followed. Cost: a hook call per recurrent layer and the search from each concatenation, on a few
+steps; nothing on the others. Not seen: a flip of data
 that carries no graph (``rnn(x.flip(1))`` on raw inputs, or ids flipped before their
 embedding).
 """
-from .loss_reductions import output_tensors
-
 STEPS_MEASURED = 3           # [design] recorded steps read: the model's structure is the same on
                              # every step; three show it is not one odd batch
-WALK_LIMIT = 50_000          # [design] graph nodes walked at most per step (self_additions.py)
 BRANCH_DEPTH = 12            # [design] shape-keeping steps followed from a concatenation down to
                              # a recurrent output: a transpose, a view, a dropout, a flip, an
                              # activation are a handful
@@ -45,8 +43,7 @@ class ReversedSteps:
     def __init__(self, adapter, observed, on_error):
         self.adapter, self.observed, self.on_error = adapter, observed, on_error
         self.enabled = adapter.framework == "torch"
-        self._handles, self._step, self._walked = [], None, 0
-        self._read_this_step = False
+        self._handles, self._walked = [], 0
         self._outputs = {}          # graph node of a recurrent output -> (layer, time axis,
                                     # input flipped along time)
         self._recurrent = None      # [(name, module)], found once
@@ -60,11 +57,9 @@ class ReversedSteps:
             if not self._recurrent:
                 self.enabled = False        # nothing recurrent: nothing to read, ever
                 return
-            self._step, self._outputs, self._read_this_step = step, {}, False
+            self._outputs = {}
             self._handles = [self.adapter.add_forward_hook(module, self._recurrent_hook(name))
                              for name, module in self._recurrent]
-            self._handles.append(self.adapter.add_forward_hook(self.adapter.model,
-                                                               self._on_model_output))
         except Exception as error:          # a model without forward hooks: nothing is read
             self.enabled = False
             self.disarm()
@@ -90,22 +85,17 @@ class ReversedSteps:
                 self.on_error(error)
         return on_output
 
-    def _on_model_output(self, module, inputs, output):
-        if self._read_this_step or not self._outputs:
-            return
-        self._read_this_step = True            # the first forward of the step is read
+    def wants(self, step):
+        """A reader of ``forward_graph.ForwardGraph``: armed, with recurrent layers."""
+        return bool(self._handles) and self._walked < STEPS_MEASURED
+
+    def read(self, step, nodes):
+        outputs, self._outputs = self._outputs, {}
+        if not outputs:
+            return                             # no recurrent output with a graph this step
         self._walked += 1
-        try:
-            roots = [t.grad_fn for t in output_tensors(output) if getattr(t, "grad_fn", None)]
-            for reversed_layer, other_layer in misaligned_concatenations(graph_nodes(roots),
-                                                                         self._outputs):
-                self.observed.reversed_concatenations.append(
-                    (int(self._step), reversed_layer, other_layer))
-        except Exception as error:             # never break the user's forward
-            self.enabled = False
-            self.on_error(error)
-        finally:
-            self._outputs = {}
+        for reversed_layer, other_layer in misaligned_concatenations(nodes, outputs):
+            self.observed.reversed_concatenations.append((step, reversed_layer, other_layer))
 
 
 def recurrent_modules(model):
@@ -121,20 +111,6 @@ def flips_time(node, time_axis):
         return False
     dims = getattr(node, "_saved_dims", ())
     return time_axis in tuple(dims)
-
-
-def graph_nodes(roots):
-    """Every node of the graph under ``roots`` (at most WALK_LIMIT), in no special order."""
-    seen, stack = set(roots), list(roots)
-    nodes = []
-    while stack and len(nodes) < WALK_LIMIT:
-        node = stack.pop()
-        nodes.append(node)
-        for child, _ in node.next_functions:
-            if child is not None and child not in seen:
-                seen.add(child)
-                stack.append(child)
-    return nodes
 
 
 def branch_orders(start, outputs):

@@ -17,11 +17,13 @@ backward (``_saved_self_sym_sizes``), so the walk runs when the step's loss is h
 over. A square root or a log of a batch mean (an RMSE loss, a log-MSE) does not saturate
 and is not counted; neither is a reduction of a parameter alone (a learned gate).
 
-The walk is this file's own small one (``loss_graph_nodes``); the search
+The walk is ``forward_graph.nodes_under`` from the loss; the search
 (``find_squashed_batch_sums``) takes the list of nodes, so a shared walk of the loss's
 graph can hand it its nodes instead. Walked on the first ``WALK_STEPS`` recorded steps
 only: no per-step cost after them.
 """
+from .forward_graph import nodes_under
+
 WALK_STEPS = 3            # [design] recorded steps walked: the loss's graph has the same
                           # shape on every step of an ordinary loop
 WALK_LIMIT = 4096         # [design] graph nodes visited per walk at most (a 12-layer
@@ -47,26 +49,11 @@ class SquashedBatchSums:
             return
         self.walks += 1
         try:
-            nodes = loss_graph_nodes(getattr(loss, "grad_fn", None))
+            nodes = nodes_under([getattr(loss, "grad_fn", None)], WALK_LIMIT)
             self.observed.squashed_batch_sums.extend(
                 (int(step), *found) for found in find_squashed_batch_sums(nodes))
         except Exception as error:           # a measurement never breaks the user's step
             self.on_error(error)
-
-
-def loss_graph_nodes(root):
-    """Every node under ``root`` (at most ``WALK_LIMIT``), each once."""
-    if root is None:
-        return []
-    seen, stack, nodes = {root}, [root], []
-    while stack and len(nodes) < WALK_LIMIT:
-        node = stack.pop()
-        nodes.append(node)
-        for child, _ in getattr(node, "next_functions", ()):
-            if child is not None and child not in seen:
-                seen.add(child)
-                stack.append(child)
-    return nodes
 
 
 def find_squashed_batch_sums(nodes):

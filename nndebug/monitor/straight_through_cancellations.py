@@ -15,18 +15,14 @@ does not match; with the detach, the subtraction is no input of the sum at all. 
 ``q`` that carries no gradient to ``x`` counts (a constant, a codebook row, ``x.round()``):
 ``x + (f(x) - x)`` is a roundabout ``f(x)`` whose gradient still reaches ``x``.
 
-On the first ``STEPS_MEASURED`` recorded steps a forward hook on the model walks the graph
-under its outputs (the forward's own graph: the loss above it is not walked) with
-``graph_nodes`` and counts the matches with ``count_cancelled_straight_throughs``, a
-function of the list of nodes (so a shared walk of the graph can call it). Cost: one walk
-of the forward's graph on each of the first few recorded steps.
+On the first ``STEPS_MEASURED`` recorded steps the shared walk of the forward's graph
+(``forward_graph.py``; the loss above the outputs is not walked) hands its nodes to
+``count_cancelled_straight_throughs``.
 """
-from .loss_reductions import output_tensors
+from .forward_graph import WALK_LIMIT
 
-STEPS_MEASURED = 3           # [design] recorded steps walked: the model's structure is the same
+STEPS_MEASURED = 3           # [design] recorded steps read: the model's structure is the same
                              # on every step, three show it is not one odd batch
-WALK_LIMIT = 50_000          # [design] graph nodes walked at most per step (a 100-layer
-                             # transformer's forward is a few thousand); what was found stands
 ADD, SUB = "AddBackward0", "SubBackward0"
 ZERO_DERIVATIVE = {"RoundBackward0", "RoundBackward1", "FloorBackward0", "CeilBackward0",
                    "TruncBackward0", "SignBackward0"}   # [convention] torch's backward of
@@ -34,53 +30,17 @@ ZERO_DERIVATIVE = {"RoundBackward0", "RoundBackward1", "FloorBackward0", "CeilBa
 
 
 class StraightThroughCancellations:
-    def __init__(self, adapter, observed, on_error):
-        self.adapter, self.observed, self.on_error = adapter, observed, on_error
-        self.enabled = adapter.framework == "torch"
-        self._handle = None
-        self._step, self._walked_this_step = None, False
+    """A reader of ``forward_graph.ForwardGraph``."""
 
-    def arm(self, step):
-        if not self.enabled or \
-                len(self.observed.straight_through_cancellations) >= STEPS_MEASURED:
-            return
-        self._step, self._walked_this_step = step, False
-        try:
-            self._handle = self.adapter.add_forward_hook(self.adapter.model, self._on_output)
-        except Exception as error:      # a model without forward hooks: nothing is read
-            self.enabled = False
-            self.on_error(error)
+    def __init__(self, observed):
+        self.observed = observed
 
-    def disarm(self):
-        if self._handle is not None:
-            self._handle.remove()
-            self._handle = None
+    def wants(self, step):
+        return len(self.observed.straight_through_cancellations) < STEPS_MEASURED
 
-    def _on_output(self, module, inputs, output):
-        if self._walked_this_step or self._step is None:
-            return
-        self._walked_this_step = True          # the first forward of the step is read
-        try:
-            roots = [t.grad_fn for t in output_tensors(output) if getattr(t, "grad_fn", None)]
-            if roots:
-                found = count_cancelled_straight_throughs(graph_nodes(roots))
-                self.observed.straight_through_cancellations.append((int(self._step), found))
-        except Exception as error:             # never break the user's forward
-            self.enabled = False
-            self.on_error(error)
-
-
-def graph_nodes(roots, limit=WALK_LIMIT):
-    """The backward nodes under ``roots`` (each once), at most ``limit`` of them."""
-    seen, stack, nodes = set(roots), list(roots), []
-    while stack and len(nodes) < limit:
-        node = stack.pop()
-        nodes.append(node)
-        for child, _ in node.next_functions:
-            if child is not None and child not in seen:
-                seen.add(child)
-                stack.append(child)
-    return nodes
+    def read(self, step, nodes):
+        self.observed.straight_through_cancellations.append(
+            (step, count_cancelled_straight_throughs(nodes)))
 
 
 def count_cancelled_straight_throughs(nodes):
