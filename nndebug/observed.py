@@ -262,6 +262,7 @@ ROW_LISTS += ("propagation_matrices", "squashed_batch_sums")   # real-bug batch 
 ROW_LISTS += ("reversed_concatenations",)   # real-bug batch 34 (recurrent)
 ROW_LISTS += ("straight_through_cancellations",)   # real-bug batch 32 (gradient code)
 ROW_LISTS += ("aliased_state_loads", "resumed_optimizers")   # real-bug batch 33 (loops)
+ROW_LISTS += ("parameter_penalties",)   # real-bug batch 36 (several losses)
 
 
 @dataclass
@@ -476,6 +477,13 @@ class Observed:
                                                           # whole batch's sum in the loss,
                                                           # first steps
                                                           # (monitor/squashed_batch_sums.py)
+    parameter_penalties: list = field(default_factory=list)  # [(step, watched tensors a
+                                                          # hand-written L2 term of the loss
+                                                          # squares, of which in a param group
+                                                          # with weight_decay > 0, the largest
+                                                          # such decay, decoupled)] on the
+                                                          # first recorded steps
+                                                          # (monitor/parameter_penalties.py)
 
     def to_dict(self):
         from dataclasses import asdict

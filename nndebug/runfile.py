@@ -378,6 +378,14 @@ def _straight_through_cancellation(row):
 ROW_READERS.update(straight_through_cancellations=_straight_through_cancellation)   # batch 32
 
 
+def _parameter_penalty(row):
+    step, penalised, decayed, decay, decoupled = row
+    return int(step), int(penalised), int(decayed), float(_number(decay)), bool(decoupled)
+
+
+ROW_READERS.update(parameter_penalties=_parameter_penalty)   # real-bug batch 36
+
+
 def _aliased_state_load(row):
     step, own, compared = row
     return int(step), int(own), int(compared)

@@ -128,6 +128,9 @@ PLANTED["BATCH_SUMMED_INSIDE_LOSS"] = lambda: bpr_summed.run(steps=12)   # batch
 PLANTED["AGGREGATE_GROWS_WITH_DEGREE"] = lambda: sum_aggregated.run(steps=30)   # batch 31
 PLANTED["NODES_GATHER_NOTHING"] = lambda: one_way_graph.run(steps=12)   # batch 31
 
+from benchmarks.real_bugs import l2_penalty_added_to_decayed_optimizer as l2_twice  # noqa: E402,E501
+PLANTED["WEIGHT_DECAY_APPLIED_TWICE"] = lambda: l2_twice.run(steps=12)   # batch 36
+
 
 def _same(name, kept, loaded):
     """The field as kept by the live monitor and as loaded: the validation draws hold

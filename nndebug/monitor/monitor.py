@@ -25,6 +25,7 @@ from ..findings import Finding, sort_findings
 from ..records import record_finite
 from . import discover, schedule as schedule_module
 from .around import Around
+from .parameter_penalties import ParameterPenalties
 from .hooks import StepHooks
 from .loss_jumps import LossJumps
 from .losses import PENDING_LOSSES_MAX, PendingLosses, loss_value
@@ -167,6 +168,8 @@ class Monitor:
                              optimizer_held=discover.optimizer_held(adapter, optimizer),
                              current_step=lambda: self._step, on_error=self._note_error,
                              optimizer=optimizer, parameters=self._params)
+        self.penalties = ParameterPenalties(adapter, self.run.observed, self._params, optimizer,
+                                            self._note_error)   # L2 by hand + weight_decay
         self.hooks.quiet = self.around.attention.quiet   # our hooks' measurements skip its mode
         self._arm()               # detailed records: a monitor never breaks training)
         self._last_exit = self._clock()
@@ -214,6 +217,7 @@ class Monitor:
             self.hooks.disarm()
             self.around.disarm()
             self.around.on_loss(loss)
+            self.penalties.on_loss(step, loss)   # parameter_penalties.py
             try:
                 self._record(step)
             except Exception as error:    # never break the user's training

@@ -136,6 +136,7 @@ from . import reversed_steps  # noqa: F401  (real-bug batch 34: reversed half no
 from . import constant_targets  # noqa: F401  (real-bug batch 31: all-ones implicit feedback)
 from . import graph_propagation  # noqa: F401  (real-bug batch 31: adjacency built wrong)
 from . import batch_sums  # noqa: F401  (real-bug batch 31: a batch's sum squashed)
+from . import parameter_penalties  # noqa: F401  (real-bug batch 36: L2 by hand + weight_decay)
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context
