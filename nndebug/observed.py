@@ -263,6 +263,7 @@ ROW_LISTS += ("reversed_concatenations",)   # real-bug batch 34 (recurrent)
 ROW_LISTS += ("straight_through_cancellations",)   # real-bug batch 32 (gradient code)
 ROW_LISTS += ("aliased_state_loads", "resumed_optimizers")   # real-bug batch 33 (loops)
 ROW_LISTS += ("parameter_penalties",)   # real-bug batch 36 (several losses)
+ROW_LISTS += ("outer_differences",)   # real-bug batch 35 (samples mixed across the batch)
 
 
 @dataclass
@@ -484,6 +485,12 @@ class Observed:
                                                           # such decay, decoupled)] on the
                                                           # first recorded steps
                                                           # (monitor/parameter_penalties.py)
+    outer_differences: list = field(default_factory=list)  # [(step, [table shape], [graph
+                                                          # operand shape])]: an error term
+                                                          # subtracting (N,) targets from an
+                                                          # (N, 1) output into an (N, N)
+                                                          # table, first recorded steps
+                                                          # (monitor/outer_differences.py)
 
     def to_dict(self):
         from dataclasses import asdict

@@ -386,6 +386,14 @@ def _parameter_penalty(row):
 ROW_READERS.update(parameter_penalties=_parameter_penalty)   # real-bug batch 36
 
 
+def _outer_difference(row):
+    step, table, operand = row
+    return int(step), [int(n) for n in table], [int(n) for n in operand]
+
+
+ROW_READERS.update(outer_differences=_outer_difference)   # real-bug batch 35
+
+
 def _aliased_state_load(row):
     step, own, compared = row
     return int(step), int(own), int(compared)

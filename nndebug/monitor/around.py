@@ -78,6 +78,7 @@ from .window_overlap import WindowOverlap
 from .validation_sets import ValidationSets   # OVERFITTING on one validation set
 from .joint_scaling import JointScaling
 from .whole_batch_norms import WholeBatchNorms
+from .outer_differences import OuterDifferences
 from .token_id_shares import TokenIdShares   # real-bug batch 30
 from .propagation_matrices import PropagationMatrices   # real-bug batch 31
 from .squashed_batch_sums import SquashedBatchSums   # real-bug batch 31
@@ -111,6 +112,7 @@ class Around:
         self.graph = GraphGrowth(adapter, observed)
         self.reductions = LossReductions(adapter, observed, on_error)   # each addend's reduction
         self.batch_norms = WholeBatchNorms(adapter, observed, on_error)   # z / z.norm()
+        self.outer_differences = OuterDifferences(adapter, observed, on_error)   # (N,1) - (N,)
         self.detached = DetachedTerms(adapter, observed, parameters, optimizer, on_error)
         self.batch_sums = SquashedBatchSums(adapter, observed, on_error)   # sigmoid(sum)
         self.policy_terms = PolicyGradientTerms(adapter, observed, parameters, optimizer, on_error)
@@ -276,6 +278,7 @@ class Around:
             self.graph.on_loss(self._current_step(), loss)
             self.reductions.on_loss(self._current_step(), loss)
             self.batch_norms.on_loss(self._current_step(), loss)
+            self.outer_differences.on_loss(self._current_step(), loss)
             self.batch_sums.on_loss(self._current_step(), loss)
             self.detached.on_loss(self._current_step(), loss)
             self.policy_terms.on_loss(self._current_step(), loss)   # log_prob x weight
