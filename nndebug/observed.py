@@ -263,6 +263,7 @@ ROW_LISTS += ("reversed_concatenations",)   # real-bug batch 34 (recurrent)
 ROW_LISTS += ("straight_through_cancellations",)   # real-bug batch 32 (gradient code)
 ROW_LISTS += ("aliased_state_loads", "resumed_optimizers")   # real-bug batch 33 (loops)
 ROW_LISTS += ("parameter_penalties",)   # real-bug batch 36 (several losses)
+ROW_LISTS += ("other_turn_gradients",)   # real-bug batch 36 (several optimizers)
 ROW_LISTS += ("outer_differences",)   # real-bug batch 35 (samples mixed across the batch)
 
 
@@ -485,6 +486,13 @@ class Observed:
                                                           # such decay, decoupled)] on the
                                                           # first recorded steps
                                                           # (monitor/parameter_penalties.py)
+    other_turn_gradients: list = field(default_factory=list)  # [(step, "carried" or
+                                                          # "cleared")]: whether a gradient
+                                                          # the watched network got during
+                                                          # another optimizer's turn was still
+                                                          # in .grad at its own step, first
+                                                          # steps (monitor/other_turn_
+                                                          # gradients.py)
     outer_differences: list = field(default_factory=list)  # [(step, [table shape], [graph
                                                           # operand shape])]: an error term
                                                           # subtracting (N,) targets from an

@@ -386,6 +386,14 @@ def _parameter_penalty(row):
 ROW_READERS.update(parameter_penalties=_parameter_penalty)   # real-bug batch 36
 
 
+def _other_turn_gradient(row):
+    step, verdict = row
+    return int(step), str(verdict)
+
+
+ROW_READERS.update(other_turn_gradients=_other_turn_gradient)   # real-bug batch 36
+
+
 def _outer_difference(row):
     step, table, operand = row
     return int(step), [int(n) for n in table], [int(n) for n in operand]

@@ -1,8 +1,11 @@
 """Real-bug batch 36 (training loops with several losses, optimizers or phases): L2
 regularisation written into the loss by hand on top of the optimizer's weight_decay
-(WEIGHT_DECAY_APPLIED_TWICE). Either regulariser alone, a hand-written MSE, a weight
-normalised inside the forward under weight decay, and a penalty on activations stay
-silent."""
+(WEIGHT_DECAY_APPLIED_TWICE), and a discriminator stepped with the gradient the generator's
+loss left in it (GRADIENT_CARRIED_FROM_OTHER_TURN). Either regulariser alone, a hand-written
+MSE, a weight normalised inside the forward under weight decay and a penalty on activations
+stay silent; so do a GAN that clears each network's gradients at the start of its turn
+(in place or to None), its generator watched, and an actor-critic whose summed loss is
+backpropagated once before both optimizers step."""
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -10,6 +13,7 @@ from torch import nn  # noqa: E402
 from torch.nn import functional as F  # noqa: E402
 
 import nndebug as nd  # noqa: E402
+from benchmarks.real_bugs import discriminator_steps_with_generator_loss_gradient as d_carried  # noqa: E402,E501
 from benchmarks.real_bugs import l2_penalty_added_to_decayed_optimizer as l2_twice  # noqa: E402
 from benchmarks.real_bugs._common import batches, classification, mlp  # noqa: E402
 from nndebug.monitor.parameter_penalties import (combining_nodes,  # noqa: E402
@@ -18,6 +22,7 @@ from nndebug.monitor.parameter_penalties import (combining_nodes,  # noqa: E402
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 PROBLEMS = ("warning", "error")
 TWICE = "WEIGHT_DECAY_APPLIED_TWICE"
+CARRIED = "GRADIENT_CARRIED_FROM_OTHER_TURN"
 
 
 def _problems(mon):
@@ -144,3 +149,88 @@ def test_only_the_first_recorded_steps_are_walked():
     mon = l2_twice.run(steps=40)
     from nndebug.monitor.parameter_penalties import STEPS_MEASURED
     assert len(mon.run.observed.parameter_penalties) == STEPS_MEASURED
+
+
+# --- GRADIENT_CARRIED_FROM_OTHER_TURN -------------------------------------------------------
+
+def test_discriminator_stepped_with_the_generators_gradient_is_named():
+    mon = d_carried.run(steps=12)
+    assert [v for _, v in mon.run.observed.other_turn_gradients] == ["carried"] * 3
+    assert CARRIED in _problems(mon)
+
+
+def test_discriminator_cleared_at_the_start_of_its_turn_is_silent():
+    mon = d_carried.run(fixed=True, steps=12)
+    assert [v for _, v in mon.run.observed.other_turn_gradients] == ["cleared"] * 3
+    assert CARRIED not in _problems(mon)
+
+
+def _gan(watch_generator=False, set_to_none=True, steps=12):
+    """A conditional digits GAN whose turns each start by clearing their own gradients."""
+    torch.manual_seed(0)
+    x, y = classification()
+    generator = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 32), nn.Sigmoid())
+    discriminator = nn.Sequential(nn.Linear(64, 64), nn.LeakyReLU(0.2), nn.Linear(64, 1))
+    opt_g = torch.optim.Adam(generator.parameters(), lr=1e-3)
+    opt_d = torch.optim.Adam(discriminator.parameters(), lr=1e-3)
+    ones, zeros = torch.ones(64, 1), torch.zeros(64, 1)
+    watched = (generator, opt_g) if watch_generator else (discriminator, opt_d)
+    with nd.watch(*watched) as mon:
+        for real, _ in batches(x, y, steps):
+            fake = torch.cat([real[:, :32], generator(real[:, :32])], dim=1)
+            opt_d.zero_grad(set_to_none=set_to_none)
+            d_loss = F.binary_cross_entropy_with_logits(discriminator(real), ones) + \
+                F.binary_cross_entropy_with_logits(discriminator(fake.detach()), zeros)
+            d_loss.backward()
+            opt_d.step()
+            opt_g.zero_grad(set_to_none=set_to_none)
+            g_loss = F.binary_cross_entropy_with_logits(discriminator(fake), ones)
+            g_loss.backward()          # leaves a gradient in the discriminator
+            opt_g.step()
+            mon.step(g_loss if watch_generator else d_loss)
+    return mon
+
+
+def test_gan_zeroing_in_place_is_silent():
+    """zero_grad(set_to_none=False) keeps the same .grad tensor: the values tell."""
+    mon = _gan(set_to_none=False)
+    # the discriminator's turn comes first: on step 0 it held no gradient of the other turn
+    assert [v for _, v in mon.run.observed.other_turn_gradients] == ["cleared"] * 2
+    assert CARRIED not in _problems(mon)
+
+
+def test_gan_with_its_generator_watched_is_silent():
+    mon = _gan(watch_generator=True)
+    assert "carried" not in [v for _, v in mon.run.observed.other_turn_gradients]
+    assert CARRIED not in _problems(mon)
+
+
+def test_actor_critic_stepping_both_after_one_backward_is_silent():
+    """One backward of the summed loss, then the critic's and the actor's steps: the
+    actor's gradient at the critic's step is its own step's, no backward came after."""
+    torch.manual_seed(0)
+    x, y = classification()
+    actor, critic = mlp(), mlp(outputs=1)
+    opt_actor = torch.optim.Adam(actor.parameters(), lr=1e-3)
+    opt_critic = torch.optim.Adam(critic.parameters(), lr=1e-3)
+    with nd.watch(actor, opt_actor) as mon:
+        for xb, yb in batches(x, y, 12):
+            opt_actor.zero_grad()
+            opt_critic.zero_grad()
+            value = critic(xb).squeeze(1)
+            advantage = (yb.float() / 9 - value).detach()
+            log_prob = F.log_softmax(actor(xb), 1).gather(1, yb[:, None]).squeeze(1)
+            loss = -(log_prob * advantage).mean() + F.mse_loss(value, yb.float() / 9)
+            loss.backward()
+            opt_critic.step()
+            opt_actor.step()
+            mon.step(loss)
+    assert mon.run.observed.other_turn_gradients == []
+    assert CARRIED not in _problems(mon)
+
+
+def test_the_global_hook_leaves_after_the_measured_steps():
+    from nndebug.monitor.other_turn_gradients import STEPS_MEASURED
+    mon = d_carried.run(steps=12)
+    assert mon.other_turns._handle is None
+    assert len(mon.run.observed.other_turn_gradients) == STEPS_MEASURED

@@ -141,6 +141,16 @@ KNOWN_MISSES = {
         "(the same batch fed twice answers the same); the bug is only the order of the loop's "
         "lines - the rows of new sessions zeroed after the step that read their first item, "
         "not before - and which rows start a session is in the data alone",
+    "accumulation_tail_carried_into_next_epoch":
+        "the epoch's last micro-batches are carried into the next epoch's first group: every "
+        "step's .grad is exactly what the backward passes since the previous step delivered "
+        "(seven, each loss divided by four), so nothing compares as carried or lost, and a "
+        "loop accumulating seven on purpose looks the same",
+    "accumulated_tail_zeroed_at_epoch_start":
+        "GRADIENTS_DISCARDED reads .grad at the recorded steps' watch step(), and the "
+        "report's optimizer_step() zeroes the gradients right after optimizer.step(), before "
+        "it: .grad is empty when read, so nothing is compared (called before zero_grad(), "
+        "the same loop is named GRADIENTS_DISCARDED)",
 }
 
 

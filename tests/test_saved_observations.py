@@ -130,6 +130,8 @@ PLANTED["NODES_GATHER_NOTHING"] = lambda: one_way_graph.run(steps=12)   # batch 
 
 from benchmarks.real_bugs import l2_penalty_added_to_decayed_optimizer as l2_twice  # noqa: E402,E501
 PLANTED["WEIGHT_DECAY_APPLIED_TWICE"] = lambda: l2_twice.run(steps=12)   # batch 36
+from benchmarks.real_bugs import discriminator_steps_with_generator_loss_gradient as d_carried  # noqa: E402,E501
+PLANTED["GRADIENT_CARRIED_FROM_OTHER_TURN"] = lambda: d_carried.run(steps=12)   # batch 36
 from benchmarks.real_bugs import handwritten_loss_broadcasts_over_batch as outer_error  # noqa: E402,E501
 PLANTED["LOSS_BROADCAST_OVER_BATCH"] = lambda: outer_error.run(steps=12)   # batch 35
 

@@ -14,6 +14,13 @@ epoch will throw away all gradients of batches at the end of each epoch if
 SGD with momentum on a loss summed over the batch (its size sets the step), epochs of 10
 batches of 8 drawn from the shuffled digits, accumulate 8 (a nominal batch of 64). Fix:
 zero the gradients only after each optimizer step.
+
+Why watch misses it: GRADIENTS_DISCARDED compares, on the recorded steps, what .grad holds
+with what the step's backward passes delivered; the report's optimizer_step() zeroes the
+gradients right after optimizer.step(), before the loop reaches watch's step(), so on every
+recorded step .grad is already empty when it is read and nothing is compared (the same loop
+calling step() before zero_grad() is named GRADIENTS_DISCARDED). Reading .grad at the
+watched optimizer's step instead belongs to the monitor's record, not to a new observer.
 """
 import torch
 from torch import nn

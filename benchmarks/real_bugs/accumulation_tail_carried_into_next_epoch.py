@@ -13,6 +13,14 @@ them before starting the new epoch ... You end up accumulating 15 batches instea
 messing up not only with the statistics report but also with the optimisation"). Here a
 digits MLP fine-tuned on a small set: 7 batches per epoch, 4 accumulated, the loss divided
 by 4 as in the report's recipes. Fix: also step (and zero) on the last batch of an epoch.
+
+Why watch misses it: nothing is lost or repeated from the optimizer's side: every step's
+.grad holds exactly what the backward passes since the previous step delivered (seven of
+them after the first step), so GRADIENTS_ACCUMULATING, which compares the two, has nothing
+to see; the only trace is a group of seven micro-batches whose losses were each divided by
+four, and a loop that accumulates seven on purpose and divides as it likes looks the same.
+(The report's 63 batches with 8 accumulated would show groups of 8 and, once an epoch, 15:
+a count of backward passes per optimizer step could name that; it is not recorded.)
 """
 import torch
 from torch import nn

@@ -26,6 +26,7 @@ from ..records import record_finite
 from . import discover, schedule as schedule_module
 from .around import Around
 from .parameter_penalties import ParameterPenalties
+from .other_turn_gradients import OtherTurnGradients
 from .hooks import StepHooks
 from .loss_jumps import LossJumps
 from .losses import PENDING_LOSSES_MAX, PendingLosses, loss_value
@@ -170,6 +171,8 @@ class Monitor:
                              optimizer=optimizer, parameters=self._params)
         self.penalties = ParameterPenalties(adapter, self.run.observed, self._params, optimizer,
                                             self._note_error)   # L2 by hand + weight_decay
+        self.other_turns = OtherTurnGradients(adapter, self.run.observed, self._params, optimizer,
+                                              lambda: self._step, self._note_error)   # GAN turns
         self.hooks.quiet = self.around.attention.quiet   # our hooks' measurements skip its mode
         self._arm()               # detailed records: a monitor never breaks training)
         self._last_exit = self._clock()
@@ -344,6 +347,7 @@ class Monitor:
         if self._closed:
             return
         self.hooks.disarm()
+        self.other_turns.close()     # other_turn_gradients.py
         self.around.close()
         self._closed = True
         if _OPEN_MONITORS.get(id(self.model)) is self:

@@ -137,6 +137,7 @@ from . import constant_targets  # noqa: F401  (real-bug batch 31: all-ones impli
 from . import graph_propagation  # noqa: F401  (real-bug batch 31: adjacency built wrong)
 from . import batch_sums  # noqa: F401  (real-bug batch 31: a batch's sum squashed)
 from . import parameter_penalties  # noqa: F401  (real-bug batch 36: L2 by hand + weight_decay)
+from . import other_turn_gradients  # noqa: F401  (real-bug batch 36: a GAN's turns)
 from . import outer_differences  # noqa: F401  (real-bug batch 35: (N, 1) - (N,) in a loss)
 from . import loss_curve  # noqa: F401
 from . import causes
