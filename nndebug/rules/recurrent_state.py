@@ -70,20 +70,19 @@ def _zero_state_weights(ctx):
     """[(weight name, bias name)] of unrolled layers whose weight got exactly zero gradient
     on every recorded backward pass while its bias got a finite nonzero one."""
     params = ctx.run.params
+    pairs = [(w, b) for w, b in _weight_bias_pairs(params)
+             if _unrolled(ctx, module_of(params[w].name))]    # few models loop a layer
+    if not pairs:
+        return []
     width = len(params)
     norms = [per_parameter(r, "grad_norm", width) for r in ctx.records if r.backward]
     norms = [n for n in norms if n is not None]
     if len(norms) < MIN_RECORDS:
         return []
     grads = np.vstack([np.asarray(n, float) for n in norms])
-    found = []
-    for w, b in _weight_bias_pairs(params):
-        if not (np.all(grads[:, w] == 0) and np.all(np.isfinite(grads[:, b])) and
-                np.all(grads[:, b] > 0)):
-            continue
-        if _unrolled(ctx, module_of(params[w].name)):
-            found.append((params[w].name, params[b].name))
-    return found
+    return [(params[w].name, params[b].name) for w, b in pairs
+            if np.all(grads[:, w] == 0) and np.all(np.isfinite(grads[:, b])) and
+            np.all(grads[:, b] > 0)]
 
 
 @rule(produces="RECURRENT_STATE_NEVER_PASSED",
