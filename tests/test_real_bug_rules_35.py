@@ -1,6 +1,7 @@
 """Real-bug batch 35 (samples mixed across the batch): a hand-written squared error between a
 (N, 1) output and (N,) targets, which broadcasts into an (N, N) table of every output minus
-every target (LOSS_BROADCAST_OVER_BATCH). The fixed twin stays silent, and so do healthy
+every target (LOSS_BROADCAST_OVER_BATCH); a hand-written binary cross-entropy does the same
+through products. The fixed twin stays silent, and so do healthy
 losses that make square tables on purpose or broadcast a column against a row of another
 length: a pairwise ranking loss over the model's scores, a 1-D MMD with a Gaussian kernel
 between generated and real samples, an energy distance, quantile regression ((N, Q)
@@ -59,6 +60,17 @@ def test_every_way_round_of_the_broadcast_error_is_seen(error):
     assert _found(error(model(x).squeeze(1), y)) == []        # the shapes matched: nothing
 
 
+def test_a_hand_written_binary_cross_entropy_is_seen():
+    model, x, y = _batch()
+    labels = (y > 0).float()
+
+    def bce(p):
+        return -(labels * torch.log(p) + (1 - labels) * torch.log(1 - p)).mean()
+    found = _found(bce(torch.sigmoid(model(x))))
+    assert found and set(map(repr, found)) == {repr(([16, 16], [16, 1]))}
+    assert _found(bce(torch.sigmoid(model(x)).squeeze(1))) == []
+
+
 def test_a_target_column_against_a_vector_output_is_seen():
     model, x, y = _batch()
     assert _found(((model(x).squeeze(1) - y.unsqueeze(1)) ** 2).mean()) == [([16, 16], [16])]
@@ -78,6 +90,10 @@ def test_pairwise_losses_on_purpose_are_left_alone():
     # energy distance: |X - Y| over every pair, minus the model's own pairs
     energy = 2 * (generated - real).abs().mean() - (generated - generated.t()).abs().mean()
     assert _found(energy) == []
+    # a kernel matrix of the model's scores against fixed anchors, fed to a matrix product
+    anchors = torch.randn(16)
+    features = torch.tanh(scores * anchors) @ torch.randn(16, 4)
+    assert _found(features.pow(2).mean()) == []
 
 
 def test_quantile_and_weighted_errors_are_left_alone():

@@ -11,6 +11,12 @@ in a loss function that reduces the output into a single scalar"; the answer: "t
 expected behavior and consistent with NumPy broadcasting"). Here a regression of the
 digit's value from its 8x8 pixels with ``((output - target) ** 2).mean()``. Fix: make the
 shapes match, ``output.squeeze(1)``.
+
+How watch finds it: on the first recorded steps the monitor walks the loss's graph: a
+subtraction makes a (64, 64) table from the model's (64, 1) output and a tensor outside
+the graph (the targets), and the table is only squared and averaged:
+LOSS_BROADCAST_OVER_BATCH (monitor/outer_differences.py). The fixed twin's subtraction is
+(64,). (As it came, before that observer, watch said nothing at all.)
 """
 import torch
 from torch import nn

@@ -1,25 +1,25 @@
-"""A prediction minus a target that broadcast into a batch-by-batch table
+"""A prediction and a target combined into a batch-by-batch table
 (``run.observed.outer_differences``; LOSS_BROADCAST_OVER_BATCH,
 ``nndebug.rules.outer_differences``).
 
-A hand-written regression loss - ``((output - target) ** 2).mean()``,
-``(target - output).abs().mean()`` - compares each output with its own target only when
-the two have the same shape. A model's ``(N, 1)`` column against ``(N,)`` targets (or the
-other way round) broadcasts into an ``(N, N)`` table: every output minus every target. The
-mean of that table is smallest when every output is the mean of the batch's targets, so
-the loss falls a little and the model learns nothing about each sample. The loss modules
-warn about such shapes (LOSS_SHAPE_MISMATCH reads those calls); plain tensor arithmetic is
-silent.
+A hand-written loss - ``((output - target) ** 2).mean()``, ``(target - output).abs()
+.mean()``, ``-(y * log(p) + (1 - y) * log(1 - p)).mean()`` - compares each output with its
+own target only when the two have the same shape. A model's ``(N, 1)`` column against
+``(N,)`` targets (or the other way round) broadcasts into an ``(N, N)`` table: every output
+against every target. Its mean is smallest when every output fits the batch's targets on
+average, so the loss falls a little and the model learns nothing about each sample. The
+loss modules warn about such shapes (LOSS_SHAPE_MISMATCH reads those calls); plain tensor
+arithmetic is silent.
 
-In the loss's graph (torch) that is a subtraction (``SubBackward0``) whose result is a
-square ``(N, N)`` table, one of whose operands is in the graph with ``N`` values as a column
-or a vector - the model's side - while the other is not (a tensor without gradient: the
-targets), and whose result is squared or taken absolute and then reduced: an error term,
-not a kernel (a Gaussian kernel between generated and real samples, as MMD computes,
-scales its squares before reducing). A loss that also holds a pairwise difference of the
-model's outputs among themselves (energy distance, pairwise ranking) compares every pair
-on purpose; then nothing is kept. The shapes come from the nodes' input metadata (kept
-after backward, unlike their saved tensors).
+In the loss's graph (torch) that is a subtraction or a product (``SubBackward0``,
+``MulBackward0``) whose result is a square ``(N, N)`` table, one of whose operands is in
+the graph with one value per sample (a column, a row or a vector: the model's side) while
+the other is not (a tensor without gradient: the targets), and whose table is then only
+combined elementwise (squares, absolute values, logs, sums of such tables) and reduced by
+a sum or a mean: an error term. A kernel between generated and real samples (MMD) takes an
+exponential of its table, and a pairwise loss over the model's outputs among themselves
+(energy distance, ranking) compares every pair on purpose: neither is kept. The shapes come
+from the nodes' input metadata (kept after backward, unlike their saved tensors).
 
 Walked on the loss's graph of the first ``WALK_STEPS`` recorded steps only, ``WALK_LIMIT``
 nodes at most: no per-step cost after them. ``outer_differences(nodes)`` reads a list of
@@ -30,12 +30,14 @@ WALK_STEPS = 3            # [design] recorded steps walked: an ordinary loop's l
                           # has the same shape on every step
 WALK_LIMIT = 4096         # [design] graph nodes visited per walk at most (a 12-layer
                           # transformer's loss graph is ~1,500 nodes)
-FOUND_PER_STEP = 4        # [design] differences kept per step
+FOUND_PER_STEP = 4        # [design] tables kept per step
 MIN_ROWS = 2              # [convention] a batch of one compares its one pair correctly
-DIFFERENCES = {"SubBackward0"}
-ERRORS = {"PowBackward0", "AbsBackward0", "MulBackward0"}    # d ** 2, |d|, d * d
+PRODUCERS = {"SubBackward0", "MulBackward0"}    # output - target, target * log(p)
+ELEMENTWISE = {"PowBackward0", "AbsBackward0", "MulBackward0", "AddBackward0", "SubBackward0",
+               "NegBackward0", "DivBackward0", "LogBackward0", "ClampBackward1",
+               "ClampMinBackward0", "MaximumBackward0"}   # what an error term is built of;
+                                                          # no exp: a kernel (MMD) is meant
 REDUCTIONS = {"MeanBackward0", "MeanBackward1", "SumBackward0", "SumBackward1"}
-
 
 class OuterDifferences:
     def __init__(self, adapter, observed, on_error):
@@ -70,7 +72,7 @@ def graph_nodes(root):
 
 def outer_differences(nodes):
     """[(table shape, graph operand shape)] of each error term, among ``nodes``, that
-    subtracts a target from a prediction across the batch (see the module doc)."""
+    combines a target with a prediction across the batch (see the module doc)."""
     parents = {}
     for node in nodes:
         for child in _children(node):
@@ -78,20 +80,19 @@ def outer_differences(nodes):
                 parents.setdefault(child, []).append(node)
     found, pairwise = [], False
     for node in nodes:
-        if type(node).__name__ not in DIFFERENCES:
+        if type(node).__name__ not in PRODUCERS:
             continue
         table, children = _shape(node), _children(node)
         if not _square_table(table) or len(children) != 2:
             continue
-        in_graph = [child for child in children if child is not None]
-        if len(in_graph) == 2:
-            pairwise = True          # the model's outputs against each other: on purpose
-            continue
-        operand = _shape(in_graph[0]) if in_graph else None
         rows = table[0]
-        if operand in ((rows, 1), (rows,)) and _error_then_reduced(node, parents) \
-                and len(found) < FOUND_PER_STEP:
-            found.append((list(table), list(operand)))
+        in_graph = [child for child in children if child is not None]
+        operands = [_shape(child) for child in in_graph]
+        if len(in_graph) == 2 and all(_one_per_row(shape, rows) for shape in operands):
+            pairwise = True          # the model's outputs against each other: on purpose
+        if len(in_graph) == 1 and _one_per_row(operands[0], rows) \
+                and _reduced_elementwise(node, parents) and len(found) < FOUND_PER_STEP:
+            found.append((list(table), list(operands[0])))
     return [] if pairwise else found
 
 
@@ -112,27 +113,32 @@ def _square_table(shape):
     return shape is not None and len(shape) == 2 and shape[0] == shape[1] >= MIN_ROWS
 
 
-def _error_then_reduced(node, parents):
-    """Whether every use of the difference squares it or takes its absolute value, and
-    every use of that is a sum or a mean."""
-    uses = parents.get(node, [])
-    if not uses or any(type(use).__name__ not in ERRORS for use in uses):
-        return False
-    for use in uses:
-        if type(use).__name__ == "MulBackward0" and not _squares(use):
-            return False                  # d * weights: not an error term
-        reduced = parents.get(use, [])
-        if not reduced or any(type(r).__name__ not in REDUCTIONS for r in reduced):
-            return False
-    return True
+def _one_per_row(shape, rows):
+    """A column ``(N, 1)``, a row ``(1, N)`` or a vector ``(N,)``: one value per sample."""
+    return shape in ((rows, 1), (1, rows), (rows,))
 
 
-def _squares(product):
-    """Whether a product multiplies a difference by itself: one node twice, or two
-    subtractions of the same operands (``(out - y) * (out - y)`` builds two)."""
-    first, second = (_children(product) + [None, None])[:2]
-    if first is None or second is None:
-        return False
-    return first is second or (type(first).__name__ in DIFFERENCES and
-                               type(second).__name__ in DIFFERENCES and
-                               _children(first) == _children(second))
+def _reduced_elementwise(node, parents):
+    """Whether every use of the table, followed up, is elementwise arithmetic on the
+    same table (squares, absolute values, logs, sums of such tables) that ends in a sum
+    or a mean: an error term. Anything else - an exponential (a kernel), a matrix
+    product, a softmax - and the table is meant."""
+    rows = _shape(node)[0]
+    stack, seen, reduced = [node], set(), False
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        uses = parents.get(current, [])
+        if not uses:
+            return False                  # the table itself is the loss: not an error term
+        for use in uses:
+            name = type(use).__name__
+            if name in REDUCTIONS:
+                reduced = True
+            elif name in ELEMENTWISE and _shape(use) == (rows, rows):
+                stack.append(use)
+            else:
+                return False
+    return reduced

@@ -1,5 +1,5 @@
-"""LOSS_BROADCAST_OVER_BATCH: a hand-written error term that subtracts the targets from the
-predictions across the batch, every output minus every target, because their shapes
+"""LOSS_BROADCAST_OVER_BATCH: a hand-written error term that combines the predictions with
+the targets across the batch, every output against every target, because their shapes
 differ by a trailing axis: ``(N, 1)`` against ``(N,)``.
 
 ``((output - target) ** 2).mean()`` with a model's ``(N, 1)`` column and ``(N,)`` targets
@@ -11,10 +11,10 @@ arithmetic does not. pytorch/pytorch#2973: broadcasting "(10,1)" with "(10)" int
 output into a single scalar".
 
 Reads ``run.observed.outer_differences`` (``monitor/outer_differences.py``): the
-subtractions of a tensor without gradient from the model's side into a square table of
-the batch's size, squared or taken absolute and then reduced, found in the loss's graph
-on the first recorded steps (losses that compare the model's outputs pairwise on purpose
-are left out there).
+differences or products of a tensor without gradient with the model's side into a square
+table of the batch's size, combined elementwise and then reduced, found in the loss's graph
+on the first recorded steps (kernels, and losses that compare the model's outputs pairwise
+on purpose, are left out there).
 """
 from ..findings import Finding
 from .graph import rule
@@ -33,21 +33,22 @@ def loss_broadcast_over_batch(ctx):
         return None
     _, table, operand = found[0]
     rows = table[0]
-    operand_text = f"({rows}, 1)" if len(operand) == 2 else f"({rows},)"
-    other_text = f"({rows},)" if len(operand) == 2 else f"({rows}, 1)"
+    shape_text = ", ".join(str(n) for n in operand) + ("," if len(operand) == 1 else "")
+    operand_text = f"({shape_text})"
+    other_text = "a vector" if len(operand) == 2 else "a column"
     return Finding(
         code="LOSS_BROADCAST_OVER_BATCH", severity="error", step=steps[0],
-        message=f"The loss subtracts a {other_text} tensor without gradient (the targets) "
-                f"from the model's {operand_text} output and squares or takes the absolute "
-                f"value of the result: broadcasting made it a ({rows}, {rows}) table, every "
-                f"output minus every target of the batch, on steps {steps[:5]}. Its mean is "
-                "smallest when every output equals the mean of the batch's targets, so the "
-                "loss stalls and the model learns nothing about each sample. No warning "
-                "comes from tensor arithmetic (the loss modules would have warned).",
+        message=f"The loss combines the model's {operand_text} output with a tensor "
+                f"without gradient (the targets, {other_text}) and reduces the result: "
+                f"broadcasting made it a ({rows}, {rows}) table, every output against every "
+                f"target of the batch, on steps {steps[:5]}. It is smallest when every "
+                "output fits the batch's targets on average, so the loss stalls and the "
+                "model learns nothing about each sample. No warning comes from tensor "
+                "arithmetic (the loss modules would have warned).",
         evidence={"steps": steps[:10], "table_shape": list(table),
                   "output_shape": list(operand), "differences": len(found),
                   "threshold_steps": OUTER_DIFFERENCE_MIN_STEPS},
-        fix="Make the output and the target the same shape before subtracting: "
+        fix="Make the output and the target the same shape before combining them: "
             "output.squeeze(1) for a (N, 1) output against (N,) targets, or "
             "target.unsqueeze(1) the other way round (or use nn.MSELoss/nn.L1Loss, which "
             "warn about mismatched shapes).")
