@@ -234,3 +234,28 @@ def test_the_global_hook_leaves_after_the_measured_steps():
     mon = d_carried.run(steps=12)
     assert mon.other_turns._handle is None
     assert len(mon.run.observed.other_turn_gradients) == STEPS_MEASURED
+
+
+def test_measuring_ends_inside_a_step_without_breaking_the_hook_loop():
+    """The hook finishes inside torch's loop over the global hooks, where removing it would
+    break the loop for a hook registered after it: it only stops, and the next recorded
+    step removes it."""
+    from torch.optim.optimizer import register_optimizer_step_pre_hook
+    torch.manual_seed(0)
+    x, y = classification()
+    model = mlp()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    called = []
+    with nd.watch(model, optimizer) as mon:
+        later = register_optimizer_step_pre_hook(lambda *args: called.append(1))   # after ours
+        try:
+            for xb, yb in batches(x, y, 12):
+                optimizer.zero_grad()
+                loss = F.cross_entropy(model(xb), yb)
+                loss.backward()
+                optimizer.step()
+                mon.step(loss)
+        finally:
+            later.remove()
+    assert len(called) == 12
+    assert mon.other_turns.done and mon.other_turns._handle is None

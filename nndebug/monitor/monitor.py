@@ -221,6 +221,7 @@ class Monitor:
             self.around.disarm()
             self.around.on_loss(loss)
             self.penalties.on_loss(step, loss)   # parameter_penalties.py
+            self.other_turns.release()   # other_turn_gradients.py: drops its finished hook
             try:
                 self._record(step)
             except Exception as error:    # never break the user's training

@@ -21,15 +21,19 @@ loss backpropagated once, then both optimizers stepped) gives no verdict: that g
 this step's own.
 
 Each verdict lands as ``(step, "carried" or "cleared")``. Cost: on the first
-``STEPS_MEASURED`` watched steps only, per optimizer step one identity test; per other turn
+``STEPS_MEASURED`` watched steps only (``STEP_CALLS_MAX`` optimizer steps at most), per
+optimizer step one identity test; per other turn
 one pass over the watched parameters and a copy of one small gradient; per later backward
-one addition on it; one comparison (a host sync) at the watched step. The hook goes after
-those steps.
+one addition on it; one comparison (a host sync) at the watched step. After those steps the
+hook returns at once until the next recorded step removes it (``release``).
 """
 import weakref
 
 STEPS_MEASURED = 3           # [design] watched steps looked at: the loop's order shows on
                              # the first steps, and the hook leaves after them
+STEP_CALLS_MAX = 64          # [design] optimizer steps seen at most: an optimizer given to
+                             # watch that never steps itself (a wrapper's inner one steps)
+                             # must not leave the hook on for the whole run
 MATCH_RTOL = 1e-4            # [design] float32 sums compared: the same additions in another
 MATCH_ATOL = 1e-7            # order differ by a few ulps, the two cases by a whole gradient
 
@@ -44,6 +48,8 @@ class OtherTurnGradients:
         self._tensor_hook = None
         self._handle = None
         self.watched_steps = 0
+        self._calls = 0              # optimizer steps seen, of any optimizer
+        self.done = False            # measured: the hook only returns until released
         if adapter.framework != "torch" or optimizer is None or not self._parameters:
             return
         try:
@@ -53,17 +59,26 @@ class OtherTurnGradients:
             on_error(error)
 
     def _before_step(self, optimizer, args, kwargs):
+        if self.done:
+            return                     # the handle goes in release(), outside torch's loop
+        self._calls += 1               # over the hooks (removing it here breaks that loop)
         try:
-            if optimizer is self.optimizer:
+            if self._calls > STEP_CALLS_MAX:
+                self._finish()
+            elif optimizer is self.optimizer:
                 self._judge()
                 self.watched_steps += 1
                 if self.watched_steps >= STEPS_MEASURED:
-                    self.close()
+                    self._finish()
             elif self._followed is None:
                 self._follow(optimizer)
         except Exception as error:     # never break the user's step
-            self.close()
+            self._finish()
             self.on_error(error)
+
+    def _finish(self):
+        self.done = True
+        self._unfollow()
 
     def _follow(self, other):
         """Another optimizer steps: copy the smallest watched gradient it does not hold."""
@@ -107,6 +122,12 @@ class OtherTurnGradients:
         if self._tensor_hook is not None:
             self._tensor_hook.remove()
         self._followed, self._later, self._tensor_hook = None, None, None
+
+    def release(self):
+        """Remove the global hook once measuring is done (called on recorded steps, outside
+        any optimizer step)."""
+        if self.done:
+            self.close()
 
     def close(self):
         self._unfollow()
