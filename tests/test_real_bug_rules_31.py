@@ -25,7 +25,7 @@ from benchmarks.real_bugs import graph_sum_aggregation_not_normalised as summed 
 from benchmarks.real_bugs import implicit_feedback_without_negatives as implicit  # noqa: E402
 from benchmarks.real_bugs import lightgcn_adjacency_block_misplaced as one_way  # noqa: E402
 from benchmarks.real_bugs._common import batches, binary, classification, mlp, regression  # noqa: E402,E501
-from nndebug.monitor.forward_graph import nodes_under  # noqa: E402
+from nndebug.monitor.graph_walks import nodes_under  # noqa: E402
 from nndebug.monitor.propagation_matrices import measure_propagations  # noqa: E402
 from nndebug.monitor.squashed_batch_sums import find_squashed_batch_sums  # noqa: E402
 

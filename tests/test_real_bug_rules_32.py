@@ -12,7 +12,7 @@ from torch.nn import functional as F  # noqa: E402
 import nndebug as nd  # noqa: E402
 from benchmarks.real_bugs import straight_through_estimator_not_detached as ste_case  # noqa: E402
 from benchmarks.real_bugs._common import batches, classification  # noqa: E402
-from nndebug.monitor.forward_graph import nodes_under  # noqa: E402
+from nndebug.monitor.graph_walks import nodes_under  # noqa: E402
 from nndebug.monitor.straight_through_cancellations import (  # noqa: E402
     count_cancelled_straight_throughs)
 from nndebug.observed import Observed  # noqa: E402

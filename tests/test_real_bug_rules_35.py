@@ -14,7 +14,8 @@ from torch import nn  # noqa: E402
 import nndebug as nd  # noqa: E402
 from benchmarks.real_bugs import handwritten_loss_broadcasts_over_batch as broadcast  # noqa: E402
 from benchmarks.real_bugs._common import batches, regression  # noqa: E402
-from nndebug.monitor.outer_differences import graph_nodes, outer_differences  # noqa: E402
+from nndebug.monitor.graph_walks import nodes_under  # noqa: E402
+from nndebug.monitor.outer_differences import outer_differences  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 PROBLEMS = ("warning", "error")
@@ -27,7 +28,7 @@ def _problems(mon):
 
 
 def _found(loss):
-    return outer_differences(graph_nodes(loss.grad_fn))
+    return outer_differences(nodes_under([loss.grad_fn]))
 
 
 def _batch(rows=16):

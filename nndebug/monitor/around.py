@@ -61,7 +61,7 @@ from .graph_growth import GraphGrowth
 from .loss_capture import LossCapture
 from .loss_reductions import LossReductions
 from .detached_terms import DetachedTerms
-from .forward_graph import ForwardGraph
+from .graph_walks import ForwardGraph, LossGraph
 from .self_additions import SelfAdditions
 from .policy_gradient_terms import PolicyGradientTerms
 from .target_ids import CLASS_INDEX_LOSSES, function_call_options, loss_options
@@ -111,10 +111,12 @@ class Around:
         self.warnings = WarningCapture(observed, current_step, self.structure.module_names)
         self.graph = GraphGrowth(adapter, observed)
         self.reductions = LossReductions(adapter, observed, on_error)   # each addend's reduction
-        self.batch_norms = WholeBatchNorms(adapter, observed, on_error)   # z / z.norm()
-        self.outer_differences = OuterDifferences(adapter, observed, on_error)   # (N,1) - (N,)
         self.detached = DetachedTerms(adapter, observed, parameters, optimizer, on_error)
-        self.batch_sums = SquashedBatchSums(adapter, observed, on_error)   # sigmoid(sum)
+        # one walk of the loss's graph on the first recorded steps, read by each
+        self.loss_graph = LossGraph(adapter, [
+            WholeBatchNorms(observed),       # z / z.norm() over the whole batch
+            OuterDifferences(observed),      # (N, 1) - (N,)
+            SquashedBatchSums(observed)], on_error)   # sigmoid(x.sum())
         self.policy_terms = PolicyGradientTerms(adapter, observed, parameters, optimizer, on_error)
         self.attention = AttentionCapture(adapter, self._attention_site, on_error,
                                           on_loss_call=self._on_loss_function)
@@ -277,9 +279,7 @@ class Around:
             self.losses.from_graph(loss)
             self.graph.on_loss(self._current_step(), loss)
             self.reductions.on_loss(self._current_step(), loss)
-            self.batch_norms.on_loss(self._current_step(), loss)
-            self.outer_differences.on_loss(self._current_step(), loss)
-            self.batch_sums.on_loss(self._current_step(), loss)
+            self.loss_graph.on_loss(self._current_step(), loss)
             self.detached.on_loss(self._current_step(), loss)
             self.policy_terms.on_loss(self._current_step(), loss)   # log_prob x weight
         except Exception as error:

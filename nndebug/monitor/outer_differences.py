@@ -21,15 +21,13 @@ exponential of its table, and a pairwise loss over the model's outputs among the
 (energy distance, ranking) compares every pair on purpose: neither is kept. The shapes come
 from the nodes' input metadata (kept after backward, unlike their saved tensors).
 
-Walked on the loss's graph of the first ``WALK_STEPS`` recorded steps only, ``WALK_LIMIT``
-nodes at most: no per-step cost after them. ``outer_differences(nodes)`` reads a list of
-graph nodes, so that a shared walk of the graph can hand it its nodes. Kept as
+``outer_differences(nodes)`` reads the nodes of the shared walk of the loss's graph
+(``graph_walks.LossGraph``) on the first ``WALK_STEPS`` recorded steps only: no per-step
+cost after them. Kept as
 ``run.observed.outer_differences``: ``[(step, [table shape], [graph operand shape])]``.
 """
 WALK_STEPS = 3            # [design] recorded steps walked: an ordinary loop's loss graph
                           # has the same shape on every step
-WALK_LIMIT = 4096         # [design] graph nodes visited per walk at most (a 12-layer
-                          # transformer's loss graph is ~1,500 nodes)
 FOUND_PER_STEP = 4        # [design] tables kept per step
 MIN_ROWS = 2              # [convention] a batch of one compares its one pair correctly
 PRODUCERS = {"SubBackward0", "MulBackward0"}    # output - target, target * log(p)
@@ -40,34 +38,18 @@ ELEMENTWISE = {"PowBackward0", "AbsBackward0", "MulBackward0", "AddBackward0", "
 REDUCTIONS = {"MeanBackward0", "MeanBackward1", "SumBackward0", "SumBackward1"}
 
 class OuterDifferences:
-    def __init__(self, adapter, observed, on_error):
-        self.framework, self.observed, self.on_error = adapter.framework, observed, on_error
-        self.walks = 0
+    """A reader of ``graph_walks.LossGraph``."""
 
-    def on_loss(self, step, loss):
-        """A recorded step ended with ``loss``: walk its graph on the first few steps."""
-        if self.framework != "torch" or self.walks >= WALK_STEPS:
-            return
+    def __init__(self, observed):
+        self.observed, self.walks = observed, 0
+
+    def wants(self, step):
+        return self.walks < WALK_STEPS
+
+    def read(self, step, nodes):
         self.walks += 1
-        try:
-            found = outer_differences(graph_nodes(getattr(loss, "grad_fn", None)))
-            self.observed.outer_differences.extend((step, table, operand)
-                                                   for table, operand in found)
-        except Exception as error:           # a measurement never breaks the user's step
-            self.on_error(error)
-
-
-def graph_nodes(root):
-    """The nodes under ``root`` (each once, ``WALK_LIMIT`` at most), root first."""
-    nodes, seen, stack = [], set(), [root]
-    while stack and len(nodes) < WALK_LIMIT:
-        node = stack.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
-        nodes.append(node)
-        stack.extend(child for child, _ in getattr(node, "next_functions", ()))
-    return nodes
+        self.observed.outer_differences.extend((step, table, operand)
+                                               for table, operand in outer_differences(nodes))
 
 
 def outer_differences(nodes):

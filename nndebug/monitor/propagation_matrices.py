@@ -11,7 +11,7 @@ I) D^-1/2``), GraphSAGE and LightGCN likewise; GIN keeps the sum on purpose and 
 normalisation layer after it.
 
 On the first ``STEPS_MEASURED`` recorded steps the shared walk of the forward's graph
-(``forward_graph.py``) hands its nodes over right after the forward, while the products'
+(``graph_walks.py``) hands its nodes over right after the forward, while the products'
 operands are still saved in them: each matrix product (``MmBackward0``) whose left
 operand is a square matrix of at least ``MIN_NODES`` rows (at most ``MAX_NODES``) that carries no gradient (data, not a weight) is
 measured once per step - whether its entries are all 0 or 1, its row sums (the in-degrees:
@@ -35,7 +35,7 @@ MAX_NODES = 8192             # [design] larger matrices are not measured: the me
 
 
 class PropagationMatrices:
-    """A reader of ``forward_graph.ForwardGraph``."""
+    """A reader of ``graph_walks.ForwardGraph``."""
 
     def __init__(self, observed):
         self.observed = observed

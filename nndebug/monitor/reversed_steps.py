@@ -12,7 +12,7 @@ context of a step gets another step's.
 On the first ``STEPS_MEASURED`` recorded steps (torch only), a forward hook on each recurrent
 module (``nn.RNNBase``: RNN, LSTM, GRU) notes its output's graph node and whether its input
 came straight from a flip along the time axis; the shared walk of the forward's graph
-(``forward_graph.py``) then hands over the nodes under the model's outputs; from each
+(``graph_walks.py``) then hands over the nodes under the model's outputs; from each
 concatenation among them, each input is followed down through shape-keeping steps (views,
 transposes, activations, dropout, flips) to a recurrent output. Each branch's time order is
 its flips counted (the input's and those on the way), mod 2; a concatenation whose branches
@@ -86,7 +86,7 @@ class ReversedSteps:
         return on_output
 
     def wants(self, step):
-        """A reader of ``forward_graph.ForwardGraph``: armed, with recurrent layers."""
+        """A reader of ``graph_walks.ForwardGraph``: armed, with recurrent layers."""
         return bool(self._handles) and self._walked < STEPS_MEASURED
 
     def read(self, step, nodes):

@@ -10,7 +10,7 @@ doubled at every block; the loss still falls, only more slowly.
 In torch's graph such a sum is an ``AddBackward0`` whose two inputs are the same node and
 output: nothing else makes one (``y + x`` has two, ``2 * x`` is a multiplication). On the
 first ``STEPS_MEASURED`` recorded steps the shared walk of the forward's graph
-(``forward_graph.py``) hands its nodes to ``count_self_additions``, which counts those
+(``graph_walks.py``) hands its nodes to ``count_self_additions``, which counts those
 additions whose operand is an activation (one on a parameter, ``w + w``, is a choice of
 initial scale, not a lost input).
 """
@@ -19,7 +19,7 @@ STEPS_MEASURED = 3           # [design] recorded steps read: the model's structu
 
 
 class SelfAdditions:
-    """A reader of ``forward_graph.ForwardGraph``."""
+    """A reader of ``graph_walks.ForwardGraph``."""
 
     def __init__(self, observed):
         self.observed = observed

@@ -17,17 +17,12 @@ backward (``_saved_self_sym_sizes``), so the walk runs when the step's loss is h
 over. A square root or a log of a batch mean (an RMSE loss, a log-MSE) does not saturate
 and is not counted; neither is a reduction of a parameter alone (a learned gate).
 
-The walk is ``forward_graph.nodes_under`` from the loss; the search
-(``find_squashed_batch_sums``) takes the list of nodes, so a shared walk of the loss's
-graph can hand it its nodes instead. Walked on the first ``WALK_STEPS`` recorded steps
+The search (``find_squashed_batch_sums``) reads the nodes of the shared walk of the loss's
+graph (``graph_walks.LossGraph``), on on the first ``WALK_STEPS`` recorded steps
 only: no per-step cost after them.
 """
-from .forward_graph import nodes_under
-
 WALK_STEPS = 3            # [design] recorded steps walked: the loss's graph has the same
                           # shape on every step of an ordinary loop
-WALK_LIMIT = 4096         # [design] graph nodes visited per walk at most (a 12-layer
-                          # transformer's loss graph is ~1,500 nodes)
 FOUND_PER_STEP = 4        # [design] saturating nodes kept per step
 SATURATING = {"LogSigmoidBackward0", "SigmoidBackward0", "SoftplusBackward0", "TanhBackward0"}
 WHOLE_REDUCTIONS = {"SumBackward0": "sum", "MeanBackward0": "mean"}
@@ -39,21 +34,18 @@ LEAF = "AccumulateGrad"
 
 
 class SquashedBatchSums:
-    def __init__(self, adapter, observed, on_error):
-        self.framework, self.observed, self.on_error = adapter.framework, observed, on_error
-        self.walks = 0
+    """A reader of ``graph_walks.LossGraph``."""
 
-    def on_loss(self, step, loss):
-        """A recorded step ended with ``loss``: walk its graph on the first few steps."""
-        if self.framework != "torch" or self.walks >= WALK_STEPS:
-            return
+    def __init__(self, observed):
+        self.observed, self.walks = observed, 0
+
+    def wants(self, step):
+        return self.walks < WALK_STEPS
+
+    def read(self, step, nodes):
         self.walks += 1
-        try:
-            nodes = nodes_under([getattr(loss, "grad_fn", None)], WALK_LIMIT)
-            self.observed.squashed_batch_sums.extend(
-                (int(step), *found) for found in find_squashed_batch_sums(nodes))
-        except Exception as error:           # a measurement never breaks the user's step
-            self.on_error(error)
+        self.observed.squashed_batch_sums.extend(
+            (step, *found) for found in find_squashed_batch_sums(nodes))
 
 
 def find_squashed_batch_sums(nodes):

@@ -16,10 +16,10 @@ does not match; with the detach, the subtraction is no input of the sum at all. 
 ``x + (f(x) - x)`` is a roundabout ``f(x)`` whose gradient still reaches ``x``.
 
 On the first ``STEPS_MEASURED`` recorded steps the shared walk of the forward's graph
-(``forward_graph.py``; the loss above the outputs is not walked) hands its nodes to
+(``graph_walks.py``; the loss above the outputs is not walked) hands its nodes to
 ``count_cancelled_straight_throughs``.
 """
-from .forward_graph import WALK_LIMIT
+from .graph_walks import WALK_LIMIT
 
 STEPS_MEASURED = 3           # [design] recorded steps read: the model's structure is the same
                              # on every step, three show it is not one odd batch
@@ -30,7 +30,7 @@ ZERO_DERIVATIVE = {"RoundBackward0", "RoundBackward1", "FloorBackward0", "CeilBa
 
 
 class StraightThroughCancellations:
-    """A reader of ``forward_graph.ForwardGraph``."""
+    """A reader of ``graph_walks.ForwardGraph``."""
 
     def __init__(self, observed):
         self.observed = observed

@@ -20,15 +20,13 @@ dimensions, two or more rows) and not a square matrix (a Gram or kernel matrix d
 its Frobenius norm, as CKA does, is meant), and where the dividend is computed from the
 batch, not a weight (a weight matrix scaled by its own norm is weight normalisation).
 
-Walked on the loss's graph of the first ``WALK_STEPS`` recorded steps only, ``WALK_LIMIT``
-nodes at most: no per-step cost after them. Kept as ``run.observed.whole_batch_norms``:
+Read from the shared walk of the loss's graph (``graph_walks.LossGraph``) on the first
+``WALK_STEPS`` recorded steps only: no per-step cost after them. Kept as ``run.observed.whole_batch_norms``:
 ``[(step, [quotient shape])]`` (a declared field of ``nndebug.observed.Observed``, saved and
 loaded with the run).
 """
 WALK_STEPS = 3            # [design] recorded steps walked: the loss's graph has the same
                           # shape on every step of an ordinary loop
-WALK_LIMIT = 4096         # [design] graph nodes visited per walk at most (a 12-layer
-                          # transformer's loss graph is ~1,500 nodes)
 FOUND_PER_STEP = 4        # [design] divisions kept per step
 NORMS = {"LinalgVectorNormBackward0", "NormBackward0", "NormBackward1", "NormBackward2",
          "NormBackward3"}
@@ -47,37 +45,32 @@ LOOK_DOWN = 6             # [design] nodes followed down a norm's chain or a wei
 
 
 class WholeBatchNorms:
-    def __init__(self, adapter, observed, on_error):
-        self.framework, self.observed, self.on_error = adapter.framework, observed, on_error
-        self.walks = 0
+    """A reader of ``graph_walks.LossGraph``."""
 
-    def on_loss(self, step, loss):
-        """A recorded step ended with ``loss``: walk its graph on the first few steps."""
-        if self.framework != "torch" or self.walks >= WALK_STEPS:
-            return
+    def __init__(self, observed):
+        self.observed, self.walks = observed, 0
+
+    def wants(self, step):
+        return self.walks < WALK_STEPS
+
+    def read(self, step, nodes):
         self.walks += 1
-        try:
-            found = whole_batch_divisions(getattr(loss, "grad_fn", None))
-            self.observed.whole_batch_norms.extend((step, shape) for shape in found)
-        except Exception as error:           # a measurement never breaks the user's step
-            self.on_error(error)
+        self.observed.whole_batch_norms.extend((step, shape)
+                                               for shape in whole_batch_divisions(nodes))
 
 
-def whole_batch_divisions(root):
-    """[quotient shape] of each division, under ``root``, of a batch of rows by the norm of
-    the whole batch (see the module doc)."""
-    found, seen, stack = [], set(), [root]
-    while stack and len(seen) < WALK_LIMIT and len(found) < FOUND_PER_STEP:
-        node = stack.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
+def whole_batch_divisions(nodes):
+    """[quotient shape] of each division, among ``nodes``, of a batch of rows by the norm
+    of the whole batch (see the module doc)."""
+    found = []
+    for node in nodes:
         children = [child for child, _ in getattr(node, "next_functions", ())]
-        stack.extend(children)
         shape = _shape(node)
         if type(node).__name__ in ("DivBackward0", "MulBackward0") and len(children) == 2 \
                 and _batch_of_rows(shape) and _divides_by_own_norm(node, *children):
             found.append(list(shape))
+            if len(found) >= FOUND_PER_STEP:
+                break
     return found
 
 

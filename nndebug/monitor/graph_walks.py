@@ -1,29 +1,39 @@
-"""One walk of the model's forward graph per recorded step, shared by the observers that
-read the model's structure from it (torch).
+"""The shared walks of autograd's graphs (torch): one walk of the model's forward graph
+and one of the loss's graph per recorded step, each handed to every observer that reads it.
 
 Some bugs are written into the model's forward itself, and autograd's graph shows them
 right after the forward, while each node still holds what it saved for the backward:
 ``x + x`` meant as a residual (``self_additions.py``), ``x + (q - x)`` meant as a
 straight-through estimator (``straight_through_cancellations.py``), a graph's adjacency
 multiplied in unnormalised (``propagation_matrices.py``), a reversed recurrent output
-concatenated unflipped (``reversed_steps.py``). Each of them reads the same nodes, so
-``ForwardGraph`` puts ONE forward hook on the model, walks the graph under the first
-forward's outputs ONCE (``nodes_under``), and hands the list of nodes to each reader that
-still wants one. A reader has two methods:
+concatenated unflipped (``reversed_steps.py``). Others are written into the loss: a batch
+of embeddings divided by the norm of the whole batch (``whole_batch_norms.py``), a sigmoid
+of a whole batch's sum (``squashed_batch_sums.py``), an ``(N, 1)`` output minus ``(N,)``
+targets (``outer_differences.py``). Each reads the same nodes, so
+
+- ``ForwardGraph`` puts ONE forward hook on the model and walks the graph under the first
+  forward's outputs once (the loss above them is not walked: ``loss + loss`` is no model's
+  layer);
+- ``LossGraph`` walks the graph under the step's loss once, when the recorded step ends
+  (the nodes' shapes outlive the backward; their saved tensors do not);
+
+and each hands the list of nodes (``nodes_under``) to every reader that still wants one. A
+reader has two methods:
 
 - ``wants(step)``: whether it still reads (each reads the first few recorded steps only:
-  the model's structure is the same on every step);
+  the model's structure and the loss's are the same on every step);
 - ``read(step, nodes)``: look at the nodes; an exception stops that reader only.
 
-The loss's graph above the outputs is not walked: ``loss + loss`` is no model's layer.
-Cost: one hook call and one walk on each of the first few recorded steps; nothing once no
-reader wants one.
+Cost: a walk of each graph on each of the first few recorded steps; nothing once no reader
+wants one.
 """
 from .loss_reductions import output_tensors
 
-WALK_LIMIT = 50_000          # [design] graph nodes walked at most per step: a 100-layer
+WALK_LIMIT = 50_000          # [design] forward-graph nodes walked at most per step: a 100-layer
                              # transformer's forward is a few thousand; above, the walk stops
                              # (what the readers found in the nodes walked stands)
+LOSS_WALK_LIMIT = 4096       # [design] loss-graph nodes walked at most per step (a 12-layer
+                             # transformer's loss graph is ~1,500 nodes)
 
 
 def nodes_under(roots, limit=WALK_LIMIT):
@@ -78,11 +88,35 @@ class ForwardGraph:
             self.enabled = False
             self.on_error(error)
             return
-        if nodes is None:
-            return                                     # an output without a graph
-        for reader in wanting:
-            try:
-                reader.read(int(self._step), nodes)
-            except Exception as error:                 # that reader stops, the others go on
-                self.readers = [r for r in self.readers if r is not reader]
-                self.on_error(error)
+        if nodes is not None:                          # None: an output without a graph
+            self.readers = hand_over(self.readers, wanting, int(self._step), nodes,
+                                     self.on_error)
+
+
+class LossGraph:
+    def __init__(self, adapter, readers, on_error):
+        self.readers, self.on_error = list(readers), on_error
+        self.enabled = adapter.framework == "torch"
+
+    def on_loss(self, step, loss):
+        """A recorded step ended with ``loss``: walk its graph if a reader still wants it."""
+        root = getattr(loss, "grad_fn", None)
+        if not self.enabled or step is None or root is None:
+            return
+        wanting = [reader for reader in self.readers if reader.wants(step)]
+        if wanting:
+            self.readers = hand_over(self.readers, wanting, int(step),
+                                     nodes_under([root], LOSS_WALK_LIMIT), self.on_error)
+
+
+def hand_over(readers, wanting, step, nodes, on_error):
+    """Give ``nodes`` to each reader in ``wanting``; the readers left (one that raised is
+    dropped: a measurement never breaks the user's step, nor the other readers)."""
+    failed = []
+    for reader in wanting:
+        try:
+            reader.read(step, nodes)
+        except Exception as error:
+            failed.append(reader)
+            on_error(error)
+    return [reader for reader in readers if reader not in failed]
