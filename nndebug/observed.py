@@ -265,6 +265,7 @@ ROW_LISTS += ("aliased_state_loads", "resumed_optimizers")   # real-bug batch 33
 ROW_LISTS += ("parameter_penalties",)   # real-bug batch 36 (several losses)
 ROW_LISTS += ("other_turn_gradients",)   # real-bug batch 36 (several optimizers)
 ROW_LISTS += ("outer_differences",)   # real-bug batch 35 (samples mixed across the batch)
+ROW_LISTS += ("whole_batch_overlaps",)   # real-bug batch 38 (segmentation losses)
 
 
 @dataclass
@@ -499,6 +500,11 @@ class Observed:
                                                           # (N, 1) output into an (N, N)
                                                           # table, first recorded steps
                                                           # (monitor/outer_differences.py)
+    whole_batch_overlaps: list = field(default_factory=list)  # [(step, [reduced shape])]: a
+                                                          # soft Dice / IoU whose sums run
+                                                          # over the whole batch, first
+                                                          # recorded steps
+                                                          # (monitor/whole_batch_overlaps.py)
 
     def to_dict(self):
         from dataclasses import asdict

@@ -402,6 +402,14 @@ def _outer_difference(row):
 ROW_READERS.update(outer_differences=_outer_difference)   # real-bug batch 35
 
 
+def _whole_batch_overlap(row):
+    step, shape = row
+    return int(step), [int(n) for n in shape]
+
+
+ROW_READERS.update(whole_batch_overlaps=_whole_batch_overlap)   # real-bug batch 38
+
+
 def _aliased_state_load(row):
     step, own, compared = row
     return int(step), int(own), int(compared)

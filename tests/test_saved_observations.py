@@ -134,6 +134,8 @@ from benchmarks.real_bugs import discriminator_steps_with_generator_loss_gradien
 PLANTED["GRADIENT_CARRIED_FROM_OTHER_TURN"] = lambda: d_carried.run(steps=12)   # batch 36
 from benchmarks.real_bugs import handwritten_loss_broadcasts_over_batch as outer_error  # noqa: E402,E501
 PLANTED["LOSS_BROADCAST_OVER_BATCH"] = lambda: outer_error.run(steps=12)   # batch 35
+from benchmarks.real_bugs import dice_loss_summed_over_the_batch as batch_dice  # noqa: E402,E501
+PLANTED["DICE_OVER_WHOLE_BATCH"] = lambda: batch_dice.run(steps=12)   # batch 38
 
 
 def _same(name, kept, loaded):

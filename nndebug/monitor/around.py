@@ -82,6 +82,7 @@ from .outer_differences import OuterDifferences
 from .token_id_shares import TokenIdShares   # real-bug batch 30
 from .propagation_matrices import PropagationMatrices   # real-bug batch 31
 from .squashed_batch_sums import SquashedBatchSums   # real-bug batch 31
+from .whole_batch_overlaps import WholeBatchOverlaps   # real-bug batch 38
 from .reversed_steps import ReversedSteps   # real-bug batch 34
 from .straight_through_cancellations import StraightThroughCancellations   # real-bug batch 32
 
@@ -116,7 +117,8 @@ class Around:
         self.loss_graph = LossGraph(adapter, [
             WholeBatchNorms(observed),       # z / z.norm() over the whole batch
             OuterDifferences(observed),      # (N, 1) - (N,)
-            SquashedBatchSums(observed)], on_error)   # sigmoid(x.sum())
+            SquashedBatchSums(observed),     # sigmoid(x.sum())
+            WholeBatchOverlaps(observed)], on_error)   # a Dice summed over the batch
         self.policy_terms = PolicyGradientTerms(adapter, observed, parameters, optimizer, on_error)
         self.attention = AttentionCapture(adapter, self._attention_site, on_error,
                                           on_loss_call=self._on_loss_function)

@@ -139,6 +139,7 @@ from . import batch_sums  # noqa: F401  (real-bug batch 31: a batch's sum squash
 from . import parameter_penalties  # noqa: F401  (real-bug batch 36: L2 by hand + weight_decay)
 from . import other_turn_gradients  # noqa: F401  (real-bug batch 36: a GAN's turns)
 from . import outer_differences  # noqa: F401  (real-bug batch 35: (N, 1) - (N,) in a loss)
+from . import batch_overlaps  # noqa: F401  (real-bug batch 38: a Dice over the whole batch)
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context
