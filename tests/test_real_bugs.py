@@ -151,6 +151,18 @@ KNOWN_MISSES = {
         "report's optimizer_step() zeroes the gradients right after optimizer.step(), before "
         "it: .grad is empty when read, so nothing is compared (called before zero_grad(), "
         "the same loop is named GRADIENTS_DISCARDED)",
+    "giou_loss_on_center_size_boxes":
+        "named only by its symptoms (EXPLODING_GRADIENTS, LOSS_OSCILLATING, DEAD_RELU): "
+        "(cx, cy, w, h) and (x1, y1, x2, y2) are both four numbers in [0, 1] per box, and a "
+        "hand-written GIoU is ordinary arithmetic (max, min, products, a quotient) that no "
+        "graph pattern tells apart from a corner-box GIoU; the boxes' layout is in the "
+        "user's head, not in the tensors",
+    "box_targets_left_in_pixels":
+        "the loss is F.smooth_l1_loss, a function whose call the loss capture does not see "
+        "(the function mode watches mse_loss and the cross-entropies, not smooth_l1/huber/"
+        "l1), and reading it off the graph after backward raises (its saved tensors are "
+        "freed): MONITOR_ERROR stops detailed recording. With the loss as an nn.SmoothL1Loss "
+        "module the targets are seen and TARGETS_UNSCALED comes out, but as info only",
 }
 
 

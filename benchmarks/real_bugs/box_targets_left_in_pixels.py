@@ -15,6 +15,16 @@ big loss. After correcting my preprocessing code, it works normally."). Here a s
 net reads 16x16 renderings of 300x300 images holding one bright rectangle; one anchor
 per image (the centre, half the image wide) and SSD's encoding with its scale factors
 (10, 10, 5, 5). Fix: divide the annotations by the image's width and height.
+
+Measured (200 steps): the decoded boxes overlap the rectangles by an IoU of 0.83 for the
+fixed twin, 0.40 for the bug (whose centre offsets are targets near 3,000).
+
+Why watch misses it: the loss is ``F.smooth_l1_loss``, a function call. The loss capture's
+function mode watches ``mse_loss`` and the cross-entropies but not ``smooth_l1_loss``
+(nor ``huber_loss``, ``l1_loss``), and reading the call off the loss's graph at
+``mon.step`` raises because backward has freed the node's saved tensors: a MONITOR_ERROR
+(info) that stops detailed recording on both twins. Written as an ``nn.SmoothL1Loss``
+module the targets are seen and TARGETS_UNSCALED comes out, but only as info.
 """
 import torch
 from torch import nn
