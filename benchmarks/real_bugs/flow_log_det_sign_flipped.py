@@ -9,12 +9,18 @@ https://github.com/VincentStimper/normalizing-flows/issues/27 ("I was wondering 
 was a minus here ... when computing the forward log jacobian ? Shouldn't it be a plus ?";
 fixed by "Fixed sign of log det of `forward_and_log_det` method",
 https://github.com/VincentStimper/normalizing-flows/pull/28). Here a small affine coupling
-flow (four layers) on 2-D data is trained by reverse KL towards a two-mode Gaussian mixture
-(modes at (+-2, 0)). Fix: log q(x) = log N(z) - log|det|.
+flow (four RealNVP layers, scale exp(s)) on 2-D data is trained by reverse KL towards a
+two-mode Gaussian mixture (modes at (+-2, 0)). After 400 steps the bug's true reverse KL is
+169 (its loss -152 and falling), the fixed twin's 0.22. Fix: log q(x) = log N(z) - log|det|.
 
-Why watch misses it (as it came): the loss falls steadily (towards minus infinity, which a
-density's log can do), gradients and updates are healthy; nothing in the graph's shapes or
-reductions is wrong, only the sign of one term.
+As it came watch was silent on bug and twin (this version, scored on the code before
+any rule of this batch, and a first draft with tanh-bounded log-scales): the loss
+fell smoothly, gradients and updates were healthy, nothing in the graph's shapes or
+reductions was wrong, only the sign of one term. With a bounded scale the flow's volume
+has a floor, the loss converges (to a KL of 2.35 against 0.31) and that stays a miss.
+
+How watch finds it: the loss falls far below zero (over 100x its starting magnitude) and
+keeps falling no slower, which no loss with a floor does: LOSS_UNBOUNDED_BELOW.
 """
 import math
 
@@ -45,7 +51,6 @@ class AffineCoupling(nn.Module):
     def forward(self, z):
         kept, moved = z[:, self.keep:self.keep + 1], z[:, 1 - self.keep:2 - self.keep]
         log_scale, shift = self.net(kept).chunk(2, dim=1)
-        log_scale = torch.tanh(log_scale)
         moved = moved * torch.exp(log_scale) + shift
         out = torch.cat([kept, moved], 1) if self.keep == 0 else torch.cat([moved, kept], 1)
         return out, log_scale.squeeze(1)

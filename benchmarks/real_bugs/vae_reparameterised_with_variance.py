@@ -10,8 +10,13 @@ since logvar.exp() is variance, I think it should be corrected to (0.5 * logvar)
 make it as standard-deviation. By changing this, I found that MNIST test IWAE becomes much
 different"). Here a small MLP VAE on the 8x8 digits. Fix: eps * exp(0.5 * logvar).
 
-Why watch misses it (as it came): the loss falls smoothly, every parameter trains; the
-factor 2 in one exponent is invisible to recorded statistics.
+After 600 steps the bug's true negative ELBO is 26.1 per image, the fixed twin's 24.7.
+
+As it came watch was silent: the loss falls smoothly, every parameter trains. How watch
+finds it: the forward's graph holds the noise product eps * exp(logvar), and the loss's
+graph takes exp of the same logvar a second time, unsquared (the KL's variance): one
+exp(logvar) drawn as a standard deviation, the other read as a variance.
+VAE_NOISE_SCALED_BY_VARIANCE.
 """
 import torch
 from torch import nn
