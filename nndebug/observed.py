@@ -266,6 +266,7 @@ ROW_LISTS += ("parameter_penalties",)   # real-bug batch 36 (several losses)
 ROW_LISTS += ("other_turn_gradients",)   # real-bug batch 36 (several optimizers)
 ROW_LISTS += ("outer_differences",)   # real-bug batch 35 (samples mixed across the batch)
 ROW_LISTS += ("whole_batch_overlaps",)   # real-bug batch 38 (segmentation losses)
+ROW_LISTS += ("ctc_blank_targets",)   # real-bug batch 38 (speech losses)
 
 
 @dataclass
@@ -505,6 +506,10 @@ class Observed:
                                                           # over the whole batch, first
                                                           # recorded steps
                                                           # (monitor/whole_batch_overlaps.py)
+    ctc_blank_targets: list = field(default_factory=list)  # [(step, blank, labels read,
+                                                          # labels equal to the blank)] of the
+                                                          # first CTC loss calls
+                                                          # (monitor/ctc_blank_targets.py)
 
     def to_dict(self):
         from dataclasses import asdict

@@ -410,6 +410,14 @@ def _whole_batch_overlap(row):
 ROW_READERS.update(whole_batch_overlaps=_whole_batch_overlap)   # real-bug batch 38
 
 
+def _ctc_blank_target(row):
+    step, blank, labels, as_blank = row
+    return int(step), int(blank), int(labels), int(as_blank)
+
+
+ROW_READERS.update(ctc_blank_targets=_ctc_blank_target)   # real-bug batch 38
+
+
 def _aliased_state_load(row):
     step, own, compared = row
     return int(step), int(own), int(compared)

@@ -111,3 +111,69 @@ def test_a_per_class_dice_of_a_softmax_segmenter_is_silent():
             optimizer.step()
             mon.step(loss)
     assert not _problems(mon)
+
+
+# --- CTC_TARGET_IS_BLANK -----------------------------------------------------------------
+from benchmarks.real_bugs import ctc_targets_use_the_blank_index as ctc_blank  # noqa: E402
+from benchmarks.real_bugs._common import classification  # noqa: E402
+from benchmarks.real_bugs.ctc_loss_on_raw_logits import FrameRecogniser, lines  # noqa: E402
+from nndebug.monitor.ctc_blank_targets import blank_labels  # noqa: E402
+
+CTC_CODE = "CTC_TARGET_IS_BLANK"
+
+
+def _ctc_run(targets_of, loss_of, steps=4):
+    """The case's recogniser trained ``steps`` steps; ``targets_of(labels 1..10)`` ->
+    (targets, target lengths); ``loss_of(scores, targets, input lengths, target lengths)``."""
+    torch.manual_seed(0)
+    x, y = classification()
+    model = FrameRecogniser()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    with nd.watch(model, optimizer) as mon:
+        for frames, labels in lines(x, y, steps):
+            optimizer.zero_grad()
+            scores = model(frames).log_softmax(dim=2)
+            targets, target_lengths = targets_of(labels)
+            lengths = torch.full((len(labels),), frames.shape[0], dtype=torch.long)
+            loss = loss_of(scores, targets, lengths, target_lengths)
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    return mon
+
+
+def test_the_ctc_report_is_named_and_its_twin_is_silent():
+    mon = ctc_blank.run(steps=4)
+    assert CTC_CODE in _problems(mon)
+    finding = next(f for f in mon.findings() if f.code == CTC_CODE)
+    assert finding.evidence["blank"] == 0 and finding.evidence["labels_as_blank"] > 0
+    # a few steps only: the full run's silence is tests/test_real_bugs.py's
+    assert CTC_CODE not in {f.code for f in ctc_blank.run(fixed=True, steps=4).findings()}
+
+
+def test_padding_after_the_target_lengths_is_not_counted():
+    targets = torch.tensor([[3, 1, 0, 0], [2, 2, 5, 0]])
+    assert blank_labels(targets.numpy(), [2, 3], 0) == (5, 0)
+    assert blank_labels(targets.numpy(), [3, 3], 0) == (6, 1)
+    assert blank_labels(torch.tensor([3, 1, 2, 2, 5]).numpy(), [2, 3], 0) == (5, 0)
+
+
+def test_zero_padded_targets_of_several_lengths_are_silent():
+    def padded(labels):                  # the last label dropped from every other line
+        lengths = torch.tensor([3 if i % 2 else 2 for i in range(len(labels))])
+        targets = labels.clone()
+        targets[torch.arange(3)[None, :] >= lengths[:, None]] = 0     # 0-padding
+        return targets, lengths
+    mon = _ctc_run(padded, nn.CTCLoss())
+    assert CTC_CODE not in {f.code for f in mon.findings()}
+
+
+def test_functional_ctc_with_the_blank_last_is_silent_and_with_labels_on_it_named():
+    def last_blank(labels):              # ids 0..9, blank = 10 (the last class)
+        return labels - 1, torch.full((len(labels),), 3)
+
+    def loss_with_blank(blank):
+        return lambda s, t, n, m: F.ctc_loss(s, t, n, m, blank=blank)
+    assert CTC_CODE not in {f.code for f in _ctc_run(last_blank, loss_with_blank(10))
+                            .findings()}
+    assert CTC_CODE in _problems(_ctc_run(last_blank, loss_with_blank(0)))

@@ -136,6 +136,8 @@ from benchmarks.real_bugs import handwritten_loss_broadcasts_over_batch as outer
 PLANTED["LOSS_BROADCAST_OVER_BATCH"] = lambda: outer_error.run(steps=12)   # batch 35
 from benchmarks.real_bugs import dice_loss_summed_over_the_batch as batch_dice  # noqa: E402,E501
 PLANTED["DICE_OVER_WHOLE_BATCH"] = lambda: batch_dice.run(steps=12)   # batch 38
+from benchmarks.real_bugs import ctc_targets_use_the_blank_index as ctc_blank  # noqa: E402,E501
+PLANTED["CTC_TARGET_IS_BLANK"] = lambda: ctc_blank.run(steps=4)   # batch 38
 
 
 def _same(name, kept, loaded):
