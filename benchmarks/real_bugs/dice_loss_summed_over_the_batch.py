@@ -77,5 +77,6 @@ def run(fixed=False, steps=STEPS, **watch):
         found = (torch.sigmoid(model(images)) > 0.5).float()
         hit = (found * masks).sum((1, 2, 3))
         dice = 2 * hit / (found.sum((1, 2, 3)) + masks.sum((1, 2, 3)))
-        mon.dice_small_large = (round(float(dice[0::2].mean()), 3), round(float(dice[1::2].mean()), 3))
+        mon.dice_small_large = (round(float(dice[0::2].mean()), 3),
+                                round(float(dice[1::2].mean()), 3))
     return mon
