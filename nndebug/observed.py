@@ -265,6 +265,7 @@ ROW_LISTS += ("aliased_state_loads", "resumed_optimizers")   # real-bug batch 33
 ROW_LISTS += ("parameter_penalties",)   # real-bug batch 36 (several losses)
 ROW_LISTS += ("other_turn_gradients",)   # real-bug batch 36 (several optimizers)
 ROW_LISTS += ("outer_differences",)   # real-bug batch 35 (samples mixed across the batch)
+ROW_LISTS += ("reparameterisations",)   # real-bug batch 37 (generative models)
 ROW_LISTS += ("whole_batch_overlaps",)   # real-bug batch 38 (segmentation losses)
 ROW_LISTS += ("ctc_blank_targets",)   # real-bug batch 38 (speech losses)
 
@@ -501,6 +502,13 @@ class Observed:
                                                           # (N, 1) output into an (N, N)
                                                           # table, first recorded steps
                                                           # (monitor/outer_differences.py)
+    reparameterisations: list = field(default_factory=list)  # [(step, noise draws
+                                                          # z = mu + eps * scale reaching the
+                                                          # loss, of which scale is used
+                                                          # nowhere else, of which exp(s) is
+                                                          # drawn as std and read as a
+                                                          # variance)], first recorded steps
+                                                          # (monitor/reparameterisations.py)
     whole_batch_overlaps: list = field(default_factory=list)  # [(step, [reduced shape])]: a
                                                           # soft Dice / IoU whose sums run
                                                           # over the whole batch, first

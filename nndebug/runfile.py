@@ -441,6 +441,14 @@ def _validation_set(row):
 ROW_READERS.update(validation_sets=_validation_set)   # OVERFITTING on one validation set
 
 
+def _reparameterisation(row):
+    step, draws, unpenalised, variance_scaled = row
+    return int(step), int(draws), int(unpenalised), int(variance_scaled)
+
+
+ROW_READERS.update(reparameterisations=_reparameterisation)   # real-bug batch 37
+
+
 def _random_rnn_state(call):
     """One call of ``monitor/random_states.py`` (a dict; every key is needed by the rule)."""
     return {"module_type": str(call["module_type"]), "layer": str(call["layer"]),

@@ -138,6 +138,10 @@ from benchmarks.real_bugs import dice_loss_summed_over_the_batch as batch_dice  
 PLANTED["DICE_OVER_WHOLE_BATCH"] = lambda: batch_dice.run(steps=12)   # batch 38
 from benchmarks.real_bugs import ctc_targets_use_the_blank_index as ctc_blank  # noqa: E402,E501
 PLANTED["CTC_TARGET_IS_BLANK"] = lambda: ctc_blank.run(steps=4)   # batch 38
+from benchmarks.real_bugs import vae_kl_term_left_out as kl_left_out  # noqa: E402,E501
+PLANTED["VAE_KL_TERM_MISSING"] = lambda: kl_left_out.run(steps=12)   # batch 37
+from benchmarks.real_bugs import vae_reparameterised_with_variance as variance_drawn  # noqa: E402,E501
+PLANTED["VAE_NOISE_SCALED_BY_VARIANCE"] = lambda: variance_drawn.run(steps=12)   # batch 37
 
 
 def _same(name, kept, loaded):

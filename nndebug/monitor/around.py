@@ -63,6 +63,7 @@ from .loss_reductions import LossReductions
 from .detached_terms import DetachedTerms
 from .graph_walks import ForwardGraph, LossGraph
 from .self_additions import SelfAdditions
+from .reparameterisations import Reparameterisations   # real-bug batch 37
 from .policy_gradient_terms import PolicyGradientTerms
 from .target_ids import CLASS_INDEX_LOSSES, function_call_options, loss_options
 from .raised_warnings import WarningCapture
@@ -115,7 +116,9 @@ class Around:
         self.reductions = LossReductions(adapter, observed, on_error)   # each addend's reduction
         self.detached = DetachedTerms(adapter, observed, parameters, optimizer, on_error)
         # one walk of the loss's graph on the first recorded steps, read by each
+        self.reparameterisations = Reparameterisations(observed)   # z = mu + eps * std
         self.loss_graph = LossGraph(adapter, [
+            self.reparameterisations.in_loss,   # what the loss reads of the scale
             WholeBatchNorms(observed),       # z / z.norm() over the whole batch
             OuterDifferences(observed),      # (N, 1) - (N,)
             SquashedBatchSums(observed),     # sigmoid(x.sum())
@@ -147,6 +150,7 @@ class Around:
         # one walk of the forward's graph on the first recorded steps, read by each
         self.forward_graph = ForwardGraph(adapter, [
             SelfAdditions(observed),                  # x + x in the forward
+            self.reparameterisations.in_forward,   # eps * std in the forward
             PropagationMatrices(observed),            # A @ h
             StraightThroughCancellations(observed),   # x + (q - x)
             self.reversed_steps], on_error)

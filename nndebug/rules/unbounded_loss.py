@@ -1,0 +1,60 @@
+"""LOSS_UNBOUNDED_BELOW: the loss falls far below zero and keeps falling, ever faster.
+
+A loss that is a proper divergence or negative log-likelihood has a floor: it falls fast at
+first, then slower. One with a term of the wrong sign has none: a VAE's KL written with
+``+ 2 log sigma`` (FluxML/model-zoo#147) is lowered without end by shrinking sigma, a
+likelihood added where it should be subtracted is lowered by blowing up the density. The
+optimizer then follows that term down, the loss goes to minus thousands, and the model
+stops learning what the loss was meant for.
+
+Read from the loss curve (``ctx.curve``): the last tenth's median is negative and more than
+``UNBOUNDED_RATIO`` times the first tenth's magnitude below zero, and over the last three
+quarters the fall does not slow down (a loss that is converging, even to a negative value
+as a density's log can, falls ever slower).
+"""
+import numpy as np
+
+from ..findings import Finding
+from .context import window_medians
+from .graph import rule
+
+UNBOUNDED_MIN_STEPS = 40     # [design] curve points needed to tell a trend from its noise
+UNBOUNDED_RATIO = 100.0      # [design] below zero by 100x the starting magnitude: the
+                             # FluxML KL-sign case (measured) ends ~1000x below; a density's
+                             # negative log-likelihood converging below zero (a flow, the
+                             # fixed twin of the test) ends well within it
+MIN_START = 1e-3             # [design] a starting magnitude below this counts as this (a
+                             # loss starting at 0 says nothing about its scale)
+NOT_SLOWING = 0.5            # [design] the last quarter's fall is at least half the one
+                             # before it: a converging curve's falls shrink much faster
+
+
+@rule(produces="LOSS_UNBOUNDED_BELOW", explains={"LOSS_OSCILLATING"})
+def loss_unbounded_below(ctx):
+    curve = np.asarray(ctx.curve, dtype=float)
+    if len(curve) < UNBOUNDED_MIN_STEPS:
+        return None
+    tenth = max(len(curve) // 10, 1)
+    start, end = float(np.median(curve[:tenth])), float(np.median(curve[-tenth:]))
+    if end >= 0 or -end < UNBOUNDED_RATIO * max(abs(start), MIN_START):
+        return None
+    quarters = window_medians(curve, 4)
+    if len(quarters) < 4:
+        return None
+    falls = [quarters[i] - quarters[i + 1] for i in range(1, 3)]
+    if min(falls) <= 0 or falls[1] < NOT_SLOWING * falls[0]:
+        return None
+    return Finding(
+        code="LOSS_UNBOUNDED_BELOW", severity="warning", where="loss",
+        step=int(ctx.curve_steps[-1]),
+        message=f"The loss fell from {start:.3g} to {end:.3g} and is still falling, no "
+                "slower than before: a loss with no floor. A term of it has the wrong sign "
+                "(a KL's log-variance term written + 2 log sigma, a log-likelihood or a "
+                "flow's log-determinant added where it is subtracted), and the optimizer "
+                "lowers the loss by driving that term to minus infinity instead of fitting "
+                "the data.",
+        evidence={"start": start, "end": end, "quarter_medians": [float(q) for q in quarters],
+                  "ratio": UNBOUNDED_RATIO},
+        fix="Check the sign of each term against its formula: KL(N(mu, sigma) || N(0, 1)) = "
+            "0.5 * (sigma^2 + mu^2 - 1 - 2 log sigma); a negative log-likelihood is "
+            "-(log p(z) + log|det|).")
