@@ -176,3 +176,16 @@ def _inverse(flow, x):
         x = torch.cat([kept, moved], 1) if layer.keep == 0 else torch.cat([moved, kept], 1)
         log_det = log_det - log_scale.squeeze(1)
     return x, log_det
+
+
+def test_the_forward_is_read_three_times_even_without_a_loss():
+    """A run that never hands its loss to step() fills no row: the forward reader still
+    stops after its three reads (its hook is not kept on every recorded step)."""
+    from nndebug.monitor.reparameterisations import STEPS_MEASURED, Reparameterisations
+    from nndebug.observed import Observed
+    shared = Reparameterisations(Observed())
+    for step in range(STEPS_MEASURED):
+        assert shared.in_forward.wants(step)
+        shared.in_forward.read(step, [])
+    assert not shared.in_forward.wants(STEPS_MEASURED)
+    assert shared.in_loss.wants(STEPS_MEASURED)      # no loss read yet

@@ -56,6 +56,8 @@ class Reparameterisations:
     def __init__(self, observed):
         self.observed = observed
         self.draws = []           # (product node, scale edge) found in this step's forward
+        self.forward_reads = 0    # forwards read (a run that never passes its loss to
+                                  # step() must not keep the forward hook on every step)
         self.in_forward = _ForwardReader(self)
         self.in_loss = _LossReader(self)
 
@@ -68,9 +70,10 @@ class _ForwardReader:
         self.shared = shared
 
     def wants(self, step):
-        return self.shared.wants(step)
+        return self.shared.forward_reads < STEPS_MEASURED
 
     def read(self, step, nodes):
+        self.shared.forward_reads += 1
         self.shared.draws = [draw for draw in map(noise_draw, nodes) if draw is not None]
 
 
@@ -100,11 +103,11 @@ def noise_draw(node):
     (first, _), (second, _) = node.next_functions
     if (first is None) == (second is None):
         return None
-    noise = getattr(node, "_saved_self" if first is None else "_saved_other", None)
     scale = node.next_functions[1] if first is None else node.next_functions[0]
-    if not looks_standard_normal(noise) or type(scale[0]).__name__ not in POSITIVE_MAPS:
-        return None
-    if scale_is_parameter(scale):
+    if type(scale[0]).__name__ not in POSITIVE_MAPS or scale_is_parameter(scale):
+        return None              # cheap checks first: the noise costs a host sync
+    noise = getattr(node, "_saved_self" if first is None else "_saved_other", None)
+    if not looks_standard_normal(noise):
         return None
     return node, scale
 
