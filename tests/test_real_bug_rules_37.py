@@ -189,3 +189,60 @@ def test_the_forward_is_read_three_times_even_without_a_loss():
         shared.in_forward.read(step, [])
     assert not shared.in_forward.wants(STEPS_MEASURED)
     assert shared.in_loss.wants(STEPS_MEASURED)      # no loss read yet
+
+
+class _LocalReparameterisedLinear(nn.Module):
+    """A Bayesian layer with the local reparameterisation trick: the activations' std is
+    sqrt(x^2 @ sigma^2), drawn in the forward; the KL reads sigma, the parameter."""
+
+    def __init__(self, inputs, outputs):
+        super().__init__()
+        self.mu = nn.Parameter(torch.randn(outputs, inputs) * inputs ** -0.5)
+        self.log_sigma = nn.Parameter(torch.full((outputs, inputs), -4.0))
+
+    def forward(self, x):
+        mean = x @ self.mu.t()
+        std = torch.sqrt((x ** 2) @ torch.exp(2 * self.log_sigma).t() + 1e-8)
+        return mean + torch.randn_like(mean) * std
+
+    def kl(self):
+        sigma2 = torch.exp(2 * self.log_sigma)
+        return 0.5 * (sigma2 + self.mu ** 2 - 1 - 2 * self.log_sigma).sum()
+
+
+def test_a_local_reparameterisation_layer_with_its_kl_is_silent():
+    torch.manual_seed(0)
+    x, y = classification()
+    layer = _LocalReparameterisedLinear(64, 32)
+    model = nn.Sequential(layer, nn.ReLU(), nn.Linear(32, 10))
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    with nd.watch(model, optimizer) as mon:
+        for xb, yb in batches(x, y, 12):
+            optimizer.zero_grad()
+            loss = F.cross_entropy(model(xb), yb) + layer.kl() / len(x)
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    rows = mon.run.observed.reparameterisations
+    assert [row[1] for row in rows] == [1, 1, 1]     # the draw is seen, its scale not judged
+    assert not _problems(mon) & OURS
+
+
+def test_a_loss_from_zero_to_minus_one_that_levels_off_is_silent():
+    """A negative cosine similarity starts near 0 and ends near -1: far below its starting
+    magnitude, but it levels off (has a floor)."""
+    torch.manual_seed(0)
+    x, y = classification()
+    targets = torch.randn(10, 16)[y]
+    model = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 16))
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    with nd.watch(model, optimizer) as mon:
+        for xb, tb in batches(x, targets, 300):
+            optimizer.zero_grad()
+            loss = -F.cosine_similarity(model(xb), tb).mean()
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    losses = mon.run.loss_array()[1]
+    assert abs(losses[0]) < 0.1 and losses[-30:].mean() < -0.5
+    assert UNBOUNDED not in _problems(mon)

@@ -22,7 +22,8 @@ as a reader of ``graph_walks.LossGraph``, counts how often each tensor of the lo
 is used, and for each draw reaching the loss records
 
 - ``unpenalised``: the scale, and the activations it was computed from through pointwise
-  steps, are used nowhere else in the loss (no KL, no log-density term reads them);
+  steps down to a head's output (a Linear, or its output split into mean and scale), are
+  used nowhere else in the loss (no KL, no log-density term reads them);
 - ``variance_scaled``: the scale is ``exp(s)`` and the loss applies ``exp`` to that same
   ``s`` a second time, not squared: ``exp(s)`` read as a variance beside ``exp(s)`` drawn
   as a standard deviation (a KL written with ``s`` as a log standard deviation squares it).
@@ -46,6 +47,11 @@ POSITIVE_MAPS = ("ExpBackward0", "SoftplusBackward0", "SqrtBackward0")
 POINTWISE = POSITIVE_MAPS + ("MulBackward0", "DivBackward0", "AddBackward0", "SubBackward0",
                              "NegBackward0", "ClampBackward1", "ClampMinBackward0",
                              "PowBackward0", "TanhBackward0")   # one-input steps from a head
+HEAD_OUTPUTS = ("SplitBackward0", "SplitWithSizesBackward0", "SliceBackward0",
+                "SelectBackward0", "UnbindBackward0", "AddmmBackward0", "LinearBackward0")
+                             # where a predicted scale starts: a Linear head, or its output
+                             # split into mean and scale; a local-reparameterisation layer's
+                             # x^2 @ sigma^2 (its KL reads sigma) is none of them
 CHAIN_LIMIT = 8              # [design] pointwise steps followed down from the scale
 
 
@@ -157,7 +163,8 @@ def scale_used_elsewhere(scale, uses):
         node = edge[0]
         inputs = inputs_of(node)
         if type(node).__name__ not in POINTWISE or len(inputs) != 1:
-            return False
+            return type(node).__name__ not in HEAD_OUTPUTS   # not a head's output: a
+                                                              # KL may read what is under it
         edge = inputs[0]
     return True                  # a chain too long to follow: say nothing
 
