@@ -89,8 +89,11 @@ def loss_inputs_from_graph(framework, loss):
         name = TORCH_LOSS_NODES.get(type(node).__name__) if node is not None else None
         if name is None:
             return None
-        output = getattr(node, "_saved_self", None)
-        target = getattr(node, "_saved_target", None)
+        try:
+            output = getattr(node, "_saved_self", None)
+            target = getattr(node, "_saved_target", None)
+        except RuntimeError:       # read after backward: the node freed what it saved
+            return None
         return None if output is None else (name, output, target)
     if framework == "minigrad":
         node = getattr(loss, "_node", None)

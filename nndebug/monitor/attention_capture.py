@@ -10,7 +10,8 @@ computed where the tensor lives; they ride along with the step's one host transf
 in ``record.activations["<module>.softmax"]``, named after the module that made the call.
 
 The same mode hands each call of a loss function (``F.cross_entropy``, ``F.nll_loss``, the
-binary cross-entropies, ``F.mse_loss``, ``F.ctc_loss``, ...) to ``on_loss_call``
+binary cross-entropies, ``F.mse_loss``, ``F.l1_loss``, ``F.smooth_l1_loss``, ``F.huber_loss``,
+``F.ctc_loss``, ...) to ``on_loss_call``
 (around.py passes it on to the loss capture): a loss called as a function, not a module,
 is seen before its backward frees what it saved.
 
@@ -142,6 +143,7 @@ def _softmax_watch_class():
     functional = torch.nn.functional
     losses = {functional.cross_entropy, functional.nll_loss, functional.binary_cross_entropy,
               functional.binary_cross_entropy_with_logits, functional.mse_loss,
+              functional.l1_loss, functional.smooth_l1_loss, functional.huber_loss,
               functional.multilabel_soft_margin_loss, functional.ctc_loss}
 
     class SoftmaxWatch(TorchFunctionMode):
