@@ -62,6 +62,32 @@ def check_options(max_history_mb, save_to, save_every_s):
     return budget_bytes(max_history_mb)
 
 
+
+# the lists of ``run.observed`` a resumed monitor continues (``LongRun.adopt_observed``): the
+# saved rows first, this monitor's after them
+CONTINUED = ("loss_calls", "warnings", "norm_batches", "graph_nodes", "leaf_losses", "batch_rows",
+             "padding_lookups", "loss_terms",
+             "carried_eval_gradients", "repeated_optimizer_steps",
+             "optimizer_starts", "seed_calls", "validation_inputs",
+             "shared_optimizers",
+             "validation_draws",
+             # what the graph walks and hooks of the first recorded steps saw
+             "whole_batch_norms", "nonfinite_births", "loss_reductions",
+             "self_additions", "detached_terms", "stacked_linears",
+             "policy_gradient_terms", "entropy_terms", "feature_moments",
+             "joint_scaling", "signed_targets", "token_id_shares",
+             "propagation_matrices", "squashed_batch_sums", "reversed_concatenations",
+             "straight_through_cancellations", "outer_differences",
+             "parameter_penalties", "other_turn_gradients", "reparameterisations",
+             "whole_batch_overlaps", "ctc_blank_targets",
+             # validation passes' fingerprints, loads of the model's own tensors,
+             # what the first step after each earlier resume saw
+             "validation_sets", "aliased_state_loads", "resumed_optimizers")
+# the row lists each monitor reads anew (at watch start or at findings): not continued
+READ_ANEW = ("module_freeze_flags", "soft_target_rows", "repeated_modules", "lr_multipliers",
+             "slow_group_weights")
+
+
 class LongRun(Sink):
     """Keeps the run under its budget after every record, and saves it every ``save_every_s``
     seconds (at most) and when the monitor closes."""
@@ -130,7 +156,9 @@ class LongRun(Sink):
           detached terms, whole-batch norms, NaN births, stacked linears, policy-gradient
           and entropy terms, feature moments, windows scaled with their targets, signed
           targets, token-id shares, propagation matrices, squashed batch sums, reversed
-          steps, straight-through sums), the validation sets, aliased loads and earlier
+          steps, straight-through sums, (N, 1) - (N,) tables, hand-written penalties,
+          gradients left by another turn, reparameterisations, whole-batch overlaps, CTC
+          targets), the validation sets, aliased loads and earlier
           resumes: the saved ones first, this monitor's follow
           (their caps count both, as in one run). Lists read anew at findings or at watch
           start (repeated modules, learning-rate multipliers, ...) are this monitor's own;
@@ -142,22 +170,7 @@ class LongRun(Sink):
         """
         observed, before = run.observed, saved.observed
         run.fingerprints[:0] = saved.fingerprints
-        for name in ("loss_calls", "warnings", "norm_batches", "graph_nodes", "batch_rows",
-                     "padding_lookups", "loss_terms",
-                     "carried_eval_gradients", "repeated_optimizer_steps",
-                     "optimizer_starts", "seed_calls", "validation_inputs",
-                     "shared_optimizers",
-                     "validation_draws",
-                     # what the graph walks and hooks of the first recorded steps saw
-                     "whole_batch_norms", "nonfinite_births", "loss_reductions",
-                     "self_additions", "detached_terms", "stacked_linears",
-                     "policy_gradient_terms", "entropy_terms", "feature_moments",
-                     "joint_scaling", "signed_targets", "token_id_shares",
-                     "propagation_matrices", "squashed_batch_sums", "reversed_concatenations",
-                     "straight_through_cancellations",
-                     # validation passes' fingerprints, loads of the model's own tensors,
-                     # what the first step after each earlier resume saw
-                     "validation_sets", "aliased_state_loads", "resumed_optimizers"):
+        for name in CONTINUED:
             getattr(observed, name)[:0] = getattr(before, name)
         observed.repeated_total += before.repeated_total
         by_name = {t.name: t for t in before.frozen}
