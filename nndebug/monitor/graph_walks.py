@@ -109,6 +109,23 @@ class LossGraph:
                                      nodes_under([root], LOSS_WALK_LIMIT), self.on_error)
 
 
+class FirstStepsReader:
+    """A reader that reads the first ``steps`` graphs it is handed, then wants no more (the
+    model's and the loss's structure are the same on every step of an ordinary loop). A
+    subclass sets ``steps`` and writes ``keep(step, nodes)``."""
+    steps = 3
+
+    def __init__(self, observed):
+        self.observed, self.walks = observed, 0
+
+    def wants(self, step):
+        return self.walks < self.steps
+
+    def read(self, step, nodes):
+        self.walks += 1
+        self.keep(step, nodes)
+
+
 def hand_over(readers, wanting, step, nodes, on_error):
     """Give ``nodes`` to each reader in ``wanting``; the readers left (one that raised is
     dropped: a measurement never breaks the user's step, nor the other readers)."""

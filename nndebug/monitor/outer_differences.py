@@ -26,6 +26,8 @@ from the nodes' input metadata (kept after backward, unlike their saved tensors)
 cost after them. Kept as
 ``run.observed.outer_differences``: ``[(step, [table shape], [graph operand shape])]``.
 """
+from .graph_walks import FirstStepsReader
+
 WALK_STEPS = 3            # [design] recorded steps walked: an ordinary loop's loss graph
                           # has the same shape on every step
 FOUND_PER_STEP = 4        # [design] tables kept per step
@@ -37,17 +39,11 @@ ELEMENTWISE = {"PowBackward0", "AbsBackward0", "MulBackward0", "AddBackward0", "
                                                           # no exp: a kernel (MMD) is meant
 REDUCTIONS = {"MeanBackward0", "MeanBackward1", "SumBackward0", "SumBackward1"}
 
-class OuterDifferences:
+class OuterDifferences(FirstStepsReader):
     """A reader of ``graph_walks.LossGraph``."""
+    steps = WALK_STEPS
 
-    def __init__(self, observed):
-        self.observed, self.walks = observed, 0
-
-    def wants(self, step):
-        return self.walks < WALK_STEPS
-
-    def read(self, step, nodes):
-        self.walks += 1
+    def keep(self, step, nodes):
         self.observed.outer_differences.extend((step, table, operand)
                                                for table, operand in outer_differences(nodes))
 

@@ -24,6 +24,8 @@ share, no self-loops, symmetric)``.
 
 Cost: a few reductions over each square operand, on the first few recorded steps only.
 """
+from .graph_walks import FirstStepsReader
+
 STEPS_MEASURED = 3           # [design] recorded steps walked: the graph is the same on every
                              # step of an ordinary loop; three show it is not one odd batch
 MIN_NODES = 32               # [design] a graph of fewer nodes is no place for hubs; attention
@@ -34,18 +36,11 @@ MAX_NODES = 8192             # [design] larger matrices are not measured: the me
                              # each at 16k nodes); graphs that large are kept sparse anyway
 
 
-class PropagationMatrices:
+class PropagationMatrices(FirstStepsReader):
     """A reader of ``graph_walks.ForwardGraph``."""
+    steps = STEPS_MEASURED
 
-    def __init__(self, observed):
-        self.observed = observed
-        self._steps_measured = 0
-
-    def wants(self, step):
-        return self._steps_measured < STEPS_MEASURED
-
-    def read(self, step, nodes):
-        self._steps_measured += 1
+    def keep(self, step, nodes):
         for measured in measure_propagations(nodes):
             self.observed.propagation_matrices.append((step, *measured))
 

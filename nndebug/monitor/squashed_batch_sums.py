@@ -21,6 +21,8 @@ The search (``find_squashed_batch_sums``) reads the nodes of the shared walk of 
 graph (``graph_walks.LossGraph``), on on the first ``WALK_STEPS`` recorded steps
 only: no per-step cost after them.
 """
+from .graph_walks import FirstStepsReader
+
 WALK_STEPS = 3            # [design] recorded steps walked: the loss's graph has the same
                           # shape on every step of an ordinary loop
 FOUND_PER_STEP = 4        # [design] saturating nodes kept per step
@@ -33,17 +35,11 @@ LOOK_DOWN = 4             # [design] such nodes followed down at most
 LEAF = "AccumulateGrad"
 
 
-class SquashedBatchSums:
+class SquashedBatchSums(FirstStepsReader):
     """A reader of ``graph_walks.LossGraph``."""
+    steps = WALK_STEPS
 
-    def __init__(self, observed):
-        self.observed, self.walks = observed, 0
-
-    def wants(self, step):
-        return self.walks < WALK_STEPS
-
-    def read(self, step, nodes):
-        self.walks += 1
+    def keep(self, step, nodes):
         self.observed.squashed_batch_sums.extend(
             (step, *found) for found in find_squashed_batch_sums(nodes))
 

@@ -25,6 +25,8 @@ Read from the shared walk of the loss's graph (``graph_walks.LossGraph``) on the
 ``[(step, [quotient shape])]`` (a declared field of ``nndebug.observed.Observed``, saved and
 loaded with the run).
 """
+from .graph_walks import FirstStepsReader
+
 WALK_STEPS = 3            # [design] recorded steps walked: the loss's graph has the same
                           # shape on every step of an ordinary loop
 FOUND_PER_STEP = 4        # [design] divisions kept per step
@@ -44,17 +46,11 @@ LOOK_DOWN = 6             # [design] nodes followed down a norm's chain or a wei
                           # reshapes: eps, sqrt, sum, square and a view or two
 
 
-class WholeBatchNorms:
+class WholeBatchNorms(FirstStepsReader):
     """A reader of ``graph_walks.LossGraph``."""
+    steps = WALK_STEPS
 
-    def __init__(self, observed):
-        self.observed, self.walks = observed, 0
-
-    def wants(self, step):
-        return self.walks < WALK_STEPS
-
-    def read(self, step, nodes):
-        self.walks += 1
+    def keep(self, step, nodes):
         self.observed.whole_batch_norms.extend((step, shape)
                                                for shape in whole_batch_divisions(nodes))
 

@@ -19,6 +19,8 @@ The sizes and reduced axes outlive the backward, so the nodes come from the shar
 the loss's graph (``graph_walks.LossGraph``) on the first ``WALK_STEPS`` recorded steps:
 no per-step cost after them.
 """
+from .graph_walks import FirstStepsReader
+
 WALK_STEPS = 3            # [design] recorded steps read: the loss's graph has the same shape
                           # on every step of an ordinary loop
 QUOTIENTS = {"DivBackward0"}
@@ -32,17 +34,11 @@ LOOK_DOWN = 4             # [design] pass-through nodes followed down at most pe
 DIM_WRAP = 2 ** 64        # negative axes are stored as unsigned 64-bit numbers
 
 
-class WholeBatchOverlaps:
+class WholeBatchOverlaps(FirstStepsReader):
     """A reader of ``graph_walks.LossGraph``."""
+    steps = WALK_STEPS
 
-    def __init__(self, observed):
-        self.observed, self.walks = observed, 0
-
-    def wants(self, step):
-        return self.walks < WALK_STEPS
-
-    def read(self, step, nodes):
-        self.walks += 1
+    def keep(self, step, nodes):
         self.observed.whole_batch_overlaps.extend(
             (step, shape) for shape in find_whole_batch_overlaps(nodes))
 
