@@ -268,6 +268,7 @@ ROW_LISTS += ("outer_differences",)   # real-bug batch 35 (samples mixed across 
 ROW_LISTS += ("reparameterisations",)   # real-bug batch 37 (generative models)
 ROW_LISTS += ("whole_batch_overlaps",)   # real-bug batch 38 (segmentation losses)
 ROW_LISTS += ("ctc_blank_targets",)   # real-bug batch 38 (speech losses)
+ROW_LISTS += ("target_column_scales",)   # real-bug batch 42 (regression numerics)
 
 
 @dataclass
@@ -518,6 +519,10 @@ class Observed:
                                                           # labels equal to the blank)] of the
                                                           # first CTC loss calls
                                                           # (monitor/ctc_blank_targets.py)
+    target_column_scales: list = field(default_factory=list)  # [(step, loss, rows, [std of
+                                                          # each target column])] of the first
+                                                          # multi-output regression loss calls
+                                                          # (monitor/target_column_scales.py)
 
     def to_dict(self):
         from dataclasses import asdict

@@ -418,6 +418,14 @@ def _ctc_blank_target(row):
 ROW_READERS.update(ctc_blank_targets=_ctc_blank_target)   # real-bug batch 38
 
 
+def _target_column_scale(row):
+    step, loss, rows, stds = row
+    return int(step), str(loss), int(rows), [float(s) for s in stds]
+
+
+ROW_READERS.update(target_column_scales=_target_column_scale)   # real-bug batch 42
+
+
 def _aliased_state_load(row):
     step, own, compared = row
     return int(step), int(own), int(compared)

@@ -142,6 +142,8 @@ from benchmarks.real_bugs import vae_kl_term_left_out as kl_left_out  # noqa: E4
 PLANTED["VAE_KL_TERM_MISSING"] = lambda: kl_left_out.run(steps=12)   # batch 37
 from benchmarks.real_bugs import vae_reparameterised_with_variance as variance_drawn  # noqa: E402,E501
 PLANTED["VAE_NOISE_SCALED_BY_VARIANCE"] = lambda: variance_drawn.run(steps=12)   # batch 37
+from benchmarks.real_bugs import target_columns_on_different_scales as target_columns  # noqa: E402,E501
+PLANTED["TARGET_COLUMNS_ON_DIFFERENT_SCALES"] = lambda: target_columns.run(steps=12)   # batch 42
 
 
 def _same(name, kept, loaded):

@@ -85,6 +85,7 @@ from .propagation_matrices import PropagationMatrices   # real-bug batch 31
 from .squashed_batch_sums import SquashedBatchSums   # real-bug batch 31
 from .whole_batch_overlaps import WholeBatchOverlaps   # real-bug batch 38
 from .ctc_blank_targets import CtcBlankTargets   # real-bug batch 38
+from .target_column_scales import TargetColumnScales   # real-bug batch 42
 from .reversed_steps import ReversedSteps   # real-bug batch 34
 from .straight_through_cancellations import StraightThroughCancellations   # real-bug batch 32
 
@@ -145,6 +146,8 @@ class Around:
         self.origins = NonFiniteOrigins(adapter, observed, adapter.model, optimizer, on_error)
         self.signed_targets = SignedTargets(adapter, observed, current_step, on_error)   # +1/-1
         self.ctc_blanks = CtcBlankTargets(adapter, observed, current_step, on_error)   # id 0
+        self.target_columns = TargetColumnScales(adapter, observed, current_step,
+                                                 on_error)   # outputs in other units
         self.token_ids = TokenIdShares(adapter, observed, current_step, on_error)   # <unk> share
         self.reversed_steps = ReversedSteps(adapter, observed, on_error)   # rnn(x.flip(1)) unflipped
         # one walk of the forward's graph on the first recorded steps, read by each
@@ -276,6 +279,7 @@ class Around:
         try:
             self.signed_targets.offer(type(module).__name__, inputs, output)   # 0/1 for +1/-1
             self.ctc_blanks.offer_module(module, inputs, output)   # a label = the blank
+            self.target_columns.offer_module(module, inputs, output)   # column spreads
             if inputs:
                 self.losses.offer(type(module).__name__, inputs[0],
                                   inputs[1] if len(inputs) > 1 else None, loss_options(module))
@@ -318,6 +322,7 @@ class Around:
         options = function_call_options(args, kwargs) if name in CLASS_INDEX_LOSSES else {}
         self.losses.offer(name, output, target, options)
         self.ctc_blanks.offer_function(name, args, kwargs)   # ctc_blank_targets.py
+        self.target_columns.offer_function(name, args, kwargs)   # target_column_scales.py
         return True
 
     def _attention_site(self):
@@ -343,6 +348,7 @@ class Around:
         read_soft_target_rows(self.adapter, self.structure.observed, self.on_error)
         self.signed_targets.read()          # signed_targets.py
         self.ctc_blanks.read()              # ctc_blank_targets.py
+        self.target_columns.read()          # target_column_scales.py
         read_lr_multipliers(self.adapter, self.optimizer, self.structure.observed, self.on_error)
         if self._current_step() == 0:      # no step() yet: did backward run? (unstepped.py)
             self.structure.observed.unstepped_gradients = \
