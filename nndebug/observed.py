@@ -262,6 +262,7 @@ ROW_LISTS += ("propagation_matrices", "squashed_batch_sums")   # real-bug batch 
 ROW_LISTS += ("reversed_concatenations",)   # real-bug batch 34 (recurrent)
 ROW_LISTS += ("straight_through_cancellations",)   # real-bug batch 32 (gradient code)
 ROW_LISTS += ("aliased_state_loads", "resumed_optimizers")   # real-bug batch 33 (loops)
+ROW_LISTS += ("discarded_losses", "gradients_after_step")   # real-bug batch 39 (loops)
 ROW_LISTS += ("parameter_penalties",)   # real-bug batch 36 (several losses)
 ROW_LISTS += ("other_turn_gradients",)   # real-bug batch 36 (several optimizers)
 ROW_LISTS += ("outer_differences",)   # real-bug batch 35 (samples mixed across the batch)
@@ -469,6 +470,16 @@ class Observed:
                                                           # counted]])] after
                                                           # mon.load_state_dict
                                                           # (monitor/resumed_optimizers.py)
+    discarded_losses: list = field(default_factory=list)  # [(step, forward passes, training
+                                                          # loss calls, of which backward
+                                                          # reached)] on the first recorded
+                                                          # steps (monitor/discarded_losses.py)
+    gradients_after_step: list = field(default_factory=list)  # [(step, gradient tensors
+                                                          # followed, smallest and largest
+                                                          # ratio of their norm when watch's
+                                                          # step() closed a recorded step to
+                                                          # right after optimizer.step())]
+                                                          # (monitor/gradients_after_step.py)
     propagation_matrices: list = field(default_factory=list)  # [(step, nodes, 0/1 entries,
                                                           # median row sum, largest row sum,
                                                           # triangular, empty-row share, no

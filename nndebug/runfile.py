@@ -402,6 +402,20 @@ def _outer_difference(row):
 ROW_READERS.update(outer_differences=_outer_difference)   # real-bug batch 35
 
 
+def _discarded_losses(row):
+    step, forwards, calls, reached = row
+    return int(step), int(forwards), int(calls), int(reached)
+
+
+def _gradients_after_step(row):
+    step, compared, smallest, largest = row
+    return int(step), int(compared), float(smallest), float(largest)
+
+
+ROW_READERS.update(discarded_losses=_discarded_losses,
+                   gradients_after_step=_gradients_after_step)   # real-bug batch 39
+
+
 def _whole_batch_overlap(row):
     step, shape = row
     return int(step), [int(n) for n in shape]

@@ -134,6 +134,10 @@ from benchmarks.real_bugs import discriminator_steps_with_generator_loss_gradien
 PLANTED["GRADIENT_CARRIED_FROM_OTHER_TURN"] = lambda: d_carried.run(steps=12)   # batch 36
 from benchmarks.real_bugs import handwritten_loss_broadcasts_over_batch as outer_error  # noqa: E402,E501
 PLANTED["LOSS_BROADCAST_OVER_BATCH"] = lambda: outer_error.run(steps=12)   # batch 35
+from benchmarks.real_bugs import loss_overwritten_per_image as overwritten  # noqa: E402,E501
+PLANTED["LOSSES_NOT_BACKPROPAGATED"] = lambda: overwritten.run(steps=12)   # batch 39
+from benchmarks.real_bugs import gradient_clipped_after_optimizer_step as late_clip  # noqa: E402,E501
+PLANTED["GRADIENTS_CLIPPED_AFTER_STEP"] = lambda: late_clip.run(steps=40)   # batch 39
 from benchmarks.real_bugs import dice_loss_summed_over_the_batch as batch_dice  # noqa: E402,E501
 PLANTED["DICE_OVER_WHOLE_BATCH"] = lambda: batch_dice.run(steps=12)   # batch 38
 from benchmarks.real_bugs import ctc_targets_use_the_blank_index as ctc_blank  # noqa: E402,E501

@@ -69,6 +69,8 @@ from .target_ids import CLASS_INDEX_LOSSES, function_call_options, loss_options
 from .raised_warnings import WarningCapture
 from .schedulers import remember_schedulers
 from .seed_calls import SeedCalls
+from .discarded_losses import DiscardedLosses   # real-bug batch 39
+from .gradients_after_step import GradientsAfterStep   # real-bug batch 39
 from .settings import read_settings
 from .structure import StructureWatch
 from .unstepped import parameters_holding_gradients
@@ -159,6 +161,10 @@ class Around:
             self.reversed_steps], on_error)
         self.resumed = ResumedOptimizers(adapter, observed, parameters, current_step, on_error)
         self.aliased_loads = AliasedLoads(adapter, observed, adapter.model, current_step, on_error)
+        # real-bug batch 39: losses never back-propagated, gradients clipped after the step
+        self.discarded_losses = DiscardedLosses(adapter, observed, on_error)
+        self.after_step = GradientsAfterStep(adapter, observed, optimizer, current_step,
+                                             on_error)
         self._softmax_layers = None
         self._loss_modules_running = 0     # F.cross_entropy inside nn.CrossEntropyLoss: the
                                            # module's call is the one to keep
@@ -188,6 +194,8 @@ class Around:
         self.graph.arm()             # the loss's constants, when a step showed one
         self.reductions.arm()
         self.reversed_steps.arm(step)     # its hooks on recurrent layers, then the walk's
+        self.discarded_losses.arm(step)   # discarded_losses.py
+        self.after_step.arm(step)         # gradients_after_step.py
         self.forward_graph.arm(step)
         if self.global_needed and self.global_steps >= STEPS_TO_FIND_A_USE and \
                 not self.attention.enabled and len(self._loss_modules) <= 1 and \
@@ -231,6 +239,8 @@ class Around:
         self.graph.disarm()          # after attention's mode: ours lies under it
         self.reductions.disarm()
         self.forward_graph.disarm()
+        self.discarded_losses.disarm()    # the step's backward passes are over
+        self.after_step.disarm()          # and its optimizer step
         self.reversed_steps.disarm()
         self.policy_terms.disarm()
         self.armed = False
@@ -277,6 +287,8 @@ class Around:
         """A loss module outside the model was called (through the global hooks, or the
         direct hook that replaces them)."""
         try:
+            if inputs:
+                self.discarded_losses.offer(inputs[0])   # discarded_losses.py
             self.signed_targets.offer(type(module).__name__, inputs, output)   # 0/1 for +1/-1
             self.ctc_blanks.offer_module(module, inputs, output)   # a label = the blank
             self.target_columns.offer_module(module, inputs, output)   # column spreads
@@ -321,6 +333,7 @@ class Around:
         target = args[1] if len(args) > 1 else kwargs.get("target")
         options = function_call_options(args, kwargs) if name in CLASS_INDEX_LOSSES else {}
         self.losses.offer(name, output, target, options)
+        self.discarded_losses.offer(output)   # discarded_losses.py
         self.ctc_blanks.offer_function(name, args, kwargs)   # ctc_blank_targets.py
         self.target_columns.offer_function(name, args, kwargs)   # target_column_scales.py
         return True
@@ -347,6 +360,7 @@ class Around:
         read_parameter_dtypes(self.adapter, self.structure.observed, self.on_error)
         read_soft_target_rows(self.adapter, self.structure.observed, self.on_error)
         self.signed_targets.read()          # signed_targets.py
+        self.after_step.read()              # gradients_after_step.py
         self.ctc_blanks.read()              # ctc_blank_targets.py
         self.target_columns.read()          # target_column_scales.py
         read_lr_multipliers(self.adapter, self.optimizer, self.structure.observed, self.on_error)

@@ -87,6 +87,7 @@ CONTINUED += ("target_column_scales",)   # real-bug batch 42 (first regression l
 # the row lists each monitor reads anew (at watch start or at findings): not continued
 READ_ANEW = ("module_freeze_flags", "soft_target_rows", "repeated_modules", "lr_multipliers",
              "slow_group_weights")
+CONTINUED += ("discarded_losses", "gradients_after_step")   # real-bug batch 39 (loops)
 
 
 class LongRun(Sink):

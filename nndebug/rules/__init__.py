@@ -144,6 +144,8 @@ from . import ctc_targets  # noqa: F401  (real-bug batch 38: a CTC label = the b
 from . import target_columns  # noqa: F401  (real-bug batch 42: outputs in other units)
 from . import reparameterisations  # noqa: F401  (real-bug batch 37: a VAE's z = mu + eps * std)
 from . import unbounded_loss  # noqa: F401  (real-bug batch 37: a loss with no floor)
+from . import discarded_losses  # noqa: F401  (real-bug batch 39: a loss never back-propagated)
+from . import clipped_after_step  # noqa: F401  (real-bug batch 39: a clip after the step)
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context
