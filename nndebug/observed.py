@@ -269,6 +269,7 @@ ROW_LISTS += ("outer_differences",)   # real-bug batch 35 (samples mixed across 
 ROW_LISTS += ("reparameterisations",)   # real-bug batch 37 (generative models)
 ROW_LISTS += ("whole_batch_overlaps",)   # real-bug batch 38 (segmentation losses)
 ROW_LISTS += ("ctc_blank_targets",)   # real-bug batch 38 (speech losses)
+ROW_LISTS += ("one_unit_softmaxes", "transposing_reshapes")   # real-bug batch 41 (vision)
 ROW_LISTS += ("target_column_scales",)   # real-bug batch 42 (regression numerics)
 
 
@@ -530,6 +531,14 @@ class Observed:
                                                           # labels equal to the blank)] of the
                                                           # first CTC loss calls
                                                           # (monitor/ctc_blank_targets.py)
+    one_unit_softmaxes: list = field(default_factory=list)  # [(step, function, output shape,
+                                                          # axis)]: a softmax over an axis of
+                                                          # size one, first recorded steps
+                                                          # (monitor/one_unit_softmaxes.py)
+    transposing_reshapes: list = field(default_factory=list)  # [(step, input shape, output
+                                                          # shape, axis order)]: a view that
+                                                          # only reordered axes explain
+                                                          # (monitor/transposing_reshapes.py)
     target_column_scales: list = field(default_factory=list)  # [(step, loss, rows, [std of
                                                           # each target column])] of the first
                                                           # multi-output regression loss calls

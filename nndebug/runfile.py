@@ -432,6 +432,20 @@ def _ctc_blank_target(row):
 ROW_READERS.update(ctc_blank_targets=_ctc_blank_target)   # real-bug batch 38
 
 
+def _one_unit_softmax(row):
+    step, function, shape, axis = row
+    return int(step), str(function), [int(n) for n in shape], int(axis)
+
+
+def _transposing_reshape(row):
+    step, before, after, order = row
+    return int(step), [int(n) for n in before], [int(n) for n in after], [int(i) for i in order]
+
+
+ROW_READERS.update(one_unit_softmaxes=_one_unit_softmax,   # real-bug batch 41
+                   transposing_reshapes=_transposing_reshape)
+
+
 def _target_column_scale(row):
     step, loss, rows, stds = row
     return int(step), str(loss), int(rows), [float(s) for s in stds]

@@ -142,6 +142,10 @@ from benchmarks.real_bugs import dice_loss_summed_over_the_batch as batch_dice  
 PLANTED["DICE_OVER_WHOLE_BATCH"] = lambda: batch_dice.run(steps=12)   # batch 38
 from benchmarks.real_bugs import ctc_targets_use_the_blank_index as ctc_blank  # noqa: E402,E501
 PLANTED["CTC_TARGET_IS_BLANK"] = lambda: ctc_blank.run(steps=4)   # batch 38
+from benchmarks.real_bugs import cnn_single_output_softmax as one_unit  # noqa: E402
+PLANTED["SOFTMAX_OVER_ONE_UNIT"] = lambda: one_unit.run(steps=4)   # batch 41
+from benchmarks.real_bugs import feature_map_viewed_as_pixel_vectors as pixel_view  # noqa: E402,E501
+PLANTED["RESHAPE_USED_AS_TRANSPOSE"] = lambda: pixel_view.run(steps=4)   # batch 41
 from benchmarks.real_bugs import vae_kl_term_left_out as kl_left_out  # noqa: E402,E501
 PLANTED["VAE_KL_TERM_MISSING"] = lambda: kl_left_out.run(steps=12)   # batch 37
 from benchmarks.real_bugs import vae_reparameterised_with_variance as variance_drawn  # noqa: E402,E501

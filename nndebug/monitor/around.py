@@ -87,6 +87,8 @@ from .propagation_matrices import PropagationMatrices   # real-bug batch 31
 from .squashed_batch_sums import SquashedBatchSums   # real-bug batch 31
 from .whole_batch_overlaps import WholeBatchOverlaps   # real-bug batch 38
 from .ctc_blank_targets import CtcBlankTargets   # real-bug batch 38
+from .one_unit_softmaxes import OneUnitSoftmaxes   # real-bug batch 41
+from .transposing_reshapes import TransposingReshapes   # real-bug batch 41
 from .target_column_scales import TargetColumnScales   # real-bug batch 42
 from .reversed_steps import ReversedSteps   # real-bug batch 34
 from .straight_through_cancellations import StraightThroughCancellations   # real-bug batch 32
@@ -159,6 +161,10 @@ class Around:
             PropagationMatrices(observed),            # A @ h
             StraightThroughCancellations(observed),   # x + (q - x)
             self.reversed_steps], on_error)
+        # real-bug batch 41: a softmax over one number, a reshape that reorders axes; read in
+        # both walks (a loss's own log-softmax or view; a loop that hands no loss to step())
+        for walk in (self.loss_graph, self.forward_graph):
+            walk.readers += [OneUnitSoftmaxes(observed), TransposingReshapes(observed)]
         self.resumed = ResumedOptimizers(adapter, observed, parameters, current_step, on_error)
         self.aliased_loads = AliasedLoads(adapter, observed, adapter.model, current_step, on_error)
         # real-bug batch 39: losses never back-propagated, gradients clipped after the step

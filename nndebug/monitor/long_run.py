@@ -83,6 +83,7 @@ CONTINUED = ("loss_calls", "warnings", "norm_batches", "graph_nodes", "leaf_loss
              # validation passes' fingerprints, loads of the model's own tensors,
              # what the first step after each earlier resume saw
              "validation_sets", "aliased_state_loads", "resumed_optimizers")
+CONTINUED += ("one_unit_softmaxes", "transposing_reshapes")   # real-bug batch 41 (graph walks)
 CONTINUED += ("target_column_scales",)   # real-bug batch 42 (first regression loss calls)
 # the row lists each monitor reads anew (at watch start or at findings): not continued
 READ_ANEW = ("module_freeze_flags", "soft_target_rows", "repeated_modules", "lr_multipliers",

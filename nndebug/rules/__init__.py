@@ -141,6 +141,8 @@ from . import other_turn_gradients  # noqa: F401  (real-bug batch 36: a GAN's tu
 from . import outer_differences  # noqa: F401  (real-bug batch 35: (N, 1) - (N,) in a loss)
 from . import batch_overlaps  # noqa: F401  (real-bug batch 38: a Dice over the whole batch)
 from . import ctc_targets  # noqa: F401  (real-bug batch 38: a CTC label = the blank)
+from . import one_unit_softmax  # noqa: F401  (real-bug batch 41: softmax over one number)
+from . import reshape_transposes  # noqa: F401  (real-bug batch 41: a view as a transpose)
 from . import target_columns  # noqa: F401  (real-bug batch 42: outputs in other units)
 from . import reparameterisations  # noqa: F401  (real-bug batch 37: a VAE's z = mu + eps * std)
 from . import unbounded_loss  # noqa: F401  (real-bug batch 37: a loss with no floor)
