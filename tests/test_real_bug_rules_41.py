@@ -123,6 +123,9 @@ def test_their_fixed_twins_have_no_transposing_reshape(case):
     ((4, 16, 4, 12), (4, 12, 64), [0, 3, 1, 2]),    # width meant to be the time axis
     ((4, 64, 3), (4, 3, 8, 8), [0, 2, 1]),          # pixel rows read as class maps
     ((6, 4, 8), (4, 48), [1, 0, 2]),                # (T, B, E) read as batch-first
+    ((4, 3, 5, 8, 8), (20, 3, 8, 8), [0, 2, 1, 3, 4]),  # (B, C, T, H, W) frames, unpermuted
+    ((4, 16, 4, 12), (12, 4, 64), [3, 0, 1, 2]),    # a time-major RNN's (W, B, C * H)
+    ((8, 10, 50), (8, 50, 10), [0, 2, 1]),          # (B, T, V) logits viewed as (B, V, T)
 ])
 def test_shapes_only_a_reordering_explains_are_found(before, after, order):
     assert reordering(list(before), list(after)) == order
@@ -189,3 +192,29 @@ def test_a_healthy_transformer_classifier_stays_silent():
             mon.step(loss)
     codes = {f.code for f in mon.findings()}
     assert RESHAPE not in codes and SOFTMAX not in codes
+
+
+def _train_tagger(loss_of):
+    """A per-position tagger ((B, T, 5) scores) trained STEPS steps with ``loss_of(scores,
+    tags)``; the closed monitor."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 5))
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    x, tags = torch.randn(16, 9, 6), torch.randint(0, 5, (16, 9))
+    with nd.watch(model, optimizer) as mon:
+        for _ in range(STEPS):
+            optimizer.zero_grad()
+            loss = loss_of(model(x), tags)
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    return mon
+
+
+def test_a_view_written_in_the_loss_is_found_and_a_transpose_is_not():
+    viewed = _train_tagger(lambda scores, tags: F.cross_entropy(
+        scores.view(scores.shape[0], scores.shape[2], scores.shape[1]), tags))
+    assert RESHAPE in _problems(viewed)
+    transposed = _train_tagger(lambda scores, tags: F.cross_entropy(scores.transpose(1, 2),
+                                                                    tags))
+    assert RESHAPE not in {f.code for f in transposed.findings()}
