@@ -271,6 +271,8 @@ ROW_LISTS += ("whole_batch_overlaps",)   # real-bug batch 38 (segmentation losse
 ROW_LISTS += ("ctc_blank_targets",)   # real-bug batch 38 (speech losses)
 ROW_LISTS += ("one_unit_softmaxes", "transposing_reshapes")   # real-bug batch 41 (vision)
 ROW_LISTS += ("target_column_scales",)   # real-bug batch 42 (regression numerics)
+ROW_LISTS += ("near_zero_divisors",)   # real-bug batch 42 (percentage errors)
+ROW_LISTS += ("target_value_matches",)   # real-bug batch 42 (windows reading ahead)
 
 
 @dataclass
@@ -543,6 +545,14 @@ class Observed:
                                                           # each target column])] of the first
                                                           # multi-output regression loss calls
                                                           # (monitor/target_column_scales.py)
+    near_zero_divisors: list = field(default_factory=list)  # [(step, elements, smallest and
+                                                          # median |divisor|)] of a loss's
+                                                          # per-element constant divisors
+                                                          # (monitor/near_zero_divisors.py)
+    target_value_matches: list = field(default_factory=list)  # [(step, rows, column, rows
+                                                          # where it equals the target)] of
+                                                          # the first training batches
+                                                          # (monitor/target_values_in_features.py)
 
     def to_dict(self):
         from dataclasses import asdict

@@ -454,6 +454,22 @@ def _target_column_scale(row):
 ROW_READERS.update(target_column_scales=_target_column_scale)   # real-bug batch 42
 
 
+def _near_zero_divisor(row):
+    step, elements, smallest, median = row
+    return int(step), int(elements), float(smallest), float(median)
+
+
+ROW_READERS.update(near_zero_divisors=_near_zero_divisor)   # real-bug batch 42
+
+
+def _target_value_match(row):
+    step, rows, column, matches = row
+    return int(step), int(rows), int(column), int(matches)
+
+
+ROW_READERS.update(target_value_matches=_target_value_match)   # real-bug batch 42
+
+
 def _aliased_state_load(row):
     step, own, compared = row
     return int(step), int(own), int(compared)

@@ -1,8 +1,13 @@
 """Real-bug batch 42 (regression, time series and tabular numerics): one regression loss over
-target columns in different units (TARGET_COLUMNS_ON_DIFFERENT_SCALES). The fixed twin
-(each column standardised) stays silent, and so do healthy multi-output regressions whose
-columns share a unit (several horizons of one series, box corners), a reconstruction of
-many columns whose spreads differ on purpose, and a single output."""
+target columns in different units (TARGET_COLUMNS_ON_DIFFERENT_SCALES), and a percentage
+error divided by targets at or near zero (LOSS_DIVIDED_BY_NEAR_ZERO), and a window feature
+that holds the value to predict (FEATURE_HOLDS_TARGET_VALUES). The fixed twins (each column
+standardised; the zero targets left out; a trailing median) stay silent, and so do healthy
+multi-output regressions whose columns share a unit (several horizons of one series, box
+corners), a reconstruction of many columns whose spreads differ on purpose, a single
+output, a percentage error on targets far from zero, a mean over each row's own length, a
+loss divided by a scalar, lagged values and trailing windows of a series, lagged counts,
+and the target column left whole among the features (another check's finding)."""
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -10,12 +15,17 @@ from torch import nn  # noqa: E402
 from torch.nn import functional as F  # noqa: E402
 
 import nndebug as nd  # noqa: E402
+from benchmarks.real_bugs import mape_loss_on_zero_targets as mape_case  # noqa: E402
+from benchmarks.real_bugs import rolling_median_reads_next_row as median_case  # noqa: E402
 from benchmarks.real_bugs import target_columns_on_different_scales as columns_case  # noqa: E402
+from nndebug.rules.near_zero_divisors import NEAR_ZERO_DIVISOR_SPREAD  # noqa: E402
 from nndebug.rules.target_columns import COLUMN_SPREAD_RATIO  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 PROBLEMS = ("warning", "error")
 COLUMNS = "TARGET_COLUMNS_ON_DIFFERENT_SCALES"
+NEAR_ZERO = "LOSS_DIVIDED_BY_NEAR_ZERO"
+HOLDS_TARGET = "FEATURE_HOLDS_TARGET_VALUES"
 STEPS = 12
 
 
@@ -102,3 +112,130 @@ def test_evaluation_calls_are_not_kept():
             optimizer.step()
             mon.step(loss)
     assert COLUMNS not in {f.code for f in mon.findings()}
+
+
+# LOSS_DIVIDED_BY_NEAR_ZERO: the divisors are kept on recorded steps 1, 2 and 4, after the
+# loss graph of step 0 showed a quotient by a constant: STEPS covers them
+
+def _demand(rows=400, zero_share=0.3, low=1.0, seed=6):
+    """Targets between ``low`` and ~20, a ``zero_share`` of them exactly 0."""
+    torch.manual_seed(seed)
+    level = low + (20 - low) * torch.rand(rows)
+    return level * (torch.rand(rows) >= zero_share).float()
+
+
+def test_the_planted_mape_report_is_named():
+    mon = mape_case.run(steps=STEPS)
+    assert NEAR_ZERO in _problems(mon)
+    finding = next(f for f in mon.findings() if f.code == NEAR_ZERO)
+    assert finding.evidence["smallest"] == pytest.approx(mape_case.EPSILON)
+    assert finding.evidence["spread"] >= NEAR_ZERO_DIVISOR_SPREAD
+
+
+def test_the_mape_fixed_twin_is_silent():
+    assert not _problems(mape_case.run(fixed=True, steps=STEPS))
+
+
+def test_an_epsilon_added_to_zero_targets_is_named_too():
+    def relative_error(out, y):
+        return ((y - out).abs() / (y.abs() + 1e-8)).mean()
+    assert NEAR_ZERO in _problems(_regression(_demand(), loss_of=relative_error))
+
+
+def test_a_percentage_error_on_targets_far_from_zero_is_silent():
+    def mape(out, y):
+        return 100 * ((y - out).abs() / y.abs().clamp(min=1e-7)).mean()
+    mon = _regression(_demand(zero_share=0.0, low=1.0), loss_of=mape)
+    assert NEAR_ZERO not in {f.code for f in mon.findings()}
+    assert mon.run.observed.near_zero_divisors          # read, and judged healthy
+
+
+def test_a_mean_over_each_rows_own_length_is_silent():
+    torch.manual_seed(7)
+    lengths = torch.randint(1, 200, (400,)).float()
+    targets = torch.randn(400, 4)
+
+    def per_row_mean(out, y):          # a sum over each row divided by its length
+        rows = y.shape[0]
+        return (((out - y) ** 2).sum(1) / lengths[:rows]).mean()
+    assert NEAR_ZERO not in {f.code for f in _regression(targets, per_row_mean).findings()}
+
+
+def test_a_loss_divided_by_a_scalar_keeps_nothing():
+    mon = _regression(torch.randn(400, 2), loss_of=lambda out, y: ((out - y) ** 2).sum() / 64)
+    assert NEAR_ZERO not in {f.code for f in mon.findings()}
+    assert not mon.run.observed.near_zero_divisors
+
+
+# FEATURE_HOLDS_TARGET_VALUES
+
+def _forecast(feature_of, series, steps=STEPS):
+    """An MLP forecasting series[t + 1] from ``feature_of(series, t)`` (rows, columns),
+    trained with F.mse_loss; the closed monitor."""
+    torch.manual_seed(0)
+    rows = torch.arange(8, len(series) - 8)
+    x, y = feature_of(series, rows), series[rows + 1]
+    model = nn.Sequential(nn.Linear(x.shape[1], 32), nn.ReLU(), nn.Linear(32, 1), nn.Flatten(0))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    g = torch.Generator().manual_seed(1)
+    with nd.watch(model, optimizer) as mon:
+        for _ in range(steps):
+            batch = torch.randint(0, len(x), (32,), generator=g)
+            optimizer.zero_grad()
+            loss = F.mse_loss(model(x[batch]), y[batch])
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    return mon
+
+
+def _lags(series, rows, count=4):
+    return torch.stack([series[rows - k] for k in range(count)], dim=1)
+
+
+def test_the_planted_median_report_is_named():
+    mon = median_case.run(steps=STEPS)
+    assert HOLDS_TARGET in _problems(mon)
+    finding = next(f for f in mon.findings() if f.code == HOLDS_TARGET)
+    assert finding.evidence["column"] == median_case.LAGS    # the median, after the lags
+    assert 0.2 <= finding.evidence["share"] < 1.0
+
+
+def test_the_median_fixed_twin_is_silent():
+    assert not _problems(median_case.run(fixed=True, steps=STEPS))
+
+
+def test_a_centred_rolling_maximum_is_named():
+    series = median_case.series(2000)
+
+    def lags_and_centred_max(values, rows):
+        window = torch.stack([values[rows + k] for k in (-1, 0, 1)])
+        return torch.cat([_lags(values, rows), window.max(0).values[:, None]], dim=1)
+    assert HOLDS_TARGET in _problems(_forecast(lags_and_centred_max, series))
+
+
+def test_lags_and_trailing_windows_are_silent():
+    series = median_case.series(2000)
+
+    def lags_and_trailing(values, rows):
+        window = torch.stack([values[rows - k] for k in range(5)])
+        return torch.cat([_lags(values, rows), window.max(0).values[:, None],
+                          window.median(0).values[:, None]], dim=1)
+    mon = _forecast(lags_and_trailing, series)
+    assert HOLDS_TARGET not in {f.code for f in mon.findings()}
+    assert mon.run.observed.target_value_matches        # read, and judged healthy
+
+
+def test_lagged_counts_are_not_judged():
+    torch.manual_seed(8)
+    counts = torch.poisson(torch.full((2000,), 3.0))   # next count = a lag by chance, often
+    mon = _forecast(_lags, counts)
+    assert HOLDS_TARGET not in {f.code for f in mon.findings()}
+    assert not mon.run.observed.target_value_matches
+
+
+def test_the_target_column_left_whole_is_not_named_twice():
+    series = median_case.series(2000)
+    mon = _forecast(lambda values, rows: torch.cat(
+        [_lags(values, rows), values[rows + 1][:, None]], dim=1), series)
+    assert HOLDS_TARGET not in {f.code for f in mon.findings()}

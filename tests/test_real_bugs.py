@@ -162,6 +162,12 @@ KNOWN_MISSES = {
         "as info only: by the last record the outputs have caught up with the targets' scale "
         "(4.8e3 against 5.2e3), which the rule reads as a run that paid the scale off; the "
         "boxes' poor overlap is not something the loss curve or the outputs' scale shows",
+    "centred_indicator_reads_future_prices":   # real-bug batch 42
+        "the coming days' prices enter through a moving average inside an oscillator, and the "
+        "target is a 0/1 direction: no input value equals a target, and in the batches an "
+        "informative feature and one that reads ahead look alike (the rows carry no time "
+        "index); only recomputing the indicator from the days known at prediction time shows "
+        "the leak (accuracy 0.87 as computed, 0.43 live)",
 }
 
 

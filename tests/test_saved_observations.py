@@ -152,6 +152,10 @@ from benchmarks.real_bugs import vae_reparameterised_with_variance as variance_d
 PLANTED["VAE_NOISE_SCALED_BY_VARIANCE"] = lambda: variance_drawn.run(steps=12)   # batch 37
 from benchmarks.real_bugs import target_columns_on_different_scales as target_columns  # noqa: E402,E501
 PLANTED["TARGET_COLUMNS_ON_DIFFERENT_SCALES"] = lambda: target_columns.run(steps=12)   # batch 42
+from benchmarks.real_bugs import mape_loss_on_zero_targets as mape_zero  # noqa: E402,E501
+PLANTED["LOSS_DIVIDED_BY_NEAR_ZERO"] = lambda: mape_zero.run(steps=12)   # batch 42
+from benchmarks.real_bugs import rolling_median_reads_next_row as median_ahead  # noqa: E402,E501
+PLANTED["FEATURE_HOLDS_TARGET_VALUES"] = lambda: median_ahead.run(steps=12)   # batch 42
 
 
 def _same(name, kept, loaded):

@@ -24,7 +24,7 @@ from torch import nn
 
 TITLE = "Future data leak on DPO indicator"
 LINK = "https://github.com/twopirllc/pandas-ta/issues/60"
-EXPECTED = ("FEATURE_READS_FUTURE_TARGETS",)
+EXPECTED = ("FEATURE_HOLDS_TARGET_VALUES", "TARGETS_IN_INPUTS")
 STEPS = 300
 LENGTH = 20                      # the DPO's moving-average length
 SHIFT = LENGTH // 2 + 1          # [convention] pandas-ta's t = int(0.5 * length) + 1

@@ -20,7 +20,7 @@ from torch import nn
 
 TITLE = "mape loss if the lable is 0"
 LINK = "https://github.com/keras-team/keras/issues/2908"
-EXPECTED = ("LOSS_DIVIDED_BY_NEAR_ZERO_TARGETS",)
+EXPECTED = ("LOSS_DIVIDED_BY_NEAR_ZERO",)
 STEPS = 300
 FEATURES = 6
 BATCH_SIZE = 64

@@ -24,7 +24,7 @@ from torch import nn
 
 TITLE = "`rolling_median` leaks future data"
 LINK = "https://github.com/pola-rs/polars/issues/29170"
-EXPECTED = ("FEATURE_READS_FUTURE_TARGETS",)
+EXPECTED = ("FEATURE_HOLDS_TARGET_VALUES", "TARGETS_IN_INPUTS")
 STEPS = 200
 LAGS = 3
 BATCH_SIZE = 32

@@ -90,6 +90,8 @@ from .ctc_blank_targets import CtcBlankTargets   # real-bug batch 38
 from .one_unit_softmaxes import OneUnitSoftmaxes   # real-bug batch 41
 from .transposing_reshapes import TransposingReshapes   # real-bug batch 41
 from .target_column_scales import TargetColumnScales   # real-bug batch 42
+from .near_zero_divisors import NearZeroDivisors   # real-bug batch 42
+from .target_values_in_features import TargetValuesInFeatures   # real-bug batch 42
 from .reversed_steps import ReversedSteps   # real-bug batch 34
 from .straight_through_cancellations import StraightThroughCancellations   # real-bug batch 32
 
@@ -152,6 +154,10 @@ class Around:
         self.ctc_blanks = CtcBlankTargets(adapter, observed, current_step, on_error)   # id 0
         self.target_columns = TargetColumnScales(adapter, observed, current_step,
                                                  on_error)   # outputs in other units
+        self.divisors = NearZeroDivisors(adapter, observed, on_error)   # |y - p| / |y|
+        self.loss_graph.readers.append(self.divisors.in_loss)   # its scan of the loss graph
+        self.target_values = TargetValuesInFeatures(adapter, observed, adapter.model,
+                                                    current_step, on_error)   # y in x's rows
         self.token_ids = TokenIdShares(adapter, observed, current_step, on_error)   # <unk> share
         self.reversed_steps = ReversedSteps(adapter, observed, on_error)   # rnn(x.flip(1)) unflipped
         # one walk of the forward's graph on the first recorded steps, read by each
@@ -191,6 +197,7 @@ class Around:
             self.disarm()          # never two sets of hooks at once
         self.armed = True
         self.policy_terms.arm(step)       # first: its mode lies under the forward's modes
+        self.divisors.arm(step)           # so does this one (near_zero_divisors.py)
         self.losses.arm()
         self.structure.arm(step)
         self.layouts.arm(step)
@@ -249,6 +256,7 @@ class Around:
         self.after_step.disarm()          # and its optimizer step
         self.reversed_steps.disarm()
         self.policy_terms.disarm()
+        self.divisors.disarm()            # near_zero_divisors.py
         self.armed = False
 
     def _before_any(self, module, inputs):
@@ -369,6 +377,8 @@ class Around:
         self.after_step.read()              # gradients_after_step.py
         self.ctc_blanks.read()              # ctc_blank_targets.py
         self.target_columns.read()          # target_column_scales.py
+        self.divisors.read()                # near_zero_divisors.py
+        self.target_values.read()           # target_values_in_features.py
         read_lr_multipliers(self.adapter, self.optimizer, self.structure.observed, self.on_error)
         if self._current_step() == 0:      # no step() yet: did backward run? (unstepped.py)
             self.structure.observed.unstepped_gradients = \
@@ -406,5 +416,6 @@ class Around:
         self.seeds.close()
         self.windows.close()
         self.joint_scaling.close()
+        self.target_values.close()          # target_values_in_features.py
         self.detached.close()
 

@@ -85,6 +85,8 @@ CONTINUED = ("loss_calls", "warnings", "norm_batches", "graph_nodes", "leaf_loss
              "validation_sets", "aliased_state_loads", "resumed_optimizers")
 CONTINUED += ("one_unit_softmaxes", "transposing_reshapes")   # real-bug batch 41 (graph walks)
 CONTINUED += ("target_column_scales",)   # real-bug batch 42 (first regression loss calls)
+CONTINUED += ("near_zero_divisors",)   # real-bug batch 42 (a loss's divisors, first steps)
+CONTINUED += ("target_value_matches",)   # real-bug batch 42 (first training batches)
 # the row lists each monitor reads anew (at watch start or at findings): not continued
 READ_ANEW = ("module_freeze_flags", "soft_target_rows", "repeated_modules", "lr_multipliers",
              "slow_group_weights")

@@ -144,6 +144,8 @@ from . import ctc_targets  # noqa: F401  (real-bug batch 38: a CTC label = the b
 from . import one_unit_softmax  # noqa: F401  (real-bug batch 41: softmax over one number)
 from . import reshape_transposes  # noqa: F401  (real-bug batch 41: a view as a transpose)
 from . import target_columns  # noqa: F401  (real-bug batch 42: outputs in other units)
+from . import near_zero_divisors  # noqa: F401  (real-bug batch 42: |y - p| / |y|, y ~ 0)
+from . import target_values_in_features  # noqa: F401  (real-bug batch 42: windows reading ahead)
 from . import reparameterisations  # noqa: F401  (real-bug batch 37: a VAE's z = mu + eps * std)
 from . import unbounded_loss  # noqa: F401  (real-bug batch 37: a loss with no floor)
 from . import discarded_losses  # noqa: F401  (real-bug batch 39: a loss never back-propagated)

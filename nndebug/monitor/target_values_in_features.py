@@ -1,0 +1,93 @@
+"""Input columns that hold the very value of the row's target in many rows, though not in
+all (FEATURE_HOLDS_TARGET_VALUES, ``nndebug.rules.target_values_in_features``).
+
+A continuous target almost never equals a feature to the last bit by chance. When one
+column does so in a fifth of the rows or more, that column was computed FROM the target:
+an order statistic (a median, a maximum, a minimum) over a window that contains the
+value to predict - a rolling window centred on the row instead of ending at it, a
+"trailing" window that a library in fact centres, a lag shifted the wrong way and
+filled. In a forecast that is the future read today: training and validation look far
+better than any live prediction can be, since the value is not known yet when the
+prediction is made. (A column equal to the target in EVERY row is the target column
+left in the table, named TARGETS_IN_INPUTS by the dependency checks.)
+
+What it keeps (torch only): a detached reference to the first float input of the model's
+first ``KEPT_FORWARDS`` training forwards (gradients on) when it is a table ``(rows,
+columns)``, with the step it belongs to; one forward pre-hook, removed after those
+forwards. The targets are those the loss capture already keeps (``run.observed.targets``).
+Compared (NumPy, on the host) when findings are asked for, on batches whose targets are
+one continuous value per row (at least ``DISTINCT_TARGETS`` of them distinct). Kept as
+``run.observed.target_value_matches``: ``[(step, rows, column, rows where the column
+equals the target)]``, the column with the most such rows of each batch.
+"""
+import numpy as np
+
+KEPT_FORWARDS = 4          # [design] training forwards whose inputs are kept: the loss
+                           # capture keeps the targets of the first 4 calls
+MIN_ROWS = 16              # [design] rows a batch needs for a share of matches to mean anything
+DISTINCT_TARGETS = 0.9     # [design] share of a batch's targets that must be distinct: counts,
+                           # ratings and classes repeat, and a lagged count equals the next
+                           # one by chance; continuous values do not
+
+
+def best_matching_column(x, y):
+    """(column, rows where x[:, column] == y) for the column with the most such rows, or
+    None when the batch is not a table with one continuous target per row."""
+    if x.ndim != 2 or x.shape[1] < 1 or x.shape[0] < MIN_ROWS:
+        return None
+    y = y.reshape(-1) if y.ndim == 2 and y.shape[1] == 1 else y
+    if y.ndim != 1 or y.shape[0] != x.shape[0] or y.dtype.kind != "f" or \
+            np.unique(y).size < DISTINCT_TARGETS * y.size:
+        return None
+    matches = np.count_nonzero(x.astype(np.float64) == y.astype(np.float64)[:, None], axis=0)
+    column = int(np.argmax(matches))
+    return column, int(matches[column])
+
+
+class TargetValuesInFeatures:
+    def __init__(self, adapter, observed, root, current_step, on_error):
+        self.adapter, self.observed, self.on_error = adapter, observed, on_error
+        self.current_step = current_step
+        self.kept = []                     # [(step, detached input table)]
+        self._forwards, self._hook = 0, None
+        if adapter.framework == "torch" and root is not None:
+            import torch
+            self._grad_enabled = torch.is_grad_enabled
+            self._hook = adapter.add_forward_pre_hook(root, self._before_forward)
+
+    def _before_forward(self, module, inputs):
+        if not self._grad_enabled():
+            return                         # evaluation: not what is trained on
+        try:
+            leaves = self.adapter.float_leaves(inputs)
+            if leaves and len(tuple(leaves[0].shape)) == 2:
+                self.kept.append((self.current_step(), self.adapter.detach(leaves[0])))
+        except Exception as error:         # never break the user's forward pass
+            self.on_error(error)
+        self._forwards += 1
+        if self._forwards >= KEPT_FORWARDS:
+            self.close()
+
+    def read(self):
+        """Set ``observed.target_value_matches`` from the kept inputs and the kept targets
+        (host copies, once, when findings are asked for)."""
+        try:
+            inputs = {step: table for step, table in self.kept}   # the step's last forward
+            found = []
+            for step, target in self.observed.targets:
+                table = inputs.get(step)
+                if table is None or step is None:
+                    continue
+                best = best_matching_column(np.asarray(self.adapter.to_numpy(table)),
+                                            np.asarray(self.adapter.to_numpy(target)))
+                if best is not None:
+                    found.append((int(step), int(table.shape[0]), *best))
+            if found or not self.observed.target_value_matches:
+                self.observed.target_value_matches = found
+        except Exception as error:
+            self.on_error(error)
+
+    def close(self):
+        if self._hook is not None:
+            self._hook.remove()
+            self._hook = None
