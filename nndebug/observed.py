@@ -269,6 +269,8 @@ ROW_LISTS += ("outer_differences",)   # real-bug batch 35 (samples mixed across 
 ROW_LISTS += ("reparameterisations",)   # real-bug batch 37 (generative models)
 ROW_LISTS += ("whole_batch_overlaps",)   # real-bug batch 38 (segmentation losses)
 ROW_LISTS += ("ctc_blank_targets",)   # real-bug batch 38 (speech losses)
+ROW_LISTS += ("visible_targets", "order_blind_outputs",
+              "cross_document_reads")   # real-bug batch 40 (transformer training)
 ROW_LISTS += ("one_unit_softmaxes", "transposing_reshapes")   # real-bug batch 41 (vision)
 ROW_LISTS += ("target_column_scales",)   # real-bug batch 42 (regression numerics)
 ROW_LISTS += ("near_zero_divisors",)   # real-bug batch 42 (percentage errors)
@@ -533,6 +535,21 @@ class Observed:
                                                           # labels equal to the blank)] of the
                                                           # first CTC loss calls
                                                           # (monitor/ctc_blank_targets.py)
+    visible_targets: list = field(default_factory=list)  # [(step, positions the loss reads,
+                                                          # read where the input is the
+                                                          # label, corruption id, read
+                                                          # positions holding it, read
+                                                          # positions where they differ)]
+                                                          # (monitor/visible_targets.py)
+    order_blind_outputs: list = field(default_factory=list)  # [(step, "pooled" | "per
+                                                          # position", length, relative
+                                                          # change)]: shuffled tokens left
+                                                          # the output as it was
+                                                          # (monitor/order_blind_attention.py)
+    cross_document_reads: list = field(default_factory=list)  # [(step, packed rows, rows
+                                                          # whose later document moved,
+                                                          # relative change)]
+                                                          # (monitor/document_boundaries.py)
     one_unit_softmaxes: list = field(default_factory=list)  # [(step, function, output shape,
                                                           # axis)]: a softmax over an axis of
                                                           # size one, first recorded steps

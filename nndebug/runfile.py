@@ -432,6 +432,25 @@ def _ctc_blank_target(row):
 ROW_READERS.update(ctc_blank_targets=_ctc_blank_target)   # real-bug batch 38
 
 
+def _visible_target(row):
+    step, read, visible, corruption, holding, hidden = row
+    return int(step), int(read), int(visible), int(corruption), int(holding), int(hidden)
+
+
+def _order_blind_output(row):
+    step, kind, length, change = row
+    return int(step), str(kind), int(length), float(change)
+
+
+def _cross_document_read(row):
+    step, packed, crossed, change = row
+    return int(step), int(packed), int(crossed), float(change)
+
+
+ROW_READERS.update(visible_targets=_visible_target, order_blind_outputs=_order_blind_output,
+                   cross_document_reads=_cross_document_read)   # real-bug batch 40
+
+
 def _one_unit_softmax(row):
     step, function, shape, axis = row
     return int(step), str(function), [int(n) for n in shape], int(axis)

@@ -142,6 +142,12 @@ from benchmarks.real_bugs import dice_loss_summed_over_the_batch as batch_dice  
 PLANTED["DICE_OVER_WHOLE_BATCH"] = lambda: batch_dice.run(steps=12)   # batch 38
 from benchmarks.real_bugs import ctc_targets_use_the_blank_index as ctc_blank  # noqa: E402,E501
 PLANTED["CTC_TARGET_IS_BLANK"] = lambda: ctc_blank.run(steps=4)   # batch 38
+from benchmarks.real_bugs import mlm_labels_keep_unmasked_tokens as mlm_copies  # noqa: E402,E501
+PLANTED["LOSS_READS_UNMASKED_TOKENS"] = lambda: mlm_copies.run(steps=4)   # batch 40
+from benchmarks.real_bugs import transformer_encoder_without_positions as no_positions  # noqa: E402,E501
+PLANTED["POSITIONS_IGNORED"] = lambda: no_positions.run(steps=4)   # batch 40
+from benchmarks.real_bugs import packed_documents_attend_across as packed_rows  # noqa: E402,E501
+PLANTED["ATTENTION_CROSSES_DOCUMENTS"] = lambda: packed_rows.run(steps=4)   # batch 40
 from benchmarks.real_bugs import cnn_single_output_softmax as one_unit  # noqa: E402
 PLANTED["SOFTMAX_OVER_ONE_UNIT"] = lambda: one_unit.run(steps=4)   # batch 41
 from benchmarks.real_bugs import feature_map_viewed_as_pixel_vectors as pixel_view  # noqa: E402,E501

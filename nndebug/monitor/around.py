@@ -87,6 +87,8 @@ from .propagation_matrices import PropagationMatrices   # real-bug batch 31
 from .squashed_batch_sums import SquashedBatchSums   # real-bug batch 31
 from .whole_batch_overlaps import WholeBatchOverlaps   # real-bug batch 38
 from .ctc_blank_targets import CtcBlankTargets   # real-bug batch 38
+from .visible_targets import VisibleTargets   # real-bug batch 40
+from .sequence_reruns import SequenceReruns   # real-bug batch 40
 from .one_unit_softmaxes import OneUnitSoftmaxes   # real-bug batch 41
 from .transposing_reshapes import TransposingReshapes   # real-bug batch 41
 from .target_column_scales import TargetColumnScales   # real-bug batch 42
@@ -152,6 +154,10 @@ class Around:
         self.origins = NonFiniteOrigins(adapter, observed, adapter.model, optimizer, on_error)
         self.signed_targets = SignedTargets(adapter, observed, current_step, on_error)   # +1/-1
         self.ctc_blanks = CtcBlankTargets(adapter, observed, current_step, on_error)   # id 0
+        self.visible_targets = VisibleTargets(adapter, observed, current_step,
+                                              on_error)   # labels shown in the input
+        self.sequence_reruns = SequenceReruns(adapter, observed, current_step,
+                                              on_error)   # token order, packed rows
         self.target_columns = TargetColumnScales(adapter, observed, current_step,
                                                  on_error)   # outputs in other units
         self.divisors = NearZeroDivisors(adapter, observed, on_error)   # |y - p| / |y|
@@ -210,6 +216,7 @@ class Around:
         self.discarded_losses.arm(step)   # discarded_losses.py
         self.after_step.arm(step)         # gradients_after_step.py
         self.forward_graph.arm(step)
+        self.sequence_reruns.arm(step)    # its pre-hook goes once it kept a call
         if self.global_needed and self.global_steps >= STEPS_TO_FIND_A_USE and \
                 not self.attention.enabled and len(self._loss_modules) <= 1 and \
                 not self.structure.saw_unregistered_modules():
@@ -376,6 +383,8 @@ class Around:
         self.signed_targets.read()          # signed_targets.py
         self.after_step.read()              # gradients_after_step.py
         self.ctc_blanks.read()              # ctc_blank_targets.py
+        self.visible_targets.read()         # visible_targets.py
+        self.sequence_reruns.read()         # sequence_reruns.py
         self.target_columns.read()          # target_column_scales.py
         self.divisors.read()                # near_zero_divisors.py
         self.target_values.read()           # target_values_in_features.py
@@ -408,6 +417,8 @@ class Around:
         self.restarts.close()
         self.shared.close()
         self.token_ids.close()
+        self.visible_targets.close()
+        self.sequence_reruns.close()
         self.resumed.close()
         self.aliased_loads.close()
         self.evaluations.close()

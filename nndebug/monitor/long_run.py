@@ -83,6 +83,8 @@ CONTINUED = ("loss_calls", "warnings", "norm_batches", "graph_nodes", "leaf_loss
              # validation passes' fingerprints, loads of the model's own tensors,
              # what the first step after each earlier resume saw
              "validation_sets", "aliased_state_loads", "resumed_optimizers")
+CONTINUED += ("visible_targets", "order_blind_outputs",
+              "cross_document_reads")   # real-bug batch 40 (first token calls)
 CONTINUED += ("one_unit_softmaxes", "transposing_reshapes")   # real-bug batch 41 (graph walks)
 CONTINUED += ("target_column_scales",)   # real-bug batch 42 (first regression loss calls)
 CONTINUED += ("near_zero_divisors",)   # real-bug batch 42 (a loss's divisors, first steps)

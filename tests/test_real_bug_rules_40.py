@@ -1,0 +1,218 @@
+"""Real-bug batch 40 (transformer and language-model training): a masked LM whose loss reads
+tokens it can see (LOSS_READS_UNMASKED_TOKENS), an attention model with no positional
+information at all (POSITIONS_IGNORED, measured by shuffling the tokens), and documents
+packed in a row that read the documents before them (ATTENTION_CROSSES_DOCUMENTS). The
+fixed twins stay silent, and so do healthy variants: BERT's 80/10/10 masking, a causal LM,
+a decoder fed its labels unshifted (TARGETS_IN_INPUTS' to name, not this code's), a
+transformer whose positions are computed in forward (no buffer), a bag-of-words classifier
+(order-blind by design, no attention), and packed rows with a block-diagonal mask."""
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+from torch import nn  # noqa: E402
+from torch.nn import functional as F  # noqa: E402
+
+import nndebug as nd  # noqa: E402
+from benchmarks.real_bugs import mlm_labels_keep_unmasked_tokens as mlm_copies  # noqa: E402
+from benchmarks.real_bugs import mlm_mask_positions_off_by_one as mlm_off_by_one  # noqa: E402
+from benchmarks.real_bugs import packed_documents_attend_across as packed  # noqa: E402
+from benchmarks.real_bugs import transformer_encoder_without_positions as no_positions  # noqa: E402,E501
+from benchmarks.real_bugs._common import characters, text_windows  # noqa: E402
+from nndebug.monitor.document_boundaries import restart_columns  # noqa: E402
+from nndebug.monitor.visible_targets import visible_share  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+PROBLEMS = ("warning", "error")
+MASKED = "LOSS_READS_UNMASKED_TOKENS"
+ORDER = "POSITIONS_IGNORED"
+PACKED = "ATTENTION_CROSSES_DOCUMENTS"
+STEPS = 6
+
+
+def _problems(mon):
+    return {f.code for f in mon.findings() if f.severity in PROBLEMS}
+
+
+# --- LOSS_READS_UNMASKED_TOKENS --------------------------------------------------------------
+@pytest.mark.parametrize("case", [mlm_copies, mlm_off_by_one])
+def test_the_planted_masked_lm_reports_are_named(case):
+    mon = case.run(steps=STEPS)
+    assert MASKED in _problems(mon)
+    evidence = next(f for f in mon.findings() if f.code == MASKED).evidence
+    assert evidence["input_is_label"] / evidence["positions_read"] > 0.7
+
+
+@pytest.mark.parametrize("case", [mlm_copies, mlm_off_by_one])
+def test_the_fixed_masked_lm_twins_are_silent(case):
+    assert MASKED not in _problems(case.run(fixed=True, steps=STEPS))
+
+
+def _train_masked(make_batch, steps=STEPS):
+    """A BiGRU masked LM trained on ``make_batch(window, mask_id, generator) -> (ids,
+    labels)``; the closed monitor."""
+    torch.manual_seed(0)
+    ids, vocab = characters()
+    model = mlm_copies.MaskedLM(vocab + 1)
+    optimizer = torch.optim.Adam(model.parameters(), lr=5e-3)
+    g = torch.Generator().manual_seed(0)
+    with nd.watch(model, optimizer) as mon:
+        for window in text_windows(ids, steps, length=30):
+            inputs, labels = make_batch(window, vocab, g)
+            optimizer.zero_grad()
+            loss = F.cross_entropy(model(inputs).transpose(1, 2), labels)
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    return mon
+
+
+def test_bert_80_10_10_masking_is_silent():
+    """BERT's recipe: of the 15% chosen, 80% [MASK], 10% a random token, 10% unchanged; the
+    label visible at about a tenth of the positions read."""
+    def bert(window, mask_id, g):
+        chosen = torch.rand(window.shape, generator=g) < 0.15
+        draw = torch.rand(window.shape, generator=g)
+        inputs = window.clone()
+        inputs[chosen & (draw < 0.8)] = mask_id
+        random_ids = torch.randint(0, mask_id, window.shape, generator=g)
+        swap = chosen & (draw >= 0.8) & (draw < 0.9)
+        inputs[swap] = random_ids[swap]
+        return inputs, window.masked_fill(~chosen, -100)
+    assert MASKED not in _problems(_train_masked(bert))
+
+
+def test_a_causal_lm_and_a_decoder_fed_its_labels_are_not_this_code():
+    next_token = _train_masked(lambda w, mask_id, g: (w[:, :-1], w[:, 1:]))
+    assert MASKED not in _problems(next_token)
+    copied = _train_masked(lambda w, mask_id, g: (w, w.clone()))   # no corruption id
+    assert MASKED not in _problems(copied)
+
+
+def test_visible_share_counts_read_positions_and_the_corruption_id():
+    ids = np.array([[5, 9, 7, 9], [1, 2, 9, 4]])
+    targets = np.array([[5, 6, 7, 8], [1, 2, 3, -100]])
+    # read: 7 positions; same: 5, 7, 1, 2 -> 4; differ at 3 positions, all holding id 9
+    assert visible_share(ids, targets, -100) == (7, 4, 9, 3, 3)
+    # an id the targets hold is no corruption id
+    assert visible_share(ids, np.array([[5, 9, 7, 8], [1, 2, 3, -100]]), -100)[3] == 0
+    assert visible_share(ids, np.full((2, 4), -100), -100) is None
+    assert visible_share(ids, targets.ravel(), -100) == (7, 4, 9, 3, 3)   # flattened targets
+
+
+# --- POSITIONS_IGNORED (no positional tensor) ------------------------------------------------
+def test_the_planted_order_blind_encoder_is_named():
+    mon = no_positions.run(steps=STEPS)
+    assert ORDER in _problems(mon)
+    finding = next(f for f in mon.findings() if f.code == ORDER)
+    assert finding.evidence["output"] == "pooled"
+
+
+def test_the_fixed_encoder_with_a_positional_buffer_is_silent():
+    assert ORDER not in _problems(no_positions.run(fixed=True, steps=STEPS))
+
+
+class _OnTheFlyPositions(nn.Module):
+    """The sinusoids computed in forward (no parameter or buffer to find): only the
+    shuffle can tell that order reaches the output."""
+
+    def __init__(self, vocab, dim=32, positions=True):
+        super().__init__()
+        self.positions = positions
+        self.embed = nn.Embedding(vocab, dim)
+        layer = nn.TransformerEncoderLayer(dim, 4, 64, dropout=0.0, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, 1, enable_nested_tensor=False)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, ids):
+        x = self.embed(ids)
+        if self.positions:
+            x = x + no_positions.sinusoids(ids.shape[1], x.shape[-1])
+        return self.head(self.encoder(x))           # one output per position
+
+
+class _BagOfWords(nn.Module):
+    """fastText-style: embeddings averaged, no attention: order-blind by design."""
+
+    def __init__(self, vocab, dim=32):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, ids):
+        return self.head(self.embed(ids).mean(1))
+
+
+def _train_next_character(model, per_position):
+    ids, vocab = characters()
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    with nd.watch(model, optimizer) as mon:
+        for window in text_windows(ids, STEPS, length=12):
+            optimizer.zero_grad()
+            logits = model(window[:, :-1])
+            if per_position:
+                loss = F.cross_entropy(logits.transpose(1, 2), window[:, 1:])
+            else:
+                loss = F.cross_entropy(logits, window[:, -1])
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    return mon
+
+
+def test_positions_computed_in_forward_are_seen_by_the_shuffle():
+    torch.manual_seed(0)
+    _, vocab = characters()
+    assert ORDER not in _problems(_train_next_character(_OnTheFlyPositions(vocab), True))
+
+
+def test_a_per_position_encoder_without_positions_is_named():
+    torch.manual_seed(0)
+    _, vocab = characters()
+    mon = _train_next_character(_OnTheFlyPositions(vocab, positions=False), True)
+    finding = next(f for f in mon.findings() if f.code == ORDER)
+    assert finding.evidence["output"] == "per position"
+
+
+def test_a_bag_of_words_model_has_no_attention_and_is_not_judged():
+    torch.manual_seed(0)
+    _, vocab = characters()
+    assert ORDER not in _problems(_train_next_character(_BagOfWords(vocab), False))
+
+
+# --- ATTENTION_CROSSES_DOCUMENTS -------------------------------------------------------------
+def test_the_planted_packed_rows_are_named():
+    mon = packed.run(steps=STEPS)
+    assert PACKED in _problems(mon)
+    evidence = next(f for f in mon.findings() if f.code == PACKED).evidence
+    assert evidence["rows_reading_across"] == evidence["packed_rows"] > 0
+
+
+def test_the_fixed_block_diagonal_mask_is_silent():
+    assert PACKED not in _problems(packed.run(fixed=True, steps=STEPS))
+
+
+def test_restart_columns_reads_position_ids_that_start_again():
+    positions = np.array([[0, 1, 2, 0, 1], [0, 1, 2, 3, 4]])
+    assert restart_columns(positions).tolist() == [3, -1]
+    assert restart_columns(np.array([[0, 1, 2, 3], [0, 1, 2, 3]])) is None   # no restart
+    assert restart_columns(np.array([[0, 1, 1, 0], [0, 1, 2, 0]])) is None   # no count
+    assert restart_columns(np.array([[1, 0, 1, 2]])) is None                 # no 0 first
+
+
+def test_a_causal_lm_with_one_document_per_row_is_silent():
+    """Continuous position ids (no restart): one stream of text, read across freely."""
+    torch.manual_seed(0)
+    ids, vocab = characters()
+    model = packed.PackedCausalLM(vocab + 1, per_document_mask=False)
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    with nd.watch(model, optimizer) as mon:
+        for window in text_windows(ids, STEPS, length=packed.DOCUMENT):
+            positions = torch.arange(packed.DOCUMENT).expand(len(window), -1)
+            optimizer.zero_grad()
+            logits = model(input_ids=window[:, :-1], position_ids=positions)
+            loss = F.cross_entropy(logits.transpose(1, 2), window[:, 1:])
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    assert not _problems(mon) & {PACKED, ORDER}
