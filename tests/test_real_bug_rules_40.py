@@ -89,6 +89,38 @@ def test_a_causal_lm_and_a_decoder_fed_its_labels_are_not_this_code():
     assert MASKED not in _problems(copied)
 
 
+class _LabelsInside(nn.Module):
+    """The Hugging Face way: model(input_ids=..., labels=...) computes the loss inside, on
+    flattened logits and labels."""
+
+    def __init__(self, vocab):
+        super().__init__()
+        self.body = mlm_copies.MaskedLM(vocab)
+
+    def forward(self, input_ids, labels=None):
+        logits = self.body(input_ids)
+        loss = F.cross_entropy(logits.view(-1, logits.shape[-1]), labels.view(-1))
+        return {"loss": loss, "logits": logits}
+
+
+@pytest.mark.parametrize("fixed", [False, True])
+def test_labels_given_to_forward_are_read_too(fixed):
+    torch.manual_seed(0)
+    ids, vocab = characters()
+    model = _LabelsInside(vocab + 1)
+    optimizer = torch.optim.Adam(model.parameters(), lr=5e-3)
+    g = torch.Generator().manual_seed(0)
+    with nd.watch(model, optimizer) as mon:
+        for window in text_windows(ids, STEPS, length=30):
+            inputs, labels = mlm_copies.masked_batch(window, vocab, fixed, g)
+            optimizer.zero_grad()
+            loss = model(input_ids=inputs, labels=labels)["loss"]
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    assert (MASKED in _problems(mon)) is not fixed
+
+
 def test_visible_share_counts_read_positions_and_the_corruption_id():
     ids = np.array([[5, 9, 7, 9], [1, 2, 9, 4]])
     targets = np.array([[5, 6, 7, 8], [1, 2, 3, -100]])
@@ -172,6 +204,30 @@ def test_a_per_position_encoder_without_positions_is_named():
     mon = _train_next_character(_OnTheFlyPositions(vocab, positions=False), True)
     finding = next(f for f in mon.findings() if f.code == ORDER)
     assert finding.evidence["output"] == "per position"
+
+
+class _ClsPooled(nn.Module):
+    """[CLS] (id 0 here) in front, its output classifies: order-blind without positions."""
+
+    def __init__(self, vocab, dim=32):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        layer = nn.TransformerEncoderLayer(dim, 4, 64, dropout=0.0, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, 1, enable_nested_tensor=False)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, ids):
+        with_cls = torch.cat([torch.zeros_like(ids[:, :1]), ids], dim=1)
+        return self.head(self.encoder(self.embed(with_cls))[:, 0])
+
+
+def test_a_cls_pooled_encoder_without_positions_is_named():
+    """The [CLS] stays in front when the inner tokens move, so its summary is compared with
+    itself."""
+    torch.manual_seed(0)
+    _, vocab = characters()
+    mon = _train_next_character(_ClsPooled(vocab), False)
+    assert ORDER in _problems(mon)
 
 
 def test_a_bag_of_words_model_has_no_attention_and_is_not_judged():

@@ -8,8 +8,9 @@ its loss falls - a bag of tokens tells a lot - but whatever depends on the order
 of its reach. The dependency probes test positional tensors that make no difference; a
 model that has none is left to this check.
 
-The test is the definition: the first training call's token ids, each row's tokens
-shuffled by one fixed permutation of the positions, run on a private copy
+The test is the definition: the first training call's token ids, each row's inner tokens
+moved one place on (the first and last stay: a [CLS] summary or a last-token one still
+reads its own token), run on a private copy
 (``token_reruns.py``). An order-blind model gives the same output for a pooled summary
 (invariance) or the same outputs moved with their tokens for one output per position
 (equivariance). Only models with an attention layer, a token embedding, and no positional
@@ -69,7 +70,9 @@ def order_blind_row(call):
         if not np.all(other == other[:, :1]):
             return None                   # a padding mask or position ids: no clean shuffle
     length = ids.shape[1]
-    permutation = np.roll(np.arange(length), 1)      # every token moves one place on
+    # the tokens between the first and the last move one place on; the ends stay where
+    # they are ([CLS] in front, an end token or a last-token summary at the back)
+    permutation = np.concatenate([[0], np.roll(np.arange(1, length - 1), 1), [length - 1]])
     shuffled = ids[:, permutation]
     if np.array_equal(shuffled, ids):
         return None
