@@ -256,6 +256,26 @@ def test_restart_columns_reads_position_ids_that_start_again():
     assert restart_columns(np.array([[1, 0, 1, 2]])) is None                 # no 0 first
 
 
+@pytest.mark.parametrize("per_document_mask", [False, True])
+def test_one_packed_row_with_position_ids_of_one_row(per_document_mask):
+    """Packing into a batch of one row (as varlen attention does), position ids (1, T)."""
+    torch.manual_seed(0)
+    ids, vocab = characters()
+    model = packed.PackedCausalLM(vocab + 1, per_document_mask=per_document_mask)
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    with nd.watch(model, optimizer) as mon:
+        for window in text_windows(ids, STEPS, batch_size=3, length=packed.DOCUMENT - 1):
+            row = torch.cat([torch.cat([w, torch.tensor([vocab])]) for w in window])[None]
+            positions = torch.arange(packed.DOCUMENT + 1).repeat(3)[None]
+            optimizer.zero_grad()
+            logits = model(input_ids=row[:, :-1], position_ids=positions[:, :-1])
+            loss = F.cross_entropy(logits.transpose(1, 2), row[:, 1:])
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    assert (PACKED in _problems(mon)) is not per_document_mask
+
+
 def test_a_causal_lm_with_one_document_per_row_is_silent():
     """Continuous position ids (no restart): one stream of text, read across freely."""
     torch.manual_seed(0)

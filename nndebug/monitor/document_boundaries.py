@@ -11,8 +11,8 @@ to copy from them and the training loss hides that it cannot predict a document 
 
 The restarts are read from the first training call's inputs: a tensor of the token ids'
 shape whose rows count 0, 1, 2, ... and start again at 0 inside the row (position ids per
-document). Then the tokens before each row's first restart are replaced by another
-row's, the call run again on a private copy (``token_reruns.py``), and the outputs at and
+document). Then the tokens before each row's first restart are moved one place on
+(a row of one repeated token is left out), the call run again on a private copy (``token_reruns.py``), and the outputs at and
 after the restart compared: they must not move. Kept as
 ``run.observed.cross_document_reads``: ``[(step, rows with a restart, of them rows whose
 later document moved, largest change relative to the output's scale)]``, a row only when
@@ -52,7 +52,7 @@ def read_cross_document(call, step, observed, on_error):
 def cross_document_row(call):
     """(rows with a restart, rows whose later document moved, relative change), or None."""
     ids = call.token_ids()
-    if ids is None or len(ids) < 2:
+    if ids is None:
         return None
     first = None
     for other in call.other_tensors().values():
@@ -63,10 +63,10 @@ def cross_document_row(call):
         return None
     packed = np.flatnonzero(first > 0)
     edited = ids.copy()
-    donor = np.roll(np.arange(len(ids)), 1)          # each row gets the next row's tokens
-    for row in packed:
-        edited[row, :first[row]] = ids[donor[row], :first[row]]
-    if np.array_equal(edited, ids):
+    for row in packed:            # the first document's tokens move one place on
+        edited[row, :first[row]] = np.roll(ids[row, :first[row]], 1)
+    packed = [row for row in packed if not np.array_equal(edited[row], ids[row])]
+    if not packed:
         return None
     plain, moved = call.rerun([ids, edited])
     if plain is None or moved is None or plain.shape != moved.shape or \

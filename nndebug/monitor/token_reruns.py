@@ -88,16 +88,20 @@ class FirstTokenCall:
         return np.asarray(self.adapter.to_numpy(self._get(self.args, self.kwargs)))
 
     def other_tensors(self):
-        """{place: host array} of the kept call's other tensors of the ids' shape."""
+        """{place: host array} of the kept call's other tensors of the ids' shape (or of one
+        row of it, broadcast over the batch, as position ids often are)."""
         ids = self._get(self.args, self.kwargs)
         found = {}
         places = [("arg", i) for i in range(len(self.args))] + \
             [("kwarg", k) for k in self.kwargs]
         for place in places:
             value = self._get(self.args, self.kwargs, place)
-            if place != self.where and self.adapter.is_tensor(value) and \
-                    tuple(value.shape) == tuple(ids.shape):
-                found[place] = np.asarray(self.adapter.to_numpy(value))
+            if place == self.where or not self.adapter.is_tensor(value) or value.dim() != 2:
+                continue
+            if tuple(value.shape) == tuple(ids.shape) or \
+                    (value.shape[0] == 1 and value.shape[1] == ids.shape[1]):
+                array = np.asarray(self.adapter.to_numpy(value))   # (1, T) read for every row
+                found[place] = np.broadcast_to(array, tuple(ids.shape))
         return found
 
     def rerun(self, edited_ids, seed=0):
