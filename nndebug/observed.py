@@ -477,7 +477,8 @@ class Observed:
                                                           # (monitor/resumed_optimizers.py)
     discarded_losses: list = field(default_factory=list)  # [(step, forward passes, training
                                                           # loss calls, of which backward
-                                                          # reached)] on the first recorded
+                                                          # reached, elements output, elements
+                                                          # the calls read)], first recorded
                                                           # steps (monitor/discarded_losses.py)
     gradients_after_step: list = field(default_factory=list)  # [(step, gradient tensors
                                                           # followed, smallest and largest

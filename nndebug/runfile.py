@@ -403,8 +403,8 @@ ROW_READERS.update(outer_differences=_outer_difference)   # real-bug batch 35
 
 
 def _discarded_losses(row):
-    step, forwards, calls, reached = row
-    return int(step), int(forwards), int(calls), int(reached)
+    step, forwards, calls, reached, produced, read = row
+    return int(step), int(forwards), int(calls), int(reached), int(produced), int(read)
 
 
 def _gradients_after_step(row):

@@ -3,9 +3,9 @@
 (GRADIENTS_CLIPPED_AFTER_STEP).
 
 Planted: the reports' cases (a loss assigned, not added, over a batch's images; a clip
-after the step), and two more of each family: a per-time-step loss assigned in a loop
-over an RNN cell, a backward() reached by one micro-batch in four, a clip by value after
-the step. Silent: the fixed twins, and healthy loops that look alike: a metric computed
+after the step), and more of each family: a per-time-step loss assigned in a loop over an
+RNN cell, or over the time steps of one forward's output, a backward() reached by one
+micro-batch in four, a clip by value after the step. Silent: the fixed twins, and healthy loops that look alike: a metric computed
 with a loss function beside the trained loss, the best of several losses scored on one
 output, a detached forward pass for a target, a validation forward in eval mode with
 gradients on, every micro-batch back-propagated, a clip before the step, a zero_grad()
@@ -100,6 +100,41 @@ def test_a_per_time_step_loss_assigned_in_the_loop_is_named(added):
     assert (DISCARDED in _problems(mon)) is not added
 
 
+class Tagger(nn.Module):
+    """Next-id scores at every position of a sequence, in one forward pass."""
+
+    def __init__(self, vocabulary=10, hidden=32):
+        super().__init__()
+        self.embed = nn.Embedding(vocabulary, 16)
+        self.rnn = nn.GRU(16, hidden, batch_first=True)
+        self.head = nn.Linear(hidden, vocabulary)
+
+    def forward(self, ids):
+        return self.head(self.rnn(self.embed(ids))[0])
+
+
+@pytest.mark.parametrize("added", [False, True])
+def test_time_steps_of_one_output_scored_in_a_loop_are_named(added):
+    """One forward over the whole sequence, then ``loss = criterion(out[:, t], y[:, t])`` in
+    a loop over t: only the last step's slice trains."""
+    torch.manual_seed(0)
+    model = Tagger()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    with nd.watch(model, optimizer) as mon:
+        for _ in range(STEPS):
+            ids = torch.randint(0, 10, (8, 7))
+            optimizer.zero_grad()
+            out = model(ids[:, :-1])
+            loss = 0
+            for t in range(6):
+                step_loss = F.cross_entropy(out[:, t], ids[:, t + 1])
+                loss = loss + step_loss / 6 if added else step_loss
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    assert (DISCARDED in _problems(mon)) is not added
+
+
 @pytest.mark.parametrize("every_micro_batch", [False, True])
 def test_a_backward_reached_by_one_micro_batch_in_four_is_named(every_micro_batch):
     """Gradient accumulation whose backward() sits inside the ``if`` of the optimizer step:
@@ -174,11 +209,13 @@ def test_the_rule_asks_for_most_calls_dropped_on_most_steps():
         def __init__(self, rows):
             self.run = type("R", (), {"observed": type("O", (), {"discarded_losses": rows})})
 
-    assert rule(Run([(0, 16, 16, 1), (1, 16, 16, 1), (2, 16, 16, 1)])) is not None
-    assert rule(Run([(0, 2, 2, 1), (1, 2, 2, 1), (2, 2, 2, 1)])) is None     # half: no majority
-    assert rule(Run([(0, 1, 4, 1), (1, 1, 4, 1), (2, 1, 4, 1)])) is None     # one forward
-    assert rule(Run([(0, 4, 4, 0), (1, 4, 4, 0), (2, 4, 4, 0)])) is None     # no backward
-    assert rule(Run([(0, 16, 16, 1), (1, 1, 1, 1), (2, 1, 1, 1)])) is None   # one odd step
+    per_image = (16, 16, 1, 160, 160)     # forwards, calls, reached, output, read
+    assert rule(Run([(step, *per_image) for step in range(3)])) is not None
+    assert rule(Run([(s, 1, 6, 1, 60, 60) for s in range(3)])) is not None    # slices of one
+    assert rule(Run([(s, 2, 2, 1, 20, 20) for s in range(3)])) is None        # half: no majority
+    assert rule(Run([(s, 1, 4, 1, 10, 40) for s in range(3)])) is None        # one output 4x
+    assert rule(Run([(s, 4, 4, 0, 40, 40) for s in range(3)])) is None        # no backward
+    assert rule(Run([(0, *per_image), (1, 1, 1, 1, 10, 10), (2, 1, 1, 1, 10, 10)])) is None
 
 
 # --- GRADIENTS_CLIPPED_AFTER_STEP ------------------------------------------------------------
