@@ -567,9 +567,9 @@ class Observed:
                                                           # median |divisor|)] of a loss's
                                                           # per-element constant divisors
                                                           # (monitor/near_zero_divisors.py)
-    target_value_matches: list = field(default_factory=list)  # [(step, rows, column, rows
-                                                          # where it equals the target)] of
-                                                          # the first training batches
+    target_value_matches: list = field(default_factory=list)  # [(step, rows, [row shape],
+                                                          # column, rows where it equals the
+                                                          # target)], first training batches
                                                           # (monitor/target_values_in_features.py)
 
     def to_dict(self):

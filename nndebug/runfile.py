@@ -482,8 +482,8 @@ ROW_READERS.update(near_zero_divisors=_near_zero_divisor)   # real-bug batch 42
 
 
 def _target_value_match(row):
-    step, rows, column, matches = row
-    return int(step), int(rows), int(column), int(matches)
+    step, rows, row_shape, column, matches = row
+    return int(step), int(rows), [int(n) for n in row_shape], int(column), int(matches)
 
 
 ROW_READERS.update(target_value_matches=_target_value_match)   # real-bug batch 42

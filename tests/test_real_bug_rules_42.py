@@ -1,13 +1,15 @@
 """Real-bug batch 42 (regression, time series and tabular numerics): one regression loss over
 target columns in different units (TARGET_COLUMNS_ON_DIFFERENT_SCALES), and a percentage
 error divided by targets at or near zero (LOSS_DIVIDED_BY_NEAR_ZERO), and a window feature
-that holds the value to predict (FEATURE_HOLDS_TARGET_VALUES). The fixed twins (each column
+that holds the value to predict, or a window cut one step too long
+(FEATURE_HOLDS_TARGET_VALUES). The fixed twins (each column
 standardised; the zero targets left out; a trailing median) stay silent, and so do healthy
 multi-output regressions whose columns share a unit (several horizons of one series, box
 corners), a reconstruction of many columns whose spreads differ on purpose, a single
 output, a percentage error on targets far from zero, a mean over each row's own length, a
 loss divided by a scalar, lagged values and trailing windows of a series, lagged counts,
-and the target column left whole among the features (another check's finding)."""
+a window that ends before its target, and the target column left whole among a table's
+features (another check's finding)."""
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -198,6 +200,7 @@ def test_the_planted_median_report_is_named():
     assert HOLDS_TARGET in _problems(mon)
     finding = next(f for f in mon.findings() if f.code == HOLDS_TARGET)
     assert finding.evidence["column"] == median_case.LAGS    # the median, after the lags
+    assert finding.evidence["row_shape"] == [median_case.LAGS + 1]
     assert 0.2 <= finding.evidence["share"] < 1.0
 
 
@@ -239,3 +242,48 @@ def test_the_target_column_left_whole_is_not_named_twice():
     mon = _forecast(lambda values, rows: torch.cat(
         [_lags(values, rows), values[rows + 1][:, None]], dim=1), series)
     assert HOLDS_TARGET not in {f.code for f in mon.findings()}
+
+
+class _LastStepGru(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn, self.head = nn.GRU(1, 16, batch_first=True), nn.Linear(16, 1)
+
+    def forward(self, x):
+        out, _ = self.rnn(x)
+        return self.head(out[:, -1]).squeeze(1)
+
+
+def _window_forecast(extra):
+    """A GRU forecasting series[i + 8] from windows series[i:i + 8 + extra], (N, T, 1)."""
+    series = median_case.series(1200)
+    starts = torch.arange(0, 1100)
+    x = torch.stack([series[i:i + 8 + extra] for i in starts.tolist()])[:, :, None]
+    y = series[starts + 8]
+    torch.manual_seed(0)
+    model = _LastStepGru()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    g = torch.Generator().manual_seed(0)
+    with nd.watch(model, optimizer) as mon:
+        for _ in range(STEPS):
+            batch = torch.randint(0, len(x), (32,), generator=g)
+            optimizer.zero_grad()
+            loss = F.mse_loss(model(x[batch]), y[batch])
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    return mon
+
+
+def test_a_window_cut_one_step_too_long_is_named():
+    mon = _window_forecast(extra=1)                  # the window ends on its own target
+    assert HOLDS_TARGET in _problems(mon)
+    finding = next(f for f in mon.findings() if f.code == HOLDS_TARGET)
+    assert finding.evidence["row_shape"] == [9, 1] and finding.evidence["column"] == 8
+    assert finding.evidence["share"] == 1.0
+
+
+def test_a_window_that_ends_before_its_target_is_silent():
+    mon = _window_forecast(extra=0)
+    assert HOLDS_TARGET not in {f.code for f in mon.findings()}
+    assert mon.run.observed.target_value_matches

@@ -1,5 +1,5 @@
-"""Input columns that hold the very value of the row's target in many rows, though not in
-all (FEATURE_HOLDS_TARGET_VALUES, ``nndebug.rules.target_values_in_features``).
+"""Input values that hold the very value of the row's target in many rows
+(FEATURE_HOLDS_TARGET_VALUES, ``nndebug.rules.target_values_in_features``).
 
 A continuous target almost never equals a feature to the last bit by chance. When one
 column does so in a fifth of the rows or more, that column was computed FROM the target:
@@ -8,17 +8,22 @@ value to predict - a rolling window centred on the row instead of ending at it, 
 "trailing" window that a library in fact centres, a lag shifted the wrong way and
 filled. In a forecast that is the future read today: training and validation look far
 better than any live prediction can be, since the value is not known yet when the
-prediction is made. (A column equal to the target in EVERY row is the target column
-left in the table, named TARGETS_IN_INPUTS by the dependency checks.)
+prediction is made. A window of a recurrent or convolutional forecaster ``(rows, steps,
+features)`` whose one position equals the target in EVERY row was cut one step too long:
+it ends on the value it is asked to predict. (A table's column equal to the target in
+every row is the target column left in the table, named TARGETS_IN_INPUTS by the
+dependency checks.)
 
 What it keeps (torch only): a detached reference to the first float input of the model's
 first ``KEPT_FORWARDS`` training forwards (gradients on) when it is a table ``(rows,
-columns)``, with the step it belongs to; one forward pre-hook, removed after those
+columns)`` or a batch of windows ``(rows, steps, features)`` of at most ``MAX_ROW_VALUES``
+values a row, with the step it belongs to; one forward pre-hook, removed after those
 forwards. The targets are those the loss capture already keeps (``run.observed.targets``).
 Compared (NumPy, on the host) when findings are asked for, on batches whose targets are
 one continuous value per row (at least ``DISTINCT_TARGETS`` of them distinct). Kept as
-``run.observed.target_value_matches``: ``[(step, rows, column, rows where the column
-equals the target)]``, the column with the most such rows of each batch.
+``run.observed.target_value_matches``: ``[(step, rows, [shape of a row], column, rows
+where it equals the target)]``, the column (a position in the row, flattened) with the
+most such rows of each batch.
 """
 import numpy as np
 
@@ -28,12 +33,17 @@ MIN_ROWS = 16              # [design] rows a batch needs for a share of matches 
 DISTINCT_TARGETS = 0.9     # [design] share of a batch's targets that must be distinct: counts,
                            # ratings and classes repeat, and a lagged count equals the next
                            # one by chance; continuous values do not
+MAX_ROW_VALUES = 1024      # [design] values per row at most: tables and windows, not images
 
 
 def best_matching_column(x, y):
-    """(column, rows where x[:, column] == y) for the column with the most such rows, or
-    None when the batch is not a table with one continuous target per row."""
-    if x.ndim != 2 or x.shape[1] < 1 or x.shape[0] < MIN_ROWS:
+    """(column, rows where x[:, column] == y) for the column (of the rows flattened) with
+    the most such rows, or None when the batch is not a table or a batch of windows with
+    one continuous target per row."""
+    if x.ndim not in (2, 3) or x.shape[0] < MIN_ROWS:
+        return None
+    x = x.reshape(x.shape[0], -1)
+    if not 1 <= x.shape[1] <= MAX_ROW_VALUES:
         return None
     y = y.reshape(-1) if y.ndim == 2 and y.shape[1] == 1 else y
     if y.ndim != 1 or y.shape[0] != x.shape[0] or y.dtype.kind != "f" or \
@@ -60,7 +70,7 @@ class TargetValuesInFeatures:
             return                         # evaluation: not what is trained on
         try:
             leaves = self.adapter.float_leaves(inputs)
-            if leaves and len(tuple(leaves[0].shape)) == 2:
+            if leaves and len(tuple(leaves[0].shape)) in (2, 3):
                 self.kept.append((self.current_step(), self.adapter.detach(leaves[0])))
         except Exception as error:         # never break the user's forward pass
             self.on_error(error)
@@ -81,7 +91,8 @@ class TargetValuesInFeatures:
                 best = best_matching_column(np.asarray(self.adapter.to_numpy(table)),
                                             np.asarray(self.adapter.to_numpy(target)))
                 if best is not None:
-                    found.append((int(step), int(table.shape[0]), *best))
+                    found.append((int(step), int(table.shape[0]),
+                                  [int(n) for n in table.shape[1:]], *best))
             if found or not self.observed.target_value_matches:
                 self.observed.target_value_matches = found
         except Exception as error:
