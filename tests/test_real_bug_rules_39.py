@@ -5,12 +5,12 @@
 Planted: the reports' cases (a loss assigned, not added, over a batch's images; a clip
 after the step), and more of each family: a per-time-step loss assigned in a loop over an
 RNN cell, or over the time steps of one forward's output, a backward() reached by one
-micro-batch in four, a clip by value after the step. Silent: the fixed twins, and healthy loops that look alike: a metric computed
-with a loss function beside the trained loss, the best of several losses scored on one
-output, a detached forward pass for a target, a validation forward in eval mode with
-gradients on, every micro-batch back-propagated, a clip before the step, a zero_grad()
-that fills zeros before watch's step(), and a second network's backward into the watched
-one's gradients after its step.
+micro-batch in four, a clip by value after the step. Silent: the fixed twins, and healthy
+loops that look alike: a metric computed with a loss function beside the trained loss,
+the best of several losses scored on one output, a detached forward pass for a target, a
+validation forward in eval mode with gradients on, every micro-batch back-propagated, a
+clip before the step, a zero_grad() that fills zeros before watch's step(), and a second
+network's backward into the watched one's gradients after its step.
 """
 import pytest
 

@@ -8,7 +8,7 @@ only the last piece trains; written with the backward inside an ``if`` that is t
 one micro-batch in four, three in four are thrown away. Nothing fails: the model still
 learns, from a fraction of its data, with a batch of one's noisy steps.
 
-What it sees (torch, the first ``OBSERVED_STEPS`` recorded steps with a training loss call):
+What it sees (torch, the first ``OBSERVED_STEPS`` recorded steps):
 - every forward pass of the model in training mode with gradients on (one forward hook);
 - every call of a loss module outside the model, or of a loss function (the calls the
   monitor's loss capture already sees), in training mode, whose input requires a
@@ -61,12 +61,13 @@ class DiscardedLosses:
         if self._handle is not None:
             self._handle.remove()
             self._handle = None
-        if self._step is not None and self._calls:
-            reached = sum(1 for cell in self._calls if cell[0])
-            self.observed.discarded_losses.append(
-                (self._step, self._forwards, len(self._calls), reached, self._produced,
-                 sum(cell[1] for cell in self._calls)))
-            self.steps_read += 1
+        if self._step is not None:
+            self.steps_read += 1        # read or not, a recorded step gone (a loss computed
+            if self._calls:             # inside the model is never seen: stop looking)
+                reached = sum(1 for cell in self._calls if cell[0])
+                self.observed.discarded_losses.append(
+                    (self._step, self._forwards, len(self._calls), reached, self._produced,
+                     sum(cell[1] for cell in self._calls)))
         self._step, self._calls = None, []
 
     def _on_forward(self, module, inputs, output):

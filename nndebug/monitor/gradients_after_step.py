@@ -72,6 +72,7 @@ class GradientsAfterStep:
             return
         step, params, grads, before = self._kept
         self._kept = None
+        self.followed += 1
         try:
             held = [i for i, (p, g) in enumerate(zip(params, grads)) if p.grad is g]
             if held:
@@ -79,7 +80,6 @@ class GradientsAfterStep:
                 index = torch.tensor(held, device=before.device)
                 self.compared.append((step, before.index_select(0, index),
                                       _norms([grads[i] for i in held])))
-                self.followed += 1
         except Exception as error:
             self.enabled = False
             self.on_error(error)
