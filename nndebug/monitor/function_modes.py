@@ -5,6 +5,9 @@ and ``graph_growth``). Popping a mode that is not on top of the stack would remo
 else's (a mode the user, or another library, pushed after ours). So a mode is *retired*
 instead: it stops measuring (``active = False``) and waits in ``stale`` until it is on top
 again, when ``drop_stale`` pops it. While one waits, its owner pushes no new one.
+
+``backward_mode`` is the mode two observers push to see ``loss.backward()`` before it runs
+(``policy_gradient_terms``, ``near_zero_divisors``): the graph's saved tensors are freed by it.
 """
 
 
@@ -38,3 +41,20 @@ def top_mode():
     import torch
     depth = torch._C._len_torch_function_stack()
     return torch._C._get_function_stack_at(depth - 1) if depth else None
+
+
+def backward_mode(on_backward):
+    """A torch function mode that hands each ``Tensor.backward``'s tensor to
+    ``on_backward`` before the backward runs, and lets every call through unchanged."""
+    import torch
+    from torch.overrides import TorchFunctionMode
+
+    class BackwardMode(TorchFunctionMode):
+        active = True
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if self.active and func is torch.Tensor.backward and args:
+                on_backward(args[0])
+            return func(*args, **(kwargs or {}))
+
+    return BackwardMode()

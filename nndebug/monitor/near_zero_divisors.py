@@ -29,7 +29,7 @@ on every torch call (a type check each) and one bounded walk of the loss's graph
 """
 from .function_modes import OwnedModes
 from .graph_walks import FirstStepsReader, nodes_under
-from .policy_gradient_terms import _backward_mode   # the mode that sees loss.backward()
+from .function_modes import backward_mode   # the mode that sees loss.backward()
 
 SCAN_STEPS = 3          # [design] recorded steps whose loss graph is looked at for a quotient
 MEASURED_STEPS = 3      # [design] recorded steps whose divisors are kept, once one is seen
@@ -70,7 +70,7 @@ class NearZeroDivisors:
                 return
             self._step, self._read_this_step = int(step), False
             self.measured += 1             # counted when armed: a loop whose backward the
-            self.modes.push(_backward_mode(self._on_backward))   # mode never sees stops too
+            self.modes.push(backward_mode(self._on_backward))   # mode never sees stops too
         except Exception as error:     # no mode: nothing is read, the step runs as ever
             self.enabled = False
             self.on_error(error)

@@ -50,7 +50,7 @@ weight and entropy gradient found (a host read each, on a handful of steps only)
 """
 import functools
 
-from .function_modes import OwnedModes
+from .function_modes import OwnedModes, backward_mode
 
 STEPS_MEASURED = 6        # [design] recorded steps read (as loss_reductions.py): the loop's
                           # habit, not one step
@@ -111,7 +111,7 @@ class PolicyGradientTerms:
             if self.modes.stale:
                 return
             self._step, self._backwards = int(step), 0
-            self.modes.push(_backward_mode(self._on_backward))
+            self.modes.push(backward_mode(self._on_backward))
         except Exception as error:     # no mode: nothing is read, the step runs as ever
             self.enabled = False
             self.on_error(error)
@@ -193,23 +193,6 @@ class PolicyGradientTerms:
                     stack.append(child)
         return "model" if reaches_model else "other"
 
-
-
-def _backward_mode(on_backward):
-    """A torch function mode that hands each ``Tensor.backward``'s tensor to
-    ``on_backward`` before the backward runs, and lets every call through unchanged."""
-    import torch
-    from torch.overrides import TorchFunctionMode
-
-    class BackwardMode(TorchFunctionMode):
-        active = True
-
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            if self.active and func is torch.Tensor.backward and args:
-                on_backward(args[0])
-            return func(*args, **(kwargs or {}))
-
-    return BackwardMode()
 
 
 def _products(root):
