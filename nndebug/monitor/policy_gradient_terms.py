@@ -100,9 +100,9 @@ class PolicyGradientTerms:
             self.on_error(error)
 
     def arm(self, step):
-        """A recorded step begins: on the first STEPS_MEASURED after a policy-gradient loss
-        was seen, a mode that sees ``loss.backward()`` called (the graph's saved tensors are
-        still there then)."""
+        """A recorded step begins: on the first STEPS_MEASURED recorded steps after a
+        policy-gradient loss was seen, a mode that sees ``loss.backward()`` called (the
+        graph's saved tensors are still there then)."""
         if not self.enabled or not self.wanted or self.measured >= STEPS_MEASURED or \
                 step is None:
             return
@@ -112,6 +112,9 @@ class PolicyGradientTerms:
                 return
             self._step, self._backwards = int(step), 0
             self.modes.push(backward_mode(self._on_backward))
+            self.measured += 1     # counted when armed: a loop whose backward the mode
+                                   # never sees (torch.autograd.backward(loss)) is not
+                                   # armed on every recorded step of the run
         except Exception as error:     # no mode: nothing is read, the step runs as ever
             self.enabled = False
             self.on_error(error)
@@ -127,8 +130,6 @@ class PolicyGradientTerms:
         if self._step is None or getattr(loss, "grad_fn", None) is None or \
                 self._backwards >= BACKWARDS_PER_STEP:
             return
-        if self._backwards == 0:
-            self.measured += 1
         self._backwards += 1               # a critic's backward may come first: read a few
         step = self._step
         try:
