@@ -121,6 +121,42 @@ def test_labels_given_to_forward_are_read_too(fixed):
     assert (MASKED in _problems(mon)) is not fixed
 
 
+class _Denoiser(nn.Module):
+    """BART's objective on a small scale: the encoder reads the masked text, the decoder
+    writes all of it, fed the text shifted right (one embedding for both)."""
+
+    def __init__(self, vocab, dim=48):
+        super().__init__()
+        self.embed = nn.Embedding(vocab + 1, dim)        # + a start id
+        self.encoder = nn.GRU(dim, dim, batch_first=True)
+        self.decoder = nn.GRU(dim, dim, batch_first=True)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, source, decoder_inputs):
+        _, state = self.encoder(self.embed(source))
+        return self.head(self.decoder(self.embed(decoder_inputs), state)[0])
+
+
+def test_an_encoder_decoder_denoiser_writing_every_token_is_silent():
+    torch.manual_seed(0)
+    ids, vocab = characters()
+    model = _Denoiser(vocab + 1)                           # + [MASK]
+    optimizer = torch.optim.Adam(model.parameters(), lr=5e-3)
+    g = torch.Generator().manual_seed(0)
+    with nd.watch(model, optimizer) as mon:
+        for window in text_windows(ids, STEPS, length=30):
+            source, labels = mlm_copies.masked_batch(window, vocab, False, g)   # all labels
+            start = torch.full_like(labels[:, :1], vocab + 1)
+            decoder_inputs = torch.cat([start, labels[:, :-1]], dim=1)
+            optimizer.zero_grad()
+            logits = model(source, decoder_inputs)
+            loss = F.cross_entropy(logits.transpose(1, 2), labels)
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    assert MASKED not in _problems(mon)
+
+
 def test_visible_share_counts_read_positions_and_the_corruption_id():
     ids = np.array([[5, 9, 7, 9], [1, 2, 9, 4]])
     targets = np.array([[5, 6, 7, 8], [1, 2, 3, -100]])
@@ -228,6 +264,48 @@ def test_a_cls_pooled_encoder_without_positions_is_named():
     _, vocab = characters()
     mon = _train_next_character(_ClsPooled(vocab), False)
     assert ORDER in _problems(mon)
+
+
+class _PaddedClassifier(nn.Module):
+    """Padded lines, a key padding mask, the real tokens' outputs averaged; sinusoidal
+    positions computed in forward (no tensor to find: the shuffle decides) or none."""
+
+    def __init__(self, vocab, positions, dim=32):
+        super().__init__()
+        self.positions = positions
+        self.embed = nn.Embedding(vocab, dim, padding_idx=0)
+        layer = nn.TransformerEncoderLayer(dim, 4, 64, dropout=0.0, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, 1, enable_nested_tensor=False)
+        self.head = nn.Linear(dim, 2)
+
+    def forward(self, input_ids, attention_mask):
+        x = self.embed(input_ids)
+        if self.positions:
+            x = x + no_positions.sinusoids(input_ids.shape[1], x.shape[-1])
+        hidden = self.encoder(x, src_key_padding_mask=attention_mask == 0)
+        kept = attention_mask[..., None].float()
+        return self.head((hidden * kept).sum(1) / kept.sum(1))
+
+
+@pytest.mark.parametrize("positions", [False, True])
+def test_a_padding_mask_moves_with_its_tokens(positions):
+    from benchmarks.real_bugs._common import padded_lines
+    torch.manual_seed(0)
+    lines, vocab = padded_lines()
+    labels = (lines[:, 0] % 2).long()
+    model = _PaddedClassifier(vocab, positions)
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    with nd.watch(model, optimizer) as mon:
+        for step in range(STEPS):
+            rows = torch.arange(16 * step, 16 * step + 16) % len(lines)
+            batch = lines[rows]
+            optimizer.zero_grad()
+            logits = model(input_ids=batch, attention_mask=(batch != 0).long())
+            loss = F.cross_entropy(logits, labels[rows])
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    assert (ORDER in _problems(mon)) is not positions
 
 
 def test_a_bag_of_words_model_has_no_attention_and_is_not_judged():

@@ -15,8 +15,8 @@ reads its own token), run on a private copy
 (invariance) or the same outputs moved with their tokens for one output per position
 (equivariance). Only models with an attention layer, a token embedding, and no positional
 tensor are tried (a bag-of-words model - embeddings averaged - is order-blind by design and
-has no attention layer), on calls whose other inputs of the ids' shape are constant along
-the sequence (a padding mask or position ids would move with nothing). Kept as
+has no attention layer). A 0/1 padding mask of the ids' shape moves with its tokens; a
+call with position ids (or anything else per position) is not read. Kept as
 ``run.observed.order_blind_outputs``: ``[(step, "pooled" | "per position", sequence
 length, largest change of the output, relative to its scale)]``, a row only when the
 output did not move.
@@ -66,9 +66,14 @@ def order_blind_row(call):
     ids = call.token_ids()
     if ids is None or ids.ndim != 2 or ids.shape[1] < ORDER_BLIND_MIN_LENGTH:
         return None
-    for other in call.other_tensors().values():
-        if not np.all(other == other[:, :1]):
-            return None                   # a padding mask or position ids: no clean shuffle
+    masks = {}
+    for place, other in call.other_tensors().items():
+        if np.all(other == other[:, :1]):
+            continue                      # the same for every position: nothing to move
+        if other.strides[0] == 0 or not np.isin(other, (0, 1)).all():
+            return None                   # position ids, or something per position: no
+                                          # shuffle tells what the model does with order
+        masks[place] = other              # a padding mask moves with its tokens
     length = ids.shape[1]
     # the tokens between the first and the last move one place on; the ends stay where
     # they are ([CLS] in front, an end token or a last-token summary at the back)
@@ -76,7 +81,9 @@ def order_blind_row(call):
     shuffled = ids[:, permutation]
     if np.array_equal(shuffled, ids):
         return None
-    plain, moved = call.rerun([ids, shuffled])
+    moved_inputs = {call.where: shuffled}
+    moved_inputs.update({place: mask[:, permutation] for place, mask in masks.items()})
+    plain, moved = call.rerun([ids, moved_inputs])
     if plain is None or moved is None or plain.shape != moved.shape or len(plain) < 2:
         return None
     scale = float(np.abs(plain).max())

@@ -104,18 +104,29 @@ class FirstTokenCall:
                 found[place] = np.broadcast_to(array, tuple(ids.shape))
         return found
 
-    def rerun(self, edited_ids, seed=0):
+    def rerun(self, edits, seed=0):
         """[first float output as float64 host array] of a private copy of the model run
-        on the kept call with each of ``edited_ids`` (host arrays) as its token ids."""
+        on the kept call once per edit: an edit is the token ids to use (a host array), or
+        ``{place: host array}`` for several of the call's tensors (the ids' place is
+        ``self.where``; places as ``other_tensors`` names them)."""
         import torch
         work = self.adapter.private_copy(np.float64)
         work.model.eval()
-        original = self._get(self.args, self.kwargs)
         outputs = []
         with self.adapter.forked_rng(seed) as replay, torch.no_grad():
-            for ids in edited_ids:
-                tensor = torch.as_tensor(ids, dtype=original.dtype, device=original.device)
-                args, kwargs = self._put(tensor)
+            for edit in edits:
+                if not isinstance(edit, dict):
+                    edit = {self.where: edit}
+                args, kwargs = list(self.args), dict(self.kwargs)
+                for place, array in edit.items():
+                    original = self._get(self.args, self.kwargs, place)
+                    tensor = torch.as_tensor(np.ascontiguousarray(array), dtype=original.dtype,
+                                             device=original.device)
+                    kind, key = place
+                    if kind == "arg":
+                        args[key] = tensor
+                    else:
+                        kwargs[key] = tensor
                 replay()
                 outputs.append(_first_float(work.model(*args, **kwargs)))
         return outputs
@@ -123,15 +134,6 @@ class FirstTokenCall:
     def _get(self, args, kwargs, place=None):
         kind, key = place or self.where
         return args[key] if kind == "arg" else kwargs[key]
-
-    def _put(self, ids):
-        kind, key = self.where
-        args, kwargs = list(self.args), dict(self.kwargs)
-        if kind == "arg":
-            args[key] = ids
-        else:
-            kwargs[key] = ids
-        return tuple(args), kwargs
 
 
 def _bool_dtype():

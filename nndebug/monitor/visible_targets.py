@@ -17,7 +17,10 @@ target at most positions, and where it does not, one single id stands in the inp
 corruption id), an id the targets never hold. A healthy masked LM reads its labels where
 the input is that id (BERT's 80/10/10 leaves the label visible at about a tenth); a causal
 LM's targets are the next tokens (equal to the input only where a token repeats); an
-autoencoder without corruption has no such id (and is TARGETS_IN_INPUTS' to judge).
+autoencoder without corruption has no such id (and is TARGETS_IN_INPUTS' to judge); and a
+step where another lookup is the targets shifted right by one (a decoder's input) is an
+encoder-decoder's: a BART-style denoiser reads the corrupted text in its encoder and
+writes all of it, one step behind, by design.
 
 What it keeps (torch or minigrad, training lookups of token embeddings): a detached
 reference to the ids of the first ``LOOKUPS_KEPT`` lookups (each hook removes itself after
@@ -35,6 +38,9 @@ from .token_id_shares import token_embeddings
 LOOKUPS_KEPT = 4           # [design] training lookups kept per embedding (the first steps
                            # show how the labels were made; an encoder-decoder looks up twice)
 DEFAULT_IGNORE_INDEX = -100   # [convention] torch's cross_entropy / nll_loss default
+TEACHER_FORCED_SHARE = 0.9    # [design] a lookup equal to the targets shifted right by one at
+                              # this share of positions is a decoder's input (as the offset
+                              # measure of the dependency probes asks of an alignment)
 
 
 class VisibleTargets:
@@ -85,18 +91,37 @@ class VisibleTargets:
             ignored = {call.step: call.ignore_index for call in self.observed.loss_calls
                        if getattr(call, "ignore_index", None) is not None}
             found = []
-            for step, ids in self.kept:
+            for step in sorted({step for step, _ in self.kept}):
                 if step not in targets:
                     continue
-                row = visible_share(np.asarray(self.adapter.to_numpy(ids)),
-                                    np.asarray(self.adapter.to_numpy(targets[step])),
-                                    ignored.get(step, DEFAULT_IGNORE_INDEX))
-                if row is not None:
-                    found.append((step, *row))
+                wanted = np.asarray(self.adapter.to_numpy(targets[step]))
+                ignore = ignored.get(step, DEFAULT_IGNORE_INDEX)
+                lookups = [np.asarray(self.adapter.to_numpy(ids))
+                           for seen, ids in self.kept if seen == step]
+                if any(teacher_forced(ids, wanted, ignore) for ids in lookups):
+                    continue              # a decoder reads these targets: a seq2seq task
+                for ids in lookups:
+                    row = visible_share(ids, wanted, ignore)
+                    if row is not None:
+                        found.append((step, *row))
             if found or not self.observed.visible_targets:
                 self.observed.visible_targets = found
         except Exception as error:
             self.on_error(error)
+
+
+def teacher_forced(ids, targets, ignore_index):
+    """True when ``ids`` are the targets shifted right by one (ids[:, t] == targets[:, t - 1]
+    at ``TEACHER_FORCED_SHARE`` of the read positions): a decoder's inputs. An encoder-
+    decoder denoiser (BART) reads a corrupted copy of its targets in the encoder on
+    purpose; its decoder shows the task is to write them, one step behind."""
+    if ids.ndim != 2 or ids.dtype.kind not in "iu" or targets.size != ids.size:
+        return False
+    targets = targets.reshape(ids.shape)
+    read = (targets[:, :-1] != ignore_index) & (targets[:, :-1] >= 0)
+    if not read.any():
+        return False
+    return float((ids[:, 1:] == targets[:, :-1])[read].mean()) >= TEACHER_FORCED_SHARE
 
 
 def visible_share(ids, targets, ignore_index):
