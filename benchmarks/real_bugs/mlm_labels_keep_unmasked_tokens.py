@@ -17,6 +17,8 @@ Measured (200 steps, seed 0; the masked characters of 256 held-out windows): bug
 training loss 0.28 (mostly copying), masked-character accuracy 0.48, loss 1.70; fixed:
 last training loss 1.66, masked accuracy 0.52, loss 1.58. The harm is mild at this size:
 the copying positions are learnt fast, then weigh little in the gradient.
+Named by LOSS_READS_UNMASKED_TOKENS (monitor/visible_targets.py: 85% of the positions the loss
+reads show their label in the input; the [MASK] id stands at the rest).
 """
 import torch
 from torch import nn

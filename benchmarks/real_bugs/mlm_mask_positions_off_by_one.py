@@ -16,6 +16,8 @@ characters masked. Fix: shift the chosen positions by the [CLS] in front.
 Measured (200 steps, seed 0, then the masked characters of 256 held-out windows scored at
 their own positions): bug: last training loss 0.38 (it copies), masked-character accuracy
 0.25; fixed: last training loss 1.66, masked-character accuracy 0.53.
+Named by LOSS_READS_UNMASKED_TOKENS (monitor/visible_targets.py: the positions read are the
+ones before the masks, their labels in plain view).
 """
 import torch
 from torch import nn

@@ -11,9 +11,10 @@ to copy from them and the training loss hides that it cannot predict a document 
 
 The restarts are read from the first training call's inputs: a tensor of the token ids'
 shape whose rows count 0, 1, 2, ... and start again at 0 inside the row (position ids per
-document). Then the tokens before each row's first restart are moved one place on
-(a row of one repeated token is left out), the call run again on a private copy (``token_reruns.py``), and the outputs at and
-after the restart compared: they must not move. Kept as
+document). Then the tokens before each row's first restart are moved one place on (a row
+of one repeated token is left out), the call run again on a private copy
+(``token_reruns.py``), and the outputs at and after the restart compared: they must not
+move. Kept as
 ``run.observed.cross_document_reads``: ``[(step, rows with a restart, of them rows whose
 later document moved, largest change relative to the output's scale)]``, a row only when
 some later document moved.
