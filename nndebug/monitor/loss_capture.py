@@ -92,6 +92,9 @@ class LossCapture:
             return
         if not getattr(output, "requires_grad", False):
             return                # an evaluation loss (no graph): not what is trained
+        if _size(output) == 0:
+            return                # a loss over no rows (a batch without positives): it shows
+                                  # nothing, and a later call of the step may
         self.call = (name, self.adapter.detach(output),
                      self.adapter.detach(target) if self.adapter.is_tensor(target) else None)
         self.options = {**(options or {}), "viewed_from": viewed_from(output)}
@@ -101,7 +104,7 @@ class LossCapture:
         if self.call is not None or not self.adapter.is_tensor(loss):
             return
         found = loss_inputs_from_graph(self.adapter.framework, loss)
-        if found is not None:
+        if found is not None and _size(found[1]) > 0:
             name, output, target = found
             self.call = (name, self.adapter.detach(output),
                          self.adapter.detach(target) if self.adapter.is_tensor(target) else None)

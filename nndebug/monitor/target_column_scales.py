@@ -58,6 +58,9 @@ class TargetColumnScales:
             if len(shape) < 2 or not 2 <= shape[-1] <= MAX_COLUMNS or \
                     tuple(prediction.shape) != shape:
                 return             # one output, many columns, or broadcast (another rule)
+            if np.prod(shape[:-1]) < 2:
+                return             # fewer than two rows (the positives of a batch that has
+                                   # none): no spread to read
             self.kept.append((self.current_step(), name, self.adapter.detach(target)))
         except Exception as error:  # never break the user's step
             self.on_error(error)
