@@ -1,0 +1,115 @@
+"""The DQN's periodic target-network update copies the target network into ITSELF,
+``target.load_state_dict(target.state_dict())``, instead of copying the online network in.
+The target network keeps its random initial weights for the whole run, so every bootstrap
+``r + gamma * max Q_target(s', a')`` reads noise: values never propagate beyond one step,
+and the agent learns only what pays at once.
+
+Reported: "目标网络更新bug" ("target network update bug") -
+https://github.com/thesouther/MARL/issues/8 (QMIX's policy.py updates its target with
+``self.target_qmix_net.load_state_dict(self.target_qmix_net.state_dict())``; the reporter:
+the argument should be ``eval_qmix_net``; the author: "yes, updated"). Here a DQN on a
+chain of 8x8 digits: naming the digit pays 0.5 and shows the next digit, a wrong name ends
+the episode, and an eleventh action, "cash out", pays 1 and ends it (episodes are cut at 20
+steps). Naming digits is worth about 4 for an agent that looks ahead, cashing out 1; an
+agent whose bootstrap reads noise sees naming as worth ~0.5 + noise and cashes out at once.
+32 environments step together, a replay buffer, one update of a 128-transition batch per
+step, epsilon decaying from 1 to 0.05, the target synced every 25 steps. Fix:
+``target.load_state_dict(online.state_dict())``.
+
+Measured (300 steps, greedy return over 256 test episodes): the bug's agent returns 1.0
+(it cashes out on the first digit), the fixed twin 4.8.
+"""
+import copy
+
+import numpy as np
+import torch
+from torch import nn
+
+import nndebug as nd
+from benchmarks.real_bugs._common import classification
+
+TITLE = "目标网络更新bug (target network update bug)"
+LINK = "https://github.com/thesouther/MARL/issues/8"
+EXPECTED = ("TARGET_NETWORK_NEVER_SYNCED",)
+STEPS = 300
+ENVS, BATCH, GAMMA, HORIZON, SYNC_EVERY = 32, 128, 0.9, 20, 25
+NAME_REWARD, CASH_OUT, CASH_REWARD = 0.5, 10, 1.0
+LR = 3e-3
+
+
+class DigitChain:
+    """ENVS chains stepped together: (states, rewards, ended) per step."""
+
+    def __init__(self, x, y, rng):
+        self.x, self.y, self.rng = x, y, rng
+        self.rows = torch.from_numpy(rng.integers(0, len(x), ENVS))
+        self.clock = np.zeros(ENVS, dtype=np.int64)
+
+    def states(self):
+        return self.x[self.rows]
+
+    def step(self, actions):
+        named = actions == self.y[self.rows]
+        cashed = actions == CASH_OUT
+        rewards = torch.where(cashed, CASH_REWARD, torch.where(named, NAME_REWARD, 0.0))
+        self.clock += 1
+        ended = ~named | cashed
+        cut = torch.from_numpy(self.clock >= HORIZON)
+        fresh = torch.from_numpy(self.rng.integers(0, len(self.x), ENVS))
+        self.rows = fresh                      # the next digit (or a new episode's first)
+        self.clock[(ended | cut).numpy()] = 0
+        return rewards, ended
+
+
+def greedy_return(model, x, y, episodes=256, seed=1):
+    rng = np.random.default_rng(seed)
+    rows = torch.from_numpy(rng.integers(0, len(x), (episodes, HORIZON)))
+    total, alive = torch.zeros(episodes), torch.ones(episodes, dtype=torch.bool)
+    with torch.no_grad():
+        for t in range(HORIZON):
+            actions = model(x[rows[:, t]]).argmax(1)
+            named = actions == y[rows[:, t]]
+            cashed = actions == CASH_OUT
+            total += alive * torch.where(cashed, CASH_REWARD, torch.where(named, NAME_REWARD, 0.0))
+            alive &= named & ~cashed
+    return total.mean().item()
+
+
+def run(fixed=False, steps=STEPS, **watch):
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    x, y = classification()
+    online = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 11))
+    target = copy.deepcopy(online)
+    optimizer = torch.optim.Adam(online.parameters(), lr=LR)
+    env = DigitChain(x, y, rng)
+    buffer = {"s": [], "a": [], "r": [], "s2": [], "end": []}
+    with nd.watch(online, optimizer, **watch) as mon:
+        for step in range(steps):
+            states = env.states()
+            epsilon = max(0.05, 1.0 - step / (0.5 * steps))
+            with torch.no_grad():
+                actions = online(states).argmax(1)
+            explore = torch.from_numpy(rng.random(ENVS) < epsilon)
+            actions = torch.where(explore, torch.from_numpy(rng.integers(0, 11, ENVS)), actions)
+            rewards, ended = env.step(actions)
+            for key, value in zip(buffer, (states, actions, rewards, env.states(), ended)):
+                buffer[key].append(value)
+            pool = {key: torch.cat(value) for key, value in buffer.items()}
+            pick = torch.from_numpy(rng.integers(0, len(pool["a"]), BATCH))
+            with torch.no_grad():
+                ahead = target(pool["s2"][pick]).max(1).values
+                goal = pool["r"][pick] + GAMMA * ahead * (~pool["end"][pick]).float()
+            chosen = online(pool["s"][pick]).gather(1, pool["a"][pick].unsqueeze(1)).squeeze(1)
+            loss = nn.functional.smooth_l1_loss(chosen, goal)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+            if (step + 1) % SYNC_EVERY == 0:
+                if fixed:
+                    target.load_state_dict(online.state_dict())
+                else:
+                    target.load_state_dict(target.state_dict())   # BUG: copies itself
+    mon.final_return = greedy_return(online, x, y)
+    return mon
