@@ -370,3 +370,35 @@ def test_a_causal_lm_with_one_document_per_row_is_silent():
             optimizer.step()
             mon.step(loss)
     assert not _problems(mon) & {PACKED, ORDER}
+
+
+class _LossFirst(nn.Module):
+    """Returns (loss, logits), the loss first, and will not run in float64 when asked for
+    a second opinion: the checks say nothing (no MONITOR_ERROR either)."""
+
+    def __init__(self, vocab, dim=32):
+        super().__init__()
+        self.inner = _OnTheFlyPositions(vocab, dim, positions=False)
+
+    def forward(self, ids):
+        if next(self.parameters()).dtype != torch.float32:
+            raise RuntimeError("float32 only")
+        logits = self.inner(ids)
+        return logits.logsumexp(-1).mean(), logits
+
+
+def test_a_model_the_private_copy_cannot_run_leaves_no_finding_and_no_error():
+    torch.manual_seed(0)
+    ids, vocab = characters()
+    model = _LossFirst(vocab)
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    with nd.watch(model, optimizer) as mon:
+        for window in text_windows(ids, STEPS, length=12):
+            optimizer.zero_grad()
+            _, logits = model(window[:, :-1])
+            loss = F.cross_entropy(logits.transpose(1, 2), window[:, 1:])
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    codes = {f.code for f in mon.findings()}
+    assert ORDER not in codes and "MONITOR_ERROR" not in codes

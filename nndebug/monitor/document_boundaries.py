@@ -69,7 +69,10 @@ def cross_document_row(call):
     packed = [row for row in packed if not np.array_equal(edited[row], ids[row])]
     if not packed:
         return None
-    plain, moved = call.rerun([ids, edited])
+    outputs = call.rerun([ids, edited])
+    if outputs is None:
+        return None
+    plain, moved = outputs
     if plain is None or moved is None or plain.shape != moved.shape or \
             plain.ndim < 2 or plain.shape[1] != ids.shape[1]:
         return None                       # no output per position to compare

@@ -83,8 +83,12 @@ def order_blind_row(call):
         return None
     moved_inputs = {call.where: shuffled}
     moved_inputs.update({place: mask[:, permutation] for place, mask in masks.items()})
-    plain, moved = call.rerun([ids, moved_inputs])
-    if plain is None or moved is None or plain.shape != moved.shape or len(plain) < 2:
+    outputs = call.rerun([ids, moved_inputs])
+    if outputs is None:
+        return None
+    plain, moved = outputs
+    if plain is None or moved is None or plain.shape != moved.shape or plain.ndim == 0 or \
+            len(plain) < 2:
         return None
     scale = float(np.abs(plain).max())
     if scale == 0 or not np.isfinite(scale) or \

@@ -108,7 +108,15 @@ class FirstTokenCall:
         """[first float output as float64 host array] of a private copy of the model run
         on the kept call once per edit: an edit is the token ids to use (a host array), or
         ``{place: host array}`` for several of the call's tensors (the ids' place is
-        ``self.where``; places as ``other_tensors`` names them)."""
+        ``self.where``; places as ``other_tensors`` names them). None when the copy cannot
+        run them (a model that will not take float64, or these inputs): nothing to say, as
+        the dependency probes say nothing of inputs they cannot handle."""
+        try:
+            return self._rerun(edits, seed)
+        except Exception:
+            return None
+
+    def _rerun(self, edits, seed):
         import torch
         work = self.adapter.private_copy(np.float64)
         work.model.eval()
