@@ -12,9 +12,12 @@ docstring) as a small torch script, with its fixed twin. Both are trained under
 
 Printed: one markdown row per case, then the totals.
 Run: python -m benchmarks real_bugs, or python -m benchmarks.bench_real_bugs [--every]
-[NAME ...] (--every: overhead=None, every step recorded in detail, instead of watch's
-defaults; NAME: only these cases).
+[--shift-seeds=N] [NAME ...] (--every: overhead=None, every step recorded in detail,
+instead of watch's defaults; --shift-seeds=N: every seed a case sets is moved by N - other
+data orders, initial weights, noise - so a verdict that holds for one lucky draw only
+shows; NAME: only these cases).
 """
+import contextlib
 import sys
 import time
 import warnings
@@ -50,12 +53,37 @@ def _unique(codes):
     return ", ".join(dict.fromkeys(codes)) or "-"
 
 
+@contextlib.contextmanager
+def shifted_seeds(offset):
+    """Every integer seed the cases set - ``torch.manual_seed``, ``numpy.random.seed``,
+    ``numpy.random.default_rng`` - moved by ``offset`` while inside (0: left as it is). The
+    cases' own draws change; what each case does, and its fix, do not."""
+    if not offset:
+        yield
+        return
+    import numpy as np
+    import torch
+    originals = torch.manual_seed, np.random.seed, np.random.default_rng
+
+    def moved(seed):
+        return seed + offset if isinstance(seed, int) and not isinstance(seed, bool) else seed
+    torch.manual_seed = lambda seed: originals[0](moved(int(seed)))
+    np.random.seed = lambda seed=None: originals[1](moved(seed))
+    np.random.default_rng = lambda seed=None, *args, **kwargs: \
+        originals[2](moved(seed), *args, **kwargs)
+    try:
+        yield
+    finally:
+        torch.manual_seed, np.random.seed, np.random.default_rng = originals
+
+
 def main(argv=()):
     import torch
     from benchmarks.real_bugs import cases
 
     watch = {"overhead": None} if "--every" in argv else {}
     names = [a for a in argv if not a.startswith("--")]
+    shift = next((int(a.split("=", 1)[1]) for a in argv if a.startswith("--shift-seeds=")), 0)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     totals = {"detected": 0, "wrong cause": 0, "missed": 0, "missed (info)": 0,
@@ -66,7 +94,8 @@ def main(argv=()):
     try:
         chosen = [c for c in cases() if not names or c.__name__.rsplit(".", 1)[-1] in names]
         for case in chosen:
-            verdict, codes, fixed_codes, seconds = score(case, **watch)
+            with shifted_seeds(shift):
+                verdict, codes, fixed_codes, seconds = score(case, **watch)
             totals[verdict] += 1
             totals["false alarm"] += bool(fixed_codes)
             name = case.__name__.rsplit(".", 1)[-1]
@@ -79,7 +108,8 @@ def main(argv=()):
     print(f"\n{n} reports: detected {totals['detected']}, wrong cause {totals['wrong cause']}, "
           f"missed {totals['missed'] + totals['missed (info)']} (named only as info: "
           f"{totals['missed (info)']}); false alarms on the {n} fixed twins: "
-          f"{totals['false alarm']}  ({'every step recorded' if watch else 'watch defaults'})")
+          f"{totals['false alarm']}  ({'every step recorded' if watch else 'watch defaults'}"
+          f"{f', seeds shifted by {shift}' if shift else ''})")
     return totals
 
 
