@@ -26,6 +26,12 @@ DIVERGE_RISE = 0.5            # last window above best by half the ground gained
 DIVERGE_REL = 0.25            # ... and by a quarter of the best value [measured]
 CHANCE_TOLERANCE = 0.05       # within 5% of ln(C): "at chance" [karpathy] ("verify loss @ init
                               # is -log(1/C)"; staying there means nothing was learned)
+CHANCE_MIN_GUESS_ENTROPY = 0.8  # [measured] a uniform guess: the softmax of the model's outputs
+                              # keeps at least 80% of ln(C) of entropy per row. Classifiers stuck at
+                              # chance (labels_shuffled_separately, image_files_listed_unsorted,
+                              # weight_decay_passed_as_learning_rate) keep 0.998; a 2-D flow's
+                              # samples that converged to a KL of ln(2) (flow_log_det_sign_flipped's
+                              # fixed twin, seeds shifted by 1000) read as 0.51 to 0.68
 OSCILLATION_WINDOW = 9        # [design] running median width (steps, odd) the swings are measured around
 OSCILLATION_AMPLITUDE = 0.2   # [measured] spread around it above 20% of the starting loss;
                               # healthy digits runs reach ~8% at batch 16 (21 configurations)
@@ -126,13 +132,43 @@ def batch_size(ctx):
 
 
 def at_chance(ctx):
-    """Whether a classifier's loss ends at ln(C) and never got clearly below it."""
+    """Whether a classifier's loss ends at ln(C), stayed there through the run's last fifth,
+    never got clearly below it, and its outputs are a near-uniform guess.
+
+    The last window alone is a tenth as many steps as the last fifth: a loss still falling
+    through ln(C) can pass it in that one window (an SSD-like loss of 3 outputs, falling
+    from 7.3, had its last window at 1.11 and its last fifth at 1.54). And C is read off
+    the output's width, which any model with C outputs has: ln(C) is a classifier's chance
+    level only when its outputs, read as class scores, are nearly uniform
+    (``guess_entropy``)."""
     s = ctx.summary
     if s is None or not ctx.enough_steps or ctx.classes is None or ctx.classes < 2:
         return False
     chance = math.log(ctx.classes)
     tol = CHANCE_TOLERANCE * chance
-    return abs(s["end"] - chance) <= tol and s["best"] >= chance - 2 * tol
+    if not (abs(s["end"] - chance) <= tol and abs(s["tail"] - chance) <= tol and
+            s["best"] >= chance - 2 * tol):
+        return False
+    entropy = guess_entropy(ctx)
+    return entropy is None or entropy >= CHANCE_MIN_GUESS_ENTROPY
+
+
+def guess_entropy(ctx):
+    """The entropy of the softmax of the model's recorded outputs, per row, as a share of
+    ln(C): the median over the records of the run's last half (None when none has a 2-D
+    finite output). A classifier at chance guesses uniformly, about 1; outputs that are
+    not class scores (a flow's samples, a box's coordinates) are far from uniform rows."""
+    records = [r for r in ctx.records[len(ctx.records) // 2:]
+               if r.output is not None and np.ndim(r.output) == 2 and r.output.shape[1] >= 2
+               and r.output.shape[0] > 0 and np.all(np.isfinite(r.output))]
+    shares = []
+    for r in records:
+        scores = r.output - r.output.max(axis=1, keepdims=True)
+        probs = np.exp(scores)
+        probs /= probs.sum(axis=1, keepdims=True)
+        entropy = -(probs * np.log(np.maximum(probs, 1e-300))).sum(axis=1).mean()
+        shares.append(float(entropy) / math.log(r.output.shape[1]))
+    return float(median(shares)) if shares else None
 
 
 def plateaued(ctx):
