@@ -275,6 +275,7 @@ ROW_LISTS += ("one_unit_softmaxes", "transposing_reshapes")   # real-bug batch 4
 ROW_LISTS += ("target_column_scales",)   # real-bug batch 42 (regression numerics)
 ROW_LISTS += ("near_zero_divisors",)   # real-bug batch 42 (percentage errors)
 ROW_LISTS += ("target_value_matches",)   # real-bug batch 42 (windows reading ahead)
+ROW_LISTS += ("pooled_log_probs", "ppo_ratios")   # real-bug batch 44 (policy-gradient losses)
 
 
 @dataclass
@@ -571,6 +572,15 @@ class Observed:
                                                           # column, rows where it equals the
                                                           # target)], first training batches
                                                           # (monitor/target_values_in_features.py)
+    pooled_log_probs: list = field(default_factory=list)  # [(step, log-probs pooled,
+                                                          # entries weighted)] of a
+                                                          # mean of log-probs times a
+                                                          # vector, first recorded steps
+                                                          # (monitor/pooled_log_probs.py)
+    ppo_ratios: list = field(default_factory=list)  # [(step, largest |ratio - 1|,
+                                                          # entries)] of PPO's ratios,
+                                                          # first recorded steps
+                                                          # (monitor/ppo_ratios.py)
 
     def to_dict(self):
         from dataclasses import asdict

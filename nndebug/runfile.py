@@ -1015,3 +1015,16 @@ class SavedRun:
     def __repr__(self):
         return (f"SavedRun({self.path!r}, {self.run.n_steps} steps, {len(self.run.records)} "
                 f"records, {len(self._findings)} findings)")
+
+
+def _pooled_log_probs(row):   # real-bug batch 44
+    step, pooled, weighted = row
+    return int(step), int(pooled), int(weighted)
+
+
+def _ppo_ratio(row):   # real-bug batch 44
+    step, distance, entries = row
+    return int(step), float(distance), int(entries)
+
+
+ROW_READERS.update(pooled_log_probs=_pooled_log_probs, ppo_ratios=_ppo_ratio)   # real-bug batch 44

@@ -162,6 +162,10 @@ from benchmarks.real_bugs import mape_loss_on_zero_targets as mape_zero  # noqa:
 PLANTED["LOSS_DIVIDED_BY_NEAR_ZERO"] = lambda: mape_zero.run(steps=12)   # batch 42
 from benchmarks.real_bugs import rolling_median_reads_next_row as median_ahead  # noqa: E402,E501
 PLANTED["FEATURE_HOLDS_TARGET_VALUES"] = lambda: median_ahead.run(steps=12)   # batch 42
+from benchmarks.real_bugs import reinforce_log_probs_averaged_before_weighting as pooled_lp  # noqa: E402,E501
+PLANTED["LOG_PROBS_POOLED_BEFORE_WEIGHTING"] = lambda: pooled_lp.run(steps=6)   # batch 44
+from benchmarks.real_bugs import ppo_ratio_against_its_own_detached_copy as ratio_one  # noqa: E402,E501
+PLANTED["PPO_RATIO_ALWAYS_ONE"] = lambda: ratio_one.run(steps=8)   # batch 44
 
 
 def _same(name, kept, loaded):

@@ -66,3 +66,17 @@ def test_a_loss_falling_through_ln_c_in_its_last_window_is_not_at_chance():
 @pytest.mark.parametrize("offset", [1000, 2000])
 def test_labels_shuffled_apart_stay_at_chance_under_other_seeds(offset):
     assert "LOSS_AT_CHANCE" in problems(findings("labels_shuffled_separately", False, offset))
+
+
+# --- LOSS_PLATEAU: a network trained in turns against another plays a game, not a descent -------
+@pytest.mark.parametrize("offset", [1000, 2000])
+def test_a_healthy_gan_discriminator_is_no_plateau(offset):
+    # its loss fell 16% to its best and climbed back as the generator learned: 1 to 4% from
+    # its start at the end
+    assert problems(findings("discriminator_steps_with_generator_loss_gradient", True,
+                             offset)) == []
+
+
+def test_the_discriminator_carrying_the_generators_gradient_is_still_named():
+    found = problems(findings("discriminator_steps_with_generator_loss_gradient", False, 1000))
+    assert "GRADIENT_CARRIED_FROM_OTHER_TURN" in found

@@ -18,6 +18,13 @@ step, epsilon decaying from 1 to 0.05, the target synced every 25 steps. Fix:
 
 Measured (300 steps, greedy return over 256 test episodes): the bug's agent returns 1.0
 (it cashes out on the first digit), the fixed twin 4.8.
+
+Why watch misses it: the target network is another module, which watch never sees; its
+outputs reach the loss as a constant target computed under no_grad. A target that never
+moves reads like a task whose values are bounded by one step's reward: the bug's TD targets
+stay within [0, 1], as a healthy agent's on a one-step task would. (The fixed twin's TD
+loss rises 3-fold as its targets spread out 2.5-fold with the values it learns: no
+divergence, see ``nndebug/rules/moving_targets.py``.)
 """
 import copy
 

@@ -86,6 +86,8 @@ from .token_id_shares import TokenIdShares   # real-bug batch 30
 from .propagation_matrices import PropagationMatrices   # real-bug batch 31
 from .squashed_batch_sums import SquashedBatchSums   # real-bug batch 31
 from .whole_batch_overlaps import WholeBatchOverlaps   # real-bug batch 38
+from .pooled_log_probs import PooledLogProbs   # real-bug batch 44
+from .ppo_ratios import PpoRatios   # real-bug batch 44
 from .ctc_blank_targets import CtcBlankTargets   # real-bug batch 38
 from .visible_targets import VisibleTargets   # real-bug batch 40
 from .sequence_reruns import SequenceReruns   # real-bug batch 40
@@ -162,6 +164,9 @@ class Around:
                                                  on_error)   # outputs in other units
         self.divisors = NearZeroDivisors(adapter, observed, on_error)   # |y - p| / |y|
         self.loss_graph.readers.append(self.divisors.in_loss)   # its scan of the loss graph
+        self.loss_graph.readers.append(PooledLogProbs(observed))   # mean(lp) * returns (batch 44)
+        self.ppo_ratios = PpoRatios(adapter, observed, on_error)   # exp(lp - old lp) (batch 44)
+        self.loss_graph.readers.append(self.ppo_ratios)   # its scan for a ratio
         self.target_values = TargetValuesInFeatures(adapter, observed, adapter.model,
                                                     current_step, on_error)   # y in x's rows
         self.token_ids = TokenIdShares(adapter, observed, current_step, on_error)   # <unk> share
@@ -204,6 +209,7 @@ class Around:
         self.armed = True
         self.policy_terms.arm(step)       # first: its mode lies under the forward's modes
         self.divisors.arm(step)           # so does this one (near_zero_divisors.py)
+        self.ppo_ratios.arm(step)         # and this one (ppo_ratios.py)
         self.losses.arm()
         self.structure.arm(step)
         self.layouts.arm(step)
@@ -264,6 +270,7 @@ class Around:
         self.reversed_steps.disarm()
         self.policy_terms.disarm()
         self.divisors.disarm()            # near_zero_divisors.py
+        self.ppo_ratios.disarm()          # ppo_ratios.py
         self.armed = False
 
     def _before_any(self, module, inputs):

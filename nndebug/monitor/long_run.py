@@ -93,6 +93,7 @@ CONTINUED += ("target_value_matches",)   # real-bug batch 42 (first training bat
 READ_ANEW = ("module_freeze_flags", "soft_target_rows", "repeated_modules", "lr_multipliers",
              "slow_group_weights")
 CONTINUED += ("discarded_losses", "gradients_after_step")   # real-bug batch 39 (loops)
+CONTINUED += ("pooled_log_probs", "ppo_ratios")   # real-bug batch 44 (first steps' loss graphs)
 
 
 class LongRun(Sink):

@@ -1,0 +1,43 @@
+"""Regression targets that move with training: a helper of the loss-curve rules, not a rule.
+
+A temporal-difference loss regresses the Q-network onto ``r + gamma * max Q_target(s')``,
+targets the run computes from its own (target) network: as the values propagate, each
+sync of the target network raises the targets, their spread grows, and the loss measured
+against them rises with them although nothing diverges (a healthy DQN's Huber loss rose
+3.2-fold while its targets' spread grew 2.5-fold, dqn_target_network_synced_from_itself's
+fixed twin). The loss's level is then no fixed objective, as a policy-gradient surrogate's
+is not. A regression on data has targets drawn from one fixed distribution: their spread
+per batch stays put, and a rising loss there still means divergence.
+
+Read from the loss calls the monitor keeps on recorded steps
+(``run.observed.loss_calls``: each call's smallest and largest target).
+"""
+import math
+
+import numpy as np
+
+from .context import judged_loss_calls
+
+MOVING_TARGETS_LOSSES = {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "mse_loss",
+                         "l1_loss", "smooth_l1_loss", "huber_loss"}
+MOVING_TARGETS_MIN_GROWTH = 1.5   # [design] the late calls' target spread over the early
+                                  # calls': batches of one fixed target distribution stay
+                                  # within a few tens of percent of each other (the digits'
+                                  # standardised values: the same spread every batch); the
+                                  # healthy DQN's grew 1.8-fold (median of its last 3 calls)
+MOVING_TARGETS_MIN_CALLS = 6      # [design] kept calls needed: an early half and a late three
+MOVING_TARGETS_LATE_CALLS = 3     # [design] the last calls whose median spread is the late one
+
+
+def targets_moved_up(ctx):
+    """Whether the regression loss's targets spread out during the run by at least
+    MOVING_TARGETS_MIN_GROWTH (the median spread of the last calls over that of the first
+    half of the calls): targets the run computes itself, whose loss level may rise."""
+    calls = [c for c in judged_loss_calls(ctx, MOVING_TARGETS_LOSSES)
+             if math.isfinite(c.target_min) and math.isfinite(c.target_max)]
+    if len(calls) < MOVING_TARGETS_MIN_CALLS:
+        return False
+    spreads = [c.target_max - c.target_min for c in calls]
+    early = float(np.median(spreads[:len(spreads) // 2]))
+    late = float(np.median(spreads[-MOVING_TARGETS_LATE_CALLS:]))
+    return early > 0 and late >= MOVING_TARGETS_MIN_GROWTH * early
