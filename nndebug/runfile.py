@@ -489,6 +489,20 @@ def _target_value_match(row):
 ROW_READERS.update(target_value_matches=_target_value_match)   # real-bug batch 42
 
 
+def _in_place_skip(row):
+    step, block, kind, activation = row
+    return int(step), str(block), str(kind), str(activation)
+
+
+def _shared_norm_site(row):
+    step, norm, calls, gap, ratio = row
+    return int(step), str(norm), int(calls), float(gap), float(ratio)
+
+
+ROW_READERS.update(in_place_skips=_in_place_skip,   # real-bug batch 43
+                   shared_norm_sites=_shared_norm_site)
+
+
 def _aliased_state_load(row):
     step, own, compared = row
     return int(step), int(own), int(compared)

@@ -162,6 +162,10 @@ from benchmarks.real_bugs import mape_loss_on_zero_targets as mape_zero  # noqa:
 PLANTED["LOSS_DIVIDED_BY_NEAR_ZERO"] = lambda: mape_zero.run(steps=12)   # batch 42
 from benchmarks.real_bugs import rolling_median_reads_next_row as median_ahead  # noqa: E402,E501
 PLANTED["FEATURE_HOLDS_TARGET_VALUES"] = lambda: median_ahead.run(steps=12)   # batch 42
+from benchmarks.real_bugs import residual_input_overwritten_by_inplace_relu as relu_skip  # noqa: E402,E501
+PLANTED["RESIDUAL_INPUT_MODIFIED_IN_PLACE"] = lambda: relu_skip.run(steps=4)   # batch 43
+from benchmarks.real_bugs import batchnorm_shared_with_shared_layer as shared_bn  # noqa: E402,E501
+PLANTED["NORM_STATISTICS_SHARED_ACROSS_SITES"] = lambda: shared_bn.run(steps=4)   # batch 43
 from benchmarks.real_bugs import reinforce_log_probs_averaged_before_weighting as pooled_lp  # noqa: E402,E501
 PLANTED["LOG_PROBS_POOLED_BEFORE_WEIGHTING"] = lambda: pooled_lp.run(steps=6)   # batch 44
 from benchmarks.real_bugs import ppo_ratio_against_its_own_detached_copy as ratio_one  # noqa: E402,E501

@@ -96,6 +96,8 @@ from .transposing_reshapes import TransposingReshapes   # real-bug batch 41
 from .target_column_scales import TargetColumnScales   # real-bug batch 42
 from .near_zero_divisors import NearZeroDivisors   # real-bug batch 42
 from .target_values_in_features import TargetValuesInFeatures   # real-bug batch 42
+from .in_place_skip_inputs import InPlaceSkipInputs   # real-bug batch 43
+from .shared_norm_sites import SharedNormSites   # real-bug batch 43
 from .reversed_steps import ReversedSteps   # real-bug batch 34
 from .straight_through_cancellations import StraightThroughCancellations   # real-bug batch 32
 
@@ -169,6 +171,8 @@ class Around:
         self.loss_graph.readers.append(self.ppo_ratios)   # its scan for a ratio
         self.target_values = TargetValuesInFeatures(adapter, observed, adapter.model,
                                                     current_step, on_error)   # y in x's rows
+        self.in_place_skips = InPlaceSkipInputs(adapter, observed, on_error)   # relu_ on a skip
+        self.norm_sites = SharedNormSites(adapter, observed, on_error)   # one BN, two sites
         self.token_ids = TokenIdShares(adapter, observed, current_step, on_error)   # <unk> share
         self.reversed_steps = ReversedSteps(adapter, observed, on_error)   # rnn(x.flip(1)) unflipped
         # one walk of the forward's graph on the first recorded steps, read by each
@@ -223,6 +227,8 @@ class Around:
         self.after_step.arm(step)         # gradients_after_step.py
         self.forward_graph.arm(step)
         self.sequence_reruns.arm(step)    # its pre-hook goes once it kept a call
+        self.in_place_skips.arm(step)     # in_place_skip_inputs.py (first steps)
+        self.norm_sites.arm(step)         # shared_norm_sites.py (first steps)
         if self.global_needed and self.global_steps >= STEPS_TO_FIND_A_USE and \
                 not self.attention.enabled and len(self._loss_modules) <= 1 and \
                 not self.structure.saw_unregistered_modules():
@@ -270,6 +276,8 @@ class Around:
         self.reversed_steps.disarm()
         self.policy_terms.disarm()
         self.divisors.disarm()            # near_zero_divisors.py
+        self.in_place_skips.disarm()      # in_place_skip_inputs.py
+        self.norm_sites.disarm()          # shared_norm_sites.py
         self.ppo_ratios.disarm()          # ppo_ratios.py
         self.armed = False
 
@@ -395,6 +403,7 @@ class Around:
         self.target_columns.read()          # target_column_scales.py
         self.divisors.read()                # near_zero_divisors.py
         self.target_values.read()           # target_values_in_features.py
+        self.norm_sites.read()              # shared_norm_sites.py
         read_lr_multipliers(self.adapter, self.optimizer, self.structure.observed, self.on_error)
         if self._current_step() == 0:      # no step() yet: did backward run? (unstepped.py)
             self.structure.observed.unstepped_gradients = \

@@ -151,6 +151,8 @@ from . import reshape_transposes  # noqa: F401  (real-bug batch 41: a view as a 
 from . import target_columns  # noqa: F401  (real-bug batch 42: outputs in other units)
 from . import near_zero_divisors  # noqa: F401  (real-bug batch 42: |y - p| / |y|, y ~ 0)
 from . import target_values_in_features  # noqa: F401  (real-bug batch 42: windows reading ahead)
+from . import in_place_skips  # noqa: F401  (real-bug batch 43: relu_ on a skip's input)
+from . import shared_norm_sites  # noqa: F401  (real-bug batch 43: one BN at two sites)
 from . import reparameterisations  # noqa: F401  (real-bug batch 37: a VAE's z = mu + eps * std)
 from . import unbounded_loss  # noqa: F401  (real-bug batch 37: a loss with no floor)
 from . import discarded_losses  # noqa: F401  (real-bug batch 39: a loss never back-propagated)
