@@ -275,6 +275,7 @@ ROW_LISTS += ("one_unit_softmaxes", "transposing_reshapes")   # real-bug batch 4
 ROW_LISTS += ("target_column_scales",)   # real-bug batch 42 (regression numerics)
 ROW_LISTS += ("near_zero_divisors",)   # real-bug batch 42 (percentage errors)
 ROW_LISTS += ("target_value_matches",)   # real-bug batch 42 (windows reading ahead)
+ROW_LISTS += ("conflicting_label_rows",)   # real-bug batch 45 (one file read for two labels)
 ROW_LISTS += ("in_place_skips", "shared_norm_sites")   # real-bug batch 43 (model wiring)
 ROW_LISTS += ("pooled_log_probs", "ppo_ratios")   # real-bug batch 44 (policy-gradient losses)
 
@@ -573,6 +574,11 @@ class Observed:
                                                           # column, rows where it equals the
                                                           # target)], first training batches
                                                           # (monitor/target_values_in_features.py)
+    conflicting_label_rows: list = field(default_factory=list)  # [(step, rows, distinct
+                                                          # input rows, rows whose exact
+                                                          # twin has another target)],
+                                                          # first training batches
+                                                          # (monitor/identical_input_rows.py)
     in_place_skips: list = field(default_factory=list)  # [(step, block, block type,
                                                           # activation)]: a block's input
                                                           # rewritten in place, then added

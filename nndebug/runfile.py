@@ -489,6 +489,14 @@ def _target_value_match(row):
 ROW_READERS.update(target_value_matches=_target_value_match)   # real-bug batch 42
 
 
+def _conflicting_label_row(row):   # real-bug batch 45
+    step, rows, distinct, clashing = row
+    return int(step), int(rows), int(distinct), int(clashing)
+
+
+ROW_READERS.update(conflicting_label_rows=_conflicting_label_row)   # real-bug batch 45
+
+
 def _in_place_skip(row):
     step, block, kind, activation = row
     return int(step), str(block), str(kind), str(activation)

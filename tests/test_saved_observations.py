@@ -140,6 +140,8 @@ from benchmarks.real_bugs import gradient_clipped_after_optimizer_step as late_c
 PLANTED["GRADIENTS_CLIPPED_AFTER_STEP"] = lambda: late_clip.run(steps=40)   # batch 39
 from benchmarks.real_bugs import dice_loss_summed_over_the_batch as batch_dice  # noqa: E402,E501
 PLANTED["DICE_OVER_WHOLE_BATCH"] = lambda: batch_dice.run(steps=12)   # batch 38
+from benchmarks.real_bugs import stego_path_resolves_to_cover as stego_twins  # noqa: E402,E501
+PLANTED["CONFLICTING_LABELS_ON_IDENTICAL_INPUTS"] = lambda: stego_twins.run(steps=40)   # batch 45
 from benchmarks.real_bugs import ctc_targets_use_the_blank_index as ctc_blank  # noqa: E402,E501
 PLANTED["CTC_TARGET_IS_BLANK"] = lambda: ctc_blank.run(steps=4)   # batch 38
 from benchmarks.real_bugs import mlm_labels_keep_unmasked_tokens as mlm_copies  # noqa: E402,E501

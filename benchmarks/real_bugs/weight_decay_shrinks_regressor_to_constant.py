@@ -19,7 +19,7 @@ from benchmarks.real_bugs._common import batches, mlp, regression, train_watched
 
 TITLE = "Any input produce the same output"
 LINK = "https://github.com/BVLC/caffe/issues/1396"
-EXPECTED = ("COUPLED_WEIGHT_DECAY_TOO_LARGE",)
+EXPECTED = ("SGD_WEIGHT_DECAY_TOO_LARGE", "COUPLED_WEIGHT_DECAY_TOO_LARGE")
 STEPS = 300
 HELD_OUT = 297
 

@@ -96,6 +96,7 @@ from .transposing_reshapes import TransposingReshapes   # real-bug batch 41
 from .target_column_scales import TargetColumnScales   # real-bug batch 42
 from .near_zero_divisors import NearZeroDivisors   # real-bug batch 42
 from .target_values_in_features import TargetValuesInFeatures   # real-bug batch 42
+from .identical_input_rows import IdenticalInputRows   # real-bug batch 45
 from .in_place_skip_inputs import InPlaceSkipInputs   # real-bug batch 43
 from .shared_norm_sites import SharedNormSites   # real-bug batch 43
 from .reversed_steps import ReversedSteps   # real-bug batch 34
@@ -171,6 +172,8 @@ class Around:
         self.loss_graph.readers.append(self.ppo_ratios)   # its scan for a ratio
         self.target_values = TargetValuesInFeatures(adapter, observed, adapter.model,
                                                     current_step, on_error)   # y in x's rows
+        self.input_twins = IdenticalInputRows(adapter, observed, adapter.model, current_step,
+                                              on_error)   # one input, two labels (batch 45)
         self.in_place_skips = InPlaceSkipInputs(adapter, observed, on_error)   # relu_ on a skip
         self.norm_sites = SharedNormSites(adapter, observed, on_error)   # one BN, two sites
         self.token_ids = TokenIdShares(adapter, observed, current_step, on_error)   # <unk> share
@@ -403,6 +406,7 @@ class Around:
         self.target_columns.read()          # target_column_scales.py
         self.divisors.read()                # near_zero_divisors.py
         self.target_values.read()           # target_values_in_features.py
+        self.input_twins.read()             # identical_input_rows.py (batch 45)
         self.norm_sites.read()              # shared_norm_sites.py
         read_lr_multipliers(self.adapter, self.optimizer, self.structure.observed, self.on_error)
         if self._current_step() == 0:      # no step() yet: did backward run? (unstepped.py)
@@ -444,5 +448,6 @@ class Around:
         self.windows.close()
         self.joint_scaling.close()
         self.target_values.close()          # target_values_in_features.py
+        self.input_twins.close()            # identical_input_rows.py (batch 45)
         self.detached.close()
 

@@ -89,6 +89,7 @@ CONTINUED += ("one_unit_softmaxes", "transposing_reshapes")   # real-bug batch 4
 CONTINUED += ("target_column_scales",)   # real-bug batch 42 (first regression loss calls)
 CONTINUED += ("near_zero_divisors",)   # real-bug batch 42 (a loss's divisors, first steps)
 CONTINUED += ("target_value_matches",)   # real-bug batch 42 (first training batches)
+CONTINUED += ("conflicting_label_rows",)   # real-bug batch 45 (first training batches)
 CONTINUED += ("in_place_skips", "shared_norm_sites")   # real-bug batch 43 (first steps' hooks)
 # the row lists each monitor reads anew (at watch start or at findings): not continued
 READ_ANEW = ("module_freeze_flags", "soft_target_rows", "repeated_modules", "lr_multipliers",

@@ -140,6 +140,8 @@ from . import parameter_penalties  # noqa: F401  (real-bug batch 36: L2 by hand 
 from . import other_turn_gradients  # noqa: F401  (real-bug batch 36: a GAN's turns)
 from . import outer_differences  # noqa: F401  (real-bug batch 35: (N, 1) - (N,) in a loss)
 from . import batch_overlaps  # noqa: F401  (real-bug batch 38: a Dice over the whole batch)
+from . import conflicting_labels  # noqa: F401  (real-bug batch 45: one input, two labels)
+from . import weight_decay_time_constant  # noqa: F401  (real-bug batch 45: SGD decay of 0.5)
 from . import pooled_log_probs  # noqa: F401  (real-bug batch 44: log_probs.mean() * returns)
 from . import ppo_ratios  # noqa: F401  (real-bug batch 44: PPO's ratio always 1)
 from . import ctc_targets  # noqa: F401  (real-bug batch 38: a CTC label = the blank)

@@ -1,0 +1,111 @@
+"""Rows of a training batch whose inputs are identical, bit for bit, but whose targets
+differ (CONFLICTING_LABELS_ON_IDENTICAL_INPUTS,
+``nndebug.rules.conflicting_labels``).
+
+No model can give two answers to one input. When a large share of a batch's rows have an
+exact twin carrying another label, the data pipeline read the same file for both: a pair
+dataset whose "stego" path resolves to the cover image itself, a "negative" sample drawn
+from the positive's own file, a label list zipped against a file list that repeats one
+file. The loss then sits at the entropy of the clashing labels (ln 2 for a pair labelled
+0 and 1) however long it trains. Natural data almost never holds exact twins: images,
+signals and embedded text differ in some value; augmentation makes two copies differ.
+Only the model's first argument is read (the data; a carried recurrent state comes after
+it), and a row of one or two values is not counted: a blank row (the empty history a
+session starts from, an image zeroed by a bug) or a one-hot / multi-hot one (a current
+item, a set of answers) is a discrete state that many rows share and go on from
+differently; inputs that carry nothing are CONSTANT_INPUTS' business.
+
+What it keeps (torch only): a detached reference to the first float input of the model's
+first ``KEPT_FORWARDS`` training forwards (gradients on) with the step it belongs to; one
+forward pre-hook, removed after those forwards. The targets are those the loss capture
+already keeps (``run.observed.targets``). Compared (NumPy, on the host) when findings are
+asked for; kept as ``run.observed.conflicting_label_rows``: ``[(step, rows, distinct input
+rows, rows whose identical twin has another target)]``. No per-step cost after the first
+forwards.
+"""
+import numpy as np
+
+KEPT_FORWARDS = 4          # [design] training forwards whose inputs are kept: the loss
+                           # capture keeps the targets of the first 4 calls
+MIN_ROWS = 8               # [design] rows a batch needs before its twins are counted
+MIN_ROW_VALUES = 16        # [design] values an input row needs: a table of a few discrete
+                           # columns repeats rows with different outcomes as a matter of
+                           # course (same age band, same answers, other label); an image,
+                           # a signal window or an embedding does not
+MIN_DISTINCT_ROW_VALUES = 3   # [design] a row of one or two values (blank, one-hot,
+                           # multi-hot) is a discrete state: a current item, a set of
+                           # answers; many rows share one and go on differently
+MAX_BATCH_VALUES = 4_000_000   # [design] values of a batch compared at most (host memory)
+
+
+def conflicting_rows(x, y):
+    """(distinct input rows, rows whose identical twin has another target) of one batch,
+    or None when the batch is not one the check reads (too few rows, short rows, targets
+    not one per row)."""
+    if x.ndim < 2 or x.shape[0] < MIN_ROWS or x.size > MAX_BATCH_VALUES:
+        return None
+    rows = x.shape[0]
+    x = np.ascontiguousarray(x.reshape(rows, -1))
+    if x.shape[1] < MIN_ROW_VALUES or y.ndim < 1 or y.shape[0] != rows:
+        return None
+    y = np.ascontiguousarray(y.reshape(rows, -1))
+    inputs, input_group = np.unique(x, axis=0, return_inverse=True)
+    _, target_group = np.unique(y, axis=0, return_inverse=True)
+    input_group, target_group = input_group.reshape(-1), target_group.reshape(-1)
+    clashing = 0
+    for group, row in enumerate(inputs):
+        if len(np.unique(row)) < MIN_DISTINCT_ROW_VALUES:
+            continue       # a blank row (an empty history, a zeroed image) or a one-hot one
+        members = input_group == group
+        if len(np.unique(target_group[members])) > 1:
+            clashing += int(members.sum())
+    return len(inputs), clashing
+
+
+class IdenticalInputRows:
+    def __init__(self, adapter, observed, root, current_step, on_error):
+        self.adapter, self.observed, self.on_error = adapter, observed, on_error
+        self.current_step = current_step
+        self.kept = []                     # [(step, detached input)]
+        self._forwards, self._hook = 0, None
+        if adapter.framework == "torch" and root is not None:
+            import torch
+            self._grad_enabled = torch.is_grad_enabled
+            self._hook = adapter.add_forward_pre_hook(root, self._before_forward)
+
+    def _before_forward(self, module, inputs):
+        if not self._grad_enabled():
+            return                         # evaluation: not what is trained on
+        try:
+            leaves = self.adapter.float_leaves(inputs[:1])   # the data, not a carried state
+            if leaves and len(tuple(leaves[0].shape)) >= 2:
+                self.kept.append((self.current_step(), self.adapter.detach(leaves[0])))
+        except Exception as error:         # never break the user's forward pass
+            self.on_error(error)
+        self._forwards += 1
+        if self._forwards >= KEPT_FORWARDS:
+            self.close()
+
+    def read(self):
+        """Set ``observed.conflicting_label_rows`` from the kept inputs and the kept targets
+        (host copies, once, when findings are asked for)."""
+        try:
+            inputs = {step: batch for step, batch in self.kept}   # the step's last forward
+            found = []
+            for step, target in self.observed.targets:
+                batch = inputs.get(step)
+                if batch is None or step is None:
+                    continue
+                counts = conflicting_rows(np.asarray(self.adapter.to_numpy(batch)),
+                                          np.asarray(self.adapter.to_numpy(target)))
+                if counts is not None:
+                    found.append((int(step), int(batch.shape[0]), *counts))
+            if found or not self.observed.conflicting_label_rows:
+                self.observed.conflicting_label_rows = found
+        except Exception as error:
+            self.on_error(error)
+
+    def close(self):
+        if self._hook is not None:
+            self._hook.remove()
+            self._hook = None
