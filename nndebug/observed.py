@@ -125,6 +125,9 @@ class FrozenTensor:
     std: float = 0.0
     absmax: float = 0.0
     kurtosis: float = float("nan")   # E[(w - mean)^4] / std^4: 1.8 uniform, 3 normal
+    unit_spread: "float | None" = None   # std / mean of the squared norms of its rows
+                                         # (one per output unit; None: not taken, one row)
+    unit_rows: int = 0            # rows that spread was taken over
     measured: int = 0             # values the statistics were taken on (0: all of them)
     changed: "bool | None" = None    # whether it changed during the run (None: not checked)
     before_trainable: bool = False   # a trainable parameter is registered after it: the layer

@@ -35,8 +35,13 @@ def frozen_of(values, name="w", fan_in=None, fan_out=None):
     shape = values.shape
     if fan_in is None and len(shape) >= 2:
         fan_in, fan_out = shape[1] * math.prod(shape[2:]), shape[0] * math.prod(shape[2:])
+    spread, rows = None, 0
+    if len(shape) >= 2 and shape[0] >= 2:
+        squares = (values.reshape(shape[0], -1) ** 2).sum(axis=1)
+        spread, rows = float(squares.std() / squares.mean()), shape[0]
     return FrozenTensor(name, shape, fan_in or 0, fan_out or 0, float(values.mean()), float(std),
-                        float(np.abs(values).max()), float((centred ** 4).mean()))
+                        float(np.abs(values).max()), float((centred ** 4).mean()),
+                        unit_spread=spread, unit_rows=rows)
 
 
 @pytest.mark.parametrize("make", [
@@ -61,6 +66,36 @@ def test_trained_looking_and_tiny_tensors_are_not_called_fresh():
     assert looks_freshly_initialised(frozen_of(rng.normal(size=(4, 4)))) is None   # too few
     assert looks_freshly_initialised(frozen_of(np.ones(8))) == "constant 1"
     assert looks_freshly_initialised(frozen_of(np.full(8, 0.5))) is None
+
+
+def test_units_of_unequal_size_are_not_called_fresh():
+    """A kaiming-normal draw whose output units were then scaled apart (factors 0.8-1.2,
+    the whole rescaled to kaiming's std): its std and kurtosis still look fresh, but the
+    rows' squared norms spread about twice as far as a draw's can."""
+    rng = np.random.default_rng(0)
+    std = math.sqrt(2 / 144)
+    draw = rng.normal(0, std, (32, 16, 3, 3))
+    assert looks_freshly_initialised(frozen_of(draw)) == "kaiming (He) normal"
+    scaled = draw * rng.uniform(0.8, 1.2, (32, 1, 1, 1))
+    scaled *= std / scaled.std()
+    tensor = frozen_of(scaled)
+    assert abs(tensor.std - std) < 0.01 * std and abs(tensor.kurtosis - 3) < 3 * math.sqrt(24 / 4608)
+    assert looks_freshly_initialised(tensor) is None
+
+
+def test_the_unit_spread_of_a_pretrained_conv_is_measured_by_the_monitor():
+    """A conv weight trained with Adam (the backbone of the real-bug case
+    pretrained_weights_reinitialised_after_loading, seeds shifted by 3000: std 0.119, the
+    kaiming-normal 0.118 of its fan-in) fine-tuned at a small rate beside a new head: not
+    taken for weights that were never loaded; the same backbone re-initialised is."""
+    from benchmarks.bench_real_bugs import shifted_seeds
+    from benchmarks.real_bugs import pretrained_weights_reinitialised_after_loading as case
+    for fixed in (True, False):
+        with shifted_seeds(3000):
+            mon = case.run(fixed=fixed, steps=3)
+        rows = mon.run.observed.slow_group_weights
+        fresh = [row[3] for row in rows if row[4]]
+        assert ("0.3.weight" in fresh) == (not fixed), (fixed, rows)
 
 
 def test_a_trained_small_stem_is_too_small_to_judge():

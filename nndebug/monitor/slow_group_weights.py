@@ -11,7 +11,7 @@ fails.
 Read once, when watching starts (no per-step cost): the param groups whose rate is at most
 ``1 / SLOW_RATIO`` of the fastest group's; for each of their weight tensors (two or more
 axes) the statistics of an even sample of its values (mean, std, largest magnitude,
-kurtosis, as ``structure.py`` takes them for frozen tensors) and the initialiser they still
+kurtosis, the spread of its rows' norms, as ``structure.py`` takes them for frozen tensors) and the initialiser they still
 look like, judged as FROZEN_PARAMETERS judges a frozen tensor
 (``rules.structure.looks_freshly_initialised``). Kept as ``run.observed.slow_group_weights``:
 ``[(group, group lr, fastest lr, tensor name, initialiser it looks like or "")]`` (a declared
@@ -20,7 +20,7 @@ field of ``nndebug.observed.Observed``: saved and loaded with the run).
 import math
 
 from ..observed import FrozenTensor
-from .structure import FROZEN_SAMPLE, _fans
+from .structure import FROZEN_SAMPLE, _fans, unit_spread
 
 SLOW_RATIO = 5.0   # [convention] discriminative fine-tuning rates: the body at 1/10 of the
                    # head's (mmcv/PaddleSeg lr_mult 0.1; ULMFiT's 2.6 per layer over 3-4
@@ -31,16 +31,17 @@ def _statistics(adapter, tensor):
     """FrozenTensor-style statistics of ``tensor`` (one host transfer)."""
     xp = adapter.xp
     x = xp.asfloat(adapter.detach(tensor))
+    spread, rows = unit_spread(xp, x)
     size = math.prod(x.shape)
     if size > FROZEN_SAMPLE:
         x = xp.reshape(x, (-1,))[::-(-size // FROZEN_SAMPLE)]
     mean, std = xp.mean(x), xp.std(x)
     centred = (x - mean) / xp.where(std > 0, std, std + 1)
     host = adapter.to_host(xp.stack([mean, std, xp.amax(xp.abs(x)),
-                                     xp.mean(centred * centred * centred * centred)]))
-    mean, std, absmax, kurtosis = (float(v) for v in host.reshape(-1))
+                                     xp.mean(centred * centred * centred * centred), spread]))
+    mean, std, absmax, kurtosis, spread = (float(v) for v in host.reshape(-1))
     measured = len(range(0, size, -(-size // FROZEN_SAMPLE))) if size > FROZEN_SAMPLE else size
-    return mean, std, absmax, (kurtosis if std > 0 else float("nan")), measured
+    return mean, std, absmax, (kurtosis if std > 0 else float("nan")), measured, spread, rows
 
 
 def read_slow_group_weights(adapter, optimizer, observed, on_error):
@@ -65,11 +66,13 @@ def read_slow_group_weights(adapter, optimizer, observed, on_error):
                 name = names.get(id(p))
                 if name is None or len(tuple(p.shape)) < 2:
                     continue
-                mean, std, absmax, kurtosis, measured = _statistics(adapter, p)
+                mean, std, absmax, kurtosis, measured, spread, units = _statistics(adapter, p)
                 fan_in, fan_out = _fans(name, tuple(p.shape), all_shapes)
                 tensor = FrozenTensor(name=name, shape=tuple(p.shape), fan_in=fan_in,
                                       fan_out=fan_out, mean=mean, std=std, absmax=absmax,
-                                      kurtosis=kurtosis, measured=measured)
+                                      kurtosis=kurtosis,
+                                      unit_spread=spread if units else None,
+                                      unit_rows=units, measured=measured)
                 rows.append((index, rate, fastest, name,
                              looks_freshly_initialised(tensor) or ""))
         observed.slow_group_weights = rows

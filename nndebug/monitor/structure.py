@@ -1,8 +1,8 @@
 """How the model is put together, as far as the registered view does not show it.
 
 - Frozen parameters (``requires_grad=False``): measured once when watching starts (mean,
-  std, largest value, kurtosis, fan-in/out: enough to tell a fresh initialisation from
-  trained weights) and once more before findings are read, to see whether they changed;
+  std, largest value, kurtosis, the spread of its rows' norms, fan-in/out: enough to tell a
+  fresh initialisation from trained weights) and once more before findings are read, to see whether they changed;
   and whether trainable parameters are registered after them (a frozen stem or backbone
   that trained layers build on, rather than a fixed last layer).
 - Parts the model does not register, on recorded steps:
@@ -27,8 +27,36 @@ from ..records import BATCHNORM_TYPES
 GRAPH_WALKS = 3              # recorded steps whose output graph is searched for leaves
 FROZEN_SAMPLE = 1 << 20      # values of a large frozen tensor its statistics are taken on
                              # (an even stride through it): memory and time stay small
+UNIT_ROWS = 1024             # [design] rows (output units) of a weight whose squared norms are
+                             # compared, evenly spaced; fewer when rows are long (at most
+                             # FROZEN_SAMPLE values in all)
 NORM_STEPS_KEPT = 64         # recorded steps whose batch-norm batch sizes are kept (bounded
                              # memory on long runs; the verdict needs a majority, not all)
+
+
+def unit_rows(shape):
+    """How many rows (output units) ``unit_spread`` compares for a tensor of this shape:
+    0 for a vector or a single row."""
+    if len(shape) < 2 or shape[0] < 2:
+        return 0
+    per_row = max(1, math.prod(shape[1:]))
+    return min(shape[0], UNIT_ROWS, max(2, FROZEN_SAMPLE // per_row))
+
+
+def unit_spread(xp, x):
+    """(std / mean of the squared norms of ``unit_rows`` evenly spaced rows of ``x``, as a
+    device scalar; the rows taken). Fresh independent draws give every output unit nearly
+    the same squared norm: sqrt((kurtosis - 1) / values per row) relative spread. Training
+    makes some units larger than others, which a draw's moments alone (std, kurtosis) can
+    miss: trained weights can share them with a fresh initialiser (NaN for a vector)."""
+    shape = tuple(x.shape)
+    rows = unit_rows(shape)
+    if rows == 0:
+        return xp.mean(x) * float("nan"), 0
+    table = xp.reshape(x, (shape[0], -1))[::-(-shape[0] // rows)][:rows]
+    squares = xp.sum(table * table, axis=1)
+    mean = xp.mean(squares)
+    return xp.std(squares) / xp.where(mean > 0, mean, mean + 1), rows
 
 
 class StructureWatch:
@@ -61,20 +89,23 @@ class StructureWatch:
 
     # --- frozen parameters ------------------------------------------------------------------
     def _frozen_statistics(self):
-        """[(mean, std, absmax, kurtosis)] of the frozen tensors, in one host transfer."""
+        """[(mean, std, absmax, kurtosis, unit spread)] of the frozen tensors, in one host
+        transfer."""
         xp = self.xp
         parts = []
         for _, p in self._frozen:
             x = xp.asfloat(self.adapter.detach(p))
+            spread, _ = unit_spread(xp, x)
             size = math.prod(x.shape)
             if size > FROZEN_SAMPLE:
                 x = xp.reshape(x, (-1,))[::-(-size // FROZEN_SAMPLE)]
             mean, std = xp.mean(x), xp.std(x)
             centred = (x - mean) / xp.where(std > 0, std, std + 1)
-            parts += [mean, std, xp.amax(xp.abs(x)), xp.mean(centred * centred * centred * centred)]
+            parts += [mean, std, xp.amax(xp.abs(x)), xp.mean(centred * centred * centred * centred),
+                      spread]
         if not parts:
             return []
-        host = self.adapter.to_host(xp.stack(parts)).reshape(-1, 4)
+        host = self.adapter.to_host(xp.stack(parts)).reshape(-1, 5)
         return [tuple(float(v) for v in row) for row in host]
 
     def _measure_frozen(self):
@@ -88,7 +119,7 @@ class StructureWatch:
         trainable_at = [i for i, (_, p) in enumerate(self.adapter.named_parameters())
                         if self.adapter.requires_grad(p)]
         last_trainable = trainable_at[-1] if trainable_at else -1
-        for (name, p), (mean, std, absmax, kurtosis) in zip(self._frozen, stats):
+        for (name, p), (mean, std, absmax, kurtosis, spread) in zip(self._frozen, stats):
             fan_in, fan_out = _fans(name, shapes[name], all_shapes)
             size = math.prod(shapes[name])
             measured = len(range(0, size, -(-size // FROZEN_SAMPLE))) if size > FROZEN_SAMPLE \
@@ -96,7 +127,8 @@ class StructureWatch:
             self.observed.frozen.append(FrozenTensor(
                 name=name, shape=shapes[name], fan_in=fan_in, fan_out=fan_out, mean=mean,
                 std=std, absmax=absmax, kurtosis=kurtosis if std > 0 else float("nan"),
-                measured=measured, before_trainable=order[name] < last_trainable))
+                unit_spread=spread if unit_rows(shapes[name]) else None,
+                unit_rows=unit_rows(shapes[name]), measured=measured, before_trainable=order[name] < last_trainable))
 
     def refresh_frozen(self, step=None, held=None):
         """Whether each frozen tensor changed since watching started (before findings;
