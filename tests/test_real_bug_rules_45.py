@@ -106,3 +106,16 @@ def test_adam_with_a_large_decay_is_left_to_the_adam_rule():
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, weight_decay=0.5)
     mon = train_watched(model, optimizer, nn.CrossEntropyLoss(), batches(x, y, 200))
     assert DECAY not in {f.code for f in mon.findings()}
+
+
+def test_a_ten_class_batch_of_clashing_pairs_is_named_though_its_loss_falls():
+    """Each digit also appears as a 'negative' read from its own file with another label:
+    the loss still falls from ln 10 towards ln 2, the accuracy is capped at one half."""
+    torch.manual_seed(0)
+    x, y = classification()
+    clashing = ((torch.cat([xb, xb]), torch.cat([yb, (yb + 1) % 10]))
+                for xb, yb in batches(x, y, 60, 32))
+    model = mlp()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    mon = train_watched(model, optimizer, nn.CrossEntropyLoss(), clashing)
+    assert TWINS in _problems(mon)
