@@ -161,7 +161,7 @@ class PolicyGradientTerms:
         if len(children) != 2:
             return None
         for side in (0, 1):
-            found = _log_probability(children[side])
+            found = log_probability(children[side])
             if found is None:
                 continue
             source, picked, rows = found
@@ -248,11 +248,11 @@ def _near_logits(node):
 def _picked_log_probability_operand(product):
     """Whether an operand of ``product`` leads to a picked log-probability, by the graph's
     node types alone (readable after the backward)."""
-    return any(_log_probability(child, structure_only=True) is not None
+    return any(log_probability(child, structure_only=True) is not None
                for child, _ in product.next_functions)
 
 
-def _log_probability(node, depth=0, picked=None, logged=False, structure_only=False):
+def log_probability(node, depth=0, picked=None, logged=False, structure_only=False):
     """(source node, entries picked, rows of the distribution) when ``node`` leads to a
     picked normalised log-probability through SHAPE_OPS; None otherwise."""
     if node is None or depth > PATH_DEPTH:
@@ -272,7 +272,7 @@ def _log_probability(node, depth=0, picked=None, logged=False, structure_only=Fa
         return None
     logged = logged or name == "LogBackward0"
     for child, _ in node.next_functions:
-        found = _log_probability(child, depth + 1, picked, logged, structure_only)
+        found = log_probability(child, depth + 1, picked, logged, structure_only)
         if found is not None:
             return found
     return None

@@ -24,7 +24,7 @@ the loss's graph (``graph_walks.LossGraph``) on the first ``WALK_STEPS`` recorde
 no per-step cost after them, no host transfer.
 """
 from .graph_walks import FirstStepsReader
-from .policy_gradient_terms import _log_probability
+from .policy_gradient_terms import log_probability
 
 WALK_STEPS = 3            # [design] recorded steps read: the loss's graph has the same shape
                           # on every step of an ordinary loop
@@ -86,7 +86,7 @@ def _pooled_log_probabilities(node):
         return None
     operands = [c for c, _ in below[0].next_functions if c is not None] \
         if type(below[0]).__name__ in JOINS else below
-    if operands and all(_log_probability(c, structure_only=True) is not None for c in operands):
+    if operands and all(log_probability(c, structure_only=True) is not None for c in operands):
         return entries
     return None
 

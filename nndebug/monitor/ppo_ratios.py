@@ -25,7 +25,7 @@ recorded steps, one bounded walk of the loss's graph and one host read per ratio
 """
 from .function_modes import OwnedModes, backward_mode
 from .graph_walks import LOSS_WALK_LIMIT, nodes_under
-from .policy_gradient_terms import _log_probability
+from .policy_gradient_terms import log_probability
 
 STRUCTURE_SCANS = 3       # [design] first recorded steps whose graph is looked at for a ratio
 STEPS_MEASURED = 4        # [design] recorded steps whose ratios are read: the first minibatch
@@ -99,4 +99,4 @@ def _is_ratio(node):
         return False
     operands = [child for child, _ in below[0].next_functions]
     return len(operands) == 2 and operands[1] is None and \
-        _log_probability(operands[0], structure_only=True) is not None
+        log_probability(operands[0], structure_only=True) is not None
