@@ -245,6 +245,9 @@ class LayerLayout:
     kernel: "int | None" = None   # a convolution's kernel width (None: not a convolution)
 
 
+BATCH_ROWS_REMEMBERED = 4096   # [design] distinct input rows the monitor remembers for
+                               # ``batch_rows`` (monitor/sample_rows.py): enough to tell "a
+                               # handful"; past it the count of rows seen stops growing
 STEP_LISTS = ("leaf_losses", "carried_eval_gradients", "repeated_optimizer_steps")
 """``Observed``'s plain lists of step numbers: saved, loaded and continued alike."""
 

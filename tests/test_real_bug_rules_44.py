@@ -129,3 +129,15 @@ def test_targets_that_spread_out_as_the_dqn_twins_did_count_as_moving():
     assert targets_moved_up(_Context(spreads))
     assert not targets_moved_up(_Context(spreads, loss="cross_entropy"))
     assert not targets_moved_up(_Context(spreads[-4:]))     # too few calls to judge
+
+
+def test_ppo_ratio_of_one_warns_only_when_a_rollout_is_trained_on_again():
+    """A ratio of exactly 1 is what a loop with one update per rollout reads too (healthy:
+    the clip has nothing to do); the warning needs a later batch made mostly of rows an
+    earlier batch held."""
+    from nndebug.rules.ppo_ratios import rollout_reused
+    epochs = [(0, 64, 64, 64), (1, 64, 64, 128), (2, 64, 64, 192), (4, 64, 64, 208)]
+    fresh = [(0, 64, 64, 64), (1, 64, 64, 127), (2, 64, 64, 190), (4, 64, 64, 249)]
+    assert rollout_reused(epochs) and not rollout_reused(fresh) and not rollout_reused([])
+    capped = [(0, 4096, 4096, 4096), (1, 4096, 4096, 4096)]     # the count stops at its cap
+    assert not rollout_reused(capped)

@@ -16,8 +16,10 @@ projection on a fixed random vector (distinct real rows collide with probability
 """
 import numpy as np
 
+from ..observed import BATCH_ROWS_REMEMBERED
+
 SAMPLED_RECORDS = 8          # [design] judged records whose batch rows are counted
-MAX_ROWS_SEEN = 4096         # [design] distinct rows remembered: enough to tell "a handful"
+MAX_ROWS_SEEN = BATCH_ROWS_REMEMBERED   # distinct rows remembered (nndebug.observed)
 
 
 class RowCounter:
