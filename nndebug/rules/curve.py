@@ -13,7 +13,8 @@ import math
 
 import numpy as np
 
-from .context import MIN_STEPS_FOR_TREND, curve_median, median
+from .context import (CLASS_INDEX_LOSSES, MIN_STEPS_FOR_TREND, curve_median, median,
+                      observed_list)
 
 NOISE_SIGMAS = 4.0            # [measured] a window difference must exceed 4 standard errors
                               # of the window median to count as a change (noise-aware)
@@ -22,6 +23,8 @@ PLATEAU_IMPROVEMENT = 0.05    # the end < 5% below the start: not improving [aut
 PLATEAU_CONFIDENCE = 2.0      # [design] ... even 2 standard errors of minibatch noise above the gain
 CONVERGED_SHARE = 0.1         # [measured] a classifier below 10% of ln(C) has converged, not plateaued
 POOR_IMPROVEMENT = 0.2        # less than 20% better than the start: learning is poor [measured]
+CLASS_LOSS_NODES = {"NllLossBackward0", "NllLoss2DBackward0"}   # torch's graph node of
+                              # cross-entropy and NLL (cross_entropy ends in nll_loss)
 BEST_WINDOW_BIAS = 2.0        # [design] the lowest of up to 20 noisy window medians sits about
                               # two of their standard errors below the level it measures (the
                               # expected least of 20 normal draws is 1.87 below their mean)
@@ -227,20 +230,49 @@ def curve_poor(ctx):
         s = ctx.summary
         ctx.cache["curve_poor"] = bool(
             diverging(ctx) is not None or oscillation(ctx) is not None or at_chance(ctx) or
-            plateaued(ctx) or (s is not None and gained_beyond_noise(s) < POOR_IMPROVEMENT))
+            plateaued(ctx) or
+            (s is not None and gained_beyond_noise(s, cross_entropy_chance(ctx)) <
+             POOR_IMPROVEMENT))
     return ctx.cache["curve_poor"]
 
 
-def gained_beyond_noise(s):
+def cross_entropy_chance(ctx):
+    """ln(C) when the loss is one cross-entropy over C classes and nothing else, else None:
+    on every measured step the loss's only addend that reaches the model's output is a
+    class-index loss's node, averaged, added as it is (``run.observed.loss_reductions``),
+    and the class-index loss calls (``loss_calls``) all score C classes on their axis 1.
+    Such a loss costs ln(C) for a uniform guess, however the classifier started."""
+    rows = observed_list(ctx, "loss_reductions")
+    if not rows or not all(len(addends) == 1 and addends[0][0] in CLASS_LOSS_NODES and
+                           addends[0][1] == "mean" and addends[0][2] == 1.0
+                           for _, addends in rows):
+        return None
+    widths = {c.output_shape[1] for c in observed_list(ctx, "loss_calls")
+              if c.loss in CLASS_INDEX_LOSSES and len(c.output_shape) >= 2}
+    if len(widths) != 1:
+        return None
+    classes = widths.pop()
+    return math.log(classes) if classes >= 2 else None
+
+
+def gained_beyond_noise(s, chance=None):
     """The share of the starting loss gained down to the best window, that window's median
-    taken BEST_WINDOW_BIAS standard errors higher. The best is the least of many noisy
-    window medians, so on a loss that jumps about it lies below any level the loss held: 8
+    taken BEST_WINDOW_BIAS standard errors higher; for a cross-entropy over C classes
+    (``chance``: ln(C)) that started above ln(C), the share of ln(C) gained below it. A
+    classifier whose first logits are far too large (sums over a graph's hubs, a fresh head
+    on large pretrained features, an LSTM blown up on its first steps) starts well above a
+    uniform guess, and falling to that guess is no learning: a graph network summing its
+    neighbours (graph_sum_aggregation_not_normalised, seeds shifted by 1000) fell from 40.7
+    to 2.19 (95%) with ln(10) = 2.30, 5% below chance, where its fixed twin reaches 0.14.
+
+    The best is the least of many noisy window medians, so on a loss that jumps about it
+    lies below any level the loss held: 8
     micro-batches accumulated without dividing (accumulated_loss_not_divided, seeds shifted
     by 1000) swing the loss by 0.43 from step to step, and their best window, 1.37, made a
     run that ended above where it started (2.04 -> 2.09) count as 33% better. Taken two
     standard errors up (0.48), it gains 10%."""
-    return (s["start"] - s["best"] - BEST_WINDOW_BIAS * s["window_error"]) / \
-        max(abs(s["start"]), 1e-12)
+    start = s["start"] if chance is None else min(s["start"], chance)
+    return (start - s["best"] - BEST_WINDOW_BIAS * s["window_error"]) / max(abs(start), 1e-12)
 
 
 def calm_before_nan(ctx):
