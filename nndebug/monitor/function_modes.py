@@ -6,8 +6,10 @@ else's (a mode the user, or another library, pushed after ours). So a mode is *r
 instead: it stops measuring (``active = False``) and waits in ``stale`` until it is on top
 again, when ``drop_stale`` pops it. While one waits, its owner pushes no new one.
 
-``backward_mode`` is the mode two observers push to see ``loss.backward()`` before it runs
-(``policy_gradient_terms``, ``near_zero_divisors``): the graph's saved tensors are freed by it.
+``backward_mode`` is the mode observers push to see ``loss.backward()`` before it runs: the
+graph's saved tensors are freed by it. ``BackwardWatch`` is what they share: the mode armed
+on a few recorded steps, counted when armed (``policy_gradient_terms``, ``ppo_ratios``,
+``near_zero_divisors``).
 """
 
 
@@ -58,3 +60,51 @@ def backward_mode(on_backward):
             return func(*args, **(kwargs or {}))
 
     return BackwardMode()
+
+
+class BackwardWatch:
+    """Sees ``loss.backward()`` before it runs, on the first ``steps`` recorded steps once
+    ``wanted`` (the owner set it: its loss has what it reads). A step counts when the mode
+    is armed, so a loop whose backward the mode never sees (``torch.autograd.backward(loss)``)
+    is not armed on every recorded step of the run. The owner implements
+    ``on_backward(step, loss)``; an error there or in the mode stops the watch for good."""
+    steps = 3
+
+    def __init__(self, enabled, on_error):
+        self.enabled, self.on_error = enabled, on_error
+        self.wanted, self.measured = False, 0
+        self.modes = OwnedModes()
+        self.step = None
+
+    def arm(self, step):
+        if not self.enabled or not self.wanted or self.measured >= self.steps or step is None:
+            return
+        try:
+            self.modes.drop_stale()
+            if self.modes.stale:
+                return                     # an older mode still waits on the stack
+            self.step = int(step)
+            self.measured += 1
+            self.begin_step(self.step)
+            self.modes.push(backward_mode(self._on_backward))
+        except Exception as error:         # no mode: nothing is read, the step runs as ever
+            self.enabled = False
+            self.on_error(error)
+
+    def disarm(self):
+        try:
+            self.modes.retire()
+        except Exception as error:
+            self.enabled = False
+            self.on_error(error)
+
+    def begin_step(self, step):
+        """A recorded step is armed (per-step counters go back to zero here)."""
+
+    def _on_backward(self, loss):
+        if self.step is None or getattr(loss, "grad_fn", None) is None:
+            return
+        self.on_backward(self.step, loss)
+
+    def on_backward(self, step, loss):
+        raise NotImplementedError

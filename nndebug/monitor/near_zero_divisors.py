@@ -27,9 +27,8 @@ magnitude. Kept as ``run.observed.near_zero_divisors``: ``[(step, elements, smal
 |divisor|, median |divisor|)]``. Cost: nothing after the measured steps; on them, a mode
 on every torch call (a type check each) and one bounded walk of the loss's graph.
 """
-from .function_modes import OwnedModes
+from .function_modes import BackwardWatch   # the mode that sees loss.backward()
 from .graph_walks import FirstStepsReader, nodes_under
-from .function_modes import backward_mode   # the mode that sees loss.backward()
 
 SCAN_STEPS = 3          # [design] recorded steps whose loss graph is looked at for a quotient
 MEASURED_STEPS = 3      # [design] recorded steps whose divisors are kept, once one is seen
@@ -47,44 +46,25 @@ def constant_divisor_quotient(node):
     return len(operands) == 2 and operands[0] is not None and operands[1] is None
 
 
-class NearZeroDivisors:
-    """The two stages of the module doc: ``in_loss`` reads the loss graph's structure,
-    ``arm``/``disarm`` push and retire the backward-watching mode."""
+class NearZeroDivisors(BackwardWatch):
+    """The two stages of the module doc: ``in_loss`` reads the loss graph's structure and
+    sets ``wanted``; the backward watch (``function_modes.BackwardWatch``) keeps the
+    divisors on the next MEASURED_STEPS recorded steps."""
+    steps = MEASURED_STEPS
 
     def __init__(self, adapter, observed, on_error):
-        self.adapter, self.observed, self.on_error = adapter, observed, on_error
-        self.enabled = adapter.framework == "torch"
+        super().__init__(adapter.framework == "torch", on_error)
+        self.adapter, self.observed = adapter, observed
         self.in_loss = _QuotientScan(observed, self)
-        self.wanted, self.measured = False, 0
-        self.modes = OwnedModes()
-        self._step, self._read_this_step = None, False
+        self._read_this_step = False
         self.kept = []             # [(step, detached divisor)]
 
-    def arm(self, step):
-        if not self.enabled or not self.wanted or self.measured >= MEASURED_STEPS or \
-                step is None:
-            return
-        try:
-            self.modes.drop_stale()
-            if self.modes.stale:
-                return
-            self._step, self._read_this_step = int(step), False
-            self.measured += 1             # counted when armed: a loop whose backward the
-            self.modes.push(backward_mode(self._on_backward))   # mode never sees stops too
-        except Exception as error:     # no mode: nothing is read, the step runs as ever
-            self.enabled = False
-            self.on_error(error)
+    def begin_step(self, step):
+        self._read_this_step = False
 
-    def disarm(self):
-        try:
-            self.modes.retire()
-        except Exception as error:
-            self.enabled = False
-            self.on_error(error)
-
-    def _on_backward(self, loss):
+    def on_backward(self, step, loss):
         """``loss.backward()`` is about to run: keep the divisors it would free."""
-        if self._read_this_step or getattr(loss, "grad_fn", None) is None:
+        if self._read_this_step:
             return
         self._read_this_step = True
         try:
@@ -92,7 +72,7 @@ class NearZeroDivisors:
                 if constant_divisor_quotient(node):
                     divisor = node._saved_other
                     if divisor.numel() >= MIN_ELEMENTS:
-                        self.kept.append((self._step, divisor.detach()))
+                        self.kept.append((step, divisor.detach()))
         except Exception as error:      # a graph we cannot read: nothing more is kept
             self.enabled = False
             self.on_error(error)

@@ -50,7 +50,7 @@ weight and entropy gradient found (a host read each, on a handful of steps only)
 """
 import functools
 
-from .function_modes import OwnedModes, backward_mode
+from .function_modes import BackwardWatch
 
 STEPS_MEASURED = 6        # [design] recorded steps read (as loss_reductions.py): the loop's
                           # habit, not one step
@@ -72,17 +72,19 @@ PICKS = {"GatherBackward0", "IndexBackward0"}
 DISTRIBUTION_OPS = {"SoftmaxBackward0", "LogSoftmaxBackward0", "LogsumexpBackward0"}
 
 
-class PolicyGradientTerms:
+class PolicyGradientTerms(BackwardWatch):
+    """Looks at the loss graph's shape after the first recorded steps (``on_loss``), then,
+    once a policy-gradient product was seen, a backward watch
+    (``function_modes.BackwardWatch``) reads the products on STEPS_MEASURED recorded steps."""
+    steps = STEPS_MEASURED
+
     def __init__(self, adapter, observed, parameters, optimizer, on_error):
-        self.observed, self.on_error = observed, on_error
         self._watched = {id(p) for p in parameters}
         groups = getattr(optimizer, "param_groups", None) or []
         self._watched |= {id(p) for group in groups for p in group.get("params", ())}
-        self.measured = 0
-        self.enabled = adapter.framework == "torch" and bool(self._watched)
-        self.modes = OwnedModes()      # the backward-watching mode (function_modes.py)
-        self._step, self._backwards = None, 0
-        self.wanted, self.scans = False, 0
+        super().__init__(adapter.framework == "torch" and bool(self._watched), on_error)
+        self.observed = observed
+        self._backwards, self.scans = 0, 0
 
     def on_loss(self, step, loss):
         """A recorded step ended (its backward done): on the first STRUCTURE_SCANS, look at
@@ -99,39 +101,13 @@ class PolicyGradientTerms:
             self.enabled = False
             self.on_error(error)
 
-    def arm(self, step):
-        """A recorded step begins: on the first STEPS_MEASURED recorded steps after a
-        policy-gradient loss was seen, a mode that sees ``loss.backward()`` called (the
-        graph's saved tensors are still there then)."""
-        if not self.enabled or not self.wanted or self.measured >= STEPS_MEASURED or \
-                step is None:
-            return
-        try:
-            self.modes.drop_stale()
-            if self.modes.stale:
-                return
-            self._step, self._backwards = int(step), 0
-            self.modes.push(backward_mode(self._on_backward))
-            self.measured += 1     # counted when armed: a loop whose backward the mode
-                                   # never sees (torch.autograd.backward(loss)) is not
-                                   # armed on every recorded step of the run
-        except Exception as error:     # no mode: nothing is read, the step runs as ever
-            self.enabled = False
-            self.on_error(error)
+    def begin_step(self, step):
+        self._backwards = 0
 
-    def disarm(self):
-        try:
-            self.modes.retire()
-        except Exception as error:
-            self.enabled = False
-            self.on_error(error)
-
-    def _on_backward(self, loss):
-        if self._step is None or getattr(loss, "grad_fn", None) is None or \
-                self._backwards >= BACKWARDS_PER_STEP:
+    def on_backward(self, step, loss):
+        if self._backwards >= BACKWARDS_PER_STEP:
             return
         self._backwards += 1               # a critic's backward may come first: read a few
-        step = self._step
         try:
             for node in _products(loss.grad_fn):
                 row = self._read(node)

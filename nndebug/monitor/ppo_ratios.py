@@ -23,7 +23,7 @@ largest distance from 1: one row ``(step, distance, entries)`` per ratio.
 Cost: nothing for a loss without a ratio; otherwise a function mode on a handful of
 recorded steps, one bounded walk of the loss's graph and one host read per ratio on each.
 """
-from .function_modes import OwnedModes, backward_mode
+from .function_modes import BackwardWatch
 from .graph_walks import LOSS_WALK_LIMIT, nodes_under
 from .policy_gradient_terms import log_probability
 
@@ -33,13 +33,15 @@ STEPS_MEASURED = 4        # [design] recorded steps whose ratios are read: the f
 BACKWARDS_PER_STEP = 2    # [design] backward calls read per step (an actor's and a critic's)
 
 
-class PpoRatios:
+class PpoRatios(BackwardWatch):
+    """A reader of the shared loss-graph walk (``wants``/``read``: is there a ratio?), then
+    a backward watch (``function_modes.BackwardWatch``) that reads the ratios."""
+    steps = STEPS_MEASURED
+
     def __init__(self, adapter, observed, on_error):
-        self.observed, self.on_error = observed, on_error
-        self.enabled = adapter.framework == "torch"
-        self.modes = OwnedModes()
-        self.wanted, self.scans, self.measured = False, 0, 0
-        self._step, self._backwards = None, 0
+        super().__init__(adapter.framework == "torch", on_error)
+        self.observed = observed
+        self.scans, self._backwards = 0, 0
 
     def wants(self, step):
         """As a reader of the shared loss-graph walk (``graph_walks.LossGraph``): the
@@ -51,40 +53,19 @@ class PpoRatios:
         self.scans += 1
         self.wanted = any(_is_ratio(node) for node in nodes)
 
-    def arm(self, step):
-        if not self.enabled or not self.wanted or self.measured >= STEPS_MEASURED or \
-                step is None:
-            return
-        try:
-            self.modes.drop_stale()
-            if self.modes.stale:
-                return
-            self._step, self._backwards = int(step), 0
-            self.modes.push(backward_mode(self._on_backward))
-        except Exception as error:          # no mode: nothing is read, the step runs as ever
-            self.enabled = False
-            self.on_error(error)
+    def begin_step(self, step):
+        self._backwards = 0
 
-    def disarm(self):
-        try:
-            self.modes.retire()
-        except Exception as error:
-            self.enabled = False
-            self.on_error(error)
-
-    def _on_backward(self, loss):
-        if self._step is None or getattr(loss, "grad_fn", None) is None or \
-                self._backwards >= BACKWARDS_PER_STEP:
+    def on_backward(self, step, loss):
+        if self._backwards >= BACKWARDS_PER_STEP:
             return
-        if self._backwards == 0:
-            self.measured += 1
         self._backwards += 1
         try:
             for node in nodes_under([loss.grad_fn], LOSS_WALK_LIMIT):
                 if _is_ratio(node):
                     ratio = node._saved_result
                     distance = float((ratio.detach().float() - 1).abs().max())
-                    self.observed.ppo_ratios.append((self._step, distance, int(ratio.numel())))
+                    self.observed.ppo_ratios.append((step, distance, int(ratio.numel())))
         except Exception as error:          # a graph we cannot read costs this step
             self.on_error(error)
 
