@@ -95,6 +95,7 @@ from .one_unit_softmaxes import OneUnitSoftmaxes   # real-bug batch 41
 from .transposing_reshapes import TransposingReshapes   # real-bug batch 41
 from .target_column_scales import TargetColumnScales   # real-bug batch 42
 from .near_zero_divisors import NearZeroDivisors   # real-bug batch 42
+from .first_training_inputs import FirstTrainingInputs   # read by the next two
 from .target_values_in_features import TargetValuesInFeatures   # real-bug batch 42
 from .identical_input_rows import IdenticalInputRows   # real-bug batch 45
 from .in_place_skip_inputs import InPlaceSkipInputs   # real-bug batch 43
@@ -170,9 +171,10 @@ class Around:
         self.loss_graph.readers.append(PooledLogProbs(observed))   # mean(lp) * returns (batch 44)
         self.ppo_ratios = PpoRatios(adapter, observed, on_error)   # exp(lp - old lp) (batch 44)
         self.loss_graph.readers.append(self.ppo_ratios)   # its scan for a ratio
-        self.target_values = TargetValuesInFeatures(adapter, observed, adapter.model,
-                                                    current_step, on_error)   # y in x's rows
-        self.input_twins = IdenticalInputRows(adapter, observed, adapter.model, current_step,
+        self.first_inputs = FirstTrainingInputs(adapter, adapter.model, current_step, on_error)
+        self.target_values = TargetValuesInFeatures(adapter, observed, self.first_inputs,
+                                                    on_error)   # y in x's rows
+        self.input_twins = IdenticalInputRows(adapter, observed, self.first_inputs,
                                               on_error)   # one input, two labels (batch 45)
         self.in_place_skips = InPlaceSkipInputs(adapter, observed, on_error)   # relu_ on a skip
         self.norm_sites = SharedNormSites(adapter, observed, on_error)   # one BN, two sites
@@ -447,7 +449,6 @@ class Around:
         self.seeds.close()
         self.windows.close()
         self.joint_scaling.close()
-        self.target_values.close()          # target_values_in_features.py
-        self.input_twins.close()            # identical_input_rows.py (batch 45)
+        self.first_inputs.close()           # first_training_inputs.py
         self.detached.close()
 

@@ -15,18 +15,16 @@ session starts from, an image zeroed by a bug) or a one-hot / multi-hot one (a c
 item, a set of answers) is a discrete state that many rows share and go on from
 differently; inputs that carry nothing are CONSTANT_INPUTS' business.
 
-What it keeps (torch only): a detached reference to the first float input of the model's
-first ``KEPT_FORWARDS`` training forwards (gradients on) with the step it belongs to; one
-forward pre-hook, removed after those forwards. The targets are those the loss capture
-already keeps (``run.observed.targets``). Compared (NumPy, on the host) when findings are
+What it reads (torch only): the first float tensor of the model's first argument on its
+first training forwards (``first_training_inputs.py``, which keeps them: one forward
+pre-hook, removed after those forwards). The targets are those the loss capture already
+keeps (``run.observed.targets``). Compared (NumPy, on the host) when findings are
 asked for; kept as ``run.observed.conflicting_label_rows``: ``[(step, rows, distinct input
 rows, rows whose identical twin has another target)]``. No per-step cost after the first
 forwards.
 """
 import numpy as np
 
-KEPT_FORWARDS = 4          # [design] training forwards whose inputs are kept: the loss
-                           # capture keeps the targets of the first 4 calls
 MIN_ROWS = 8               # [design] rows a batch needs before its twins are counted
 MIN_ROW_VALUES = 16        # [design] values an input row needs: a table of a few discrete
                            # columns repeats rows with different outcomes as a matter of
@@ -63,34 +61,16 @@ def conflicting_rows(x, y):
 
 
 class IdenticalInputRows:
-    def __init__(self, adapter, observed, root, current_step, on_error):
+    def __init__(self, adapter, observed, inputs, on_error):
+        """``inputs``: the shared ``first_training_inputs.FirstTrainingInputs``."""
         self.adapter, self.observed, self.on_error = adapter, observed, on_error
-        self.current_step = current_step
-        self.kept = []                     # [(step, detached input)]
-        self._forwards, self._hook = 0, None
-        if adapter.framework == "torch" and root is not None:
-            import torch
-            self._grad_enabled = torch.is_grad_enabled
-            self._hook = adapter.add_forward_pre_hook(root, self._before_forward)
-
-    def _before_forward(self, module, inputs):
-        if not self._grad_enabled():
-            return                         # evaluation: not what is trained on
-        try:
-            leaves = self.adapter.float_leaves(inputs[:1])   # the data, not a carried state
-            if leaves and len(tuple(leaves[0].shape)) >= 2:
-                self.kept.append((self.current_step(), self.adapter.detach(leaves[0])))
-        except Exception as error:         # never break the user's forward pass
-            self.on_error(error)
-        self._forwards += 1
-        if self._forwards >= KEPT_FORWARDS:
-            self.close()
+        self.inputs = inputs
 
     def read(self):
         """Set ``observed.conflicting_label_rows`` from the kept inputs and the kept targets
         (host copies, once, when findings are asked for)."""
         try:
-            inputs = {step: batch for step, batch in self.kept}   # the step's last forward
+            inputs = self.inputs.by_step("first argument")
             found = []
             for step, target in self.observed.targets:
                 batch = inputs.get(step)
@@ -104,8 +84,3 @@ class IdenticalInputRows:
                 self.observed.conflicting_label_rows = found
         except Exception as error:
             self.on_error(error)
-
-    def close(self):
-        if self._hook is not None:
-            self._hook.remove()
-            self._hook = None

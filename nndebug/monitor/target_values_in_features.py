@@ -14,11 +14,11 @@ it ends on the value it is asked to predict. (A table's column equal to the targ
 every row is the target column left in the table, named TARGETS_IN_INPUTS by the
 dependency checks.)
 
-What it keeps (torch only): a detached reference to the first float input of the model's
-first ``KEPT_FORWARDS`` training forwards (gradients on) when it is a table ``(rows,
-columns)`` or a batch of windows ``(rows, steps, features)`` of at most ``MAX_ROW_VALUES``
-values a row, with the step it belongs to; one forward pre-hook, removed after those
-forwards. The targets are those the loss capture already keeps (``run.observed.targets``).
+What it reads (torch only): the first float input of the model's first training forwards
+(``first_training_inputs.py``, which keeps them: one forward pre-hook, removed after those
+forwards), when it is a table ``(rows, columns)`` or a batch of windows ``(rows, steps,
+features)`` of at most ``MAX_ROW_VALUES`` values a row. The targets are those the loss
+capture already keeps (``run.observed.targets``).
 Compared (NumPy, on the host) when findings are asked for, on batches whose targets are
 one continuous value per row (at least ``DISTINCT_TARGETS`` of them distinct). Kept as
 ``run.observed.target_value_matches``: ``[(step, rows, [shape of a row], column, rows
@@ -27,8 +27,6 @@ most such rows of each batch.
 """
 import numpy as np
 
-KEPT_FORWARDS = 4          # [design] training forwards whose inputs are kept: the loss
-                           # capture keeps the targets of the first 4 calls
 MIN_ROWS = 16              # [design] rows a batch needs for a share of matches to mean anything
 DISTINCT_TARGETS = 0.9     # [design] share of a batch's targets that must be distinct: counts,
                            # ratings and classes repeat, and a lagged count equals the next
@@ -55,34 +53,16 @@ def best_matching_column(x, y):
 
 
 class TargetValuesInFeatures:
-    def __init__(self, adapter, observed, root, current_step, on_error):
+    def __init__(self, adapter, observed, inputs, on_error):
+        """``inputs``: the shared ``first_training_inputs.FirstTrainingInputs``."""
         self.adapter, self.observed, self.on_error = adapter, observed, on_error
-        self.current_step = current_step
-        self.kept = []                     # [(step, detached input table)]
-        self._forwards, self._hook = 0, None
-        if adapter.framework == "torch" and root is not None:
-            import torch
-            self._grad_enabled = torch.is_grad_enabled
-            self._hook = adapter.add_forward_pre_hook(root, self._before_forward)
-
-    def _before_forward(self, module, inputs):
-        if not self._grad_enabled():
-            return                         # evaluation: not what is trained on
-        try:
-            leaves = self.adapter.float_leaves(inputs)
-            if leaves and len(tuple(leaves[0].shape)) in (2, 3):
-                self.kept.append((self.current_step(), self.adapter.detach(leaves[0])))
-        except Exception as error:         # never break the user's forward pass
-            self.on_error(error)
-        self._forwards += 1
-        if self._forwards >= KEPT_FORWARDS:
-            self.close()
+        self.inputs = inputs
 
     def read(self):
         """Set ``observed.target_value_matches`` from the kept inputs and the kept targets
         (host copies, once, when findings are asked for)."""
         try:
-            inputs = {step: table for step, table in self.kept}   # the step's last forward
+            inputs = self.inputs.by_step("any argument")
             found = []
             for step, target in self.observed.targets:
                 table = inputs.get(step)
@@ -97,8 +77,3 @@ class TargetValuesInFeatures:
                 self.observed.target_value_matches = found
         except Exception as error:
             self.on_error(error)
-
-    def close(self):
-        if self._hook is not None:
-            self._hook.remove()
-            self._hook = None

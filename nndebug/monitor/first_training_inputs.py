@@ -1,0 +1,50 @@
+"""The model's inputs on its first training forwards, kept for observers that compare them
+with the targets when findings are asked for (``target_values_in_features.py``: a feature
+that holds the target's value; ``identical_input_rows.py``: one input with two labels).
+
+What it keeps (torch only): for each of the model's first ``KEPT_FORWARDS`` training
+forwards (gradients on), the step it belongs to, a detached reference to the first float
+tensor of the model's FIRST argument (the data; a carried recurrent state comes after it)
+and to the first float tensor of any argument. One forward pre-hook, removed after those
+forwards: no per-step cost after them, and one hook where each observer had its own.
+"""
+KEPT_FORWARDS = 4          # [design] training forwards whose inputs are kept: the loss
+                           # capture keeps the targets of the first 4 calls
+
+
+class FirstTrainingInputs:
+    def __init__(self, adapter, root, current_step, on_error):
+        self.adapter, self.current_step, self.on_error = adapter, current_step, on_error
+        self.kept = []             # [(step, first argument's float tensor or None,
+                                   #   first float tensor of any argument or None)]
+        self._forwards, self._hook = 0, None
+        if adapter.framework == "torch" and root is not None:
+            import torch
+            self._grad_enabled = torch.is_grad_enabled
+            self._hook = adapter.add_forward_pre_hook(root, self._before_forward)
+
+    def _before_forward(self, module, inputs):
+        if not self._grad_enabled():
+            return                         # evaluation: not what is trained on
+        try:
+            first = self.adapter.float_leaves(inputs[:1])
+            anywhere = first or self.adapter.float_leaves(inputs)
+            self.kept.append((self.current_step(),
+                              self.adapter.detach(first[0]) if first else None,
+                              self.adapter.detach(anywhere[0]) if anywhere else None))
+        except Exception as error:         # never break the user's forward pass
+            self.on_error(error)
+        self._forwards += 1
+        if self._forwards >= KEPT_FORWARDS:
+            self.close()
+
+    def by_step(self, which):
+        """{step: kept tensor} (the step's last training forward), ``which`` being
+        "first argument" or "any argument"; steps without such a tensor left out."""
+        place = 1 if which == "first argument" else 2
+        return {row[0]: row[place] for row in self.kept if row[place] is not None}
+
+    def close(self):
+        if self._hook is not None:
+            self._hook.remove()
+            self._hook = None
