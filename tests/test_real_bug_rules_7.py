@@ -69,6 +69,37 @@ def test_targets_inside_the_output_range_stay_silent(last):
     assert not _problems(found), _problems(found)
 
 
+def _relu_regression(shift, steps=60):
+    """Standardised-like targets x @ w + shift behind a final ReLU."""
+    generator = torch.Generator().manual_seed(0)
+    weights = torch.randn(16, 1, generator=generator) / 4
+
+    def batches():
+        for _ in range(steps):
+            x = torch.randn(BATCH, 16, generator=generator)
+            yield x, x @ weights + shift
+    layers = [torch.nn.Linear(16, 32), torch.nn.Tanh(), torch.nn.Linear(32, 1),
+              torch.nn.ReLU()]
+    return _train(layers, torch.nn.MSELoss(), batches())
+
+
+def test_negative_targets_behind_a_final_relu_are_named():
+    """Targets of both signs (mean 0): a ReLU's output can never be negative, so half of
+    them cannot be reached (the ProteomicsML report, alive or dead output alike)."""
+    found = _relu_regression(shift=0.0)
+    assert "TARGETS_OUTSIDE_OUTPUT_RANGE" in found, sorted(found)
+    finding = found["TARGETS_OUTSIDE_OUTPUT_RANGE"]
+    assert finding.severity == "warning" and finding.evidence["output_range"][0] == 0.0
+    assert "Drop the final relu" in finding.fix
+
+
+def test_non_negative_targets_behind_a_final_relu_stay_silent():
+    """Counts, prices, distances: a final ReLU is a fine way to keep them non-negative."""
+    found = _relu_regression(shift=3.0)
+    assert "TARGETS_OUTSIDE_OUTPUT_RANGE" not in found
+    assert not _problems(found), _problems(found)
+
+
 # --- TARGETS_ALL_ONE_CLASS -------------------------------------------------------------------
 def test_every_target_the_same_class_is_named():
     batches = ((x, torch.zeros_like(y)) for x, y in blobs(40))

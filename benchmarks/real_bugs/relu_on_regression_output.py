@@ -16,7 +16,7 @@ from benchmarks.real_bugs._common import batches, regression
 
 TITLE = "Do not use ReLU activation for the final regression layer"
 LINK = "https://github.com/ProteomicsML/ProteomicsML/pull/203"
-EXPECTED = ("DEAD_RELU",)
+EXPECTED = ("DEAD_RELU", "TARGETS_OUTSIDE_OUTPUT_RANGE")
 STEPS = 150
 
 

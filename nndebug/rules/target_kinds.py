@@ -4,8 +4,9 @@ Four mistakes that train without an error and without a NaN, read from what reac
 loss (``run.observed.loss_calls``):
 
 - TARGETS_OUTSIDE_OUTPUT_RANGE: a regression loss whose targets lie beyond what the
-  model's last layer can output (a sigmoid never exceeds 1, a tanh never leaves [-1, 1]):
-  targets left in raw units (pixels 0-255) while the output is squashed.
+  model's last layer can output (a sigmoid never exceeds 1, a tanh never leaves [-1, 1], a
+  ReLU is never negative): targets left in raw units (pixels 0-255) while the output is
+  squashed, or standardised targets behind a final ReLU.
 - TARGETS_ALL_ONE_CLASS: every target of a class-index loss (cross-entropy, NLL) is the
   same class, on every recorded step: the labels were built wrong (a colour or a name that
   never matches), the loss falls to zero and the accuracy reads 1.00 while nothing is
@@ -32,8 +33,9 @@ from .graph import rule
 # regression losses: their target is a value the output should reach
 REGRESSION_LOSSES = {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "mse_loss", "l1_loss",
                      "smooth_l1_loss", "huber_loss"}
-# what a squashing last layer can output (torch's Sigmoid/Hardsigmoid, Tanh/Hardtanh defaults)
-OUTPUT_RANGE = {"sigmoid": (0.0, 1.0), "tanh": (-1.0, 1.0)}
+# what a bounding last layer can output (torch's Sigmoid/Hardsigmoid, Tanh/Hardtanh
+# defaults; a ReLU's output is never negative)
+OUTPUT_RANGE = {"sigmoid": (0.0, 1.0), "tanh": (-1.0, 1.0), "relu": (0.0, math.inf)}
 # layers that leave the values' range as it is (the last layer that counts comes before them)
 PASS_THROUGH = {"Dropout", "Identity", "Flatten", "Unflatten"}
 BEYOND_SHARE = 0.25           # [design] targets beyond the output's bound by more than a
@@ -47,6 +49,14 @@ MIN_TARGET_CALLS = 3          # [design] recorded loss calls needed before a ver
 MIN_ROWS = 16                 # [design] target rows read before a verdict on row sums
 MIN_LABEL_COLUMNS = 3         # [design] one-hot over 2 columns is a legitimate binary set-up
 EXACT = 1e-6                  # [design] an output at its bound, up to float32 rounding
+
+
+def _margin(low, high, call):
+    """How far beyond the output's bound a target must lie: a quarter of the range's width,
+    or of the targets' own spread when the range is open on one side (a ReLU's [0, inf):
+    standardised targets reach about as far below 0 as above it)."""
+    width = high - low if math.isfinite(high - low) else call.target_max - call.target_min
+    return BEYOND_SHARE * width
 
 
 def _squashing_last_layer(ctx):
@@ -68,9 +78,9 @@ def targets_outside_output_range(ctx):
     if len(calls) < MIN_TARGET_CALLS or last is None:
         return None
     name, kind, (low, high) = last
-    margin = BEYOND_SHARE * (high - low)
     inside = [c for c in calls if low - EXACT <= c.output_min and c.output_max <= high + EXACT]
-    beyond = [c for c in inside if c.target_max > high + margin or c.target_min < low - margin]
+    beyond = [c for c in inside if c.target_max > high + _margin(low, high, c) or
+              c.target_min < low - _margin(low, high, c)]
     if len(inside) < len(calls) or len(beyond) < MAJORITY * len(calls) or not beyond:
         return None
     t_low = min(c.target_min for c in beyond)
@@ -86,7 +96,9 @@ def targets_outside_output_range(ctx):
         evidence={"layer": name, "kind": kind, "output_range": [low, high],
                   "target_min": t_low, "target_max": t_high, "calls_beyond": len(beyond),
                   "calls": len(calls)},
-        fix=f"Scale the targets into [{fmt(low)}, {fmt(high)}] (pixels 0-255: divide by "
+        fix=f"Drop the final {kind}: a regression output needs no activation (the last "
+            "linear layer outputs the targets' units)." if math.isinf(high) else
+            f"Scale the targets into [{fmt(low)}, {fmt(high)}] (pixels 0-255: divide by "
             f"255) and undo the scaling on predictions, or drop the final {kind} and let "
             "the last linear layer output the targets' units.")
 
