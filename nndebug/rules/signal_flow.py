@@ -64,7 +64,7 @@ def saturated_activations(ctx):
             "weights), or switch hidden activations to ReLU/GELU.")
 
 
-@rule(produces="VANISHING_GRADIENTS", reads={"SATURATED_ACTIVATIONS"},
+@rule(produces="VANISHING_GRADIENTS", reads={"SATURATED_ACTIVATIONS", "LOSS_DIVERGING"},
       explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def vanishing_gradients(ctx):
     profile = ctx.layer_grad_profile()
@@ -74,7 +74,10 @@ def vanishing_gradients(ctx):
     if not ratio < VANISHING_RATIO:
         return None
     weight_names = names(ctx.run, ctx.depth_weights)
-    poor = learning_poor(ctx)
+    # vanishing gradients stall learning; they do not undo it: a loss that rose well above
+    # its best has another cause, and the ratio is then no reason to warn
+    rising = "LOSS_DIVERGING" in ctx.found
+    poor = learning_poor(ctx) and not rising
     saturated = "SATURATED_ACTIVATIONS" in ctx.found
     return Finding(
         code="VANISHING_GRADIENTS", severity="warning" if poor else "info",
@@ -82,7 +85,8 @@ def vanishing_gradients(ctx):
         message=f"The gradient reaching the first layer ({weight_names[0]}) is {ratio:.1e} times "
                 "the last layer's (relative to weight size): the early layers barely learn" +
                 (", while the loss is not improving." if poor else
-                 "; learning still progresses."),
+                 "; the loss rose after its best, which vanishing gradients do not cause." if
+                 rising else "; learning still progresses."),
         evidence={"first_over_last": ratio, "per_layer": dict(zip(weight_names, profile.tolist())),
                   "threshold": VANISHING_RATIO},
         fix=("Use ReLU-family activations instead of sigmoid/tanh in hidden layers, He/Kaiming "
