@@ -39,25 +39,35 @@ MAX_BATCH_VALUES = 4_000_000   # [design] values of a batch compared at most (ho
 def conflicting_rows(x, y):
     """(distinct input rows, rows whose identical twin has another target) of one batch,
     or None when the batch is not one the check reads (too few rows, short rows, targets
-    not one per row)."""
+    not one per row). Rows are grouped by one projection on a fixed random vector (equal
+    rows project equally; distinct real rows collide with probability ~0), so a batch costs
+    two matrix-vector products and two sorts, not a comparison of every pair of rows."""
     if x.ndim < 2 or x.shape[0] < MIN_ROWS or x.size > MAX_BATCH_VALUES:
         return None
     rows = x.shape[0]
-    x = np.ascontiguousarray(x.reshape(rows, -1))
-    if x.shape[1] < MIN_ROW_VALUES or y.ndim < 1 or y.shape[0] != rows:
-        return None
-    y = np.ascontiguousarray(y.reshape(rows, -1))
-    inputs, input_group = np.unique(x, axis=0, return_inverse=True)
-    _, target_group = np.unique(y, axis=0, return_inverse=True)
+    x = np.asarray(x, dtype=np.float64).reshape(rows, -1)
+    if x.shape[1] < MIN_ROW_VALUES or y.ndim < 1 or y.shape[0] != rows or \
+            not np.isfinite(x).all():
+        return None                        # (NaN inputs are another rule's business)
+    y = np.asarray(y, dtype=np.float64).reshape(rows, -1)
+    _, input_group = np.unique(x @ _direction(x.shape[1]), return_inverse=True)
+    _, target_group = np.unique(y @ _direction(y.shape[1]), return_inverse=True)
     input_group, target_group = input_group.reshape(-1), target_group.reshape(-1)
+    # input groups holding two or more different targets
+    pairs = np.unique(np.stack([input_group, target_group], axis=1), axis=0)
+    groups, targets_per_group = np.unique(pairs[:, 0], return_counts=True)
     clashing = 0
-    for group, row in enumerate(inputs):
-        if len(np.unique(row)) < MIN_DISTINCT_ROW_VALUES:
-            continue       # a blank row (an empty history, a zeroed image) or a one-hot one
+    for group in groups[targets_per_group > 1]:
         members = input_group == group
-        if len(np.unique(target_group[members])) > 1:
-            clashing += int(members.sum())
-    return len(inputs), clashing
+        if len(np.unique(x[members][0])) < MIN_DISTINCT_ROW_VALUES:
+            continue       # a blank row (an empty history, a zeroed image) or a one-hot one
+        clashing += int(members.sum())
+    return int(input_group.max()) + 1, clashing
+
+
+def _direction(width):
+    """A fixed random vector (the same for every batch of this row width)."""
+    return np.random.default_rng(width).standard_normal(width)
 
 
 class IdenticalInputRows:
