@@ -8,6 +8,8 @@ tensor of the model's FIRST argument (the data; a carried recurrent state comes 
 and to the first float tensor of any argument. One forward pre-hook, removed after those
 forwards: no per-step cost after them, and one hook where each observer had its own.
 """
+import numpy as np
+
 KEPT_FORWARDS = 4          # [design] training forwards whose inputs are kept: the loss
                            # capture keeps the targets of the first 4 calls
 
@@ -43,6 +45,18 @@ class FirstTrainingInputs:
         "first argument" or "any argument"; steps without such a tensor left out."""
         place = 1 if which == "first argument" else 2
         return {row[0]: row[place] for row in self.kept if row[place] is not None}
+
+    def paired_with(self, targets, which):
+        """(step, input, target) as NumPy arrays, for each of ``targets`` (``(step, target)``
+        rows: ``run.observed.targets``) whose step has a kept input (``by_step(which)``):
+        the pairs the observers compare, copied to the host when findings are asked for."""
+        inputs = self.by_step(which)
+        for step, target in targets:
+            kept = inputs.get(step)
+            if kept is None or step is None:
+                continue
+            yield (int(step), np.asarray(self.adapter.to_numpy(kept)),
+                   np.asarray(self.adapter.to_numpy(target)))
 
     def close(self):
         if self._hook is not None:

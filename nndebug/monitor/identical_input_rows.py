@@ -80,16 +80,12 @@ class IdenticalInputRows:
         """Set ``observed.conflicting_label_rows`` from the kept inputs and the kept targets
         (host copies, once, when findings are asked for)."""
         try:
-            inputs = self.inputs.by_step("first argument")
             found = []
-            for step, target in self.observed.targets:
-                batch = inputs.get(step)
-                if batch is None or step is None:
-                    continue
-                counts = conflicting_rows(np.asarray(self.adapter.to_numpy(batch)),
-                                          np.asarray(self.adapter.to_numpy(target)))
+            for step, batch, target in self.inputs.paired_with(self.observed.targets,
+                                                                "first argument"):
+                counts = conflicting_rows(batch, target)
                 if counts is not None:
-                    found.append((int(step), int(batch.shape[0]), *counts))
+                    found.append((step, int(batch.shape[0]), *counts))
             if found or not self.observed.conflicting_label_rows:
                 self.observed.conflicting_label_rows = found
         except Exception as error:

@@ -62,16 +62,12 @@ class TargetValuesInFeatures:
         """Set ``observed.target_value_matches`` from the kept inputs and the kept targets
         (host copies, once, when findings are asked for)."""
         try:
-            inputs = self.inputs.by_step("any argument")
             found = []
-            for step, target in self.observed.targets:
-                table = inputs.get(step)
-                if table is None or step is None:
-                    continue
-                best = best_matching_column(np.asarray(self.adapter.to_numpy(table)),
-                                            np.asarray(self.adapter.to_numpy(target)))
+            for step, table, target in self.inputs.paired_with(self.observed.targets,
+                                                                "any argument"):
+                best = best_matching_column(table, target)
                 if best is not None:
-                    found.append((int(step), int(table.shape[0]),
+                    found.append((step, int(table.shape[0]),
                                   [int(n) for n in table.shape[1:]], *best))
             if found or not self.observed.target_value_matches:
                 self.observed.target_value_matches = found
