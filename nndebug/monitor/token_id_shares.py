@@ -55,11 +55,16 @@ def commonest_id_share(ids, padding_idx=None):
     return int(common), occurrences / ids.size, inner / occurrences, int(ids.size)
 
 
-class TokenIdShares:
-    def __init__(self, adapter, observed, current_step, on_error):
-        self.adapter, self.observed = adapter, observed
-        self.current_step, self.on_error = current_step, on_error
-        self._handles = {}
+class FirstLookups:
+    """A forward hook on each token embedding (``token_embeddings``) that hands every lookup
+    to ``on_lookup(name, module, inputs)`` and removes itself once ``lookups_kept`` of them
+    counted (``on_lookup`` returns whether one did): no per-step work afterwards. Shared by
+    the observers that read the first lookups' ids (this one, ``visible_targets.py``)."""
+    lookups_kept = CALLS_KEPT
+
+    def __init__(self, adapter, on_error):
+        self.adapter, self.on_error = adapter, on_error
+        self._handles, self._counted = {}, {}
         for name, module in token_embeddings(adapter):
             try:
                 self._handles[name] = adapter.add_forward_hook(module, self._make_hook(name))
@@ -67,27 +72,39 @@ class TokenIdShares:
                 on_error(error)
 
     def _make_hook(self, name):
-        noted = []
-
         def on_output(module, inputs, output):
             try:
-                ids = training_lookup_ids(self.adapter, module, inputs)
-                if ids is None or ids.ndim != 2 or ids.shape[1] < MIN_LENGTH or ids.dtype.kind not in "iu":
+                if not self.on_lookup(name, module, inputs):
                     return
-                found = commonest_id_share(ids, getattr(module, "padding_idx", None))
-                noted.append(found)
-                step = self.current_step()
-                if found is not None:
-                    self.observed.token_id_shares.append((-1 if step is None else int(step),
-                                                          name, *found))
-                if len(noted) >= CALLS_KEPT:
+                self._counted[name] = self._counted.get(name, 0) + 1
+                if self._counted[name] >= self.lookups_kept:
                     self._handles.pop(name).remove()
             except Exception as error:        # never break the user's forward pass
                 self.on_error(error)
         return on_output
+
+    def on_lookup(self, name, module, inputs):
+        raise NotImplementedError
 
     def close(self):
         """Remove the hooks still waiting for lookups (the monitor closed first)."""
         for handle in self._handles.values():
             handle.remove()
         self._handles = {}
+
+
+class TokenIdShares(FirstLookups):
+    def __init__(self, adapter, observed, current_step, on_error):
+        self.observed, self.current_step = observed, current_step
+        super().__init__(adapter, on_error)
+
+    def on_lookup(self, name, module, inputs):
+        ids = training_lookup_ids(self.adapter, module, inputs)
+        if ids is None or ids.ndim != 2 or ids.shape[1] < MIN_LENGTH or ids.dtype.kind not in "iu":
+            return False
+        found = commonest_id_share(ids, getattr(module, "padding_idx", None))
+        step = self.current_step()
+        if found is not None:
+            self.observed.token_id_shares.append((-1 if step is None else int(step),
+                                                  name, *found))
+        return True

@@ -33,7 +33,7 @@ differ)]``, one row per lookup whose ids line up with a kept target.
 """
 import numpy as np
 
-from .token_id_shares import token_embeddings
+from .token_id_shares import FirstLookups
 
 LOOKUPS_KEPT = 4           # [design] training lookups kept per embedding (the first steps
                            # show how the labels were made; an encoder-decoder looks up twice)
@@ -43,43 +43,22 @@ TEACHER_FORCED_SHARE = 0.9    # [design] a lookup equal to the targets shifted r
                               # measure of the dependency probes asks of an alignment)
 
 
-class VisibleTargets:
+class VisibleTargets(FirstLookups):
     """Keeps the ids of the first token lookups (see the module doc)."""
+    lookups_kept = LOOKUPS_KEPT
 
     def __init__(self, adapter, observed, current_step, on_error):
-        self.adapter, self.observed = adapter, observed
-        self.current_step, self.on_error = current_step, on_error
+        self.observed, self.current_step = observed, current_step
         self.kept = []             # [(step, detached ids)]
-        self._handles = {}
-        for name, module in token_embeddings(adapter):
-            try:
-                self._handles[name] = adapter.add_forward_hook(module, self._make_hook(name))
-            except Exception as error:        # a model without working hooks
-                on_error(error)
+        super().__init__(adapter, on_error)
 
-    def _make_hook(self, name):
-        taken = []
-
-        def on_output(module, inputs, output):
-            try:
-                if not self.adapter.is_training(module) or not inputs or \
-                        not self.adapter.is_tensor(inputs[0]):
-                    return
-                step = self.current_step()
-                self.kept.append((-1 if step is None else int(step),
-                                  self.adapter.detach(inputs[0])))
-                taken.append(step)
-                if len(taken) >= LOOKUPS_KEPT:
-                    self._handles.pop(name).remove()
-            except Exception as error:        # never break the user's forward pass
-                self.on_error(error)
-        return on_output
-
-    def close(self):
-        """Remove the hooks still waiting for lookups (the monitor closed first)."""
-        for handle in self._handles.values():
-            handle.remove()
-        self._handles = {}
+    def on_lookup(self, name, module, inputs):
+        if not self.adapter.is_training(module) or not inputs or \
+                not self.adapter.is_tensor(inputs[0]):
+            return False
+        step = self.current_step()
+        self.kept.append((-1 if step is None else int(step), self.adapter.detach(inputs[0])))
+        return True
 
     def read(self):
         """Compare the kept ids with the kept targets of the same step (host copies, once,
