@@ -13,7 +13,7 @@ windows of 20 time steps over 96 subcarriers: each of 4 activities moves at its 
 seen on every subcarrier with its own gain and phase under unit noise.
 Fix: `x.permute(1, 0, 2)` for (batch, time, feature) windows (and `nn.LSTM(96, ...)`).
 
-Measured (200 steps, 300 held-out windows): held-out accuracy 0.65 with the bug, 1.00 fixed.
+Measured (200 steps, 300 held-out windows): held-out accuracy 0.61 with the bug, 1.00 fixed.
 """
 import math
 
@@ -24,7 +24,7 @@ from benchmarks.real_bugs._common import train_watched
 
 TITLE = "关于NTU_Fi_LSTM的输入X的格式问题"
 LINK = "https://github.com/xyanchen/WiFi-CSI-Sensing-Benchmark/issues/9"
-EXPECTED = ("SEQUENCE_AXIS_IS_FEATURES",)
+EXPECTED = ("LAYOUT_NOT_TRANSPOSED",)
 STEPS = 200
 WINDOWS, TIME, SUBCARRIERS, ACTIVITIES = 1200, 20, 96, 4
 HELD_OUT = 300
@@ -58,7 +58,7 @@ class CsiLSTM(nn.Module):
 
 
 def window_batches(x, y, steps, batch_size=64):
-    g = torch.Generator().manual_seed(0)
+    g = torch.Generator().manual_seed(torch.initial_seed() + 1)   # moves with the seed
     for _ in range(steps):
         rows = torch.randint(0, len(x), (batch_size,), generator=g)
         yield x[rows], y[rows]

@@ -12,7 +12,8 @@ as (batch x time) ones. Here the sonnets' verse lines, padded with id 0, each ch
 tagged letter / space / punctuation, the padding left out of the loss with ignore_index.
 Fix: `pad_packed_sequence(packed_out, batch_first=True)`.
 
-Measured (150 steps, 27 held-out lines): held-out tag accuracy 0.79 with the bug (the share of letters), 1.00 fixed.
+Measured (150 steps, 27 held-out lines): held-out tag accuracy 0.79 with the bug (the share
+of letters), 1.00 fixed.
 """
 import torch
 from torch import nn
@@ -59,7 +60,7 @@ class Tagger(nn.Module):
 
 
 def line_batches(ids, tags, steps, batch_size=32):
-    g = torch.Generator().manual_seed(0)
+    g = torch.Generator().manual_seed(torch.initial_seed() + 1)   # moves with the seed
     for _ in range(steps):
         rows = torch.randint(0, len(ids), (batch_size,), generator=g)
         longest = int((ids[rows] != 0).sum(1).max())

@@ -22,10 +22,22 @@ def scale_of(array):
 
 def row_changes(base, changed, axis_rows=0):
     """max |changed - base| per row (per sample, or per position with ``axis_rows=1``),
-    relative to the base's scale."""
-    diff = np.abs(np.asarray(changed, np.float64) - np.asarray(base, np.float64))
+    relative to the base's scale. Outputs whose length follows the batch's longest sample
+    (``pad_packed_sequence`` trims to it) are compared where both runs have them."""
+    base, changed = common_part(np.asarray(base, np.float64), np.asarray(changed, np.float64))
+    diff = np.abs(changed - base)
     moved = np.moveaxis(diff, axis_rows, 0).reshape(diff.shape[axis_rows], -1)
     return moved.max(axis=1) / scale_of(base) if moved.size else np.zeros(diff.shape[axis_rows])
+
+
+def common_part(a, b):
+    """``a`` and ``b`` cut to the shape both have (as they are when it is the same): a sample
+    changed into a longer one makes the whole batch's output longer, and the positions only
+    the longer run has say nothing about what depends on what."""
+    if a.shape == b.shape or a.ndim != b.ndim or a.ndim == 0 or a.shape[0] != b.shape[0]:
+        return a, b
+    common = tuple(slice(0, min(m, n)) for m, n in zip(a.shape, b.shape))
+    return a[common], b[common]
 
 
 def gradient_mass(grad, axis):

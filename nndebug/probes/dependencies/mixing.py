@@ -11,7 +11,10 @@ How it is seen: for float inputs, the gradient of sample i's output (a random di
 it) with respect to the whole batch's inputs must be zero outside sample i; for integer
 inputs (token ids), changing sample j's ids must leave every other sample's output
 bit-for-bit the same. The same perturbation, watched at every module's output with forward
-hooks, names the first module whose output already mixes samples.
+hooks, names the first module whose output already mixes samples. Per-position outputs
+flattened for the loss, (batch * time, ...), are read folded back sample-major
+(``runner.folded_per_sample``): a time-major output flattened as if it were batch-major - a
+batch-first pack unpacked without ``batch_first=True`` - then shows as samples mixing.
 """
 import math
 
@@ -228,4 +231,6 @@ def _fix(module, kind, where):
     inside = f"in the forward of '{where}'" if where else "in the model's forward"
     return (f"look {inside} for a .view/.reshape that moves the batch dimension: reorder "
             "dimensions with .permute/.transpose (then reshape), split heads as "
-            "x.view(B, T, heads, d).transpose(1, 2), and check reductions or softmax over dim 0")
+            "x.view(B, T, heads, d).transpose(1, 2), check reductions or softmax over dim 0, "
+            "and unpack a batch-first PackedSequence with pad_packed_sequence(..., "
+            "batch_first=True) (its default returns (T, B, ...))")

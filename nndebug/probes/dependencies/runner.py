@@ -133,6 +133,7 @@ class Runner:
         if main is None:
             raise ValueError("check_dependencies expected the model to return a float tensor "
                              f"(or a tuple/dict holding one), got {type(output).__name__}")
+        main = folded_per_sample(main, rows)
         if main.ndim == 0 or main.shape[0] != rows:
             raise ValueError(f"check_dependencies expected the model's output to have one row "
                              f"per sample ({rows}), got shape {main.shape}; the probes need "
@@ -153,6 +154,8 @@ class Runner:
 
         def contract(output, _targets):
             main = _main_tensor(self.work, output, rows)
+            if tuple(main.shape) != cotangent.shape:      # flattened per position: fold
+                main = main.reshape(cotangent.shape)
             return (main * self.work.from_numpy(cotangent, like=main)).sum()
 
         try:
@@ -203,6 +206,17 @@ def _main_tensor(adapter, output, rows):
 def _main_output(adapter, output, rows):
     tensor = _main_tensor(adapter, output, rows)
     return None if tensor is None else adapter.to_numpy(tensor).astype(np.float64)
+
+
+def folded_per_sample(main, rows):
+    """The main output with one row per sample. A per-position output flattened for the loss
+    - ``logits.view(-1, V)`` gives (rows * k, V) - is folded back to (rows, k, V), sample-major,
+    as the targets flattened beside it are (``_per_sample``): without it no probe could read
+    a tagger or a language model that returns its logits ready for ``cross_entropy``, and a
+    flattening of the wrong layout, (time, batch) read as (batch, time), would go unseen."""
+    if main.ndim >= 1 and rows > 1 and main.shape[0] != rows and main.shape[0] % rows == 0:
+        return main.reshape((rows, main.shape[0] // rows) + main.shape[1:])
+    return main
 
 
 def _first_float(adapter, value):
