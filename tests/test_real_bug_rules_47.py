@@ -82,6 +82,21 @@ class TimeMajorLM(nn.Module):
 
 
 # --- the pieces ----------------------------------------------------------------------------
+def test_only_targets_flattened_per_position_let_outputs_fold():
+    from nndebug.probes.dependencies import _flattened_per_position
+    from nndebug.probes.dependencies.batch import Batch
+    ids = Batch(_padded_ids().numpy())                  # 6 samples of 9 positions
+    assert _flattened_per_position(torch.zeros(6 * 9).numpy(), ids)
+    assert _flattened_per_position(torch.zeros(6 * 4).numpy(), ids)   # trimmed to the longest
+    assert not _flattened_per_position(torch.zeros(6).numpy(), ids)   # one per sample
+    assert not _flattened_per_position(torch.zeros(6 * 10).numpy(), ids)   # more than held
+    assert not _flattened_per_position(None, ids)
+    images = Batch(torch.zeros(6, 3, 4, 4).numpy())
+    assert not _flattened_per_position(torch.zeros(12).numpy(), images)
+    table = Batch(torch.zeros(6, 5).numpy())           # float rows: no positions
+    assert not _flattened_per_position(torch.zeros(12).numpy(), table)
+
+
 def test_a_flattened_output_is_folded_sample_major():
     flat = torch.arange(24.).reshape(12, 2).numpy()    # 3 samples x 4 positions x 2
     folded = folded_per_sample(flat, 3)
@@ -98,10 +113,17 @@ def test_outputs_of_two_lengths_are_compared_where_both_have_them():
 
 
 # --- the planted bugs ---------------------------------------------------------------------
+def _flat_tags(ids):
+    """One tag per position, flattened as the loss takes them, padding -100."""
+    tags = ids % TAGS
+    tags[ids == 0] = -100
+    return tags.reshape(-1)
+
+
 def test_a_time_major_unpack_flattened_as_batch_major_mixes_samples():
     torch.manual_seed(0)
     ids = _padded_ids()
-    result = check_dependencies(PackedTagger(unpack_batch_first=False), ids)
+    result = check_dependencies(PackedTagger(unpack_batch_first=False), ids, _flat_tags(ids))
     assert "BATCH_MIXING" in _codes(result)
     assert "pad_packed_sequence" in next(f.fix for f in result.findings
                                          if f.code == "BATCH_MIXING")
@@ -109,8 +131,8 @@ def test_a_time_major_unpack_flattened_as_batch_major_mixes_samples():
 
 def test_a_float_input_tagger_flattened_time_first_mixes_samples():
     torch.manual_seed(0)
-    x = torch.randn(6, 7, 5)
-    assert "BATCH_MIXING" in _codes(check_dependencies(FlatTagger(time_major=True), x))
+    x, tags = torch.randn(6, 7, 5), torch.randint(0, TAGS, (6 * 7,))
+    assert "BATCH_MIXING" in _codes(check_dependencies(FlatTagger(time_major=True), x, tags))
 
 
 def test_watch_names_the_reported_tagger():
@@ -121,21 +143,41 @@ def test_watch_names_the_reported_tagger():
 # --- healthy look-alikes stay silent ------------------------------------------------------
 def test_a_batch_first_unpack_flattened_as_it_is_is_silent():
     torch.manual_seed(0)
-    result = check_dependencies(PackedTagger(unpack_batch_first=True), _padded_ids())
+    ids = _padded_ids()
+    result = check_dependencies(PackedTagger(unpack_batch_first=True), ids, _flat_tags(ids))
     assert not _codes(result) and "batch mixing" in result.checked
 
 
 def test_a_float_input_tagger_flattened_batch_first_is_silent():
     torch.manual_seed(0)
-    result = check_dependencies(FlatTagger(time_major=False), torch.randn(6, 7, 5))
+    x, tags = torch.randn(6, 7, 5), torch.randint(0, TAGS, (6 * 7,))
+    result = check_dependencies(FlatTagger(time_major=False), x, tags)
     assert not _codes(result) and "batch mixing" in result.checked
 
 
 def test_a_time_major_language_model_on_time_major_data_is_not_called_mixing():
     torch.manual_seed(0)
     ids = torch.randint(0, VOCAB, (9, 6))              # (time, batch), as the example feeds it
-    result = check_dependencies(TimeMajorLM(), ids)
+    result = check_dependencies(TimeMajorLM(), ids, torch.randint(0, VOCAB, (9 * 6,)))
     assert "BATCH_MIXING" not in _codes(result)
+
+
+class TwoViews(nn.Module):
+    """Both views of every sample stacked view-major, (2 * batch, features): rows that are
+    not positions, each sample's pair read by a contrastive loss on purpose."""
+    def __init__(self):
+        super().__init__()
+        self.encode = nn.Linear(5, 4)
+
+    def forward(self, x):
+        return torch.cat([self.encode(x), self.encode(x.flip(1))])
+
+
+def test_rows_that_are_not_positions_are_not_folded():
+    torch.manual_seed(0)
+    x = torch.randn(6, 5)
+    with pytest.raises(ValueError, match="one row per sample"):   # as before: not probed
+        check_dependencies(TwoViews(), x, torch.arange(12))
 
 
 def test_watch_stays_silent_on_the_fixed_tagger():

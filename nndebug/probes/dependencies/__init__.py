@@ -119,6 +119,8 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
             if targets is not None else None
         rng = np.random.default_rng(seed)
         runner = Runner(adapter, replay)
+        runner.fold_positions = _flattened_per_position(_first_array(to_tree(adapter, targets))
+                                                        if targets is not None else None, batch)
         with validation.explain_forward_error(adapter, inputs):  # integer data, a float model
             n, base_out = _first_run(runner, batch, max_samples)
         # the input the targets are read against (a decoder input, in an encoder-decoder)
@@ -291,6 +293,20 @@ def _per_sample(y, batch):
             y.size % x.shape[0] == 0 and y.size // x.shape[0] >= 2:
         return y.reshape(x.shape[0], -1)
     return y
+
+
+def _flattened_per_position(y, batch):
+    """Whether the targets are one per position of a sequence, flattened as the loss takes
+    them ((B * T,) for ``cross_entropy(logits.view(-1, V), y.view(-1))``): the model's
+    output rows are then positions too, and are read folded back per sample. Sequences only,
+    (B, T) ids or (B, T, F) features (a (B, F) float table has no positions), and no more
+    positions than the inputs hold."""
+    x = batch.x
+    sequence = x.ndim == 3 or (x.ndim == 2 and x.dtype.kind in "iu")
+    if y is None or y.ndim < 1 or not sequence or y.shape[0] == x.shape[0]:
+        return False
+    per_sample, left = divmod(y.shape[0], x.shape[0])
+    return not left and 2 <= per_sample <= x.shape[1]
 
 
 def _first_array(tree):

@@ -45,6 +45,7 @@ class Runner:
         self.names = {id(m): n for n, m in self.work.named_modules()}
         self.good_size = None  # a batch size the model is known to accept
         self.chunk = None      # rows per call, when the model only accepts that batch size
+        self.fold_positions = False   # outputs flattened per position are folded per sample
 
     # --- forward -------------------------------------------------------------------
     def forward(self, tree, rows, length=None, capture=False):
@@ -133,7 +134,8 @@ class Runner:
         if main is None:
             raise ValueError("check_dependencies expected the model to return a float tensor "
                              f"(or a tuple/dict holding one), got {type(output).__name__}")
-        main = folded_per_sample(main, rows)
+        if self.fold_positions:
+            main = folded_per_sample(main, rows)
         if main.ndim == 0 or main.shape[0] != rows:
             raise ValueError(f"check_dependencies expected the model's output to have one row "
                              f"per sample ({rows}), got shape {main.shape}; the probes need "
@@ -213,7 +215,9 @@ def folded_per_sample(main, rows):
     - ``logits.view(-1, V)`` gives (rows * k, V) - is folded back to (rows, k, V), sample-major,
     as the targets flattened beside it are (``_per_sample``): without it no probe could read
     a tagger or a language model that returns its logits ready for ``cross_entropy``, and a
-    flattening of the wrong layout, (time, batch) read as (batch, time), would go unseen."""
+    flattening of the wrong layout, (time, batch) read as (batch, time), would go unseen.
+    Used when the targets say the rows are positions (``Runner.fold_positions``): rows that
+    are, say, two views of every sample stacked view-major must not be read this way."""
     if main.ndim >= 1 and rows > 1 and main.shape[0] != rows and main.shape[0] % rows == 0:
         return main.reshape((rows, main.shape[0] // rows) + main.shape[1:])
     return main
