@@ -1,7 +1,8 @@
 """Real-bug batch 47 (sequence models): BATCH_MIXING reads per-position outputs flattened for
 the loss. A tagger or a language model that returns ``logits.view(-1, V)`` - (batch * time,
-V) - used to be skipped by every dependency probe (one row per sample was required); it is
-now folded back to (batch, time, V), sample-major, as its flattened targets already were.
+V) - used to be skipped by every dependency probe (one row per sample was required); when
+its targets are flattened per position too, it is now folded back to (batch, time, V),
+sample-major, as those targets already were (rows that are not positions stay unread).
 So a time-major output flattened as if it were batch-major (``pad_packed_sequence`` without
 ``batch_first=True`` after a batch-first pack, pytorch/pytorch#1176) is named, and the
 healthy layouts stay silent: a batch-first output flattened as it is, the same through
