@@ -10,6 +10,11 @@ the run (30 batches), so the last step lands on the peak as in the report (100 e
 T_max 10). Measured on 500 held-out digits: loss 0.42, accuracy 91.8% ending at the peak,
 against loss 0.21 and 94.8% with T_max over the whole run.
 Fix: T_max = epochs * len(train_loader) when stepping per batch.
+
+How watch finds it: the recorded rates fall and rise again, which a warm restart schedule
+draws on purpose. The scheduler is a CosineAnnealingLR with T_max=30 stepped 300 times, and
+the rate it left at the end is the base rate: past T_max the cosine climbs back, and the
+run ended at its peak (SCHEDULE_LENGTH_MISMATCH).
 """
 import torch
 from torch import nn
@@ -19,7 +24,7 @@ from benchmarks.real_bugs._common import batches, classification, mlp
 
 TITLE = "Learning rate scheduler doesn't match as stated in the paper."
 LINK = "https://github.com/deepcam-cn/FaceQuality/issues/10"
-EXPECTED = ("LR_GROWS_DURING_TRAINING",)
+EXPECTED = ("SCHEDULE_LENGTH_MISMATCH",)
 STEPS = 300
 PEAK_LR = 0.5
 HELD_OUT = 500
