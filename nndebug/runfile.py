@@ -497,6 +497,20 @@ def _conflicting_label_row(row):   # real-bug batch 45
 ROW_READERS.update(conflicting_label_rows=_conflicting_label_row)   # real-bug batch 45
 
 
+def _validation_row_match(row):   # real-bug batch 46
+    batch, rows, matched, distinct, kept, values = row
+    return int(batch), int(rows), int(matched), int(distinct), int(kept), int(values)
+
+
+def _row_standardised_input(row):   # real-bug batch 46
+    step, rows, features, standardised, share = row
+    return int(step), int(rows), int(features), int(standardised), float(share)
+
+
+ROW_READERS.update(validation_row_matches=_validation_row_match,   # real-bug batch 46
+                   row_standardised_inputs=_row_standardised_input)
+
+
 def _in_place_skip(row):
     step, block, kind, activation = row
     return int(step), str(block), str(kind), str(activation)

@@ -19,7 +19,8 @@ from torch import nn
 
 from benchmarks.real_bugs._common import batches, classification, train_watched
 
-TITLE = "ImageDataGenerator samplewise_center standardize method subtracting mean over image channels"
+TITLE = ("ImageDataGenerator samplewise_center standardize method subtracting mean over "
+         "image channels")
 LINK = "https://github.com/keras-team/keras/issues/2559"
 EXPECTED = ("CONSTANT_INPUTS",)
 STEPS = 200

@@ -98,6 +98,7 @@ from .near_zero_divisors import NearZeroDivisors   # real-bug batch 42
 from .first_training_inputs import FirstTrainingInputs   # read by the next two
 from .target_values_in_features import TargetValuesInFeatures   # real-bug batch 42
 from .identical_input_rows import IdenticalInputRows   # real-bug batch 45
+from .row_standardised_inputs import RowStandardisedInputs   # real-bug batch 46
 from .in_place_skip_inputs import InPlaceSkipInputs   # real-bug batch 43
 from .shared_norm_sites import SharedNormSites   # real-bug batch 43
 from .reversed_steps import ReversedSteps   # real-bug batch 34
@@ -176,6 +177,8 @@ class Around:
                                                     on_error)   # y in x's rows
         self.input_twins = IdenticalInputRows(adapter, observed, self.first_inputs,
                                               on_error)   # one input, two labels (batch 45)
+        self.row_scaling = RowStandardisedInputs(adapter, observed, self.first_inputs,
+                                                 on_error)   # rows standardised (batch 46)
         self.in_place_skips = InPlaceSkipInputs(adapter, observed, on_error)   # relu_ on a skip
         self.norm_sites = SharedNormSites(adapter, observed, on_error)   # one BN, two sites
         self.token_ids = TokenIdShares(adapter, observed, current_step, on_error)   # <unk> share
@@ -409,6 +412,7 @@ class Around:
         self.divisors.read()                # near_zero_divisors.py
         self.target_values.read()           # target_values_in_features.py
         self.input_twins.read()             # identical_input_rows.py (batch 45)
+        self.row_scaling.read()             # row_standardised_inputs.py (batch 46)
         self.norm_sites.read()              # shared_norm_sites.py
         read_lr_multipliers(self.adapter, self.optimizer, self.structure.observed, self.on_error)
         if self._current_step() == 0:      # no step() yet: did backward run? (unstepped.py)

@@ -94,6 +94,8 @@ CONTINUED += ("in_place_skips", "shared_norm_sites")   # real-bug batch 43 (firs
 # the row lists each monitor reads anew (at watch start or at findings): not continued
 READ_ANEW = ("module_freeze_flags", "soft_target_rows", "repeated_modules", "lr_multipliers",
              "slow_group_weights")
+READ_ANEW += ("validation_row_matches",)   # real-bug batch 46 (compared at findings)
+CONTINUED += ("row_standardised_inputs",)   # real-bug batch 46 (first training tables)
 CONTINUED += ("discarded_losses", "gradients_after_step")   # real-bug batch 39 (loops)
 CONTINUED += ("pooled_log_probs", "ppo_ratios")   # real-bug batch 44 (first steps' loss graphs)
 

@@ -26,6 +26,8 @@ parts exactly equal), and how many equal a training row outright. The rule judge
 """
 import numpy as np
 
+from .validation_rows import matched_rows
+
 TRAIN_ROWS = 2048          # [design] training rows kept (the first batches)
 EVAL_ROWS = 1024           # [design] evaluation rows kept
 MAX_ROW_VALUES = 1024      # [design] values per row kept at most: windows, not images
@@ -104,9 +106,13 @@ class WindowOverlap:
         try:
             if self.train and self.evaluations:
                 train = _rows(self.adapter, self.train)
-                evaluations = _rows(self.adapter, self.evaluations)
+                batches = [np.asarray(self.adapter.to_numpy(b), dtype=np.float64)
+                           for b in self.evaluations]
+                evaluations = _rows(self.adapter, batches)
                 if train is not None and evaluations is not None:
                     self.observed.window_overlap = compare(train, evaluations)
+                    # the same rows, batch by batch: rows in both splits (validation_rows.py)
+                    self.observed.validation_row_matches = matched_rows(train, batches)
         except Exception as error:
             self._on_error(error)
 

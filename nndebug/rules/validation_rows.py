@@ -1,0 +1,76 @@
+"""VALIDATION_ROWS_IN_TRAINING: a share of the rows the model is validated on are, value for
+value, rows it trains on.
+
+Rows repeated before the train/validation split fall on both sides of it: a rare class or
+source oversampled by copying (``RandomOverSampler``, a dataset cycled up to the size of a
+larger one, ``pd.concat([df, df[df.y == 1]] * k)``) and then split, a dataset with
+duplicate records, one sample listed in two files. The validation loss then partly
+measures memorisation, reads better than the model is, and every choice made on it
+(the best epoch, early stopping, the hyperparameters) leans on rows it has seen. Public
+reports: "Validation split can overlap training data after interleave oversampling",
+https://github.com/MakazhanAlpamys/Soup/issues/680 ("Every validation row is in the
+training set ... a suspiciously low val loss reads as success"); "Oversampling, the wrong
+way", https://bgong.xyz/2023/04/26/oversampling-caution.
+
+Read from ``run.observed.validation_row_matches`` (``monitor/validation_rows.py``): for each
+kept evaluation batch, its distinct rows and those equal to a kept training row. Judged
+only when the kept training rows repeat (the kept batches came round the training set, or
+it holds copies), so that a training set larger than what was kept cannot pass for a leak
+or hide one; an evaluation batch made almost wholly of training rows is a training-accuracy
+pass (or a validation set that IS the training set, which no share can tell apart) and is
+left alone.
+"""
+from ..findings import Finding
+from .graph import rule
+
+MIN_ROW_VALUES = 16         # [design] values a row needs: a table of a few coarse columns
+                            # repeats rows by nature (two passengers of one class, sex, port)
+REPEATED_SHARE = 0.9        # [design] the kept training rows are judged when at most this
+                            # share of them are distinct: they came round to rows already kept
+TRAINING_PASS_SHARE = 0.8   # [design] an evaluation batch with at least this share of its rows
+                            # in the training rows is a pass over training data, not validation
+LEAK_SHARE = 0.05           # [design] share of the remaining evaluation rows found among the
+                            # training rows: Fashion-MNIST's known duplicates are 0.1% of its
+                            # test set, an oversampled source split afterwards 20-50%
+MIN_MATCHED = 8             # [design] matched rows before a verdict
+
+
+def leaked_rows(matches):
+    """(rows matched, rows compared, distinct training rows, training rows kept) over the
+    evaluation batches that are not training passes, when the share matched is LEAK_SHARE or
+    more; else None."""
+    if not matches:
+        return None
+    _, _, _, distinct, kept, values = matches[0]
+    if values < MIN_ROW_VALUES or kept < 1 or distinct > REPEATED_SHARE * kept:
+        return None
+    held = [(rows, matched) for _, rows, matched, *_ in matches
+            if rows and matched < TRAINING_PASS_SHARE * rows]
+    rows = sum(r for r, _ in held)
+    matched = sum(m for _, m in held)
+    if matched < MIN_MATCHED or matched < LEAK_SHARE * rows:
+        return None
+    return matched, rows, distinct, kept
+
+
+@rule(produces="VALIDATION_ROWS_IN_TRAINING")
+def validation_rows_in_training(ctx):
+    matches = getattr(getattr(ctx.run, "observed", None), "validation_row_matches", None)
+    found = leaked_rows(matches)
+    if found is None:
+        return None
+    matched, rows, distinct, kept = found
+    return Finding(
+        code="VALIDATION_ROWS_IN_TRAINING", severity="warning", where="validation", step=None,
+        message=f"{matched} of {rows} distinct validation rows ({matched / rows:.0%}) equal a "
+                f"training row value for value (among {distinct} distinct training rows "
+                "kept): rows were repeated before the train/validation split (an oversampled "
+                "class or source, duplicate records), so the copies sit on both sides. The "
+                "validation loss partly measures memorisation and reads better than the "
+                "model is.",
+        evidence={"matched_rows": matched, "validation_rows": rows,
+                  "share": round(matched / rows, 3), "distinct_training_rows": distinct,
+                  "training_rows_kept": kept, "leak_share": LEAK_SHARE},
+        fix="Split first, then oversample (or augment) the training part only; drop "
+            "duplicate records before splitting (df.drop_duplicates(), or split by a group "
+            "key such as the sample's id).")
