@@ -284,6 +284,8 @@ ROW_LISTS += ("target_value_matches",)   # real-bug batch 42 (windows reading ah
 ROW_LISTS += ("conflicting_label_rows",)   # real-bug batch 45 (one file read for two labels)
 ROW_LISTS += ("in_place_skips", "shared_norm_sites")   # real-bug batch 43 (model wiring)
 ROW_LISTS += ("pooled_log_probs", "ppo_ratios")   # real-bug batch 44 (policy-gradient losses)
+ROW_LISTS += ("validation_row_matches",   # real-bug batch 46 (rows in both splits,
+              "row_standardised_inputs")   # tables standardised per row)
 
 
 @dataclass
@@ -585,6 +587,20 @@ class Observed:
                                                           # twin has another target)],
                                                           # first training batches
                                                           # (monitor/identical_input_rows.py)
+    validation_row_matches: list = field(default_factory=list)  # [(evaluation batch,
+                                                          # rows compared, rows equal to a
+                                                          # kept training row, distinct
+                                                          # training rows, training rows
+                                                          # kept, values per row)], read at
+                                                          # findings (batch 46,
+                                                          # monitor/validation_rows.py)
+    row_standardised_inputs: list = field(default_factory=list)  # [(step, rows,
+                                                          # features, rows with mean 0 and
+                                                          # std 1 over the features, the
+                                                          # between-column share of the
+                                                          # variance)] of the first training
+                                                          # tables, read at findings (batch
+                                                          # 46, monitor/row_standardised_inputs.py)
     in_place_skips: list = field(default_factory=list)  # [(step, block, block type,
                                                           # activation)]: a block's input
                                                           # rewritten in place, then added
