@@ -167,6 +167,12 @@ class OptimizerSetting:
     momentum: "float | None" = None   # SGD / RMSprop; None where the optimizer has none
     betas: "tuple | None" = None      # Adam family; None elsewhere
     parameters: int = 0           # parameter tensors in the group
+    built_with_lr: "float | None" = None   # the lr the optimizer's constructor was given
+                                  # (optimizer.defaults); a group's own rate, a scheduler or
+                                  # a loaded state dict can leave the group at another one
+    held_state: bool = False      # the optimizer already held per-parameter state (moments,
+                                  # momentum buffers) when watching started: stepped before,
+                                  # or restored from a checkpoint
 
 
 @dataclass
@@ -194,6 +200,10 @@ class SchedulerState:
     calls: int                    # step() calls by the user (not the one made when built)
     lrs: tuple = ()               # each group's learning rate when read
     base_lrs: "tuple | None" = None   # each group's starting rate (None: plateau schedulers)
+    length: "int | None" = None   # the step() calls the schedule is planned for: T_max of a
+                                  # CosineAnnealingLR (half its period), total_steps of a
+                                  # OneCycleLR, total_iters of a LinearLR / ConstantLR /
+                                  # PolynomialLR; None for schedules without one
     # ReduceLROnPlateau only (None for the others)
     mode: "str | None" = None     # "min" or "max"
     threshold: "float | None" = None

@@ -98,9 +98,11 @@ def test_torch_optimizer_groups_and_dropout_layers_are_read_once():
     observed = mon.run.observed
     assert observed.optimizer_settings == [
         OptimizerSetting(group=0, type="Adam", lr=1e-3, weight_decay=0.05, decoupled=False,
-                         eps=1e-6, momentum=None, betas=(0.8, 0.99), parameters=2),
+                         eps=1e-6, momentum=None, betas=(0.8, 0.99), parameters=2,
+                         built_with_lr=1e-3, held_state=False),
         OptimizerSetting(group=1, type="Adam", lr=1e-2, weight_decay=0.0, decoupled=False,
-                         eps=1e-6, momentum=None, betas=(0.8, 0.99), parameters=2)]
+                         eps=1e-6, momentum=None, betas=(0.8, 0.99), parameters=2,
+                         built_with_lr=1e-3, held_state=False)]
     assert observed.dropout_settings == [DropoutSetting("1", "Dropout", 0.3),
                                          DropoutSetting("2", "Dropout2d", 0.2),
                                          DropoutSetting("3", "AlphaDropout", 0.1)]

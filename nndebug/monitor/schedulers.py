@@ -34,6 +34,10 @@ from ..observed import SchedulerState
 MAX_FRAMES = 64              # [design] frames walked up from here: the user's loop is near
 MAX_ATTRIBUTES = 200         # [design] attributes of one local object looked into (a trainer
                              # holds a few dozen; a module's globals may hold thousands)
+# the attribute holding each schedule's planned length in step() calls (SchedulerState.length)
+LENGTH_ATTRIBUTES = {"CosineAnnealingLR": "T_max", "OneCycleLR": "total_steps",
+                     "LinearLR": "total_iters", "ConstantLR": "total_iters",
+                     "PolynomialLR": "total_iters"}
 PLATEAU_FIELDS = ("mode", "threshold", "threshold_mode", "patience", "cooldown",
                   "cooldown_counter", "factor", "best", "num_bad_epochs", "eps")
 
@@ -103,6 +107,8 @@ def scheduler_state(scheduler, optimizer):
         type=type(scheduler).__name__, calls=calls,
         lrs=tuple(float(g["lr"]) for g in groups if "lr" in g),
         base_lrs=_floats(getattr(scheduler, "base_lrs", None)),
+        length=_whole(getattr(scheduler, LENGTH_ATTRIBUTES.get(type(scheduler).__name__, ""),
+                              None)),
         min_lrs=_floats(getattr(scheduler, "min_lrs", None)),
         mode=plateau["mode"] if isinstance(plateau["mode"], str) else None,
         threshold_mode=plateau["threshold_mode"]
@@ -116,6 +122,13 @@ def _floats(values):
         return tuple(float(v) for v in values) if values is not None else None
     except (TypeError, ValueError):
         return None
+
+
+def _whole(value):
+    """A positive whole number of steps, or None."""
+    number = _number(value)
+    return int(number) if number is not None and number >= 1 and number == int(number) \
+        else None
 
 
 def _number(value):

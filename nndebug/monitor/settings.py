@@ -11,6 +11,11 @@ static, so it is read here once, at watch start, and nothing runs per step:
 - ``DropoutSetting`` per dropout layer of the model (torch's Dropout, Dropout1d/2d/3d,
   AlphaDropout, FeatureAlphaDropout; minigrad's Dropout): its name, type and ``p``.
 
+Each ``OptimizerSetting`` also keeps the rate the optimizer's constructor was given and
+whether the optimizer held state already: a restart that builds the optimizer with a new
+rate and then loads a checkpoint's state trains at the checkpoint's rate
+(``rules/checkpoint_rates.py``).
+
 Both land in ``run.observed`` (``nndebug.observed``); ``rules/settings.py`` judges them.
 """
 from ..observed import DropoutSetting, OptimizerSetting
@@ -39,6 +44,9 @@ def dropout_settings(adapter):
 def optimizer_settings(adapter, optimizer):
     """An ``OptimizerSetting`` per param group of ``optimizer``."""
     kind = type(optimizer).__name__
+    defaults = getattr(optimizer, "defaults", None)
+    built_with_lr = _number(defaults.get("lr")) if isinstance(defaults, dict) else None
+    held_state = holds_state(optimizer)
     settings = []
     for index, group in enumerate(adapter.optimizer_groups(optimizer)):
         betas = group.get("betas")
@@ -48,8 +56,20 @@ def optimizer_settings(adapter, optimizer):
             decoupled=bool(adapter.decouples_weight_decay(optimizer, group)),
             eps=_number(group.get("eps")), momentum=_number(group.get("momentum")),
             betas=None if betas is None else tuple(_number(b) for b in betas),
-            parameters=int(group.get("parameters", 0))))
+            parameters=int(group.get("parameters", 0)),
+            built_with_lr=built_with_lr, held_state=held_state))
     return settings
+
+
+def holds_state(optimizer):
+    """Whether the optimizer keeps per-parameter state already (False where it has none to
+    read: minigrad's optimizers, an object without ``state``)."""
+    state = getattr(optimizer, "state", None)
+    try:
+        return any(bool(entry) for entry in state.values()) if hasattr(state, "values") \
+            else False
+    except Exception:                 # a state mapping that raises on reading
+        return False
 
 
 def _number(value):

@@ -162,6 +162,8 @@ from . import clipped_after_step  # noqa: F401  (real-bug batch 39: a clip after
 from . import target_id_offset  # noqa: F401  (real-bug batch 46: label ids offset)
 from . import validation_rows  # noqa: F401  (real-bug batch 46: rows in both splits)
 from . import row_standardised_inputs  # noqa: F401  (real-bug batch 46: axis=1 scaling)
+from . import checkpoint_rates  # noqa: F401  (real-bug batch 48: a restart keeps the old lr)
+from . import schedule_length  # noqa: F401  (real-bug batch 48: a schedule stepped off plan)
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context

@@ -1,0 +1,105 @@
+"""SCHEDULE_LENGTH_MISMATCH: a learning-rate schedule stepped a different number of times
+than it was planned for, read from the scheduler itself (``SchedulerState.length`` and
+``calls``, ``monitor/schedulers.py``) and the optimizer steps the run took.
+
+Two ways it goes wrong, both silent:
+
+- **stepped once per epoch, planned in batches**: a schedule sized for the run's optimizer
+  steps (``OneCycleLR(epochs=E, steps_per_epoch=len(loader))``, a warm-up of
+  ``total_iters`` batches) but stepped after the batch loop walks one step in
+  ``len(loader)``: it never leaves the start of its warm-up. Public report: "[bug]
+  OneCycleLR scheduler should be called after every batch",
+  https://github.com/ageron/handson-mlp/issues/28.
+- **a cosine shorter than the run**: ``CosineAnnealingLR`` is periodic, so once stepped past
+  ``T_max`` the rate climbs back towards its peak; with ``T_max`` a fraction of the run the
+  rate falls and rises again several times and the run may end at the peak, not annealed.
+  Public report: "Learning rate scheduler doesn't match as stated in the paper",
+  https://github.com/deepcam-cn/FaceQuality/issues/10 ("T_max hard-code 10 epochs (10 *
+  len(train_loader)) ... this would make the LR varies in a cyclical way").
+
+A schedule planned in epochs and stepped per epoch has a length far below the run's
+optimizer steps and is not judged by the first; ``CosineAnnealingWarmRestarts`` (restarts
+meant) has no length here and is not judged by the second.
+"""
+from ..findings import Finding
+from .context import observed_list
+from .graph import rule
+
+PLANNED_FOR_RUN = 0.1         # [design] a length within 10% of the run's optimizer steps is
+                              # a schedule sized for them (epochs x len(loader), give or take
+                              # a last partial batch or an accumulation remainder)
+STEPPED_TOO_RARELY = 4        # [design] at least 4 optimizer steps per scheduler call (an
+                              # epoch of 4 batches or more); the planted notebook: 20
+PERIODIC_TYPES = {"CosineAnnealingLR"}   # [design] schedules that climb back past their length
+PAST_LENGTH = 1.5             # [design] calls at least 1.5 x T_max: past the trough by half a
+                              # cosine's climb (3 T_max is a full period, back at the peak)
+ENDED_HIGH = 0.5              # [design] the rate at the end is at least half the base rate:
+                              # the run ended well up a climb, not annealed
+
+
+def stepped_rarely(state, n_steps):
+    """Optimizer steps per scheduler call when a schedule sized for the run's optimizer steps
+    was stepped STEPPED_TOO_RARELY times less often or more; else None."""
+    if not state.length or not n_steps or state.calls < 1:
+        return None
+    if abs(state.length - n_steps) > PLANNED_FOR_RUN * n_steps:
+        return None
+    stride = n_steps / state.calls
+    return stride if stride >= STEPPED_TOO_RARELY else None
+
+
+def ended_up_a_climb(state):
+    """The rate at the end / the base rate when a periodic schedule was stepped PAST_LENGTH x
+    its length or more and ended at ENDED_HIGH of its base rate or above; else None."""
+    if state.type not in PERIODIC_TYPES or not state.length or not state.base_lrs \
+            or not state.lrs or state.calls < PAST_LENGTH * state.length:
+        return None
+    base = max(state.base_lrs)
+    end = max(state.lrs)
+    return end / base if base > 0 and end >= ENDED_HIGH * base else None
+
+
+def rarely_finding(state, stride, n_steps):
+    return Finding(
+        code="SCHEDULE_LENGTH_MISMATCH", severity="warning", where="optimizer",
+        message=f"The {state.type} is planned for {state.length} steps - the "
+                f"{n_steps} optimizer steps this run took - but was stepped {state.calls} "
+                f"times, once every {stride:.3g} optimizer steps: a schedule counted in "
+                "batches and stepped once per epoch walks only the start of its plan (a "
+                "one-cycle or warm-up never reaches its peak rate).",
+        evidence={"scheduler": state.type, "planned_steps": state.length,
+                  "scheduler_calls": state.calls, "optimizer_steps": n_steps,
+                  "steps_per_call": stride, "threshold": STEPPED_TOO_RARELY},
+        fix="Call scheduler.step() after every optimizer.step() for a schedule sized in "
+            "batches (OneCycleLR with steps_per_epoch, a warm-up in steps), or size it in "
+            "epochs (epochs=..., steps_per_epoch=1; T_max=epochs) if it is stepped per epoch.")
+
+
+def climb_finding(state, end_share):
+    return Finding(
+        code="SCHEDULE_LENGTH_MISMATCH", severity="warning", where="optimizer",
+        message=f"The {state.type} has T_max={state.length} but was stepped {state.calls} "
+                f"times ({state.calls / state.length:.3g} x T_max): the cosine is periodic, "
+                "so past T_max the rate climbs back towards its peak, and the run ended at "
+                f"{end_share:.0%} of the base rate instead of annealed.",
+        evidence={"scheduler": state.type, "t_max": state.length,
+                  "scheduler_calls": state.calls, "lr_at_end": max(state.lrs),
+                  "base_lr": max(state.base_lrs), "threshold": ENDED_HIGH},
+        fix="Set T_max to the number of times the scheduler is stepped over the whole run "
+            "(epochs x len(train_loader) when stepped per batch); for restarts on purpose use "
+            "CosineAnnealingWarmRestarts and end the run at the end of a cycle.")
+
+
+@rule(produces="SCHEDULE_LENGTH_MISMATCH",
+      explains={"LR_GROWS_DURING_TRAINING", "LR_TOO_LOW", "LR_TOO_HIGH", "LOSS_OSCILLATING",
+                "LOSS_PLATEAU"})
+def schedule_length_mismatch(ctx):
+    n_steps = getattr(ctx.run, "n_steps", 0) or 0
+    for state in observed_list(ctx, "schedulers"):
+        stride = stepped_rarely(state, n_steps)
+        if stride is not None:
+            return rarely_finding(state, stride, n_steps)
+        end_share = ended_up_a_climb(state)
+        if end_share is not None:
+            return climb_finding(state, end_share)
+    return None
