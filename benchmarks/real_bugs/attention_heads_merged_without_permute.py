@@ -11,6 +11,9 @@ pass? Well, probably because the copy task is too easy"). Here a one-block chara
 on the sonnets, causal mask included. Harm (seed 0, 150 steps, 512 held-out windows):
 training loss 1.68 against 2.34 for the fixed twin, but each next character predicted from
 its prefix alone (as generation reads the text) 2.71 against 2.36.
+How watch finds it: the dependency probe sees outputs move when later positions change
+(FUTURE_LEAK), made in the attention module; the forward graph's reshape of a tensor whose
+axes were not moved back is named as well (RESHAPE_USED_AS_TRANSPOSE).
 Fix: ``y.transpose(1, 2).reshape(B, L, E)``.
 """
 import math

@@ -14,6 +14,11 @@ legitimate query, as in Informer-style forecasters: that variant learns). Harm (
 steps, 512 held-out windows, the fixed twin decoding step by step from the last value read):
 forecast MSE 0.39 against 0.31, the forecast the same value at all 8 steps (its spread over
 the horizon 0.000, the fixed twin's 0.54).
+How watch finds it: on the first recorded steps the model's second float input holds one
+value everywhere and its output is the same at every one of that input's positions
+(DECODER_INPUT_CONSTANT; its first guess, CONSTANT_INPUTS, reads only the first input, the
+history, which varies). The decoder's first norm giving every sample one activation
+(COLLAPSED_ACTIVATIONS) is that finding's symptom.
 Fix: the decoder reads the last value read and the targets shifted right (teacher forcing),
 under a causal mask; at inference, its own forecasts.
 """
@@ -27,7 +32,7 @@ from benchmarks.real_bugs._common import train_watched
 TITLE = ("Solving the PyTorch Transformer Stagnation: Why Multi-Dimensional Seq2Seq Outputs "
          "Become Constant")
 LINK = "https://openillumi.com/en/en-pytorch-transformer-multidim-output-same-fix"
-EXPECTED = ("CONSTANT_INPUTS",)
+EXPECTED = ("DECODER_INPUT_CONSTANT",)
 STEPS = 400
 CHANNELS, HISTORY, HORIZON = 4, 24, 8
 

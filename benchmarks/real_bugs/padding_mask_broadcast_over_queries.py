@@ -15,6 +15,8 @@ of their characters are the letter e, mean-pooled over the real tokens. Harm (se
 steps, 2,048 held-out stretches): accuracy 0.93 padded to the longest held-out stretch, 0.91
 with 16 more pads and 0.84 with 40 more, predicted probabilities moving by up to 0.76 (the
 fixed twin: 0.93 at every padding, not one probability moved).
+How watch finds it: the dependency probe changes only what the padded positions hold
+(the embedding's output at padding_idx) and the real positions' outputs move (PADDING_LEAK).
 Fix: ``(ids != pad).unsqueeze(1).unsqueeze(2)`` - shape (batch, 1, 1, length), over keys.
 """
 import math

@@ -10,6 +10,10 @@ those targets ... it learned to copy very quickly, even with masks"). Here the t
 write a sequence of 8 digits reversed. Harm (seed 0, 200 steps, 512 held-out sequences,
 greedy decoding from a start token): 0.15 of the digits right (chance 0.10) against 1.00 for
 the fixed twin, while both training losses read 0.00 (0.004 and 0.003).
+How watch finds it: the targets sit among the model's inputs unshifted (offset 0), and
+the output at each position moves when that very position of them changes: a decoder fed
+its labels (TARGETS_IN_INPUTS). The fixed twin hands the model the same arrays but shifts
+them inside its forward, so each output reads only earlier positions: silent.
 Fix: the decoder reads the targets shifted right behind a start token, ``[start] + y[:-1]``.
 """
 import torch

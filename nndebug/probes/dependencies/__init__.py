@@ -39,6 +39,7 @@ from .mixing import mixing_anywhere, probe_batch_mixing, probe_place_in_batch
 from .padding import find_padding, probe_padding
 from .positions import positional_tensors, probe_positions
 from .runner import ModelFailed, Runner
+from .shifted_inside import drop_if_shifted_inside
 from .state import STATE_KEPT, state_carried
 from .train_mode import probe_train_mode, worth_a_train_mode_pass
 
@@ -141,6 +142,10 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
         if reason == STATE_KEPT:
             findings.append(state_carried(change))
         if reason is None:
+            # labels handed over whole and shifted inside forward are no copy (shifted_inside.py)
+            findings, offset = drop_if_shifted_inside(
+                runner, sequence, np.random.default_rng(seed + 1), findings, offset, notes)
+            result.offset = offset
             _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, result,
                          findings, notes, y)
         else:
