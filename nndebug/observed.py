@@ -296,6 +296,7 @@ ROW_LISTS += ("in_place_skips", "shared_norm_sites")   # real-bug batch 43 (mode
 ROW_LISTS += ("pooled_log_probs", "ppo_ratios")   # real-bug batch 44 (policy-gradient losses)
 ROW_LISTS += ("validation_row_matches",   # real-bug batch 46 (rows in both splits,
               "row_standardised_inputs")   # tables standardised per row)
+ROW_LISTS += ("constant_decoder_inputs",)   # real-bug batch 49 (a decoder fed zeros)
 
 
 @dataclass
@@ -611,6 +612,11 @@ class Observed:
                                                           # variance)] of the first training
                                                           # tables, read at findings (batch
                                                           # 46, monitor/row_standardised_inputs.py)
+    constant_decoder_inputs: list = field(default_factory=list)  # [(step, float input
+                                                          # index, shape, its one value, the
+                                                          # output's spread over its positions)]
+                                                          # (batch 49,
+                                                          # monitor/constant_decoder_inputs.py)
     in_place_skips: list = field(default_factory=list)  # [(step, block, block type,
                                                           # activation)]: a block's input
                                                           # rewritten in place, then added

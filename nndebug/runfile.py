@@ -511,6 +511,14 @@ ROW_READERS.update(validation_row_matches=_validation_row_match,   # real-bug ba
                    row_standardised_inputs=_row_standardised_input)
 
 
+def _constant_decoder_input(row):
+    step, index, shape, value, spread = row
+    return int(step), int(index), tuple(int(n) for n in shape), float(value), float(spread)
+
+
+ROW_READERS.update(constant_decoder_inputs=_constant_decoder_input)   # real-bug batch 49
+
+
 def _in_place_skip(row):
     step, block, kind, activation = row
     return int(step), str(block), str(kind), str(activation)

@@ -99,6 +99,7 @@ from .first_training_inputs import FirstTrainingInputs   # read by the next two
 from .target_values_in_features import TargetValuesInFeatures   # real-bug batch 42
 from .identical_input_rows import IdenticalInputRows   # real-bug batch 45
 from .row_standardised_inputs import RowStandardisedInputs   # real-bug batch 46
+from .constant_decoder_inputs import ConstantDecoderInputs   # real-bug batch 49
 from .in_place_skip_inputs import InPlaceSkipInputs   # real-bug batch 43
 from .shared_norm_sites import SharedNormSites   # real-bug batch 43
 from .reversed_steps import ReversedSteps   # real-bug batch 34
@@ -181,6 +182,7 @@ class Around:
                                                  on_error)   # rows standardised (batch 46)
         self.in_place_skips = InPlaceSkipInputs(adapter, observed, on_error)   # relu_ on a skip
         self.norm_sites = SharedNormSites(adapter, observed, on_error)   # one BN, two sites
+        self.constant_decoder = ConstantDecoderInputs(adapter, observed, on_error)   # zeros fed
         self.token_ids = TokenIdShares(adapter, observed, current_step, on_error)   # <unk> share
         self.reversed_steps = ReversedSteps(adapter, observed, on_error)   # rnn(x.flip(1)) unflipped
         # one walk of the forward's graph on the first recorded steps, read by each
@@ -237,6 +239,7 @@ class Around:
         self.sequence_reruns.arm(step)    # its pre-hook goes once it kept a call
         self.in_place_skips.arm(step)     # in_place_skip_inputs.py (first steps)
         self.norm_sites.arm(step)         # shared_norm_sites.py (first steps)
+        self.constant_decoder.arm(step)   # constant_decoder_inputs.py (first steps)
         if self.global_needed and self.global_steps >= STEPS_TO_FIND_A_USE and \
                 not self.attention.enabled and len(self._loss_modules) <= 1 and \
                 not self.structure.saw_unregistered_modules():
@@ -286,6 +289,7 @@ class Around:
         self.divisors.disarm()            # near_zero_divisors.py
         self.in_place_skips.disarm()      # in_place_skip_inputs.py
         self.norm_sites.disarm()          # shared_norm_sites.py
+        self.constant_decoder.disarm()    # constant_decoder_inputs.py
         self.ppo_ratios.disarm()          # ppo_ratios.py
         self.armed = False
 
