@@ -15,6 +15,11 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    "early_stopping_patience_never_reset":   # real-bug batch 50
+        "how long a run goes is the loop's own choice: watch sees a run that ended while its "
+        "validation loss was still near its best and noisy, which a run given a short "
+        "budget also shows; the count that stopped it lives in the user's Python variables, "
+        "and a validation curve cut after 392 of 1200 steps reads like a complete short run",
     "csi_lstm_runs_over_subcarriers":   # real-bug batch 47
         "the windows go straight from the data into the LSTM: no layer says which axis is "
         "time, and the same permute(2, 0, 1) is right for the report's HAR windows, stored "

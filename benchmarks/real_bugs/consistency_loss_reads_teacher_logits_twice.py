@@ -25,7 +25,7 @@ from benchmarks.real_bugs._common import classification
 
 TITLE = "Possible bug in meanteacher algorithm"
 LINK = "https://github.com/microsoft/Semi-supervised-learning/issues/102"
-EXPECTED = ("LOSS_TERM_WITHOUT_GRADIENT",)
+EXPECTED = ("LOSS_TERM_WITHOUT_GRADIENT", "LOSS_TERM_ZERO_WITHOUT_GRADIENT")
 STEPS = 400
 HELD_OUT = 500
 LABELLED = 100
