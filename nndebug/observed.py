@@ -296,6 +296,7 @@ ROW_LISTS += ("in_place_skips", "shared_norm_sites")   # real-bug batch 43 (mode
 ROW_LISTS += ("pooled_log_probs", "ppo_ratios")   # real-bug batch 44 (policy-gradient losses)
 ROW_LISTS += ("validation_row_matches",   # real-bug batch 46 (rows in both splits,
               "row_standardised_inputs")   # tables standardised per row)
+ROW_LISTS += ("late_gradients", "uncleared_gradients")   # real-bug batch 50 (loop order)
 ROW_LISTS += ("constant_decoder_inputs",)   # real-bug batch 49 (a decoder fed zeros)
 
 
@@ -634,6 +635,17 @@ class Observed:
                                                           # entries)] of PPO's ratios,
                                                           # first recorded steps
                                                           # (monitor/ppo_ratios.py)
+    late_gradients: list = field(default_factory=list)  # [(step, optimizer parameters
+                                                          # without a gradient at its step,
+                                                          # of which holding one when the
+                                                          # recorded step closed, [their
+                                                          # names])], first recorded steps
+                                                          # (monitor/late_gradients.py)
+    uncleared_gradients: list = field(default_factory=list)  # [(step, name of a parameter
+                                                          # the optimizer holds outside the
+                                                          # model, |.grad - delivered| /
+                                                          # |delivered| at its step)]
+                                                          # (monitor/late_gradients.py)
 
     def to_dict(self):
         from dataclasses import asdict

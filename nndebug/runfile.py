@@ -1072,3 +1072,17 @@ def _ppo_ratio(row):   # real-bug batch 44
 
 
 ROW_READERS.update(pooled_log_probs=_pooled_log_probs, ppo_ratios=_ppo_ratio)   # real-bug batch 44
+
+
+def _late_gradients(row):   # real-bug batch 50
+    step, empty, late, names = row
+    return int(step), int(empty), int(late), [str(name) for name in names]
+
+
+def _uncleared_gradient(row):   # real-bug batch 50
+    step, name, ratio = row
+    return int(step), str(name), float(_number(ratio))
+
+
+ROW_READERS.update(late_gradients=_late_gradients,
+                   uncleared_gradients=_uncleared_gradient)   # real-bug batch 50 (loop order)

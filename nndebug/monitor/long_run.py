@@ -98,6 +98,7 @@ READ_ANEW += ("validation_row_matches",)   # real-bug batch 46 (compared at find
 CONTINUED += ("row_standardised_inputs",)   # real-bug batch 46 (first training tables)
 CONTINUED += ("discarded_losses", "gradients_after_step")   # real-bug batch 39 (loops)
 CONTINUED += ("pooled_log_probs", "ppo_ratios")   # real-bug batch 44 (first steps' loss graphs)
+CONTINUED += ("late_gradients", "uncleared_gradients")   # real-bug batch 50 (first steps)
 CONTINUED += ("constant_decoder_inputs",)   # real-bug batch 49 (first steps)
 
 

@@ -27,6 +27,7 @@ from . import discover, schedule as schedule_module
 from .around import Around
 from .parameter_penalties import ParameterPenalties
 from .other_turn_gradients import OtherTurnGradients
+from .late_gradients import LateGradients   # real-bug batch 50 (loop order)
 from .hooks import StepHooks
 from .loss_jumps import LossJumps
 from .losses import PENDING_LOSSES_MAX, PendingLosses, loss_value
@@ -173,6 +174,8 @@ class Monitor:
                                             self._note_error)   # L2 by hand + weight_decay
         self.other_turns = OtherTurnGradients(adapter, self.run.observed, self._params, optimizer,
                                               lambda: self._step, self._note_error)   # GAN turns
+        self.late_gradients = LateGradients(adapter, self.run.observed, adapter.model, optimizer,
+                                            lambda: self._step, self._note_error)   # batch 50
         self.hooks.quiet = self.around.attention.quiet   # our hooks' measurements skip its mode
         self._arm()               # detailed records: a monitor never breaks training)
         self._last_exit = self._clock()
@@ -222,6 +225,7 @@ class Monitor:
             self.around.on_loss(loss)
             self.penalties.on_loss(step, loss)   # parameter_penalties.py
             self.other_turns.release()   # other_turn_gradients.py: drops its finished hook
+            self.late_gradients.disarm()   # late_gradients.py (first recorded steps)
             try:
                 self._record(step)
             except Exception as error:    # never break the user's training
@@ -284,6 +288,7 @@ class Monitor:
         held = self._refresh_optimizer_membership()
         if self._findings_cache is None:
             self.around.before_findings(held)
+            self.late_gradients.read()        # late_gradients.py
             extra = list(self.extra_findings)
             for sink in list(self.sinks):      # first, so a sink can bring the run up to date
                 extra += self._call_sink(sink, "findings") or []
@@ -435,6 +440,7 @@ class Monitor:
         heavy = kind == JUDGED and self._judged_records % self.histogram_every == 0
         self.hooks.arm(heavy=heavy, rows=kind == JUDGED and self.rows.wanted())
         self.around.arm(self._step, closer_look=self.schedule.closer_look)
+        self.late_gradients.arm(self._step)   # late_gradients.py
 
     def _record(self, step):
         adapter, xp, hooks = self.adapter, self.adapter.xp, self.hooks

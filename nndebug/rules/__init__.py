@@ -159,6 +159,8 @@ from . import reparameterisations  # noqa: F401  (real-bug batch 37: a VAE's z =
 from . import unbounded_loss  # noqa: F401  (real-bug batch 37: a loss with no floor)
 from . import discarded_losses  # noqa: F401  (real-bug batch 39: a loss never back-propagated)
 from . import clipped_after_step  # noqa: F401  (real-bug batch 39: a clip after the step)
+from . import late_gradients  # noqa: F401  (real-bug batch 50: loop order)
+from . import zero_terms  # noqa: F401  (real-bug batch 50: a term on the wrong tensors)
 from . import target_id_offset  # noqa: F401  (real-bug batch 46: label ids offset)
 from . import validation_rows  # noqa: F401  (real-bug batch 46: rows in both splits)
 from . import row_standardised_inputs  # noqa: F401  (real-bug batch 46: axis=1 scaling)
