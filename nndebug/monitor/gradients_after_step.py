@@ -75,7 +75,9 @@ class GradientsAfterStep:
         self.followed += 1
         try:
             held = [i for i, (p, g) in enumerate(zip(params, grads)) if p.grad is g]
-            if held:
+            if len(held) == len(grads):      # the usual case: every one still there
+                self.compared.append((step, before, _norms(grads)))
+            elif held:
                 import torch
                 index = torch.tensor(held, device=before.device)
                 self.compared.append((step, before.index_select(0, index),
@@ -107,8 +109,14 @@ def _smallest_with_gradients(optimizer):
 
 
 def _norms(grads):
-    """One float32 norm per tensor, as one tensor on their device (no host transfer)."""
+    """One float32 norm per tensor, as one tensor on their device (no host transfer): one
+    ``_foreach_norm`` for the tensors on the first one's device (the usual case: all of
+    them), one norm each for any elsewhere."""
     import torch
     with torch.no_grad():
+        device = grads[0].device
+        if all(g.device == device for g in grads):
+            return torch.stack(torch._foreach_norm([g.detach() for g in grads], 2,
+                                                   dtype=torch.float32))
         return torch.stack([torch.linalg.vector_norm(g.detach(), dtype=torch.float32)
-                            .to(grads[0].device) for g in grads])
+                            .to(device) for g in grads])
