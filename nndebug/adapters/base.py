@@ -91,13 +91,35 @@ class Adapter(abc.ABC):
     # --- structure -----------------------------------------------------------------
     # minigrad mirrors torch's Module and optimizer API, so the methods below have one
     # implementation for both; a third framework overrides what it spells differently.
+    _structure_cache = None       # {what: list} inside structure_read_once, else None
+
+    @contextlib.contextmanager
+    def structure_read_once(self):
+        """Inside, ``named_modules`` and ``named_parameters`` walk the model once and hand
+        each caller its own copy of that list. ``watch()``'s set-up asks a dozen times (each
+        observer finds its own layers), and on a deep model every walk is a Python generator
+        step per module; nothing can change the model while the set-up runs."""
+        self._structure_cache = {}
+        try:
+            yield
+        finally:
+            self._structure_cache = None
+
+    def _structure(self, what, walk):
+        cache = self._structure_cache
+        if cache is None:
+            return list(walk())
+        if what not in cache:
+            cache[what] = list(walk())
+        return list(cache[what])
+
     def named_modules(self):
         """[(qualified name, module)] in definition order, root first as ""."""
-        return list(self.model.named_modules())
+        return self._structure("modules", self.model.named_modules)
 
     def named_parameters(self):
         """[(qualified name, parameter)] for every parameter (trainable or not)."""
-        return list(self.model.named_parameters())
+        return self._structure("parameters", self.model.named_parameters)
 
     def requires_grad(self, parameter):
         """Whether the parameter is trainable."""

@@ -118,71 +118,74 @@ class Monitor:
         model = unwrap(model)         # DistributedDataParallel trains its .module: watch that
         _close_earlier_monitor(model)
         self.adapter = adapter = adapt(model)
-        self.model, self.optimizer = model, optimizer
-        self.every, self.overhead, self.histogram_every = every, overhead, histogram_every
-        self._params, param_infos = discover.parameters(adapter, optimizer)
-        layers, mode_layers = discover.layers(adapter)
-        self.run = BoundedRun(     # a RunRecord that keeps under max_history_mb (history.py)
-            max_bytes=max_bytes,
-            framework=adapter.framework, params=param_infos, has_optimizer=optimizer is not None,
-            layers=discover.layer_infos(adapter, layers),
-            settings={"every": every, "overhead": overhead, "histogram_every": histogram_every})
-        self.schedule = Schedule(every, overhead)
-        self._clock = schedule_module.now
-        self.hooks = StepHooks(adapter, self._params, layers, mode_layers, self._fail,
-                               self._statistic_failed)
-        self.rows = RowCounter()      # distinct samples in the first judged batches
-        self.sinks = sinks
-        if tensorboard is not None:
-            self.sinks.append(TensorBoardSink(tensorboard))
-        # the history budget after each step, saves to save_to (long_run.py)
-        self.long_run = long_run.LongRun(self, save_to, save_every_s)
-        self.sinks.append(self.long_run)
-        # the early batches' fingerprints (DATA_ORDER_REPEATS): a cheap pre-hook, then gone
-        self.batches = BatchFingerprints(adapter, adapter.model)
-        self.sinks.append(self.batches)
-        self.ranks = ranks.connect(adapter, self.batches, group)   # None on one process
-        if self.ranks is not None:
-            self.sinks.append(self.ranks)
-        # probes run once, on the first record after the warm-up steps: each is called as
-        # probe(monitor, record) and returns findings (or None) that join findings()
-        self.probes = probes
-        # nd.check_dependencies runs once, early, by itself: one object is both a sink (it
-        # keeps a reference to each step's inputs) and a probe (it runs the check)
-        from ..probes.dependencies.watching import DependencyWatch
-        dependencies = DependencyWatch(adapter, self.batches)
-        self.sinks.append(dependencies)
-        self.probes.append(dependencies)
-        self.extra_findings = []
-        self._closed = False
-        self._step = 0
-        self._pending = {"train": PendingLosses("train"), "val": PendingLosses("val")}
-        self.loss_jumps = LossJumps()     # a loss far above its recent range: look closer
-        self._findings_cache = None
-        self._judged_records = 0     # judged records so far (every 10th keeps histograms)
-        self._sink_methods = {}      # method -> (sink ids, [(sink, bound method)]): _sinks_with
-        self._excess_buffers = ([], None)   # (parameter indices, buffers): see _held_minus_delivered
-        self._nonfinite_loss_seen = False   # a NaN/Inf loss arrived since the last judged record
-        self._error = None        # the first internal error (the run goes on without
-        # what happens around the model: the loss call, unregistered parts, frozen tensors,
-        # batch-norm batch sizes, the framework's warnings (around.py -> run.observed)
-        self.around = Around(adapter, self.run.observed, loss_fn=loss_fn,
-                             optimizer_held=discover.optimizer_held(adapter, optimizer),
-                             current_step=lambda: self._step, on_error=self._note_error,
-                             optimizer=optimizer, parameters=self._params)
-        self.penalties = ParameterPenalties(adapter, self.run.observed, self._params, optimizer,
-                                            self._note_error)   # L2 by hand + weight_decay
-        self.other_turns = OtherTurnGradients(adapter, self.run.observed, self._params, optimizer,
-                                              lambda: self._step, self._note_error)   # GAN turns
-        self.late_gradients = LateGradients(adapter, self.run.observed, adapter.model, optimizer,
-                                            lambda: self._step, self._note_error)   # batch 50
-        self.hooks.quiet = self.around.attention.quiet   # our hooks' measurements skip its mode
-        self._arm()               # detailed records: a monitor never breaks training)
-        self._last_exit = self._clock()
-        self._last_full_step = -1     # the last step closed the long way (step() in full)
-        self._plain_until = 0         # steps before this one close the short way
-        self._step_sinks = []         # [(sink, bound on_step)] for the short way
-        _OPEN_MONITORS[id(model)] = self
+        # set-up: each observer finds its own layers, a dozen walks of the model's modules;
+        # inside, they share one (adapters/base.py, structure_read_once)
+        with adapter.structure_read_once():
+            self.model, self.optimizer = model, optimizer
+            self.every, self.overhead, self.histogram_every = every, overhead, histogram_every
+            self._params, param_infos = discover.parameters(adapter, optimizer)
+            layers, mode_layers = discover.layers(adapter)
+            self.run = BoundedRun(     # a RunRecord that keeps under max_history_mb (history.py)
+                max_bytes=max_bytes,
+                framework=adapter.framework, params=param_infos, has_optimizer=optimizer is not None,
+                layers=discover.layer_infos(adapter, layers),
+                settings={"every": every, "overhead": overhead, "histogram_every": histogram_every})
+            self.schedule = Schedule(every, overhead)
+            self._clock = schedule_module.now
+            self.hooks = StepHooks(adapter, self._params, layers, mode_layers, self._fail,
+                                   self._statistic_failed)
+            self.rows = RowCounter()      # distinct samples in the first judged batches
+            self.sinks = sinks
+            if tensorboard is not None:
+                self.sinks.append(TensorBoardSink(tensorboard))
+            # the history budget after each step, saves to save_to (long_run.py)
+            self.long_run = long_run.LongRun(self, save_to, save_every_s)
+            self.sinks.append(self.long_run)
+            # the early batches' fingerprints (DATA_ORDER_REPEATS): a cheap pre-hook, then gone
+            self.batches = BatchFingerprints(adapter, adapter.model)
+            self.sinks.append(self.batches)
+            self.ranks = ranks.connect(adapter, self.batches, group)   # None on one process
+            if self.ranks is not None:
+                self.sinks.append(self.ranks)
+            # probes run once, on the first record after the warm-up steps: each is called as
+            # probe(monitor, record) and returns findings (or None) that join findings()
+            self.probes = probes
+            # nd.check_dependencies runs once, early, by itself: one object is both a sink (it
+            # keeps a reference to each step's inputs) and a probe (it runs the check)
+            from ..probes.dependencies.watching import DependencyWatch
+            dependencies = DependencyWatch(adapter, self.batches)
+            self.sinks.append(dependencies)
+            self.probes.append(dependencies)
+            self.extra_findings = []
+            self._closed = False
+            self._step = 0
+            self._pending = {"train": PendingLosses("train"), "val": PendingLosses("val")}
+            self.loss_jumps = LossJumps()     # a loss far above its recent range: look closer
+            self._findings_cache = None
+            self._judged_records = 0     # judged records so far (every 10th keeps histograms)
+            self._sink_methods = {}      # method -> (sink ids, [(sink, bound method)]): _sinks_with
+            self._excess_buffers = ([], None)   # (parameter indices, buffers): see _held_minus_delivered
+            self._nonfinite_loss_seen = False   # a NaN/Inf loss arrived since the last judged record
+            self._error = None        # the first internal error (the run goes on without
+            # what happens around the model: the loss call, unregistered parts, frozen tensors,
+            # batch-norm batch sizes, the framework's warnings (around.py -> run.observed)
+            self.around = Around(adapter, self.run.observed, loss_fn=loss_fn,
+                                 optimizer_held=discover.optimizer_held(adapter, optimizer),
+                                 current_step=lambda: self._step, on_error=self._note_error,
+                                 optimizer=optimizer, parameters=self._params)
+            self.penalties = ParameterPenalties(adapter, self.run.observed, self._params, optimizer,
+                                                self._note_error)   # L2 by hand + weight_decay
+            self.other_turns = OtherTurnGradients(adapter, self.run.observed, self._params, optimizer,
+                                                  lambda: self._step, self._note_error)   # GAN turns
+            self.late_gradients = LateGradients(adapter, self.run.observed, adapter.model, optimizer,
+                                                lambda: self._step, self._note_error)   # batch 50
+            self.hooks.quiet = self.around.attention.quiet   # our hooks' measurements skip its mode
+            self._arm()               # detailed records: a monitor never breaks training)
+            self._last_exit = self._clock()
+            self._last_full_step = -1     # the last step closed the long way (step() in full)
+            self._plain_until = 0         # steps before this one close the short way
+            self._step_sinks = []         # [(sink, bound on_step)] for the short way
+            _OPEN_MONITORS[id(model)] = self
 
     # --- the public surface -------------------------------------------------------------
     def __enter__(self):

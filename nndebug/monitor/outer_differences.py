@@ -51,11 +51,7 @@ class OuterDifferences(FirstStepsReader):
 def outer_differences(nodes):
     """[(table shape, graph operand shape)] of each error term, among ``nodes``, that
     combines a target with a prediction across the batch (see the module doc)."""
-    parents = {}
-    for node in nodes:
-        for child in _children(node):
-            if child is not None:
-                parents.setdefault(child, []).append(node)
+    parents = None          # child -> its parents, built when a candidate needs it
     found, pairwise = [], False
     for node in nodes:
         if type(node).__name__ not in PRODUCERS:
@@ -68,10 +64,23 @@ def outer_differences(nodes):
         operands = [_shape(child) for child in in_graph]
         if len(in_graph) == 2 and all(_one_per_row(shape, rows) for shape in operands):
             pairwise = True          # the model's outputs against each other: on purpose
-        if len(in_graph) == 1 and _one_per_row(operands[0], rows) \
-                and _reduced_elementwise(node, parents) and len(found) < FOUND_PER_STEP:
+        if len(in_graph) == 1 and _one_per_row(operands[0], rows) and \
+                len(found) < FOUND_PER_STEP:
+            parents = _parents(nodes) if parents is None else parents
+            if not _reduced_elementwise(node, parents):
+                continue
             found.append((list(table), list(operands[0])))
     return [] if pairwise else found
+
+
+def _parents(nodes):
+    """{child: [its parents among nodes]}: what a node's output went on to."""
+    parents = {}
+    for node in nodes:
+        for child in _children(node):
+            if child is not None:
+                parents.setdefault(child, []).append(node)
+    return parents
 
 
 def _children(node):

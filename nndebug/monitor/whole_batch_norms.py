@@ -60,10 +60,13 @@ def whole_batch_divisions(nodes):
     of the whole batch (see the module doc)."""
     found = []
     for node in nodes:
+        if type(node).__name__ not in ("DivBackward0", "MulBackward0"):
+            continue        # asked first: a node's shape costs a metadata object to read
         children = [child for child, _ in getattr(node, "next_functions", ())]
+        if len(children) != 2:
+            continue
         shape = _shape(node)
-        if type(node).__name__ in ("DivBackward0", "MulBackward0") and len(children) == 2 \
-                and _batch_of_rows(shape) and _divides_by_own_norm(node, *children):
+        if _batch_of_rows(shape) and _divides_by_own_norm(node, *children):
             found.append(list(shape))
             if len(found) >= FOUND_PER_STEP:
                 break
