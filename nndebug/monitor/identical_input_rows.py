@@ -53,9 +53,11 @@ def conflicting_rows(x, y):
     _, input_group = np.unique(x @ _direction(x.shape[1]), return_inverse=True)
     _, target_group = np.unique(y @ _direction(y.shape[1]), return_inverse=True)
     input_group, target_group = input_group.reshape(-1), target_group.reshape(-1)
-    # input groups holding two or more different targets
-    pairs = np.unique(np.stack([input_group, target_group], axis=1), axis=0)
-    groups, targets_per_group = np.unique(pairs[:, 0], return_counts=True)
+    # input groups holding two or more different targets: the distinct (input group,
+    # target group) pairs, each as one integer (a 1-D unique, not a sort of rows)
+    targets = int(target_group.max()) + 1
+    pairs = np.unique(input_group.astype(np.int64) * targets + target_group)
+    groups, targets_per_group = np.unique(pairs // targets, return_counts=True)
     clashing = 0
     for group in groups[targets_per_group > 1]:
         members = input_group == group
@@ -65,9 +67,17 @@ def conflicting_rows(x, y):
     return int(input_group.max()) + 1, clashing
 
 
+_DIRECTIONS = {}     # row width -> its fixed random vector (a generator costs ~20 us to make)
+
+
 def _direction(width):
     """A fixed random vector (the same for every batch of this row width)."""
-    return np.random.default_rng(width).standard_normal(width)
+    direction = _DIRECTIONS.get(width)
+    if direction is None:
+        if len(_DIRECTIONS) > 64:
+            _DIRECTIONS.clear()
+        direction = _DIRECTIONS[width] = np.random.default_rng(width).standard_normal(width)
+    return direction
 
 
 class IdenticalInputRows:

@@ -290,7 +290,8 @@ class Monitor:
         self._flush_losses()
         held = self._refresh_optimizer_membership()
         if self._findings_cache is None:
-            self.around.before_findings(held)
+            with self.adapter.structure_read_once():    # a dozen readers walk the modules
+                self.around.before_findings(held)
             self.late_gradients.read()        # late_gradients.py
             extra = list(self.extra_findings)
             for sink in list(self.sinks):      # first, so a sink can bring the run up to date
