@@ -150,17 +150,38 @@ def _light_layer_stats(xp, x, relu):
     return stats
 
 
+class Slot:
+    """Row ``index`` of ``vector``, a statistic computed for several layer outputs at once
+    (``batched_light_stats``: one mean per output, one row of unit maxima per ReLU). The
+    step's packet sends the vector once and reads each row out on the host: no indexing
+    operation per layer on the device (``transfer.Packet``). ``value()`` is the row as a
+    device tensor, for a reader that wants it there."""
+    __slots__ = ("vector", "index")
+
+    def __init__(self, vector, index):
+        self.vector, self.index = vector, index
+
+    def value(self):
+        return self.vector[self.index]
+
+    def __array__(self, dtype=None, copy=None):
+        value = self.value()
+        value = value.detach().cpu().numpy() if hasattr(value, "detach") else np.asarray(value)
+        return value if dtype is None else value.astype(dtype)
+
+
 def batched_light_stats(xp, outputs, relu):
     """The light statistics of several layer outputs of ONE shape and dtype at once: what
     ``layer_stats`` computes for each of them on a light record, in a handful of operations
     on their stack instead of a handful per output (a small layer's statistics cost more in
     per-call overhead than in arithmetic: 50 outputs of 64x64 take 2.5 ms one by one, 0.45 ms
     stacked, on one CPU core). ``relu[i]``: whether output ``i`` is a batched ReLU's (it
-    also gets ``unit_max``). Returns one ``[(name, value)]`` list per output, in order."""
+    also gets ``unit_max``). Returns one ``[(name, value)]`` list per output, in order, each
+    value a ``Slot`` of the group's vector."""
     count = len(outputs)
     flat = xp.reshape(xp.asfloat(xp.stack(outputs)), (count, -1))
     means, stds = xp.mean(flat, axis=1), xp.std(flat, axis=1)
-    measured = [[("mean", means[i]), ("std", stds[i])] for i in range(count)]
+    measured = [[("mean", Slot(means, i)), ("std", Slot(stds, i))] for i in range(count)]
     picked = [i for i in range(count) if relu[i]]
     if picked:
         shape = outputs[picked[0]].shape
@@ -168,7 +189,7 @@ def batched_light_stats(xp, outputs, relu):
         maxima = xp.amax(xp.reshape(stacked, (len(picked), shape[0], shape[1], -1)),
                          axis=(1, 3))
         for row, i in enumerate(picked):
-            measured[i].append(("unit_max", maxima[row]))
+            measured[i].append(("unit_max", Slot(maxima, row)))
     return measured
 
 

@@ -31,30 +31,55 @@ def to_host_many(adapter, tensors):
 
 
 class Packet:
-    """The small results of one step, waiting for their one trip to the host."""
+    """The small results of one step, waiting for their one trip to the host. Unpacked,
+    the values come back in the order they were added (a record's layers keep the
+    forward's order)."""
 
     def __init__(self):
-        self.scalars, self.scalar_keys = [], []
-        self.vectors, self.vector_keys = [], []     # vector_keys: [(key, size)]
+        self.scalars = []          # 0-d tensors, stacked in front of the vectors
+        self.vectors = []          # tensors, flattened and joined after the scalars
+        self.entries = []          # [(key, index of a scalar, None) or (key, offset in
+                                   # the joined vectors, size)], in the order added
+        self._size = 0             # values in self.vectors so far
+        self._rows = {}            # id(vector of a Slot) -> (its offset, values per row)
         self.known = {}      # values already on the host (Python floats): no transfer
 
     def add(self, key, value):
-        """One statistic: a 0-d or n-d device tensor, a Python float, or None (skipped)."""
+        """One statistic: a 0-d or n-d device tensor, a Python float, a ``Slot`` (one row
+        of a batched statistic: ``statistics.Slot``), or None (skipped)."""
         if value is None:
             return
         if isinstance(value, float):
             self.known[key] = np.array([value])
+        elif type(value) is statistics.Slot:
+            offset, row = self._slot_vector(value.vector)
+            self.entries.append((key, offset + value.index * row, row))
         elif value.ndim == 0:
+            self.entries.append((key, len(self.scalars), None))
             self.scalars.append(value)
-            self.scalar_keys.append(key)
         else:
-            self.vectors.append(value)
-            self.vector_keys.append((key, math.prod(value.shape)))
+            self._append(value, [(key, math.prod(value.shape))])
 
     def add_joined(self, vector, keys_and_sizes):
         """A 1-D tensor that holds several statistics one after the other."""
+        self._append(vector, keys_and_sizes)
+
+    def _append(self, vector, keys_and_sizes):
         self.vectors.append(vector)
-        self.vector_keys.extend(keys_and_sizes)
+        for key, size in keys_and_sizes:
+            self.entries.append((key, self._size, size))
+            self._size += size
+
+    def _slot_vector(self, vector):
+        """(offset, values per row) of a batched statistic's vector: sent whole, once,
+        however many of its rows are added (one per layer output of a group)."""
+        known = self._rows.get(id(vector))
+        if known is None:
+            size = math.prod(vector.shape)
+            known = self._rows[id(vector)] = (self._size, size // vector.shape[0])
+            self.vectors.append(vector)
+            self._size += size
+        return known
 
     def send(self, adapter):
         """The one transfer: ``(values, losses)``; ``values[key]`` is a 1-D NumPy array,
@@ -63,15 +88,15 @@ class Packet:
         parts = ([xp.stack(self.scalars)] if self.scalars else []) + self.vectors
         host = to_host_many(adapter, parts) if parts else np.zeros(0)
         values, losses = dict(self.known), {"loss": [], "val": []}
-        for i, key in enumerate(self.scalar_keys):
-            if key in losses:
-                losses[key].append(float(host[i]))
+        start = len(self.scalars)
+        for key, at, size in self.entries:
+            if size is None:                      # a scalar
+                if key in losses:
+                    losses[key].append(float(host[at]))
+                else:
+                    values[key] = host[at:at + 1]     # a view: no array per statistic
             else:
-                values[key] = host[i:i + 1]       # a view: no array made per statistic
-        offset = len(self.scalars)
-        for key, size in self.vector_keys:
-            values[key] = host[offset:offset + size]
-            offset += size
+                values[key] = host[start + at:start + at + size]
         return values, losses
 
 
