@@ -254,6 +254,18 @@ def _judged_loss_calls(ctx):
     return [c for c in judged_only(ctx, calls) if ctx.cutoff is None or c.step < ctx.cutoff]
 
 
+def class_id_calls(calls, min_calls):
+    """(columns, targets seen) when at least ``min_calls`` loss calls all score one width of
+    columns against integer class ids; else None. What both rules on the range of the ids
+    read (``output_width.py``, ``target_id_offset.py``)."""
+    if len(calls) < min_calls:
+        return None
+    widths = {c.output_shape[1] for c in calls if c.output_shape and len(c.output_shape) >= 2}
+    if len(widths) != 1 or not all(c.target_integer for c in calls):
+        return None
+    return widths.pop(), sum(math.prod(int(n) for n in c.target_shape or ()) for c in calls)
+
+
 def output_classes(run):
     for r in reversed(run.records):
         if r.output is not None and np.ndim(r.output) == 2:

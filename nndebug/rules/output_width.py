@@ -10,7 +10,7 @@ reached the loss (``run.observed.loss_calls``: the output's class axis, the larg
 id of each recorded call), after enough targets that every class would have shown up.
 """
 from ..findings import Finding
-from .context import CLASS_INDEX_LOSSES, judged_loss_calls
+from .context import CLASS_INDEX_LOSSES, class_id_calls, judged_loss_calls
 from .graph import rule
 
 USED_SHARE = 0.25            # [design] the targets reach at most a quarter of the columns: a
@@ -21,27 +21,17 @@ TARGETS_PER_COLUMN = 2       # [design] targets seen at least twice the number o
                              # enough that a class the data holds shows up
 
 
-def _size(shape):
-    total = 1
-    for n in shape or ():
-        total *= int(n)
-    return total
-
-
 def unused_columns(calls):
     """(columns, classes named, targets seen) when the targets name at most USED_SHARE of
     the output's columns; else None."""
-    if len(calls) < MIN_WIDTH_CALLS:
+    found = class_id_calls(calls, MIN_WIDTH_CALLS)
+    if found is None:
         return None
-    widths = {c.output_shape[1] for c in calls if c.output_shape and len(c.output_shape) >= 2}
-    if len(widths) != 1 or not all(c.target_integer for c in calls):
-        return None
-    columns = widths.pop()
+    columns, seen = found
     highest = max(c.target_max for c in calls)
     if not highest == highest or highest < 0:           # NaN, or no id at all
         return None
     named = int(highest) + 1
-    seen = sum(_size(c.target_shape) for c in calls)
     if named > USED_SHARE * columns or seen < TARGETS_PER_COLUMN * columns:
         return None
     return columns, named, seen

@@ -19,7 +19,7 @@ columns, is OUTPUT_WIDER_THAN_CLASSES (the two cannot both hold: that rule needs
 highest id below a quarter of the columns, this one the lowest above it).
 """
 from ..findings import Finding
-from .context import CLASS_INDEX_LOSSES, judged_loss_calls
+from .context import CLASS_INDEX_LOSSES, class_id_calls, judged_loss_calls
 from .graph import rule
 
 UNUSED_LOW_SHARE = 0.25      # [design] the lowest id named sits at or above a quarter of the
@@ -33,30 +33,20 @@ TARGETS_PER_COLUMN = 2       # [design] targets seen at least twice the number o
                              # enough that a class the data holds shows up
 
 
-def _size(shape):
-    total = 1
-    for n in shape or ():
-        total *= int(n)
-    return total
-
-
 def unused_low_ids(calls):
     """(columns, lowest id named, highest id named, targets seen) when the targets never
     name ids 0..lowest-1 and lowest is at least UNUSED_LOW_SHARE of the columns; else None.
     Calls whose targets reach below 0 (an ignore_index of -100) hide the lowest real id:
     any such call leaves the verdict open."""
-    if len(calls) < MIN_OFFSET_CALLS:
+    found = class_id_calls(calls, MIN_OFFSET_CALLS)
+    if found is None:
         return None
-    widths = {c.output_shape[1] for c in calls if c.output_shape and len(c.output_shape) >= 2}
-    if len(widths) != 1 or not all(c.target_integer for c in calls):
-        return None
-    columns = widths.pop()
+    columns, seen = found
     lowest = min(c.target_min for c in calls)
     highest = max(c.target_max for c in calls)
     if not (lowest == lowest and highest == highest) or lowest < 0 or highest >= columns:
         return None
     lowest, highest = int(lowest), int(highest)
-    seen = sum(_size(c.target_shape) for c in calls)
     if lowest < max(MIN_UNUSED_LOW_IDS, UNUSED_LOW_SHARE * columns) or highest <= lowest \
             or seen < TARGETS_PER_COLUMN * columns:
         return None
