@@ -13,6 +13,8 @@ labelled by whether more than a tenth of their characters are the letter e, padd
 batch to the longest + 2. Harm (seed 0, 200 steps, 2,048 held-out stretches): each text
 scored alone against padded to 42 columns: accuracy 0.896 against 0.892, 0.9% of the
 predictions flip and a probability moves by up to 0.39 (the fixed twin: not one moves).
+How watch finds it: a padded sample run with its padding cut off gives other outputs
+(PADDING_LEAK, the dependency probes' padding_amount.py).
 Fix: fill the padded positions' activations with -inf (the dtype's minimum) before the max.
 """
 import torch

@@ -13,6 +13,9 @@ batch, labelled by whether more than a tenth of their characters are the letter 
 a 2-layer causal encoder. Harm (seed 0, 200 steps, 2,048 held-out stretches): accuracy
 0.56 with the first token pooled (about what its first character tells) against 0.94
 with the last real one pooled.
+How watch finds it: replacing the token ids of 7 of 8 random groups of a text's positions
+leaves its output exactly as it was; one by one, only position 0 is read
+(OUTPUT_READS_FEW_TOKENS).
 Fix: pool ``h[range(B), lengths - 1]``.
 """
 import torch
@@ -24,7 +27,7 @@ from benchmarks.real_bugs._text_snippets import batches, bert_style
 
 TITLE = "Add a sequence classification head to ProtGen2"
 LINK = "https://github.com/salesforce/progen/issues/8"
-EXPECTED = ("OUTPUT_READS_ONE_POSITION",)
+EXPECTED = ("OUTPUT_READS_FEW_TOKENS",)
 STEPS = 200
 
 

@@ -13,6 +13,9 @@ letter (one of d, l, m, u): "[CLS] text [SEP] letter [SEP]", right-padded, label
 where the letter occurs in the text (45% of the pairs). Harm (seed 0, 200 steps,
 2,048 held-out pairs): accuracy 0.62 (the classifier learns little more than the share of
 absent letters) against 0.99 called by keyword.
+How watch finds it: most random groups of a pair's tokens can be replaced without moving
+its output (OUTPUT_READS_FEW_TOKENS); the fixed twin, called ``model(ids, attention_mask=...,
+token_type_ids=...)``, is probed with its mask (``monitor/keyword_inputs.bound_inputs``).
 Fix: pass by keyword, ``model(input_ids, token_type_ids=segment_ids,
 attention_mask=attention_mask)``.
 """
@@ -26,7 +29,7 @@ from benchmarks.real_bugs._text_snippets import bert_style
 
 TITLE = "question about the usage of huggingface BertModel"
 LINK = "https://github.com/songyouwei/ABSA-PyTorch/issues/137"
-EXPECTED = ("OUTPUT_READS_ONE_POSITION",)
+EXPECTED = ("OUTPUT_READS_FEW_TOKENS",)
 STEPS = 200
 ASPECTS = "dlmu"
 

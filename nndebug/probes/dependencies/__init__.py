@@ -15,7 +15,10 @@ discrete, and names:
                       late (train_mode.py)
 - LABELS_MISALIGNED   the targets are the inputs shifted by the wrong offset  (alignment.py)
 - POSITIONS_IGNORED   positional parameters that make no difference           (positions.py)
-- PADDING_LEAK        the real positions read the padded ones                 (padding.py)
+- PADDING_LEAK        the real positions read the padded ones                 (padding.py),
+                      or that there are any (padding_amount.py)
+- OUTPUT_READS_FEW_TOKENS  one output per text that most of its tokens never reach
+                      (unread_tokens.py)
 - STATE_CARRIED_ACROSS_BATCHES  the same batch twice gives two answers        (state.py)
 
 Everything runs on a private float64 copy in eval mode (the training-mode pass puts the
@@ -37,11 +40,13 @@ from .loss_shift import loss_shift
 from .measure import RELATIVE_TOLERANCE, row_changes
 from .mixing import mixing_anywhere, probe_batch_mixing, probe_place_in_batch
 from .padding import find_padding, probe_padding
+from .padding_amount import probe_padding_amount
 from .positions import positional_tensors, probe_positions
 from .runner import ModelFailed, Runner
 from .shifted_inside import drop_if_shifted_inside
 from .state import STATE_KEPT, state_carried
 from .train_mode import probe_train_mode, worth_a_train_mode_pass
+from .unread_tokens import probe_unread_tokens
 
 WORKED_EXAMPLES = {
     "FUTURE_LEAK": "`nndebug zoo seq-gpt-no-causal-mask`; the same leak hidden in attention's "
@@ -193,7 +198,12 @@ def _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, resu
                 "the targets are the next positions (targets[:, t] == inputs[:, t + 1])"
             attempt("future leak", probe_future_leak, runner, sequence, rng, reason=reason)
     if batch.length and not mixing and find_padding(runner, batch):
-        attempt("padding", probe_padding, runner, batch, rng)
+        leaked = attempt("padding", probe_padding, runner, batch, rng)
+        if not leaked:
+            attempt("padding amount", probe_padding_amount, runner, batch, rng)
+    if batch.length and not mixing and not batch.is_float:
+        # its own generator: the probes after it draw what they drew before it was added
+        attempt("unread tokens", probe_unread_tokens, runner, batch, base_out, rng.spawn(1)[0])
     if batch.length and not mixing and positional_tensors(runner.work):
         attempt("positions", probe_positions, runner, batch, rng)
     if not mixing and worth_a_train_mode_pass(runner, sequence, y):

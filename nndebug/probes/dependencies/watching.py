@@ -27,7 +27,7 @@
   and its graph holds a backward written in Python (``_only_torchs_own_backwards``).
   The user's training is bit-for-bit what it is unwatched.
 """
-from ...monitor.keyword_inputs import model_inputs
+from ...monitor.keyword_inputs import bound_inputs, model_inputs
 from ...monitor.sinks import Sink
 
 KEPT_STEPS = 2
@@ -139,6 +139,10 @@ class DependencyWatch(Sink):
             kept = model_inputs(self.adapter, kwargs)
             if kept is not None:
                 self._keep(kept)
+            return
+        both = bound_inputs(self.adapter, module, inputs, kwargs) if kwargs else None
+        if both is not None:          # model(ids, attention_mask=mask): the mask goes along
+            self._keep(both)
             return
         # one tensor is kept as it is; anything else as the tuple of positional inputs: a
         # lone dict or list is ONE argument (model(batch)), not model(**batch)/model(*batch)
