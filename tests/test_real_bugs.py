@@ -15,6 +15,16 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    "diffusion_denoiser_scored_against_noisy_input":   # real-bug batch 52
+        "the target is the noisy image the model was given, as an autoencoder's (or a "
+        "conditional autoencoder's, given a label beside the image) target is its own "
+        "input: nothing in the graph or the batches says the model was meant to predict "
+        "the noise mixed into it (the noise and its schedule live in the user's loop)",
+    "wgan_gradient_penalty_on_sigmoid_output":   # real-bug batch 52
+        "the penalty is built in the critic's turn, which the generator's watch never "
+        "sees, from a gradient taken with torch.autograd.grad; the generator's own loss "
+        "reads the critic's raw score, as a healthy WGAN-GP's does, and only the critic's "
+        "Lipschitz constraint (what the penalty differentiates) is wrong",
     "early_stopping_patience_never_reset":   # real-bug batch 50
         "how long a run goes is the loop's own choice: watch sees a run that ended while its "
         "validation loss was still near its best and noisy, which a run given a short "

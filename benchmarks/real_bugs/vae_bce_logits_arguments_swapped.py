@@ -13,6 +13,12 @@ Fix: ``F.binary_cross_entropy_with_logits(logits, images)``.
 Measured (400 steps, 512 held-out digits): the per-pixel reconstruction MSE of
 sigmoid(logits) is 0.63 for the bug (its logits pushed up everywhere: near-white
 images), 0.047 for the fixed twin.
+
+As it came watch named the symptoms only (LOSS_UNBOUNDED_BELOW, LOSS_OSCILLATING,
+EXPLODING_GRADIENTS). How watch finds it: on the first recorded steps the loss's graph holds
+a BinaryCrossEntropyWithLogitsBackward0 node whose first input (the prediction) has no
+graph while its second (the target) does: the call's arguments are swapped.
+LOSS_ARGUMENTS_SWAPPED.
 """
 import torch
 from torch import nn

@@ -15,6 +15,12 @@ Measured (200 generator steps, 512 samples against 512 real digits): a sample li
 from its nearest real digit for the bug, 1.42 for the fixed twin, and a real digit 2.12
 from its nearest sample (the digits the generator covers) for the bug, 1.57 for the twin;
 the same within 0.05 at seed shifts 1000 and 2000.
+
+As it came watch named LOSS_DIVERGING only (the generator's loss, -mean(sigmoid(score)),
+rises as the critic wins). How watch finds it: on the first recorded steps the generator's
+loss is the negated mean of a SigmoidBackward0 fed straight by the critic's last linear
+layer: a plain average of a squashed score, with no log and no target.
+CRITIC_OUTPUT_SQUASHED.
 """
 import torch
 from torch import nn

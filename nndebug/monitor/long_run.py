@@ -100,6 +100,7 @@ CONTINUED += ("discarded_losses", "gradients_after_step")   # real-bug batch 39 
 CONTINUED += ("pooled_log_probs", "ppo_ratios")   # real-bug batch 44 (first steps' loss graphs)
 CONTINUED += ("late_gradients", "uncleared_gradients")   # real-bug batch 50 (first steps)
 CONTINUED += ("constant_decoder_inputs",)   # real-bug batch 49 (first steps)
+CONTINUED += ("swapped_loss_arguments", "squashed_score_terms")   # real-bug batch 52
 
 
 class LongRun(Sink):

@@ -28,6 +28,8 @@ from .around import Around
 from .parameter_penalties import ParameterPenalties
 from .other_turn_gradients import OtherTurnGradients
 from .late_gradients import LateGradients   # real-bug batch 50 (loop order)
+from .swapped_loss_arguments import SwappedLossArguments   # real-bug batch 52
+from .squashed_scores import SquashedScores   # real-bug batch 52
 from .hooks import StepHooks
 from .loss_jumps import LossJumps
 from .losses import PENDING_LOSSES_MAX, PendingLosses, loss_value
@@ -179,6 +181,9 @@ class Monitor:
                                                   lambda: self._step, self._note_error)   # GAN turns
             self.late_gradients = LateGradients(adapter, self.run.observed, adapter.model, optimizer,
                                                 lambda: self._step, self._note_error)   # batch 50
+            self.around.loss_graph.readers += [   # real-bug batch 52: BCE arguments swapped,
+                SwappedLossArguments(self.run.observed),   # a critic's score squashed
+                SquashedScores(self.run.observed)]
             self.hooks.quiet = self.around.attention.quiet   # our hooks' measurements skip its mode
             self._arm()               # detailed records: a monitor never breaks training)
             self._last_exit = self._clock()
