@@ -298,6 +298,8 @@ ROW_LISTS += ("validation_row_matches",   # real-bug batch 46 (rows in both spli
               "row_standardised_inputs")   # tables standardised per row)
 ROW_LISTS += ("late_gradients", "uncleared_gradients")   # real-bug batch 50 (loop order)
 ROW_LISTS += ("constant_decoder_inputs",)   # real-bug batch 49 (a decoder fed zeros)
+ROW_LISTS += ("swapped_loss_arguments",   # real-bug batch 52 (BCE arguments,
+              "squashed_score_terms")   # a critic's score through a sigmoid)
 
 
 @dataclass
@@ -646,6 +648,16 @@ class Observed:
                                                           # model, |.grad - delivered| /
                                                           # |delivered| at its step)]
                                                           # (monitor/late_gradients.py)
+    swapped_loss_arguments: list = field(default_factory=list)  # [(step, name of a binary
+                                                          # cross-entropy whose prediction
+                                                          # has no graph and whose target
+                                                          # has one)], first recorded steps
+                                                          # (monitor/swapped_loss_arguments.py)
+    squashed_score_terms: list = field(default_factory=list)  # [(step, addends of the
+                                                          # loss that are a mean of a
+                                                          # sigmoid of a layer's score)],
+                                                          # first recorded steps
+                                                          # (monitor/squashed_scores.py)
 
     def to_dict(self):
         from dataclasses import asdict

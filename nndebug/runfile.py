@@ -1086,3 +1086,17 @@ def _uncleared_gradient(row):   # real-bug batch 50
 
 ROW_READERS.update(late_gradients=_late_gradients,
                    uncleared_gradients=_uncleared_gradient)   # real-bug batch 50 (loop order)
+
+
+def _swapped_loss_argument(row):   # real-bug batch 52
+    step, name = row
+    return int(step), str(name)
+
+
+def _squashed_score_terms(row):   # real-bug batch 52
+    step, terms = row
+    return int(step), int(terms)
+
+
+ROW_READERS.update(swapped_loss_arguments=_swapped_loss_argument,
+                   squashed_score_terms=_squashed_score_terms)   # real-bug batch 52

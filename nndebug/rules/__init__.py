@@ -167,6 +167,8 @@ from . import row_standardised_inputs  # noqa: F401  (real-bug batch 46: axis=1 
 from . import checkpoint_rates  # noqa: F401  (real-bug batch 48: a restart keeps the old lr)
 from . import schedule_length  # noqa: F401  (real-bug batch 48: a schedule stepped off plan)
 from . import constant_decoder_inputs  # noqa: F401  (real-bug batch 49: a decoder fed zeros)
+from . import swapped_loss_arguments  # noqa: F401  (real-bug batch 52: BCE arguments)
+from . import squashed_scores  # noqa: F401  (real-bug batch 52: a sigmoid critic)
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context
