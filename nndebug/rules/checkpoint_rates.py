@@ -28,7 +28,7 @@ LR_RESTORED_RATIO = 2.0       # [design] every group at least 2x above or below 
                               # constructor's rate: a restart changes the rate by a factor
                               # (the report: 1e-3 -> 1e-5); float noise and a rounding of the
                               # printed rate stay far below
-SAME_RATE = 1e-9              # [design] relative tolerance of "the rate did not change"
+RESTORED_RATE_UNCHANGED = 1e-9   # [design] relative tolerance of "the rate did not change"
 
 
 def apart(rate, built_with):
@@ -45,7 +45,7 @@ def rates_held(ctx):
         return False
     first = rates[0]
     return all(len(r) == len(first) and
-               all(abs(a - b) <= SAME_RATE * max(abs(a), abs(b)) for a, b in zip(r, first))
+               all(abs(a - b) <= RESTORED_RATE_UNCHANGED * max(abs(a), abs(b)) for a, b in zip(r, first))
                for r in rates[1:])
 
 

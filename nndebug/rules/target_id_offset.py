@@ -29,8 +29,8 @@ UNUSED_LOW_SHARE = 0.25      # [design] the lowest id named sits at or above a q
 MIN_UNUSED_LOW_IDS = 2       # [design] ids never named below the lowest (a 2- or 3-column
                              # head with one class absent is TARGETS_ALL_ONE_CLASS ground)
 MIN_OFFSET_CALLS = 3         # [design] recorded loss calls before a verdict
-TARGETS_PER_COLUMN = 2       # [design] targets seen at least twice the number of columns:
-                             # enough that a class the data holds shows up
+OFFSET_TARGETS_PER_COLUMN = 2   # [design] targets seen at least twice the number of
+                                # columns: enough that a class the data holds shows up
 
 
 def unused_low_ids(calls):
@@ -48,7 +48,7 @@ def unused_low_ids(calls):
         return None
     lowest, highest = int(lowest), int(highest)
     if lowest < max(MIN_UNUSED_LOW_IDS, UNUSED_LOW_SHARE * columns) or highest <= lowest \
-            or seen < TARGETS_PER_COLUMN * columns:
+            or seen < OFFSET_TARGETS_PER_COLUMN * columns:
         return None
     return columns, lowest, highest, seen
 

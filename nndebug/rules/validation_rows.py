@@ -25,8 +25,9 @@ from .graph import rule
 
 MIN_ROW_VALUES = 16         # [design] values a row needs: a table of a few coarse columns
                             # repeats rows by nature (two passengers of one class, sex, port)
-REPEATED_SHARE = 0.9        # [design] the kept training rows are judged when at most this
-                            # share of them are distinct: they came round to rows already kept
+KEPT_ROWS_REPEATED_SHARE = 0.9   # [design] the kept training rows are judged when at most
+                                 # this share of them are distinct: they came round to rows
+                                 # already kept
 TRAINING_PASS_SHARE = 0.8   # [design] an evaluation batch with at least this share of its rows
                             # in the training rows is a pass over training data, not validation
 LEAK_SHARE = 0.05           # [design] share of the remaining evaluation rows found among the
@@ -42,7 +43,7 @@ def leaked_rows(matches):
     if not matches:
         return None
     _, _, _, distinct, kept, values = matches[0]
-    if values < MIN_ROW_VALUES or kept < 1 or distinct > REPEATED_SHARE * kept:
+    if values < MIN_ROW_VALUES or kept < 1 or distinct > KEPT_ROWS_REPEATED_SHARE * kept:
         return None
     held = [(rows, matched) for _, rows, matched, *_ in matches
             if rows and matched < TRAINING_PASS_SHARE * rows]
