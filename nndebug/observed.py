@@ -91,6 +91,10 @@ class LossCall:
     # number of dimensions (torch's ``_base``: ``scores.view(-1, C)`` of (N, C, H, W) scores
     # keeps (N, C, H, W) here; a permuted copy, a tensor of its own, or minigrad: None)
     viewed_from: "tuple | None" = None
+    # class-index losses over at most MAX_CLASSES classes: the class ids the model picks (its
+    # highest score) for some row or position of the batch, in order (None: not read); a
+    # rare class missing here late in the run is never predicted (rules/rare_classes.py)
+    predicted_classes: "tuple | None" = None
 
 
 @dataclass

@@ -96,7 +96,7 @@ OBSERVED_LISTS = {"loss_calls": LossCall, "warnings": RaisedWarning,
                   "layer_layouts": LayerLayout}
 TUPLE_FIELDS = {"output_shape", "target_shape", "shape", "class_weights", "target_counts",
                 "ids_shape", "lrs", "base_lrs", "min_lrs", "viewed_from", "betas",
-                "input_shape"}
+                "input_shape", "predicted_classes"}
 
 
 class RunFileError(ValueError):

@@ -1,18 +1,20 @@
-"""A binary defect segmenter trained mostly on images with no defect at all: nine masks in
-ten are empty, the few defect pixels weigh nothing in the averaged loss, and the network
+"""A binary defect segmenter trained mostly on images with no defect at all: nineteen masks
+in twenty are empty, the few defect pixels weigh nothing in the averaged loss, and the network
 learns to answer "no defect" for every pixel.
 
 Reported: "Binary model always predict same label" -
 https://github.com/open-mmlab/mmsegmentation/issues/2579 ("I was using images with all
 pixel labeled as 0 and some containing spots of labels 1 ... the model may decide that
 always predicting 0 is a good strategy. The fix for now has been to remove the 'no
-anomaly' images, and it seems to work"). Here noisy 16x16 images, one in ten holding a
+anomaly' images, and it seems to work"). Here noisy 16x16 images, one in twenty holding a
 faint 3x3 spot that the mask marks; a small fully convolutional net with a two-class
 cross-entropy.
 Fix: train on the images that hold a defect (the report's fix).
 
-Measured (200 steps, 128 held-out defect images, ``mon.foreground_iou``): the bug's
-defect IoU is 0.00 (no pixel is ever called a defect), the fixed twin's 0.63.
+Measured (600 steps, 128 held-out defect images, ``mon.foreground_iou``): the bug's
+defect IoU is 0.00 (no pixel is ever called a defect), the fixed twin's 0.78; with the seeds
+shifted by 1000, 2000, 3000 the bug's is 0.00, 0.21, 0.10 (one defect image in ten instead
+of twenty: 0.61, 0.54, 0.56 there, the model finds the spots late).
 """
 import numpy as np
 import torch
@@ -22,11 +24,11 @@ import nndebug as nd
 
 TITLE = "Binary model always predict same label"
 LINK = "https://github.com/open-mmlab/mmsegmentation/issues/2579"
-EXPECTED = ("RARE_POSITIVES_NEVER_PREDICTED",)
-STEPS = 200
+EXPECTED = ("RARE_POSITIVES_NEVER_PREDICTED", "RARE_CLASS_NEVER_PREDICTED")
+STEPS = 600
 SIZE = 16
 BATCH_SIZE = 16
-DEFECT_SHARE = 0.1
+DEFECT_SHARE = 0.05
 
 
 def inspection_images(count, rng, defect_share):
@@ -51,7 +53,7 @@ def run(fixed=False, steps=STEPS, **watch):
     model = segmenter()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     loss_fn = nn.CrossEntropyLoss()
-    # BUG (fixed=False): the defect-free images, nine in ten, stay in the training set
+    # BUG (fixed=False): the defect-free images, nineteen in twenty, stay in the training set
     share = 1.0 if fixed else DEFECT_SHARE
     with nd.watch(model, optimizer, **watch) as mon:
         for _ in range(steps):

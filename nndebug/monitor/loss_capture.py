@@ -25,7 +25,8 @@ import numpy as np
 from ..adapters.observing import loss_inputs_from_graph
 from ..observed import LossCall
 from .hooks import OUTPUT_MAX_COLUMNS, OUTPUT_ROWS
-from .target_ids import CALLS_SAMPLED, CLASS_INDEX_LOSSES, SAMPLE_SIZE, loss_options, summarize
+from .target_ids import (CALLS_SAMPLED, CLASS_INDEX_LOSSES, MAX_CLASSES, SAMPLE_SIZE,
+                         loss_options, summarize)
 
 TARGETS_KEPT = 4             # target batches kept (references) for probes
 LABEL_EXACT = 1e-6           # [design] labels are exact 0s and 1s (float32 rounding only)
@@ -129,6 +130,8 @@ class LossCapture:
                 packet.add(("loss_call", "sample"), out[:OUTPUT_ROWS])
             elif name in CLASS_INDEX_LOSSES and out.shape[1] >= 3:
                 packet.add(("loss_call", "scores"), out[:OUTPUT_ROWS])
+        if name in CLASS_INDEX_LOSSES and out.ndim >= 2 and 2 <= out.shape[1] <= MAX_CLASSES:
+            packet.add(("loss_call", "picked"), classes_picked(xp, out))
         if target is not None and target.ndim >= 0 and _size(target) > 0:
             t = xp.asfloat(target)
             low, high = xp.aminmax(t)
@@ -173,7 +176,8 @@ class LossCapture:
                         floored_rows=None if floored_rows is None else float(floored_rows),
                         floored_units=None if floored_units is None else int(floored_units),
                         **self.options, **self._target_summary(values, target),
-                        **label_rows(values.get(("loss_call", "target_rows")), target))
+                        **label_rows(values.get(("loss_call", "target_rows")), target),
+                        predicted_classes=_picked_ids(values.get(("loss_call", "picked"))))
         self.observed.loss_calls.append(call)
         sample = values.get(("loss_call", "sample"))
         if sample is not None:
@@ -201,6 +205,23 @@ def viewed_from(tensor):
     if shape is None or len(shape) == len(getattr(tensor, "shape", ())):
         return None
     return tuple(int(n) for n in shape)
+
+
+def classes_picked(xp, scores):
+    """1.0 for each class (axis 1 of ``scores``: (batch, classes, ...)) that is some row's
+    or position's highest score, else 0.0: one vector of C values for the step's transfer,
+    from a max over the classes, a comparison and a max over everything else (a tie
+    counts for each class in it)."""
+    top = xp.reshape(xp.amax(scores, axis=1), (scores.shape[0], 1) + tuple(scores.shape[2:]))
+    picked = xp.asfloat(scores >= top)
+    return xp.amax(picked, axis=(0,) + tuple(range(2, len(scores.shape))))
+
+
+def _picked_ids(picked):
+    """The class ids ``classes_picked`` marked, as a tuple (None when it was not packed)."""
+    if picked is None:
+        return None
+    return tuple(int(i) for i in np.flatnonzero(np.asarray(picked).reshape(-1) > 0.5))
 
 
 def label_rows(rows, target):

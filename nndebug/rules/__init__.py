@@ -169,6 +169,8 @@ from . import schedule_length  # noqa: F401  (real-bug batch 48: a schedule step
 from . import constant_decoder_inputs  # noqa: F401  (real-bug batch 49: a decoder fed zeros)
 from . import swapped_loss_arguments  # noqa: F401  (real-bug batch 52: BCE arguments)
 from . import squashed_scores  # noqa: F401  (real-bug batch 52: a sigmoid critic)
+from . import rare_classes  # noqa: F401  (real-bug batch 51: a rare class never predicted)
+from . import squared_error_labels  # noqa: F401  (real-bug batch 51: one-hot labels by MSE)
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context

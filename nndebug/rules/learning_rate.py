@@ -18,6 +18,8 @@ LR_HIGH_RATIO = 0.1           # update/weight ratio per step; ~1e-3 is healthy [
                               # 0.1 rewrites a tenth of the weights each step [measured]
 LR_LOW_RATIO = 1e-5           # [karpathy] two orders below his 1e-3 ... when learning is poor
 HEALTHY_RATIO = 1e-3          # [karpathy] the update/weight ratio of a well-chosen learning rate
+STEADY_RATE_SHARE = 0.1       # [design] a rate that ends above a tenth of where it started
+                              # was not scheduled down far enough to explain stalled updates
 EARLY_RECORDS = 5             # [design] "the first steps": the first 5 recorded steps
 LR_COLLAPSE = 1e-3            # [design] a group's learning rate ending below 1e-3 of where it
                               # started has collapsed (the factor lr_too_low calls "decayed")
@@ -123,6 +125,8 @@ def lr_too_low(ctx):
     fastest = float(np.max(per_layer))
     if fastest >= LR_LOW_RATIO:
         return collapsed_group_rates(ctx, ratios, live, held) or slow_at_chance(ctx, fastest)
+    if _fast_then_stalled_at_a_steady_rate(ctx):
+        return None
     lrs = _learning_rates(ctx)
     decayed = len(lrs) >= 2 and 0 < lrs[0] < 1e-3 * lrs[-1]
     message = (f"Even the fastest-changing layer moves only {fastest:.1e} of its weight size per "
@@ -138,6 +142,19 @@ def lr_too_low(ctx):
                   "lr_decayed": bool(decayed)},
         fix="Raise the learning rate (try 10x steps; nndebug.find_lr suggests one)" +
             ("; check the scheduler: step it once per epoch, not per batch." if decayed else "."))
+
+
+def _fast_then_stalled_at_a_steady_rate(ctx):
+    """The first updates rewrote a tenth of some weight tensor or more (LR_HIGH_RATIO) and no
+    group's rate fell by 10x since: the rate is not too low, the updates shrank because the
+    gradients did (a sigmoid network pushed to its flat ends by a rate of 10,
+    https://github.com/rasmusbergpalm/DeepLearnToolbox/issues/12). A rate that was
+    scheduled down (or whose groups are unknown) keeps the verdict."""
+    _, early_layer, _ = _ratio_summary(ctx)
+    rates = _group_rates(ctx)
+    if early_layer is None or rates is None or float(np.nanmax(early_layer)) < LR_HIGH_RATIO:
+        return False
+    return all(b >= STEADY_RATE_SHARE * a for a, b in zip(*rates))
 
 
 def _group_rates(ctx):
