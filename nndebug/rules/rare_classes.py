@@ -32,9 +32,9 @@ from ..findings import Finding
 from .context import CLASS_INDEX_LOSSES, LOOKUP_TABLES, observed_list
 from .graph import rule
 
-LATE_CALLS = 3                # [design] the last recorded loss calls that must all agree (as
+RARE_CLASS_LATE_CALLS = 3     # [design] the last recorded loss calls that must all agree (as
                               # RARE_POSITIVES_NEVER_PREDICTED reads them)
-MIN_LAST_STEP = 50            # [design] the first of them at least this far into the run: a
+RARE_CLASS_MIN_LAST_STEP = 50   # [design] the first of them at least this far into the run: a
                               # segmenter trained on defect images only still picked no
                               # defect pixel at steps 32 and 64 (seeds shifted by 1000) and
                               # found them by step 200
@@ -78,8 +78,8 @@ def rare_class_never_predicted(ctx):
                          # never the top score of an uncertain prediction
     calls = [c for c in observed_list(ctx, "loss_calls") if c.loss in CLASS_INDEX_LOSSES
              and len(tuple(c.output_shape)) >= 2]
-    late = [c for c in calls if c.predicted_classes is not None][-LATE_CALLS:]
-    if len(late) < LATE_CALLS or late[0].step < MIN_LAST_STEP:
+    late = [c for c in calls if c.predicted_classes is not None][-RARE_CLASS_LATE_CALLS:]
+    if len(late) < RARE_CLASS_LATE_CALLS or late[0].step < RARE_CLASS_MIN_LAST_STEP:
         return None
     columns = tuple(late[0].output_shape)[1]
     if len({(c.loss, tuple(c.output_shape)[1]) for c in late}) != 1 or \

@@ -24,7 +24,7 @@ from .context import ROW_SUM_TOLERANCE, judged_loss_calls
 from .graph import rule
 
 SQUARED_ERROR_LOSSES = {"MSELoss", "mse_loss"}
-MIN_LABEL_COLUMNS = 3         # [design] one-hot over 2 columns may be a pair of yes/no
+SQUARED_ERROR_MIN_COLUMNS = 3   # [design] one-hot over 2 columns may be a pair of yes/no
                               # scores regressed on purpose (as SINGLE_LABEL_WITH_BCE's bar)
 # layers that leave the values' range as it is (the layer that squashes comes before them)
 PASS_THROUGH = {"Dropout", "Identity", "Flatten", "Unflatten"}
@@ -69,7 +69,7 @@ def _squashing(ctx, calls):
 def classifier_trained_with_squared_error(ctx):
     calls = judged_loss_calls(ctx, SQUARED_ERROR_LOSSES)
     found = _one_hot_rows(calls)
-    if found is None or found[0] < MIN_ONE_HOT_ROWS or found[1] < MIN_LABEL_COLUMNS:
+    if found is None or found[0] < MIN_ONE_HOT_ROWS or found[1] < SQUARED_ERROR_MIN_COLUMNS:
         return None
     rows, columns = found
     how = _squashing(ctx, calls)
