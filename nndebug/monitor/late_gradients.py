@@ -125,6 +125,10 @@ class LateGradients:
             handle.remove()
         self._handles = []
 
+    def close(self):
+        """The monitor closes: the hooks of a step armed but never closed go."""
+        self._remove()
+
     def read(self):
         """The uncleared-gradient norms to the host, once, when findings are asked for."""
         try:

@@ -363,6 +363,7 @@ class Monitor:
             return
         self.hooks.disarm()
         self.other_turns.close()     # other_turn_gradients.py
+        self.late_gradients.close()  # late_gradients.py
         self.around.close()
         self._closed = True
         if _OPEN_MONITORS.get(id(self.model)) is self:
