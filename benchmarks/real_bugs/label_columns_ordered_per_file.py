@@ -18,6 +18,11 @@ Measured (300 steps, 600 held-out collages labelled correctly, logit > 0): the b
 micro-F1 0.60, the fixed twin's 0.67; ranked (each image's top-k labels, k its true
 count) 0.67 against 0.76.
 Fix: select each file's columns by name (``frame[label_names]``), not by position.
+
+Why watch misses it: the files are read before training. Every row that reaches the loss
+is a valid multi-hot row with the usual number of labels; only the rows of three categories
+have some columns swapped, which shows as noisier labels for some inputs - what genuinely
+hard labels look like too. Which file a row came from, and its header, never reach watch.
 """
 import torch
 from torch import nn

@@ -23,6 +23,7 @@ TORCH_LOSS_NODES = {
     "SmoothL1LossBackward0": "smooth_l1_loss", "HuberLossBackward0": "huber_loss",
     "BinaryCrossEntropyBackward0": "binary_cross_entropy",
     "BinaryCrossEntropyWithLogitsBackward0": "binary_cross_entropy_with_logits",
+    "MultilabelMarginLossBackward0": "multilabel_margin_loss",
 }
 # minigrad Function class names of its loss primitives, and their functional names
 MINIGRAD_LOSS_NODES = {"MSE": "mse_loss", "BCEWithLogits": "binary_cross_entropy_with_logits",

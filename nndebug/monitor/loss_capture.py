@@ -177,6 +177,8 @@ class LossCapture:
                         floored_units=None if floored_units is None else int(floored_units),
                         **self.options, **self._target_summary(values, target),
                         **label_rows(values.get(("loss_call", "target_rows")), target),
+                        label_shares=label_shares(values.get(("loss_call", "target_rows")),
+                                                  target),
                         predicted_classes=_picked_ids(values.get(("loss_call", "picked"))))
         self.observed.loss_calls.append(call)
         sample = values.get(("loss_call", "sample"))
@@ -238,6 +240,18 @@ def label_rows(rows, target):
     ones = np.rint(rows).sum(axis=1)
     return {"label_rows": int(len(rows)), "one_hot_rows": int(np.sum(ones == 1)),
             "multi_hot_rows": int(np.sum(ones >= 2)), "max_labels_in_row": int(ones.max())}
+
+
+def label_shares(rows, target):
+    """Each column's share of 1s in the first rows of a 2-D 0/1 label target (``LossCall``'s
+    ``label_shares``: how rare each label's positives are), None when the rows were not read
+    or are not labels."""
+    if rows is None or not rows.size:
+        return None
+    rows = rows.reshape(-1, target.shape[1])
+    if not np.all((np.abs(rows) < LABEL_EXACT) | (np.abs(rows - 1) < LABEL_EXACT)):
+        return None
+    return tuple(float(v) for v in np.rint(rows).mean(axis=0))
 
 
 def floored_scores(scores):

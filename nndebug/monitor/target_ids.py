@@ -16,6 +16,8 @@ each other only as often as chance makes them; batches sorted by label put EVERY
 carried it) to the few numbers a ``LossCall`` keeps; the rule lives in
 ``nndebug.rules.sequence``.
 """
+import weakref
+
 import numpy as np
 
 SAMPLE_SIZE = 4096           # target ids carried to the host per call (a few KB)
@@ -43,13 +45,51 @@ def loss_options(loss_fn, kwargs=None):
     or of a call of a loss function (its keyword arguments, with torch's defaults); None
     where not known."""
     if kwargs is not None:
-        return {"ignore_index": kwargs.get("ignore_index", -100),
-                "reduction": kwargs.get("reduction", "mean"),
-                "class_weights": class_weights(kwargs.get("weight"))}
+        return _with_pos_weight({"ignore_index": kwargs.get("ignore_index", -100),
+                                 "reduction": kwargs.get("reduction", "mean"),
+                                 "class_weights": class_weights(kwargs.get("weight"))},
+                                kwargs.get("pos_weight"))
     ignore = getattr(loss_fn, "ignore_index", None)
-    return {"ignore_index": None if ignore is None else int(ignore),
-            "reduction": getattr(loss_fn, "reduction", None),
-            "class_weights": class_weights(getattr(loss_fn, "weight", None))}
+    return _with_pos_weight({"ignore_index": None if ignore is None else int(ignore),
+                             "reduction": getattr(loss_fn, "reduction", None),
+                             "class_weights": class_weights(getattr(loss_fn, "weight", None))},
+                            getattr(loss_fn, "pos_weight", None))
+
+
+def _with_pos_weight(options, pos_weight):
+    """``options`` with a binary loss's ``pos_weight`` added when it has one (real-bug batch
+    54: CLASS_WEIGHTS_REVERSED reads it)."""
+    weights = positive_weights(pos_weight)
+    return options if weights is None else {**options, "pos_weight": weights}
+
+
+_LAST_POS_WEIGHT = [None, None]   # (weak ref to the tensor, its version), its values
+
+
+def positive_weights(weight):
+    """A binary loss's ``pos_weight=`` (one number, or one per label) as a tuple of floats,
+    or None (none given, another shape, or more than MAX_CLASSES labels). The values of the
+    tensor last read are kept: a loss module's pos_weight is copied to the host once, not
+    on every recorded step."""
+    shape = getattr(weight, "shape", None)
+    if weight is None or shape is None or len(shape) > 1 or \
+            (len(shape) == 1 and not 1 <= shape[0] <= MAX_CLASSES):
+        return None
+    version = getattr(weight, "_version", None)
+    last = _LAST_POS_WEIGHT[0]
+    if last is not None and last[0]() is weight and last[1] == version:
+        return _LAST_POS_WEIGHT[1]
+    try:
+        values = weight.detach() if hasattr(weight, "detach") else weight
+        values = values.reshape(-1).tolist() if hasattr(values, "tolist") else list(values)
+        read = tuple(float(v) for v in values)
+    except (TypeError, ValueError, RuntimeError, AttributeError):
+        return None
+    try:
+        _LAST_POS_WEIGHT[:] = [(weakref.ref(weight), version), read]   # never kept alive
+    except TypeError:          # not weakly referable (a list): read each time
+        pass
+    return read
 
 
 def function_call_options(args, kwargs):

@@ -9,13 +9,16 @@ the rare class is almost never predicted; the loss itself looks fine.
 What the rule reads: the weights of the loss calls the monitor saw, and how often each class
 id occurred in the targets that reached them (``LossCall.target_counts``, a sample of the
 first recorded calls). The check, ``weights_follow_frequency``, is a plain function tested
-alone.
+alone. The same cause on a binary loss - a ``pos_weight`` below 1 where the positives are
+rare, positives / negatives instead of negatives / positives - is read in
+``rules/pos_weights.py`` (real-bug batch 54) and named with this code.
 """
 import numpy as np
 
 from ..findings import Finding
 from .context import CLASS_INDEX_LOSSES, fmt, judged_only
 from .graph import rule
+from .pos_weights import reversed_pos_weight
 
 MIN_TARGETS = 200          # [design] sampled targets before class frequencies are trusted
 IMBALANCE = 3.0            # [design] most / least frequent class: weights matter from here on
@@ -65,7 +68,7 @@ def class_weights_reversed(ctx):
     calls = [c for c in judged_only(ctx, observed.loss_calls) if c.loss in CLASS_INDEX_LOSSES
              and c.class_weights and c.target_counts]
     if not calls:
-        return None
+        return _reversed_pos_weight_finding(ctx, observed.loss_calls)   # real-bug batch 54
     weights = calls[0].class_weights
     counts = np.zeros(len(weights))
     for call in calls:
@@ -89,3 +92,25 @@ def class_weights_reversed(ctx):
         fix="Give each class the inverse of its frequency (weight[c] = 1 / share of class c, "
             "scikit-learn's class_weight='balanced'); check the order of the classes the "
             "weights were written in.")
+
+
+def _reversed_pos_weight_finding(ctx, loss_calls):
+    """The same cause on a binary loss: a ``pos_weight`` below 1 where the positives are
+    rare (positives / negatives instead of negatives / positives, ``rules/pos_weights.py``)."""
+    found = reversed_pos_weight(ctx, loss_calls)
+    if found is None:
+        return None
+    e, call = found
+    return Finding(
+        code="CLASS_WEIGHTS_REVERSED", severity="warning", where=call.loss, step=call.step,
+        message=f"{call.loss}'s pos_weight is below 1 on labels whose positives are rare "
+                f"(median {fmt(e['median_pos_weight'])} over {e['minority_labels']} of "
+                f"{e['labels']} labels): label {e['rarest_label']}, positive in "
+                f"{fmt(100 * e['rarest_share'])}% of the targets, has pos_weight "
+                f"{fmt(e['rarest_pos_weight'])} where negatives / positives is "
+                f"{fmt(e['balanced_pos_weight'])}. It looks computed upside down (positives "
+                "/ negatives): the rare positives count even less than unweighted, and the "
+                "model learns to predict almost every label absent.",
+        evidence=e,
+        fix="pos_weight = negatives / positives for each label (e.g. (len(y) - y.sum(0)) / "
+            "y.sum(0)), a number above 1 where positives are rare.")

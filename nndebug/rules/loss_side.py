@@ -175,6 +175,8 @@ def double_sigmoid(ctx):
     where = sigmoid_layers[-1] if sigmoid_layers else calls[0].loss
     low = min(c.output_min for c in calls)
     high = max(c.output_max for c in calls)
+    if _softmax_rows(calls):      # real-bug batch 54: a softmax, not a sigmoid, before it
+        return _softmax_before_sigmoid_loss(ctx, calls, low, high)
     return Finding(
         code="DOUBLE_SIGMOID", severity="error", where=where, step=calls[0].step,
         message=f"{calls[0].loss} applies a sigmoid to its input, and every input it got lies "
@@ -187,6 +189,35 @@ def double_sigmoid(ctx):
                   "calls": len(calls), "sigmoid_layers": sigmoid_layers},
         fix="Remove the final sigmoid from the model and keep the logits-based loss "
             "(BCEWithLogitsLoss); apply torch.sigmoid only to turn logits into predictions.")
+
+
+def _softmax_rows(calls):
+    """Whether every call's input rows sum to 1 (a softmax over 2+ labels made them)."""
+    return all(c.row_sum_error is not None and c.row_sum_error < ROW_SUM_TOLERANCE
+               for c in calls)
+
+
+def _softmax_before_sigmoid_loss(ctx, calls, low, high):
+    """DOUBLE_SIGMOID's finding when the probabilities the loss squashes again come from a
+    softmax: a multi-label model whose labels were made to compete ("Loss Calculation:
+    MultilabelSoftMarginLoss on top of Softmax Output?",
+    https://github.com/YapengTian/AVE-ECCV18/issues/15)."""
+    softmax_layers = [layer.name for layer in ctx.run.layers if layer.kind == "softmax"]
+    return Finding(
+        code="DOUBLE_SIGMOID", severity="error",
+        where=softmax_layers[-1] if softmax_layers else calls[0].loss, step=calls[0].step,
+        message=f"{calls[0].loss} applies a sigmoid to each of its inputs, and every input row "
+                f"it got is a softmax: values between 0 and 1 ({fmt(low)} to {fmt(high)}) "
+                f"that sum to 1, over {len(calls)} recorded calls. The loss squashes them "
+                "again into [0.5, 0.73], so an absent label can never be scored below 0.5, "
+                "and the softmax makes the labels compete for one unit of probability, "
+                "which labels that can be present together must not.",
+        evidence={"loss": calls[0].loss, "input_min": low, "input_max": high,
+                  "calls": len(calls), "rows_sum_to_one": True,
+                  "softmax_layers": softmax_layers},
+        fix="Remove the softmax from the model and give the loss the logits (it applies one "
+            "sigmoid per label itself); apply torch.sigmoid to the logits for per-label "
+            "probabilities.")
 
 
 @rule(produces="NLL_ON_PROBABILITIES",

@@ -15,11 +15,19 @@ batches that hold positives; one at the start of training has outputs on both si
 so only the last recorded calls are read, and only when all of them agree.
 
 Read from the recorded loss calls (``run.observed.loss_calls``: the output's largest value
-and the targets' range on each recorded step, ``monitor/loss_capture.py``). Only one-column
-outputs (a binary classifier, not a multi-label head whose rare labels may rightly stay
-negative in a batch), and only a loss known to average over the batch (a loss module, or a
-call whose ``reduction`` was read): a summed term divided by the number of positives (an
-SSD-style detector's objectness) already weighs the positives its own way.
+and the targets' range on each recorded step, ``monitor/loss_capture.py``). One-column
+outputs (a binary classifier), and only a loss known to average over the batch (a loss
+module, or a call whose ``reduction`` was read): a summed term divided by the number of
+positives (an SSD-style detector's objectness) already weighs the positives its own way.
+
+A multi-label head (real-bug batch 54) is read too, but only as a whole: one rare label may
+rightly stay negative in a batch, so the finding needs NO label of ANY row on the positive
+side, in batches whose rows carry at least half a label each on average (the label shares
+of the first target rows, ``LossCall.label_shares``), and a loss without ``pos_weight`` (a
+weighted loss's own balance is CLASS_WEIGHTS_REVERSED's to judge), and not when the rows
+are one-hot (SINGLE_LABEL_WITH_BCE names that cause). Public report: "500+
+multi-labels only predicts zeros", https://github.com/appvision-ai/fast-bert/issues/52 (the
+answer: pos_weight; "the model learns to guess 0 all the time").
 """
 from ..findings import Finding
 from .context import observed_list
@@ -32,6 +40,9 @@ LATE_CALLS = 3          # [design] the last recorded loss calls that must all ag
 MIN_LAST_STEP = 50      # [design] the last of them at least this far into the run: a short
                         # run's model may still be learning its positives
 ZERO_ONE_TOLERANCE = 1e-6  # [design] 0/1 targets up to float32 rounding
+LABELS_PER_ROW = 0.5    # [design] a multi-label batch's rows carry at least this many labels
+                        # on average: a 64-row batch then holds ~32 positives, and a model
+                        # that learnt anything puts one of them above the threshold
 
 
 def _one_column(shape):
@@ -39,11 +50,28 @@ def _one_column(shape):
     return len(shape) == 1 or (len(shape) == 2 and shape[1] == 1)
 
 
+def _label_head(call):
+    """An unweighted multi-label head: (N, C) outputs against (N, C) 0/1 label rows."""
+    shape = tuple(call.output_shape or ())
+    return (len(shape) == 2 and shape[1] >= 2 and tuple(call.target_shape or ()) == shape
+            and not call.pos_weight)
+
+
+def _labels_per_row(calls):
+    """The mean number of labels in a target row, from the label shares of the first
+    recorded calls (None when none were read)."""
+    read = [c for c in calls if c.label_shares and c.label_rows]
+    if not read:
+        return None
+    return sum(sum(c.label_shares) * c.label_rows for c in read) / sum(c.label_rows for c in read)
+
+
 def _binary_targets(call):
     return abs(call.target_min) <= ZERO_ONE_TOLERANCE and abs(call.target_max - 1.0) <= ZERO_ONE_TOLERANCE
 
 
-@rule(produces="RARE_POSITIVES_NEVER_PREDICTED", explains={"LOSS_PLATEAU"})
+@rule(produces="RARE_POSITIVES_NEVER_PREDICTED", reads={"SINGLE_LABEL_WITH_BCE"},
+      explains={"LOSS_PLATEAU"})
 def rare_positives_never_predicted(ctx):
     calls = [c for c in observed_list(ctx, "loss_calls") if c.loss in THRESHOLDS]
     late = calls[-LATE_CALLS:]
@@ -52,9 +80,15 @@ def rare_positives_never_predicted(ctx):
     if len({c.loss for c in late}) != 1 or any(c.reduction != "mean" for c in late):
         return None
     threshold = THRESHOLDS[late[0].loss]
-    if not all(_one_column(c.output_shape) and _binary_targets(c)
-               and c.output_max < threshold for c in late):
+    if not all(_binary_targets(c) and c.output_max < threshold for c in late):
         return None
+    labels_per_row = None
+    if not all(_one_column(c.output_shape) for c in late):
+        labels_per_row = _labels_per_row(calls)
+        if not all(_label_head(c) for c in late) or labels_per_row is None \
+                or labels_per_row < LABELS_PER_ROW or "SINGLE_LABEL_WITH_BCE" in ctx.found:
+            return None     # one label per row: a single-label task, that rule's cause
+        return _no_label_predicted(late, threshold, labels_per_row)
     loss = late[0].loss
     return Finding(
         code="RARE_POSITIVES_NEVER_PREDICTED", severity="warning", where=loss,
@@ -70,3 +104,24 @@ def rare_positives_never_predicted(ctx):
         fix=("weigh the positives: BCEWithLogitsLoss(pos_weight=torch.tensor(negatives / "
              "positives)) (or oversample them with a WeightedRandomSampler); judge the model "
              "by recall or balanced accuracy, not accuracy"))
+
+
+def _no_label_predicted(late, threshold, labels_per_row):
+    """The multi-label form: no label of any row is predicted present."""
+    loss, labels = late[0].loss, late[0].output_shape[1]
+    return Finding(
+        code="RARE_POSITIVES_NEVER_PREDICTED", severity="warning", where=loss,
+        step=int(late[0].step),
+        message=(f"From step {late[0].step} on, the multi-label head predicts no label for "
+                 f"any row: none of the {labels} label scores of any row in the recorded "
+                 f"batches reaches the positive side of {loss} (largest "
+                 f"{max(c.output_max for c in late):.3g}, threshold {threshold:g}), though "
+                 f"the rows carry {labels_per_row:.2g} labels each on average. With sparse "
+                 "labels an unweighted binary cross-entropy rewards answering 'absent' "
+                 "everywhere."),
+        evidence={"loss": loss, "labels": int(labels), "steps": [int(c.step) for c in late],
+                  "output_max": [float(c.output_max) for c in late],
+                  "threshold": threshold, "labels_per_row": float(labels_per_row)},
+        fix=("weigh each label's positives: BCEWithLogitsLoss(pos_weight=negatives / "
+             "positives), one weight per label (or a focal / asymmetric loss); judge the "
+             "model by per-label recall or F1 at a tuned threshold, not by accuracy"))
