@@ -104,9 +104,12 @@ def _minigrad_constant(tensor):
 
 
 # --- the mode that notes torch's constants -----------------------------------------------
-def constants_mode(notes):
-    """A fresh mode that writes node -> constant operand into ``notes`` (a dict)."""
-    return _constants_mode_class()(notes)
+def constants_mode(notes, computed=None):
+    """A fresh mode that writes node -> constant operand into ``notes`` (a dict) and, into
+    ``computed`` (a dict id -> tensor), the one-value tensors without a graph that were made
+    from tensors of several entries (a reduction) or from such a tensor: a penalty summed
+    from detached copies, as opposed to a constant started at zero (real-bug batch 58)."""
+    return _constants_mode_class()(notes, {} if computed is None else computed)
 
 
 @functools.lru_cache(maxsize=None)
@@ -117,18 +120,32 @@ def _constants_mode_class():
     class ConstantOperands(TorchFunctionMode):
         active = True
 
-        def __init__(self, notes):
+        def __init__(self, notes, computed):
             super().__init__()
-            self.notes = notes
+            self.notes, self.computed = notes, computed
 
         def __torch_function__(self, func, types, args=(), kwargs=None):
             result = func(*args, **(kwargs or {}))
-            if self.active and getattr(func, "__name__", None) in ARITHMETIC:
+            if self.active:
                 try:
-                    self._note(result, args)
+                    self._note_computed(result, args)
+                    if getattr(func, "__name__", None) in ARITHMETIC:
+                        self._note(result, args)
                 except Exception:      # a measurement never breaks the user's step
                     self.active = False
             return result
+
+        def _note_computed(self, result, args):
+            """A one-value tensor without a graph made from several entries, or from one
+            such tensor, is kept in ``computed`` (by id, the tensor kept alive)."""
+            if not isinstance(result, torch.Tensor) or result.numel() != 1 or \
+                    result.requires_grad or len(self.computed) >= CONSTANTS_PER_STEP:
+                return
+            for a in args:
+                if isinstance(a, torch.Tensor) and not a.requires_grad and \
+                        (a.numel() > 1 or id(a) in self.computed):
+                    self.computed[id(result)] = result
+                    return
 
         def _note(self, result, args):
             if not isinstance(result, torch.Tensor) or result.numel() != 1 or \
@@ -139,6 +156,8 @@ def _constants_mode_class():
                          isinstance(a, torch.Tensor) and not a.requires_grad]
             if len(constants) == 1:
                 constant = constants[0]
-                self.notes[result.grad_fn] = constant.detach() \
-                    if isinstance(constant, torch.Tensor) else constant
+                noted = constant.detach() if isinstance(constant, torch.Tensor) else constant
+                self.notes[result.grad_fn] = noted
+                if isinstance(constant, torch.Tensor) and id(constant) in self.computed:
+                    self.computed[id(noted)] = noted      # the same value, made the same way
     return ConstantOperands
