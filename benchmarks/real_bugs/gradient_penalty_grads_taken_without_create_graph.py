@@ -11,15 +11,16 @@ In details, with the current implementation the penalty_value is useless in the 
 fixed by the merged pull request "create_graph patch to IGA", facebookresearch/DomainBed#51).
 Here an MLP classifies the digits in two training environments whose ten extra input
 features name the label (90% and 75% of the time: a shortcut), IGA-penalised as in the
-report with weight 10; a third environment where they name it 10% of the time scores it.
+report with weight 3; a third environment where they name it 10% of the time scores it.
 Fix: create_graph=True in both autograd.grad calls.
 
-Measured (300 steps): the penalty's own quantity, the squared spread of the two
-environments' gradients on the last step, is 0.100 for the bug and 0.014 for the fixed
-twin; the bug's run is the same at penalty weights 1, 10 and 100 (accuracy 0.858 on the
-shifted environment each time: the knob does nothing), while the fixed twin's moves with
-the weight (0.856 at 1, 0.553 at 10: on this task the penalty costs shifted accuracy, so
-the harm measured is the method silently not applied, not a worse score).
+Measured (300 steps): the bug's weights after training are the same at penalty weights 1, 3,
+10 and 100 (accuracy 0.858 on the shifted environment each time: the method's one knob
+does nothing); the penalty's own quantity, the squared spread of the two environments'
+gradients averaged over the last 50 steps, is 0.063 for the bug and 0.047 for the fixed
+twin (0.063 and 0.045 with seeds shifted by 1000). The twin's shifted accuracy is 0.833
+(0.866 at shift 1000): on this task the penalty does not buy accuracy, so the harm
+measured is the regulariser silently not applied, not a worse score.
 """
 import torch
 from torch import autograd, nn
@@ -33,7 +34,7 @@ EXPECTED = ("LOSS_TERM_WITHOUT_GRADIENT",)
 STEPS = 300
 SHORTCUT_RATES = (0.9, 0.75)
 TEST_RATE = 0.1
-PENALTY = 10.0
+PENALTY = 3.0
 
 
 def with_shortcut(x, y, rate, seed):
@@ -78,9 +79,11 @@ def run(fixed=False, steps=STEPS, **watch):
     model = nn.Sequential(nn.Linear(74, 64), nn.ReLU(), nn.Linear(64, 10))
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     streams = [batches(x, y, steps, seed=i) for i, (x, y) in enumerate(train)]
+    spreads = []
     with nd.watch(model, optimizer, **watch) as mon:
         for minibatches in zip(*streams):
             loss, spread = iga_loss(model, minibatches, fixed)
+            spreads.append(spread)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -88,5 +91,5 @@ def run(fixed=False, steps=STEPS, **watch):
     with torch.no_grad():
         mon.shifted_accuracy = round(float((model(test[0]).argmax(1) == test[1])
                                            .float().mean()), 3)
-    mon.gradient_spread = spread
+    mon.gradient_spread = round(sum(spreads[-50:]) / len(spreads[-50:]), 4)
     return mon

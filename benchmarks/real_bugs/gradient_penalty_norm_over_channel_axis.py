@@ -97,7 +97,7 @@ def run(fixed=False, steps=STEPS, **watch):
             opt_g.step()
     real = x[:64]
     fake = G(torch.randn(64, LATENT)).detach()
-    mon.gradient_norm = round(float(input_gradients(D, real, fake).view(64, -1)
+    mon.gradient_norm = round(float(input_gradients(D, real, fake).detach().view(64, -1)
                                     .norm(dim=1).mean()), 2)
     mon.sample_distances = sample_distances(G, x)
     return mon

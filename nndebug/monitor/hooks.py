@@ -27,6 +27,7 @@ import contextlib
 
 from ..adapters.base import nndebug_hook
 from . import statistics
+from .autograd_grad_calls import accumulators, inside_gradient_call
 
 MAX_CALLS_PER_LAYER = 16     # a shared layer called many times per forward: first 16 calls
 MEASURED_LATE_MAX = 1 << 16
@@ -80,6 +81,7 @@ class StepHooks:
         self._layer_hooks = [(module, self._guard(self._make_layer_hook(name, kind)))
                              for name, module, kind in layers]
         self._grad_hooks = [self._make_grad_hook(index) for index in range(len(params))]
+        self._accumulators = None             # the parameters' AccumulateGrad nodes (arm)
 
     # --- on and off ----------------------------------------------------------------------
     def arm(self, heavy, rows=False):
@@ -94,6 +96,8 @@ class StepHooks:
                                                                      self.params)
         handles = self._handles
         self._hook_tables = adapter.tensor_hook_tables(self.params)
+        if self._accumulators is None:
+            self._accumulators = accumulators(adapter.framework, self.params) or []
         handles.append(adapter.add_tensor_hooks(self.params, self._grad_hooks))
         root = adapter.model
         on_input, on_output = self._root_hooks
@@ -144,7 +148,11 @@ class StepHooks:
         @nndebug_hook
         def on_grad(grad):
             # the sum of what backward delivered since the last optimizer step (into the
-            # list of the step being recorded: arm() starts a new one)
+            # list of the step being recorded: arm() starts a new one); a gradient handed
+            # back by torch.autograd.grad never reaches .grad (autograd_grad_calls.py)
+            nodes = self._accumulators
+            if nodes and inside_gradient_call(nodes[index]):
+                return
             delivered = self.delivered
             previous = delivered[index]
             delivered[index] = grad if previous is None else previous + grad

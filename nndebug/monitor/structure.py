@@ -240,10 +240,14 @@ class StructureWatch:
     def _upstream_leaves(self, inputs):
         """Leaves the model's inputs were computed from (another network that feeds it: a
         GAN's generator under its discriminator): they are trained elsewhere, not parts the
-        model forgot to register. One more walk, only for inputs that require a gradient."""
+        model forgot to register. An input that requires a gradient is itself one of them:
+        the loop differentiates with respect to it (a PINN's collocation points, a gradient
+        penalty's interpolates marked requires_grad_()). One more walk, only for inputs that
+        require a gradient."""
         ids = set()
         for x in self.adapter.float_leaves(inputs):
             if getattr(x, "requires_grad", False):
+                ids.add(id(x))
                 ids.update(id(t) for t in graph_leaves(self.adapter.framework, x))
         return ids
 

@@ -59,16 +59,25 @@ def loss_term_without_gradient(ctx):
         return None
     shares = [t.share for t in by_step.values()]
     first = next(iter(by_step.values()))
+    # real-bug batch 56: gradients taken by torch.autograd.grad without create_graph=True
+    # come back as constants; a penalty built from them (IGA, a gradient penalty) is one
+    graphless = [c[0] for c in observed_list(ctx, "derivative_calls") if not c[3]]
+    cause = (f" torch.autograd.grad was called without create_graph=True on "
+             f"{len(set(graphless))} noted step(s): the gradients it returns are constants, "
+             "and a penalty built from them is one too." if graphless else "")
     return Finding(
         code="LOSS_TERM_WITHOUT_GRADIENT", severity="warning", where="loss", step=first.step,
         message=f"A term of the loss has no gradient: it adds {min(shares):.0%} to "
                 f"{max(shares):.0%} of the loss's value on the measured steps (a constant "
                 f"added through {first.made_by}), but no gradient flows from it, so the "
-                "model trains exactly as without it, whatever its weight.",
+                "model trains exactly as without it, whatever its weight." + cause,
         evidence={"steps": list(by_step), "values": [t.value for t in by_step.values()],
                   "shares": shares, "made_by": first.made_by,
-                  "sizable_share": SIZABLE_SHARE},
-        fix="Compute the term from differentiable operations on the model's output: "
+                  "sizable_share": SIZABLE_SHARE,
+                  "grad_calls_without_graph": len(graphless)},
+        fix=("Pass create_graph=True to torch.autograd.grad when its result enters the loss. "
+             if graphless else "") +
+            "Compute the term from differentiable operations on the model's output: "
             "argmax, .item(), NumPy and torch.no_grad() cut the graph (a soft version, e.g. "
             "the probability mass of the disagreeing classes, trains). If the term is only "
             "reported, log it beside the loss instead of adding it.")

@@ -4,6 +4,8 @@ output layer against the loss, the graph from parameters to loss, optimizer.step
 Set-up bugs rank right after data bugs: each one stops or distorts learning by itself,
 whatever the hyper-parameters.
 """
+import math
+
 import numpy as np
 
 from ..findings import Finding
@@ -377,7 +379,7 @@ def zeroed_gradient(ctx, records, received):
     grads = np.vstack([np.asarray(g, float) for g in measured])
     # whole columns at once (one NumPy call per test, not one per parameter)
     zeroed = np.flatnonzero(received.all(axis=0) & (grads == 0).all(axis=0)).tolist()
-    if not zeroed:
+    if not zeroed or _only_the_output_bias(run, zeroed):
         return None
     zeroed_names = names(run, zeroed)
     return Finding(
@@ -392,6 +394,18 @@ def zeroed_gradient(ctx, records, received):
         fix="Find the layer after them whose output is all zeros while training: "
             "nn.Dropout(p) takes the probability of DROPPING (p = 1 - keep_prob); a mask "
             "must be 1 where values are kept.")
+
+
+def _only_the_output_bias(run, zeroed):
+    """Whether the one tensor with an exactly-zero gradient is the one-unit bias of the
+    model's last layer: a loss that reads a scalar output only through differences (a WGAN
+    critic's mean(D(fake)) - mean(D(real)) plus a penalty on its input gradient) is blind to
+    a constant added to that output, so the bias gets zero by design, not by a bug (a mask
+    or dropout of zeros would zero the weights before it too)."""
+    if zeroed != [len(run.params) - 1]:
+        return False
+    last = run.params[-1]
+    return last.name.endswith("bias") and math.prod(last.shape) == 1
 
 
 @rule(produces="NO_GRADIENT", explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
