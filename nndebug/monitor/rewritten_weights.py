@@ -124,15 +124,20 @@ def weight_writes(before, after, steps):
     optimizer step whose sampled entries (``before[k]``) differ from what the previous
     step left (``after[k - 1]``). NumPy rows of the sampled entries, one per step."""
     import numpy as np
+    with np.errstate(invalid="ignore", over="ignore"):   # weights blown to inf/NaN: not read
+        return _writes(np, before, after, steps)
+
+
+def _writes(np, before, after, steps):
     updates = np.linalg.norm(after - before, axis=1)
-    moving = updates[updates > 0]
+    moving = updates[np.isfinite(updates) & (updates > 0)]
     if not len(moving):
         return []
     typical = float(np.median(moving))
     rows, last_write = [], None
     for k in range(1, len(before)):
         jump = float(np.linalg.norm(before[k] - after[k - 1]))
-        if jump == 0:
+        if not jump > 0 or not np.isfinite(jump):
             continue
         start = last_write if last_write is not None else max(0, k - LOOKBACK_STEPS)
         travelled = float(np.linalg.norm(after[k - 1] - before[start]))
