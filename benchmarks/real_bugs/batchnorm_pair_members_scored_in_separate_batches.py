@@ -45,7 +45,8 @@ def build():
     return nn.Sequential(
         nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
         nn.Conv2d(16, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
-        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 1, bias=False))   # a pair's two scores share any bias
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+        nn.Linear(16, 1, bias=False))       # a pair's two scores would share any bias
 
 
 def run(fixed=False, steps=STEPS, **watch):

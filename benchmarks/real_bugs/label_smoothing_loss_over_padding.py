@@ -83,7 +83,8 @@ def run(fixed=False, steps=STEPS, **watch):
         real = F.cross_entropy(logits.transpose(1, 2), targets, reduction="none")
         mon.real_loss = round(float(real[targets != PAD].mean()), 3)
         pad_probability = logits.softmax(-1)[..., PAD][targets != PAD]
-        mon.measure = {"pad_probability_at_real_characters": round(float(pad_probability.mean()), 3),
-                       "pad_predicted_at_real_characters": round(float(
-                           (logits.argmax(-1) == PAD)[targets != PAD].float().mean()), 3)}
+        predicted_pad = (logits.argmax(-1) == PAD)[targets != PAD]
+        mon.measure = {
+            "pad_probability_at_real_characters": round(float(pad_probability.mean()), 3),
+            "pad_predicted_at_real_characters": round(float(predicted_pad.float().mean()), 3)}
     return mon

@@ -32,12 +32,25 @@ def frozen_momenta(norm_settings, trained_layers):
             s.momentum is not None and 0 <= s.momentum <= FROZEN_MOMENTUM}
 
 
+UPDATING_CALLS_MIN = 2   # [design] training-mode calls of a hand-written norm seen before its
+                         # untouched running buffers count (batch 60): one call could be a
+                         # warm-up that skips the update; two ordinary steps cannot
+
+
+def never_updated(rows):
+    """The hand-written layers (``run.observed.unchanged_running_buffers``: layer, buffer
+    names, training-mode calls, changed) called in training mode UPDATING_CALLS_MIN times or
+    more whose running buffers still hold their values from when watching started."""
+    return [(layer, names, calls) for layer, names, calls, changed in rows
+            if calls >= UPDATING_CALLS_MIN and not changed]
+
+
 @rule(produces="BATCHNORM_STATISTICS_FROZEN", explains={"OVERFITTING"})
 def batchnorm_statistics_frozen(ctx):
     first_step = first_training_batches(ctx)
     frozen = frozen_momenta(observed_list(ctx, "norm_settings"), first_step)
     if not frozen:
-        return None
+        return hand_written_statistics_frozen(ctx)
     layer, momentum = next(iter(frozen.items()))
     return Finding(
         code="BATCHNORM_STATISTICS_FROZEN", severity="warning", where=layer,
@@ -52,3 +65,27 @@ def batchnorm_statistics_frozen(ctx):
         fix="Use PyTorch's default momentum=0.1 (1 - tf_momentum for a TensorFlow port, e.g. "
             "0.01), or momentum=None for a cumulative average. To keep the statistics fixed "
             "on purpose, put the layer in eval() instead.")
+
+
+def hand_written_statistics_frozen(ctx):
+    """The same harm from a norm layer of the user's own making (real-bug batch 60): its
+    running buffers never moved while it ran in training mode, e.g. an update written with
+    out-of-place ops whose result is dropped (hiwonjoon/tf-frrn#2)."""
+    stuck = never_updated(observed_list(ctx, "unchanged_running_buffers"))
+    if not stuck:
+        return None
+    layer, names, calls = stuck[0]
+    return Finding(
+        code="BATCHNORM_STATISTICS_FROZEN", severity="warning", where=layer, step=None,
+        message=f"Layer {short_list([s[0] for s in stuck])} ran {calls} times in training mode "
+                f"and its running statistics ({short_list(names)}) still hold the values they "
+                "had when watching started: the update is lost (out-of-place ops such as "
+                "running_mean.mul(1 - m).add(m * mean) whose result is dropped, or a result "
+                "assigned to a local name). Training normalises with each batch's own "
+                "statistics and looks fine; eval mode normalises with statistics that describe "
+                "no data, and evaluation accuracy suffers.",
+        evidence={"layers": {s[0]: s[1] for s in stuck}, "training_calls": calls,
+                  "min_calls": UPDATING_CALLS_MIN},
+        fix="Update the buffers in place under torch.no_grad() "
+            "(running_mean.mul_(1 - m).add_(m * mean)) or assign the result back "
+            "(self.running_mean = ...), or use nn.BatchNorm*d.")

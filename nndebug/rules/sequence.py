@@ -24,6 +24,7 @@ import statistics
 from ..findings import Finding
 from .context import CLASS_INDEX_LOSSES, fmt
 from .graph import rule
+from .soft_target_padding import soft_target_calls   # real-bug batch 60
 
 MIN_SAMPLED_CALLS = 2      # [design] loss calls with a target sample before judging
 PAD_MIN_SHARE = 0.10       # [measured] padded zoo batches: 0.30-0.51 of the targets are padding;
@@ -75,9 +76,15 @@ def padding_not_masked(ctx):
     if observed is None:
         return None
     evidence = unmasked_padding(padding_calls(observed.loss_calls))
+    soft = evidence is None   # smoothed (soft-target) losses: their rows' argmax (batch 60)
+    if soft:
+        evidence = unmasked_padding(soft_target_calls(getattr(observed, "soft_target_padding",
+                                                              None) or []))
     if evidence is None:
         return None
     pad = evidence["pad_id"]
+    if soft:
+        return soft_padding_finding(evidence, pad)
     return Finding(
         code="PADDING_NOT_MASKED", severity="warning", where=evidence["loss"],
         step=evidence["steps"][0],
@@ -88,6 +95,22 @@ def padding_not_masked(ctx):
         evidence=evidence,
         fix=(f"Give the loss the padding id: CrossEntropyLoss(ignore_index={pad}), or set "
              "padded targets to -100 (the default ignore_index)."))
+
+
+def soft_padding_finding(evidence, pad):
+    """PADDING_NOT_MASKED for a smoothed (soft-target) loss (real-bug batch 60)."""
+    return Finding(
+        code="PADDING_NOT_MASKED", severity="warning", where=evidence["loss"],
+        step=evidence["steps"][0],
+        message=(f"{fmt(100 * evidence['pad_share'])}% of the soft target rows that reach "
+                 f"{evidence['loss']} point at id {pad} (their largest entry), in runs at the "
+                 "end of sequences (padding): the label-smoothing loss scores the padded "
+                 "positions like real tokens, so the model is trained to predict padding and "
+                 "the loss partly measures that."),
+        evidence={**evidence, "soft_targets": True},
+        fix=(f"Drop the positions whose target is {pad} from the smoothed loss (mask them and "
+             "divide by the real tokens), or use F.cross_entropy(logits, ids, "
+             f"ignore_index={pad}, label_smoothing=eps)."))
 
 
 # --- attention that starts out peaked ----------------------------------------------------------
