@@ -56,7 +56,7 @@ def test_an_iga_penalty_without_create_graph_is_named():
 
 
 @pytest.mark.parametrize("case, steps", [(relu_pinn, 40), (taken_once, 40), (pixel_norm, 3),
-                                         (iga, 40)])
+                                         (iga, 120)])
 def test_the_fixed_twins_are_silent(case, steps):
     assert not _problems(case.run(fixed=True, steps=steps))
 
