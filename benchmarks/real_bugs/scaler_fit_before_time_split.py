@@ -11,7 +11,7 @@ introduce Data Leakage (shouldn't we split first and then scale)"; the maintaine
 correct about the scaling"; the reporter saw the validation MAPE change with the order).
 Here daily sales with a yearly cycle growing 8% a year and a weekly pattern, windows of 30
 days forecasting the next 7 by an MLP (N-BEATS's fully connected stack, one block),
-validated on the last 20% every 25 steps. The training windows reach 0.87 of the range at
+validated on the last 20% every 25 steps. The training windows reach 0.96 of the range at
 most, the validation ones end on 1.0 exactly. Validation MAPE in sales: 2.86% against 2.85%
 with the scaler fitted on the training stretch: this small MLP is not flattered measurably;
 the flaw is that the held-out stretch chose the training data's scale, so the number is no

@@ -37,7 +37,8 @@ def paths(count, seed):
     speed = 0.3 + 0.2 * torch.rand(count, 1, generator=g)
     turn = 0.15 * torch.randn(count, 1, generator=g)
     wobble = 0.05 * torch.randn(count, length, generator=g).cumsum(1)
-    heading = 2 * torch.pi * torch.rand(count, 1, generator=g) + turn * torch.arange(length) + wobble
+    start = 2 * torch.pi * torch.rand(count, 1, generator=g)
+    heading = start + turn * torch.arange(length) + wobble
     steps = speed[..., None] * torch.stack([heading.cos(), heading.sin()], dim=-1)
     return (steps.cumsum(1) - steps[:, :1]) / 4
 
@@ -77,6 +78,7 @@ def run(fixed=False, steps=STEPS, **watch):
     model = Seq2Seq()
     optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
     g = torch.Generator().manual_seed(3)
+    logged = float("nan")
     with nd.watch(model, optimizer, **watch) as mon:
         for done in range(1, steps + 1):
             track = train[torch.randint(0, len(train), (64,), generator=g)]
@@ -94,9 +96,10 @@ def run(fixed=False, steps=STEPS, **watch):
                     val_loss = F.mse_loss(model(held_out[:, :OBSERVED], teacher),
                                           held_out[:, OBSERVED:])
                 model.train()
+                logged = val_loss.item()
             mon.step(loss, val_loss=val_loss)
     with torch.no_grad():
-        mon.val_logged = val_loss.item()
+        mon.val_logged = logged
         mon.val_forecast = F.mse_loss(model(held_out[:, :OBSERVED]),
                                       held_out[:, OBSERVED:]).item()
     return mon

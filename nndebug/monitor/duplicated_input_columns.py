@@ -1,0 +1,105 @@
+"""Input features that are exact copies of other features (INPUT_FEATURES_DUPLICATED,
+``nndebug.rules.duplicated_inputs``).
+
+A feature column computed by a line copied from another and never edited (the day-of-week
+encoding still reading ``.hour``, a lag built with the same shift twice, a column
+selected twice by a wrong name) reaches the model as a second copy of the first: the
+information it was meant to carry is simply absent, and nothing fails. Across a batch of
+rows such a column equals its original to the last bit in every row, which columns that
+measure different things never do once they take several values.
+
+What it reads (torch only): the first float tensor of the model's first argument on its
+first training forwards (``first_training_inputs.py`` keeps them), when it is a table
+``(rows, features)`` or a batch of sequences ``(rows, steps, features)`` (read as
+``rows * steps`` rows of its last axis). Columns taking fewer than MIN_DISTINCT values in
+the batch, or one value in most rows (constants, flags, one-hot columns, an image's sparse
+pixels) are left out. A window cut from a series that repeats exactly (a noiseless pattern
+of whole period ``p``) has every column equal to the one ``p`` steps on: when the copies all
+lie at one offset and cover half of the varied columns or more, the batch is read as such a
+window and not reported. Measured on the host when findings are asked for (at most
+MAX_READ_ROWS rows of each batch, sliced before the copy), kept as
+``run.observed.duplicated_input_columns``: ``[(step, rows, features, varied columns,
+[[column, copies...], ...])]``. No per-step cost.
+"""
+import numpy as np
+
+MIN_ROWS = 16              # [design] rows a batch needs before two equal columns mean much
+MIN_DISTINCT = 3           # [design] values a column must take in the batch: a flag or a
+                           # one-hot column (2 values) can equal another by chance; an
+                           # hour-of-day encoding of forecasts issued every 6 hours takes 4
+MAX_MODE_SHARE = 0.9       # [design] rows its commonest value may hold: a sparse column (an
+                           # image's pixel that is ink in a few rows) is mostly one value and
+                           # equals another sparse one by chance
+PERIODIC_SHARE = 0.5       # [design] copies at one offset covering this share of the varied
+                           # columns: a window of an exactly periodic series
+MAX_GROUPS = 16            # [design] groups of equal columns kept per batch
+MAX_READ_ROWS = 2048       # [design] rows read of a batch (a batch of long sequences has
+                           # rows * steps of them; a copy shows in any of its rows)
+MAX_FEATURES = 4096        # [design] wider rows are images or embeddings, not features
+
+
+def duplicated_columns(x):
+    """(rows, features, varied columns, [[column, its copies...], ...]) of one batch, or
+    None when it is not read here; the groups list is empty when no column is a copy."""
+    if x.ndim == 3:
+        x = x.reshape(-1, x.shape[-1])
+    if x.ndim != 2 or x.shape[0] < MIN_ROWS or x.shape[1] < 2:
+        return None
+    if not np.isfinite(x).all():
+        return None                        # NaN inputs are another rule's business
+    x = np.ascontiguousarray(x.T)          # one row per column: its values as bytes
+    seen, groups, varied = {}, {}, 0
+    for column, values in enumerate(x):
+        if not _varied(values):
+            continue
+        varied += 1
+        key = values.tobytes()
+        if key in seen:
+            groups.setdefault(seen[key], [seen[key]]).append(column)
+        else:
+            seen[key] = column
+    found = sorted(groups.values())
+    if found and _periodic_window(found, varied):
+        found = []
+    return int(x.shape[1]), int(x.shape[0]), varied, \
+        [[int(c) for c in group] for group in found[:MAX_GROUPS]]
+
+
+def _varied(values):
+    """Whether a column takes MIN_DISTINCT values or more, none in over MAX_MODE_SHARE of
+    the rows."""
+    _, counts = np.unique(values, return_counts=True)
+    return len(counts) >= MIN_DISTINCT and counts.max() <= MAX_MODE_SHARE * len(values)
+
+
+def _periodic_window(groups, varied):
+    """Every copy at one offset from the column before it, covering half of the varied
+    columns or more: a window of an exactly periodic series, not a copied feature."""
+    offsets = {b - a for group in groups for a, b in zip(group, group[1:])}
+    covered = sum(len(group) for group in groups)
+    return len(offsets) == 1 and covered >= PERIODIC_SHARE * varied
+
+
+class DuplicatedInputColumns:
+    def __init__(self, adapter, observed, inputs, on_error):
+        """``inputs``: the shared ``first_training_inputs.FirstTrainingInputs``."""
+        self.adapter, self.observed, self.on_error = adapter, observed, on_error
+        self.inputs = inputs
+
+    def read(self):
+        """Set ``observed.duplicated_input_columns`` from the kept inputs (host copies,
+        once, when findings are asked for)."""
+        try:
+            found = []
+            for step, batch in sorted(self.inputs.by_step("first argument").items()):
+                shape = tuple(getattr(batch, "shape", ()))
+                if len(shape) not in (2, 3) or not 2 <= shape[-1] <= MAX_FEATURES:
+                    continue
+                rows = batch.reshape(-1, shape[-1])[:MAX_READ_ROWS]   # sliced on the device
+                measured = duplicated_columns(np.asarray(self.adapter.to_numpy(rows)))
+                if measured is not None:
+                    found.append((int(step), *measured))
+            if found or not self.observed.duplicated_input_columns:
+                self.observed.duplicated_input_columns = found
+        except Exception as error:
+            self.on_error(error)
