@@ -87,6 +87,10 @@ class LossCall:
     one_hot_rows: "int | None" = None
     multi_hot_rows: "int | None" = None
     max_labels_in_row: "int | None" = None
+    # those label rows' share of 1s in each column (one per label), and a binary loss's
+    # pos_weight (one per label, or one for all): CLASS_WEIGHTS_REVERSED reads both
+    label_shares: "tuple | None" = None
+    pos_weight: "tuple | None" = None
     # the shape of the tensor the loss's input is a plain view of, when that has another
     # number of dimensions (torch's ``_base``: ``scores.view(-1, C)`` of (N, C, H, W) scores
     # keeps (N, C, H, W) here; a permuted copy, a tensor of its own, or minigrad: None)
@@ -230,6 +234,9 @@ class LossTerm:
     value: "float | None"         # what it adds to the loss (None: the graph did not say)
     share: "float | None"         # |value| / |loss| (None: value not known)
     made_by: str = ""             # the operation that added it ("AddBackward0", "add")
+    computed: bool = False        # made from tensors by a reduction (a penalty summed from
+                                  # detached copies), not a constant started at zero
+                                  # (real-bug batch 58)
 
 
 @dataclass
@@ -301,9 +308,22 @@ ROW_LISTS += ("pooled_log_probs", "ppo_ratios")   # real-bug batch 44 (policy-gr
 ROW_LISTS += ("validation_row_matches",   # real-bug batch 46 (rows in both splits,
               "row_standardised_inputs")   # tables standardised per row)
 ROW_LISTS += ("late_gradients", "uncleared_gradients")   # real-bug batch 50 (loop order)
+ROW_LISTS += ("rewritten_weights", "self_references")   # real-bug batch 58 (copies)
 ROW_LISTS += ("constant_decoder_inputs",)   # real-bug batch 49 (a decoder fed zeros)
 ROW_LISTS += ("swapped_loss_arguments",   # real-bug batch 52 (BCE arguments,
               "squashed_score_terms")   # a critic's score through a sigmoid)
+ROW_LISTS += ("single_value_norms", "dropout_outputs", "unchanged_running_buffers",
+              "soft_target_padding")   # real-bug batch 60 (norms, dropout, smoothing)
+ROW_LISTS += ("duplicated_input_columns",   # real-bug batch 59 (copied feature lines,
+              "input_ranges",   # a scaler fitted before the split in time,
+              "validation_teacher_inputs")   # a decoder teacher-forced at validation)
+ROW_LISTS += ("derivative_calls",   # real-bug batch 56 (losses built from derivatives:
+              "per_position_gradient_norms")   # autograd.grad calls, norms per pixel)
+ROW_LISTS += ("soft_target_agreement", "foreign_norm_statistics",
+              "foreign_train_dropouts")   # real-bug batch 55 (distillation, teachers)
+ROW_LISTS += ("multiplied_skips",   # real-bug batch 57 (vision transformers: a skip
+              "head_softmaxes",   # joined with *, a softmax over all heads' keys,
+              "patch_grid_reshapes")   # patches cut or pasted by one reshape)
 
 
 @dataclass
@@ -584,6 +604,24 @@ class Observed:
                                                           # axis)]: a softmax over an axis of
                                                           # size one, first recorded steps
                                                           # (monitor/one_unit_softmaxes.py)
+    multiplied_skips: list = field(default_factory=list)  # [(step, products in the
+                                                          # forward joining a learned
+                                                          # branch to its own input,
+                                                          # their shapes)], first
+                                                          # recorded steps
+                                                          # (monitor/multiplied_skips.py)
+    head_softmaxes: list = field(default_factory=list)  # [(step, [(softmax group,
+                                                          # numbers the product applying
+                                                          # the weights contracts, the
+                                                          # scores' shape before the
+                                                          # merge)])], first recorded
+                                                          # steps (monitor/head_softmaxes.py)
+    patch_grid_reshapes: list = field(default_factory=list)  # [(step, input shape,
+                                                          # output shape, patch side)]:
+                                                          # reshapes cutting an image
+                                                          # into patch tokens or back in
+                                                          # one step, first recorded steps
+                                                          # (monitor/patch_grid_reshapes.py)
     transposing_reshapes: list = field(default_factory=list)  # [(step, input shape, output
                                                           # shape, axis order)]: a view that
                                                           # only reordered axes explain
@@ -652,6 +690,18 @@ class Observed:
                                                           # model, |.grad - delivered| /
                                                           # |delivered| at its step)]
                                                           # (monitor/late_gradients.py)
+    rewritten_weights: list = field(default_factory=list)  # [(step after which the weights
+                                                          # were written outside the optimizer,
+                                                          # the jump in median updates, the
+                                                          # share of the distance travelled
+                                                          # since the last write left)], first
+                                                          # optimizer steps
+                                                          # (monitor/rewritten_weights.py)
+    self_references: list = field(default_factory=list)  # [(step, differences of the
+                                                          # loss between a graph and a constant
+                                                          # found exactly 0, differences
+                                                          # compared)], first recorded steps
+                                                          # (monitor/self_references.py)
     swapped_loss_arguments: list = field(default_factory=list)  # [(step, name of a binary
                                                           # cross-entropy whose prediction
                                                           # has no graph and whose target
@@ -662,6 +712,68 @@ class Observed:
                                                           # sigmoid of a layer's score)],
                                                           # first recorded steps
                                                           # (monitor/squashed_scores.py)
+    soft_target_agreement: list = field(default_factory=list)  # [(step, share of labelled
+                                                          # rows whose KL target's top class
+                                                          # is the label, classes, rows)]
+                                                          # (monitor/soft_target_labels.py)
+    foreign_norm_statistics: list = field(default_factory=list)  # [(layer type, features,
+                                                          # batches tracked, statistics still
+                                                          # at their initial values)] of
+                                                          # eval-mode batch norms outside the
+                                                          # model run in a training step
+                                                          # (monitor/foreign_networks.py)
+    foreign_train_dropouts: list = field(default_factory=list)  # [(dropout type, p, parameter
+                                                          # tensors of the other network read,
+                                                          # of which changed during the run)]
+                                                          # dropouts outside the model left in
+                                                          # training mode, in a network
+                                                          # whose weights are read (monitor/foreign_networks.py)
+    duplicated_input_columns: list = field(default_factory=list)  # [(step, rows, features,
+                                                          # varied columns, [[column, its exact
+                                                          # copies...]])] of the first training
+                                                          # inputs, read at findings (batch 59,
+                                                          # monitor/duplicated_input_columns.py)
+    input_ranges: list = field(default_factory=list)  # [(kind "training" or "validation",
+                                                          # step, forwards read, lowest input,
+                                                          # highest input)] (batch 59,
+                                                          # monitor/input_ranges.py)
+    validation_teacher_inputs: list = field(default_factory=list)  # [(step, argument,
+                                                          # shape, error at the same positions,
+                                                          # one step on, earlier outputs
+                                                          # unchanged, the changed position's
+                                                          # moved, later moved)] of one probed
+                                                          # validation forward (batch 59,
+                                                          # monitor/teacher_forced_validation.py)
+    derivative_calls: list = field(default_factory=list)  # [(step, order, "inputs" or
+                                                          # "parameters", create_graph, result
+                                                          # all zero, repeats a call of the step,
+                                                          # result rank)] of torch.autograd.grad
+                                                          # (batch 56, monitor/derivative_calls.py)
+    per_position_gradient_norms: list = field(default_factory=list)  # [(step, gradient rank,
+                                                          # axes reduced, norms per sample)] of
+                                                          # norms over part of an input
+                                                          # gradient's axes in the loss (batch 56)
+
+    single_value_norms: list = field(default_factory=list)  # [(step, "GroupNorm" or
+                                                          # "LayerNorm", [layer names], groups,
+                                                          # channels, values per group)] of
+                                                          # norms whose groups hold one value
+                                                          # (batch 60, monitor/single_value_norms.py)
+    dropout_outputs: list = field(default_factory=list)  # [(step, dropout layer, p)] of
+                                                          # training steps whose model output
+                                                          # IS a dropout's output (batch 60,
+                                                          # monitor/dropout_outputs.py)
+    unchanged_running_buffers: list = field(default_factory=list)  # [(layer, [buffer names],
+                                                          # training-mode calls seen, changed)]
+                                                          # of layers with running statistics
+                                                          # of their own making (batch 60,
+                                                          # monitor/running_buffers.py)
+    soft_target_padding: list = field(default_factory=list)  # [(step, loss, reduction,
+                                                          # input shape, most frequent row
+                                                          # argmax, its share, its share in
+                                                          # runs, the others' share in runs)]
+                                                          # of soft-target losses (batch 60,
+                                                          # monitor/soft_target_padding.py)
 
     def to_dict(self):
         from dataclasses import asdict

@@ -465,6 +465,26 @@ ROW_READERS.update(one_unit_softmaxes=_one_unit_softmax,   # real-bug batch 41
                    transposing_reshapes=_transposing_reshape)
 
 
+def _multiplied_skip(row):
+    step, products, shapes = row
+    return int(step), int(products), [[int(n) for n in shape] for shape in shapes]
+
+
+def _head_softmax(row):
+    step, found = row
+    return int(step), [(int(group), int(contracted), [int(n) for n in before])
+                       for group, contracted, before in found]
+
+
+def _patch_grid_reshape(row):
+    step, before, after, patch = row
+    return int(step), [int(n) for n in before], [int(n) for n in after], int(patch)
+
+
+ROW_READERS.update(multiplied_skips=_multiplied_skip,   # real-bug batch 57
+                   head_softmaxes=_head_softmax, patch_grid_reshapes=_patch_grid_reshape)
+
+
 def _target_column_scale(row):
     step, loss, rows, stds = row
     return int(step), str(loss), int(rows), [float(s) for s in stds]
@@ -487,6 +507,28 @@ def _target_value_match(row):
 
 
 ROW_READERS.update(target_value_matches=_target_value_match)   # real-bug batch 42
+
+
+def _duplicated_input_column(row):   # real-bug batch 59
+    step, rows, features, varied, groups = row
+    return int(step), int(rows), int(features), int(varied), \
+        [[int(c) for c in group] for group in groups]
+
+
+def _input_range(row):   # real-bug batch 59
+    kind, step, forwards, low, high = row
+    return str(kind), int(step), int(forwards), float(low), float(high)
+
+
+def _validation_teacher_input(row):   # real-bug batch 59
+    step, place, shape, same, following, earlier, own, later = row
+    return int(step), str(place), [int(n) for n in shape], float(same), float(following), \
+        bool(earlier), bool(own), bool(later)
+
+
+ROW_READERS.update(duplicated_input_columns=_duplicated_input_column,   # real-bug batch 59
+                   input_ranges=_input_range,
+                   validation_teacher_inputs=_validation_teacher_input)
 
 
 def _conflicting_label_row(row):   # real-bug batch 45
@@ -1088,6 +1130,20 @@ ROW_READERS.update(late_gradients=_late_gradients,
                    uncleared_gradients=_uncleared_gradient)   # real-bug batch 50 (loop order)
 
 
+def _rewritten_weights(row):   # real-bug batch 58
+    step, jump, left = row
+    return int(step), float(_number(jump)), float(_number(left))
+
+
+def _self_references(row):   # real-bug batch 58
+    step, equal, compared = row
+    return int(step), int(equal), int(compared)
+
+
+ROW_READERS.update(rewritten_weights=_rewritten_weights,
+                   self_references=_self_references)   # real-bug batch 58 (copies)
+
+
 def _swapped_loss_argument(row):   # real-bug batch 52
     step, name = row
     return int(step), str(name)
@@ -1100,3 +1156,65 @@ def _squashed_score_terms(row):   # real-bug batch 52
 
 ROW_READERS.update(swapped_loss_arguments=_swapped_loss_argument,
                    squashed_score_terms=_squashed_score_terms)   # real-bug batch 52
+
+
+def _soft_target_agreement(row):   # real-bug batch 55
+    step, agreement, classes, rows = row
+    return int(step), float(_number(agreement)), int(classes), int(rows)
+
+
+def _foreign_norm_statistics(row):   # real-bug batch 55
+    kind, features, tracked, at_init = row
+    return str(kind), int(features), int(tracked), bool(at_init)
+
+
+def _foreign_train_dropout(row):   # real-bug batch 55
+    kind, p, read, changed = row
+    return str(kind), float(_number(p)), int(read), int(changed)
+
+
+ROW_READERS.update(soft_target_agreement=_soft_target_agreement,
+                   foreign_norm_statistics=_foreign_norm_statistics,
+                   foreign_train_dropouts=_foreign_train_dropout)   # real-bug batch 55
+
+
+def _derivative_call(row):   # real-bug batch 56
+    step, order, wrt, create_graph, zero, repeats, rank = row
+    return int(step), int(order), str(wrt), bool(create_graph), bool(zero), bool(repeats), \
+        int(rank)
+
+
+def _per_position_gradient_norm(row):   # real-bug batch 56
+    step, rank, reduced, per_sample = row
+    return int(step), int(rank), int(reduced), int(per_sample)
+
+
+ROW_READERS.update(derivative_calls=_derivative_call,
+                   per_position_gradient_norms=_per_position_gradient_norm)   # real-bug batch 56
+
+
+def _single_value_norm(row):   # real-bug batch 60
+    step, kind, names, groups, channels, per_group = row
+    return (int(step), str(kind), [str(name) for name in names], int(groups), int(channels),
+            int(per_group))
+
+
+def _dropout_output(row):   # real-bug batch 60
+    step, layer, p = row
+    return int(step), str(layer), float(_number(p))
+
+
+def _unchanged_running_buffer(row):   # real-bug batch 60
+    layer, names, calls, changed = row
+    return str(layer), [str(name) for name in names], int(calls), bool(changed)
+
+
+def _soft_target_padding(row):   # real-bug batch 60
+    step, loss, reduction, shape, mode, share, in_runs, others = row
+    return (int(step), str(loss), str(reduction), [int(n) for n in shape], float(_number(mode)),
+            float(_number(share)), float(_number(in_runs)), float(_number(others)))
+
+
+ROW_READERS.update(single_value_norms=_single_value_norm, dropout_outputs=_dropout_output,
+                   unchanged_running_buffers=_unchanged_running_buffer,
+                   soft_target_padding=_soft_target_padding)   # real-bug batch 60

@@ -15,6 +15,50 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    "batchnorm_pair_members_scored_in_separate_batches":   # real-bug batch 60
+        "the two forward calls of a step hold the same images, the second shifted by one "
+        "pixel in one row: the batch norm statistics of the two calls differ by no more than "
+        "sampling noise (per-sample channel means give |t| <= 2 between the calls on the "
+        "first steps, as two random halves of a batch do), so the leak the model learns is "
+        "not visible in them; and the structure that lets it learn (two training-mode "
+        "forwards per step, each holding one role, the target fixed by the call) is how a "
+        "DCGAN discriminator with batch norm is trained (real and fake in separate batches, "
+        "a common recommendation), which a rule on that structure would flag as well",
+    "label_two_steps_after_window":   # real-bug batch 59
+        "the label is cut one day further than the code's FORECAST = 1 says (i + WINDOW + "
+        "FORECAST instead of i + WINDOW + FORECAST - 1): what reaches the loss is a valid "
+        "window and a valid label two days after it, exactly what a forecaster meant to "
+        "predict the day after tomorrow trains on. Which horizon the author intended lives "
+        "only in the indexing code; the run shows no trace of it (the next-day MSE is "
+        "0.79 against 0.68 with the right labels, a number watch never sees)",
+    "gaps_backfilled_from_next_day":   # real-bug batch 59
+        "the back-filled gaps leak the target only partly and statistically: on a gap day "
+        "the window's last change holds tomorrow's return plus today's (no input equals "
+        "the target, as FEATURE_HOLDS_TARGET_VALUES needs), on 20% of the rows. A feature "
+        "that predicts the target somewhat is what every useful feature does; telling the "
+        "leak from a real signal needs the live (forward-filled) inputs, which the run "
+        "never shows (live MSE 1.004 against 0.978)",
+    "distillation_soft_loss_without_temperature_squared":   # real-bug batch 55
+        "the loss is alpha * KL(T) + (1 - alpha) * CE with no T^2 on the soft term: the "
+        "temperature and the term's coefficient could be read off the graph before the "
+        "backward, but what the soft term SHOULD weigh is the author's alpha, which the run "
+        "does not show (a KL at T 8 weighted 0.9 is also what a loop that chose a small soft "
+        "weight writes; keras-io#869's maintainer left T^2 out on purpose and tuned alpha "
+        "instead). Nothing in the run is wrong except the balance the author meant; the "
+        "student learns, only more slowly (0.853 against 0.915)",
+    "gradient_penalty_on_prenormalised_inputs":   # real-bug batch 56
+        "the penalty differentiates with respect to a leaf made by .detach().requires_grad_() "
+        "from the already normalised batch, so the graph keeps no trace of the normaliser; "
+        "a penalty with respect to standardised inputs is what a healthy loop computes when "
+        "its data were standardised before training, and only the method (a reward read in "
+        "raw state units) makes the raw space the one to bound. The bug run's loss does "
+        "plateau (LOSS_PLATEAU), a symptom, not the cause",
+    "label_columns_ordered_per_file":   # real-bug batch 54
+        "the label files are read before training: each row the model sees is a valid "
+        "multi-hot row with the usual number of labels, and only the rows of three scene "
+        "categories have some columns swapped. Which file a row came from, and the header "
+        "it was read under, never reach the loss; the swap shows only as noisier labels for "
+        "some inputs, which watch cannot tell from labels that are genuinely hard",
     "diffusion_denoiser_scored_against_noisy_input":   # real-bug batch 52
         "the target is the noisy image the model was given, as an autoencoder's (or a "
         "conditional autoencoder's, given a label beside the image) target is its own "

@@ -58,6 +58,9 @@ from .signed_targets import SignedTargets
 from .lr_multipliers import read_lr_multipliers
 from .slow_group_weights import read_slow_group_weights
 from .graph_growth import GraphGrowth
+from .multiplied_skips import MultipliedSkips   # real-bug batch 57
+from .head_softmaxes import HeadSoftmaxes   # real-bug batch 57
+from .patch_grid_reshapes import PatchGridReshapes   # real-bug batch 57
 from .loss_capture import LossCapture
 from .loss_reductions import LossReductions
 from .detached_terms import DetachedTerms
@@ -76,6 +79,8 @@ from .structure import StructureWatch
 from .unstepped import parameters_holding_gradients
 from .validation_draws import ValidationDraws
 from .feature_moments import FeatureMoments
+from .input_ranges import InputRanges   # real-bug batch 59 (a scaler fitted before the split)
+from .teacher_forced_validation import TeacherForcedValidation   # real-bug batch 59
 from .validation_inputs import ValidationInputs
 from .window_overlap import WindowOverlap
 from .validation_sets import ValidationSets   # OVERFITTING on one validation set
@@ -88,6 +93,9 @@ from .squashed_batch_sums import SquashedBatchSums   # real-bug batch 31
 from .whole_batch_overlaps import WholeBatchOverlaps   # real-bug batch 38
 from .pooled_log_probs import PooledLogProbs   # real-bug batch 44
 from .ppo_ratios import PpoRatios   # real-bug batch 44
+from .foreign_networks import ForeignNetworks   # real-bug batch 55
+from .soft_target_labels import SoftTargetLabels   # real-bug batch 55
+from .soft_target_padding import SoftTargetPadding, function_reduction   # real-bug batch 60
 from .ctc_blank_targets import CtcBlankTargets   # real-bug batch 38
 from .visible_targets import VisibleTargets   # real-bug batch 40
 from .sequence_reruns import SequenceReruns   # real-bug batch 40
@@ -99,6 +107,7 @@ from .first_training_inputs import FirstTrainingInputs   # read by the next two
 from .target_values_in_features import TargetValuesInFeatures   # real-bug batch 42
 from .identical_input_rows import IdenticalInputRows   # real-bug batch 45
 from .row_standardised_inputs import RowStandardisedInputs   # real-bug batch 46
+from .duplicated_input_columns import DuplicatedInputColumns   # real-bug batch 59
 from .constant_decoder_inputs import ConstantDecoderInputs   # real-bug batch 49
 from .in_place_skip_inputs import InPlaceSkipInputs   # real-bug batch 43
 from .shared_norm_sites import SharedNormSites   # real-bug batch 43
@@ -155,6 +164,10 @@ class Around:
                                               on_error)   # which set each pass measured
         self.feature_moments = FeatureMoments(adapter, observed, adapter.model, current_step,
                                               on_error)   # per-column, feature_moments.py
+        self.input_ranges = InputRanges(adapter, observed, adapter.model, current_step,
+                                        on_error)   # lowest/highest input (batch 59)
+        self.teacher_inputs = TeacherForcedValidation(
+            adapter, observed, adapter.model, current_step, on_error)   # batch 59
         self.seeds = SeedCalls(adapter, observed, current_step, on_error)
         self.windows = WindowOverlap(adapter, observed, adapter.model, on_error)
         self.joint_scaling = JointScaling(adapter, observed, adapter.model, current_step,
@@ -173,6 +186,11 @@ class Around:
         self.loss_graph.readers.append(PooledLogProbs(observed))   # mean(lp) * returns (batch 44)
         self.ppo_ratios = PpoRatios(adapter, observed, on_error)   # exp(lp - old lp) (batch 44)
         self.loss_graph.readers.append(self.ppo_ratios)   # its scan for a ratio
+        self.foreign = ForeignNetworks(adapter, observed, on_error)   # teachers (batch 55)
+        self.soft_labels = SoftTargetLabels(adapter, observed, current_step,
+                                            on_error)   # KD targets vs labels (batch 55)
+        self.soft_padding = SoftTargetPadding(adapter, observed, current_step,
+                                              on_error)   # smoothed rows of padding (batch 60)
         self.first_inputs = FirstTrainingInputs(adapter, adapter.model, current_step, on_error)
         self.target_values = TargetValuesInFeatures(adapter, observed, self.first_inputs,
                                                     on_error)   # y in x's rows
@@ -180,6 +198,8 @@ class Around:
                                               on_error)   # one input, two labels (batch 45)
         self.row_scaling = RowStandardisedInputs(adapter, observed, self.first_inputs,
                                                  on_error)   # rows standardised (batch 46)
+        self.copied_columns = DuplicatedInputColumns(adapter, observed, self.first_inputs,
+                                                     on_error)   # copied features (batch 59)
         self.in_place_skips = InPlaceSkipInputs(adapter, observed, on_error)   # relu_ on a skip
         self.norm_sites = SharedNormSites(adapter, observed, on_error)   # one BN, two sites
         self.constant_decoder = ConstantDecoderInputs(adapter, observed, on_error)   # zeros fed
@@ -196,6 +216,9 @@ class Around:
         # both walks (a loss's own log-softmax or view; a loop that hands no loss to step())
         for walk in (self.loss_graph, self.forward_graph):
             walk.readers += [OneUnitSoftmaxes(observed), TransposingReshapes(observed)]
+        # real-bug batch 57: a skip joined with *, a softmax over all heads' keys (forward)
+        self.forward_graph.readers += [MultipliedSkips(observed), HeadSoftmaxes(observed),
+                                       PatchGridReshapes(observed)]   # patches by one view
         self.resumed = ResumedOptimizers(adapter, observed, parameters, current_step, on_error)
         self.aliased_loads = AliasedLoads(adapter, observed, adapter.model, current_step, on_error)
         # real-bug batch 39: losses never back-propagated, gradients clipped after the step
@@ -301,6 +324,8 @@ class Around:
             if self._foreign_calls > FOREIGN_CALLS_LEFT_OPEN:
                 self._left_open()
                 return
+            if not self.structure.inside_forward:
+                self.foreign.offer(module)    # a teacher, an EMA copy (foreign_networks.py)
         if self.attention.waiting and module is self.structure.root:
             self.attention.start()    # our model's forward starts (not another model's:
                                       # a monitor left open must not push its mode there)
@@ -340,6 +365,7 @@ class Around:
             self.signed_targets.offer(type(module).__name__, inputs, output)   # 0/1 for +1/-1
             self.ctc_blanks.offer_module(module, inputs, output)   # a label = the blank
             self.target_columns.offer_module(module, inputs, output)   # column spreads
+            self.soft_labels.offer(type(module).__name__, inputs)   # soft_target_labels.py
             if inputs:
                 self.losses.offer(type(module).__name__, inputs[0],
                                   inputs[1] if len(inputs) > 1 else None, loss_options(module))
@@ -375,10 +401,17 @@ class Around:
     def _on_loss_function(self, name, args, kwargs):
         """A loss function call seen by the function mode (torch); True when
         it was a loss called as a function (not from inside a loss module)."""
+        self.soft_padding.offer(   # soft_target_padding.py (batch 60): inside loss modules
+            name, args[0] if args else kwargs.get("input"),     # too (a smoothing loss
+            args[1] if len(args) > 1 else kwargs.get("target"),  # written as a module)
+            function_reduction(name, args, kwargs))
         if self._loss_modules_running:
             return False
         output = args[0] if args else kwargs.get("input")
         target = args[1] if len(args) > 1 else kwargs.get("target")
+        self.soft_labels.offer(name, (output, target))   # soft_target_labels.py (batch 55)
+        if name == "kl_div":          # seen for that pairing only
+            return self.soft_labels.paired
         options = function_call_options(args, kwargs) if name in CLASS_INDEX_LOSSES else {}
         self.losses.offer(name, output, target, options)
         self.discarded_losses.offer(output)   # discarded_losses.py
@@ -417,7 +450,12 @@ class Around:
         self.target_values.read()           # target_values_in_features.py
         self.input_twins.read()             # identical_input_rows.py (batch 45)
         self.row_scaling.read()             # row_standardised_inputs.py (batch 46)
+        self.copied_columns.read()          # duplicated_input_columns.py (batch 59)
+        self.input_ranges.read()            # input_ranges.py (batch 59)
         self.norm_sites.read()              # shared_norm_sites.py
+        self.foreign.read()                 # foreign_networks.py (batch 55)
+        self.soft_labels.read()             # soft_target_labels.py (batch 55)
+        self.soft_padding.read()            # soft_target_padding.py (batch 60)
         read_lr_multipliers(self.adapter, self.optimizer, self.structure.observed, self.on_error)
         if self._current_step() == 0:      # no step() yet: did backward run? (unstepped.py)
             self.structure.observed.unstepped_gradients = \
@@ -440,6 +478,8 @@ class Around:
     def close(self):
         self._read_schedulers()      # inside the user's loop: the scheduler is still a local
         self.disarm()
+        self.foreign.read()          # inside the user's loop: the teacher is still a local
+        self.soft_labels.read()      # soft_target_labels.py (batch 55)
         self._loss_modules = {}
         self.warnings.close()
         self.carried.close()
@@ -454,6 +494,8 @@ class Around:
         self.evaluations.close()
         self.validation_sets.close()
         self.feature_moments.close()
+        self.input_ranges.close()           # input_ranges.py (batch 59)
+        self.teacher_inputs.close()         # teacher_forced_validation.py (batch 59)
         self.seeds.close()
         self.windows.close()
         self.joint_scaling.close()

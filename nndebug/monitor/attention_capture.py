@@ -144,7 +144,9 @@ def _softmax_watch_class():
     losses = {functional.cross_entropy, functional.nll_loss, functional.binary_cross_entropy,
               functional.binary_cross_entropy_with_logits, functional.mse_loss,
               functional.l1_loss, functional.smooth_l1_loss, functional.huber_loss,
-              functional.multilabel_soft_margin_loss, functional.ctc_loss}
+              functional.multilabel_soft_margin_loss, functional.ctc_loss,
+              functional.multilabel_margin_loss,   # multi-hot rows read as ids (batch 54)
+              functional.kl_div}   # kl_div: paired with the labels' loss only (batch 55)
 
     class SoftmaxWatch(TorchFunctionMode):
         active = True

@@ -27,6 +27,7 @@ class GraphGrowth:
         self.values_wanted = False    # a torch step showed a constant addend (value unknown)
         self.value_steps = 0          # recorded steps measured under the constants mode
         self._notes = None            # node -> constant, written by the mode this step
+        self._computed = None         # id -> one-value tensor the mode saw made by a reduction
         self.modes = OwnedModes()     # the constants mode, and retired ones (function_modes.py)
         self.python_backwards = {}    # step -> names of the graph's Python-written backwards
                                       # (None: not known); read by the loss-scale probe
@@ -38,8 +39,8 @@ class GraphGrowth:
                 len(self.observed.graph_nodes) >= STEPS_MEASURED:
             return
         try:
-            self._notes = {}
-            self.modes.push(constants_mode(self._notes))
+            self._notes, self._computed = {}, {}
+            self.modes.push(constants_mode(self._notes, self._computed))
         except Exception:              # no mode, no values: never break the user's step
             self.modes.current, self._notes, self.values_wanted = None, None, False
 
@@ -61,19 +62,22 @@ class GraphGrowth:
         if step is None or len(self.observed.graph_nodes) >= STEPS_MEASURED:
             return
         notes, self._notes = self._notes, None
+        computed, self._computed = self._computed or {}, None
         nodes, python_backwards = walk_graph(self.framework, loss)
         if nodes is not None:
             self.python_backwards[int(step)] = python_backwards
             self.observed.graph_nodes.append((int(step), nodes))
-            self._read_terms(int(step), loss, notes)
+            self._read_terms(int(step), loss, notes, computed)
         elif getattr(loss, "requires_grad", False):
             # a loss that requires a gradient with no graph behind it: someone set
             # requires_grad on it to silence "does not require grad"; nothing trains
             self.observed.leaf_losses.append(int(step))
 
-    def _read_terms(self, step, loss, notes):
+    def _read_terms(self, step, loss, notes, computed=None):
         """The loss's addends without a gradient: kept when their value is known, else
-        (torch, no notes this step) the mode is asked for on the next recorded steps."""
+        (torch, no notes this step) the mode is asked for on the next recorded steps.
+        ``computed``: id -> tensor of the one-value tensors the mode saw made by a
+        reduction (``LossTerm.computed``)."""
         terms = constant_addends(self.framework, loss, notes)
         if not terms:
             return
@@ -82,12 +86,13 @@ class GraphGrowth:
         total = abs(_one_value(loss) or 0.0)
         kept = []
         for name, factor, constant in terms:
+            made = computed is not None and computed.get(id(constant)) is constant
             constant = None if constant is None else _one_value(constant)
             if factor is None or constant is None:
                 self.values_wanted = self.framework == "torch"
                 continue
             value = factor * constant
-            kept.append(LossTerm(step=step, value=value, made_by=name,
+            kept.append(LossTerm(step=step, value=value, made_by=name, computed=made,
                                  share=abs(value) / total if total > 0 else None))
         kept.sort(key=lambda t: -abs(t.value))
         self.observed.loss_terms.extend(kept[:TERMS_PER_STEP])

@@ -86,21 +86,35 @@ CONTINUED = ("loss_calls", "warnings", "norm_batches", "graph_nodes", "leaf_loss
 CONTINUED += ("visible_targets", "order_blind_outputs",
               "cross_document_reads")   # real-bug batch 40 (first token calls)
 CONTINUED += ("one_unit_softmaxes", "transposing_reshapes")   # real-bug batch 41 (graph walks)
+CONTINUED += ("multiplied_skips", "head_softmaxes",
+              "patch_grid_reshapes")   # real-bug batch 57 (forward walk)
 CONTINUED += ("target_column_scales",)   # real-bug batch 42 (first regression loss calls)
 CONTINUED += ("near_zero_divisors",)   # real-bug batch 42 (a loss's divisors, first steps)
 CONTINUED += ("target_value_matches",)   # real-bug batch 42 (first training batches)
 CONTINUED += ("conflicting_label_rows",)   # real-bug batch 45 (first training batches)
 CONTINUED += ("in_place_skips", "shared_norm_sites")   # real-bug batch 43 (first steps' hooks)
+CONTINUED += ("single_value_norms", "dropout_outputs",
+              "soft_target_padding")   # real-bug batch 60 (first steps' walk, hooks, calls)
+CONTINUED += ("soft_target_agreement",)   # real-bug batch 55 (recorded steps' loss pairs)
 # the row lists each monitor reads anew (at watch start or at findings): not continued
 READ_ANEW = ("module_freeze_flags", "soft_target_rows", "repeated_modules", "lr_multipliers",
              "slow_group_weights")
 READ_ANEW += ("validation_row_matches",)   # real-bug batch 46 (compared at findings)
+READ_ANEW += ("rewritten_weights",)   # real-bug batch 58 (read at findings)
+READ_ANEW += ("unchanged_running_buffers",)   # real-bug batch 60 (compared at findings)
+READ_ANEW += ("foreign_norm_statistics",
+              "foreign_train_dropouts")   # real-bug batch 55 (read when the monitor closes)
 CONTINUED += ("row_standardised_inputs",)   # real-bug batch 46 (first training tables)
+CONTINUED += ("duplicated_input_columns",   # real-bug batch 59 (first training inputs,
+              "input_ranges",   # the first forwards' and validation passes' ranges,
+              "validation_teacher_inputs")   # one probed validation forward)
 CONTINUED += ("discarded_losses", "gradients_after_step")   # real-bug batch 39 (loops)
 CONTINUED += ("pooled_log_probs", "ppo_ratios")   # real-bug batch 44 (first steps' loss graphs)
 CONTINUED += ("late_gradients", "uncleared_gradients")   # real-bug batch 50 (first steps)
 CONTINUED += ("constant_decoder_inputs",)   # real-bug batch 49 (first steps)
 CONTINUED += ("swapped_loss_arguments", "squashed_score_terms")   # real-bug batch 52
+CONTINUED += ("derivative_calls", "per_position_gradient_norms")   # real-bug batch 56
+CONTINUED += ("self_references",)   # real-bug batch 58 (first steps' loss graphs)
 
 
 class LongRun(Sink):

@@ -28,8 +28,14 @@ from .around import Around
 from .parameter_penalties import ParameterPenalties
 from .other_turn_gradients import OtherTurnGradients
 from .late_gradients import LateGradients   # real-bug batch 50 (loop order)
+from .rewritten_weights import RewrittenWeights   # real-bug batch 58 (weight copies)
+from .self_references import SelfReferences   # real-bug batch 58 (a reference = the model)
 from .swapped_loss_arguments import SwappedLossArguments   # real-bug batch 52
 from .squashed_scores import SquashedScores   # real-bug batch 52
+from .single_value_norms import SingleValueNorms   # real-bug batch 60 (norms, dropout)
+from .dropout_outputs import DropoutOutputs   # real-bug batch 60
+from .running_buffers import RunningBuffers   # real-bug batch 60
+from .derivative_calls import DerivativeCalls   # real-bug batch 56
 from .hooks import StepHooks
 from .loss_jumps import LossJumps
 from .losses import PENDING_LOSSES_MAX, PendingLosses, loss_value
@@ -181,9 +187,25 @@ class Monitor:
                                                   lambda: self._step, self._note_error)   # GAN turns
             self.late_gradients = LateGradients(adapter, self.run.observed, adapter.model, optimizer,
                                                 lambda: self._step, self._note_error)   # batch 50
+            self.rewritten_weights = RewrittenWeights(adapter, self.run.observed, optimizer,
+                                                      lambda: self._step,
+                                                      self._note_error)   # batch 58
+            self.self_references = SelfReferences(adapter, self.run.observed,
+                                                  self._note_error)   # batch 58
+            self.around.loss_graph.readers.append(self.self_references)   # its scan
             self.around.loss_graph.readers += [   # real-bug batch 52: BCE arguments swapped,
                 SwappedLossArguments(self.run.observed),   # a critic's score squashed
                 SquashedScores(self.run.observed)]
+            self.around.loss_graph.readers.append(   # real-bug batch 60: one-value groups
+                SingleValueNorms(self.run.observed, adapter.model))
+            self.layer_sites = [   # real-bug batch 60: dropout as the output, lost statistics
+                DropoutOutputs(adapter, self.run.observed, adapter.model, lambda: self._step,
+                               self._note_error),
+                RunningBuffers(adapter, self.run.observed, adapter.model, self._note_error)]
+            self.derivatives = DerivativeCalls(adapter, self.run.observed, self._params,
+                                               lambda: self._step,
+                                               self._note_error)   # batch 56: autograd.grad
+            self.around.loss_graph.readers.append(self.derivatives.norms)
             self.hooks.quiet = self.around.attention.quiet   # our hooks' measurements skip its mode
             self._arm()               # detailed records: a monitor never breaks training)
             self._last_exit = self._clock()
@@ -222,6 +244,8 @@ class Monitor:
             self._pending["val"].add(step, loss_value(self.adapter, val_loss, "val_loss"))
             self.around.validation_draws.take(self.around.evaluations.held, step)
             self.around.feature_moments.take(self.around.evaluations.held, step)
+            self.around.input_ranges.take(self.around.evaluations.held, step)   # batch 59
+            self.around.teacher_inputs.take(step)   # teacher_forced_validation.py (batch 59)
             self.around.evaluations.saw_validation()   # validation_inputs.py
             self.around.validation_sets.saw_validation()   # validation_sets.py
             self.around.windows.saw_validation()       # window_overlap.py
@@ -234,6 +258,9 @@ class Monitor:
             self.penalties.on_loss(step, loss)   # parameter_penalties.py
             self.other_turns.release()   # other_turn_gradients.py: drops its finished hook
             self.late_gradients.disarm()   # late_gradients.py (first recorded steps)
+            for site in self.layer_sites:   # dropout_outputs.py, running_buffers.py
+                site.disarm()
+            self.self_references.disarm()   # self_references.py (first recorded steps)
             try:
                 self._record(step)
             except Exception as error:    # never break the user's training
@@ -298,6 +325,8 @@ class Monitor:
             with self.adapter.structure_read_once():    # a dozen readers walk the modules
                 self.around.before_findings(held)
             self.late_gradients.read()        # late_gradients.py
+            self.layer_sites[1].read()        # running_buffers.py (batch 60)
+            self.rewritten_weights.read()     # rewritten_weights.py
             extra = list(self.extra_findings)
             for sink in list(self.sinks):      # first, so a sink can bring the run up to date
                 extra += self._call_sink(sink, "findings") or []
@@ -364,6 +393,11 @@ class Monitor:
         self.hooks.disarm()
         self.other_turns.close()     # other_turn_gradients.py
         self.late_gradients.close()  # late_gradients.py
+        for site in self.layer_sites:   # dropout_outputs.py, running_buffers.py
+            site.close()
+        self.derivatives.close()     # derivative_calls.py
+        self.rewritten_weights.close()  # rewritten_weights.py
+        self.self_references.disarm()   # self_references.py
         self.around.close()
         self._closed = True
         if _OPEN_MONITORS.get(id(self.model)) is self:
@@ -451,6 +485,9 @@ class Monitor:
         self.hooks.arm(heavy=heavy, rows=kind == JUDGED and self.rows.wanted())
         self.around.arm(self._step, closer_look=self.schedule.closer_look)
         self.late_gradients.arm(self._step)   # late_gradients.py
+        for site in self.layer_sites:   # dropout_outputs.py, running_buffers.py (batch 60)
+            site.arm(self._step)
+        self.self_references.arm(self._step)   # self_references.py
 
     def _record(self, step):
         adapter, xp, hooks = self.adapter, self.adapter.xp, self.hooks

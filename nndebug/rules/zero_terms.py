@@ -15,6 +15,15 @@ than forward passes, so some forward fed no loss at all; a GAN's critic read by 
 over three forwards is not this). A forward for a metric written without ``no_grad``
 wastes outputs too, but adds no zero term to the loss; with a loss summed by ``sum()`` from
 0 (a zero addend) in the same loop, the two would read as this.
+
+The same term is also told from an accumulator by how it was made (real-bug batch 58): a
+penalty SUMMED from tensors without a gradient (``LossTerm.computed``: a one-value tensor
+the constants mode saw reduced from several entries) is no constant started at zero. An
+EWC penalty whose "current" weight is sliced out of the saved copy ("the penalty is always
+0 ... because `cur_param` is equal to `saved_param`", ContinualAI/avalanche#1099) compares
+the copy with itself: 0 on every step, no gradient, the first task forgotten as if the
+penalty were off. A disabled term written ``torch.tensor(0.)`` is made by no reduction and
+stays silent.
 """
 from ..findings import Finding
 from .context import observed_list
@@ -32,7 +41,7 @@ def loss_term_zero_without_gradient(ctx):
     rows = observed_list(ctx, "discarded_losses")
     unread = [row for row in rows if row[1] >= 2 and row[2] < row[1] and 0 < row[5] < row[4]]
     if len(unread) < UNREAD_MIN_STEPS or 2 * len(unread) <= len(rows):
-        return None
+        return _zero_term_computed_without_gradient(terms)
     step, forwards, calls, reached, produced, read = unread[0]
     return Finding(
         code="LOSS_TERM_ZERO_WITHOUT_GRADIENT", severity="warning", where="loss",
@@ -47,3 +56,24 @@ def loss_term_zero_without_gradient(ctx):
                   "forward_passes": forwards, "outputs": produced, "outputs_read": read},
         fix="Compute the term from the forward pass it is meant to train (the student's "
             "output on its own view), keeping only the target side detached.")
+
+
+def _zero_term_computed_without_gradient(terms):
+    """The zero term summed from tensors without a gradient on every measured step (module
+    doc), or None."""
+    if any(not t.computed for t in terms):
+        return None
+    return Finding(
+        code="LOSS_TERM_ZERO_WITHOUT_GRADIENT", severity="warning", where="loss",
+        step=terms[0].step,
+        message=f"A term added to the loss is exactly 0 on every measured step "
+                f"({len(terms)} steps) and carries no gradient, though it is computed: a "
+                "sum over tensors that are all without a gradient. It compares copies with "
+                "each other instead of the model with a copy (an EWC or L2-SP penalty whose "
+                "'current' weights are read from the saved copy, a distillation term on two "
+                "detached outputs), so it is 0 and trains nothing: the model is free to "
+                "forget what the term was meant to keep.",
+        evidence={"term_steps": [t.step for t in terms], "computed": True},
+        fix="Compute the term from the model's own parameters or outputs (with their "
+            "graph), and keep only the reference side detached: e.g. "
+            "(importance * (param - saved) ** 2).sum().")
