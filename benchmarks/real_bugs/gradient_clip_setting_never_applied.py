@@ -21,7 +21,8 @@ TITLE = "Loss could easily be nan during training."
 LINK = "https://github.com/chentuochao/Sound_Bubble/issues/4"
 EXPECTED = ("EXPLODING_GRADIENTS", "LR_TOO_HIGH")
 STEPS = 200
-CONFIG = {"lr": 0.1, "grad_clip": 1.0}
+CONFIG = {"lr": 0.1, "grad_clip": 0.5}   # at a clip of 1.0 the fixed twin's loss still
+# rose late (1.36 -> 2.04 by step 140) on one machine's float rounding and not another's
 
 
 class PixelRNN(nn.Module):

@@ -76,6 +76,8 @@ class RunningBuffers:
 
     def read(self):
         """Compare each followed layer's buffers with their copies (before findings)."""
+        if not self.layers:
+            return                  # nothing followed (a minigrad model): torch is not needed
         import torch
         rows = []
         try:
