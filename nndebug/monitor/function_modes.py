@@ -86,7 +86,7 @@ class BackwardWatch:
             self.step = int(step)
             self.measured += 1
             self.begin_step(self.step)
-            self.modes.push(backward_mode(self._on_backward))
+            self.modes.push(self.make_mode())
         except Exception as error:         # no mode: nothing is read, the step runs as ever
             self.enabled = False
             self.on_error(error)
@@ -100,6 +100,12 @@ class BackwardWatch:
 
     def begin_step(self, step):
         """A recorded step is armed (per-step counters go back to zero here)."""
+
+    def make_mode(self):
+        """The function mode pushed on a measured step: by default one that sees each
+        ``backward()``; an owner that also reads other calls returns its own, handing the
+        backward to ``_on_backward``."""
+        return backward_mode(self._on_backward)
 
     def _on_backward(self, loss):
         if self.step is None or getattr(loss, "grad_fn", None) is None:

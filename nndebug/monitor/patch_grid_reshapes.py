@@ -29,8 +29,8 @@ hybrid ViT's conv stem); a view of the raw input images, which need no gradient,
 node (not checked).
 """
 from .graph_walks import FirstStepsReader
-from .transposing_reshapes import (AXIS_MOVES, RESHAPES, _after_a_move, _splits_last_axis,
-                                   regroups, reordering)
+from .transposing_reshapes import (RESHAPES, _after_a_move, _splits_last_axis,
+                                   keep_shape_pairs, moved_reshape_ids, regroups, reordering)
 
 PATCH_GRID_STEPS = 3         # [design] recorded steps read: the forward's wiring is the same on
                              # every step
@@ -42,19 +42,14 @@ class PatchGridReshapes(FirstStepsReader):
     steps = PATCH_GRID_STEPS
 
     def keep(self, step, nodes):
-        rows = self.observed.patch_grid_reshapes
-        seen = {(tuple(row[1]), tuple(row[2])) for row in rows}
-        for before, after, patch in find_patch_grid_reshapes(nodes):
-            if (tuple(before), tuple(after)) not in seen and len(rows) < PATCH_GRID_ROWS:
-                seen.add((tuple(before), tuple(after)))
-                rows.append((step, before, after, patch))
+        keep_shape_pairs(self.observed.patch_grid_reshapes, step,
+                         find_patch_grid_reshapes(nodes), PATCH_GRID_ROWS)
 
 
 def find_patch_grid_reshapes(nodes):
     """[(input shape, output shape, patch side)] of the reshapes among ``nodes`` that cut a
     patch grid in one step (module doc)."""
-    moved = {id(child) for node in nodes if type(node).__name__ in AXIS_MOVES
-             for child, _ in node.next_functions if child is not None}
+    moved = moved_reshape_ids(nodes)
     found = []
     for node in nodes:
         if type(node).__name__ not in RESHAPES or _after_a_move(node):

@@ -23,7 +23,7 @@ compared)`` per measured step.
 Cost: nothing for a loss without such a difference; otherwise a function mode on a handful
 of recorded steps.
 """
-from .function_modes import OwnedModes
+from .function_modes import BackwardWatch
 from .graph_walks import LOSS_WALK_LIMIT, nodes_under
 
 STRUCTURE_SCANS = 3       # [design] first recorded steps whose loss graph is looked at
@@ -40,15 +40,15 @@ COMPARISONS = {SUB, "MseLossBackward0", "L1LossBackward0", "SmoothL1LossBackward
                                                           # that compare input and target
 
 
-class SelfReferences:
-    """A reader of the shared loss-graph walk, then a function mode on a few steps."""
+class SelfReferences(BackwardWatch):
+    """A reader of the shared loss-graph walk, then a function mode on a few steps (armed
+    and retired by ``BackwardWatch``)."""
+    steps = STEPS_MEASURED
 
     def __init__(self, adapter, observed, on_error):
-        self.observed, self.on_error = observed, on_error
-        self.enabled = adapter.framework == "torch"
-        self.wanted, self.scans, self.measured = False, 0, 0
-        self.modes = OwnedModes()
-        self._step, self._checked, self._backwards = None, {}, 0
+        super().__init__(adapter.framework == "torch", on_error)
+        self.observed, self.scans = observed, 0
+        self._checked, self._backwards = {}, 0
 
     # --- the structure scan (graph_walks.LossGraph) ---------------------------------------
     def wants(self, step):
@@ -59,27 +59,14 @@ class SelfReferences:
         self.wanted = bool(_reference_differences(nodes))
 
     # --- the measured steps -----------------------------------------------------------
-    def arm(self, step):
-        if not self.enabled or not self.wanted or self.measured >= STEPS_MEASURED or \
-                step is None:
-            return
-        try:
-            self.modes.drop_stale()
-            if self.modes.stale:
-                return                     # an older mode still waits on the stack
-            self._step, self._checked, self._backwards = int(step), {}, 0
-            self.measured += 1
-            self.modes.push(_comparing_mode(self))
-        except Exception as error:         # no mode: nothing is read, the step runs as ever
-            self.enabled = False
-            self.on_error(error)
+    def begin_step(self, step):
+        self._checked, self._backwards = {}, 0
+
+    def make_mode(self):
+        return _comparing_mode(self)
 
     def disarm(self):
-        try:
-            self.modes.retire()
-        except Exception as error:
-            self.enabled = False
-            self.on_error(error)
+        super().disarm()
         self._checked = {}
 
     def compare(self, result, operands, probabilities=False):
@@ -99,16 +86,15 @@ class SelfReferences:
             torch.allclose(a.exp(), b, rtol=PROBABILITY_RTOL, atol=0) if probabilities
             else torch.equal(a, b))
 
-    def on_backward(self, loss):
-        if self._step is None or self._backwards >= 1 or not self._checked or \
-                getattr(loss, "grad_fn", None) is None:
+    def on_backward(self, step, loss):
+        if self._backwards >= 1 or not self._checked:
             return
         self._backwards += 1
         nodes = nodes_under([loss.grad_fn], LOSS_WALK_LIMIT)
         reaching = set(nodes) - _ratio_operands(nodes)   # a kl_div's node is its reduction's
         seen = [equal for node, equal in self._checked.items() if node in reaching]
         if seen:
-            self.observed.self_references.append((self._step, sum(seen), len(seen)))
+            self.observed.self_references.append((step, sum(seen), len(seen)))
 
 
 def _reference_differences(nodes):
@@ -147,7 +133,7 @@ def _comparing_mode(owner):
         def __torch_function__(self, func, types, args=(), kwargs=None):
             if self.active and func is torch.Tensor.backward and args:
                 try:
-                    owner.on_backward(args[0])
+                    owner._on_backward(args[0])
                 except Exception as error:     # a graph we cannot read costs this step
                     self.active = False
                     owner.on_error(error)

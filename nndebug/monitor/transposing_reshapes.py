@@ -54,20 +54,33 @@ class TransposingReshapes(FirstStepsReader):
     steps = WALK_STEPS
 
     def keep(self, step, nodes):
-        rows = self.observed.transposing_reshapes
-        seen = {(tuple(row[1]), tuple(row[2])) for row in rows}
-        for before, after, order in find_transposing_reshapes(nodes):
-            if (tuple(before), tuple(after)) not in seen and len(rows) < MAX_ROWS:
-                seen.add((tuple(before), tuple(after)))
-                rows.append((step, before, after, order))
+        keep_shape_pairs(self.observed.transposing_reshapes, step,
+                         find_transposing_reshapes(nodes), MAX_ROWS)
+
+
+def keep_shape_pairs(rows, step, found, limit):
+    """Append ``(step, before, after, detail)`` to ``rows`` for each found reshape whose
+    (input, output) shape pair is not there yet, up to ``limit`` rows: the wiring is the
+    same on every step, so each pair is kept once."""
+    seen = {(tuple(row[1]), tuple(row[2])) for row in rows}
+    for before, after, detail in found:
+        if (tuple(before), tuple(after)) not in seen and len(rows) < limit:
+            seen.add((tuple(before), tuple(after)))
+            rows.append((step, before, after, detail))
+
+
+def moved_reshape_ids(nodes):
+    """The ids of the nodes among ``nodes`` whose output goes straight into a transpose or
+    permute (``AXIS_MOVES``)."""
+    return {id(child) for node in nodes if type(node).__name__ in AXIS_MOVES
+            for child, _ in node.next_functions if child is not None}
 
 
 def find_transposing_reshapes(nodes):
     """[(input shape, output shape, input axes in the order the output follows)] of each
     reshape node among ``nodes`` that only an axis reordering explains (module doc), unless
     its output goes straight into a transpose or permute (see ``AXIS_MOVES``)."""
-    moved = {id(child) for node in nodes if type(node).__name__ in AXIS_MOVES
-             for child, _ in node.next_functions if child is not None}
+    moved = moved_reshape_ids(nodes)
     found = []
     for node in nodes:
         if type(node).__name__ not in RESHAPES or _after_a_move(node):
