@@ -21,7 +21,7 @@ optimizer's own updates (the median distance one step moves the sampled entries)
 the weights' path (how much of the distance travelled since the last write, or since
 ``LOOKBACK_STEPS`` steps, the write took back). One row per write:
 ``(step, jump in median updates, distance left to the earlier weights / distance travelled
-from them)``. The hooks go when the window is full or the monitor closes.
+from them)``. The hooks stop sampling when the window is full and go when the monitor closes.
 """
 WINDOW_STEPS = 400           # [design] optimizer steps followed: a save or sync every 10-100
                              # steps shows several times in them; an MLP step (~1 ms) pays
@@ -41,6 +41,7 @@ class RewrittenWeights:
         self.observed, self.optimizer = observed, optimizer
         self.current_step, self.on_error = current_step, on_error
         self._handles, self._steps, self._read_at = [], [], 0
+        self._sampling = True
         self.enabled = adapter.framework == "torch" and \
             hasattr(optimizer, "register_step_pre_hook") and \
             hasattr(optimizer, "register_step_post_hook")
@@ -76,12 +77,16 @@ class RewrittenWeights:
         rows[len(self._steps)].copy_(self._view)
 
     def _before_step(self, optimizer, args, kwargs):
+        if not self._sampling:
+            return
         try:
             self._sample(self._before)
         except Exception as error:        # never break the user's step
             self._stop(error)
 
     def _after_step(self, optimizer, args, kwargs):
+        if not self._sampling:
+            return
         try:
             self._sample(self._after)
             self._steps.append(int(self.current_step()))
@@ -89,11 +94,14 @@ class RewrittenWeights:
             self._stop(error)
             return
         if len(self._steps) >= WINDOW_STEPS:
-            self._remove()
+            self._sampling = False          # the window is full
 
+    # The hooks are never removed from inside themselves: torch iterates over the
+    # optimizer's hooks while they run, and removing one there raised "OrderedDict mutated
+    # during iteration" out of the user's optimizer.step(). Once sampling stops they return
+    # at once, until the monitor closes.
     def _stop(self, error):
-        self.enabled = False
-        self._remove()
+        self.enabled = self._sampling = False
         self.on_error(error)
 
     def _remove(self):
