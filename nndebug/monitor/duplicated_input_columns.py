@@ -48,12 +48,10 @@ def duplicated_columns(x):
     if not np.isfinite(x).all():
         return None                        # NaN inputs are another rule's business
     x = np.ascontiguousarray(x.T)          # one row per column: its values as bytes
-    seen, groups, varied = {}, {}, 0
-    for column, values in enumerate(x):
-        if not _varied(values):
-            continue
-        varied += 1
-        key = values.tobytes()
+    varied_columns = np.flatnonzero(_varied(x))
+    seen, groups, varied = {}, {}, len(varied_columns)
+    for column in varied_columns.tolist():
+        key = x[column].tobytes()
         if key in seen:
             groups.setdefault(seen[key], [seen[key]]).append(column)
         else:
@@ -65,11 +63,20 @@ def duplicated_columns(x):
         [[int(c) for c in group] for group in found[:MAX_GROUPS]]
 
 
-def _varied(values):
-    """Whether a column takes MIN_DISTINCT values or more, none in over MAX_MODE_SHARE of
-    the rows."""
-    _, counts = np.unique(values, return_counts=True)
-    return len(counts) >= MIN_DISTINCT and counts.max() <= MAX_MODE_SHARE * len(values)
+def _varied(columns):
+    """Per column (a row of ``columns``), whether it takes MIN_DISTINCT values or more,
+    none in over MAX_MODE_SHARE of the rows. All columns at once: each sorted, its runs of
+    equal values counted with one ``bincount`` (a ``np.unique`` per column cost ~25 us
+    each, 256 of them on a 64-feature table's four batches)."""
+    ordered = np.sort(columns, axis=1)
+    starts = np.ones(ordered.shape, dtype=bool)          # where a run of equal values starts
+    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    distinct = starts.sum(axis=1)
+    run_ids = np.cumsum(starts, axis=1) - 1 + \
+        np.arange(ordered.shape[0])[:, None] * ordered.shape[1]
+    longest_run = np.bincount(run_ids.ravel(), minlength=ordered.size) \
+        .reshape(ordered.shape).max(axis=1)
+    return (distinct >= MIN_DISTINCT) & (longest_run <= MAX_MODE_SHARE * ordered.shape[1])
 
 
 def _periodic_window(groups, varied):
