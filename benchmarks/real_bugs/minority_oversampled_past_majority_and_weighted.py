@@ -10,17 +10,21 @@ LARGER than the majority (healthy) class after augmentation (2835->5670 vs 5025)
 Combined with a manually-set FocalLoss alpha that also up-weighted the disease class, the
 two effects compounded ... and the model collapsed toward predicting 'disease' almost
 universally"; the fix: oversample to the majority's count exactly, "decoupled from any
-separate class-weighting in the loss"). Here noisy digits, 'disease' = the 9s (a
-tenth of the rows), 'healthy' = the rest: the bug doubles the disease rows and weighs
-them by healthy / disease in the cross-entropy (about 9), so the loss counts them about
-twice as much as the healthy rows, where either correction alone would count both
-classes alike; the fixed twin oversamples them to the healthy count exactly, unweighted.
+separate class-weighting in the loss"). Here noisy digits, 'disease' = the 7s, 8s and 9s
+(30% of the rows, as the report's 2835 of 7860), 'healthy' = the rest: the bug doubles the
+disease rows, which then outnumber the healthy ones (60/40 in the batches), and ALSO
+weighs them by healthy / disease in the cross-entropy (2.3), so they carry 78% of the
+loss; the fixed twin oversamples them to the healthy count exactly, unweighted (50%).
 
-Measured (300 steps, 360 held-out rows in the natural proportions, 10% disease): the
-bug answers 'disease' for 23.9% of the rows (the fixed twin 17.5%), healthy recall 0.81
-against 0.88, the precision of a 'disease' answer 0.26 against 0.33. On this data the
-shift is a lean, not the report's full collapse (its focal loss and harder x-rays
-pushed further): the healthy patients pay for it.
+Measured (300 steps, 360 held-out rows in the natural proportions, 30% disease): the
+bug answers 'disease' for 47.5% of the rows (the fixed twin 35%), healthy recall 0.69
+against 0.81 (disease recall 0.80 against 0.66): on this data a strong lean rather than
+the report's full collapse (its focal loss and harder x-rays pushed further), paid for by
+the healthy patients.
+
+Missed (KNOWN_MISSES in tests/test_real_bugs.py): the weights and batch shares are what
+deliberate cost-sensitive weights on balanced data look like, and the harm shows only in
+how often each class is predicted, which watch does not count.
 """
 import numpy as np
 import torch
@@ -32,17 +36,17 @@ TITLE = "Class-balancing oversampling overshot the target count"
 LINK = "https://github.com/abdubakr77/dental-xray-ai/issues/20"
 EXPECTED = ("CLASS_REBALANCED_TWICE",)
 STEPS = 300
-NOISE = 1.0          # pixel noise: the classes overlap, so the prior the loss sees matters
+NOISE = 0.7          # pixel noise: the classes overlap, so the prior the loss sees matters
 HELD_OUT = 360
 OVERSAMPLE = 2       # the report's factor: 2835 -> 5670 disease rows
 
 
 def data(seed=0):
-    """Noisy digits: x, y (1 = "disease", the 9s), split into training and held-out."""
+    """Noisy digits: x, y (1 = "disease": the 7s, 8s, 9s), training and held-out parts."""
     g = torch.Generator().manual_seed(seed)
     x, digit = classification()
     x = x + NOISE * torch.randn(x.shape, generator=g)
-    y = (digit == 9).long()
+    y = (digit >= 7).long()
     order = torch.randperm(len(x), generator=g)
     test, train = order[:HELD_OUT], order[HELD_OUT:]
     return x[train], y[train], x[test], y[test]

@@ -22,6 +22,8 @@ loss 0.198, micro-F1 0.85 while the held-out collages score 0.305 and 0.72. The 
 twin's validation reads 0.195 / 0.81 against 0.277 / 0.73 held out (its validation
 collages share digit images with the training ones, hence some optimism too): the bug
 both widens the gap and trains a worse model.
+
+Named as VALIDATION_ROWS_IN_TRAINING as it came.
 """
 import numpy as np
 import torch
