@@ -1,0 +1,90 @@
+"""Parameters that hold NaN, Inf or absurdly large values before training starts
+(UNINITIALISED_PARAMETERS, ``nndebug.rules.uninitialised_parameters``).
+
+``nn.Parameter(torch.Tensor(out, in))`` or ``torch.empty(...)`` without an initialiser
+afterwards (a ``reset_parameters`` never called, an ``init`` loop that skips a layer written
+by hand) keeps whatever the allocator's memory held: often zeros, sometimes leftovers of
+freed tensors, sometimes bit patterns that read as NaN or as 1e30. No initialisation scheme
+and no trained model gives a trainable weight such values; a parameter that starts with them
+was never initialised.
+
+How it is read: once, when ``watch`` starts (before the first forward), every floating-point
+parameter's largest magnitude is reduced on its device (NaN and Inf carry through the
+maximum) and the lot moved to the host together; only a parameter whose maximum is
+non-finite or above ``HUGE_START_VALUE`` is looked at again (its non-finite count, its
+largest finite value). Cost: one reduction over the parameters' memory and one host
+transfer per device, once; nothing during training.
+
+Kept in ``run.observed.start_parameter_values`` as ``[(name, shape, trainable, non-finite
+elements, largest finite |value|)]`` for the parameters with a non-finite element or a
+finite value above ``HUGE_START_VALUE`` (every other parameter: no row).
+"""
+import math
+
+import numpy as np
+
+HUGE_START_VALUE = 1e15    # [design] |w| no initialiser and no training reaches in float32
+                           # weights (default inits stay below 1, a weight trained to 1e4 is
+                           # already extreme); random bits read as float32 pass it in about a
+                           # third of the cases, NaN/Inf patterns aside
+START_PARAMETER_ROWS = 16  # [design] parameters kept at most
+
+
+def read_start_values(adapter, observed, on_error):
+    """Fill ``observed.start_parameter_values`` (once, at watch start)."""
+    try:
+        named = [(name, p) for name, p in adapter.named_parameters()]
+    except Exception as error:        # a model without named parameters
+        on_error(error)
+        return
+    try:
+        if adapter.framework == "torch":
+            rows = _torch_rows(named)
+        else:
+            rows = _numpy_rows(adapter, named)
+        for name, p, bad, largest in rows[:START_PARAMETER_ROWS]:
+            observed.start_parameter_values.append(
+                (str(name), [int(n) for n in p.shape], adapter.requires_grad(p), int(bad),
+                 float(largest)))
+    except Exception as error:        # never break the user's watch()
+        on_error(error)
+
+
+def _torch_rows(named):
+    import torch
+    kept = [(name, p) for name, p in named if p.is_floating_point() and p.numel() > 0
+            and p.device.type != "meta"]
+    if not kept:
+        return []
+    peaks = {}                               # device -> [(index, max |value|)]: NaN and Inf
+    with torch.no_grad():                    # propagate through min/max, so one reduction
+        for i, (_, p) in enumerate(kept):    # a parameter tells the usual case (all fine)
+            low, high = torch.aminmax(p.detach())   # (fastest; no |p| copy made)
+            peaks.setdefault(p.device, []).append((i, torch.maximum(-low, high).float()))
+        peak = [0.0] * len(kept)
+        for pairs in peaks.values():         # one host transfer per device
+            for (i, _), value in zip(pairs, torch.stack([v for _, v in pairs]).cpu().tolist()):
+                peak[i] = value
+        rows = []
+        for (name, p), value in zip(kept, peak):
+            if math.isfinite(value) and value <= HUGE_START_VALUE:
+                continue
+            finite = torch.isfinite(p)           # the odd few only: count and largest finite
+            bad = int((~finite).sum())
+            largest = float(p.detach()[finite].abs().max()) if bad < p.numel() else 0.0
+            rows.append((name, p, bad, largest))
+    return rows
+
+
+def _numpy_rows(adapter, named):
+    rows = []
+    for name, p in named:
+        array = np.asarray(adapter.to_numpy(p))
+        if array.size == 0 or array.dtype.kind != "f":
+            continue
+        finite = np.isfinite(array)
+        bad = int(array.size - finite.sum())
+        largest = float(np.abs(array[finite]).max()) if finite.any() else 0.0
+        if bad > 0 or (math.isfinite(largest) and largest > HUGE_START_VALUE):
+            rows.append((name, p, bad, largest))
+    return rows
