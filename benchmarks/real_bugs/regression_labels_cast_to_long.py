@@ -13,8 +13,9 @@ go through the classification-style conversion, and the regression head takes
 ``labels.float()`` as FARM's does. Fix: keep regression labels float
 (``torch.tensor(labels, dtype=torch.float32)``).
 
-Measured (300 steps, 297 held-out digits, MSE against the TRUE scores): 0.188 for the bug, 0.001 for the fixed twin;
-the bug's own printed training loss (against the truncated labels) ends at 0.096.
+Measured (300 steps, 297 held-out digits, MSE against the TRUE scores): 0.188 for the bug,
+0.001 for the fixed twin; the bug's own printed training loss (against the truncated labels)
+ends at 0.096.
 """
 import torch
 from torch import nn

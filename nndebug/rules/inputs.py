@@ -15,6 +15,13 @@ INPUT_SCALE_HIGH = 5.0        # input RMS above this: not standardised [karpathy
                               # your data"); pixels in [0, 1] have RMS < 1, raw [0, 255] ~100
 INPUT_SCALE_LOW = 1e-2        # input RMS below this: features squashed toward 0 [measured]
 CONSTANT_INPUT_FRACTION = 0.99  # share of features identical across the batch [measured]
+SCALING_LAYER_TYPES = ("Linear", "Conv1d", "Conv2d", "Conv3d")   # [design] layers whose
+                              # output at the first record shows the scale they were fed
+                              # (real-bug batch 61: a model that centres raw masses itself)
+SCALED_INSIDE_SHRINK = 20.0   # [design] inputs this many times larger (RMS) than every such
+                              # layer's output: the model removed their scale before any
+                              # weight saw it. A default-initialised layer fed the inputs
+                              # puts out about 0.3-1x their RMS (PyTorch's uniform init)
 
 
 @rule(produces="NAN_IN_INPUTS", explains={"NAN_LOSS", "NAN_GRADIENTS"})
@@ -55,6 +62,25 @@ def constant_inputs(ctx):
             "that zeroes everything, or a batch built from one sample.")
 
 
+def _scaled_inside_model(ctx, input_rms):
+    """Whether every linear and convolution layer of the model put out unit-scale values,
+    SCALED_INSIDE_SHRINK times smaller than the inputs, on the first record that measured
+    them (at their initial weights): the model brought its large inputs to unit scale itself
+    before any weight saw them (``(mz - 600) / 4`` in its forward, a normalisation layer in
+    front). Raw inputs fed to a layer make its output about as large as they are (pixels in
+    [0, 255]: tens)."""
+    scaling = [layer.name for layer in getattr(ctx.run, "layers", None) or []
+               if layer.type in SCALING_LAYER_TYPES]
+    first = next((r for r in ctx.records if any(
+        "std" in r.activations.get(name, {}) for name in scaling)), None)
+    if first is None:
+        return False
+    values = [rms(first.activations[name]) for name in scaling
+              if "std" in first.activations.get(name, {})]
+    return all(v is not None and math.isfinite(v) and v <= INPUT_SCALE_HIGH and
+               v * SCALED_INSIDE_SHRINK <= input_rms for v in values)
+
+
 @rule(produces="UNNORMALIZED_INPUTS", reads={"CONSTANT_INPUTS"},
       explains={"EXPLODING_ACTIVATIONS", "SATURATED_ACTIVATIONS", "DEAD_RELU", "LOSS_DIVERGING",
                 "NAN_LOSS", "LOSS_PLATEAU", "EXPLODING_GRADIENTS", "LR_TOO_HIGH",
@@ -66,7 +92,7 @@ def unnormalized_inputs(ctx):
         return None
     typical = float(np.median([v for _, v in measured]))
     r = measured[0][0]
-    if typical > INPUT_SCALE_HIGH:
+    if typical > INPUT_SCALE_HIGH and not _scaled_inside_model(ctx, typical):
         return Finding(
             code="UNNORMALIZED_INPUTS", severity="warning", step=r.step,
             message=f"The inputs are far from unit scale (root-mean-square {fmt(typical)}, mean "

@@ -16,7 +16,10 @@ non-finite value, in the forward or in the backward pass. Two different traps:
 
 Only births on judged records count (``record.judged``: the verdict must not depend on the
 clock), on or before the run's first non-finite loss or gradients (after that every value
-is NaN and nothing is born any more), and not after the loss grew by ``BLOW_UP_GROWTH``
+is NaN and nothing is born any more) - or after it on a step whose loss and forward were
+still finite: the NaN update never reached the weights (a GradScaler skipping the step), so
+the same call makes it again from finite numbers -, and not after the loss grew by
+``BLOW_UP_GROWTH``
 (a blow-up's NaN: an operation fed +inf from upstream is not where it began). Silent on a
 run whose loss and gradients stay finite, whatever its forward computed on the way (a -inf
 mask is no finding).
@@ -125,6 +128,20 @@ def _blew_up_before(ctx, step):
     return before.size >= 2 and before[-1] > BLOW_UP_GROWTH * max(float(np.min(before)), 1e-12)
 
 
+def _weights_survived(ctx, symptom):
+    """Steps after ``symptom`` whose loss and forward were still finite although gradients
+    had gone NaN: the non-finite update never reached the weights (a GradScaler skipping the
+    step, a skip-on-NaN guard), so a NaN gradient born again there is born from finite
+    numbers, by the same call (real-bug batch 61: a clamp's 1 - 1e-6 rounded to 1.0 in
+    float16, its NaN skipped by the scaler on every step)."""
+    losses = ctx.loss_by_step
+    return {r.step for r in ctx.all_records if r.step > symptom and
+            math.isfinite(losses.get(r.step, math.nan)) and
+            all(math.isfinite(st.get(stat, 0.0)) for st in [r.inputs or {}] for stat in
+                ("mean", "std")) and
+            all(math.isfinite(st.get("mean", 0.0)) for st in r.activations.values())}
+
+
 def _where(module, source):
     return module or ("model" if source == MODEL_FORWARD else "loss")
 
@@ -137,7 +154,8 @@ def nonfinite_origin(ctx):
     if symptom is None or not births:
         return None
     judged = {r.step for r in ctx.all_records if getattr(r, "judged", True)}
-    births = [b for b in births if b[0] in judged and b[0] <= symptom]
+    survived = _weights_survived(ctx, symptom)
+    births = [b for b in births if b[0] in judged and (b[0] <= symptom or b[0] in survived)]
     if not births:
         return None
     for step in sorted({b[0] for b in births}):
