@@ -323,3 +323,28 @@ def test_a_bfloat16_clamp_under_a_skip_on_nan_guard_is_traced():
             mon.step(loss)
     assert BACKWARD in _codes(mon)
     assert next(f for f in mon.findings() if f.code == BACKWARD).evidence["operation"] == "log1p"
+
+
+def test_a_model_run_under_no_grad_every_step_stops_being_watched():
+    """Pseudo-labels from the model under no_grad on every step, a cross-entropy after: no
+    regression loss ever comes, and after VALIDATION_FORWARDS_WATCHED such forwards no mode
+    is pushed any more; none is left behind."""
+    from nndebug.monitor.function_modes import top_mode
+    from nndebug.monitor.validation_targets import VALIDATION_FORWARDS_WATCHED
+    torch.manual_seed(0)
+    x, y = classification()
+    model = mlp()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    with nd.watch(model, optimizer) as mon:
+        for xb, _ in batches(x, y, 40):
+            with torch.no_grad():
+                pseudo = model(xb).argmax(1)
+            optimizer.zero_grad()
+            loss = F.cross_entropy(model(xb), pseudo)
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+        watcher = mon.around.validation_targets
+        assert watcher.watched == VALIDATION_FORWARDS_WATCHED and not watcher.rows
+    assert top_mode() is None
+    assert TRUNCATED not in _codes(mon)

@@ -12,8 +12,9 @@ What it reads (torch only). Validation: after a forward of the model with gradie
 ``TorchFunctionMode`` sees the next regression loss call (``mse_loss``, ``l1_loss``,
 ``smooth_l1_loss``, ``huber_loss``, modules included: they call these) and keeps its
 target's dtype and the share of whole numbers among at most TARGET_SAMPLE values of it (one host
-transfer per call kept); VALIDATION_CALLS_KEPT calls, then the hook does nothing more (it
-goes when the monitor closes). The mode is pushed
+transfer per call kept); VALIDATION_CALLS_KEPT calls (or VALIDATION_FORWARDS_WATCHED
+forwards with gradients off), then the hook does nothing more (it goes when the monitor
+closes). The mode is pushed
 when a validation forward returns; it stops measuring after one loss call and is popped
 when the model's next forward returns, or when the monitor closes. Cost: one forward hook
 on the model (a few microseconds a forward) until the calls are kept. Training: the targets the
@@ -29,6 +30,10 @@ TRUNCATION_LOSSES = ("mse_loss", "l1_loss", "smooth_l1_loss",
                      "huber_loss")   # [design] torch's regression losses (modules call them)
 VALIDATION_CALLS_KEPT = 4   # [design] validation loss calls read: one per validation pass is
                             # enough, a few to see it every time
+VALIDATION_FORWARDS_WATCHED = 16   # [design] forwards with gradients off after which no mode
+                            # is pushed any more: a loop that runs the model under no_grad
+                            # every step (pseudo-labels) without a regression loss after it
+                            # must not pay for the mode all run long
 TARGET_SAMPLE = 4096        # [design] target values read of a call
 
 
@@ -46,6 +51,7 @@ class ValidationTargets:
         self.adapter, self.observed, self.on_error = adapter, observed, on_error
         self.current_step = current_step
         self.rows = []                 # validation rows, as kept
+        self.watched = 0               # forwards with gradients off after which a mode went on
         self._handles, self._mode, self._stale = [], None, []
         self.enabled = adapter.framework == "torch" and model is not None
         if not self.enabled:
@@ -63,8 +69,10 @@ class ValidationTargets:
         if self._mode is not None or self._stale:
             self._pop_mode()           # the last validation forward's mode: its loss is past
         if not self.enabled or self._grad_enabled() or self._stale or \
-                len(self.rows) >= VALIDATION_CALLS_KEPT:
+                len(self.rows) >= VALIDATION_CALLS_KEPT or \
+                self.watched >= VALIDATION_FORWARDS_WATCHED:
             return                     # done, a training forward, or a mode of ours waits
+        self.watched += 1
         try:
             self._mode = _loss_call_mode(self._on_loss_call)
             self._mode.__enter__()
