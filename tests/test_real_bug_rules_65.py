@@ -105,6 +105,21 @@ def test_padded_rows_reads_trailing_and_leading_runs_of_one_value():
     assert row_labels(np.array([0.3, 1.0, 1.0, 0.0]), 4) is None       # regression targets
 
 
+
+def test_one_hot_columns_at_the_end_of_a_table_are_not_padding():
+    """A table whose last columns are a category's dummies: rows of the earlier categories
+    end in zeros, which is a category, not padding (mlcourse.ai#690's table, whose classes
+    follow the category, raised PADDING_PREDICTS_LABEL on its fixed twin)."""
+    rng = np.random.default_rng(0)
+    category = rng.integers(0, 6, 64)
+    x = np.concatenate([rng.random((64, 40)), np.eye(6)[category]], axis=1)
+    padded, _ = padded_rows(x)
+    assert not padded.any()
+    x[:, 40:] = rng.random((64, 6))   # signal there instead: the zero rows are padding again
+    x[:20, 40:] = 0.0
+    padded, value = padded_rows(x)
+    assert padded[:20].all() and not padded[20:].any() and value == 0.0
+
 # --- LABELS_MISALIGNED: labels drifting along the frames --------------------------------
 
 def test_planted_frame_label_drift_is_named_and_its_twin_is_silent():

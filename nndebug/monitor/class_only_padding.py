@@ -26,6 +26,9 @@ import numpy as np
 MIN_PAD_POSITIONS = 2      # [design] positions a run of padding needs (one equal pair of
                            # samples at the end of a waveform is chance)
 MIN_PAD_SHARE = 0.05       # [design] share of the last axis a run of padding needs
+MIN_SIGNAL_VALUES = 3      # [design] distinct values the unpadded rows must hold where the
+                           # padded rows are padded: a signal takes many, one-hot or flag
+                           # columns at the end of a table (mlcourse.ai#690's dummies) two
 MAX_LABELS = 32            # [design] distinct labels a batch may hold (class ids, not
                            # regression targets)
 MAX_BATCH_VALUES = 4_000_000   # [design] values of a batch read at most (host memory)
@@ -54,6 +57,13 @@ def padded_rows(x):
     run = np.maximum(ends[0][0], ends[1][0])
     value = np.where(ends[0][0] >= ends[1][0], ends[0][1], ends[1][1])
     candidates = run >= need
+    trailing = ends[0][0] >= ends[1][0]
+    for side, positions in ((trailing, slice(length - need, None)), (~trailing, slice(0, need))):
+        others = x[~candidates][..., positions]
+        # where the unpadded rows hold only a flag's two values (one-hot columns at the end of
+        # a table), a row of zeros there is a category, not a stretch of padded silence
+        if len(others) and len(np.unique(others)) < MIN_SIGNAL_VALUES:
+            candidates &= ~side
     if not candidates.any():
         return np.zeros(rows, dtype=bool), None
     values, counts = np.unique(value[candidates], return_counts=True)
