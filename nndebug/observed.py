@@ -303,7 +303,11 @@ ROW_LISTS += ("target_column_scales",)   # real-bug batch 42 (regression numeric
 ROW_LISTS += ("near_zero_divisors",)   # real-bug batch 42 (percentage errors)
 ROW_LISTS += ("target_value_matches",)   # real-bug batch 42 (windows reading ahead)
 ROW_LISTS += ("conflicting_label_rows",)   # real-bug batch 45 (one file read for two labels)
+ROW_LISTS += ("class_only_padding",   # real-bug batch 65 (one class padded,
+              "position_losses")   # labels drifting from the frames)
 ROW_LISTS += ("in_place_skips", "shared_norm_sites")   # real-bug batch 43 (model wiring)
+ROW_LISTS += ("start_parameter_values",   # real-bug batch 64 (parameters never initialised,
+              "in_place_inputs")   # a forward writing into its own input)
 ROW_LISTS += ("pooled_log_probs", "ppo_ratios")   # real-bug batch 44 (policy-gradient losses)
 ROW_LISTS += ("validation_row_matches",   # real-bug batch 46 (rows in both splits,
               "row_standardised_inputs")   # tables standardised per row)
@@ -324,6 +328,12 @@ ROW_LISTS += ("soft_target_agreement", "foreign_norm_statistics",
 ROW_LISTS += ("multiplied_skips",   # real-bug batch 57 (vision transformers: a skip
               "head_softmaxes",   # joined with *, a softmax over all heads' keys,
               "patch_grid_reshapes")   # patches cut or pasted by one reshape)
+ROW_LISTS += ("rounded_input_columns",   # real-bug batch 61 (inputs cast to bfloat16,
+              "wrapped_input_levels",   # uint8 arithmetic wrapped around,
+              "validation_target_kinds")   # validation targets cast with .long())
+ROW_LISTS += ("category_code_columns",   # real-bug batch 63 (a weekday code as one number,
+              "embedding_field_ranges",   # field offsets that overlap in one table,
+              "frozen_table_probes")   # a frozen table's rows against its ids)
 
 
 @dataclass
@@ -643,6 +653,17 @@ class Observed:
                                                           # twin has another target)],
                                                           # first training batches
                                                           # (monitor/identical_input_rows.py)
+    class_only_padding: list = field(default_factory=list)  # [(step, rows, padded rows,
+                                                          # [labels of padded rows], [labels
+                                                          # of unpadded rows])], first
+                                                          # training batches (batch 65,
+                                                          # monitor/class_only_padding.py)
+    position_losses: list = field(default_factory=list)  # [(step, classes, [loss of each
+                                                          # position], [labels' entropy at
+                                                          # each position])], per-position
+                                                          # class-index losses on recorded
+                                                          # steps (batch 65,
+                                                          # monitor/position_losses.py)
     validation_row_matches: list = field(default_factory=list)  # [(evaluation batch,
                                                           # rows compared, rows equal to a
                                                           # kept training row, distinct
@@ -774,6 +795,46 @@ class Observed:
                                                           # runs, the others' share in runs)]
                                                           # of soft-target losses (batch 60,
                                                           # monitor/soft_target_padding.py)
+    start_parameter_values: list = field(default_factory=list)  # [(name, shape, trainable,
+                                                          # non-finite elements, largest finite
+                                                          # |value|)] of the parameters odd at
+                                                          # watch start (batch 64,
+                                                          # monitor/start_parameters.py)
+    in_place_inputs: list = field(default_factory=list)  # [(step, shape, view of a larger
+                                                          # tensor, its elements, storage fed
+                                                          # on an earlier watched step)] of
+                                                          # forwards writing into their input
+                                                          # (batch 64, monitor/in_place_inputs.py)
+    category_code_columns: list = field(default_factory=list)  # [(column, codes, rows,
+                                                          # lowest, highest, between share,
+                                                          # unordered share, target variance)]
+                                                          # of first training inputs' code
+                                                          # columns (batch 63,
+                                                          # monitor/categorical_inputs.py)
+    embedding_field_ranges: list = field(default_factory=list)  # [(layer, fields, rows,
+                                                          # boundaries, touching, overlapping,
+                                                          # [(field, shared id)])] of (rows,
+                                                          # fields) id tables (batch 63)
+    rounded_input_columns: list = field(default_factory=list)  # [(step, dtype, rows,
+                                                          # varied columns, rounded columns,
+                                                          # column, mean, std, dtype spacing)]
+                                                          # of first training inputs (batch 61,
+                                                          # monitor/input_precision.py)
+    wrapped_input_levels: list = field(default_factory=list)  # [(step, rows, levels spanned,
+                                                          # best cyclic shift, roughness,
+                                                          # roughness shifted)] of first
+                                                          # training inputs (batch 61,
+                                                          # monitor/wrapped_inputs.py)
+    validation_target_kinds: list = field(default_factory=list)  # [(kind "training" or
+                                                          # "validation", step, loss, dtype,
+                                                          # values read, whole-number share)]
+                                                          # (batch 61,
+                                                          # monitor/validation_targets.py)
+    frozen_table_probes: list = field(default_factory=list)  # [(layer, samples, classes,
+                                                          # accuracy at shift 0, best other
+                                                          # shift, its accuracy, ids' accuracy,
+                                                          # majority share)] of frozen
+                                                          # embeddings (batch 63)
 
     def to_dict(self):
         from dataclasses import asdict

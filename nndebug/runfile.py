@@ -539,6 +539,35 @@ def _conflicting_label_row(row):   # real-bug batch 45
 ROW_READERS.update(conflicting_label_rows=_conflicting_label_row)   # real-bug batch 45
 
 
+def _class_only_padding(row):   # real-bug batch 65
+    step, rows, padded, padded_labels, other_labels = row
+    return (int(step), int(rows), int(padded), [int(v) for v in padded_labels],
+            [int(v) for v in other_labels])
+
+
+def _position_losses(row):   # real-bug batch 65
+    step, classes, losses, entropy = row
+    return int(step), int(classes), [float(v) for v in losses], [float(v) for v in entropy]
+
+
+ROW_READERS.update(class_only_padding=_class_only_padding,   # real-bug batch 65
+                   position_losses=_position_losses)
+
+
+def _start_parameter_value(row):   # real-bug batch 64
+    name, shape, trainable, nonfinite, largest = row
+    return str(name), [int(n) for n in shape], bool(trainable), int(nonfinite), float(largest)
+
+
+def _in_place_input(row):   # real-bug batch 64
+    step, shape, larger, elements, fed_again = row
+    return int(step), [int(n) for n in shape], bool(larger), int(elements), bool(fed_again)
+
+
+ROW_READERS.update(start_parameter_values=_start_parameter_value,   # real-bug batch 64
+                   in_place_inputs=_in_place_input)
+
+
 def _validation_row_match(row):   # real-bug batch 46
     batch, rows, matched, distinct, kept, values = row
     return int(batch), int(rows), int(matched), int(distinct), int(kept), int(values)
@@ -1218,3 +1247,47 @@ def _soft_target_padding(row):   # real-bug batch 60
 ROW_READERS.update(single_value_norms=_single_value_norm, dropout_outputs=_dropout_output,
                    unchanged_running_buffers=_unchanged_running_buffer,
                    soft_target_padding=_soft_target_padding)   # real-bug batch 60
+
+
+def _category_code_column(row):   # real-bug batch 63
+    column, codes, rows, low, high, between, unordered, variance = row
+    return (int(column), int(codes), int(rows), float(low), float(high), float(between),
+            float(unordered), float(variance))
+
+
+def _embedding_field_range(row):   # real-bug batch 63
+    layer, fields, rows, boundaries, touching, overlapping, shared = row
+    return (str(layer), int(fields), int(rows), int(boundaries), int(touching),
+            int(overlapping), [(int(f), int(i)) for f, i in shared])
+
+
+def _frozen_table_probe(row):   # real-bug batch 63
+    layer, samples, classes, at_zero, shift, shifted, ids, majority = row
+    return (str(layer), int(samples), int(classes), float(at_zero), int(shift),
+            float(shifted), None if ids is None else float(ids), float(majority))
+
+
+def _rounded_input_column(row):   # real-bug batch 61
+    step, dtype, rows, varied, rounded, column, mean, std, spacing = row
+    return int(step), str(dtype), int(rows), int(varied), int(rounded), int(column), \
+        float(mean), float(std), float(spacing)
+
+
+def _wrapped_input_level(row):   # real-bug batch 61
+    step, rows, span, shift, plain, shifted = row
+    return int(step), int(rows), int(span), int(shift), float(plain), float(shifted)
+
+
+def _validation_target_kind(row):   # real-bug batch 61
+    kind, step, loss, dtype, values, share = row
+    return str(kind), int(step), str(loss), str(dtype), int(values), float(share)
+
+
+ROW_READERS.update(rounded_input_columns=_rounded_input_column,   # real-bug batch 61
+                   wrapped_input_levels=_wrapped_input_level,
+                   validation_target_kinds=_validation_target_kind)
+
+
+ROW_READERS.update(category_code_columns=_category_code_column,   # real-bug batch 63
+                   embedding_field_ranges=_embedding_field_range,
+                   frozen_table_probes=_frozen_table_probe)

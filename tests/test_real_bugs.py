@@ -15,6 +15,43 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    "from_pretrained_called_on_layer_instance":   # real-bug batch 63
+        "the run shows an ordinary trainable nn.Embedding holding a fresh N(0, 1) draw that "
+        "trains from scratch, fits the 160 training sentences (loss 0.01) and stays at 0.99 "
+        "on validation: that is what every text model that learns its own embedding on a "
+        "small set looks like. The pretrained vectors and the freeze=True meant for them "
+        "live only in the discarded layer that from_pretrained returned before watch "
+        "started; no trace of the intent reaches the run",
+    "regression_labels_cast_to_long":   # real-bug batch 61
+        "the targets reaching the loss are floats holding whole numbers 1..4 (labels.float() "
+        "after the long cast), learnt well (training loss 0.1 against them); regression on "
+        "counts, ratings or ages hands a loss the same whole-number floats, and the fractional "
+        "scores they were truncated from never reach the run (no validation pass with the "
+        "true scores to compare with, as VALIDATION_TARGETS_TRUNCATED has), so a rule on the "
+        "targets would flag every integer-valued regression",
+    "power_mel_through_amplitude_to_db":   # real-bug batch 65
+        "the run shows the loss at chance (LOSS_AT_CHANCE, warned) and inputs of which about "
+        "80% of each sample sits exactly at its minimum, with each sample's maximum at 1: "
+        "that is also what a digit or MNIST image looks like (a blank background at 0, "
+        "strokes up to 1), and a spectrogram clipped by top_db in the ordinary way has a "
+        "floor too; only the missing 40 dB of range would tell the doubled decibels apart, "
+        "and nothing in the inputs says what range they should have had",
+    "speaker_features_pooled_over_frequency":   # real-bug batch 65
+        "the pool over the whole height of the trunk's map, flattened into the head with the "
+        "width kept, is the right model when the height is time: spectrograms come as "
+        "(batch, 1, bands, frames) (torchaudio, this case) and as (batch, 1, frames, bands) "
+        "(PANNs, Keras channels-last) alike, and the bug and the fix differ only in which "
+        "axis that is; the run learns (last losses 0.75, 89% of a fresh batch right), so no "
+        "curve symptom points at it either",
+    "minority_oversampled_past_majority_and_weighted":   # real-bug batch 62
+        "the batches hold the rare class 60/40 (oversampled past the frequent one) and the "
+        "loss weighs it 2.3 to 1, so it carries 78% of the loss; but that is also what "
+        "deliberate cost-sensitive weights on balanced data look like (weight=[1, 2] against "
+        "false negatives), the loss curve is healthy, and the harm - the model answers the "
+        "weighted class for 47.5% of rows where it is 30% - shows only in how often each "
+        "class is picked, which watch does not count (it records which classes are picked, "
+        "not how many rows each); a rule on the weights and batch shares alone would flag "
+        "the deliberate set-up too",
     "batchnorm_pair_members_scored_in_separate_batches":   # real-bug batch 60
         "the two forward calls of a step hold the same images, the second shifted by one "
         "pixel in one row: the batch norm statistics of the two calls differ by no more than "
@@ -247,6 +284,14 @@ KNOWN_MISSES = {
         "informative feature and one that reads ahead look alike (the rows carry no time "
         "index); only recomputing the indicator from the days known at prediction time shows "
         "the leak (accuracy 0.87 as computed, 0.43 live)",
+    "lstm_cell_recurrent_weights_identity_init":   # real-bug batch 64
+        "the cell's start (orthogonal input weights at gain 1, the identity copied into all "
+        "four gates' recurrent blocks) makes the run slower, not broken: its loss falls "
+        "steadily from 3.4 to 1.81 nats against the fixed twin's 1.63, with finite values "
+        "and no finding of any kind (no saturated or dead units, no gradient warning); a slower "
+        "healthy model (a smaller one, a lower learning rate) looks the same, and a rule on "
+        "'one block repeated across the gates' would match this script's line, not a "
+        "symptom seen in the run",
 }
 
 

@@ -96,6 +96,10 @@ from .ppo_ratios import PpoRatios   # real-bug batch 44
 from .foreign_networks import ForeignNetworks   # real-bug batch 55
 from .soft_target_labels import SoftTargetLabels   # real-bug batch 55
 from .soft_target_padding import SoftTargetPadding, function_reduction   # real-bug batch 60
+from .categorical_inputs import CategoricalInputs   # real-bug batch 63
+from .input_precision import InputPrecision   # real-bug batch 61
+from .wrapped_inputs import WrappedInputs   # real-bug batch 61
+from .validation_targets import ValidationTargets   # real-bug batch 61
 from .ctc_blank_targets import CtcBlankTargets   # real-bug batch 38
 from .visible_targets import VisibleTargets   # real-bug batch 40
 from .sequence_reruns import SequenceReruns   # real-bug batch 40
@@ -106,10 +110,13 @@ from .near_zero_divisors import NearZeroDivisors   # real-bug batch 42
 from .first_training_inputs import FirstTrainingInputs   # read by the next two
 from .target_values_in_features import TargetValuesInFeatures   # real-bug batch 42
 from .identical_input_rows import IdenticalInputRows   # real-bug batch 45
+from .class_only_padding import ClassOnlyPadding   # real-bug batch 65
 from .row_standardised_inputs import RowStandardisedInputs   # real-bug batch 46
 from .duplicated_input_columns import DuplicatedInputColumns   # real-bug batch 59
 from .constant_decoder_inputs import ConstantDecoderInputs   # real-bug batch 49
 from .in_place_skip_inputs import InPlaceSkipInputs   # real-bug batch 43
+from .in_place_inputs import InPlaceInputs   # real-bug batch 64
+from .start_parameters import read_start_values   # real-bug batch 64
 from .shared_norm_sites import SharedNormSites   # real-bug batch 43
 from .reversed_steps import ReversedSteps   # real-bug batch 34
 from .straight_through_cancellations import StraightThroughCancellations   # real-bug batch 32
@@ -196,11 +203,24 @@ class Around:
                                                     on_error)   # y in x's rows
         self.input_twins = IdenticalInputRows(adapter, observed, self.first_inputs,
                                               on_error)   # one input, two labels (batch 45)
+        self.class_padding = ClassOnlyPadding(adapter, observed, self.first_inputs,
+                                              on_error)   # one class padded (batch 65)
         self.row_scaling = RowStandardisedInputs(adapter, observed, self.first_inputs,
                                                  on_error)   # rows standardised (batch 46)
+        self.input_precision = InputPrecision(adapter, observed, self.first_inputs,
+                                              on_error)   # inputs cast to bf16 (batch 61)
+        self.wrapped_inputs = WrappedInputs(adapter, observed, self.first_inputs,
+                                            on_error)   # uint8 wrapped around (batch 61)
+        self.validation_targets = ValidationTargets(
+            adapter, observed, adapter.model, current_step, on_error)   # .long() (batch 61)
+        self.categorical = CategoricalInputs(adapter, observed, self.first_inputs, current_step,
+                                             on_error)   # codes, fields, frozen tables (batch 63)
         self.copied_columns = DuplicatedInputColumns(adapter, observed, self.first_inputs,
                                                      on_error)   # copied features (batch 59)
         self.in_place_skips = InPlaceSkipInputs(adapter, observed, on_error)   # relu_ on a skip
+        self.in_place_inputs = InPlaceInputs(adapter, observed, adapter.model,
+                                             on_error)   # x += noise on the data (batch 64)
+        read_start_values(adapter, observed, on_error)   # never initialised (batch 64)
         self.norm_sites = SharedNormSites(adapter, observed, on_error)   # one BN, two sites
         self.constant_decoder = ConstantDecoderInputs(adapter, observed, on_error)   # zeros fed
         self.token_ids = TokenIdShares(adapter, observed, current_step, on_error)   # <unk> share
@@ -261,8 +281,10 @@ class Around:
         self.forward_graph.arm(step)
         self.sequence_reruns.arm(step)    # its pre-hook goes once it kept a call
         self.in_place_skips.arm(step)     # in_place_skip_inputs.py (first steps)
+        self.in_place_inputs.arm(step)    # in_place_inputs.py (first steps, batch 64)
         self.norm_sites.arm(step)         # shared_norm_sites.py (first steps)
         self.constant_decoder.arm(step)   # constant_decoder_inputs.py (first steps)
+        self.categorical.arm(step)        # categorical_inputs.py: drops its finished hooks
         if self.global_needed and self.global_steps >= STEPS_TO_FIND_A_USE and \
                 not self.attention.enabled and len(self._loss_modules) <= 1 and \
                 not self.structure.saw_unregistered_modules():
@@ -311,6 +333,7 @@ class Around:
         self.policy_terms.disarm()
         self.divisors.disarm()            # near_zero_divisors.py
         self.in_place_skips.disarm()      # in_place_skip_inputs.py
+        self.in_place_inputs.disarm()     # in_place_inputs.py (batch 64)
         self.norm_sites.disarm()          # shared_norm_sites.py
         self.constant_decoder.disarm()    # constant_decoder_inputs.py
         self.ppo_ratios.disarm()          # ppo_ratios.py
@@ -449,6 +472,7 @@ class Around:
         self.divisors.read()                # near_zero_divisors.py
         self.target_values.read()           # target_values_in_features.py
         self.input_twins.read()             # identical_input_rows.py (batch 45)
+        self.class_padding.read()           # class_only_padding.py (batch 65)
         self.row_scaling.read()             # row_standardised_inputs.py (batch 46)
         self.copied_columns.read()          # duplicated_input_columns.py (batch 59)
         self.input_ranges.read()            # input_ranges.py (batch 59)
@@ -456,6 +480,10 @@ class Around:
         self.foreign.read()                 # foreign_networks.py (batch 55)
         self.soft_labels.read()             # soft_target_labels.py (batch 55)
         self.soft_padding.read()            # soft_target_padding.py (batch 60)
+        self.categorical.read()             # categorical_inputs.py (batch 63)
+        self.input_precision.read()         # input_precision.py (batch 61)
+        self.wrapped_inputs.read()          # wrapped_inputs.py (batch 61)
+        self.validation_targets.read()      # validation_targets.py (batch 61)
         read_lr_multipliers(self.adapter, self.optimizer, self.structure.observed, self.on_error)
         if self._current_step() == 0:      # no step() yet: did backward run? (unstepped.py)
             self.structure.observed.unstepped_gradients = \
@@ -487,6 +515,8 @@ class Around:
         self.restarts.close()
         self.shared.close()
         self.token_ids.close()
+        self.categorical.close()            # categorical_inputs.py (batch 63)
+        self.validation_targets.close()     # validation_targets.py (batch 61)
         self.visible_targets.close()
         self.sequence_reruns.close()
         self.resumed.close()
@@ -495,6 +525,7 @@ class Around:
         self.validation_sets.close()
         self.feature_moments.close()
         self.input_ranges.close()           # input_ranges.py (batch 59)
+        self.in_place_inputs.close()        # in_place_inputs.py (batch 64)
         self.teacher_inputs.close()         # teacher_forced_validation.py (batch 59)
         self.seeds.close()
         self.windows.close()

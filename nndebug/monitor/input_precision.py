@@ -21,7 +21,6 @@ copy). Measured on the host when findings are asked for, kept as
 columns, column, its mean, its std, the dtype's spacing there)]`` (the column shown: the
 most rounded one). No per-step cost.
 """
-import math
 
 import numpy as np
 
@@ -93,7 +92,7 @@ class InputPrecision:
                     continue
                 n, varied, rounded, worst = measured
                 column, mean, std, spacing = worst if worst is not None else \
-                    (-1, math.nan, math.nan, math.nan)
+                    (-1, 0.0, 0.0, 0.0)
                 found.append((int(step), str(batch.dtype).rsplit(".", 1)[-1], n, varied,
                               rounded, column, mean, std, spacing))
             if found or not self.observed.rounded_input_columns:

@@ -92,7 +92,11 @@ CONTINUED += ("target_column_scales",)   # real-bug batch 42 (first regression l
 CONTINUED += ("near_zero_divisors",)   # real-bug batch 42 (a loss's divisors, first steps)
 CONTINUED += ("target_value_matches",)   # real-bug batch 42 (first training batches)
 CONTINUED += ("conflicting_label_rows",)   # real-bug batch 45 (first training batches)
+CONTINUED += ("class_only_padding",   # real-bug batch 65 (first training batches,
+              "position_losses")   # first recorded steps' loss calls)
 CONTINUED += ("in_place_skips", "shared_norm_sites")   # real-bug batch 43 (first steps' hooks)
+CONTINUED += ("start_parameter_values",   # real-bug batch 64 (read when watch first started,
+              "in_place_inputs")   # first recorded steps' hooks)
 CONTINUED += ("single_value_norms", "dropout_outputs",
               "soft_target_padding")   # real-bug batch 60 (first steps' walk, hooks, calls)
 CONTINUED += ("soft_target_agreement",)   # real-bug batch 55 (recorded steps' loss pairs)
@@ -115,6 +119,10 @@ CONTINUED += ("constant_decoder_inputs",)   # real-bug batch 49 (first steps)
 CONTINUED += ("swapped_loss_arguments", "squashed_score_terms")   # real-bug batch 52
 CONTINUED += ("derivative_calls", "per_position_gradient_norms")   # real-bug batch 56
 CONTINUED += ("self_references",)   # real-bug batch 58 (first steps' loss graphs)
+CONTINUED += ("rounded_input_columns", "wrapped_input_levels",   # real-bug batch 61 (first
+              "validation_target_kinds")   # training inputs, first validation loss calls)
+CONTINUED += ("category_code_columns", "embedding_field_ranges",
+              "frozen_table_probes")   # real-bug batch 63 (first lookups and inputs, at findings)
 
 
 class LongRun(Sink):

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..adapters.observing import loss_inputs_from_graph
 from ..observed import LossCall
+from . import position_losses   # real-bug batch 65
 from .hooks import OUTPUT_MAX_COLUMNS, OUTPUT_ROWS
 from .target_ids import (CALLS_SAMPLED, CLASS_INDEX_LOSSES, MAX_CLASSES, SAMPLE_SIZE,
                          loss_options, summarize)
@@ -145,6 +146,8 @@ class LossCapture:
                   t.shape[1] <= OUTPUT_MAX_COLUMNS and not _integer_dtype(target) and
                   len(self.observed.loss_calls) < CALLS_SAMPLED):
                 packet.add(("loss_call", "target_rows"), t[:OUTPUT_ROWS])   # label_rows()
+        position_losses.pack(packet, name, output, target, self.options,
+                             self.observed)   # per-position losses (batch 65)
 
     def take(self, values, record):
         """Turn this step's host values into a ``LossCall`` (and the logits sample into
@@ -181,6 +184,7 @@ class LossCapture:
                                                   target),
                         predicted_classes=_picked_ids(values.get(("loss_call", "picked"))))
         self.observed.loss_calls.append(call)
+        position_losses.take(values, self.observed, record.step)   # (batch 65)
         sample = values.get(("loss_call", "sample"))
         if sample is not None:
             rows = min(OUTPUT_ROWS, output.shape[0])

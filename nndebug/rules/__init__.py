@@ -80,6 +80,9 @@ from . import loss_side  # noqa: F401
 from . import ctc_inputs  # noqa: F401
 from . import class_axis  # noqa: F401
 from . import class_weights  # noqa: F401
+from . import zero_class_weights  # noqa: F401  (real-bug batch 62)
+from . import bce_label_weights  # noqa: F401  (real-bug batch 62)
+from . import shrunk_weighted_loss  # noqa: F401  (real-bug batch 62)
 from . import padding_idx  # noqa: F401
 from . import squashed_logits  # noqa: F401
 from . import target_kinds  # noqa: F401
@@ -185,6 +188,15 @@ from . import single_value_norms  # noqa: F401  (real-bug batch 60: one value pe
 from . import dropout_on_output  # noqa: F401  (real-bug batch 60: dropout after the output)
 from . import multiplied_skips  # noqa: F401  (real-bug batch 57: a skip joined with *)
 from . import head_softmaxes  # noqa: F401  (real-bug batch 57: softmax across heads)
+from . import categorical_inputs  # noqa: F401  (real-bug batch 63: codes, fields, rows)
+from . import input_precision  # noqa: F401  (real-bug batch 61: inputs cast to bfloat16)
+from . import wrapped_inputs  # noqa: F401  (real-bug batch 61: uint8 arithmetic wrapped)
+from . import validation_targets  # noqa: F401  (real-bug batch 61: validation targets .long())
+from . import class_padding  # noqa: F401  (real-bug batch 65: one class padded)
+from . import label_drift  # noqa: F401  (real-bug batch 65: labels drift along the frames)
+from . import uninitialised_parameters  # noqa: F401  (real-bug batch 64: torch.Tensor weights)
+from . import init_scale_small  # noqa: F401  (real-bug batch 64: a fan-in of every weight)
+from . import in_place_inputs  # noqa: F401  (real-bug batch 64: x += noise on the data)
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context

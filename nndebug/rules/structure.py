@@ -30,7 +30,7 @@ Sources named next to the thresholds (besides those in ``rules/__init__.py``):
 import math
 
 from ..findings import Finding
-from .context import MAJORITY, first_training_batches, judged_only, short_list
+from .context import MAJORITY, first_training_batches, fmt, judged_only, short_list
 from .curve import learning_poor
 from .graph import rule
 
@@ -46,6 +46,13 @@ FRESH_MEAN_TOLERANCE = 0.25   # [design] |mean| below a quarter of the std (zero
 UNIFORM_KURTOSIS = 1.8        # [torchinit] kurtosis of a uniform init (torch's default) ...
 NORMAL_KURTOSIS = 3.0         # [torchinit] ... and of a normal one (kaiming/xavier normal)
 GPT_STD = 0.02                # [torchinit] N(0, 0.02)
+FROZEN_IDS_MARGIN = 0.3       # [design] real-bug batch 63: held-out accuracy a probe on the
+                              # ids themselves must gain over one on a frozen table's rows
+                              # (and over the commonest class) before the table is what
+                              # holds the model back (0.57 on CS224n#1's frozen vectors)
+FROZEN_LOSS_LEFT = 0.5        # [design] and the loss at the end still above this share of
+                              # its start (a model that learned well with its frozen table is
+                              # not reported: frozen GloVe is a common, sound choice)
 # --- batch norm ------------------------------------------------------------------------------
 TINY_BATCH = 4                # [groupnorm] at most 4 samples per batch-norm batch: error +3.7
                               # points at 4, +11 at 2 (ResNet-50); larger spatial maps do not
@@ -231,7 +238,7 @@ def frozen_parameters(ctx):
     # are not enough (a frozen pretrained layer keeps its own, also fresh-looking, bias)
     weights = [(t, how) for t, how in fresh if len(t.shape) >= 2]
     if not weights:
-        return None
+        return frozen_table_hides_ids(ctx, observed)
     poor = learning_poor(ctx)
     # a random layer frozen in front of trained ones (a stem, a backbone: what every trained
     # layer builds on) is what a backbone frozen before its weights were loaded looks like
@@ -262,6 +269,40 @@ def frozen_parameters(ctx):
             "that load_state_dict found them), or set requires_grad=True on these layers. "
             "Random features kept fixed on purpose (random Fourier features, a reservoir) "
             "belong in a buffer (register_buffer), not in a frozen parameter.")
+
+
+def frozen_table_hides_ids(ctx, observed):
+    """FROZEN_PARAMETERS for a frozen embedding that is not a fresh draw (pretrained
+    vectors frozen by ``from_pretrained``'s default, a constant table): a held-out probe
+    reads the targets from the ids themselves far better than from the table's rows, no
+    small shift of the ids mends the rows (EMBEDDING_ROWS_MISALIGNED_WITH_IDS' case), and
+    the loss kept more than FROZEN_LOSS_LEFT of its start (``run.observed.
+    frozen_table_probes``, monitor/categorical_inputs.py; real-bug batch 63)."""
+    rows = [r for r in (getattr(observed, "frozen_table_probes", None) or [])
+            if r[6] is not None and r[6] >= r[3] + FROZEN_IDS_MARGIN and
+            r[6] >= r[7] + FROZEN_IDS_MARGIN and r[5] < r[3] + FROZEN_IDS_MARGIN]
+    summary = ctx.summary
+    if not rows or summary is None or summary["start"] <= 0 or \
+            summary["tail"] < FROZEN_LOSS_LEFT * summary["start"]:
+        return None
+    layer, samples, classes, at_zero, _, _, ids_accuracy, majority = rows[0]
+    return Finding(
+        code="FROZEN_PARAMETERS", severity="warning", where=layer, step=0,
+        message=f"{layer} is a frozen embedding (requires_grad=False: nn.Embedding."
+                "from_pretrained freezes by default) whose vectors hide what its ids tell: a "
+                f"held-out probe reads the targets from the ids themselves "
+                f"{fmt(100 * ids_accuracy)}% right, from the table's rows "
+                f"{fmt(100 * at_zero)}% ({samples} samples, {classes} classes, commonest "
+                f"{fmt(100 * majority)}%), and the loss is still {fmt(summary['tail'])} "
+                f"(from {fmt(summary['start'])}). The pretrained vectors do not separate "
+                "what this task needs, and frozen they never will.",
+        evidence={"layer": layer, "probe_ids": ids_accuracy, "probe_rows": at_zero,
+                  "samples": samples, "classes": classes, "majority": majority,
+                  "loss_start": summary["start"], "loss_end": summary["tail"],
+                  "margin": FROZEN_IDS_MARGIN},
+        fix="Fine-tune the table: nn.Embedding.from_pretrained(vectors, freeze=False) (or "
+            "weight.requires_grad_(True) and give it to the optimizer), perhaps at a smaller "
+            "learning rate than the layers above it.")
 
 
 @rule(produces="BATCHNORM_TINY_BATCH",
