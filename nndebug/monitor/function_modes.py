@@ -13,6 +13,13 @@ on a few recorded steps, counted when armed (``policy_gradient_terms``, ``ppo_ra
 """
 
 
+# every retired mode still on the stack, with its owner, across owners: one owner's mode
+# retired under another's waits for that one to go, and is popped then by whichever owner
+# pops (left to its own owner, who pushes nothing more once the run ends, it stayed on the
+# stack after the monitor closed)
+_RETIRED = []
+
+
 class OwnedModes:
     def __init__(self):
         self.current = None       # the mode pushed for this step, or None
@@ -29,13 +36,21 @@ class OwnedModes:
         if mode is not None:
             mode.active = False
             self.stale.append(mode)
+            _RETIRED.append((mode, self))
         self.drop_stale()
 
     def drop_stale(self):
-        """Pop the retired modes that are on top of the stack (may raise: the caller stops
-        using modes then)."""
-        while self.stale and top_mode() is self.stale[-1]:
-            self.stale.pop().__exit__(None, None, None)
+        """Pop the retired modes, of any owner, that are on top of the stack (may raise:
+        the caller stops using modes then)."""
+        while _RETIRED:
+            top = top_mode()
+            found = next((entry for entry in _RETIRED if entry[0] is top), None)
+            if found is None:
+                return
+            _RETIRED.remove(found)
+            mode, owner = found
+            owner.stale = [m for m in owner.stale if m is not mode]
+            mode.__exit__(None, None, None)
 
 
 def top_mode():
