@@ -23,6 +23,8 @@ MAX_READ_ROWS rows of each batch, sliced before the copy), kept as
 """
 import numpy as np
 
+from .first_training_inputs import FirstInputsReader
+
 MIN_ROWS = 16              # [design] rows a batch needs before two equal columns mean much
 MIN_DISTINCT = 3           # [design] values a column must take in the batch: a flag or a
                            # one-hot column (2 values) can equal another by chance; an
@@ -87,26 +89,13 @@ def _periodic_window(groups, varied):
     return len(offsets) == 1 and covered >= PERIODIC_SHARE * varied
 
 
-class DuplicatedInputColumns:
-    def __init__(self, adapter, observed, inputs, on_error):
-        """``inputs``: the shared ``first_training_inputs.FirstTrainingInputs``."""
-        self.adapter, self.observed, self.on_error = adapter, observed, on_error
-        self.inputs = inputs
+class DuplicatedInputColumns(FirstInputsReader):
+    field = "duplicated_input_columns"
 
-    def read(self):
-        """Set ``observed.duplicated_input_columns`` from the kept inputs (host copies,
-        once, when findings are asked for)."""
-        try:
-            found = []
-            for step, batch in sorted(self.inputs.by_step("first argument").items()):
-                shape = tuple(getattr(batch, "shape", ()))
-                if len(shape) not in (2, 3) or not 2 <= shape[-1] <= MAX_FEATURES:
-                    continue
-                rows = batch.reshape(-1, shape[-1])[:MAX_READ_ROWS]   # sliced on the device
-                measured = duplicated_columns(np.asarray(self.adapter.to_numpy(rows)))
-                if measured is not None:
-                    found.append((int(step), *measured))
-            if found or not self.observed.duplicated_input_columns:
-                self.observed.duplicated_input_columns = found
-        except Exception as error:
-            self.on_error(error)
+    def measure(self, step, batch):
+        shape = tuple(getattr(batch, "shape", ()))
+        if len(shape) not in (2, 3) or not 2 <= shape[-1] <= MAX_FEATURES:
+            return None
+        rows = batch.reshape(-1, shape[-1])[:MAX_READ_ROWS]   # sliced on the device
+        measured = duplicated_columns(np.asarray(self.adapter.to_numpy(rows)))
+        return None if measured is None else (step, *measured)

@@ -62,3 +62,32 @@ class FirstTrainingInputs:
         if self._hook is not None:
             self._hook.remove()
             self._hook = None
+
+
+class FirstInputsReader:
+    """An observer that measures each kept first-argument batch when findings are asked
+    for and keeps the rows in one ``Observed`` field. A subclass names the ``field`` and
+    writes ``measure(step, batch)``: a row, or None when the batch is not read."""
+    field = None
+
+    def __init__(self, adapter, observed, inputs, on_error):
+        """``inputs``: the shared ``FirstTrainingInputs``."""
+        self.adapter, self.observed, self.on_error = adapter, observed, on_error
+        self.inputs = inputs
+
+    def measure(self, step, batch):
+        raise NotImplementedError
+
+    def read(self):
+        """Set the field from the kept inputs (host copies, once per findings); a later
+        read that finds nothing keeps what an earlier one found."""
+        try:
+            found = []
+            for step, batch in sorted(self.inputs.by_step("first argument").items()):
+                row = self.measure(int(step), batch)
+                if row is not None:
+                    found.append(row)
+            if found or not getattr(self.observed, self.field):
+                setattr(self.observed, self.field, found)
+        except Exception as error:
+            self.on_error(error)

@@ -24,6 +24,8 @@ most rounded one). No per-step cost.
 
 import numpy as np
 
+from .first_training_inputs import FirstInputsReader
+
 # [design] the spacing between consecutive values just above 1 (machine epsilon) of each
 # float dtype (IEEE 754 / bfloat16 formats), named as the framework prints it
 DTYPE_EPSILONS = {"bfloat16": 2.0 ** -7, "float16": 2.0 ** -10, "half": 2.0 ** -10,
@@ -66,36 +68,21 @@ def rounded_columns(x, epsilon):
     return int(x.shape[0]), int(varied.sum()), int(rounded.sum()), worst
 
 
-class InputPrecision:
-    def __init__(self, adapter, observed, inputs, on_error):
-        """``inputs``: the shared ``first_training_inputs.FirstTrainingInputs``."""
-        self.adapter, self.observed, self.on_error = adapter, observed, on_error
-        self.inputs = inputs
+class InputPrecision(FirstInputsReader):
+    field = "rounded_input_columns"
 
-    def read(self):
-        """Set ``observed.rounded_input_columns`` from the kept inputs (host copies, once,
-        when findings are asked for)."""
-        try:
-            found = []
-            for step, batch in sorted(self.inputs.by_step("first argument").items()):
-                epsilon = dtype_epsilon(getattr(batch, "dtype", None))
-                shape = tuple(getattr(batch, "shape", ()))
-                if epsilon is None or len(shape) < 2:
-                    continue
-                rows = batch.reshape(-1, shape[-1]) if len(shape) == 3 else \
-                    batch.reshape(shape[0], -1)
-                # sliced on the device
-                rows = rows[:PRECISION_READ_ROWS, :PRECISION_READ_COLUMNS]
-                values = np.asarray(self.adapter.to_numpy(rows), dtype=np.float64)
-                measured = rounded_columns(values, epsilon)
-                if measured is None:
-                    continue
-                n, varied, rounded, worst = measured
-                column, mean, std, spacing = worst if worst is not None else \
-                    (-1, 0.0, 0.0, 0.0)
-                found.append((int(step), str(batch.dtype).rsplit(".", 1)[-1], n, varied,
-                              rounded, column, mean, std, spacing))
-            if found or not self.observed.rounded_input_columns:
-                self.observed.rounded_input_columns = found
-        except Exception as error:
-            self.on_error(error)
+    def measure(self, step, batch):
+        epsilon = dtype_epsilon(getattr(batch, "dtype", None))
+        shape = tuple(getattr(batch, "shape", ()))
+        if epsilon is None or len(shape) < 2:
+            return None
+        rows = batch.reshape(-1, shape[-1]) if len(shape) == 3 else batch.reshape(shape[0], -1)
+        rows = rows[:PRECISION_READ_ROWS, :PRECISION_READ_COLUMNS]   # sliced on the device
+        measured = rounded_columns(np.asarray(self.adapter.to_numpy(rows), dtype=np.float64),
+                                   epsilon)
+        if measured is None:
+            return None
+        n, varied, rounded, worst = measured
+        column, mean, std, spacing = worst if worst is not None else (-1, 0.0, 0.0, 0.0)
+        return (step, str(batch.dtype).rsplit(".", 1)[-1], n, varied, rounded, column, mean,
+                std, spacing)

@@ -21,6 +21,8 @@ columns' means)]``. No per-step cost.
 """
 import numpy as np
 
+from .first_training_inputs import FirstInputsReader
+
 MIN_ROWS = 8               # [design] rows a batch needs before it is read
 MIN_FEATURES = 4           # [design] over 2 or 3 features any two distinct values standardise
                            # to a few fixed patterns
@@ -49,24 +51,11 @@ def row_scaling(x):
     return rows, features, int(standardised.sum()), round(share, 4)
 
 
-class RowStandardisedInputs:
-    def __init__(self, adapter, observed, inputs, on_error):
-        """``inputs``: the shared ``first_training_inputs.FirstTrainingInputs``."""
-        self.adapter, self.observed, self.on_error = adapter, observed, on_error
-        self.inputs = inputs
+class RowStandardisedInputs(FirstInputsReader):
+    field = "row_standardised_inputs"
 
-    def read(self):
-        """Set ``observed.row_standardised_inputs`` from the kept inputs (host copies, once,
-        when findings are asked for)."""
-        try:
-            found = []
-            for step, batch in sorted(self.inputs.by_step("first argument").items()):
-                if len(getattr(batch, "shape", ())) != 2:
-                    continue
-                measured = row_scaling(np.asarray(self.adapter.to_numpy(batch)))
-                if measured is not None:
-                    found.append((int(step), *measured))
-            if found or not self.observed.row_standardised_inputs:
-                self.observed.row_standardised_inputs = found
-        except Exception as error:
-            self.on_error(error)
+    def measure(self, step, batch):
+        if len(getattr(batch, "shape", ())) != 2:
+            return None
+        measured = row_scaling(np.asarray(self.adapter.to_numpy(batch)))
+        return None if measured is None else (step, *measured)

@@ -25,6 +25,8 @@ asked for; no per-step cost.
 """
 import numpy as np
 
+from .first_training_inputs import FirstInputsReader
+
 BYTE_LEVELS = 256          # [design] the levels of the byte the values were computed in
 WRAP_MIN_SPAN = 192        # [design] grid levels the values must span (of 256): 8-bit data
                            # using most of its range; a coarser grid (17 grey levels) says
@@ -133,26 +135,12 @@ def wrapped_levels(x):
     return int(x.shape[0]), span, best, float(rough[0]), float(rough[best])
 
 
-class WrappedInputs:
-    def __init__(self, adapter, observed, inputs, on_error):
-        """``inputs``: the shared ``first_training_inputs.FirstTrainingInputs``."""
-        self.adapter, self.observed, self.on_error = adapter, observed, on_error
-        self.inputs = inputs
+class WrappedInputs(FirstInputsReader):
+    field = "wrapped_input_levels"
 
-    def read(self):
-        """Set ``observed.wrapped_input_levels`` from the kept inputs (host copies, once,
-        when findings are asked for)."""
-        try:
-            found = []
-            for step, batch in sorted(self.inputs.by_step("first argument").items()):
-                if len(tuple(getattr(batch, "shape", ()))) not in (2, 3, 4):
-                    continue
-                values = np.asarray(self.adapter.to_numpy(batch[:WRAP_READ_ROWS]),
-                                    dtype=np.float64)
-                measured = wrapped_levels(values)
-                if measured is not None:
-                    found.append((int(step), *measured))
-            if found or not self.observed.wrapped_input_levels:
-                self.observed.wrapped_input_levels = found
-        except Exception as error:
-            self.on_error(error)
+    def measure(self, step, batch):
+        if len(tuple(getattr(batch, "shape", ()))) not in (2, 3, 4):
+            return None
+        values = np.asarray(self.adapter.to_numpy(batch[:WRAP_READ_ROWS]), dtype=np.float64)
+        measured = wrapped_levels(values)
+        return None if measured is None else (step, *measured)
