@@ -16,6 +16,10 @@ images of one digit (the graph's label), listed in random order. Fix: pool over 
 axis, ``h.mean(dim=1)``, and size the head by the features.
 
 Harm (150 steps, accuracy on 128 held-out graphs): 0.22 against 0.93 for the fixed twin.
+
+EXPECTED first named READOUT_OVER_FEATURE_AXIS, written before scoring; the benchmark already
+had POOLED_OVER_FEATURES for this cause (frame_pooling_over_feature_axis,
+speaker_features_pooled_over_frequency), so the rule and this case use that code.
 """
 import torch
 from torch import nn
@@ -26,7 +30,7 @@ from benchmarks.real_bugs._common import classification
 
 TITLE = "About the readout operation in graph classification"
 LINK = "https://github.com/flyingdoog/PGExplainer/issues/6"
-EXPECTED = ("READOUT_OVER_FEATURE_AXIS",)
+EXPECTED = ("POOLED_OVER_FEATURES",)
 STEPS = 150
 GRAPHS = 640                 # the last 128 held out
 NODES = 12
