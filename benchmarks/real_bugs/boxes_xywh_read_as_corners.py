@@ -18,6 +18,11 @@ canvas's central 8x8 box), mmdet's encoding: (dx, dy) = centre offset / anchor s
 Measured (150 steps): the bug's loss is NaN from step 1 (63% of the boxes are
 inside-out) and every weight NaN after the first step; the fixed twin's mean corner error
 on 297 held-out canvases 0.37 pixels.
+
+Why watch misses it (a known miss): it sees NaN regression targets from the first step and
+names them (NONFINITE_TARGETS, NAN_LOSS, NAN_GRADIENTS), but the boxes never reach a
+recorded call - the loss encodes them before smooth_l1_loss, which is given the deltas
+only - so nothing shows that the NaN came from inside-out boxes.
 """
 import numpy as np
 import torch

@@ -43,7 +43,8 @@ def segmenter():
 def masks(images, labels):
     """Per pixel: 0 where there is no ink, 1 + (digit mod 4) on the ink."""
     ink = images[:, 0] > INK
-    return torch.where(ink, 1 + (labels % 4)[:, None, None], torch.zeros_like(ink, dtype=torch.long))
+    return torch.where(ink, 1 + (labels % 4)[:, None, None],
+                       torch.zeros_like(ink, dtype=torch.long))
 
 
 def run(fixed=False, steps=STEPS, **watch):

@@ -20,6 +20,12 @@ outputs (a binary classifier), and only a loss known to average over the batch (
 module, or a call whose ``reduction`` was read): a summed term divided by the number of
 positives (an SSD-style detector's objectness) already weighs the positives its own way.
 
+A map of one-column classifiers (real-bug batch 67) is read like one: a binary
+segmentation's (N, 1, H, W) pixels or a region-proposal head's anchor scores against
+targets of the same shape, unweighted. Public report: "Class imbalance for RPN",
+https://github.com/matterport/Mask_RCNN/issues/43 (an RPN trained on every anchor
+"overfits on only negative prediction"; balanced anchor batches fixed it).
+
 A multi-label head (real-bug batch 54) is read too, but only as a whole: one rare label may
 rightly stay negative in a batch, so the finding needs NO label of ANY row on the positive
 side, in batches whose rows carry at least half a label each on average (the label shares
@@ -48,6 +54,15 @@ LABELS_PER_ROW = 0.5    # [design] a multi-label batch's rows carry at least thi
 def _one_column(shape):
     shape = tuple(shape or ())
     return len(shape) == 1 or (len(shape) == 2 and shape[1] == 1)
+
+
+def _dense_one_channel(call):
+    """One binary score per position of a map (real-bug batch 67): (N, 1, H, W...) or
+    (N, H, W) scores against targets of the same shape - a binary segmentation's pixels, a
+    region-proposal head's anchors - each position a one-column classifier of its own."""
+    shape = tuple(call.output_shape or ())
+    return len(shape) >= 3 and (shape[1] == 1 or len(shape) == 3) \
+        and tuple(call.target_shape or ()) == shape and not call.pos_weight
 
 
 def _label_head(call):
@@ -83,7 +98,7 @@ def rare_positives_never_predicted(ctx):
     if not all(_binary_targets(c) and c.output_max < threshold for c in late):
         return None
     labels_per_row = None
-    if not all(_one_column(c.output_shape) for c in late):
+    if not all(_one_column(c.output_shape) or _dense_one_channel(c) for c in late):
         labels_per_row = _labels_per_row(calls)
         if not all(_label_head(c) for c in late) or labels_per_row is None \
                 or labels_per_row < LABELS_PER_ROW or "SINGLE_LABEL_WITH_BCE" in ctx.found:
