@@ -18,6 +18,11 @@ digits. Fix: margins for a similarity, ``pos_margin=1, neg_margin=0``.
 Measured (300 steps): a nearest-centroid probe on the normalised embedding (centroids from
 one half of the digits, read on the other) scores 0.747 with the bug, 0.993 for the fixed
 twin; the bug's loss over its last 20 steps is 0.000 (the twin's 0.120).
+
+How watch finds it: the loss's graph holds two hinges and divides by a vector norm
+(cosines), and the loss is exactly 0 from the very first step - margins an untrained
+model already meets (``monitor/loss_hinges.py``): MARGIN_OUTSIDE_SIMILARITY_RANGE, the
+cause of the NO_GRADIENT it also reports.
 """
 import torch
 from torch import nn

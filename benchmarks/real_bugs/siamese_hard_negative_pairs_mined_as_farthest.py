@@ -16,6 +16,11 @@ batch and as many mined negative pairs. Fix: keep the negatives with the SMALLES
 
 Measured (300 steps): a nearest-centroid probe on the embedding (centroids from one half
 of the digits, read on the other) scores 0.598 with the bug, 0.990 for the fixed twin.
+
+Why watch misses it: the loss falls and the embedding contracts, as a healthy online-
+mining run on easy data does; which negative pairs entered the loss is decided by an
+argsort of detached distances in the user's code, and the chosen indices are freed with
+the graph after backward (tests/test_real_bugs.py, KNOWN_MISSES).
 """
 import torch
 from torch import nn
