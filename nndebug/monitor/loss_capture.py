@@ -122,6 +122,10 @@ class LossCapture:
         low, high = xp.aminmax(out)
         packet.add(("loss_call", "output_min"), low)
         packet.add(("loss_call", "output_max"), high)
+        if out.ndim > 2 and 2 <= out.shape[1] <= OUTPUT_MAX_COLUMNS:
+            # (N, C, d1, ...): axis 1 is the class axis of the class-index losses (a language
+            # model's (B, V, T) scores; a segmentation's (B, C, H, W)): rows along it
+            packet.add(("loss_call", "row_sum_error"), xp.amax(xp.abs(xp.sum(out, axis=1) - 1)))
         if out.ndim == 2 and 2 <= out.shape[1] <= OUTPUT_MAX_COLUMNS:
             packet.add(("loss_call", "row_sum_error"), xp.amax(xp.abs(xp.sum(out, axis=1) - 1)))
             # the first rows ride along: the sample DOUBLE_SOFTMAX reads, and the scores

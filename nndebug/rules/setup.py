@@ -9,8 +9,8 @@ import math
 import numpy as np
 
 from ..findings import Finding
-from .context import (MAJORITY, MIN_RECORDS, modules, names, observed_list, per_parameter,
-                      short_list)
+from .context import (MAJORITY, MIN_RECORDS, ROW_SUM_TOLERANCE, judged_loss_calls, modules,
+                      names, observed_list, per_parameter, short_list)
 from .graph import rule
 
 ACCUMULATION_TOLERANCE = 0.01  # [design] .grad may differ from what backward delivered by 1%
@@ -254,10 +254,49 @@ def training_in_eval_mode(ctx):
             "evaluation, switching back afterwards).")
 
 
+def _softmax_calls(ctx):
+    """The judged calls of a loss that applies log-softmax itself, when every one of them (at
+    least MIN_RECORDS) got non-negative rows summing to 1 along the class axis (axis 1, in
+    any number of dimensions: a language model's (B, V, T) scores too)."""
+    calls = judged_loss_calls(ctx, LOGIT_LOSSES)
+    if len(calls) < MIN_RECORDS:
+        return []
+    for c in calls:
+        if c.row_sum_error is None or not c.row_sum_error < ROW_SUM_TOLERANCE or \
+                c.output_min is None or not c.output_min >= -1e-6:
+            return []
+    return calls
+
+
+def _double_softmax_from_loss_calls(ctx):
+    """DOUBLE_SOFTMAX read off the loss calls: the model output the rule below reads is kept
+    for 2-D outputs only, so a sequence model's softmax over its vocabulary, (B, T, V),
+    transposed for the loss, is seen here."""
+    calls = _softmax_calls(ctx)
+    if not calls:
+        return None
+    softmax_layers = [layer.name for layer in ctx.run.layers if layer.kind == "softmax"]
+    shape = calls[0].output_shape
+    return Finding(
+        code="DOUBLE_SOFTMAX", severity="error",
+        where=softmax_layers[-1] if softmax_layers else calls[0].loss, step=calls[0].step,
+        message=f"{calls[0].loss} applies log-softmax to its input, and on every one of "
+                f"{len(calls)} recorded calls that input was already probabilities: "
+                "non-negative, summing to 1 along the class axis"
+                f"{f' (shape {tuple(shape)})' if shape else ''}. Softmax is applied twice: "
+                "the scores the loss sees differ by less than 1, gradients are squashed and "
+                "the loss cannot get near 0.",
+        evidence={"loss": calls[0].loss, "calls": len(calls), "input_shape": shape,
+                  "row_sum_error": max(c.row_sum_error for c in calls)},
+        fix="Remove the softmax from the model's output and give raw logits to the "
+            "cross-entropy (it applies log-softmax itself); use softmax only for predictions.")
+
+
 @rule(produces="DOUBLE_SOFTMAX", explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def double_softmax(ctx):
-    if ctx.classes is None:
-        return None
+    if ctx.classes is None or not any(r.output is not None and r.output.ndim == 2
+                                      for r in ctx.records):
+        return _double_softmax_from_loss_calls(ctx)
     probs, in_band, first = 0, 0, None
     for r in ctx.records:
         out = r.output

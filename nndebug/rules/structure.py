@@ -57,6 +57,10 @@ FROZEN_LOSS_LEFT = 0.5        # [design] and the loss at the end still above thi
 TINY_BATCH = 4                # [groupnorm] at most 4 samples per batch-norm batch: error +3.7
                               # points at 4, +11 at 2 (ResNet-50); larger spatial maps do not
                               # help, the samples are what the statistics average over
+OCCASIONAL_TINY = 2           # [design] issue #10: batch norm on "batches of 1-2 samples, e.g.
+                              # the last batch of an epoch": a batch this small on ANY step
+                              # (monitor/tiny_norm_batches.py keeps those), even when most
+                              # batches are large
 INVERTED_MOMENTUM = 0.5       # [torchbn] the new batch weighs at least half of every update:
                               # the running statistics are no average any more. Healthy
                               # PyTorch values are 0.1 (default) down to 0.01 (1 - 0.99 of a
@@ -154,6 +158,21 @@ def tiny_batches(norm_batches):
             typical = sorted(tiny, key=lambda b: b.samples)[len(tiny) // 2]
             out[layer] = (typical.samples, typical.values_per_channel, tiny[0].step)
     return out
+
+
+def occasional_tiny_batches(rows):
+    """{layer: (samples, values per channel, first step, steps)} for the batch-norm layers
+    that trained, on some step (recorded or not), on a batch of at most OCCASIONAL_TINY
+    samples (``monitor/tiny_norm_batches.py``: the last batch of an epoch without
+    drop_last). ``steps``: how many different steps did."""
+    out = {}
+    for step, layer, samples, values in rows:
+        if samples > OCCASIONAL_TINY:
+            continue
+        if layer not in out:
+            out[layer] = [samples, values, step, set()]
+        out[layer][3].add(step)
+    return {layer: (s, v, first, len(steps)) for layer, (s, v, first, steps) in out.items()}
 
 
 def inverted_momenta(norm_settings, trained_layers):
@@ -313,7 +332,7 @@ def batchnorm_tiny_batch(ctx):
         return None
     tiny = tiny_batches(judged_only(ctx, observed.norm_batches))
     if not tiny:
-        return None
+        return _occasional_tiny_batch(observed)
     layer, (samples, values, step) = next(iter(tiny.items()))
     return Finding(
         code="BATCHNORM_TINY_BATCH", severity="warning", where=layer, step=step,
@@ -328,6 +347,28 @@ def batchnorm_tiny_batch(ctx):
         fix="Use larger batches (16 or more), or replace BatchNorm with GroupNorm/LayerNorm, "
             "which do not depend on the batch (or accumulate gradients over small batches "
             "and keep batch norm in eval mode).")
+
+
+def _occasional_tiny_batch(observed):
+    """BATCHNORM_TINY_BATCH for batches that are tiny now and then only: most batches are
+    large enough, but some step (the last of an epoch) gave a batch norm one or two samples."""
+    occasional = occasional_tiny_batches(getattr(observed, "tiny_norm_batches", None) or [])
+    if not occasional:
+        return None
+    layer, (samples, values, step, steps) = next(iter(occasional.items()))
+    return Finding(
+        code="BATCHNORM_TINY_BATCH", severity="warning", where=layer, step=step,
+        message=f"Batch norm {layer} trained on a batch of {samples} sample(s) at step {step}"
+                f"{f' and on {steps - 1} other step(s)' if steps > 1 else ''} (most of its "
+                "batches are larger: a last, partial batch of an epoch). Each channel's mean "
+                f"and variance came from {values} value(s) of {samples} sample(s): that "
+                "step's normalisation is noise, and the running statistics eval mode uses "
+                "take that noise in, at the end of every epoch, right before validation.",
+        evidence={"layers": {name: {"samples": s, "values_per_channel": v, "steps": n}
+                             for name, (s, v, _, n) in occasional.items()},
+                  "threshold_samples": OCCASIONAL_TINY},
+        fix="Drop the last partial batch (DataLoader(..., drop_last=True)), or choose a batch "
+            "size that divides the dataset; or replace BatchNorm with GroupNorm/LayerNorm.")
 
 
 @rule(produces="BATCHNORM_MOMENTUM_INVERTED", explains={"OVERFITTING"})

@@ -26,10 +26,25 @@ ABOVE_CHANCE = 0.5
 """...and beat chance agreement (sum of p_in(v) * p_target(v) over tokens v) by 0.5."""
 
 
+FEATURE_COLUMNS = 64
+"""A multivariate series, inputs (B, T, F) against targets (B, T): each of the first 64
+feature columns is tried as the targets' own series (core variants, issue #10: the series a
+forecaster predicts is usually one of its inputs - tomorrow's price from today's prices and
+volumes)."""
+
+
 def measure_offset(x, y, ignore_index=-100):
-    """(offset, share, chance) or None: the k for which y[:, t] == x[:, t + k] almost always."""
+    """(offset, share, chance) or None: the k for which y[:, t] == x[:, t + k] almost always
+    (for float inputs with one axis more than the targets, in one of their feature columns)."""
     if x is None or y is None or x.ndim < 2 or y.ndim < 2 or x.shape[0] != y.shape[0]:
         return None
+    if x.ndim == 3 and x.dtype.kind == "f" and y.dtype.kind == "f" and \
+            (y.ndim == 2 or (y.ndim == 3 and y.shape[2] == 1)) and x.shape[2] > 1:
+        target = y.reshape(y.shape[:2])
+        found = [measure_offset(x[:, :, f], target, ignore_index)
+                 for f in range(min(x.shape[2], FEATURE_COLUMNS))]
+        found = [m for m in found if m is not None]
+        return max(found, key=lambda m: (m[1], -abs(m[0]))) if found else None
     if x.shape[2:] != y.shape[2:] or x.dtype.kind not in "iuf" or y.dtype.kind not in "iuf":
         return None
     if (x.dtype.kind == "f") != (y.dtype.kind == "f"):
@@ -144,16 +159,47 @@ def probe_label_column(x, y):
     # every column compared at once (one pass over the batch, not one call per column)
     matches = np.all(x.astype(np.float64) == labels.astype(np.float64)[:, None], axis=0)
     columns = np.flatnonzero(matches).tolist()
+    rescaled = not columns
+    columns = columns or _rescaled_label_columns(x, labels)
     if not columns:
         return []
     return [Finding(
         "TARGETS_IN_INPUTS", "error", "",
         message=f"input column {columns[0]} holds the target of every sample ({x.shape[0]} of "
-                f"{x.shape[0]}): the model can read the answer instead of learning it",
+                f"{x.shape[0]}{', rescaled: a * target + b' if rescaled else ''}): the model "
+                "can read the answer instead of learning it",
         evidence={"columns": columns, "samples": int(x.shape[0]),
-                  "meaning": "inputs[:, column] == targets for every sample"},
+                  "meaning": "inputs[:, column] == a * targets + b for every sample"
+                  if rescaled else "inputs[:, column] == targets for every sample"},
         fix="drop the label column from the features (the target left in the table when it "
             "was split into inputs and labels)")]
+
+
+AFFINE_TOLERANCE = 1e-4
+"""[design] A column whose z-scores equal the class ids' z-scores within this, on every
+sample, is the label rescaled (standardised or divided by the class count along with the
+features); float32 rounding of such a copy stays near 1e-7."""
+AFFINE_MIN_CLASSES = 3
+"""[design] Only class ids of 3 or more values are compared up to scale: a binary label
+rescaled is any two-valued column that happens to split the batch like the label, and a
+noise-free toy regression (y = a x + b) is a healthy run, not a leak."""
+
+
+def _rescaled_label_columns(x, labels):
+    """The columns that are an affine function of integer class ids (a*label + b, a != 0):
+    the label column standardised or scaled with the features before it was split off."""
+    if labels.dtype.kind == "f" and not np.all(labels == np.round(labels)):
+        return []
+    if np.unique(labels).size < AFFINE_MIN_CLASSES:
+        return []
+    columns = x.astype(np.float64)
+    spread = columns.std(axis=0)
+    z_label = (labels - labels.mean()) / labels.std()
+    usable = spread > 0
+    z = (columns[:, usable] - columns[:, usable].mean(axis=0)) / spread[usable]
+    close = np.minimum(np.abs(z - z_label[:, None]).max(axis=0),
+                       np.abs(z + z_label[:, None]).max(axis=0)) < AFFINE_TOLERANCE
+    return np.flatnonzero(usable)[close].tolist()
 
 
 def probe_target_feature(x, y):
