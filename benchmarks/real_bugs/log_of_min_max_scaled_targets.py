@@ -39,7 +39,8 @@ def run(fixed=False, steps=STEPS, **watch):
     torch.manual_seed(0)
     x, digits = classification()
     quantity = 1 + digits.float() + 0.3 * torch.rand(len(digits))
-    scaled = (quantity - quantity.min()) / (quantity.max() - quantity.min())   # min-max
+    fit = quantity[:-HELD_OUT]                         # the scaler fit on the training rows
+    scaled = (quantity - fit.min()) / (fit.max() - fit.min())                  # min-max
     if fixed:
         target = torch.log(scaled + 1)                 # shifted positive before the log
     else:
@@ -51,7 +52,7 @@ def run(fixed=False, steps=STEPS, **watch):
                         batches(x[:-HELD_OUT], target[:-HELD_OUT], steps), **watch)
     with torch.no_grad():
         predicted = model(x[-HELD_OUT:])
-    truth = torch.log(scaled[-HELD_OUT:] + 1).unsqueeze(1)
+    truth = torch.log(scaled[-HELD_OUT:].clamp_min(0) + 1).unsqueeze(1)
     mon.test_rmse = round(float(((predicted - truth) ** 2).mean().sqrt()), 3) \
         if fixed else round(float(((predicted - target[-HELD_OUT:]) ** 2).mean().sqrt()), 3)
     mon.test_nan_predictions = int(torch.isnan(predicted).sum())

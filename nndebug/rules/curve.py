@@ -46,6 +46,10 @@ OSCILLATION_SIGMAS = 8.0      # [measured] a spike is 8 robust sigmas above the 
 OSCILLATION_REL = 0.25        # ... and above it by a quarter of the starting loss [measured]
 OSCILLATION_MIN_SPIKES = 3    # [design] ... at least 3 of them, and ...
 OSCILLATION_SPIKE_SHARE = 0.03  # ... at least 3% of steps (the [lesson] fired on any wiggle)
+OSCILLATION_SPIKE_MIN_BATCH = 4  # [design] (real-bug batch 73) spikes counted from this batch size
+                                 # up: in a batch of 1-3 samples one hard sample is the batch's
+                                 # loss, so the loss's own tail makes spikes (a batch-2
+                                 # fine-tune: 14 in 300 steps at a healthy rate)
 BLEW_UP_FACTOR = 1.5          # [design] the last window 1.5x the first (and beyond the noise):
                               # the loss blew up, for the learning-rate rule
 LAST_LOSSES_BEFORE_NAN = 8    # [design] the finite losses just before a NaN that show whether
@@ -114,7 +118,13 @@ def _oscillation(ctx):
     resid = curve - running
     # the loss scale of the problem: where training started, or for a classifier at least
     # the chance level ln(C) (a run resumed from a converged checkpoint starts near 0)
-    level = max(abs(ctx.summary["start"]), math.log(ctx.classes) if ctx.classes else 0, 1e-12)
+    # (real-bug batch 69) a loss with a known floor below zero (a Poisson NLL without its
+    # log-factorial term, ``known_floor``) can start at 0.04 and converge at -3.8: its scale
+    # is how far its start lies above that floor, not the start's magnitude
+    floor = known_floor(ctx)
+    above_floor = ctx.summary["start"] - floor if floor is not None else 0.0
+    level = max(abs(ctx.summary["start"]), math.log(ctx.classes) if ctx.classes else 0,
+                above_floor, 1e-12)
     # 1. swings: the spread around the running level after the first third of the run,
     #    relative to the starting loss, against what minibatch noise gives at this batch size
     late = resid[n // 3:]
@@ -126,10 +136,39 @@ def _oscillation(ctx):
     sigma = 1.4826 * curve_median(np.abs(resid))
     spikes = np.flatnonzero((resid > OSCILLATION_SIGMAS * max(sigma, 1e-12)) &
                             (resid > OSCILLATION_REL * level))
-    spiky = len(spikes) >= max(OSCILLATION_MIN_SPIKES, OSCILLATION_SPIKE_SHARE * n)
+    spiky = len(spikes) >= max(OSCILLATION_MIN_SPIKES, OSCILLATION_SPIKE_SHARE * n) and \
+        not (batch and batch < OSCILLATION_SPIKE_MIN_BATCH)
     if swing <= allowed and not spiky:
         return None
     return {"swing": swing, "allowed": allowed, "batch": batch, "spikes": spikes, "n": n}
+
+
+FLOORED_LOSSES = ("PoissonNLLLoss", "poisson_nll_loss")   # [design] (real-bug batch 69)
+                              # losses with a known floor given their targets: a Poisson NLL
+                              # without its log(target!) term, rate - target * log(rate), is
+                              # lowest at rate = target, where it is target - target * log(target)
+                              # (below zero for targets above e): a run converging there falls
+                              # below zero without being unbounded, from a start near zero
+
+
+def known_floor(ctx):
+    """The lowest value the run's loss can take when every recorded loss call is a loss with
+    a known floor (``FLOORED_LOSSES``), from the largest target seen (the floor per element,
+    t - t log t, is lowest at the largest t above 1); None otherwise (worked out once)."""
+    return ctx._once("known_floor", lambda: _known_floor(ctx))
+
+
+def _known_floor(ctx):
+    calls = observed_list(ctx, "loss_calls")
+    if not calls or any(c.loss not in FLOORED_LOSSES for c in calls):
+        return None
+    highest = max(c.target_max for c in calls)
+    if not math.isfinite(highest) or highest < 0:
+        return None
+    per_element = min(0.0, highest - highest * math.log(highest)) if highest > 0 else 0.0
+    if any(c.reduction == "sum" for c in calls):
+        per_element *= max(math.prod(int(n) for n in c.output_shape or (1,)) for c in calls)
+    return per_element
 
 
 def batch_size(ctx):

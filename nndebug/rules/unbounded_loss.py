@@ -13,6 +13,11 @@ quarters the fall does not slow down (a loss that is converging, even to a negat
 as a density's log can, falls ever slower); each quarter's median lies below the one
 before.
 
+A loss with a known floor below zero (a Poisson NLL without its log(target!) term: per
+element target - target * log(target) at best, ``curve.known_floor``) is named only once it
+falls past that floor (real-bug batch 69: a healthy count regression converging at -3.8
+from a start of 0.04 was named).
+
 Limit: a loss starting at exactly 0 and still falling steadily at the end of a short run
 (a negative similarity from a zero-initialised head) is measured against MIN_START and
 could be named; a curve that levels off, as training curves do, is not.
@@ -21,6 +26,7 @@ import numpy as np
 
 from ..findings import Finding
 from .context import window_medians
+from .curve import known_floor
 from .graph import rule
 
 UNBOUNDED_MIN_STEPS = 40     # [design] curve points needed to tell a trend from its noise
@@ -55,6 +61,9 @@ def loss_unbounded_below(ctx):
     falls = [quarters[i] - quarters[i + 1] for i in range(3)]   # every quarter lower
     if min(falls) <= 0 or falls[2] < NOT_SLOWING * falls[1]:
         return None
+    floor = known_floor(ctx)         # (real-bug batch 69: a Poisson NLL converging below 0)
+    if floor is not None and end >= floor:
+        return None                  # still above the lowest value the loss can take
     return Finding(
         code="LOSS_UNBOUNDED_BELOW", severity="warning", where="loss",
         step=int(ctx.curve_steps[-1]),
