@@ -23,6 +23,8 @@ the planted (32, 1, 8, 24) clips.
 """
 import numpy as np
 
+from ..rules.class_padding import PAD_SPLIT_MIN_ROWS
+
 MIN_PAD_POSITIONS = 2      # [design] positions a run of padding needs (one equal pair of
                            # samples at the end of a waveform is chance)
 MIN_PAD_SHARE = 0.05       # [design] share of the last axis a run of padding needs
@@ -110,9 +112,13 @@ class ClassOnlyPadding:
                 if padded is None:
                     continue
                 padded = padded[0]
-                found.append((step, int(batch.shape[0]), int(padded.sum()),
-                              sorted(set(labels[padded].tolist())),
-                              sorted(set(labels[~padded].tolist()))))
+                row = (step, int(batch.shape[0]), int(padded.sum()),
+                       sorted(set(labels[padded].tolist())),
+                       sorted(set(labels[~padded].tolist())))
+                found.append(row)
+                if row[2] >= PAD_SPLIT_MIN_ROWS and row[1] - row[2] >= PAD_SPLIT_MIN_ROWS \
+                        and set(row[3]) & set(row[4]):
+                    break    # a label on both sides: the rule needs none in every batch read
             if found or not self.observed.class_only_padding:
                 self.observed.class_only_padding = found
         except Exception as error:

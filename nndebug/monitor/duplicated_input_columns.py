@@ -99,3 +99,8 @@ class DuplicatedInputColumns(FirstInputsReader):
         rows = batch.reshape(-1, shape[-1])[:MAX_READ_ROWS]   # sliced on the device
         measured = duplicated_columns(np.asarray(self.adapter.to_numpy(rows)))
         return None if measured is None else (step, *measured)
+
+    def rules_out(self, row):
+        """A batch whose varied columns hold no copy: the copies must show in every batch
+        (``rules.duplicated_inputs.copied_columns``)."""
+        return row[3] >= 2 and not row[4]

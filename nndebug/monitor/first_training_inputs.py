@@ -67,7 +67,13 @@ class FirstTrainingInputs:
 class FirstInputsReader:
     """An observer that measures each kept first-argument batch when findings are asked
     for and keeps the rows in one ``Observed`` field. A subclass names the ``field`` and
-    writes ``measure(step, batch)``: a row, or None when the batch is not read."""
+    writes ``measure(step, batch)``: a row, or None when the batch is not read.
+
+    Most of these findings need their sign in EVERY batch read (a cast, a copied column, a
+    wrap is made the same way on each): a subclass whose rule says so writes
+    ``rules_out(row)``, true when this one row already rules the finding out, and the
+    batches after it are not measured (a healthy run pays for its first batch only). The
+    rows kept end with that row, so the rule reaches the same verdict."""
     field = None
 
     def __init__(self, adapter, observed, inputs, on_error):
@@ -78,6 +84,10 @@ class FirstInputsReader:
     def measure(self, step, batch):
         raise NotImplementedError
 
+    def rules_out(self, row):
+        """True when ``row`` alone rules the finding out (class doc); never by default."""
+        return False
+
     def read(self):
         """Set the field from the kept inputs (host copies, once per findings); a later
         read that finds nothing keeps what an earlier one found."""
@@ -87,6 +97,8 @@ class FirstInputsReader:
                 row = self.measure(int(step), batch)
                 if row is not None:
                     found.append(row)
+                    if self.rules_out(row):
+                        break
             if found or not getattr(self.observed, self.field):
                 setattr(self.observed, self.field, found)
         except Exception as error:

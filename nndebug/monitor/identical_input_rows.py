@@ -25,6 +25,8 @@ forwards.
 """
 import numpy as np
 
+from ..rules.conflicting_labels import CONFLICT_SHARE
+
 MIN_ROWS = 8               # [design] rows a batch needs before its twins are counted
 MIN_ROW_VALUES = 16        # [design] values an input row needs: a table of a few discrete
                            # columns repeats rows with different outcomes as a matter of
@@ -51,6 +53,8 @@ def conflicting_rows(x, y):
         return None                        # (NaN inputs are another rule's business)
     y = np.asarray(y, dtype=np.float64).reshape(rows, -1)
     _, input_group = np.unique(x @ _direction(x.shape[1]), return_inverse=True)
+    if input_group.max() + 1 == rows:
+        return rows, 0                     # every row distinct: no twin to clash (most batches)
     _, target_group = np.unique(y @ _direction(y.shape[1]), return_inverse=True)
     input_group, target_group = input_group.reshape(-1), target_group.reshape(-1)
     # input groups holding two or more different targets: the distinct (input group,
@@ -96,6 +100,8 @@ class IdenticalInputRows:
                 counts = conflicting_rows(batch, target)
                 if counts is not None:
                     found.append((step, int(batch.shape[0]), *counts))
+                    if counts[0] > 1 and counts[1] < CONFLICT_SHARE * batch.shape[0]:
+                        break   # the rule needs the clash in every batch: this one rules it out
             if found or not self.observed.conflicting_label_rows:
                 self.observed.conflicting_label_rows = found
         except Exception as error:

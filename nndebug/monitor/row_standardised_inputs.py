@@ -59,3 +59,9 @@ class RowStandardisedInputs(FirstInputsReader):
             return None
         measured = row_scaling(np.asarray(self.adapter.to_numpy(batch)))
         return None if measured is None else (step, *measured)
+
+    def rules_out(self, row):
+        """A batch whose variance lies mostly within the columns: the rule reads the lowest
+        share of all batches (``rules.row_standardised_inputs``)."""
+        from ..rules.row_standardised_inputs import BETWEEN_COLUMN_SHARE
+        return row[4] < BETWEEN_COLUMN_SHARE

@@ -144,3 +144,9 @@ class WrappedInputs(FirstInputsReader):
         values = np.asarray(self.adapter.to_numpy(batch[:WRAP_READ_ROWS]), dtype=np.float64)
         measured = wrapped_levels(values)
         return None if measured is None else (step, *measured)
+
+    def rules_out(self, row):
+        """A batch that does not read as wrapped: the rule needs the wrap in every batch
+        (``rules.wrapped_inputs``)."""
+        from ..rules.wrapped_inputs import wrapped_row
+        return not wrapped_row(row)

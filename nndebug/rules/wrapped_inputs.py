@@ -37,7 +37,8 @@ WRAP_ROUGH_MAX = 0.9     # [design] roughness at the best shift: neighbours clos
                          # independent values (uniform bytes: 1.15)
 
 
-def _wrapped(row):
+def wrapped_row(row):
+    """Whether one batch's row (``monitor/wrapped_inputs.py``) reads as wrapped."""
     _, _, _, shift, plain, best = row
     return WRAP_MIN_CUT <= shift <= 256 - WRAP_MIN_CUT and plain > 0 and \
         best <= WRAP_SMOOTHER * plain and best <= WRAP_ROUGH_MAX
@@ -46,7 +47,7 @@ def _wrapped(row):
 @rule(produces="INPUT_VALUES_WRAPPED_AROUND")
 def input_values_wrapped_around(ctx):
     rows = observed_list(ctx, "wrapped_input_levels")
-    wrapped = [r for r in rows if _wrapped(r)]
+    wrapped = [r for r in rows if wrapped_row(r)]
     if len(wrapped) < WRAP_MIN_BATCHES or len(wrapped) < len(rows):
         return None
     step, n, span, shift, plain, best = wrapped[0]
