@@ -10,10 +10,20 @@ the model's forward passes output: each piece of the output was scored once (a l
 scores ONE output several times, such as a permutation-invariant loss keeping the best of
 several, is not this). Named when most of the steps read show it, on at least
 ``DISCARDED_MIN_STEPS`` steps.
+
+Also (real-bug batch 72, DeepRegNet/DeepReg#624): a classification loss called on the
+training output against class-index labels on every walked step while the stepped loss's
+graph holds no loss function and no log-likelihood (``run.observed.trained_loss_nodes``):
+the label term computed and never added, a regulariser trained alone. Healthy look-alikes
+stay silent: a classifier trained by its cross-entropy (its NLL node is in the graph), a
+hand-written cross-entropy or label smoothing (a log_softmax), an autoencoder with a logged
+cross-entropy metric (an MSE node), a metric computed under no_grad (no training call).
 """
 from ..findings import Finding
 from .context import observed_list
 from .graph import rule
+
+CLASS_INDEX_LOSS_NAMES = ("CrossEntropyLoss", "cross_entropy", "NLLLoss", "nll_loss")
 
 DISCARDED_MIN_STEPS = 2     # [design] steps that must show it: a loop discards the same
                             # losses on every step, one odd step (a logging forward) is no loop
@@ -30,7 +40,7 @@ def losses_not_backpropagated(ctx):
     rows = observed_list(ctx, "discarded_losses")
     shown = [row for row in rows if _discards(row)]
     if len(shown) < DISCARDED_MIN_STEPS or 2 * len(shown) <= len(rows):
-        return None
+        return _class_loss_never_added(ctx, rows)    # real-bug batch 72
     step, forwards, calls, reached = shown[0][:4]
     return Finding(
         code="LOSSES_NOT_BACKPROPAGATED", severity="warning", where="loss", step=step,
@@ -47,3 +57,33 @@ def losses_not_backpropagated(ctx):
         fix="Add the pieces' losses (loss = loss + piece_loss, or torch.stack(losses).mean()) "
             "and call backward() on the total, or call backward() on every piece's loss "
             "(divided by their count) before optimizer.step().")
+
+
+def _class_loss_never_added(ctx, rows):
+    """Real-bug batch 72 (DeepRegNet/DeepReg#624): a classification loss called on the model's
+    training output with class-index targets on each walked step, while the loss that was
+    back-propagated holds no loss function's node and no log-likelihood at all
+    (``run.observed.trained_loss_nodes``, ``monitor/trained_loss_nodes.py``): the labels'
+    loss was computed and left out of the total (a regulariser or other unsupervised term
+    trained alone). A training call is one the discarded-loss count saw (its input required a
+    gradient, the model in training mode)."""
+    walked = {step: found for step, found in observed_list(ctx, "trained_loss_nodes")}
+    training = {row[0] for row in rows if row[2] >= 1}
+    calls = {c.step for c in observed_list(ctx, "loss_calls")
+             if c.loss in CLASS_INDEX_LOSS_NAMES and c.target_integer}
+    steps = sorted(s for s in walked if s in training and s in calls)
+    if len(steps) < DISCARDED_MIN_STEPS or any(walked[s] for s in steps):
+        return None
+    return Finding(
+        code="LOSSES_NOT_BACKPROPAGATED", severity="warning", where="loss", step=steps[0],
+        message=f"On steps {steps} a classification loss was computed on the model's "
+                "training output against its labels, but the loss that was back-propagated "
+                "holds no loss function and no log-likelihood at all: the labels' loss was "
+                "computed and never added to the total, which trains on its other terms alone "
+                "(a regulariser: the model learns to predict nothing). A weighted sum whose "
+                "label term is gated on the wrong weight, or assigned where it was to be "
+                "added, does this.",
+        evidence={"steps": steps, "loss_calls": sorted({c.loss for c in observed_list(
+            ctx, "loss_calls") if c.step in steps})},
+        fix="Add every term to the total under its own weight (if w_label > 0: loss = loss + "
+            "w_label * label_loss) and print each term next to the total.")
