@@ -1,7 +1,7 @@
 """A small "pretrained" CNN backbone for the batch-73 fine-tuning reports (torchvision is
-not available here): a conv net with batch norm trained on colour versions of
-900 digits under a fixed preprocessing recipe, returned without its head. Cases then put a new head
-on it and fine-tune on other digits, as one fine-tunes a downloaded ImageNet model."""
+not available here): a conv net with batch norm trained on colour versions of 900 digits
+under a fixed preprocessing recipe, returned without its head. Cases then put a new head on
+it and fine-tune on other digits, as one fine-tunes a downloaded ImageNet model."""
 import copy
 import functools
 
@@ -66,9 +66,9 @@ def pretrained_backbone(recipe="torch", seed=1, steps=PRETRAIN_STEPS):
 
 @functools.lru_cache(maxsize=None)
 def _pretrain(recipe, seed, steps):
-    """The body after ``steps`` Adam steps on the first ``SOURCE_ROWS`` digits under ``recipe`` ('torch' or
-    'caffe' preprocessing), its head thrown away, in eval mode; and the torch recipe's
-    channel statistics (what its model card would list)."""
+    """The body after ``steps`` Adam steps on the first ``SOURCE_ROWS`` digits under
+    ``recipe`` ('torch' or 'caffe' preprocessing), its head thrown away, in eval mode; and
+    the torch recipe's channel statistics (what its model card would list)."""
     torch.manual_seed(seed)
     x, y = rgb_digits()
     source = slice(0, SOURCE_ROWS)
