@@ -162,7 +162,7 @@ def probe_label_column(x, y):
     rescaled = not columns
     columns = columns or _rescaled_label_columns(x, labels)
     if not columns:
-        return []
+        return _indicator_columns_finding(x, labels)
     return [Finding(
         "TARGETS_IN_INPUTS", "error", "",
         message=f"input column {columns[0]} holds the target of every sample ({x.shape[0]} of "
@@ -200,6 +200,65 @@ def _rescaled_label_columns(x, labels):
     close = np.minimum(np.abs(z - z_label[:, None]).max(axis=0),
                        np.abs(z + z_label[:, None]).max(axis=0)) < AFFINE_TOLERANCE
     return np.flatnonzero(usable)[close].tolist()
+
+
+INDICATOR_MIN_CLASSES = 3
+"""[design] The label's one-hot columns are named only when 3+ of the batch's classes have
+their indicator column and at most one class has none (a one-hot with its first column
+dropped, get_dummies(drop_first=True), still encodes every class): one 0/1 column that
+splits a batch like one class may be chance (a rare category), 3+ of them are not."""
+
+
+def _indicator_columns(x, labels):
+    """{class: column} when the class ids present in the batch (3+ of them with a column,
+    at most one without) have an input column that is an affine function of their
+    indicator (labels == class): two values, one on the class's rows and another on all
+    other rows - the label one-hot encoded with the other categoricals and left in the
+    features (standardised with them or not). {} otherwise."""
+    if labels.dtype.kind == "f" and not np.all(labels == np.round(labels)):
+        return {}
+    classes = np.unique(labels)
+    if classes.size < INDICATOR_MIN_CLASSES or classes.size > x.shape[1] + 1:
+        return {}
+    columns = x.astype(np.float64)
+    # an indicator column holds two values: the others are left out before the class loop
+    low, high = columns.min(axis=0), columns.max(axis=0)
+    two = np.flatnonzero((low < high) & np.all((columns == low) | (columns == high), axis=0))
+    if two.size < INDICATOR_MIN_CLASSES:
+        return {}
+    columns = columns[:, two]
+    found, missing = {}, 0
+    for c in classes:
+        inside = labels == c
+        a, b = columns[inside], columns[~inside]
+        same = (a.min(axis=0) == a.max(axis=0)) & (b.min(axis=0) == b.max(axis=0)) & \
+            (a[0] != b[0])
+        hits = np.flatnonzero(same)
+        if hits.size == 0:
+            missing += 1
+            if missing > 1:
+                return {}
+            continue
+        found[int(c)] = int(two[hits[0]])
+    return found if len(found) >= INDICATOR_MIN_CLASSES else {}
+
+
+def _indicator_columns_finding(x, labels):
+    found = _indicator_columns(x, labels)
+    if not found:
+        return []
+    columns = sorted(set(found.values()))
+    return [Finding(
+        "TARGETS_IN_INPUTS", "error", "",
+        message=f"input columns {columns[0]}..{columns[-1]} are the target one-hot encoded: "
+                f"each of the batch's {len(found)} classes has a column that is 1 (or one "
+                f"value) on exactly its samples ({x.shape[0]} of {x.shape[0]}): the model can "
+                "read the answer instead of learning it",
+        evidence={"columns": columns, "classes": len(found), "samples": int(x.shape[0]),
+                  "meaning": "inputs[:, column] == a * (targets == class) + b for every "
+                             "sample, one column per class"},
+        fix="drop the label's one-hot columns from the features (the target encoded with the "
+            "categorical columns before the split into inputs and labels)")]
 
 
 def probe_target_feature(x, y):
