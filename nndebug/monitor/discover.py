@@ -53,7 +53,7 @@ def layers(adapter):
             continue
         seen.add(id(module))
         kind = adapter.module_type(module)
-        if kind in DROPOUT_TYPES or kind in BATCHNORM_TYPES:
+        if kind in DROPOUT_TYPES or kind in BATCHNORM_TYPES or _drops_inside(module):
             mode_layers.append((name, module))
         if adapter.is_leaf_module(module) and kind not in PASS_THROUGH_TYPES:
             measured.append((name, module, layer_kind(kind)))
@@ -62,3 +62,16 @@ def layers(adapter):
 
 def layer_infos(adapter, measured):
     return [LayerInfo(n, adapter.module_type(m), k) for n, m, k in measured]
+
+
+def _drops_inside(module):
+    """A layer that drops out by itself, with no dropout child: a float ``dropout`` > 0 on
+    the module - a stacked LSTM/GRU/RNN (between its layers: only with num_layers > 1),
+    nn.MultiheadAttention (its attention weights), a user's layer calling
+    F.dropout(x, self.dropout, self.training). Its mode matters as a Dropout's does (core
+    variants 3: a 2-layer LSTM's dropout, trained in eval mode, went unseen)."""
+    rate = getattr(module, "dropout", None)
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not rate > 0:
+        return False
+    layers = getattr(module, "num_layers", None)
+    return not isinstance(layers, int) or layers > 1

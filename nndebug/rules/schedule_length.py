@@ -35,6 +35,11 @@ PAST_LENGTH = 1.5             # [design] calls at least 1.5 x T_max: past the tr
                               # cosine's climb (3 T_max is a full period, back at the peak)
 ENDED_HIGH = 0.5              # [design] the rate at the end is at least half the base rate:
                               # the run ended well up a climb, not annealed
+FULL_CYCLES = 3.0             # [design] calls at least 3 x T_max: the cosine went down to
+                              # its floor, back up to the base rate (2 T_max) and half-way
+                              # down again - it cycled, wherever the run ends - a T_max counted in
+                              # epochs stepped every batch (core variants 3: T_max=6 over 150
+                              # batches ended at the floor, at 0.74 against the twin's 0.53)
 
 
 def stepped_rarely(state, n_steps):
@@ -50,12 +55,16 @@ def stepped_rarely(state, n_steps):
 
 def ended_up_a_climb(state):
     """The rate at the end / the base rate when a periodic schedule was stepped PAST_LENGTH x
-    its length or more and ended at ENDED_HIGH of its base rate or above; else None."""
+    its length or more and ended at ENDED_HIGH of its base rate or above, or was stepped
+    FULL_CYCLES x its length or more (it climbed back to its peak at least once, wherever
+    it ended); else None."""
     if state.type not in PERIODIC_TYPES or not state.length or not state.base_lrs \
             or not state.lrs or state.calls < PAST_LENGTH * state.length:
         return None
     base = max(state.base_lrs)
     end = max(state.lrs)
+    if base > 0 and state.calls >= FULL_CYCLES * state.length:
+        return end / base             # it climbed back to its peak at least once
     return end / base if base > 0 and end >= ENDED_HIGH * base else None
 
 
@@ -80,8 +89,11 @@ def climb_finding(state, end_share):
         code="SCHEDULE_LENGTH_MISMATCH", severity="warning", where="optimizer",
         message=f"The {state.type} has T_max={state.length} but was stepped {state.calls} "
                 f"times ({state.calls / state.length:.3g} x T_max): the cosine is periodic, "
-                "so past T_max the rate climbs back towards its peak, and the run ended at "
-                f"{end_share:.0%} of the base rate instead of annealed.",
+                "so past T_max the rate climbs back towards its peak"
+                + (f", and the run ended at {end_share:.0%} of the base rate instead of "
+                   "annealed." if end_share >= ENDED_HIGH else
+                   f": it fell to its floor and climbed back {int(state.calls // (2 * state.length))}"
+                   " time(s) - a schedule sized in epochs stepped every batch."),
         evidence={"scheduler": state.type, "t_max": state.length,
                   "scheduler_calls": state.calls, "lr_at_end": max(state.lrs),
                   "base_lr": max(state.base_lrs), "threshold": ENDED_HIGH},
