@@ -796,6 +796,110 @@ def gradients_clipped_before_backward(fixed):
     return dict(model=model, optimizer=optimizer, step=step, data=digits(120))
 
 
+# ================================================================ second wave
+# Added after the first widenings (scored as they came in their own commit): inputs handed
+# as a tuple (source, decoder input), a tagger fed tags, an embedding lookup under no_grad.
+
+class CopyDecoder(nn.Module):
+    """nn.Transformer-style encoder-decoder: the source is characters 0..11, the decoder
+    reads characters 12..23 and predicts 13..24. Fixed: a causal tgt_mask. BUG: no tgt_mask,
+    so decoder position t reads decoder input t + 1 - its own target."""
+
+    def __init__(self, vocab, fixed):
+        super().__init__()
+        self.fixed = fixed
+        self.embed = nn.Embedding(vocab, 32)
+        self.position = nn.Parameter(torch.randn(12, 32) * 0.1)
+        self.model = nn.Transformer(32, 2, 1, 1, 64, dropout=0.0, batch_first=True)
+        self.head = nn.Linear(32, vocab)
+
+    def forward(self, inputs):
+        source, given = inputs
+        mask = causal_float_mask(given.shape[1]) if self.fixed else None        # BUG
+        out = self.model(self.embed(source) + self.position, self.embed(given) + self.position,
+                         tgt_mask=mask)
+        return self.head(out)
+
+
+@variant("future", ["FUTURE_LEAK"])
+def transformer_decoder_without_tgt_mask(fixed):
+    torch.manual_seed(27)
+    data, vocab = windows(120, length=24)
+    model = CopyDecoder(vocab, fixed)
+    return dict(model=model, optimizer=torch.optim.Adam(model.parameters(), 2e-3),
+                loss_fn=lm_loss, data=(((w[:, :12], w[:, 12:24]), w[:, 13:25]) for w in data))
+
+
+class CaseTagger(nn.Module):
+    """A GRU tags each character as upper case or not; it is also fed the previous tag
+    (an autoregressive tagger). Fixed: the tags shifted by one (previous tag). BUG: the tag
+    of the same position."""
+
+    def __init__(self, vocab):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, 32)
+        self.tag = nn.Embedding(2, 8)
+        self.rnn = nn.GRU(40, 32, batch_first=True)
+        self.head = nn.Linear(32, 2)
+
+    def forward(self, inputs):
+        ids, tags = inputs
+        return self.head(self.rnn(torch.cat([self.embed(ids), self.tag(tags)], -1))[0])
+
+
+@variant("copied labels", ["TARGETS_IN_INPUTS", "LABELS_MISALIGNED"])
+def tagger_fed_the_tag_of_its_own_position(fixed):
+    torch.manual_seed(46)
+    ids, vocab = characters()
+    upper = torch.tensor([c.isupper() for c in
+                          open(cv_sonnets(), encoding="utf-8").read()], dtype=torch.long)
+    g = torch.Generator().manual_seed(0)
+
+    def data():
+        for _ in range(120):
+            starts = torch.randint(0, len(ids) - 26, (32,), generator=g)
+            w = torch.stack([ids[s:s + 25] for s in starts.tolist()])
+            t = torch.stack([upper[s:s + 25] for s in starts.tolist()])
+            yield (w[:, 1:], t[:, :-1] if fixed else t[:, 1:]), t[:, 1:]       # BUG
+    model = CaseTagger(vocab)
+    return dict(model=model, optimizer=torch.optim.Adam(model.parameters(), 3e-3),
+                loss_fn=lambda out, y: F.cross_entropy(out.transpose(1, 2), y), data=data())
+
+
+def cv_sonnets():
+    from benchmarks.real_bugs._common import SONNETS
+    return SONNETS
+
+
+class NoGradEmbedding(nn.Module):
+    """A randomly initialised embedding looked up under torch.no_grad() (BUG: copied from
+    a frozen-embedding recipe, nothing was loaded), then an LSTM LM."""
+
+    def __init__(self, vocab, fixed):
+        super().__init__()
+        self.fixed = fixed
+        self.embed = nn.Embedding(vocab, 32)
+        self.rnn = nn.LSTM(32, 64, batch_first=True)
+        self.head = nn.Linear(64, vocab)
+
+    def forward(self, ids):
+        if self.fixed:
+            e = self.embed(ids)
+        else:
+            with torch.no_grad():
+                e = self.embed(ids)
+        return self.head(self.rnn(e)[0])
+
+
+@variant("loop", ["NO_GRADIENT", "PARAMS_NOT_UPDATING"])
+def random_embedding_looked_up_under_no_grad(fixed):
+    torch.manual_seed(64)
+    data, vocab = next_chars()
+    model = NoGradEmbedding(vocab, fixed)
+    return dict(model=model, optimizer=torch.optim.RMSprop(model.parameters(), 2e-3),
+                loss_fn=lm_loss, data=data)
+
+
 # ------------------------------------------------------------------------ scoring
 
 def score(v, **watch):
