@@ -12,12 +12,14 @@ from torch import nn  # noqa: E402
 import nndebug as nd  # noqa: E402
 from benchmarks import core_variants_3 as cv  # noqa: E402
 from nndebug.monitor.discover import _drops_inside  # noqa: E402
+from nndebug.probes.dependencies.alignment import measure_offset  # noqa: E402
 from nndebug.probes.dependencies.target_window import window_overlap  # noqa: E402
 
 PROBLEMS = ("warning", "error")
 FAST = ["forecast_window_overlaps_input_window",              # widened: target_window.py
         "cosine_annealing_in_epochs_stepped_every_batch",     # widened: schedule_length.py
         "two_layer_lstm_with_dropout_in_eval_mode",           # widened: discover.py
+        "tagger_fed_the_tag_of_its_own_position",             # widened: alignment.py
         "log_softmax_over_batch_axis",                        # passed as it came
         "series_target_shifted_by_zero",                      # passed as it came
         "cnn_features_detached_before_head"]                  # passed as it came
@@ -95,3 +97,12 @@ def test_a_cosine_sized_for_the_run_and_stepped_per_batch_is_silent():
     codes = _codes(dict(model=model, optimizer=optimizer, loss_fn=nn.CrossEntropyLoss(),
                         data=cv.digits(120), after=lambda i: scheduler.step()))
     assert codes == []
+
+
+def test_unbalanced_tags_copied_exactly_are_measured_and_a_correlated_input_is_not():
+    rng = torch.Generator().manual_seed(0)
+    tags = (torch.rand(32, 24, generator=rng) < 0.06).long().numpy()     # chance ~0.89
+    assert measure_offset(tags, tags)[0] == 0                            # an exact copy
+    flipped = tags.copy()
+    flipped[:, ::10] = 1 - flipped[:, ::10]                              # 90% agreement
+    assert measure_offset(flipped, tags) is None
