@@ -99,6 +99,9 @@ class LossCall:
     # highest score) for some row or position of the batch, in order (None: not read); a
     # rare class missing here late in the run is never predicted (rules/rare_classes.py)
     predicted_classes: "tuple | None" = None
+    # a rate loss's ``log_input`` (PoissonNLLLoss): False when it takes the log of its input
+    # (LOG_OF_UNBOUNDED_OUTPUT, real-bug batch 69); None where the loss has none
+    log_input: "bool | None" = None
 
 
 @dataclass
@@ -286,12 +289,16 @@ ROW_LISTS += ("validation_sets",)   # OVERFITTING on one validation set (wrong c
 ROW_LISTS += ("signed_targets",)   # real-bug batch 29 (loss misuse)
 ROW_LISTS += ("token_id_shares",)   # real-bug batch 30 (text pipelines)
 ROW_LISTS += ("propagation_matrices", "squashed_batch_sums")   # real-bug batch 31 (graphs)
+ROW_LISTS += ("maximised_probabilities",   # real-bug batch 68 (minus a mean probability,
+              "loss_hinges",   # hinges beside a normalisation,
+              "narrow_lookups")   # a table's lookups of one step)
 ROW_LISTS += ("reversed_concatenations",)   # real-bug batch 34 (recurrent)
 ROW_LISTS += ("straight_through_cancellations",)   # real-bug batch 32 (gradient code)
 ROW_LISTS += ("aliased_state_loads", "resumed_optimizers")   # real-bug batch 33 (loops)
 ROW_LISTS += ("discarded_losses", "gradients_after_step")   # real-bug batch 39 (loops)
 ROW_LISTS += ("parameter_penalties",)   # real-bug batch 36 (several losses)
 ROW_LISTS += ("other_turn_gradients",)   # real-bug batch 36 (several optimizers)
+ROW_LISTS += ("trained_loss_nodes",)   # real-bug batch 72 (a loss term never added)
 ROW_LISTS += ("outer_differences",)   # real-bug batch 35 (samples mixed across the batch)
 ROW_LISTS += ("reparameterisations",)   # real-bug batch 37 (generative models)
 ROW_LISTS += ("whole_batch_overlaps",)   # real-bug batch 38 (segmentation losses)
@@ -302,12 +309,14 @@ ROW_LISTS += ("one_unit_softmaxes", "transposing_reshapes")   # real-bug batch 4
 ROW_LISTS += ("target_column_scales",)   # real-bug batch 42 (regression numerics)
 ROW_LISTS += ("near_zero_divisors",)   # real-bug batch 42 (percentage errors)
 ROW_LISTS += ("target_value_matches",)   # real-bug batch 42 (windows reading ahead)
+ROW_LISTS += ("diffusion_noise_levels",)   # real-bug batch 71 (diffusion forward process)
 ROW_LISTS += ("conflicting_label_rows",)   # real-bug batch 45 (one file read for two labels)
 ROW_LISTS += ("class_only_padding",   # real-bug batch 65 (one class padded,
               "position_losses")   # labels drifting from the frames)
 ROW_LISTS += ("in_place_skips", "shared_norm_sites")   # real-bug batch 43 (model wiring)
 ROW_LISTS += ("start_parameter_values",   # real-bug batch 64 (parameters never initialised,
               "in_place_inputs")   # a forward writing into its own input)
+ROW_LISTS += ("pretrained_norm_inputs",)   # real-bug batch 73 (data unlike a pretrained BN's)
 ROW_LISTS += ("pooled_log_probs", "ppo_ratios")   # real-bug batch 44 (policy-gradient losses)
 ROW_LISTS += ("validation_row_matches",   # real-bug batch 46 (rows in both splits,
               "row_standardised_inputs")   # tables standardised per row)
@@ -334,6 +343,9 @@ ROW_LISTS += ("rounded_input_columns",   # real-bug batch 61 (inputs cast to bfl
 ROW_LISTS += ("category_code_columns",   # real-bug batch 63 (a weekday code as one number,
               "embedding_field_ranges",   # field offsets that overlap in one table,
               "frozen_table_probes")   # a frozen table's rows against its ids)
+ROW_LISTS += ("scattered_messages",   # real-bug batch 66 (graphs: messages by index,
+              "feature_axis_readouts")   # a readout pooled over the features)
+ROW_LISTS += ("tiny_norm_batches",)   # core variants: a batch norm's 1-2 sample batch, any step
 
 
 @dataclass
@@ -553,6 +565,26 @@ class Observed:
                                                           # features in the model's forward,
                                                           # first steps
                                                           # (monitor/propagation_matrices.py)
+    narrow_lookups: list = field(default_factory=list)    # [(layer, rows, width, step,
+                                                          # [(highest id + 1, distinct,
+                                                          # read)] per lookup)] of steps
+                                                          # looking a table up 2+ times
+                                                          # (monitor/narrow_lookups.py)
+    loss_hinges: list = field(default_factory=list)       # [(step, hinges, normalised)]: relu
+                                                          # / clamp nodes in the loss and
+                                                          # whether it divides by a norm,
+                                                          # first steps
+                                                          # (monitor/loss_hinges.py)
+    trained_loss_nodes: list = field(default_factory=list)  # [(step, any loss function's or
+                                                          # log-likelihood's node in the
+                                                          # stepped loss's graph)], first
+                                                          # steps (monitor/trained_loss_
+                                                          # nodes.py, batch 72)
+    maximised_probabilities: list = field(default_factory=list)  # [(step, "sigmoid" or
+                                                          # "softmax", reduction, sign)]: the
+                                                          # loss a signed mean of
+                                                          # probabilities, first steps
+                                                          # (monitor/maximised_probabilities.py)
     squashed_batch_sums: list = field(default_factory=list)  # [(step, squashing operation,
                                                           # reduction, reduced shape)]: a
                                                           # sigmoid-like function of the
@@ -648,6 +680,10 @@ class Observed:
                                                           # column, rows where it equals the
                                                           # target)], first training batches
                                                           # (monitor/target_values_in_features.py)
+    diffusion_noise_levels: list = field(default_factory=list)  # [(step, [noise coefficient
+                                                          # b], [log signal power])] per
+                                                          # sample, first training batches
+                                                          # (monitor/diffusion_noise_levels.py)
     conflicting_label_rows: list = field(default_factory=list)  # [(step, rows, distinct
                                                           # input rows, rows whose exact
                                                           # twin has another target)],
@@ -805,6 +841,14 @@ class Observed:
                                                           # on an earlier watched step)] of
                                                           # forwards writing into their input
                                                           # (batch 64, monitor/in_place_inputs.py)
+    pretrained_norm_inputs: list = field(default_factory=list)  # [(layer, order, channels,
+                                                          # training, median mean shift in
+                                                          # running stds, median log10 variance
+                                                          # ratio, the same two with the input
+                                                          # channels reversed or None)] of
+                                                          # pretrained batch norms on the first
+                                                          # recorded step (batch 73,
+                                                          # monitor/pretrained_norm_inputs.py)
     category_code_columns: list = field(default_factory=list)  # [(column, codes, rows,
                                                           # lowest, highest, between share,
                                                           # unordered share, target variance)]
@@ -835,6 +879,22 @@ class Observed:
                                                           # shift, its accuracy, ids' accuracy,
                                                           # majority share)] of frozen
                                                           # embeddings (batch 63)
+    scattered_messages: list = field(default_factory=list)  # [(step, rows, messages,
+                                                          # highest sender + 1, highest
+                                                          # receiver + 1)] of the index
+                                                          # gathers and scatters of a graph
+                                                          # network's forward, first steps
+                                                          # (batch 66,
+                                                          # monitor/scattered_messages.py)
+    feature_axis_readouts: list = field(default_factory=list)  # [(step, "mean" or "sum",
+                                                          # reduced shape)]: a layer reading a
+                                                          # reduction over a layer's features,
+                                                          # first steps (batch 66,
+                                                          # monitor/feature_axis_readouts.py)
+    tiny_norm_batches: list = field(default_factory=list)  # [(step, layer, samples, values
+                                                          # per channel)]: batch-norm batches
+                                                          # of 1-2 samples on any step
+                                                          # (monitor/tiny_norm_batches.py)
 
     def to_dict(self):
         from dataclasses import asdict

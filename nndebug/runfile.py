@@ -360,6 +360,12 @@ def _squashed_batch_sum(row):
 
 ROW_READERS.update(propagation_matrices=_propagation_matrix,
                    squashed_batch_sums=_squashed_batch_sum)   # real-bug batch 31
+ROW_READERS.update(maximised_probabilities=lambda row: (int(row[0]), str(row[1]), str(row[2]),
+                                                       int(row[3])),   # real-bug batch 68
+                   loss_hinges=lambda row: (int(row[0]), int(row[1]), bool(row[2])),
+                   narrow_lookups=lambda row: (str(row[0]), int(row[1]), int(row[2]),
+                                               int(row[3]), [tuple(int(v) for v in call)
+                                                             for call in row[4]]))
 
 
 def _reversed_concatenation(row):
@@ -509,6 +515,14 @@ def _target_value_match(row):
 ROW_READERS.update(target_value_matches=_target_value_match)   # real-bug batch 42
 
 
+def _diffusion_noise_level(row):   # real-bug batch 71
+    step, levels, signals = row
+    return int(step), [float(v) for v in levels], [float(v) for v in signals]
+
+
+ROW_READERS.update(diffusion_noise_levels=_diffusion_noise_level)   # real-bug batch 71
+
+
 def _duplicated_input_column(row):   # real-bug batch 59
     step, rows, features, varied, groups = row
     return int(step), int(rows), int(features), int(varied), \
@@ -566,6 +580,17 @@ def _in_place_input(row):   # real-bug batch 64
 
 ROW_READERS.update(start_parameter_values=_start_parameter_value,   # real-bug batch 64
                    in_place_inputs=_in_place_input)
+
+
+def _pretrained_norm_input(row):   # real-bug batch 73
+    def number(v):
+        return None if v is None else float(v)
+    name, order, channels, training, shift, log_ratio, turned = row
+    return (str(name), int(order), int(channels), bool(training), number(shift),
+            number(log_ratio), None if turned is None else [number(v) for v in turned])
+
+
+ROW_READERS.update(pretrained_norm_inputs=_pretrained_norm_input)   # real-bug batch 73
 
 
 def _validation_row_match(row):   # real-bug batch 46
@@ -1291,3 +1316,9 @@ ROW_READERS.update(rounded_input_columns=_rounded_input_column,   # real-bug bat
 ROW_READERS.update(category_code_columns=_category_code_column,   # real-bug batch 63
                    embedding_field_ranges=_embedding_field_range,
                    frozen_table_probes=_frozen_table_probe)
+ROW_READERS.update(scattered_messages=lambda row: tuple(int(v) for v in row),   # batch 66
+                   feature_axis_readouts=lambda row: (int(row[0]), str(row[1]),
+                                                      [int(n) for n in row[2]]))
+ROW_READERS.update(trained_loss_nodes=lambda row: (int(row[0]), bool(row[1])))   # batch 72
+ROW_READERS.update(tiny_norm_batches=lambda row: (int(row[0]), str(row[1]), int(row[2]),
+                                                  int(row[3])))   # core variants

@@ -15,6 +15,85 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    "tasks_with_same_label_count_share_one_head":   # real-bug batch 72
+        "the run shows one binary output layer fed alternately 'is it 5 or more' and 'is it "
+        "odd' labels for the same kind of digits: a training loss that falls from 0.69 to "
+        "about 0.3 and stops (held-out 0.78 against the fixed twin's 0.90), every parameter "
+        "updating. The conflict is only visible for one input seen under both tasks, and the "
+        "same rows come back under the other task only in a later epoch, past the first "
+        "training batches kept (CONFLICTING_LABELS_ON_IDENTICAL_INPUTS reads those). Which "
+        "task a batch belongs to is an argument of the user's forward, not a tensor the "
+        "monitor sees; a healthy run that alternates two data sets with their own, agreeing "
+        "labels over one head (two sources of the same task) looks the same from the loss.",
+    "frozen_head_loss_still_trains_shared_backbone":   # real-bug batch 72
+        "the run shows a classifier whose loss includes a BCE through a head with "
+        "requires_grad=False, its gradient reaching the shared backbone: exactly a perceptual "
+        "or feature-matching loss through a frozen network, or a fixed random projection "
+        "head, which are healthy. The harm comes from the frozen head's masks belonging to "
+        "other images (mosaic-augmented images, unaugmented masks); masks of other images are "
+        "as plausible as the right ones (0/1 ink maps), and the cost on this model is small "
+        "(held-out 0.88 against 0.91), so no learning-poor precondition holds either.",
+    "diffusion_ema_decay_overwritten_each_step":   # real-bug batch 71
+        "the EMA copy is neither the watched model nor stepped by the watched optimizer: its "
+        "weights live in a deepcopy updated in place under no_grad, and the training run "
+        "(loss, gradients, live weights) is the fixed twin's to the last bit. The harm is in "
+        "the average only (held-out noise error 0.370 vs 0.350); naming it would need the "
+        "copy found and its averaging weight measured, and a rule inferring it from a "
+        "training run would fire on every diffusion run with a fast or no EMA, which is fine.",
+    "diffusion_v_prediction_target_for_epsilon_model":   # real-bug batch 71
+        "training is self-consistent: the model learns the v target it is given (its loss "
+        "falls like the twin's) and nothing in the run says how the sampler will read the "
+        "output. The mismatch is between the training target and a sampler that never runs "
+        "under watch; v-prediction is a correct choice for a model sampled as v, so a rule "
+        "flagging v targets would fire on healthy v-prediction runs (SD 2.x, DDIM v).",
+    "boxes_xywh_read_as_corners":   # real-bug batch 67
+        "the run shows NaN regression targets from the first step (NONFINITE_TARGETS, "
+        "NAN_LOSS, NAN_GRADIENTS name them); the boxes themselves never reach a recorded "
+        "call: the user's loss encodes them (log of x2 - x1 against an anchor) before "
+        "smooth_l1_loss, which sees the encoded deltas only. That the NaN comes from "
+        "inside-out boxes - (x, y, w, h) read as corners - would need the box tensor seen "
+        "where it is encoded; a rule guessing it from NaN targets alone would also fire on "
+        "targets that are NaN for any other reason (missing values, a division by zero)",
+    "image_and_mask_augmented_by_separate_generators":   # real-bug batch 67
+        "the run shows a binary segmentation whose loss falls and levels off higher than "
+        "its twin's (at some seeds DEAD_RELU as a symptom); each image and its mask are "
+        "rotated and flipped by separate draws, which nothing recorded pairs: the kept "
+        "first inputs hold the images, the loss calls the masks' shapes and ranges, and "
+        "an ink mask that agrees with a rotated image better than with its own would need "
+        "the mask's relation to the pixels known (a harder task, fewer ink pixels, label "
+        "noise all give the same higher plateau); augmentation_flips_image_not_mask is "
+        "the same miss",
+    "siamese_hard_negative_pairs_mined_as_farthest":   # real-bug batch 68
+        "the run shows a contrastive loss on an MLP embedding that falls from 0.18 to 0.01 "
+        "while the embedding contracts (mean pair distance 0.34 against the fixed twin's "
+        "1.07: the positive pairs' pull is nearly all that is left), every parameter "
+        "updating; which negative pairs enter the loss is chosen in the user's code by an "
+        "argsort of detached distances, and the chosen indices are freed with the graph "
+        "after backward. A healthy online-mining run whose negatives are already beyond the "
+        "margin (an easy data set, random negatives) has the same zero hinges and the same "
+        "pull; only comparing the chosen pairs' distances with the batch's other negative "
+        "pairs would tell, and the run holds no record of the pairs left out",
+    "directed_adjacency_not_transposed":   # real-bug batch 66 (named NODES_GATHER_NOTHING)
+        "the run shows a row-normalised, asymmetric 0/1 pattern with about 5% of its rows "
+        "empty (NODES_GATHER_NOTHING, warned: 'edges entered one way only') and a training "
+        "loss that falls from 2.25 to 0.13; A and its transpose are both valid propagation "
+        "matrices of a directed graph (gather from the nodes you cite, or from those citing "
+        "you), a correctly oriented citation graph has its empty rows too, and which way the "
+        "labels flow along the edges is known only to the held-out nodes, which the run never "
+        "sees (training nodes are memorised from their own features)",
+    "node_loss_without_train_mask":   # real-bug batch 66
+        "the run shows a healthy transductive GCN: one forward over all nodes, a cross-entropy "
+        "over all of their labels that falls steadily; a fully supervised node classifier "
+        "(every node labelled for training, tested on another graph) is the same run. The "
+        "test mask exists only in the user's accuracy code outside the model and the loss, so "
+        "nothing in the run says some of those labels were meant to be held out",
+    "subgraph_features_shuffled_against_edges":   # real-bug batch 66
+        "the run shows learning poorly (16% gained) and a normalised A + I built anew each "
+        "step; with the rows of x in a different order than the edges, every edge joins two "
+        "random nodes of the batch, which is also what a heterophilous graph (neighbours "
+        "unlike each other) or a graph whose edges carry little about the labels looks like. "
+        "Only comparing the features' agreement across edges with a correctly aligned batch "
+        "would tell, and the run holds no aligned batch to compare with",
     "from_pretrained_called_on_layer_instance":   # real-bug batch 63
         "the run shows an ordinary trainable nn.Embedding holding a fresh N(0, 1) draw that "
         "trains from scratch, fits the 160 training sentences (loss 0.01) and stays at 0.99 "
@@ -292,6 +371,18 @@ KNOWN_MISSES = {
         "healthy model (a smaller one, a lower learning rate) looks the same, and a rule on "
         "'one block repeated across the gates' would match this script's line, not a "
         "symptom seen in the run",
+    "gaussian_likelihood_std_passed_as_variance":   # real-bug batch 69
+        "the run is healthy: the likelihood reads the head's output as a variance and "
+        "calibrates it as one (the mean's RMSE 0.61 against the twin's 0.60, loss falling, no "
+        "finding); the bug is only in what the code downstream calls that output (sigma), so "
+        "the intervals built from it cover 48% instead of 90%. Bug and twin train the same "
+        "kind of number under the same loss; nothing in the run tells which name is right",
+    "log_variance_head_trained_by_point_loss":   # real-bug batch 69
+        "the mean trains normally (RMSE 0.60, the twin's 0.59) and the loss falls; the "
+        "log-variance head slides towards its clamp at -10 (held-out sigma 0.007-0.03) with "
+        "small, finite gradients - a head learning to shrink a noise term looks the same as "
+        "any output being fitted, and a rule on 'an output pinned at a clamp' would need the "
+        "clamp's node read every step, and would also fire on healthy clamped heads at rest",
 }
 
 

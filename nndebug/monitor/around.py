@@ -69,6 +69,7 @@ from .self_additions import SelfAdditions
 from .reparameterisations import Reparameterisations   # real-bug batch 37
 from .policy_gradient_terms import PolicyGradientTerms
 from .target_ids import CLASS_INDEX_LOSSES, function_call_options, loss_options
+from .binary_loss_options import binary_function_options
 from .raised_warnings import WarningCapture
 from .schedulers import remember_schedulers
 from .seed_calls import SeedCalls
@@ -89,7 +90,13 @@ from .whole_batch_norms import WholeBatchNorms
 from .outer_differences import OuterDifferences
 from .token_id_shares import TokenIdShares   # real-bug batch 30
 from .propagation_matrices import PropagationMatrices   # real-bug batch 31
+from .scattered_messages import ScatteredMessages   # real-bug batch 66
+from .feature_axis_readouts import FeatureAxisReadouts   # real-bug batch 66
 from .squashed_batch_sums import SquashedBatchSums   # real-bug batch 31
+from .maximised_probabilities import MaximisedProbabilities   # real-bug batch 68
+from .trained_loss_nodes import TrainedLossNodes   # real-bug batch 72
+from .loss_hinges import LossHinges   # real-bug batch 68
+from .narrow_lookups import read_narrow_lookups   # real-bug batch 68
 from .whole_batch_overlaps import WholeBatchOverlaps   # real-bug batch 38
 from .pooled_log_probs import PooledLogProbs   # real-bug batch 44
 from .ppo_ratios import PpoRatios   # real-bug batch 44
@@ -108,6 +115,7 @@ from .transposing_reshapes import TransposingReshapes   # real-bug batch 41
 from .target_column_scales import TargetColumnScales   # real-bug batch 42
 from .near_zero_divisors import NearZeroDivisors   # real-bug batch 42
 from .first_training_inputs import FirstTrainingInputs   # read by the next two
+from .diffusion_noise_levels import DiffusionNoiseLevels   # real-bug batch 71
 from .target_values_in_features import TargetValuesInFeatures   # real-bug batch 42
 from .identical_input_rows import IdenticalInputRows   # real-bug batch 45
 from .class_only_padding import ClassOnlyPadding   # real-bug batch 65
@@ -117,6 +125,7 @@ from .constant_decoder_inputs import ConstantDecoderInputs   # real-bug batch 49
 from .in_place_skip_inputs import InPlaceSkipInputs   # real-bug batch 43
 from .in_place_inputs import InPlaceInputs   # real-bug batch 64
 from .start_parameters import read_start_values   # real-bug batch 64
+from .pretrained_norm_inputs import PretrainedNormInputs   # real-bug batch 73
 from .shared_norm_sites import SharedNormSites   # real-bug batch 43
 from .reversed_steps import ReversedSteps   # real-bug batch 34
 from .straight_through_cancellations import StraightThroughCancellations   # real-bug batch 32
@@ -155,6 +164,8 @@ class Around:
             WholeBatchNorms(observed),       # z / z.norm() over the whole batch
             OuterDifferences(observed),      # (N, 1) - (N,)
             SquashedBatchSums(observed),     # sigmoid(x.sum())
+            MaximisedProbabilities(observed),   # -sigmoid(s).mean() (batch 68)
+            LossHinges(observed),            # relu(sim - margin) (batch 68)
             WholeBatchOverlaps(observed)], on_error)   # a Dice summed over the batch
         self.policy_terms = PolicyGradientTerms(adapter, observed, parameters, optimizer, on_error)
         self.attention = AttentionCapture(adapter, self._attention_site, on_error,
@@ -191,6 +202,7 @@ class Around:
         self.divisors = NearZeroDivisors(adapter, observed, on_error)   # |y - p| / |y|
         self.loss_graph.readers.append(self.divisors.in_loss)   # its scan of the loss graph
         self.loss_graph.readers.append(PooledLogProbs(observed))   # mean(lp) * returns (batch 44)
+        self.loss_graph.readers.append(TrainedLossNodes(observed))   # a term never added (batch 72)
         self.ppo_ratios = PpoRatios(adapter, observed, on_error)   # exp(lp - old lp) (batch 44)
         self.loss_graph.readers.append(self.ppo_ratios)   # its scan for a ratio
         self.foreign = ForeignNetworks(adapter, observed, on_error)   # teachers (batch 55)
@@ -201,6 +213,8 @@ class Around:
         self.first_inputs = FirstTrainingInputs(adapter, adapter.model, current_step, on_error)
         self.target_values = TargetValuesInFeatures(adapter, observed, self.first_inputs,
                                                     on_error)   # y in x's rows
+        self.noise_levels = DiffusionNoiseLevels(adapter, observed, self.first_inputs,
+                                                 on_error)   # x_t = a x0 + b noise (batch 71)
         self.input_twins = IdenticalInputRows(adapter, observed, self.first_inputs,
                                               on_error)   # one input, two labels (batch 45)
         self.class_padding = ClassOnlyPadding(adapter, observed, self.first_inputs,
@@ -221,6 +235,8 @@ class Around:
         self.in_place_inputs = InPlaceInputs(adapter, observed, adapter.model,
                                              on_error)   # x += noise on the data (batch 64)
         read_start_values(adapter, observed, on_error)   # never initialised (batch 64)
+        self.pretrained_norms = PretrainedNormInputs(adapter, observed, adapter.model,
+                                                     on_error)   # data vs pretrained BN (batch 73)
         self.norm_sites = SharedNormSites(adapter, observed, on_error)   # one BN, two sites
         self.constant_decoder = ConstantDecoderInputs(adapter, observed, on_error)   # zeros fed
         self.token_ids = TokenIdShares(adapter, observed, current_step, on_error)   # <unk> share
@@ -239,6 +255,8 @@ class Around:
         # real-bug batch 57: a skip joined with *, a softmax over all heads' keys (forward)
         self.forward_graph.readers += [MultipliedSkips(observed), HeadSoftmaxes(observed),
                                        PatchGridReshapes(observed)]   # patches by one view
+        self.forward_graph.readers += [ScatteredMessages(observed),   # batch 66: h[senders],
+                                       FeatureAxisReadouts(observed)]   # h.mean(-1) read out
         self.resumed = ResumedOptimizers(adapter, observed, parameters, current_step, on_error)
         self.aliased_loads = AliasedLoads(adapter, observed, adapter.model, current_step, on_error)
         # real-bug batch 39: losses never back-propagated, gradients clipped after the step
@@ -282,6 +300,7 @@ class Around:
         self.sequence_reruns.arm(step)    # its pre-hook goes once it kept a call
         self.in_place_skips.arm(step)     # in_place_skip_inputs.py (first steps)
         self.in_place_inputs.arm(step)    # in_place_inputs.py (first steps, batch 64)
+        self.pretrained_norms.arm(step)   # pretrained_norm_inputs.py (first step, batch 73)
         self.norm_sites.arm(step)         # shared_norm_sites.py (first steps)
         self.constant_decoder.arm(step)   # constant_decoder_inputs.py (first steps)
         self.categorical.arm(step)        # categorical_inputs.py: drops its finished hooks
@@ -334,6 +353,7 @@ class Around:
         self.divisors.disarm()            # near_zero_divisors.py
         self.in_place_skips.disarm()      # in_place_skip_inputs.py
         self.in_place_inputs.disarm()     # in_place_inputs.py (batch 64)
+        self.pretrained_norms.disarm()    # pretrained_norm_inputs.py (batch 73)
         self.norm_sites.disarm()          # shared_norm_sites.py
         self.constant_decoder.disarm()    # constant_decoder_inputs.py
         self.ppo_ratios.disarm()          # ppo_ratios.py
@@ -435,7 +455,8 @@ class Around:
         self.soft_labels.offer(name, (output, target))   # soft_target_labels.py (batch 55)
         if name == "kl_div":          # seen for that pairing only
             return self.soft_labels.paired
-        options = function_call_options(args, kwargs) if name in CLASS_INDEX_LOSSES else {}
+        options = function_call_options(args, kwargs) if name in CLASS_INDEX_LOSSES else \
+            binary_function_options(name, args, kwargs)   # binary_loss_options.py (batch 67)
         self.losses.offer(name, output, target, options)
         self.discarded_losses.offer(output)   # discarded_losses.py
         self.ctc_blanks.offer_function(name, args, kwargs)   # ctc_blank_targets.py
@@ -471,7 +492,9 @@ class Around:
         self.target_columns.read()          # target_column_scales.py
         self.divisors.read()                # near_zero_divisors.py
         self.target_values.read()           # target_values_in_features.py
+        self.noise_levels.read()            # diffusion_noise_levels.py (batch 71)
         self.input_twins.read()             # identical_input_rows.py (batch 45)
+        self.pretrained_norms.read()        # pretrained_norm_inputs.py (batch 73)
         self.class_padding.read()           # class_only_padding.py (batch 65)
         self.row_scaling.read()             # row_standardised_inputs.py (batch 46)
         self.copied_columns.read()          # duplicated_input_columns.py (batch 59)
@@ -481,6 +504,8 @@ class Around:
         self.soft_labels.read()             # soft_target_labels.py (batch 55)
         self.soft_padding.read()            # soft_target_padding.py (batch 60)
         self.categorical.read()             # categorical_inputs.py (batch 63)
+        read_narrow_lookups(self.adapter, self.categorical, self.structure.observed,
+                            self.on_error)   # narrow_lookups.py (batch 68)
         self.input_precision.read()         # input_precision.py (batch 61)
         self.wrapped_inputs.read()          # wrapped_inputs.py (batch 61)
         self.validation_targets.read()      # validation_targets.py (batch 61)
@@ -526,6 +551,7 @@ class Around:
         self.feature_moments.close()
         self.input_ranges.close()           # input_ranges.py (batch 59)
         self.in_place_inputs.close()        # in_place_inputs.py (batch 64)
+        self.pretrained_norms.close()       # pretrained_norm_inputs.py (batch 73)
         self.teacher_inputs.close()         # teacher_forced_validation.py (batch 59)
         self.seeds.close()
         self.windows.close()

@@ -89,14 +89,19 @@ CONTINUED += ("one_unit_softmaxes", "transposing_reshapes")   # real-bug batch 4
 CONTINUED += ("multiplied_skips", "head_softmaxes",
               "patch_grid_reshapes")   # real-bug batch 57 (forward walk)
 CONTINUED += ("target_column_scales",)   # real-bug batch 42 (first regression loss calls)
+CONTINUED += ("maximised_probabilities",   # real-bug batch 68 (loss graph, first steps)
+              "loss_hinges", "narrow_lookups")
+CONTINUED += ("trained_loss_nodes",)   # real-bug batch 72 (loss graph, first steps)
 CONTINUED += ("near_zero_divisors",)   # real-bug batch 42 (a loss's divisors, first steps)
 CONTINUED += ("target_value_matches",)   # real-bug batch 42 (first training batches)
+CONTINUED += ("diffusion_noise_levels",)   # real-bug batch 71 (first training batches)
 CONTINUED += ("conflicting_label_rows",)   # real-bug batch 45 (first training batches)
 CONTINUED += ("class_only_padding",   # real-bug batch 65 (first training batches,
               "position_losses")   # first recorded steps' loss calls)
 CONTINUED += ("in_place_skips", "shared_norm_sites")   # real-bug batch 43 (first steps' hooks)
 CONTINUED += ("start_parameter_values",   # real-bug batch 64 (read when watch first started,
               "in_place_inputs")   # first recorded steps' hooks)
+CONTINUED += ("pretrained_norm_inputs",)   # real-bug batch 73 (first recorded step's hooks)
 CONTINUED += ("single_value_norms", "dropout_outputs",
               "soft_target_padding")   # real-bug batch 60 (first steps' walk, hooks, calls)
 CONTINUED += ("soft_target_agreement",)   # real-bug batch 55 (recorded steps' loss pairs)
@@ -123,6 +128,8 @@ CONTINUED += ("rounded_input_columns", "wrapped_input_levels",   # real-bug batc
               "validation_target_kinds")   # training inputs, first validation loss calls)
 CONTINUED += ("category_code_columns", "embedding_field_ranges",
               "frozen_table_probes")   # real-bug batch 63 (first lookups and inputs, at findings)
+CONTINUED += ("scattered_messages", "feature_axis_readouts")   # real-bug batch 66 (forward walk)
+CONTINUED += ("tiny_norm_batches",)   # core variants (a batch norm's 1-2 sample batches)
 
 
 class LongRun(Sink):

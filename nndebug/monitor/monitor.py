@@ -44,6 +44,7 @@ from .schedule import JUDGED, WARMUP_RECORDS, Schedule
 from ..adapters.torch_distributed import unwrap
 from . import ranks
 from .batches import BatchFingerprints
+from .tiny_norm_batches import TinyNormBatches
 from .sinks import Sink, TensorBoardSink
 from .transfer import PARAMETER_STATISTICS, Packet, build_record, to_host_many
 from ..history import BoundedRun
@@ -206,6 +207,8 @@ class Monitor:
                                                lambda: self._step,
                                                self._note_error)   # batch 56: autograd.grad
             self.around.loss_graph.readers.append(self.derivatives.norms)
+            self.tiny_norms = TinyNormBatches(adapter, self.run.observed, lambda: self._step,
+                                              self._note_error)   # core variants: any step
             self.hooks.quiet = self.around.attention.quiet   # our hooks' measurements skip its mode
             self._arm()               # detailed records: a monitor never breaks training)
             self._last_exit = self._clock()
@@ -396,6 +399,7 @@ class Monitor:
         for site in self.layer_sites:   # dropout_outputs.py, running_buffers.py
             site.close()
         self.derivatives.close()     # derivative_calls.py
+        self.tiny_norms.close()      # tiny_norm_batches.py
         self.rewritten_weights.close()  # rewritten_weights.py
         self.self_references.disarm()   # self_references.py
         self.around.close()

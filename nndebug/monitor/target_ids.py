@@ -45,15 +45,24 @@ def loss_options(loss_fn, kwargs=None):
     or of a call of a loss function (its keyword arguments, with torch's defaults); None
     where not known."""
     if kwargs is not None:
-        return _with_pos_weight({"ignore_index": kwargs.get("ignore_index", -100),
-                                 "reduction": kwargs.get("reduction", "mean"),
-                                 "class_weights": class_weights(kwargs.get("weight"))},
-                                kwargs.get("pos_weight"))
+        return _with_log_input(_with_pos_weight(
+            {"ignore_index": kwargs.get("ignore_index", -100),
+             "reduction": kwargs.get("reduction", "mean"),
+             "class_weights": class_weights(kwargs.get("weight"))},
+            kwargs.get("pos_weight")), kwargs.get("log_input"))
     ignore = getattr(loss_fn, "ignore_index", None)
-    return _with_pos_weight({"ignore_index": None if ignore is None else int(ignore),
-                             "reduction": getattr(loss_fn, "reduction", None),
-                             "class_weights": class_weights(getattr(loss_fn, "weight", None))},
-                            getattr(loss_fn, "pos_weight", None))
+    return _with_log_input(_with_pos_weight(
+        {"ignore_index": None if ignore is None else int(ignore),
+         "reduction": getattr(loss_fn, "reduction", None),
+         "class_weights": class_weights(getattr(loss_fn, "weight", None))},
+        getattr(loss_fn, "pos_weight", None)),
+        getattr(loss_fn, "__dict__", {}).get("log_input"))   # no AttributeError raised
+
+
+def _with_log_input(options, log_input):
+    """``options`` with a rate loss's ``log_input`` (PoissonNLLLoss) when it has one as a
+    bool (real-bug batch 69: LOG_OF_UNBOUNDED_OUTPUT reads it)."""
+    return options if not isinstance(log_input, bool) else {**options, "log_input": log_input}
 
 
 def _with_pos_weight(options, pos_weight):

@@ -90,6 +90,7 @@ from . import soft_targets  # noqa: F401
 from . import target_scale  # noqa: F401
 from . import output_width  # noqa: F401
 from . import vision_data  # noqa: F401
+from . import ignored_majority_class  # noqa: F401  (real-bug batch 67: ignore_index on the background)
 from . import loss_scale  # noqa: F401
 from . import kl_reduction  # noqa: F401
 from . import rng_reseeded  # noqa: F401
@@ -197,6 +198,15 @@ from . import label_drift  # noqa: F401  (real-bug batch 65: labels drift along 
 from . import uninitialised_parameters  # noqa: F401  (real-bug batch 64: torch.Tensor weights)
 from . import init_scale_small  # noqa: F401  (real-bug batch 64: a fan-in of every weight)
 from . import in_place_inputs  # noqa: F401  (real-bug batch 64: x += noise on the data)
+from . import batched_edges  # noqa: F401  (real-bug batch 66: graphs batched, edges not offset)
+from . import feature_axis_readouts  # noqa: F401  (real-bug batch 66: h.mean(-1) readout)
+from . import validation_scale  # noqa: F401  (real-bug batch 70: a validation loss misscaled)
+from . import unseen_classes  # noqa: F401  (real-bug batch 70: validation classes never trained)
+from . import hinge_margins  # noqa: F401  (real-bug batch 68: a distance's margins on cosines)
+from . import narrow_lookups  # noqa: F401  (real-bug batch 68: negatives from shape[1] ids)
+from . import regression_targets  # noqa: F401  (real-bug batch 69: inf targets, log of a rate)
+from . import diffusion_noise_scale  # noqa: F401  (real-bug batch 71: noise scaled by 1 - ab)
+from . import pretrained_statistics  # noqa: F401  (real-bug batch 73: preprocessing unlike pretraining)
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context

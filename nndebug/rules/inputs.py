@@ -81,6 +81,25 @@ def _scaled_inside_model(ctx, input_rms):
                v * SCALED_INSIDE_SHRINK <= input_rms for v in values)
 
 
+PRETRAINED_SCALE_MATCH = 1.0   # [measured] |log10(batch var / running var)| under which the
+                               # first pretrained batch norm saw the inputs at the scale it was
+                               # pretrained on (batch 73: under 0.2 for matched recipes, 3.6+
+                               # for wrong ones; rules/pretrained_statistics.py)
+PRETRAINED_SHIFT_MATCH = 3.0   # [measured] and its median mean shift in running stds under this
+
+
+def _pretrained_at_this_scale(ctx):
+    """Whether a batch norm with pretrained statistics saw these inputs at the scale and centre
+    it was pretrained on (caffe-style 0-255 inputs into a caffe-pretrained backbone): the
+    inputs' scale is the model's own (monitor/pretrained_norm_inputs.py)."""
+    rows = [r for r in getattr(ctx.run.observed, "pretrained_norm_inputs", None) or []
+            if r[4] is not None and r[5] is not None]
+    if not rows:
+        return False
+    first = min(rows, key=lambda r: r[1])
+    return abs(first[5]) < PRETRAINED_SCALE_MATCH and first[4] < PRETRAINED_SHIFT_MATCH
+
+
 @rule(produces="UNNORMALIZED_INPUTS", reads={"CONSTANT_INPUTS"},
       explains={"EXPLODING_ACTIVATIONS", "SATURATED_ACTIVATIONS", "DEAD_RELU", "LOSS_DIVERGING",
                 "NAN_LOSS", "LOSS_PLATEAU", "EXPLODING_GRADIENTS", "LR_TOO_HIGH",
@@ -88,7 +107,7 @@ def _scaled_inside_model(ctx, input_rms):
 def unnormalized_inputs(ctx):
     measured = [(r, rms(r.inputs)) for r in ctx.records]
     measured = [(r, v) for r, v in measured if v is not None and math.isfinite(v)]
-    if not measured or "CONSTANT_INPUTS" in ctx.found:
+    if not measured or "CONSTANT_INPUTS" in ctx.found or _pretrained_at_this_scale(ctx):
         return None
     typical = float(np.median([v for _, v in measured]))
     r = measured[0][0]

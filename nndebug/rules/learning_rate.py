@@ -23,6 +23,13 @@ STEADY_RATE_SHARE = 0.1       # [design] a rate that ends above a tenth of where
 EARLY_RECORDS = 5             # [design] "the first steps": the first 5 recorded steps
 LR_COLLAPSE = 1e-3            # [design] a group's learning rate ending below 1e-3 of where it
                               # started has collapsed (the factor lr_too_low calls "decayed")
+PRETRAINED_UPDATE_SHARE = 0.05   # [measured] (real-bug batch 73) a model that came pretrained
+                              # (batch norms with running statistics) whose weights move by
+                              # this share per step (median over tensors, first records):
+                              # 0.09-0.19 with a backbone at its new head's rate (Adam 0.03,
+                              # detr#95), 0.002 with the backbone at a hundredth of it, 0.006-
+                              # 0.008 for Adam 1e-3 everywhere - the pretrained weights are
+                              # rewritten, an effect of their own
 
 
 def _ratio_summary(ctx):
@@ -81,11 +88,18 @@ def lr_too_high(ctx):
     blew_up = curve_blew_up(ctx) if calm_nan else loss_blew_up(ctx)
     poor = (curve_poor(ctx) if calm_nan else learning_poor(ctx)) and \
         sustained > LR_HIGH_RATIO
-    if not (blew_up or died_later or poor):
+    # (real-bug batch 73) a pretrained model's weights rewritten within a few steps
+    rewritten = bool(getattr(ctx.run.observed, "pretrained_norm_inputs", None)) and \
+        early_typical is not None and \
+        float(nanmedian(early_typical)) > PRETRAINED_UPDATE_SHARE
+    if not (blew_up or died_later or poor or rewritten):
         return None
     lrs = _learning_rates(ctx)
     effect = ("killed ReLU units" if died_later else
-              "made the loss blow up" if blew_up else "keeps the loss from improving")
+              "made the loss blow up" if blew_up else
+              "keeps the loss from improving" if poor else
+              "rewrites the pretrained weights within a few steps (a rate meant for a new "
+              "head, given to the pretrained backbone too)")
     return Finding(
         code="LR_TOO_HIGH", severity="warning", step=ctx.first_step,
         message=f"Each update changes the weights by {big:.0%} of their size in the first steps "

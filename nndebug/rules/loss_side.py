@@ -11,7 +11,7 @@ import re
 
 from ..findings import Finding
 from .context import (MAJORITY, MIN_RECORDS, ROW_SUM_TOLERANCE, fmt, judged_loss_calls,
-                      judged_only, short_list)
+                      judged_only, observed_list, short_list)
 from .graph import rule
 
 # losses that compare output and target element by element (their shapes must be equal);
@@ -42,6 +42,13 @@ BROADCAST_WARNING = re.compile(r"target size \((?:torch\.Size\()?\[?([\d, ]*)\]?
                                r"different to the input size \((?:torch\.Size\()?\[?([\d, ]*)"
                                r"\]?\)?\)")
 MAX_WARNINGS_REPORTED = 5     # [design] distinct framework warnings listed, at most
+# a sigmoid applied to probabilities before a loss that takes probabilities (BCELoss):
+# sigmoid maps [0, 1] onto [0.5, 0.731]; core variants (issue #10)
+PROBABILITY_INPUT_LOSSES = {"BCELoss", "binary_cross_entropy"}
+SIGMOID_OF_ZERO = 0.5                          # [design] sigmoid(0)
+SIGMOID_OF_ONE = 1 / (1 + math.exp(-1))        # [design] sigmoid(1) = 0.731
+BAND_LATE_STEP = 20           # [design] a fresh model's outputs can sit near 0.5 for a few
+                              # steps; the band must still hold on a call after this step
 
 
 # --- plain checks on shapes and numbers ---------------------------------------------------------
@@ -170,7 +177,7 @@ def double_sigmoid(ctx):
         return None
     calls = judged_loss_calls(ctx, SIGMOID_LOSSES)
     if not sigmoid_outputs(calls):
-        return None
+        return _sigmoid_of_probabilities(ctx)
     sigmoid_layers = [layer.name for layer in ctx.run.layers if layer.kind == "sigmoid"]
     where = sigmoid_layers[-1] if sigmoid_layers else calls[0].loss
     low = min(c.output_min for c in calls)
@@ -189,6 +196,45 @@ def double_sigmoid(ctx):
                   "calls": len(calls), "sigmoid_layers": sigmoid_layers},
         fix="Remove the final sigmoid from the model and keep the logits-based loss "
             "(BCEWithLogitsLoss); apply torch.sigmoid only to turn logits into predictions.")
+
+
+def _sigmoid_of_probabilities(ctx):
+    """DOUBLE_SIGMOID for a loss that takes probabilities (BCELoss) fed a sigmoid of
+    probabilities: every input it got, on every recorded call, lies in [0.5, 0.731] - the
+    image of [0, 1] under a sigmoid - while its targets hold 0s, which such an input can
+    never get below 0.5. A model's own output (a sigmoid of logits) takes values on both
+    sides of 0.5 as soon as it tells samples apart."""
+    calls = judged_loss_calls(ctx, PROBABILITY_INPUT_LOSSES)
+    measured = [c for c in calls if _number(c.output_min) and _number(c.output_max)]
+    if len(measured) < MIN_RECORDS or max(c.step for c in measured) < BAND_LATE_STEP:
+        return None
+    if not all(c.output_min >= SIGMOID_OF_ZERO - ROUNDING and
+               c.output_max <= SIGMOID_OF_ONE + ROUNDING for c in measured):
+        return None
+    if not any(_number(c.target_min) and c.target_min <= ROUNDING for c in measured):
+        return None
+    low = min(c.output_min for c in measured)
+    high = max(c.output_max for c in measured)
+    sigmoid_layers = [layer.name for layer in ctx.run.layers if layer.kind == "sigmoid"]
+    return Finding(
+        code="DOUBLE_SIGMOID", severity="error",
+        where=sigmoid_layers[-1] if sigmoid_layers else measured[0].loss,
+        step=measured[0].step,
+        message=f"{measured[0].loss} takes probabilities, and every input it got lies between "
+                f"{fmt(low)} and {fmt(high)} over {len(measured)} recorded calls: inside "
+                f"[0.5, {SIGMOID_OF_ONE:.3f}], what a sigmoid makes of values in [0, 1]. The "
+                "model's probabilities went through a second sigmoid, so no prediction can go "
+                "below 0.5: every negative target costs at least ln 2 = 0.69, and the "
+                "gradients shrink.",
+        evidence={"loss": measured[0].loss, "input_min": low, "input_max": high,
+                  "calls": len(measured), "band": [SIGMOID_OF_ZERO, SIGMOID_OF_ONE],
+                  "sigmoid_layers": sigmoid_layers},
+        fix="Apply the sigmoid once: remove the extra torch.sigmoid (or the model's final "
+            "nn.Sigmoid), or drop both and use BCEWithLogitsLoss on the logits.")
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and math.isfinite(value)
 
 
 def _softmax_rows(calls):
@@ -228,7 +274,7 @@ def nll_on_probabilities(ctx):
         return None
     calls = judged_loss_calls(ctx, LOG_PROBABILITY_LOSSES)
     if not not_log_probabilities(calls):
-        return None
+        return _probabilities_maximised(ctx)   # real-bug batch 68: -sigmoid(s).mean()
     low = min(c.output_min for c in calls)
     high = max(c.output_max for c in calls)
     rows_sum_to_one = all(c.row_sum_error is not None and
@@ -270,6 +316,31 @@ def nll_on_probabilities(ctx):
         evidence={"loss": calls[0].loss, "input_min": low, "input_max": high,
                   "calls": len(calls), "rows_sum_to_one": rows_sum_to_one},
         fix=fix)
+
+
+def _probabilities_maximised(ctx):
+    """NLL_ON_PROBABILITIES for a loss written by hand as minus a mean probability,
+    ``-torch.sigmoid(sign * score).mean()`` or ``(1 - sigmoid(pos - neg)).mean()``, where
+    the log-likelihood was meant (``run.observed.maximised_probabilities``, read off the
+    loss's graph: ``monitor/maximised_probabilities.py``; RUCAIBox/RecBole#1505). Named from
+    the graph alone: the whole loss is that mean, nothing else is added to it."""
+    rows = [row for row in observed_list(ctx, "maximised_probabilities") if row[3] < 0]
+    if not rows:
+        return None
+    step, function, reduction = rows[0][:3]
+    log = "F.logsigmoid(s)" if function == "sigmoid" else "F.log_softmax(s, dim=1)"
+    return Finding(
+        code="NLL_ON_PROBABILITIES", severity="warning", where="loss", step=step,
+        message=f"The loss is minus the {reduction} of {function} outputs (probabilities), "
+                "not of their logs: it lies between -1 and 0, and its gradient, the "
+                f"{function}'s slope, vanishes where the model is most wrong (a probability "
+                "near 0 it should raise), so the samples scored the wrong way are the ones "
+                "it stops correcting.",
+        evidence={"function": function, "reduction": reduction,
+                  "steps": sorted({row[0] for row in rows})},
+        fix=f"Maximise the log-likelihood: -{log}.{reduction}() (for a sign * score "
+            "negative-sampling or BPR loss, -F.logsigmoid(sign * score).mean()); "
+            "F.binary_cross_entropy_with_logits does the same for 0/1 labels.")
 
 
 @rule(produces="TARGETS_OUT_OF_RANGE",

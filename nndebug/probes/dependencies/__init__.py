@@ -46,6 +46,7 @@ from .runner import ModelFailed, Runner
 from .shifted_inside import drop_if_shifted_inside
 from .state import STATE_KEPT, state_carried
 from .train_mode import probe_train_mode, worth_a_train_mode_pass
+from .target_window import probe_target_window
 from .unread_tokens import probe_unread_tokens
 
 WORKED_EXAMPLES = {
@@ -206,6 +207,9 @@ def _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, resu
         attempt("unread tokens", probe_unread_tokens, runner, batch, base_out, rng.spawn(1)[0])
     if batch.length and not mixing and positional_tensors(runner.work):
         attempt("positions", probe_positions, runner, batch, rng)
+    if not mixing and y is not None and not (wants_causal and sequence.length):
+        # a forecast window that starts inside the input window (target_window.py)
+        attempt("target window", probe_target_window, runner, sequence, y, base_out, rng)
     if not mixing and worth_a_train_mode_pass(runner, sequence, y):
         attempt("training mode", probe_train_mode, runner, sequence, y, n, base_out, rng)
 
@@ -270,12 +274,17 @@ def _unreadable(runner, batch, n, base_out):
         return ("the model draws random numbers even in eval mode (a Dropout built inside "
                 "forward, or F.dropout(..., training=True)), so its outputs differ between two "
                 "identical calls"), None
+    # senders and receivers passed as two index vectors (graph_nets' GraphsTuple, a
+    # hand-written scatter): two integer vectors of one length, not the batch's, into its rows
+    edge_ends = [leaf.shape for leaf in array_leaves(batch.tree)
+                 if leaf.ndim == 1 and leaf.dtype.kind in "iu" and leaf.size and
+                 leaf.shape[0] != batch.size and leaf.min() >= 0 and leaf.max() < batch.size]
     for leaf in array_leaves(batch.tree):
         is_edge_list = leaf.ndim == 2 and leaf.shape[0] == 2 and leaf.dtype.kind in "iu" and \
             leaf.shape[1] != batch.size and leaf.size and leaf.max() < batch.size
         is_adjacency = leaf.ndim == 2 and leaf.shape == (batch.size, batch.size) and \
             leaf is not batch.x
-        if is_edge_list or is_adjacency:
+        if is_edge_list or is_adjacency or edge_ends.count(leaf.shape) >= 2:
             return ("the inputs hold a graph (an edge list or an adjacency matrix): the rows are "
                     "nodes that exchange messages by design, not independent samples"), None
     return None, None
