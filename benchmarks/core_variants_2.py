@@ -16,10 +16,7 @@ that must learn and stay silent. Scored like ``core_variants.score``: detected /
 
 Run: python -m benchmarks.core_variants_2 [NAME ... | CAPABILITY ...]
 """
-import math
 import sys
-import time
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,8 +25,8 @@ from torch import nn
 from torch.nn import functional as F
 
 import nndebug as nd
-from benchmarks.bench_real_bugs import PROBLEMS
-from benchmarks.real_bugs._common import batches, binary, classification, regression
+from benchmarks import variant_scoring
+from benchmarks.real_bugs._common import batches, classification, regression
 
 
 @dataclass
@@ -789,29 +786,7 @@ def run_variant(v, fixed):
 
 def score(v):
     """(verdict, bug codes, twin codes, twin loss first->last, seconds) for one variant."""
-    started = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        bug_mon = run_variant(v, False)
-        twin_mon = run_variant(v, True)
-    found = bug_mon.findings()
-    bug = [f.code for f in found if f.severity in PROBLEMS]
-    twin = [f.code for f in twin_mon.findings() if f.severity in PROBLEMS]
-    if any(c in v.expected for c in bug):
-        verdict = "detected"
-    elif bug:
-        verdict = "wrong cause"
-    elif any(f.code in v.expected for f in found):
-        verdict = "missed (info)"
-    else:
-        verdict = "missed"
-    losses = twin_mon.variant_losses
-    learned = (sum(losses[:10]) / 10, sum(losses[-10:]) / 10)
-    return verdict, bug, twin, learned, time.perf_counter() - started
-
-
-def _unique(codes):
-    return ", ".join(dict.fromkeys(codes)) or "-"
+    return variant_scoring.score(v, run_variant)
 
 
 def main(argv=()):
@@ -819,26 +794,8 @@ def main(argv=()):
     torch.set_num_threads(1)
     chosen = [v for v in VARIANTS if not names or v.name in names or v.capability in names
               or v.framework in names]
-    totals = {}
-    print("| capability | framework | variant | expected | verdict | bug run: warnings/errors | "
-          "fixed twin | twin loss |")
-    print("|---|---|---|---|---|---|---|---|")
-    for v in chosen:
-        verdict, bug, twin, (first, last), seconds = score(v)
-        totals[verdict] = totals.get(verdict, 0) + 1
-        totals["false alarm"] = totals.get("false alarm", 0) + bool(twin)
-        twin_text = "FALSE ALARM: " + _unique(twin) if twin else "silent"
-        learned = "" if (last < first * 0.8 or last < 0.1) and not math.isnan(last) else \
-            " (NOT LEARNING)"
-        print(f"| {v.capability} | {v.framework} | {v.name} | {' / '.join(v.expected)} | "
-              f"{verdict} | {_unique(bug)} | {twin_text} | {first:.3f} -> {last:.3f}{learned} "
-              f"| {seconds:.1f}s", flush=True)
-    n = len(chosen)
-    print(f"\n{n} variants: detected {totals.get('detected', 0)}, wrong cause "
-          f"{totals.get('wrong cause', 0)}, missed {totals.get('missed', 0)} (info only: "
-          f"{totals.get('missed (info)', 0)}); false alarms on the {n} twins: "
-          f"{totals.get('false alarm', 0)}")
-    return totals
+    return variant_scoring.print_table(chosen, score,
+                                       extra_columns=[("framework", lambda v: v.framework)])
 
 
 if __name__ == "__main__":

@@ -18,8 +18,6 @@ Run: python -m benchmarks.core_variants_3 [NAME ...] (NAME: a variant or a capab
 """
 import math
 import sys
-import time
-import warnings
 from dataclasses import dataclass
 
 import torch
@@ -27,7 +25,7 @@ from torch import nn
 from torch.nn import functional as F
 
 import nndebug as nd
-from benchmarks.bench_real_bugs import PROBLEMS
+from benchmarks import variant_scoring
 from benchmarks.real_bugs._common import (batches, characters, classification, regression,
                                           text_windows)
 
@@ -904,29 +902,7 @@ def random_embedding_looked_up_under_no_grad(fixed):
 
 def score(v, **watch):
     """(verdict, bug codes, twin codes, twin loss first->last, seconds) for one variant."""
-    started = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        bug_mon = train(v.build(False), **watch)
-        twin_mon = train(v.build(True), **watch)
-    found = bug_mon.findings()
-    bug = [f.code for f in found if f.severity in PROBLEMS]
-    twin = [f.code for f in twin_mon.findings() if f.severity in PROBLEMS]
-    if any(c in v.expected for c in bug):
-        verdict = "detected"
-    elif bug:
-        verdict = "wrong cause"
-    elif any(f.code in v.expected for f in found):
-        verdict = "missed (info)"
-    else:
-        verdict = "missed"
-    losses = twin_mon.variant_losses
-    learned = (sum(losses[:10]) / 10, sum(losses[-10:]) / 10)
-    return verdict, bug, twin, learned, time.perf_counter() - started
-
-
-def _unique(codes):
-    return ", ".join(dict.fromkeys(codes)) or "-"
+    return variant_scoring.score(v, lambda variant, fixed: train(variant.build(fixed), **watch))
 
 
 def main(argv=()):
@@ -934,25 +910,7 @@ def main(argv=()):
     watch = {"overhead": None} if "--every" in argv else {}
     torch.set_num_threads(1)
     chosen = [v for v in VARIANTS if not names or v.name in names or v.capability in names]
-    totals = {}
-    print("| capability | variant | expected | verdict | bug run: warnings/errors | "
-          "fixed twin | twin loss | s |")
-    print("|---|---|---|---|---|---|---|---|")
-    for v in chosen:
-        verdict, bug, twin, (first, last), seconds = score(v, **watch)
-        totals[verdict] = totals.get(verdict, 0) + 1
-        totals["false alarm"] = totals.get("false alarm", 0) + bool(twin)
-        twin_text = ("FALSE ALARM: " + _unique(twin)) if twin else "silent"
-        learned = "" if last < first * 0.8 else " (NOT LEARNING)"
-        print(f"| {v.capability} | {v.name} | {' / '.join(v.expected)} | {verdict} | "
-              f"{_unique(bug)} | {twin_text} | {first:.3f} -> {last:.3f}{learned} | "
-              f"{seconds:.0f} |", flush=True)
-    n = len(chosen)
-    print(f"\n{n} variants: detected {totals.get('detected', 0)}, wrong cause "
-          f"{totals.get('wrong cause', 0)}, missed {totals.get('missed', 0)} (info only: "
-          f"{totals.get('missed (info)', 0)}); false alarms on the {n} twins: "
-          f"{totals.get('false alarm', 0)}")
-    return totals
+    return variant_scoring.print_table(chosen, lambda v: score(v, **watch))
 
 
 if __name__ == "__main__":

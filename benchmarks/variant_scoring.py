@@ -1,0 +1,73 @@
+"""Scoring shared by the three variant tables (``core_variants.py``, ``_2.py``, ``_3.py``).
+
+A variant is scored like a real-bug case (``bench_real_bugs.py``): detected when a warning or
+error names one of its EXPECTED codes, wrong cause when warnings name only others, missed
+otherwise ("missed (info)" when only an info finding names it); its fixed twin is a false
+alarm when it gives any warning or error. Each file trains its variants its own way, so it
+hands ``score`` the function that runs one: ``run(variant, fixed) -> monitor`` with a
+``variant_losses`` list (the twin's losses show whether the twin learned).
+"""
+import math
+import time
+import warnings
+
+from benchmarks.bench_real_bugs import PROBLEMS
+
+
+def score(variant, run):
+    """(verdict, bug codes, twin codes, (twin's first-10 mean loss, last-10 mean), seconds)."""
+    started = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        bug_monitor = run(variant, False)
+        twin_monitor = run(variant, True)
+    found = bug_monitor.findings()
+    bug = [f.code for f in found if f.severity in PROBLEMS]
+    twin = [f.code for f in twin_monitor.findings() if f.severity in PROBLEMS]
+    if any(code in variant.expected for code in bug):
+        verdict = "detected"
+    elif bug:
+        verdict = "wrong cause"
+    elif any(f.code in variant.expected for f in found):
+        verdict = "missed (info)"
+    else:
+        verdict = "missed"
+    losses = twin_monitor.variant_losses
+    learned = (sum(losses[:10]) / 10, sum(losses[-10:]) / 10)
+    return verdict, bug, twin, learned, time.perf_counter() - started
+
+
+def unique(codes):
+    """The codes once each, in order ("-" for none)."""
+    return ", ".join(dict.fromkeys(codes)) or "-"
+
+
+def learned_note(first, last):
+    """"" when the twin's loss fell by a fifth (or ended under 0.1), else a warning note."""
+    learned = (last < first * 0.8 or last < 0.1) and not math.isnan(last)
+    return "" if learned else " (NOT LEARNING)"
+
+
+def print_table(chosen, score_one, extra_columns=()):
+    """Score each variant, print one markdown row each and the totals; returns the totals.
+    ``extra_columns``: (title, variant -> text) pairs shown after the capability."""
+    totals = {}
+    titles = ["capability", *[title for title, _ in extra_columns], "variant", "expected",
+              "verdict", "bug run: warnings/errors", "fixed twin", "twin loss", "s"]
+    print("| " + " | ".join(titles) + " |")
+    print("|" + "---|" * len(titles))
+    for v in chosen:
+        verdict, bug, twin, (first, last), seconds = score_one(v)
+        totals[verdict] = totals.get(verdict, 0) + 1
+        totals["false alarm"] = totals.get("false alarm", 0) + bool(twin)
+        twin_text = "FALSE ALARM: " + unique(twin) if twin else "silent"
+        cells = [v.capability, *[text(v) for _, text in extra_columns], v.name,
+                 " / ".join(v.expected), verdict, unique(bug), twin_text,
+                 f"{first:.3f} -> {last:.3f}{learned_note(first, last)}", f"{seconds:.0f}"]
+        print("| " + " | ".join(cells) + " |", flush=True)
+    n = len(chosen)
+    print(f"\n{n} variants: detected {totals.get('detected', 0)}, wrong cause "
+          f"{totals.get('wrong cause', 0)}, missed {totals.get('missed', 0)} (info only: "
+          f"{totals.get('missed (info)', 0)}); false alarms on the {n} twins: "
+          f"{totals.get('false alarm', 0)}")
+    return totals
