@@ -36,17 +36,22 @@ def score(case, **watch):
         warnings.simplefilter("ignore")     # the cases' own console noise (the monitor
         found = case.run(fixed=False, **watch).findings()   # sees warnings by itself)
         fixed = problems(case.run(fixed=True, **watch))
-    bug = [f for f in found if f.severity in PROBLEMS]
-    codes = [f.code for f in bug]
-    if any(code in case.EXPECTED for code in codes):
-        verdict = "detected"
-    elif codes:
-        verdict = "wrong cause"
-    elif any(f.code in case.EXPECTED for f in found):
-        verdict = "missed (info)"
-    else:
-        verdict = "missed"
-    return verdict, codes, [f.code for f in fixed], time.perf_counter() - started
+    codes = [f.code for f in found if f.severity in PROBLEMS]
+    return verdict_of(case.EXPECTED, found), codes, [f.code for f in fixed], \
+        time.perf_counter() - started
+
+
+def verdict_of(expected, found):
+    """detected: a warning or error names an ``expected`` code; wrong cause: warnings name
+    only others; "missed (info)": only an info finding names it; else missed."""
+    codes = [f.code for f in found if f.severity in PROBLEMS]
+    if any(code in expected for code in codes):
+        return "detected"
+    if codes:
+        return "wrong cause"
+    if any(f.code in expected for f in found):
+        return "missed (info)"
+    return "missed"
 
 
 def _unique(codes):

@@ -11,7 +11,8 @@ import math
 import time
 import warnings
 
-from benchmarks.bench_real_bugs import PROBLEMS
+from benchmarks.bench_real_bugs import PROBLEMS, verdict_of
+from benchmarks.bench_real_bugs import _unique as unique   # the codes once each, in order
 
 
 def score(variant, run):
@@ -24,22 +25,10 @@ def score(variant, run):
     found = bug_monitor.findings()
     bug = [f.code for f in found if f.severity in PROBLEMS]
     twin = [f.code for f in twin_monitor.findings() if f.severity in PROBLEMS]
-    if any(code in variant.expected for code in bug):
-        verdict = "detected"
-    elif bug:
-        verdict = "wrong cause"
-    elif any(f.code in variant.expected for f in found):
-        verdict = "missed (info)"
-    else:
-        verdict = "missed"
+    verdict = verdict_of(variant.expected, found)
     losses = twin_monitor.variant_losses
     learned = (sum(losses[:10]) / 10, sum(losses[-10:]) / 10)
     return verdict, bug, twin, learned, time.perf_counter() - started
-
-
-def unique(codes):
-    """The codes once each, in order ("-" for none)."""
-    return ", ".join(dict.fromkeys(codes)) or "-"
 
 
 def learned_note(first, last):
