@@ -15,7 +15,6 @@ against last 10) is printed so that a twin that does not learn shows.
 Run: python -m benchmarks.core_variants [NAME ...] (NAME: a variant or a capability).
 """
 import sys
-from dataclasses import dataclass
 
 import torch
 from torch import nn
@@ -23,27 +22,12 @@ from torch.nn import functional as F
 
 import nndebug as nd
 from benchmarks import variant_scoring
+from benchmarks.variant_scoring import digits, rows
 from benchmarks.real_bugs._common import (batches, binary, characters, classification,
                                           regression, text_windows)
 
 
-@dataclass
-class Variant:
-    name: str
-    capability: str
-    expected: tuple
-    build: object          # build(fixed) -> dict(model, optimizer, loss_fn, data, loop)
-    steps: int = 120
-
-
-VARIANTS = []
-
-
-def variant(capability, expected, steps=120):
-    def register(build):
-        VARIANTS.append(Variant(build.__name__, capability, tuple(expected), build, steps))
-        return build
-    return register
+VARIANTS, variant = variant_scoring.registry()
 
 
 # ---------------------------------------------------------------------------- loops
@@ -91,17 +75,6 @@ def run_loop(model, optimizer, loss_fn, data, order="zero,forward,backward,step"
             step += 1
     mon.variant_losses = losses
     return mon
-
-
-def digits(steps, batch_size=64, images=False, seed=0):
-    x, y = classification(images=images)
-    return batches(x, y, steps, batch_size=batch_size, seed=seed)
-
-
-def rows_of_pixels(steps, batch_size=64):
-    """The digits as sequences of 8 rows of 8 pixels: (B, 8, 8)."""
-    x, y = classification()
-    return ((xb.view(-1, 8, 8), yb) for xb, yb in batches(x, y, steps, batch_size=batch_size))
 
 
 def mlp(outputs=10, hidden=64, last=()):
@@ -290,7 +263,7 @@ def gru_cross_entropy_after_softmax(fixed):
     torch.manual_seed(2)
     model = RowsGRU(10, last=None if fixed else nn.Softmax(dim=-1))
     return dict(model=model, optimizer=torch.optim.RMSprop(model.parameters(), 3e-3),
-                loss_fn=nn.CrossEntropyLoss(), data=rows_of_pixels(150))
+                loss_fn=nn.CrossEntropyLoss(), data=rows(150))
 
 
 @variant("loss side", ["NLL_ON_PROBABILITIES"])
@@ -414,7 +387,7 @@ def gru_encoder_in_plain_list(fixed):
     torch.manual_seed(4)
     model = ListEncoderGRU(fixed)
     return dict(model=model, optimizer=torch.optim.Adam(model.parameters(), 3e-3),
-                loss_fn=nn.CrossEntropyLoss(), data=rows_of_pixels(150))
+                loss_fn=nn.CrossEntropyLoss(), data=rows(150))
 
 
 # ------------------------------------------------------------------- 3. frozen layers
@@ -482,7 +455,7 @@ def gru_encoder_frozen_random(fixed):
     model.rnn.requires_grad_(fixed)       # BUG: the encoder frozen (nothing was loaded)
     return dict(model=model, optimizer=torch.optim.RMSprop(
         [p for p in model.parameters() if p.requires_grad], 3e-3),
-        loss_fn=nn.CrossEntropyLoss(), data=rows_of_pixels(150))
+        loss_fn=nn.CrossEntropyLoss(), data=rows(150))
 
 
 # ---------------------------------------------------------- 4. batch norm, tiny batches
@@ -564,7 +537,7 @@ def bn_conv1d_batch_size_one(fixed):
     model = ConvSequence()
     return dict(model=model, optimizer=torch.optim.AdamW(model.parameters(), 2e-3),
                 loss_fn=nn.CrossEntropyLoss(),
-                data=rows_of_pixels(150, batch_size=32 if fixed else 1))
+                data=rows(150, batch_size=32 if fixed else 1))
 
 
 # --------------------------------------------------- 5. blow-ups between recorded steps
@@ -734,7 +707,7 @@ def attention_pooling_softmax_over_batch(fixed):
     torch.manual_seed(3)
     model = BatchSoftmaxNet(fixed)
     return dict(model=model, optimizer=torch.optim.Adam(model.parameters(), 3e-3),
-                loss_fn=nn.CrossEntropyLoss(), data=rows_of_pixels(150))
+                loss_fn=nn.CrossEntropyLoss(), data=rows(150))
 
 
 class TimeMajorView(nn.Module):
@@ -759,7 +732,7 @@ def lstm_output_viewed_time_major(fixed):
     torch.manual_seed(4)
     model = TimeMajorView(fixed)
     return dict(model=model, optimizer=torch.optim.Adam(model.parameters(), 3e-3),
-                loss_fn=nn.CrossEntropyLoss(), data=rows_of_pixels(150))
+                loss_fn=nn.CrossEntropyLoss(), data=rows(150))
 
 
 @variant("sequence", ["TARGETS_IN_INPUTS", "LABELS_MISALIGNED"])
@@ -801,7 +774,7 @@ def gru_sgd_momentum_without_zero_grad(fixed):
     torch.manual_seed(1)
     model = RowsGRU(10)
     return dict(model=model, optimizer=torch.optim.SGD(model.parameters(), 0.05, momentum=0.9),
-                loss_fn=nn.CrossEntropyLoss(), data=rows_of_pixels(150),
+                loss_fn=nn.CrossEntropyLoss(), data=rows(150),
                 order="zero,forward,backward,step" if fixed else "forward,backward,step")
 
 
@@ -1061,7 +1034,7 @@ def transformer_encoder_frozen_random(fixed):
         model.encoder.requires_grad_(False)
     return dict(model=model, optimizer=torch.optim.AdamW(
         [p for p in model.parameters() if p.requires_grad], 2e-3),
-        loss_fn=nn.CrossEntropyLoss(), data=rows_of_pixels(150))
+        loss_fn=nn.CrossEntropyLoss(), data=rows(150))
 
 
 # ----------------------------------------------------------------- batchnorm (2)
@@ -1150,7 +1123,7 @@ def lstm_without_batch_first_runs_along_batch(fixed):
     torch.manual_seed(7)
     model = BatchAsTime(fixed)
     return dict(model=model, optimizer=torch.optim.Adam(model.parameters(), 3e-3),
-                loss_fn=nn.CrossEntropyLoss(), data=rows_of_pixels(150))
+                loss_fn=nn.CrossEntropyLoss(), data=rows(150))
 
 
 @variant("sequence", ["FUTURE_LEAK"])

@@ -17,7 +17,6 @@ that must learn and stay silent. Scored like ``core_variants.score``: detected /
 Run: python -m benchmarks.core_variants_2 [NAME ... | CAPABILITY ...]
 """
 import sys
-from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -26,26 +25,11 @@ from torch.nn import functional as F
 
 import nndebug as nd
 from benchmarks import variant_scoring
+from benchmarks.variant_scoring import digits, rows
 from benchmarks.real_bugs._common import batches, classification, regression
 
 
-@dataclass
-class Variant:
-    name: str
-    capability: str
-    framework: str
-    expected: tuple
-    build: object          # build(fixed) -> dict (see train())
-
-
-VARIANTS = []
-
-
-def variant(capability, expected, framework="torch"):
-    def register(build):
-        VARIANTS.append(Variant(build.__name__, capability, framework, tuple(expected), build))
-        return build
-    return register
+VARIANTS, variant = variant_scoring.registry()
 
 
 # ---------------------------------------------------------------------------- the loop
@@ -101,17 +85,6 @@ def _minigrad_no_grad():
 
 
 # ---------------------------------------------------------------------------- pieces
-
-def digits(steps, batch_size=64, images=False, scale=1.0, seed=0):
-    x, y = classification(images=images)
-    return batches(x * scale, y, steps, batch_size=batch_size, seed=seed)
-
-
-def rows(steps, batch_size=64):
-    """The digits as 8 rows of 8 pixels, (B, 8, 8)."""
-    x, y = classification()
-    return batches(x.view(-1, 8, 8), y, steps, batch_size=batch_size)
-
 
 def pixels(steps, batch_size=64):
     """The digits as 64 steps of one pixel each, (B, 64, 1): a long sequence."""

@@ -18,7 +18,6 @@ Run: python -m benchmarks.core_variants_3 [NAME ...] (NAME: a variant or a capab
 """
 import math
 import sys
-from dataclasses import dataclass
 
 import torch
 from torch import nn
@@ -26,26 +25,12 @@ from torch.nn import functional as F
 
 import nndebug as nd
 from benchmarks import variant_scoring
+from benchmarks.variant_scoring import digits, rows
 from benchmarks.real_bugs._common import (batches, characters, classification, regression,
                                           text_windows)
 
 
-@dataclass
-class Variant:
-    name: str
-    capability: str
-    expected: tuple
-    build: object          # build(fixed) -> dict(model, optimizer, data, loss_fn | step, ...)
-
-
-VARIANTS = []
-
-
-def variant(capability, expected):
-    def register(build):
-        VARIANTS.append(Variant(build.__name__, capability, tuple(expected), build))
-        return build
-    return register
+VARIANTS, variant = variant_scoring.registry()
 
 
 # ------------------------------------------------------------------------ the loop
@@ -82,16 +67,6 @@ def train(setup, **watch):
 
 
 # ------------------------------------------------------------------------ data, models
-
-def digits(steps, batch_size=64, images=False):
-    x, y = classification(images=images)
-    return batches(x, y, steps, batch_size=batch_size)
-
-
-def rows(steps, batch_size=64):
-    """The digits as 8 rows of 8 pixels: (B, 8, 8)."""
-    return ((xb.view(-1, 8, 8), yb) for xb, yb in digits(steps, batch_size))
-
 
 EPOCH = 1797 // 64      # batches in one epoch of the digits at batch size 64
 

@@ -1,4 +1,5 @@
-"""Scoring shared by the three variant tables (``core_variants.py``, ``_2.py``, ``_3.py``).
+"""What the three variant tables (``core_variants.py``, ``_2.py``, ``_3.py``) share: a
+variant and its registry, the digits they train on, and the scoring.
 
 A variant is scored like a real-bug case (``bench_real_bugs.py``): detected when a warning or
 error names one of its EXPECTED codes, wrong cause when warnings name only others, missed
@@ -10,9 +11,45 @@ hands ``score`` the function that runs one: ``run(variant, fixed) -> monitor`` w
 import math
 import time
 import warnings
+from dataclasses import dataclass
 
 from benchmarks.bench_real_bugs import PROBLEMS, verdict_of
 from benchmarks.bench_real_bugs import _unique as unique   # the codes once each, in order
+from benchmarks.real_bugs._common import batches, classification
+
+
+@dataclass
+class Variant:
+    name: str
+    capability: str
+    expected: tuple
+    build: object          # build(fixed) -> what the table's own loop trains
+    framework: str = "torch"
+
+
+def registry():
+    """(variants, variant): a table's list and the decorator that appends a build function
+    to it: ``@variant(capability, expected codes[, framework])``."""
+    variants = []
+
+    def variant(capability, expected, framework="torch"):
+        def register(build):
+            variants.append(Variant(build.__name__, capability, tuple(expected), build,
+                                    framework))
+            return build
+        return register
+    return variants, variant
+
+
+def digits(steps, batch_size=64, images=False, scale=1.0, seed=0):
+    """``steps`` shuffled batches of the digits (x times ``scale``, class ids)."""
+    x, y = classification(images=images)
+    return batches(x * scale, y, steps, batch_size=batch_size, seed=seed)
+
+
+def rows(steps, batch_size=64):
+    """The digits as sequences of 8 rows of 8 pixels: (B, 8, 8)."""
+    return ((xb.view(-1, 8, 8), yb) for xb, yb in digits(steps, batch_size))
 
 
 def score(variant, run):
