@@ -23,7 +23,7 @@ the planted (32, 1, 8, 24) clips.
 """
 import numpy as np
 
-from ..rules.class_padding import PAD_SPLIT_MIN_ROWS
+from ..rules.class_padding import labels_on_both_sides, split_batch
 
 MIN_PAD_POSITIONS = 2      # [design] positions a run of padding needs (one equal pair of
                            # samples at the end of a waveform is chance)
@@ -116,8 +116,7 @@ class ClassOnlyPadding:
                        sorted(set(labels[padded].tolist())),
                        sorted(set(labels[~padded].tolist())))
                 found.append(row)
-                if row[2] >= PAD_SPLIT_MIN_ROWS and row[1] - row[2] >= PAD_SPLIT_MIN_ROWS \
-                        and set(row[3]) & set(row[4]):
+                if split_batch(row) and labels_on_both_sides(row):
                     break    # a label on both sides: the rule needs none in every batch read
             if found or not self.observed.class_only_padding:
                 self.observed.class_only_padding = found

@@ -25,7 +25,7 @@ forwards.
 """
 import numpy as np
 
-from ..rules.conflicting_labels import CONFLICT_SHARE
+from ..rules.conflicting_labels import rules_out
 
 MIN_ROWS = 8               # [design] rows a batch needs before its twins are counted
 MIN_ROW_VALUES = 16        # [design] values an input row needs: a table of a few discrete
@@ -100,7 +100,7 @@ class IdenticalInputRows:
                 counts = conflicting_rows(batch, target)
                 if counts is not None:
                     found.append((step, int(batch.shape[0]), *counts))
-                    if counts[0] > 1 and counts[1] < CONFLICT_SHARE * batch.shape[0]:
+                    if rules_out(found[-1]):
                         break   # the rule needs the clash in every batch: this one rules it out
             if found or not self.observed.conflicting_label_rows:
                 self.observed.conflicting_label_rows = found

@@ -21,6 +21,7 @@ columns' means)]``. No per-step cost.
 """
 import numpy as np
 
+from ..rules.row_standardised_inputs import BETWEEN_COLUMN_SHARE
 from .first_training_inputs import FirstInputsReader
 
 MIN_ROWS = 8               # [design] rows a batch needs before it is read
@@ -63,5 +64,4 @@ class RowStandardisedInputs(FirstInputsReader):
     def rules_out(self, row):
         """A batch whose variance lies mostly within the columns: the rule reads the lowest
         share of all batches (``rules.row_standardised_inputs``)."""
-        from ..rules.row_standardised_inputs import BETWEEN_COLUMN_SHARE
         return row[4] < BETWEEN_COLUMN_SHARE

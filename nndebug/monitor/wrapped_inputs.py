@@ -25,6 +25,7 @@ asked for; no per-step cost.
 """
 import numpy as np
 
+from ..rules.wrapped_inputs import wrapped_row
 from .first_training_inputs import FirstInputsReader
 
 BYTE_LEVELS = 256          # [design] the levels of the byte the values were computed in
@@ -148,5 +149,4 @@ class WrappedInputs(FirstInputsReader):
     def rules_out(self, row):
         """A batch that does not read as wrapped: the rule needs the wrap in every batch
         (``rules.wrapped_inputs``)."""
-        from ..rules.wrapped_inputs import wrapped_row
         return not wrapped_row(row)

@@ -22,13 +22,22 @@ PAD_SPLIT_MIN_ROWS = 4      # [design] padded rows, and unpadded rows, each batc
                             # nothing about the labels
 
 
+def split_batch(row):
+    """Whether one batch's row holds enough padded and unpadded rows to say anything."""
+    return row[2] >= PAD_SPLIT_MIN_ROWS and row[1] - row[2] >= PAD_SPLIT_MIN_ROWS
+
+
+def labels_on_both_sides(row):
+    """Whether a batch's padded and unpadded rows share a label: the finding is ruled out."""
+    return bool(set(row[3]) & set(row[4]))
+
+
 @rule(produces="PADDING_PREDICTS_LABEL")
 def padding_predicts_label(ctx):
-    rows = [row for row in observed_list(ctx, "class_only_padding")
-            if row[2] >= PAD_SPLIT_MIN_ROWS and row[1] - row[2] >= PAD_SPLIT_MIN_ROWS]
+    rows = [row for row in observed_list(ctx, "class_only_padding") if split_batch(row)]
     if len(rows) < PAD_SPLIT_MIN_BATCHES:
         return None
-    if any(set(row[3]) & set(row[4]) for row in rows):
+    if any(labels_on_both_sides(row) for row in rows):
         return None
     padded_labels = sorted(set().union(*(row[3] for row in rows)))
     other_labels = sorted(set().union(*(row[4] for row in rows)))

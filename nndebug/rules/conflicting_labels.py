@@ -30,15 +30,19 @@ CONFLICT_SHARE = 0.5        # [design] share of a batch's rows whose identical t
                             # first argument was read); the planted pair dataset has 1.0
 
 
+def rules_out(row):
+    """Whether one batch's row (step, rows, distinct inputs, clashing rows) rules the finding
+    out: a batch of distinct inputs too few of whose rows clash."""
+    return row[2] > 1 and row[3] < CONFLICT_SHARE * row[1]
+
+
 @rule(produces="CONFLICTING_LABELS_ON_IDENTICAL_INPUTS",
       explains={"LOSS_AT_CHANCE", "LOSS_PLATEAU"})
 def conflicting_labels_on_identical_inputs(ctx):
     rows = [row for row in observed_list(ctx, "conflicting_label_rows") if row[2] > 1]
-    if len(rows) < CONFLICT_MIN_BATCHES:
+    if len(rows) < CONFLICT_MIN_BATCHES or any(rules_out(row) for row in rows):
         return None
     shares = [row[3] / row[1] for row in rows]
-    if min(shares) < CONFLICT_SHARE:
-        return None
     clashing, read = sum(row[3] for row in rows), sum(row[1] for row in rows)
     return Finding(
         code="CONFLICTING_LABELS_ON_IDENTICAL_INPUTS", severity="warning", where="inputs",
