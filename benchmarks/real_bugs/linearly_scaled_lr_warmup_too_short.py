@@ -1,6 +1,6 @@
-"""The linear scaling rule applied to a batch eight times larger (reached here by
-accumulating 8 batches of 64) with the warm-up of the original recipe kept: the rate goes
-from 0.2 to 1.6 and the linear warm-up from a third of it lasts 10 steps. The first
+"""The linear scaling rule applied to a batch twelve times larger (reached here by
+accumulating 12 batches of 64) with the warm-up of the original recipe kept: the rate goes
+from 0.2 to 2.4 and the linear warm-up from a third of it lasts 10 steps. The first
 steps at the full rate, taken from a model that has barely moved, throw it into a region
 it never leaves: the loss jumps, the ReLUs die and the run ends near chance. The rule
 holds only once training is past its first unstable steps; a larger rate needs a longer
@@ -10,11 +10,14 @@ Reported: "Why I follow the Linear Scaling Rule to adjust my Lr, but my loss get
 https://github.com/open-mmlab/mmdetection/issues/1710 (lr 0.02 for a batch of 16 scaled
 to 0.12 for 48 GPUs x 2 images: NaN, still NaN at 0.08 and 0.06; the maintainer: "This
 is because at this time the LR is too big. You can make the warm-up iters=1000 or more",
-from the config's 500). Here a digits MLP, SGD with momentum 0.9, 8 accumulated batches of
-64 per step standing for the larger GPU count. Fix: a warm-up of 50 steps (5x longer).
+from the config's 500). Here a digits MLP, SGD with momentum 0.9, 12 accumulated batches
+of 64 per step standing for the larger GPU count. Fix: a warm-up of 50 steps (5x longer).
 
-Measured (150 optimizer steps, 297 held-out digits): the bug's held-out accuracy 0.20
-and last-20 logged loss 2.02 (2.33 at the start); the fixed twin's 0.92 and 0.00.
+Measured (150 optimizer steps, 297 held-out digits): the bug's held-out accuracy 0.18
+(0.28, 0.09, 0.15 with the seeds shifted by 1000, 2000, 3000); the fixed twin's 0.92
+(0.91, 0.92, 0.91). A factor of 8 (1.6) harmed only some seeds (held-out 0.20 at the
+first, 0.90 and 0.92 at the next two): the scaled rate sits at the edge of what this MLP's
+first steps survive, as in the report, where 0.04 was "better" and 0.06 still failed.
 """
 import torch
 from torch import nn
@@ -27,7 +30,7 @@ LINK = "https://github.com/open-mmlab/mmdetection/issues/1710"
 EXPECTED = ("LR_TOO_HIGH",)
 STEPS = 150            # optimizer steps
 BASE_LR = 0.2          # the recipe's rate for one batch of 64
-ACCUMULATE = 8         # batches of 64 per step: an effective batch of 512
+ACCUMULATE = 12        # batches of 64 per step: an effective batch of 768
 WARMUP_RATIO = 1 / 3   # the warm-up starts at a third of the rate
 HELD_OUT = 297
 

@@ -30,6 +30,13 @@ PRETRAINED_UPDATE_SHARE = 0.05   # [measured] (real-bug batch 73) a model that c
                               # detr#95), 0.002 with the backbone at a hundredth of it, 0.006-
                               # 0.008 for Adam 1e-3 everywhere - the pretrained weights are
                               # rewritten, an effect of their own
+LOSS_WEIGHT_LOW = 0.3         # [design] (real-bug batch 74) the mean loss enters each optimizer
+                              # step with under 0.3 of its weight: divided by 4 or more beyond
+                              # its mean (a loss divided by the accumulation count twice, N >= 4,
+                              # rf-detr#1503); healthy loops give 1 (monitor/loss_weights.py)
+MIN_WEIGHED_STEPS = 2         # [design] optimizer steps whose whole loss weight was seen
+PROPORTIONAL_OPTIMIZERS = {"SGD"}   # [design] steps proportional to the gradient: a scaled
+                              # loss scales the step; Adam-like steps divide the scale out
 
 
 def _ratio_summary(ctx):
@@ -123,6 +130,9 @@ SLOW_AT_CHANCE_OTHER_CAUSES = ("DOUBLE_SOFTMAX", "DEAD_RELU", "VANISHING_GRADIEN
 def lr_too_low(ctx):
     if not ctx.enough_steps or not learning_poor(ctx) or "PARAMS_NOT_UPDATING" in ctx.found:
         return None     # asked first: both verdicts need it, and it spares the per-layer medians
+    divided = _loss_divided_per_step(ctx)   # real-bug batch 74
+    if divided is not None:
+        return divided
     # only layers that get a gradient and belong to the optimizer: a zero update from a zero
     # gradient (dead units) or from a missing parameter is another finding's business
     ratios = ctx.ratios()
@@ -156,6 +166,35 @@ def lr_too_low(ctx):
                   "lr_decayed": bool(decayed)},
         fix="Raise the learning rate (try 10x steps; nndebug.find_lr suggests one)" +
             ("; check the scheduler: step it once per epoch, not per batch." if decayed else "."))
+
+
+def _loss_divided_per_step(ctx):
+    """(real-bug batch 74) LR_TOO_LOW when the optimizer steps of the first recorded steps got
+    a small share of the mean loss's gradient (``run.observed.loss_weights``: the summed
+    weight backward gave one loss module's calls since the previous optimizer step) and the
+    optimizer's step is proportional to the gradient: the learning rate in effect is the set
+    one times that weight. None otherwise (an Adam-like optimizer divides the scale out)."""
+    weights = [w for _, w in getattr(ctx.run.observed, "loss_weights", None) or []]
+    settings = getattr(ctx.run.observed, "optimizer_settings", None) or []
+    if len(weights) < MIN_WEIGHED_STEPS or not settings or \
+            any(s.type not in PROPORTIONAL_OPTIMIZERS for s in settings):
+        return None
+    weight = float(np.median(weights))
+    if not 0 < weight < LOSS_WEIGHT_LOW:
+        return None
+    return Finding(
+        code="LR_TOO_LOW", severity="warning", step=ctx.first_step,
+        message=f"Each optimizer step gets only {weight:.3g} of the mean loss's gradient (the "
+                "losses back-propagated since the previous step carry that weight; dividing "
+                "each micro-batch's loss by the number accumulated gives 1): for "
+                f"{settings[0].type} the learning rate in effect is {weight:.3g} x the one set, "
+                "and the loss is not improving. A loss divided by the accumulation count twice "
+                "(by the training step, then by the trainer) does this.",
+        evidence={"loss_weight_per_step": weight, "threshold": LOSS_WEIGHT_LOW,
+                  "weights": weights[:8], "learning_rates": _learning_rates(ctx)[:5]},
+        fix="Divide each micro-batch's loss by the number of accumulated micro-batches once (a "
+            "trainer that normalises by accumulate_grad_batches already does: return the full "
+            "loss), or raise the learning rate by 1/weight.")
 
 
 def _fast_then_stalled_at_a_steady_rate(ctx):
