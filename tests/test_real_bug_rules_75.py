@@ -7,8 +7,10 @@ so do the healthy look-alikes a careless rule would flag: the same hand-written
 cross-entropy under Adam (the scale divides out), summed over the classes, a multi-label
 BCE averaged over (batch, classes), ``1 - p`` of the label minimised (its sign is right), a
 log(softmax) that never meets a 0, a learning-rate blow-up with log_softmax, and logs
-guarded by an eps or by a clamp whose bound survives float32. The Dice smoothed only in its
-denominator is a known miss (tests/test_real_bugs.py)."""
+guarded by an eps or by a clamp whose bound survives float32. A soft Dice smoothed only in
+its denominator over a set with empty masks (LOSS_CONSTANT_ON_EMPTY_TARGETS); silent when
+smoothed in its numerator too, when a BCE term trains the empty images, when no mask is
+empty."""
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -18,8 +20,10 @@ from torch import nn  # noqa: E402
 from benchmarks.real_bugs import clamp_epsilon_below_float32_spacing as clamp  # noqa: E402
 from benchmarks.real_bugs import cross_entropy_log_of_softmax_underflows as logsm  # noqa: E402
 from benchmarks.real_bugs import cross_entropy_missing_minus_sign as sign  # noqa: E402
+from benchmarks.real_bugs import dice_loss_constant_on_empty_masks as dice  # noqa: E402
 from benchmarks.real_bugs import focal_loss_averaged_over_classes as focal  # noqa: E402
 from benchmarks.real_bugs._common import batches, classification, mlp, train_watched  # noqa: E402
+from nndebug.monitor.empty_overlaps import overlap_mask  # noqa: E402
 from nndebug.monitor.loss_signs import picked_probability_loss  # noqa: E402
 from nndebug.monitor.unguarded_logs import unguarded  # noqa: E402
 
@@ -237,6 +241,66 @@ def test_a_multi_label_bce_averaged_over_its_classes_is_left_alone():
     assert mon.run.observed.class_mean_losses == []
 
 
+# --- LOSS_CONSTANT_ON_EMPTY_TARGETS -------------------------------------------------------
+
+def _dice_run(loss, steps=60):
+    torch.manual_seed(0)
+    x, masks = dice.stroke_masks()
+    model = mlp(64, 128, 64)
+    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+    return train_watched(model, opt, loss, batches(x, masks, steps))
+
+
+def test_a_dice_smoothed_only_below_over_empty_masks_is_named():
+    found = _found(dice.run(), "LOSS_CONSTANT_ON_EMPTY_TARGETS")
+    assert found and found[0].evidence["rows"] == 64
+    assert 20 <= found[0].evidence["empty_rows"] <= 44      # about half the images
+
+
+def test_an_iou_smoothed_only_below_is_named_too():
+    def loss(logits, masks):
+        p = torch.sigmoid(logits)
+        overlap = (p * masks).sum(1)
+        union = p.sum(1) + masks.sum(1) - overlap
+        return (1 - overlap / (union + 1e-6)).mean()
+    assert _found(_dice_run(loss), "LOSS_CONSTANT_ON_EMPTY_TARGETS")
+
+
+def test_the_smoothed_dice_twin_is_silent():
+    assert "LOSS_CONSTANT_ON_EMPTY_TARGETS" not in _problems(dice.run(fixed=True))
+
+
+def test_a_dice_beside_a_bce_is_left_alone():
+    bce = nn.BCEWithLogitsLoss()
+
+    def loss(logits, masks):
+        return dice.dice_loss(False)(logits, masks) + bce(logits, masks)
+    assert "LOSS_CONSTANT_ON_EMPTY_TARGETS" not in _problems(_dice_run(loss))
+
+
+def test_a_dice_without_empty_masks_is_left_alone():
+    def digits_only(data):
+        for xb, mb in data:
+            keep = mb.sum(1) > 0
+            yield xb[keep], mb[keep]
+    torch.manual_seed(0)
+    x, masks = dice.stroke_masks()
+    model = mlp(64, 128, 64)
+    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+    mon = train_watched(model, opt, dice.dice_loss(False), digits_only(batches(x, masks, 60)))
+    assert "LOSS_CONSTANT_ON_EMPTY_TARGETS" not in _problems(mon)
+    assert mon.run.observed.empty_overlap_targets[0][2] == 0
+
+
+def test_the_overlap_reader_reads_the_unsmoothed_ratio_only():
+    p = torch.rand(4, 16, requires_grad=True)
+    m = (torch.rand(4, 16) > 0.5).float()
+    overlap, areas = (p * m).sum(1), p.sum(1) + m.sum(1)
+    assert overlap_mask((1 - 2 * overlap / (areas + 1.0)).mean().grad_fn)[0] == 4
+    assert overlap_mask((1 - (2 * overlap + 1.0) / (areas + 1.0)).mean().grad_fn) is None
+    assert overlap_mask(F.binary_cross_entropy(p, m).grad_fn) is None
+
+
 # --- wiring ------------------------------------------------------------------------------
 
 def test_the_kept_mask_is_released_at_findings():
@@ -252,6 +316,7 @@ def test_saved_and_loaded_rows_read_back(tmp_path):
     path = tmp_path / "run.nddebug"
     for case, names in ((sign, ("picked_probability_losses",)),
                         (focal, ("class_mean_losses",)),
+                        (dice, ("empty_overlap_targets",)),
                         (clamp, ("unguarded_logs",))):
         mon = case.run(steps=30)
         mon.findings()
