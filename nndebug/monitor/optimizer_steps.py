@@ -20,6 +20,11 @@ steps still sees N backward passes for N steps.
 
 MAX_STEPS_KEPT = 64     # [design] steps noted; the rule counts them all (``repeated_total``)
 
+# (core variants 4) An optimizer subclass whose ``step`` calls ``super().step()`` (clipping
+# inside a custom SGD) runs torch's step hooks twice for one update when the parent class's
+# ``step`` was patched too (any instance of it built in the process): a step pre-hook counts
+# the depth of nested ``step`` calls, and only the outermost one counts as a step.
+
 
 class OptimizerSteps:
     def __init__(self, optimizer, observed, backwards_in, current_step, on_error):
@@ -27,15 +32,29 @@ class OptimizerSteps:
         self._current_step, self._on_error = current_step, on_error
         self._counted_step, self._steps = None, 0    # optimizer steps of that watched step
         self._flagged_step = None
-        self._handle = None
+        self._handle = self._pre_handle = None
+        self._depth, self._depth_step = 0, None       # nested step() calls now running
         register = getattr(optimizer, "register_step_post_hook", None)
         if register is not None:
             try:
                 self._handle = register(self._after_step)
+                pre = getattr(optimizer, "register_step_pre_hook", None)
+                if pre is not None:
+                    self._pre_handle = pre(self._before_step)
             except Exception as error:        # an optimizer without working hooks
                 on_error(error)
 
+    def _before_step(self, optimizer, args, kwargs):
+        step = self._current_step()
+        if step != self._depth_step:      # a step() that raised leaves no depth behind
+            self._depth_step, self._depth = step, 0
+        self._depth += 1
+
     def _after_step(self, optimizer, args, kwargs):
+        if self._pre_handle is not None:
+            self._depth = max(0, self._depth - 1)
+            if self._depth:
+                return                    # an inner step() of a subclass's step(): one update
         step = self._current_step()
         if step != self._counted_step:
             self._counted_step, self._steps = step, 0
@@ -51,3 +70,6 @@ class OptimizerSteps:
         if self._handle is not None:
             self._handle.remove()
             self._handle = None
+        if self._pre_handle is not None:
+            self._pre_handle.remove()
+            self._pre_handle = None

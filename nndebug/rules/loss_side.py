@@ -46,6 +46,9 @@ MAX_WARNINGS_REPORTED = 5     # [design] distinct framework warnings listed, at 
 # sigmoid maps [0, 1] onto [0.5, 0.731]; core variants (issue #10)
 PROBABILITY_INPUT_LOSSES = {"BCELoss", "binary_cross_entropy"}
 SIGMOID_OF_ZERO = 0.5                          # [design] sigmoid(0)
+SIGMOID_SATURATED = 1.0       # [design] (core variants 4) a float32 sigmoid's largest value,
+                              # reached exactly from a logit of ~17 (its smallest, 0.0, only
+                              # below ~-103)
 SIGMOID_OF_ONE = 1 / (1 + math.exp(-1))        # [design] sigmoid(1) = 0.731
 BAND_LATE_STEP = 20           # [design] a fresh model's outputs can sit near 0.5 for a few
                               # steps; the band must still hold on a call after this step
@@ -96,11 +99,17 @@ def shapes_from_warning(message):
 
 def sigmoid_outputs(calls):
     """Whether every call fed the loss values strictly inside (0, 1), as a sigmoid gives
-    (logits take any sign; ReLU outputs touch 0 exactly). None without enough calls."""
+    (logits take any sign; ReLU outputs touch 0 exactly). None without enough calls.
+    (core variants 4) A float32 sigmoid rounds to exactly 1.0 from a logit of about 17 up
+    but to 0.0 only below about -103, and the logits-based loss on a sigmoid drives the
+    positives' logits up without end (Adam, long runs): the first measured call must lie
+    strictly inside (0, 1), later ones may touch 1.0 exactly, never 0 or below."""
     measured = [c for c in calls if math.isfinite(c.output_min) and math.isfinite(c.output_max)]
     if len(measured) < MIN_RECORDS:
         return None
-    return all(0.0 < c.output_min and c.output_max < 1.0 for c in measured)
+    first = min(measured, key=lambda c: c.step)
+    return first.output_max < 1.0 and \
+        all(0.0 < c.output_min and c.output_max <= SIGMOID_SATURATED for c in measured)
 
 
 def not_log_probabilities(calls):

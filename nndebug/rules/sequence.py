@@ -35,6 +35,12 @@ PAD_IN_RUNS = 0.80         # [measured] padded targets: 0.96-0.99 of the pad ids
 OTHERS_IN_RUNS_MAX = 0.30  # [measured] token targets of the zoo's sequence cases: 0.0 (the
                            # next id differs); batches sorted by label put every id in runs (1.0)
 MIN_CLASSES = 3            # [design] a vocabulary, not a binary label
+PAD_RUNS_BEYOND_CHANCE = 0.5   # [design] (core variants 4) the frequent id's runs must go at
+                           # least half-way from what independent labels at its share give,
+                           # 1 - (1 - share)^2, to every occurrence in a run: padded tails
+                           # sit at 0.83-0.98 of that way (0.96-0.99 in runs at shares
+                           # 0.3-0.5), a shuffled batch of a 70%-majority class near 0 (0.91
+                           # in runs is what chance gives it)
 
 
 def padding_calls(loss_calls):
@@ -65,6 +71,9 @@ def unmasked_padding(calls):
     if not (PAD_MIN_SHARE <= share <= PAD_MAX_SHARE and in_runs >= PAD_IN_RUNS
             and others <= OTHERS_IN_RUNS_MAX):
         return None
+    chance = 1.0 - (1.0 - share) ** 2      # a neighbour holds the id by chance alone
+    if in_runs - chance < PAD_RUNS_BEYOND_CHANCE * (1.0 - chance):
+        return None                        # an unbalanced class, not padded tails
     return {"pad_id": int(pad), "pad_share": share, "pad_in_runs": in_runs,
             "others_in_runs": others, "ignore_index": first.ignore_index, "loss": first.loss,
             "calls": len(calls), "steps": [c.step for c in calls]}
