@@ -317,6 +317,7 @@ ROW_LISTS += ("in_place_skips", "shared_norm_sites")   # real-bug batch 43 (mode
 ROW_LISTS += ("start_parameter_values",   # real-bug batch 64 (parameters never initialised,
               "in_place_inputs")   # a forward writing into its own input)
 ROW_LISTS += ("pretrained_norm_inputs",)   # real-bug batch 73 (data unlike a pretrained BN's)
+ROW_LISTS += ("loss_weights",)   # real-bug batch 74 (a loss divided twice when accumulating)
 ROW_LISTS += ("pooled_log_probs", "ppo_ratios")   # real-bug batch 44 (policy-gradient losses)
 ROW_LISTS += ("validation_row_matches",   # real-bug batch 46 (rows in both splits,
               "row_standardised_inputs")   # tables standardised per row)
@@ -346,6 +347,10 @@ ROW_LISTS += ("category_code_columns",   # real-bug batch 63 (a weekday code as 
 ROW_LISTS += ("scattered_messages",   # real-bug batch 66 (graphs: messages by index,
               "feature_axis_readouts")   # a readout pooled over the features)
 ROW_LISTS += ("tiny_norm_batches",)   # core variants: a batch norm's 1-2 sample batch, any step
+ROW_LISTS += ("mixup_partner_rows",   # real-bug batch 76 (mixup labels paired by a 2nd shuffle,
+              "augmented_target_rows")   # masks put through the colour jitter)
+ROW_LISTS += ("unguarded_logs", "picked_probability_losses",
+              "class_mean_losses", "empty_overlap_targets")   # real-bug batch 75 (hand-written losses)
 
 
 @dataclass
@@ -849,6 +854,11 @@ class Observed:
                                                           # pretrained batch norms on the first
                                                           # recorded step (batch 73,
                                                           # monitor/pretrained_norm_inputs.py)
+    loss_weights: list = field(default_factory=list)  # [(step, largest summed weight one loss
+                                                          # module's calls carried into that
+                                                          # optimizer step)] on the first
+                                                          # recorded steps (batch 74,
+                                                          # monitor/loss_weights.py)
     category_code_columns: list = field(default_factory=list)  # [(column, codes, rows,
                                                           # lowest, highest, between share,
                                                           # unordered share, target variance)]
@@ -895,6 +905,36 @@ class Observed:
                                                           # per channel)]: batch-norm batches
                                                           # of 1-2 samples on any step
                                                           # (monitor/tiny_norm_batches.py)
+    mixup_partner_rows: list = field(default_factory=list)  # [(first step, mixed rows,
+                                                          # classes, rows whose best class-
+                                                          # prototype pair holds one of the
+                                                          # target's two classes, rows it
+                                                          # holds both)] (batch 76,
+                                                          # monitor/mixup_partners.py)
+    augmented_target_rows: list = field(default_factory=list)  # [(step, samples, two- or
+                                                          # three-valued targets, of those
+                                                          # exactly {0, 1}, distinct upper
+                                                          # values, their correlation with
+                                                          # the image under them)] (batch
+                                                          # 76, monitor/augmented_targets.py)
+    unguarded_logs: list = field(default_factory=list)  # [(step, "log(1 - sigmoid)",
+                                                          # source)]: logs of a softmax or
+                                                          # sigmoid nothing keeps from 0 in
+                                                          # its dtype (batch 75,
+                                                          # monitor/unguarded_logs.py)
+    picked_probability_losses: list = field(default_factory=list)  # [(step, "softmax" or
+                                                          # "sigmoid", reduction, sign,
+                                                          # classes, values reduced)]: a loss
+                                                          # that reduces each row's picked
+                                                          # probability (batch 75,
+                                                          # monitor/loss_signs.py)
+    class_mean_losses: list = field(default_factory=list)  # [(step, rows, classes)]: a loss
+                                                          # that is the mean of a (rows,
+                                                          # classes) table masked one-hot
+                                                          # (batch 75, monitor/class_means.py)
+    empty_overlap_targets: list = field(default_factory=list)  # [(step, rows, empty rows)]:
+                                                          # an unsmoothed overlap ratio's mask
+                                                          # (batch 75, monitor/empty_overlaps.py)
 
     def to_dict(self):
         from dataclasses import asdict

@@ -591,6 +591,7 @@ def _pretrained_norm_input(row):   # real-bug batch 73
 
 
 ROW_READERS.update(pretrained_norm_inputs=_pretrained_norm_input)   # real-bug batch 73
+ROW_READERS.update(loss_weights=lambda row: (int(row[0]), float(row[1])))   # real-bug batch 74
 
 
 def _validation_row_match(row):   # real-bug batch 46
@@ -1322,3 +1323,13 @@ ROW_READERS.update(scattered_messages=lambda row: tuple(int(v) for v in row),   
 ROW_READERS.update(trained_loss_nodes=lambda row: (int(row[0]), bool(row[1])))   # batch 72
 ROW_READERS.update(tiny_norm_batches=lambda row: (int(row[0]), str(row[1]), int(row[2]),
                                                   int(row[3])))   # core variants
+ROW_READERS.update(mixup_partner_rows=lambda row: tuple(int(v) for v in row),   # batch 76
+                   augmented_target_rows=lambda row: (*(int(v) for v in row[:5]),
+                                                      float(row[5])))
+ROW_READERS.update(unguarded_logs=lambda row: (int(row[0]), str(row[1]), str(row[2])),   # batch 75
+                   picked_probability_losses=lambda row: (
+                       int(row[0]), str(row[1]), str(row[2]), int(row[3]),
+                       None if row[4] is None else int(row[4]),
+                       None if row[5] is None else int(row[5])),
+                   class_mean_losses=lambda row: tuple(int(v) for v in row),
+                   empty_overlap_targets=lambda row: tuple(int(v) for v in row))

@@ -94,6 +94,7 @@ from .scattered_messages import ScatteredMessages   # real-bug batch 66
 from .feature_axis_readouts import FeatureAxisReadouts   # real-bug batch 66
 from .squashed_batch_sums import SquashedBatchSums   # real-bug batch 31
 from .maximised_probabilities import MaximisedProbabilities   # real-bug batch 68
+from .loss_signs import PickedProbabilityLosses   # real-bug batch 75
 from .trained_loss_nodes import TrainedLossNodes   # real-bug batch 72
 from .loss_hinges import LossHinges   # real-bug batch 68
 from .narrow_lookups import read_narrow_lookups   # real-bug batch 68
@@ -118,6 +119,8 @@ from .first_training_inputs import FirstTrainingInputs   # read by the next two
 from .diffusion_noise_levels import DiffusionNoiseLevels   # real-bug batch 71
 from .target_values_in_features import TargetValuesInFeatures   # real-bug batch 42
 from .identical_input_rows import IdenticalInputRows   # real-bug batch 45
+from .mixup_partners import MixupPartners   # real-bug batch 76
+from .augmented_targets import AugmentedTargets   # real-bug batch 76
 from .class_only_padding import ClassOnlyPadding   # real-bug batch 65
 from .row_standardised_inputs import RowStandardisedInputs   # real-bug batch 46
 from .duplicated_input_columns import DuplicatedInputColumns   # real-bug batch 59
@@ -126,6 +129,7 @@ from .in_place_skip_inputs import InPlaceSkipInputs   # real-bug batch 43
 from .in_place_inputs import InPlaceInputs   # real-bug batch 64
 from .start_parameters import read_start_values   # real-bug batch 64
 from .pretrained_norm_inputs import PretrainedNormInputs   # real-bug batch 73
+from .loss_weights import LossWeights   # real-bug batch 74
 from .shared_norm_sites import SharedNormSites   # real-bug batch 43
 from .reversed_steps import ReversedSteps   # real-bug batch 34
 from .straight_through_cancellations import StraightThroughCancellations   # real-bug batch 32
@@ -165,6 +169,7 @@ class Around:
             OuterDifferences(observed),      # (N, 1) - (N,)
             SquashedBatchSums(observed),     # sigmoid(x.sum())
             MaximisedProbabilities(observed),   # -sigmoid(s).mean() (batch 68)
+            PickedProbabilityLosses(observed),   # softmax(s)[i, y].mean() (batch 75)
             LossHinges(observed),            # relu(sim - margin) (batch 68)
             WholeBatchOverlaps(observed)], on_error)   # a Dice summed over the batch
         self.policy_terms = PolicyGradientTerms(adapter, observed, parameters, optimizer, on_error)
@@ -217,6 +222,10 @@ class Around:
                                                  on_error)   # x_t = a x0 + b noise (batch 71)
         self.input_twins = IdenticalInputRows(adapter, observed, self.first_inputs,
                                               on_error)   # one input, two labels (batch 45)
+        self.mixup_partners = MixupPartners(adapter, observed, self.first_inputs,
+                                            on_error)   # labels' 2nd shuffle (batch 76)
+        self.augmented_targets = AugmentedTargets(adapter, observed, self.first_inputs,
+                                                  on_error)   # jittered masks (batch 76)
         self.class_padding = ClassOnlyPadding(adapter, observed, self.first_inputs,
                                               on_error)   # one class padded (batch 65)
         self.row_scaling = RowStandardisedInputs(adapter, observed, self.first_inputs,
@@ -263,6 +272,7 @@ class Around:
         self.discarded_losses = DiscardedLosses(adapter, observed, on_error)
         self.after_step = GradientsAfterStep(adapter, observed, optimizer, current_step,
                                              on_error)
+        self.loss_weights = LossWeights(adapter, observed, optimizer, on_error)   # batch 74
         self._softmax_layers = None
         self._loss_modules_running = 0     # F.cross_entropy inside nn.CrossEntropyLoss: the
                                            # module's call is the one to keep
@@ -296,6 +306,7 @@ class Around:
         self.reversed_steps.arm(step)     # its hooks on recurrent layers, then the walk's
         self.discarded_losses.arm(step)   # discarded_losses.py
         self.after_step.arm(step)         # gradients_after_step.py
+        self.loss_weights.arm(step)       # loss_weights.py (first steps, batch 74)
         self.forward_graph.arm(step)
         self.sequence_reruns.arm(step)    # its pre-hook goes once it kept a call
         self.in_place_skips.arm(step)     # in_place_skip_inputs.py (first steps)
@@ -348,6 +359,7 @@ class Around:
         self.forward_graph.disarm()
         self.discarded_losses.disarm()    # the step's backward passes are over
         self.after_step.disarm()          # and its optimizer step
+        self.loss_weights.disarm()        # loss_weights.py (batch 74)
         self.reversed_steps.disarm()
         self.policy_terms.disarm()
         self.divisors.disarm()            # near_zero_divisors.py
@@ -405,6 +417,7 @@ class Around:
         try:
             if inputs:
                 self.discarded_losses.offer(inputs[0])   # discarded_losses.py
+            self.loss_weights.offer(module, output, getattr(module, "reduction", None))   # b. 74
             self.signed_targets.offer(type(module).__name__, inputs, output)   # 0/1 for +1/-1
             self.ctc_blanks.offer_module(module, inputs, output)   # a label = the blank
             self.target_columns.offer_module(module, inputs, output)   # column spreads
@@ -494,8 +507,13 @@ class Around:
         self.target_values.read()           # target_values_in_features.py
         self.noise_levels.read()            # diffusion_noise_levels.py (batch 71)
         self.input_twins.read()             # identical_input_rows.py (batch 45)
+        self.mixup_partners.read()          # mixup_partners.py (batch 76)
+        self.augmented_targets.read()       # augmented_targets.py (batch 76)
         self.pretrained_norms.read()        # pretrained_norm_inputs.py (batch 73)
+        self.loss_weights.read()            # loss_weights.py (batch 74)
         self.class_padding.read()           # class_only_padding.py (batch 65)
+        self.origins.class_means.read()     # class_means.py (batch 75)
+        self.origins.empty_overlaps.read()  # empty_overlaps.py (batch 75)
         self.row_scaling.read()             # row_standardised_inputs.py (batch 46)
         self.copied_columns.read()          # duplicated_input_columns.py (batch 59)
         self.input_ranges.read()            # input_ranges.py (batch 59)

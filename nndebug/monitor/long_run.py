@@ -102,6 +102,7 @@ CONTINUED += ("in_place_skips", "shared_norm_sites")   # real-bug batch 43 (firs
 CONTINUED += ("start_parameter_values",   # real-bug batch 64 (read when watch first started,
               "in_place_inputs")   # first recorded steps' hooks)
 CONTINUED += ("pretrained_norm_inputs",)   # real-bug batch 73 (first recorded step's hooks)
+CONTINUED += ("loss_weights",)   # real-bug batch 74 (first recorded steps' loss calls)
 CONTINUED += ("single_value_norms", "dropout_outputs",
               "soft_target_padding")   # real-bug batch 60 (first steps' walk, hooks, calls)
 CONTINUED += ("soft_target_agreement",)   # real-bug batch 55 (recorded steps' loss pairs)
@@ -130,6 +131,10 @@ CONTINUED += ("category_code_columns", "embedding_field_ranges",
               "frozen_table_probes")   # real-bug batch 63 (first lookups and inputs, at findings)
 CONTINUED += ("scattered_messages", "feature_axis_readouts")   # real-bug batch 66 (forward walk)
 CONTINUED += ("tiny_norm_batches",)   # core variants (a batch norm's 1-2 sample batches)
+CONTINUED += ("mixup_partner_rows", "augmented_target_rows")   # real-bug batch 76 (first batches)
+CONTINUED += ("unguarded_logs",   # real-bug batch 75 (the origin watch's first steps,
+              "picked_probability_losses",   # the loss graph's first steps,
+              "class_mean_losses", "empty_overlap_targets")   # the origin watch's losses)
 
 
 class LongRun(Sink):

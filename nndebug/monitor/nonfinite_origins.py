@@ -45,6 +45,9 @@ import os
 import sys
 
 from .function_modes import OwnedModes
+from . import unguarded_logs
+from .class_means import ClassMeans
+from .empty_overlaps import EmptyOverlaps
 from .nonfinite_nodes import NODE_OPERATIONS, flags, forward_order, grad_roots, node_kind
 from .nonfinite_nodes import saved_flags, verdict
 
@@ -93,6 +96,9 @@ class NonFiniteOrigins:
         self._names = None       # id(module) -> its name in the model, made on first use
         self._handles = []
         self.steps_armed = 0     # recorded steps armed so far (FIRST_STEPS_WATCHED)
+        self.step = None         # the step armed last
+        self.class_means = ClassMeans(observed)   # (batch 75) read before the backward
+        self.empty_overlaps = EmptyOverlaps(observed)   # (batch 75) likewise
 
     def arm(self, step, closer_look=False):
         """The coming step is recorded: the mode goes on when the model's forward returns
@@ -108,6 +114,7 @@ class NonFiniteOrigins:
         self._drop_stale()
         self.calls, self._measured = [], set()
         self.steps_armed += 1
+        self.step = step          # for the unguarded logs met on it (unguarded_logs.py)
         if not self.enabled or self.modes.stale or \
                 len(self.observed.nonfinite_births) >= BIRTHS_KEPT or \
                 (self.steps_armed > FIRST_STEPS_WATCHED and not closer_look):
@@ -137,9 +144,17 @@ class NonFiniteOrigins:
         calls inside the model's forward, and any the mode did not see), in the order the
         forward made them, before the calls the mode measured (they came after)."""
         import torch
+        try:
+            self.class_means.before_backward(self.step, loss)   # batch 75 (class_means.py)
+            self.empty_overlaps.before_backward(self.step, loss)   # (empty_overlaps.py)
+        except Exception as error:
+            self.on_error(error)
         walked = []
         for node in forward_order(grad_roots(loss), NODES_WALKED):
             operation = NODE_OPERATIONS.get(node_kind(node))
+            if operation in unguarded_logs.LOG_OPERATIONS and id(node) not in self._measured:
+                unguarded_logs.note(self.observed, self.step, operation, node,
+                                    _saved_dtype(node), MODEL_FORWARD)
             if operation is None or id(node) in self._measured or \
                     len(walked) + len(self.calls) >= CALLS_PER_STEP:
                 continue
@@ -184,6 +199,8 @@ class NonFiniteOrigins:
         with torch._C.DisableTorchFunction():
             measured = flags(out, inputs)
         module, source = self._call_site()
+        if name in unguarded_logs.LOG_OPERATIONS:
+            unguarded_logs.note(self.observed, self.step, name, out.grad_fn, out.dtype, source)
         backward = []
         self.calls.append((name, module, source, measured, backward))
         if out.grad_fn is not None:
@@ -238,6 +255,15 @@ class NonFiniteOrigins:
                                    bool(output_nonfinite)))
                     kept.add(phase)
         self.calls = []
+
+
+def _saved_dtype(node):
+    """The dtype of the input a log node saved (float32 when it cannot be read)."""
+    import torch
+    try:
+        return node._saved_self.dtype
+    except (AttributeError, RuntimeError):
+        return torch.float32
 
 
 def _born_in_backward(sums):

@@ -207,6 +207,11 @@ from . import narrow_lookups  # noqa: F401  (real-bug batch 68: negatives from s
 from . import regression_targets  # noqa: F401  (real-bug batch 69: inf targets, log of a rate)
 from . import diffusion_noise_scale  # noqa: F401  (real-bug batch 71: noise scaled by 1 - ab)
 from . import pretrained_statistics  # noqa: F401  (real-bug batch 73: preprocessing unlike pretraining)
+from . import mixup_partners  # noqa: F401  (real-bug batch 76: mixup labels paired by a 2nd shuffle)
+from . import loss_signs  # noqa: F401  (real-bug batch 75: a likelihood without its minus sign)
+from . import class_means  # noqa: F401  (real-bug batch 75: a loss averaged over its classes)
+from . import empty_overlaps  # noqa: F401  (real-bug batch 75: a Dice smoothed only below)
+from . import augmented_targets  # noqa: F401  (real-bug batch 76: masks colour-jittered)
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context

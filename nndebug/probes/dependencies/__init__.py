@@ -41,6 +41,7 @@ from .measure import RELATIVE_TOLERANCE, row_changes
 from .mixing import mixing_anywhere, probe_batch_mixing, probe_place_in_batch
 from .padding import find_padding, probe_padding
 from .padding_amount import probe_padding_amount
+from .padding_layout import mixing_through_padding, probe_in_batch
 from .positions import positional_tensors, probe_positions
 from .runner import ModelFailed, Runner
 from .shifted_inside import drop_if_shifted_inside
@@ -187,8 +188,12 @@ def _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, resu
         result.checked.append(name)
         return found
 
-    found = attempt("batch mixing", _mixing, runner, batch, n, base_out, rng)
+    found = attempt("batch mixing", _mixing, runner, batch, n, base_out, rng,
+                    time_on_dim1=bool(offset))    # core variants 4: targets shifted along dim 1
     mixing = any(f.severity != "info" for f in found)
+    if mixing and batch.length and not batch.is_float:
+        # samples meeting only through the padding layout: read each where it sits (batch 77)
+        _name_padding_layout(attempt, runner, batch, n, base_out, rng, found)
     wants_causal = causal if causal is not None else (offset == 1)
     if wants_causal and sequence.length:
         if mixing:
@@ -214,7 +219,25 @@ def _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, resu
         attempt("training mode", probe_train_mode, runner, sequence, y, n, base_out, rng)
 
 
-def _mixing(runner, batch, n, base_out, rng):
+def _name_padding_layout(attempt, runner, batch, n, base_out, rng, mixing_found):
+    """When the batch-mixing probe's samples meet only through where the others' padding
+    starts (``padding_layout.py``), the readings probed in the batch name the cause; the
+    mixing findings stay, as info."""
+    layout = mixing_through_padding(runner, batch, n, base_out, rng.spawn(1)[0])
+    if layout is None:
+        return
+    named = attempt("reading in its batch", probe_in_batch, runner, batch, n, base_out,
+                    *layout, rng.spawn(1)[0])
+    if not any(f.severity != "info" for f in named):
+        return
+    for finding in mixing_found:
+        finding.severity = "info"
+        finding.message = ("samples meet only through the batch's padding layout (another "
+                           "sample's tokens never move an output; where its padding starts "
+                           "does): " + finding.message)
+
+
+def _mixing(runner, batch, n, base_out, rng, time_on_dim1=False):
     """BATCH_MIXING. A batch larger than the probed slice is screened whole first (2 *
     ceil(log2 B) forward passes): when no sample anywhere reads another - the healthy case -
     only the place-in-batch check is left, and the pair-by-pair probe of the first ``n``
@@ -222,10 +245,10 @@ def _mixing(runner, batch, n, base_out, rng):
     are probed, and the whole batch when the mixed pair lies outside them."""
     if batch.size > n and not mixing_anywhere(runner, batch, rng.spawn(1)[0]):
         return probe_place_in_batch(runner, batch, n, base_out)
-    found, more = probe_batch_mixing(runner, batch, n, base_out, rng)
+    found, more = probe_batch_mixing(runner, batch, n, base_out, rng, time_on_dim1)
     if not found and not more and batch.size > n:
         whole, _ = runner.forward(batch.rows(range(batch.size)), batch.size, batch.length)
-        found, more = probe_batch_mixing(runner, batch, batch.size, whole, rng)
+        found, more = probe_batch_mixing(runner, batch, batch.size, whole, rng, time_on_dim1)
     return found, more
 
 
