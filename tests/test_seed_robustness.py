@@ -135,3 +135,38 @@ def test_a_loss_of_several_terms_has_no_single_chance_level():
         mon = case.run(fixed=True)
     # two cross-entropies and a penalty: its 2-class chance level says nothing of the sum
     assert cross_entropy_chance(Context(mon.run)) is None
+
+
+# --- seeds shifted by 3000 (a full rerun of the benchmark): two twins that were named ------------
+def test_a_reinforce_surrogate_falling_below_zero_has_no_unbounded_loss():
+    # standardised returns weigh half the sampled actions negatively, and the rare bad
+    # actions' log-probabilities keep falling: the fixed twin's loss went 0.04 to -4.7
+    assert problems(findings("reinforce_log_probs_averaged_before_weighting", True, 3000)) == []
+    assert "LOG_PROBS_POOLED_BEFORE_WEIGHTING" in problems(
+        findings("reinforce_log_probs_averaged_before_weighting", False, 3000))
+
+
+def test_tanh_units_saturating_over_healthy_training_are_info():
+    # a 64-5-5-1 tanh regressor: its first layer 0.04 saturated at step 2, 0.8 by step 32,
+    # while it learns
+    found = findings("targets_offset_far_from_zero_left_unscaled", True, 3000)
+    assert problems(found) == []
+    assert "SATURATED_ACTIVATIONS" in [f.code for f in found]
+
+
+def test_tanh_units_saturated_by_a_first_blow_up_stay_a_warning():
+    found = problems(findings("targets_offset_far_from_zero_left_unscaled", False, 3000))
+    assert "TARGETS_UNSCALED" in found and "SATURATED_ACTIVATIONS" in found
+
+
+def test_an_inf_loss_on_an_unrecorded_step_after_a_steady_loss_was_born_in_its_forward():
+    # at this draw the batch without a positive comes at step 7, between the records of
+    # steps 4 and 8: the loss went 2.8 -> inf with no climb, named without its operation
+    found = findings("loss_divided_by_zero_positives", False, 3000)
+    born = [f for f in found if f.code == "NAN_BORN_IN_FORWARD"]
+    assert born and born[0].step == 7 and born[0].evidence["operation"] is None
+
+
+def test_a_learning_rate_blow_up_is_not_called_a_birth_in_the_forward():
+    codes = problems(findings("sgd_learning_rate_blowup", False, 3000))
+    assert "LR_TOO_HIGH" in codes and "NAN_BORN_IN_FORWARD" not in codes

@@ -23,6 +23,16 @@ the same call makes it again from finite numbers -, and not after the loss grew 
 (a blow-up's NaN: an operation fed +inf from upstream is not where it began). Silent on a
 run whose loss and gradients stay finite, whatever its forward computed on the way (a -inf
 mask is no finding).
+
+A birth on a step that was not recorded (a batch with no positive, met at step 7 between
+the records of steps 4 and 8) leaves no call to name. It is still told apart from a
+blow-up when the loss itself went from a steady finite value straight to +-Inf: an
+infinite loss comes from finite weights (weights already NaN give NaN, not Inf), and a loss
+no higher than ``SUDDEN_RISE`` times its recent median before it rules out a divergence
+(which climbs for several steps first). Then NAN_BORN_IN_FORWARD is named for that step
+without the operation, with the ways to find it. A NaN loss (not Inf) on such a step stays
+unexplained: the NaN may equally be a backward's, born the step before, whose update
+reached the weights.
 """
 import math
 
@@ -36,6 +46,16 @@ BLOW_UP_GROWTH = 1e3   # [design] finite losses before the birth this many times
                        # NaN at the end is that blow-up's, and LR_TOO_HIGH /
                        # EXPLODING_GRADIENTS name it; an operation fed +inf from upstream
                        # is not where the trouble began
+UNGUARDED_FINITE_STEPS = 8   # [design] finite losses before a NaN that no record watched, for
+                             # an unguarded log to be named its origin: a model that trained
+                             # a while and grew confident (a NaN in the first steps is the
+                             # recorded births' to name: those steps are watched)
+
+SUDDEN_RISE = 10.0     # [design] the last finite loss before an unrecorded Inf loss at most
+                       # this many times the median of the losses before it: no climb (a
+                       # divided-by-zero-positives batch: 2.8 after a median of 5.9; a
+                       # learning rate's blow-up climbs 1e3x and more first)
+SUDDEN_MIN_LOSSES = 3  # [design] finite losses before it, to have a median at all
 
 # why an operation makes a non-finite value out of finite inputs (forward), by family
 FORWARD_WHY = (
@@ -146,9 +166,19 @@ def _where(module, source):
     return module or ("model" if source == MODEL_FORWARD else "loss")
 
 
-@rule(produces={"NAN_BORN_IN_FORWARD", "NAN_BORN_IN_BACKWARD"},
+@rule(produces={"NAN_BORN_IN_FORWARD", "NAN_BORN_IN_BACKWARD"}, reads={"NAN_IN_INPUTS"},
       explains={"NAN_BORN_IN_FORWARD": SYMPTOMS, "NAN_BORN_IN_BACKWARD": SYMPTOMS})
 def nonfinite_origin(ctx):
+    found = _recorded_birth(ctx)
+    if found is None:
+        found = _unguarded_log(ctx)
+    if found is None:
+        symptom = _first_nonfinite_step(ctx)
+        found = None if symptom is None else _unrecorded_forward_birth(ctx, symptom)
+    return found
+
+
+def _recorded_birth(ctx):
     symptom = _first_nonfinite_step(ctx)
     births = getattr(ctx.run.observed, "nonfinite_births", None) or []
     if symptom is None or not births:
@@ -168,6 +198,70 @@ def nonfinite_origin(ctx):
         if found:
             return _finding(ctx, step, loss, symptom, *found[0][1:])
     return None
+
+
+def _unguarded_log(ctx):
+    """No record watched the step of the first NaN, but the loss takes the log of a softmax
+    or sigmoid probability that nothing keeps from 0 in its dtype (``observed.unguarded_logs``,
+    read on the first recorded steps; real-bug batch 75): a NaN that is the loss's own, on a
+    step whose finite predecessors were not blowing up, was born there. A NaN in the inputs,
+    gradients gone NaN before the loss, or a blow-up first are other stories."""
+    logs = getattr(ctx.run.observed, "unguarded_logs", None) or []
+    symptom = _first_nonfinite_step(ctx)
+    if not logs or symptom is None or ctx.first_nan_step is None or \
+            ctx.first_nan_step > symptom or "NAN_IN_INPUTS" in ctx.found or \
+            _blew_up_before(ctx, symptom):
+        return None
+    before = ctx.losses[(ctx.loss_steps < symptom) & np.isfinite(ctx.losses)]
+    if before.size < UNGUARDED_FINITE_STEPS:
+        return None
+    step, described, source = logs[0]
+    return Finding(
+        code="NAN_BORN_IN_FORWARD", severity="error", where="loss", step=symptom,
+        message=f"The run's loss turned NaN at step {symptom}, after {before.size} finite "
+                f"steps that were not blowing up. No record watched that step, but the loss "
+                f"takes {described} at {source or 'an unknown line'}, and nothing keeps that "
+                "probability from rounding to exactly 0 in float32 (a softmax gap past ~104, "
+                "a sigmoid past ~17 for 1 - p; a clamp's bound like 1 - 1e-8 is 1.0 in "
+                "float32): the log is -inf there, and 0 x -inf is NaN. The NaN loss and "
+                "gradients that follow are its consequence.",
+        evidence={"step": symptom, "operation": described, "source": source,
+                  "first_nonfinite_step": symptom, "seen_on_step": step,
+                  "finite_steps_before": int(before.size), "inferred": True},
+        fix="Compute the loss from logits (F.cross_entropy, log_softmax, F.logsigmoid, "
+            "F.binary_cross_entropy_with_logits), or put an eps inside the log "
+            "(log(p + eps), log(1 - p + eps)) with eps above the dtype's spacing near 1.")
+
+
+def _unrecorded_forward_birth(ctx, symptom):
+    """NAN_BORN_IN_FORWARD without its operation: the loss jumped from a steady finite
+    value to +-Inf on a step that was not recorded (module doc)."""
+    recorded = {r.step for r in ctx.all_records}
+    loss = ctx.loss_by_step.get(symptom)
+    if symptom != ctx.first_nan_step or symptom in recorded or loss is None or \
+            not math.isinf(loss) or "NAN_IN_INPUTS" in ctx.found:
+        return None
+    before = ctx.losses[(ctx.loss_steps < symptom) & np.isfinite(ctx.losses)]
+    if before.size < SUDDEN_MIN_LOSSES:
+        return None
+    typical = float(np.median(before))
+    if not before[-1] <= SUDDEN_RISE * max(typical, 1e-12):
+        return None
+    return Finding(
+        code="NAN_BORN_IN_FORWARD", severity="error", where="loss", step=symptom,
+        message=f"At step {symptom} the loss went from {before[-1]:.3g} (median so far "
+                f"{typical:.3g}) straight to {loss}, with no climb before it: that step's "
+                "forward made an Inf out of finite weights and inputs - a division by a count, "
+                "a sum or a norm that was 0 in this batch, log of 0, exp past float32's range "
+                "- and its update turned the weights into NaN. The step was not recorded in "
+                "detail, so the operation is not known.",
+        evidence={"step": symptom, "operation": None, "loss_at_step": loss,
+                  "loss_before": float(before[-1]), "median_before": typical,
+                  "recorded": False},
+        fix="Guard the divisions and logs of the loss and the model (count.clamp(min=1), "
+            "x.clamp_min(eps)); to see the operation, rerun with "
+            "nndebug.watch(model, optimizer, overhead=None) (every step recorded) or under "
+            "torch.autograd.set_detect_anomaly(True).")
 
 
 def _finding(ctx, step, loss, symptom, phase, operation, module, source, hidden):
