@@ -334,3 +334,10 @@ def calm_before_nan(ctx):
     last = ratios[-1] if len(ratios) else np.zeros(0)
     last = last[np.isfinite(last)]
     return bool(last.size) and float(median(last.tolist())) < CALM_UPDATE_RATIO
+
+
+def policy_surrogate(ctx):
+    """The loss is a policy-gradient surrogate: log_prob(actions) times advantages of both
+    signs (``monitor/policy_gradient_terms.py``). Its level is no objective (it moves with
+    each batch's advantages and the policy's entropy), so a rise says nothing of divergence."""
+    return any(row[2] == "both" for row in observed_list(ctx, "policy_gradient_terms"))

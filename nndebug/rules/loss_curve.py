@@ -11,7 +11,7 @@ import numpy as np
 from ..findings import Finding
 from .context import fmt, observed_list
 from .curve import (OSCILLATION_REL, OSCILLATION_SIGMAS, at_chance, diverging, oscillation,
-                    plateaued)
+                    plateaued, policy_surrogate)
 from .graph import rule
 from .moving_targets import targets_moved_up   # real-bug batch 44
 
@@ -42,13 +42,6 @@ def loss_diverging(ctx):
         evidence={"start": s["start"], "best": s["best"], "end": s["end"], "noise": s["noise"]},
         fix="Lower the learning rate (or add warm-up/decay); clip gradients; check for a missing "
             "zero_grad.")
-
-
-def policy_surrogate(ctx):
-    """The loss is a policy-gradient surrogate: log_prob(actions) times advantages of both
-    signs (``monitor/policy_gradient_terms.py``). Its level is no objective (it moves with
-    each batch's advantages and the policy's entropy), so a rise says nothing of divergence."""
-    return any(row[2] == "both" for row in observed_list(ctx, "policy_gradient_terms"))
 
 
 @rule(produces="LOSS_AT_CHANCE", reads=set(CHANCE_CAUSES))
