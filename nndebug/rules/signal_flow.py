@@ -14,6 +14,11 @@ from .graph import rule
 
 SATURATED_FRACTION = 0.5      # share of tanh/sigmoid outputs pinned at their limits [measured]
                               # (the monitor measures "pinned": nndebug/monitor/statistics.py)
+SATURATION_EARLY_RECORDS = 3  # [design] records (steps 0, 1, 2) that tell saturation from the
+                              # start or from a first blow-up (zoo saturated-tanh: 0.58 at step
+                              # 0; a target 2700 away: 1.0 from step 1) from saturation grown
+                              # over healthy training (a 64-5-5-1 tanh regressor using its 5
+                              # units as switches: 0.04 at step 2, 0.8 by step 32, learning well)
 VANISHING_RATIO = 1e-3        # first/last layer relative gradient norm [deepdiag] ("vanishing
                               # gradient" compares gradients across layers); [measured] value
 DEAD_FRACTION = 0.5           # [measured] share of a ReLU layer's units dead for the whole batch;
@@ -53,8 +58,10 @@ def saturated_activations(ctx):
     if worst is None:
         return None
     poor = learning_poor(ctx)
+    grown = not poor and _saturation_grew(ctx, worst[0])
     return Finding(
-        code="SATURATED_ACTIVATIONS", severity="warning", where=worst[0], step=worst[2],
+        code="SATURATED_ACTIVATIONS", severity="info" if grown else "warning",
+        where=worst[0], step=worst[2],
         message=f"{worst[1]:.0%} of the outputs of {worst[0]} sit at the flat ends of the "
                 "tanh/sigmoid, where the derivative is ~0: the layers before it barely learn" +
                 (" and the loss is not improving." if poor else
@@ -62,6 +69,15 @@ def saturated_activations(ctx):
         evidence={"saturated_share": worst[1], "threshold": SATURATED_FRACTION},
         fix="Scale the inputs to unit variance, use Glorot/Xavier initialisation (smaller "
             "weights), or switch hidden activations to ReLU/GELU.")
+
+
+def _saturation_grew(ctx, name):
+    """The layer was below the saturated share on its first recorded steps: its units
+    saturated gradually while the loss kept improving, as a small tanh net's units become
+    switches. Saturated from the start or from a first blow-up, they are the problem."""
+    steps, sat = ctx.run.layer_series(name, "saturated")
+    early = sat[:SATURATION_EARLY_RECORDS]
+    return len(early) == SATURATION_EARLY_RECORDS and bool(np.all(early < SATURATED_FRACTION))
 
 
 @rule(produces="VANISHING_GRADIENTS", reads={"SATURATED_ACTIVATIONS", "LOSS_DIVERGING"},
