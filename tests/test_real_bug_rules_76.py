@@ -205,3 +205,13 @@ def test_saved_and_loaded_rows_read_back(tmp_path):
         mon.save(path)
         assert [list(r) for r in getattr(nd.load_run(path).run.observed, field)] == \
             [list(r) for r in rows]
+
+
+def test_regression_targets_in_zero_one_are_no_mixed_labels():
+    # a box regressor's 4 coordinates in [0, 1] read as 4 classes were named (the fixed
+    # twin of box_targets_left_in_pixels); targets that are not distributions are left alone
+    rng = np.random.default_rng(0)
+    boxes = rng.uniform(0, 1, (128, 4))
+    assert partner_matches(rng.standard_normal((128, 16)), boxes) is None
+    from benchmarks.real_bugs import box_targets_left_in_pixels as boxes_case
+    assert "MIXUP_PARTNERS_MISMATCHED" not in _problems(boxes_case.run(fixed=True))

@@ -15,7 +15,8 @@ matching both falls to chance among the rows matching one.
 
 What it reads (torch only): the kept first training inputs (``first_training_inputs.py``)
 paired with the kept targets (``run.observed.targets``), when the targets are 2-D float
-rows of 4 to ``MAX_CLASSES`` classes and many rows hold two classes. Measured (NumPy) when
+rows of 4 to ``MAX_CLASSES`` classes that are distributions (each sums to 1) and many rows
+hold two classes. Measured (NumPy) when
 findings are asked for; kept as ``run.observed.mixup_partner_rows``: ``[(first step, mixed
 rows, classes, rows whose best pair holds one of the target's two classes, rows whose best
 pair holds both)]``. No per-step cost.
@@ -29,6 +30,10 @@ MINOR_WEIGHT = 0.15        # [design] a row is mixed when its second class holds
 MIN_MIXED_ROWS = 64        # [design] mixed rows needed before the shares are kept
 RIDGE = 1e-6               # [design] relative ridge on the normal equations (a class absent
                            # from the kept rows leaves them singular)
+SIMPLEX_TOLERANCE = 1e-3   # [design] target rows must be distributions (non-negative, summing
+                           # to 1 within this): blended one-hot or smoothed labels are; box
+                           # coordinates or other regression targets in [0, 1] are not (a box
+                           # regressor's 4 targets read as 4 classes was named)
 PROJECTED_WIDTH = 256      # [design] input rows wider than this are projected on fixed
                            # random directions (linear: the blend survives the projection)
 
@@ -39,6 +44,9 @@ def partner_matches(inputs, targets):
     n, classes = targets.shape
     if classes < MIN_CLASSES or classes > MAX_CLASSES or n != len(inputs):
         return None
+    if (targets < -SIMPLEX_TOLERANCE).any() or \
+            np.abs(targets.sum(axis=1) - 1).max() > SIMPLEX_TOLERANCE:
+        return None                       # not class distributions: no labels to blend
     weights = targets - targets.min(axis=1, keepdims=True)
     order = np.argsort(-weights, axis=1)
     major, minor = order[:, 0], order[:, 1]
