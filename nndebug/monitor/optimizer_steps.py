@@ -23,7 +23,8 @@ MAX_STEPS_KEPT = 64     # [design] steps noted; the rule counts them all (``repe
 # (core variants 4) An optimizer subclass whose ``step`` calls ``super().step()`` (clipping
 # inside a custom SGD) runs torch's step hooks twice for one update when the parent class's
 # ``step`` was patched too (any instance of it built in the process): a step pre-hook counts
-# the depth of nested ``step`` calls, and only the outermost one counts as a step.
+# the depth of nested ``step`` calls, and only the outermost one counts as a step. Only
+# such subclasses get it (``_may_nest``): a plain SGD or Adam pays no second hook a step.
 
 
 class OptimizerSteps:
@@ -39,7 +40,7 @@ class OptimizerSteps:
             try:
                 self._handle = register(self._after_step)
                 pre = getattr(optimizer, "register_step_pre_hook", None)
-                if pre is not None:
+                if pre is not None and _may_nest(optimizer):
                     self._pre_handle = pre(self._before_step)
             except Exception as error:        # an optimizer without working hooks
                 on_error(error)
@@ -73,3 +74,10 @@ class OptimizerSteps:
         if self._pre_handle is not None:
             self._pre_handle.remove()
             self._pre_handle = None
+
+
+def _may_nest(optimizer):
+    """Whether a ``step`` of this optimizer's class can call another class's ``step`` (its
+    parent's, through ``super()``): three or more classes of its MRO define ``step`` (the
+    abstract base, a torch optimizer, and a subclass of it)."""
+    return sum("step" in vars(cls) for cls in type(optimizer).__mro__) >= 3
