@@ -1170,6 +1170,44 @@ def clipped_value_large_lr_sgd_momentum(fixed):
     return done(mon, f"acc {accuracy(model, xt, yt):.3f}")
 
 
+# ---------------------------------------------------------------------------- planted bugs
+# Two bugs next to the healthy runs whose false alarms were fixed: the widened rules must
+# still name them (their fixed twins are the healthy runs above).
+
+PLANTED = "planted bug"
+
+
+@variant(PLANTED, ["LR_TOO_HIGH", "LOSS_OSCILLATING", "DEAD_RELU"])
+def adagrad_batch_4_rate_twenty_times_too_high(fixed):
+    """mlp_adagrad_batch_4 at Adagrad 1.0 (fixed: 0.05): updates overshoot at batch 4."""
+    torch.manual_seed(4)
+    (x, y), (xt, yt) = digits_split()
+    model = mlp(hidden=64)
+    mon = fit(model, torch.optim.Adagrad(model.parameters(), 0.05 if fixed else 1.0),
+              batches(x, y, 1500, 4), ce)
+    return done(mon, f"acc {accuracy(model, xt, yt):.3f}")
+
+
+@variant(PLANTED, ["NO_GRADIENT"])
+def siamese_keep_probability_passed_as_dropout_p(fixed):
+    """siamese_contrastive_margin with nn.Dropout(1.0) before the embedding layer (a keep
+    probability of 1 passed as the drop probability; fixed: no dropout): everything before
+    it and the last layer's weight get exactly zero gradients."""
+    torch.manual_seed(23)
+    (x, y), (xt, yt) = digits_split()
+    model = Embedder()
+    if not fixed:
+        model.net = nn.Sequential(model.net[0], model.net[1], nn.Dropout(1.0), model.net[2])
+
+    def loss_of(m, b):
+        a, p, same = b
+        d = F.pairwise_distance(m(a), m(p))
+        return (same * d ** 2 + (1 - same) * F.relu(2.0 - d) ** 2).mean()
+    mon = fit(model, torch.optim.SGD(model.parameters(), 0.02, momentum=0.9),
+              pairs(x, y, 500), loss_of)
+    return done(mon, f"nearest-centroid acc {nearest_centroid_acc(model, x, y, xt, yt):.3f}")
+
+
 # ---------------------------------------------------------------------------- scoring
 
 def score(v):
@@ -1193,8 +1231,8 @@ def main(argv=()):
     names = [a for a in argv if not a.startswith("--")]
     torch.set_num_threads(1)
     chosen = [v for v in VARIANTS if not names or v.name in names or v.capability in names]
-    return variant_scoring.print_table(chosen, score,
-                                       extra_columns=[("held-out", lambda v: v.metric)])
+    held_out = ("held-out", lambda v: getattr(v, "metric", ""))
+    return variant_scoring.print_table(chosen, score, extra_columns=[held_out])
 
 
 if __name__ == "__main__":

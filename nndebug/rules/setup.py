@@ -418,7 +418,8 @@ def zeroed_gradient(ctx, records, received):
     grads = np.vstack([np.asarray(g, float) for g in measured])
     # whole columns at once (one NumPy call per test, not one per parameter)
     zeroed = np.flatnonzero(received.all(axis=0) & (grads == 0).all(axis=0)).tolist()
-    if not zeroed or _only_the_output_bias(run, zeroed):
+    if not zeroed or _only_the_output_bias(run, zeroed) or _shift_blind_biases(run, zeroed,
+                                                                              grads, received):
         return None
     zeroed_names = names(run, zeroed)
     return Finding(
@@ -445,6 +446,26 @@ def _only_the_output_bias(run, zeroed):
         return False
     last = run.params[-1]
     return last.name.endswith("bias") and math.prod(last.shape) == 1
+
+
+def _shift_blind_biases(run, zeroed, grads, received):
+    """Whether every tensor with an exactly-zero gradient is a bias whose own layer's weight
+    receives a non-zero gradient on a recorded step. The weight's gradient is the sum of
+    delta x input over the batch, the bias's the sum of delta alone: the bias alone exactly
+    0 means the deltas cancel over the batch by construction - a loss that reads those
+    outputs only through differences (a siamese net's pair distance, a ranking margin, a
+    WGAN critic) is blind to a constant added to them. A mask or a Dropout of zeros after
+    the layer zeroes its weight's gradient too; one before it leaves the bias learning.
+    (Core variants 5: a siamese contrastive net's last bias, exactly 0 on every step.)"""
+    index = {p.name: i for i, p in enumerate(run.params)}
+    for i in zeroed:
+        name = run.params[i].name
+        if not name.endswith("bias"):
+            return False
+        weight = index.get(name[:-len("bias")] + "weight")
+        if weight is None or not received[:, weight].all() or not (grads[:, weight] > 0).any():
+            return False
+    return True
 
 
 @rule(produces="NO_GRADIENT", explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
