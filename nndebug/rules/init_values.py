@@ -42,7 +42,7 @@ from .context import LOOKUP_TABLES, fmt, module_of, short_list
 from .curve import learning_poor
 from .graph import rule
 
-NORM_TYPES = {"LayerNorm", "GroupNorm", "RMSNorm", "BatchNorm1d", "BatchNorm2d",
+GAIN_NORM_TYPES = {"LayerNorm", "GroupNorm", "RMSNorm", "BatchNorm1d", "BatchNorm2d",
               "BatchNorm3d", "SyncBatchNorm", "InstanceNorm1d", "InstanceNorm2d",
               "InstanceNorm3d"}      # [design] layers whose ``weight`` is a per-feature gain
 NORM_GAIN_LOW = 0.1        # [torchinit] rms of a norm's gain at start: 1 by default (old
@@ -120,7 +120,7 @@ def symmetric_init(ctx):
 @rule(produces="NORM_GAIN_INITIALISED_NEAR_ZERO", explains=SYMPTOMS)
 def norm_gain_initialised_near_zero(ctx):
     gains = []
-    for layer, i in _layer_weights(ctx, NORM_TYPES):
+    for layer, i in _layer_weights(ctx, GAIN_NORM_TYPES):
         start = _start_rms(ctx, i)
         if start is not None:
             gains.append((layer, start[0], start[1]))
