@@ -259,11 +259,17 @@ def _varies_at_a_later_call(record, name):
 
 
 def _after_dead_layer(ctx, record, name):
-    """Whether a ReLU layer before ``name`` was (almost) entirely dead in this record."""
+    """Whether a ReLU layer before ``name`` was (almost) entirely dead in this record, or a
+    layer before it output exactly zero everywhere: a layer initialised to zero on purpose (a
+    hidden layer the next layer's random weights teach from the first update; real-bug batch
+    80's notebook network) makes every layer after it constant across the batch at step 0,
+    which is that zero's, not a lost signal (a zero layer that never moves is NO_GRADIENT's)."""
     for layer in ctx.run.layers:
         if layer.name == name:
             return False
-        if layer.kind == "relu" and record.activations.get(layer.name, {}).get("dead", 0) \
-                >= DEAD_FRACTION_SEVERE:
+        stats = record.activations.get(layer.name, {})
+        if layer.kind == "relu" and stats.get("dead", 0) >= DEAD_FRACTION_SEVERE:
+            return True
+        if stats and rms(stats) == 0:
             return True
     return False
