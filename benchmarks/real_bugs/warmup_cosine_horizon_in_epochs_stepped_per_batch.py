@@ -10,8 +10,9 @@ of peak 139 times ... ends at 75% of peak"; the fix multiplies the horizon by th
 per epoch). Here a digits MLP under SGD with momentum 0.9 and a peak rate of 0.5, 15
 epochs of 20 batches, a diffusers-style cosine-with-warm-up lambda (warm-up 3 steps), its
 horizon 15 (epochs) instead of 300 (steps). Measured (seed 0) on 500 held-out digits: loss
-0.37 and accuracy 91.2% (the rate went to zero and back every 24 steps, 12 times), against 0.20 and 95.0%
-with the horizon at 300 steps. Fix: num_training_steps = epochs * steps_per_epoch.
+0.37 and accuracy 91.2% (the rate went to zero and back every 24 steps, 12 times), against
+0.20 and 95.0% with the horizon at 300 steps. Fix: num_training_steps = epochs *
+steps_per_epoch.
 """
 import math
 
