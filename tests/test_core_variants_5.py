@@ -81,3 +81,22 @@ def test_a_discriminator_climbing_back_is_not_diverging_but_a_blow_up_is():
     assert "LOSS_DIVERGING" not in _game(back)
     far = np.concatenate([np.linspace(1.16, 1.0, 100), np.linspace(1.0, 4.0, 500)])
     assert "LOSS_DIVERGING" in _game(far + rng.normal(0, 0.02, len(far)))
+
+
+EARLY_STOPPED_VAL = [0.6962, 0.447, 0.4316, 0.3964, 0.3517, 0.3872, 0.341, 0.3102, 0.2931,
+                     0.3492, 0.2718, 0.3404, 0.3185, 0.2626, 0.3756, 0.3761, 0.3349]
+
+
+def test_validation_noise_of_a_small_set_is_not_overfitting_but_a_clear_rise_is():
+    # early_stopping_on_validation at torch seeds shifted by 2000: 200 held-out digits, the
+    # last window 18% above the best one, passes 0.03-0.11 apart (1.2 sigmas): silent
+    steps = list(range(39, 680, 40))
+    train = healthy_curve(680, 3, 0.05, floor=0.02)
+    run = run_with_losses(train, classes=10, batch=64, val=(steps, EARLY_STOPPED_VAL))
+    assert "OVERFITTING" not in curve_problems(rules.diagnose(run))
+    # the same passes rising steadily after step 359 (0.29 -> 0.62, noise 0.01): named
+    rng = np.random.default_rng(0)
+    rising = EARLY_STOPPED_VAL[:9] + list(0.29 + 0.04 * np.arange(1, 9) +
+                                          rng.normal(0, 0.01, 8))
+    run = run_with_losses(train, classes=10, batch=64, val=(steps, rising))
+    assert "OVERFITTING" in curve_problems(rules.diagnose(run))
