@@ -214,7 +214,11 @@ class SchedulerState:
     length: "int | None" = None   # the step() calls the schedule is planned for: T_max of a
                                   # CosineAnnealingLR (half its period), total_steps of a
                                   # OneCycleLR, total_iters of a LinearLR / ConstantLR /
-                                  # PolynomialLR; None for schedules without one
+                                  # PolynomialLR; None for schedules without one; of a
+                                  # LambdaLR, the step its lambda first reaches zero
+                                  # (monitor/lambda_schedules.py)
+    periodic: "bool | None" = None  # a LambdaLR's lambda climbs back up past that zero (a
+                                    # cosine past its horizon); None: not read
     # ReduceLROnPlateau only (None for the others)
     mode: "str | None" = None     # "min" or "max"
     threshold: "float | None" = None
@@ -318,6 +322,7 @@ ROW_LISTS += ("start_parameter_values",   # real-bug batch 64 (parameters never 
               "in_place_inputs")   # a forward writing into its own input)
 ROW_LISTS += ("pretrained_norm_inputs",)   # real-bug batch 73 (data unlike a pretrained BN's)
 ROW_LISTS += ("loss_weights",)   # real-bug batch 74 (a loss divided twice when accumulating)
+ROW_LISTS += ("identical_units",)   # real-bug batch 80 (units copies of each other)
 ROW_LISTS += ("pooled_log_probs", "ppo_ratios")   # real-bug batch 44 (policy-gradient losses)
 ROW_LISTS += ("validation_row_matches",   # real-bug batch 46 (rows in both splits,
               "row_standardised_inputs")   # tables standardised per row)
@@ -351,6 +356,7 @@ ROW_LISTS += ("mixup_partner_rows",   # real-bug batch 76 (mixup labels paired b
               "augmented_target_rows")   # masks put through the colour jitter)
 ROW_LISTS += ("unguarded_logs", "picked_probability_losses",
               "class_mean_losses", "empty_overlap_targets")   # real-bug batch 75 (hand-written losses)
+ROW_LISTS += ("attention_scales",)   # real-bug batch 79 (transformer blocks: logits' factors)
 
 
 @dataclass
@@ -836,6 +842,12 @@ class Observed:
                                                           # runs, the others' share in runs)]
                                                           # of soft-target losses (batch 60,
                                                           # monitor/soft_target_padding.py)
+    identical_units: list = field(default_factory=list)  # [(name, shape, largest |w| at
+                                                          # start, now, largest row difference
+                                                          # now, largest change of the first
+                                                          # row)] of the weights whose rows
+                                                          # started equal (batch 80,
+                                                          # monitor/identical_units.py)
     start_parameter_values: list = field(default_factory=list)  # [(name, shape, trainable,
                                                           # non-finite elements, largest finite
                                                           # |value|)] of the parameters odd at
@@ -935,6 +947,9 @@ class Observed:
     empty_overlap_targets: list = field(default_factory=list)  # [(step, rows, empty rows)]:
                                                           # an unsmoothed overlap ratio's mask
                                                           # (batch 75, monitor/empty_overlaps.py)
+    attention_scales: list = field(default_factory=list)  # [(site, step, head_dim, [constant
+                                                          # factors of its logits], kernel)]
+                                                          # (batch 79, monitor/attention_scales.py)
 
     def to_dict(self):
         from dataclasses import asdict

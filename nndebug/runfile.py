@@ -566,6 +566,9 @@ def _position_losses(row):   # real-bug batch 65
 
 ROW_READERS.update(class_only_padding=_class_only_padding,   # real-bug batch 65
                    position_losses=_position_losses)
+ROW_READERS.update(attention_scales=lambda row: (   # real-bug batch 79
+    str(row[0]), None if row[1] is None else int(row[1]), int(row[2]),
+    [float(v) for v in row[3]], bool(row[4])))
 
 
 def _start_parameter_value(row):   # real-bug batch 64
@@ -578,6 +581,8 @@ def _in_place_input(row):   # real-bug batch 64
     return int(step), [int(n) for n in shape], bool(larger), int(elements), bool(fed_again)
 
 
+ROW_READERS.update(identical_units=lambda row: (   # real-bug batch 80
+    str(row[0]), [int(n) for n in row[1]], *(float(v) for v in row[2:6])))
 ROW_READERS.update(start_parameter_values=_start_parameter_value,   # real-bug batch 64
                    in_place_inputs=_in_place_input)
 

@@ -128,11 +128,13 @@ from .constant_decoder_inputs import ConstantDecoderInputs   # real-bug batch 49
 from .in_place_skip_inputs import InPlaceSkipInputs   # real-bug batch 43
 from .in_place_inputs import InPlaceInputs   # real-bug batch 64
 from .start_parameters import read_start_values   # real-bug batch 64
+from .identical_units import IdenticalUnits   # real-bug batch 80
 from .pretrained_norm_inputs import PretrainedNormInputs   # real-bug batch 73
 from .loss_weights import LossWeights   # real-bug batch 74
 from .shared_norm_sites import SharedNormSites   # real-bug batch 43
 from .reversed_steps import ReversedSteps   # real-bug batch 34
 from .straight_through_cancellations import StraightThroughCancellations   # real-bug batch 32
+from .attention_scales import AttentionScales   # real-bug batch 79
 
 FOREIGN_CALLS_LEFT_OPEN = 10_000  # [design] calls of modules outside this model, with no
                                   # call of the model between them, after which an armed
@@ -175,6 +177,7 @@ class Around:
         self.policy_terms = PolicyGradientTerms(adapter, observed, parameters, optimizer, on_error)
         self.attention = AttentionCapture(adapter, self._attention_site, on_error,
                                           on_loss_call=self._on_loss_function)
+        self.attention.scales = AttentionScales(observed, current_step, on_error)   # batch 79
         self.carried = CarriedGradients(adapter, observed, parameters, current_step, on_error)
         self.optimizer_steps = OptimizerSteps(optimizer, observed, self.carried.backwards_in,
                                               current_step, on_error)
@@ -244,6 +247,7 @@ class Around:
         self.in_place_inputs = InPlaceInputs(adapter, observed, adapter.model,
                                              on_error)   # x += noise on the data (batch 64)
         read_start_values(adapter, observed, on_error)   # never initialised (batch 64)
+        self.identical_units = IdenticalUnits(adapter, observed, on_error)   # batch 80
         self.pretrained_norms = PretrainedNormInputs(adapter, observed, adapter.model,
                                                      on_error)   # data vs pretrained BN (batch 73)
         self.norm_sites = SharedNormSites(adapter, observed, on_error)   # one BN, two sites
@@ -512,6 +516,7 @@ class Around:
         self.pretrained_norms.read()        # pretrained_norm_inputs.py (batch 73)
         self.loss_weights.read()            # loss_weights.py (batch 74)
         self.class_padding.read()           # class_only_padding.py (batch 65)
+        self.identical_units.read()         # identical_units.py (batch 80)
         self.origins.class_means.read()     # class_means.py (batch 75)
         self.origins.empty_overlaps.read()  # empty_overlaps.py (batch 75)
         self.row_scaling.read()             # row_standardised_inputs.py (batch 46)
@@ -569,6 +574,7 @@ class Around:
         self.feature_moments.close()
         self.input_ranges.close()           # input_ranges.py (batch 59)
         self.in_place_inputs.close()        # in_place_inputs.py (batch 64)
+        self.identical_units.close()        # identical_units.py (batch 80)
         self.pretrained_norms.close()       # pretrained_norm_inputs.py (batch 73)
         self.teacher_inputs.close()         # teacher_forced_validation.py (batch 59)
         self.seeds.close()

@@ -47,11 +47,14 @@ class AttentionCapture:
         self.waiting = False      # armed, the mode not pushed yet (see start)
         self.steps_seen = 0       # recorded steps the mode ran through
         self.used = False         # it measured a softmax, or handed on a loss call
+        self.scales = None        # attention_scales.AttentionScales, set by around.py (batch 79)
 
     def arm(self):
         """The coming step is recorded: the mode goes on at its first module call (start)."""
         self._drop_stale()
         self.found = {}
+        if self.scales is not None:
+            self.scales.arm()             # batch 79: its first recorded steps only
         if self.steps_seen >= STEPS_TO_FIND_A_USE and not self.used:
             self.enabled = False          # nothing for it in this model (see the module doc)
         self.waiting = self.enabled and self.modes.current is None and not self.modes.stale
@@ -62,7 +65,8 @@ class AttentionCapture:
         self.waiting = False
         self.steps_seen += 1
         try:
-            self.modes.push(_softmax_mode(self._on_softmax, self._on_loss_call))
+            self.modes.push(_softmax_mode(self._on_softmax, self._on_loss_call,
+                                          self._on_kernel))
         except Exception as error:
             self.modes.current, self.enabled = None, False
             self.on_error(error)
@@ -109,8 +113,16 @@ class AttentionCapture:
             return
         weights = result.detach()
         self.used = True
+        if self.scales is not None:
+            self.scales.on_softmax(name, result)   # its logits' factors (batch 79)
         self.found[name] = [(stat, compute()) for stat, compute in
                             attention_peaks(self.adapter.xp, weights)]
+
+    def _on_kernel(self, args, kwargs):
+        """A ``scaled_dot_product_attention`` call (batch 79: its logits' factors)."""
+        site = self.current_module()
+        if self.scales is not None and site is not None:
+            self.scales.on_kernel((site or "model") + ATTENTION_SUFFIX, args, kwargs)
 
     def _on_loss_call(self, name, args, kwargs):
         if self.on_loss_call is not None and self.on_loss_call(name, args, kwargs):
@@ -130,9 +142,9 @@ class AttentionCapture:
         self.found = {}
 
 
-def _softmax_mode(on_softmax, on_loss_call=None):
+def _softmax_mode(on_softmax, on_loss_call=None, on_kernel=None):
     """A fresh mode (one per recorded step; the class is made once per process)."""
-    return _softmax_watch_class()(on_softmax, on_loss_call)
+    return _softmax_watch_class()(on_softmax, on_loss_call, on_kernel)
 
 
 @functools.lru_cache(maxsize=None)
@@ -147,13 +159,15 @@ def _softmax_watch_class():
               functional.multilabel_soft_margin_loss, functional.ctc_loss,
               functional.multilabel_margin_loss,   # multi-hot rows read as ids (batch 54)
               functional.kl_div}   # kl_div: paired with the labels' loss only (batch 55)
+    kernels = {functional.scaled_dot_product_attention}   # batch 79: its logits' factors
 
     class SoftmaxWatch(TorchFunctionMode):
         active = True
 
-        def __init__(self, on_softmax, on_loss_call):
+        def __init__(self, on_softmax, on_loss_call, on_kernel=None):
             super().__init__()
             self.on_softmax, self.on_loss_call = on_softmax, on_loss_call
+            self.on_kernel = on_kernel
 
         def __torch_function__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
@@ -163,6 +177,11 @@ def _softmax_watch_class():
                     dim = kwargs.get("dim", args[1] if len(args) > 1 else None)
                     self.on_softmax(result, dim)
                 except Exception:      # a measurement never breaks the user's step
+                    self.active = False
+            elif self.active and self.on_kernel is not None and func in kernels:
+                try:
+                    self.on_kernel(args, kwargs)
+                except Exception:
                     self.active = False
             elif self.active and self.on_loss_call is not None and func in losses:
                 try:

@@ -98,6 +98,7 @@ CONTINUED += ("diffusion_noise_levels",)   # real-bug batch 71 (first training b
 CONTINUED += ("conflicting_label_rows",)   # real-bug batch 45 (first training batches)
 CONTINUED += ("class_only_padding",   # real-bug batch 65 (first training batches,
               "position_losses")   # first recorded steps' loss calls)
+CONTINUED += ("attention_scales",)   # real-bug batch 79 (first recorded steps' attention)
 CONTINUED += ("in_place_skips", "shared_norm_sites")   # real-bug batch 43 (first steps' hooks)
 CONTINUED += ("start_parameter_values",   # real-bug batch 64 (read when watch first started,
               "in_place_inputs")   # first recorded steps' hooks)
@@ -111,6 +112,7 @@ READ_ANEW = ("module_freeze_flags", "soft_target_rows", "repeated_modules", "lr_
              "slow_group_weights")
 READ_ANEW += ("validation_row_matches",)   # real-bug batch 46 (compared at findings)
 READ_ANEW += ("rewritten_weights",)   # real-bug batch 58 (read at findings)
+READ_ANEW += ("identical_units",)   # real-bug batch 80 (read at watch start and findings)
 READ_ANEW += ("unchanged_running_buffers",)   # real-bug batch 60 (compared at findings)
 READ_ANEW += ("foreign_norm_statistics",
               "foreign_train_dropouts")   # real-bug batch 55 (read when the monitor closes)

@@ -30,6 +30,7 @@ import sys
 import weakref
 
 from ..observed import SchedulerState
+from .lambda_schedules import lambda_plan
 
 MAX_FRAMES = 64              # [design] frames walked up from here: the user's loop is near
 MAX_ATTRIBUTES = 200         # [design] attributes of one local object looked into (a trainer
@@ -103,12 +104,14 @@ def scheduler_state(scheduler, optimizer):
     # a plateau scheduler counts its calls in last_epoch; the others step once when built
     calls = int(step_count) - 1 if isinstance(step_count, int) else \
         int(getattr(scheduler, "last_epoch", 0) or 0)
+    planned, periodic = lambda_plan(scheduler)     # a LambdaLR's plan (real-bug batch 78)
     return SchedulerState(
-        type=type(scheduler).__name__, calls=calls,
+        type=type(scheduler).__name__, calls=calls, periodic=periodic,
         lrs=tuple(float(g["lr"]) for g in groups if "lr" in g),
         base_lrs=_floats(getattr(scheduler, "base_lrs", None)),
-        length=_whole(getattr(scheduler, LENGTH_ATTRIBUTES.get(type(scheduler).__name__, ""),
-                              None)),
+        length=planned or _whole(getattr(scheduler,
+                                         LENGTH_ATTRIBUTES.get(type(scheduler).__name__, ""),
+                                         None)),
         min_lrs=_floats(getattr(scheduler, "min_lrs", None)),
         mode=plateau["mode"] if isinstance(plateau["mode"], str) else None,
         threshold_mode=plateau["threshold_mode"]

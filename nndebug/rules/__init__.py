@@ -175,6 +175,7 @@ from . import scaler_range  # noqa: F401  (real-bug batch 59: a scaler fitted be
 from . import teacher_forced_validation  # noqa: F401  (real-bug batch 59: teacher-forced validation)
 from . import checkpoint_rates  # noqa: F401  (real-bug batch 48: a restart keeps the old lr)
 from . import schedule_length  # noqa: F401  (real-bug batch 48: a schedule stepped off plan)
+from . import group_rates  # noqa: F401  (real-bug batch 78: one rate written into every group)
 from . import constant_decoder_inputs  # noqa: F401  (real-bug batch 49: a decoder fed zeros)
 from . import swapped_loss_arguments  # noqa: F401  (real-bug batch 52: BCE arguments)
 from . import squashed_scores  # noqa: F401  (real-bug batch 52: a sigmoid critic)
@@ -198,6 +199,7 @@ from . import label_drift  # noqa: F401  (real-bug batch 65: labels drift along 
 from . import uninitialised_parameters  # noqa: F401  (real-bug batch 64: torch.Tensor weights)
 from . import init_scale_small  # noqa: F401  (real-bug batch 64: a fan-in of every weight)
 from . import in_place_inputs  # noqa: F401  (real-bug batch 64: x += noise on the data)
+from . import init_values  # noqa: F401  (real-bug batch 80: equal units, norm gains, zero tables)
 from . import batched_edges  # noqa: F401  (real-bug batch 66: graphs batched, edges not offset)
 from . import feature_axis_readouts  # noqa: F401  (real-bug batch 66: h.mean(-1) readout)
 from . import validation_scale  # noqa: F401  (real-bug batch 70: a validation loss misscaled)
@@ -212,6 +214,7 @@ from . import loss_signs  # noqa: F401  (real-bug batch 75: a likelihood without
 from . import class_means  # noqa: F401  (real-bug batch 75: a loss averaged over its classes)
 from . import empty_overlaps  # noqa: F401  (real-bug batch 75: a Dice smoothed only below)
 from . import augmented_targets  # noqa: F401  (real-bug batch 76: masks colour-jittered)
+from . import attention_scale  # noqa: F401  (real-bug batch 79: logits scaled twice)
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context

@@ -31,6 +31,13 @@ PLANNED_FOR_RUN = 0.1         # [design] a length within 10% of the run's optimi
 STEPPED_TOO_RARELY = 4        # [design] at least 4 optimizer steps per scheduler call (an
                               # epoch of 4 batches or more); the planted notebook: 20
 PERIODIC_TYPES = {"CosineAnnealingLR"}   # [design] schedules that climb back past their length
+                              # (a LambdaLR whose lambda does: SchedulerState.periodic)
+SAME_STRIDE = 0.02            # [design] the length a whole number of strides to 2% (or one
+                              # step): T_max=len(train_loader) is the stride exactly; a T_max
+                              # in epochs equal to the batches per epoch by chance, watched
+                              # over less than half of it, is the look-alike this leaves
+HALF_WALKED = 0.5             # [design] a schedule stepped per epoch that walked at most half
+                              # of a length counted in batches (SimCLR#8: 8 of 40, 20%)
 PAST_LENGTH = 1.5             # [design] calls at least 1.5 x T_max: past the trough by half a
                               # cosine's climb (3 T_max is a full period, back at the peak)
 ENDED_HIGH = 0.5              # [design] the rate at the end is at least half the base rate:
@@ -53,12 +60,51 @@ def stepped_rarely(state, n_steps):
     return stride if stride >= STEPPED_TOO_RARELY else None
 
 
+def sized_in_epoch_batches(state, n_steps):
+    """(optimizer steps per call, whole epochs in the length) when a schedule stepped once
+    every STEPPED_TOO_RARELY optimizer steps or more (once per epoch) has a length that is a
+    whole number of those strides (T_max=len(train_loader), or a few epochs' batches: a
+    length counted in batches), walked less than half of it, and left the rate at
+    ENDED_HIGH of its base or above (it never annealed); else None. Real-bug batch 78:
+    sthalles/SimCLR#8, T_max=len(train_loader) stepped after each epoch."""
+    if not state.length or not n_steps or state.calls < 1 or not state.base_lrs \
+            or not state.lrs:
+        return None
+    stride = n_steps / state.calls
+    if stride < STEPPED_TOO_RARELY or state.calls > HALF_WALKED * state.length:
+        return None
+    epochs = round(state.length / stride)
+    if epochs < 1 or abs(state.length - epochs * stride) > max(1.0, SAME_STRIDE * stride):
+        return None
+    base = max(state.base_lrs)
+    return (stride, epochs) if base > 0 and max(state.lrs) >= ENDED_HIGH * base else None
+
+
+def epoch_batches_finding(state, stride, epochs, n_steps):
+    return Finding(
+        code="SCHEDULE_LENGTH_MISMATCH", severity="warning", where="optimizer",
+        message=f"The {state.type} is planned for {state.length} steps - {epochs} x the "
+                f"{stride:.3g} optimizer steps between its calls, a length counted in "
+                f"batches - but was stepped once every {stride:.3g} optimizer steps, "
+                f"{state.calls} times in {n_steps}: it walked {state.calls / state.length:.0%} "
+                f"of its plan and the rate ended at {max(state.lrs) / max(state.base_lrs):.0%} "
+                "of its base, never annealed.",
+        evidence={"scheduler": state.type, "planned_steps": state.length,
+                  "scheduler_calls": state.calls, "optimizer_steps": n_steps,
+                  "steps_per_call": stride, "lr_at_end": max(state.lrs),
+                  "base_lr": max(state.base_lrs), "threshold": STEPPED_TOO_RARELY},
+        fix="Count the schedule in the unit it is stepped in: T_max=epochs when "
+            "scheduler.step() is called once per epoch, or T_max=epochs * len(train_loader) "
+            "and scheduler.step() after every optimizer.step().")
+
+
 def ended_up_a_climb(state):
     """The rate at the end / the base rate when a periodic schedule was stepped PAST_LENGTH x
     its length or more and ended at ENDED_HIGH of its base rate or above, or was stepped
     FULL_CYCLES x its length or more (it climbed back to its peak at least once, wherever
     it ended); else None."""
-    if state.type not in PERIODIC_TYPES or not state.length or not state.base_lrs \
+    periodic = state.type in PERIODIC_TYPES or getattr(state, "periodic", None) is True
+    if not periodic or not state.length or not state.base_lrs \
             or not state.lrs or state.calls < PAST_LENGTH * state.length:
         return None
     base = max(state.base_lrs)
@@ -111,6 +157,9 @@ def schedule_length_mismatch(ctx):
         stride = stepped_rarely(state, n_steps)
         if stride is not None:
             return rarely_finding(state, stride, n_steps)
+        in_batches = sized_in_epoch_batches(state, n_steps)
+        if in_batches is not None:
+            return epoch_batches_finding(state, *in_batches, n_steps)
         end_share = ended_up_a_climb(state)
         if end_share is not None:
             return climb_finding(state, end_share)
