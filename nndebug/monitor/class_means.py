@@ -21,28 +21,12 @@ classes)]``.
 Cost: a few attribute reads per step on three steps; one (rows, classes) tensor kept alive
 until ``findings()`` and read then (one host transfer of a few KB); nothing else.
 """
+from .graph_walks import constant_operand
+
 CLASS_MEAN_LOOK_DOWN = 8     # [design] nodes looked at below the mean (signs, powers, products:
                              # a focal term's mask sits two products down)
 CLASS_MEAN_CHAIN = {"NegBackward0", "MulBackward0", "MulBackward1", "PowBackward0",
                     "PowBackward1", "DivBackward0", "DivBackward1"}
-
-
-def _saved_constant(node, shape):
-    """The operand of a product ``node`` that takes no gradient, when it is a tensor of
-    ``shape`` (None otherwise)."""
-    import torch
-    parents = getattr(node, "next_functions", ())
-    if type(node).__name__ != "MulBackward0" or len(parents) != 2:
-        return None
-    for (parent, _), name in zip(parents, ("_saved_self", "_saved_other")):
-        if parent is None:
-            try:
-                value = getattr(node, name)
-            except (AttributeError, RuntimeError):
-                return None
-            if isinstance(value, torch.Tensor) and tuple(value.shape) == shape:
-                return value
-    return None
 
 
 class ClassMeans:
@@ -71,7 +55,9 @@ class ClassMeans:
             node = pending.pop(0)
             if type(node).__name__ not in CLASS_MEAN_CHAIN:
                 continue           # a sum of terms, a softmax, a log: not followed
-            constant = _saved_constant(node, shape)
+            constant = constant_operand(node)
+            if constant is not None and tuple(constant.shape) != shape:
+                constant = None
             if constant is not None:
                 self.kept = (int(step), constant.detach())
                 return

@@ -20,6 +20,8 @@ count). Kept in ``observed.empty_overlap_targets``: ``[(step, rows, empty rows)]
 Cost: a few attribute reads per step on three steps; one mask kept alive until
 ``findings()`` and reduced then; nothing else.
 """
+from .graph_walks import constant_operand
+
 EMPTY_OVERLAP_LOOK_DOWN = 6    # [design] nodes followed from the root to the division and
                                # from the numerator to the product (a sign, a factor of 2,
                                # a sum: a handful)
@@ -30,22 +32,6 @@ _NUMERATOR_PASS = {"SumBackward1", "SumBackward0", "MulBackward0", "MulBackward1
 
 def _computed(node):
     return [parent for parent, _ in getattr(node, "next_functions", ()) if parent is not None]
-
-
-def _constant_operand(node):
-    """The saved operand of a product that takes no gradient (None if both are computed)."""
-    import torch
-    parents = getattr(node, "next_functions", ())
-    if type(node).__name__ != "MulBackward0" or len(parents) != 2:
-        return None
-    for (parent, _), name in zip(parents, ("_saved_self", "_saved_other")):
-        if parent is None:
-            try:
-                value = getattr(node, name)
-            except (AttributeError, RuntimeError):
-                return None
-            return value if isinstance(value, torch.Tensor) else None
-    return None
 
 
 def overlap_mask(root):
@@ -71,7 +57,7 @@ def overlap_mask(root):
     for _ in range(EMPTY_OVERLAP_LOOK_DOWN):
         if numerator is None or type(numerator).__name__ not in _NUMERATOR_PASS:
             return None              # an added term (the smoothing), a log, ...: not this form
-        mask = _constant_operand(numerator)
+        mask = constant_operand(numerator)
         if mask is not None and mask.dim() >= 2 and int(mask.shape[0]) == sizes[0]:
             return sizes[0], mask
         computed = _computed(numerator)

@@ -137,3 +137,21 @@ def hand_over(readers, wanting, step, nodes, on_error):
             failed.append(reader)
             on_error(error)
     return [reader for reader in readers if reader not in failed]
+
+
+def constant_operand(node):
+    """The saved operand of a product node (``MulBackward0``) that takes no gradient - a
+    mask, a one-hot table, a constant weight -, or None when both operands are computed
+    or the saved tensor is gone (read before the backward frees it)."""
+    import torch
+    parents = getattr(node, "next_functions", ())
+    if type(node).__name__ != "MulBackward0" or len(parents) != 2:
+        return None
+    for (parent, _), name in zip(parents, ("_saved_self", "_saved_other")):
+        if parent is None:
+            try:
+                value = getattr(node, name)
+            except (AttributeError, RuntimeError):
+                return None
+            return value if isinstance(value, torch.Tensor) else None
+    return None

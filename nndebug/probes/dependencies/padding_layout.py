@@ -32,6 +32,7 @@ from .future import positions_first
 from .measure import RELATIVE_TOLERANCE, row_changes
 from .padding import find_padding
 from .runner import ModelFailed
+from .unread_tokens import other_ids
 
 LAYOUT_GROUPS = 8
 """[design] groups a probed sample's real positions are split into, as UNREAD_TOKENS_GROUPS:
@@ -64,7 +65,7 @@ def mixing_through_padding(runner, batch, n, base_out, rng):
     for k in range(n):
         changed = x.copy()
         where = np.flatnonzero(~padded[k])
-        changed[k, where] = _other_ids(x[k, where], real_ids, rng)
+        changed[k, where] = other_ids(x[k, where], real_ids, rng)
         try:
             out, _ = runner.forward(batch.rows(range(n), primary=changed), n, batch.length)
         except ModelFailed:
@@ -139,7 +140,7 @@ def _tokens_unread_in_batch(runner, batch, n, base_out, padded, rng):
         unread = 0
         for group in groups:
             changed = x.copy()
-            changed[s, group] = _other_ids(x[s, group], real_ids, rng)
+            changed[s, group] = other_ids(x[s, group], real_ids, rng)
             try:
                 out, _ = runner.forward(batch.rows(range(n), primary=changed), n, batch.length)
             except ModelFailed:
@@ -190,13 +191,3 @@ class _RowEmbeddingEdit:
             0.0, scale, size=values[self.row][self.hidden].shape)
         self.work.set_parameter(output, values)
         self.done = True
-
-
-def _other_ids(ids, vocabulary, rng):
-    """For each id, another id of ``vocabulary`` (never the same one)."""
-    drawn = rng.choice(vocabulary, size=ids.shape)
-    same = drawn == ids
-    while same.any():
-        drawn[same] = rng.choice(vocabulary, size=int(same.sum()))
-        same = drawn == ids
-    return drawn.astype(ids.dtype)

@@ -62,7 +62,7 @@ def probe_unread_tokens(runner, batch, base_out, rng):
         copies.append(x[s].copy())
         for group in groups[s]:
             changed = x[s].copy()
-            changed[group] = _other_ids(x[s][group], vocabulary, rng)
+            changed[group] = other_ids(x[s][group], vocabulary, rng)
             rows.append(s)
             copies.append(changed)
     out, _ = runner.forward(batch.rows(rows, primary=np.stack(copies)), len(rows), batch.length)
@@ -109,7 +109,7 @@ def _single_positions_read(runner, batch, sample, candidates, vocabulary, rng):
     copies = [x.copy()]
     for p in candidates:
         changed = x.copy()
-        changed[p] = _other_ids(x[p:p + 1], vocabulary, rng)[0]
+        changed[p] = other_ids(x[p:p + 1], vocabulary, rng)[0]
         copies.append(changed)
     rows = [sample] * len(copies)
     out, _ = runner.forward(batch.rows(rows, primary=np.stack(copies)), len(rows), batch.length)
@@ -117,7 +117,7 @@ def _single_positions_read(runner, batch, sample, candidates, vocabulary, rng):
     return [p for p, change in zip(candidates, changes) if change > RELATIVE_TOLERANCE]
 
 
-def _other_ids(ids, vocabulary, rng):
+def other_ids(ids, vocabulary, rng):
     """For each id, another id of the batch's vocabulary (never the same one)."""
     drawn = rng.choice(vocabulary, size=ids.shape)
     same = drawn == ids
