@@ -4,7 +4,6 @@ output layer against the loss, the graph from parameters to loss, optimizer.step
 Set-up bugs rank right after data bugs: each one stops or distorts learning by itself,
 whatever the hyper-parameters.
 """
-import math
 
 import numpy as np
 
@@ -418,8 +417,7 @@ def zeroed_gradient(ctx, records, received):
     grads = np.vstack([np.asarray(g, float) for g in measured])
     # whole columns at once (one NumPy call per test, not one per parameter)
     zeroed = np.flatnonzero(received.all(axis=0) & (grads == 0).all(axis=0)).tolist()
-    if not zeroed or _only_the_output_bias(run, zeroed) or _shift_blind_biases(run, zeroed,
-                                                                              grads, received):
+    if not zeroed or _shift_blind_biases(run, zeroed, grads, received):
         return None
     zeroed_names = names(run, zeroed)
     return Finding(
@@ -436,18 +434,6 @@ def zeroed_gradient(ctx, records, received):
             "must be 1 where values are kept.")
 
 
-def _only_the_output_bias(run, zeroed):
-    """Whether the one tensor with an exactly-zero gradient is the one-unit bias of the
-    model's last layer: a loss that reads a scalar output only through differences (a WGAN
-    critic's mean(D(fake)) - mean(D(real)) plus a penalty on its input gradient) is blind to
-    a constant added to that output, so the bias gets zero by design, not by a bug (a mask
-    or dropout of zeros would zero the weights before it too)."""
-    if zeroed != [len(run.params) - 1]:
-        return False
-    last = run.params[-1]
-    return last.name.endswith("bias") and math.prod(last.shape) == 1
-
-
 def _shift_blind_biases(run, zeroed, grads, received):
     """Whether every tensor with an exactly-zero gradient is a bias whose own layer's weight
     receives a non-zero gradient on a recorded step. The weight's gradient is the sum of
@@ -456,7 +442,8 @@ def _shift_blind_biases(run, zeroed, grads, received):
     outputs only through differences (a siamese net's pair distance, a ranking margin, a
     WGAN critic) is blind to a constant added to them. A mask or a Dropout of zeros after
     the layer zeroes its weight's gradient too; one before it leaves the bias learning.
-    (Core variants 5: a siamese contrastive net's last bias, exactly 0 on every step.)"""
+    (A WGAN critic's one-unit output bias, real-bug batch 56; core variants 5: a siamese
+    contrastive net's last bias, exactly 0 on every step.)"""
     index = {p.name: i for i, p in enumerate(run.params)}
     for i in zeroed:
         name = run.params[i].name
