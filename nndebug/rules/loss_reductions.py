@@ -60,7 +60,7 @@ def loss_terms_reduced_differently(ctx):
     rows = observed_list(ctx, "loss_reductions")
     mixed = mixed_steps(rows)
     if len(mixed) < REDUCTION_MIN_STEPS or len(mixed) <= REDUCTION_MOST_STEPS * len(rows):
-        return None
+        return batch_total_inside_term(ctx)    # the other way a term outweighs (batch 83)
     step, batch, summed, averaged = mixed[0]
     return Finding(
         code="LOSS_TERMS_REDUCED_DIFFERENTLY", severity="warning", where="loss", step=step,
@@ -80,3 +80,39 @@ def loss_terms_reduced_differently(ctx):
             "F.mse_loss(recon, x, reduction='none').flatten(1).sum(1).mean() + "
             "kl.sum(1).mean(); or divide each summed term by len(x). Then weigh the terms "
             "with an explicit constant (beta) if one should count more.")
+
+
+# --- real-bug batch 83: a whole batch's total inside a per-sample term --------------------
+# ``kl = -0.5 * torch.sum(1 + log_var - mean ** 2 - log_var.exp())`` without ``dim`` is the
+# batch's total KL; times a per-event mask, or added to a per-sample reconstruction, it lands
+# on every sample and the loss's final sum or mean counts it once per sample: that term weighs
+# batch-size times too much against the terms beside it (EDAPINENUT/GNTPP#4, a VAE's
+# posterior collapsing onto the prior). Read from ``run.observed.batch_totals_in_terms``
+# (``monitor/batch_totals.py``): a full sum of a (batch, ...) tensor reached from a
+# per-sample reduction of the loss through additions and products only - no per-sample
+# quantity (centring with a mean, dividing by a sum and partial sums are not counted).
+BATCH_TOTAL_MIN_STEPS = 2
+"""[design] Steps whose loss held such a term: two of the first recorded steps make it the
+loop's habit, not one odd batch."""
+
+
+def batch_total_inside_term(ctx):
+    rows = observed_list(ctx, "batch_totals_in_terms")
+    if len(rows) < BATCH_TOTAL_MIN_STEPS:
+        return None
+    step, inner, reduction, outer = rows[0]
+    inner_text = " x ".join(str(n) for n in inner)
+    outer_text = " x ".join(str(n) for n in outer)
+    return Finding(
+        code="LOSS_TERMS_REDUCED_DIFFERENTLY", severity="warning", where="loss", step=step,
+        message=f"A term of the loss is a full sum of a {inner_text} tensor - the whole "
+                f"batch's total, batch axis included - broadcast back onto every sample of "
+                f"the {outer_text} per-sample loss (multiplied by a mask or weights, or added "
+                f"to a per-sample term) and reduced again with a {reduction}: each sample "
+                f"carries the whole batch's total, so that term counts about {inner[0]} times "
+                "as much as the per-sample terms beside it (a KL summed this way collapses a "
+                "VAE's posterior onto the prior).",
+        evidence={"steps": sorted({row[0] for row in rows}), "summed_shape": list(inner),
+                  "per_sample_shape": list(outer), "outer_reduction": reduction},
+        fix="Sum over the sample's own axes only (torch.sum(..., dim=-1) for a per-event KL), "
+            "then apply the mask and reduce over the batch with the other terms.")

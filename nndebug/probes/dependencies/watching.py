@@ -108,6 +108,8 @@ class DependencyWatch(Sink):
         from .positions import positional_tensors
         from .screen import screen_is_clean
         layout = _input_layout(self.adapter, inputs, record.step)
+        samples_on_dim1 = _samples_on_dim1(self.adapter, inputs, targets)   # batch 83
+        layout = layout + _sequence_layout(self.adapter, inputs, samples_on_dim1, record.step)
         if _sample_wise(self.adapter) and _one_label_per_sample(self.adapter, targets):
             self.ran = "data only"
             return layout + _label_column_only(self.adapter, inputs, targets, record.step)
@@ -118,10 +120,13 @@ class DependencyWatch(Sink):
         self.ran = "full check"
         # the targets given to forward for its loss are left out (_without_targets); a model
         # that cannot run without them reads them (a decoder fed its labels): probe as given
+        model = self.adapter.model
+        if samples_on_dim1:       # a (T, B, F) batch, probed batch-first through a wrapper
+            model, inputs = _samples_first(model), inputs.transpose(0, 1)
         tries = [_without_targets(self.adapter, inputs, targets), inputs]
         for given in tries[:1] if tries[0] is inputs else tries:
             try:
-                result = check_dependencies(self.adapter.model, given, targets,
+                result = check_dependencies(model, given, targets,
                                             loss_fn=_loss_fn_of(monitor))
                 break
             except Exception as error:    # inputs the probes cannot handle: nothing to say
@@ -253,6 +258,55 @@ def _input_layout(adapter, inputs, step):
         return []
     try:
         found = probe_input_layout(adapter.to_numpy(inputs[:images_read(shape)]))
+    except Exception:             # an input the check cannot read: nothing to say
+        return []
+    for finding in found:
+        finding.step = step
+    return found
+
+
+def _samples_on_dim1(adapter, inputs, targets):
+    """Whether a 3-D torch input batch is (time, batch, features): one target per sample
+    lines up with its axis 1, not its axis 0 (``sequence_layout.batch_on_dim1``)."""
+    from .sequence_layout import batch_on_dim1
+    if adapter.framework != "torch" or not adapter.is_tensor(inputs) or targets is None:
+        return False
+    return batch_on_dim1(tuple(inputs.shape), getattr(targets, "shape", None))
+
+
+def _samples_first(model):
+    """``model`` taking a batch-first batch: the probes perturb samples along axis 0."""
+    import torch
+
+    class SamplesFirst(torch.nn.Module):
+        def __init__(self, inner):
+            super().__init__()
+            self.model = inner
+
+        def forward(self, x, *rest, **kwargs):
+            return self.model(x.transpose(0, 1), *rest, **kwargs)
+    return SamplesFirst(model)
+
+
+def _sequence_layout(adapter, inputs, samples_on_dim1, step):
+    """INPUT_LAYOUT_SCRAMBLED from a 3-D float input batch (``sequence_layout.py``): only the
+    values the check reads are taken from the device."""
+    from .sequence_layout import probe_sequence_layout
+    if adapter.framework != "torch" or not adapter.is_tensor(inputs) or \
+            inputs.ndim != 3 or not inputs.is_floating_point():
+        return []
+    shape = tuple(int(s) for s in inputs.shape)
+    planes, rows = shape[1] * shape[2], shape[2]
+
+    def read(index):
+        import torch
+        at = torch.from_numpy(index).to(inputs.device)
+        x = inputs.detach()
+        if x.is_contiguous():     # a view of the memory: one gather of the values read
+            return x.view(-1)[at].cpu().numpy()
+        return x[at // planes, (at // rows) % shape[1], at % rows].cpu().numpy()
+    try:
+        found = probe_sequence_layout(read, shape, 1 if samples_on_dim1 else 0)
     except Exception:             # an input the check cannot read: nothing to say
         return []
     for finding in found:
