@@ -517,6 +517,13 @@ def _first_jump_window_by_window(losses, start=0):
         median = sorted(history)[len(history) // 2]
         if value > high + lj.JUMP_RANGES * (high - low) and value > lj.JUMP_RATIO * abs(median):
             return i
+        recent = history[len(history) - (lj.CLIMB_RECENT - 1):] + [value]
+        earlier = history[:len(history) - (lj.CLIMB_RECENT - 1)]
+        if value > high and len(earlier) >= lj.JUMP_MIN_HISTORY:
+            middle = sorted(recent)[len(recent) // 2]
+            if middle > max(earlier) and \
+                    middle > lj.CLIMB_RATIO * abs(sorted(earlier)[len(earlier) // 2]):
+                return i
     return None
 
 

@@ -24,6 +24,13 @@ JUMP_RANGES = 1.0         # [design] a jump clears the recent maximum by the rec
                           # (max - min) ...
 JUMP_RATIO = 2.0          # [design] ... and is more than twice the recent median: an ordinary
                           # minibatch spike rarely does both
+CLIMB_RECENT = 8          # [design] a climb: the median of the newest 8 losses (the judged
+                          # one and the 7 before it) ...
+CLIMB_RATIO = 2.0         # [design] ... clears the maximum of the earlier losses of the window
+                          # and twice their median: a loss that doubles over a few steps and
+                          # stays up (an unclipped RNN's blow-up growing ~1.3x a step, whose
+                          # noisy rise never clears the range of the window it drags up with
+                          # it); one minibatch spike moves no median of 8
 KEPT_LOSSES = JUMP_WINDOW + 2 * LOSS_CHECK_EVERY   # the newest losses kept for the check
 
 
@@ -51,22 +58,35 @@ def first_jump(losses, start=0):
         median = sorted(history)[len(history) // 2]
         if value > high + JUMP_RANGES * (high - low) and value > JUMP_RATIO * abs(median):
             return i
+        if _climbed(history, value):
+            return i
     return None
+
+
+def _climbed(history, value):
+    """The newest CLIMB_RECENT losses (``value`` and the end of ``history``, finite ones)
+    have a median above every earlier loss of the window and above CLIMB_RATIO times their
+    median: the loss rose and stayed up, however gradually."""
+    recent = history[len(history) - (CLIMB_RECENT - 1):] + [value]
+    earlier = history[:len(history) - (CLIMB_RECENT - 1)]
+    if len(earlier) < JUMP_MIN_HISTORY:
+        return False
+    middle = sorted(recent)[len(recent) // 2]
+    return middle > max(earlier) and middle > CLIMB_RATIO * abs(sorted(earlier)[len(earlier) // 2])
 
 
 def _no_jump_possible(losses, first):
     """The usual answer, found in a few passes: every loss from ``first`` on is finite and
-    none clears the bar that the losses all their windows share (the JUMP_WINDOW losses
-    before the last one's) set: a window's maximum is at least theirs and its range at
-    least their range, so its own bar is at least as high."""
+    none rises above the maximum of the losses all their windows share (the JUMP_WINDOW
+    losses before the last one's): a window's maximum is at least theirs, and a jump or a
+    climb needs a loss above its own window's maximum."""
     shared = losses[max(0, len(losses) - 1 - JUMP_WINDOW):first]
     judged = losses[first:]
     if len(shared) < JUMP_MIN_HISTORY or not judged:
         return not judged
     if not all(map(math.isfinite, shared)) or not all(map(math.isfinite, judged)):
         return False
-    high = max(shared)
-    return max(judged) <= high + JUMP_RANGES * (high - min(shared))
+    return max(judged) <= max(shared)
 
 
 class LossJumps:

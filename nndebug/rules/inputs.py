@@ -18,6 +18,11 @@ CONSTANT_INPUT_FRACTION = 0.99  # share of features identical across the batch [
 SCALING_LAYER_TYPES = ("Linear", "Conv1d", "Conv2d", "Conv3d")   # [design] layers whose
                               # output at the first record shows the scale they were fed
                               # (real-bug batch 61: a model that centres raw masses itself)
+RECURRENT_LAYER_TYPES = ("GRU", "LSTM", "RNN")   # [design] (core variants 6) layers whose
+                              # output is bounded by their tanh/sigmoid gates whatever they are
+                              # fed: a recurrent layer reading the raw inputs saturates, and the
+                              # unit-scale outputs of the layers after it say nothing about the
+                              # model scaling its inputs itself
 SCALED_INSIDE_SHRINK = 20.0   # [design] inputs this many times larger (RMS) than every such
                               # layer's output: the model removed their scale before any
                               # weight saw it. A default-initialised layer fed the inputs
@@ -69,8 +74,12 @@ def _scaled_inside_model(ctx, input_rms):
     before any weight saw them (``(mz - 600) / 4`` in its forward, a normalisation layer in
     front). Raw inputs fed to a layer make its output about as large as they are (pixels in
     [0, 255]: tens)."""
-    scaling = [layer.name for layer in getattr(ctx.run, "layers", None) or []
-               if layer.type in SCALING_LAYER_TYPES]
+    layers = getattr(ctx.run, "layers", None) or []
+    first = next((layer for layer in layers if layer.type in
+                  SCALING_LAYER_TYPES + RECURRENT_LAYER_TYPES + ("Embedding",)), None)
+    if first is not None and first.type in RECURRENT_LAYER_TYPES:
+        return False        # the inputs reach a gated layer first: bounded, not rescaled
+    scaling = [layer.name for layer in layers if layer.type in SCALING_LAYER_TYPES]
     first = next((r for r in ctx.records if any(
         "std" in r.activations.get(name, {}) for name in scaling)), None)
     if first is None:

@@ -21,6 +21,17 @@ SATURATION_EARLY_RECORDS = 3  # [design] records (steps 0, 1, 2) that tell satur
                               # units as switches: 0.04 at step 2, 0.8 by step 32, learning well)
 VANISHING_RATIO = 1e-3        # first/last layer relative gradient norm [deepdiag] ("vanishing
                               # gradient" compares gradients across layers); [measured] value
+VANISHING_RATIO_STEADY = 1e-2  # [measured] the same ratio where the gradient shrinks layer by
+                              # layer through a deep stack (below): twelve tanh layers at torch's
+                              # default init, stuck at chance, 2.4e-3; their Xavier-init twin 2.0;
+                              # one odd layer (a large embedding table) cannot give a steady fall
+STEADY_MIN_TENSORS = 6        # [design] weight tensors along the depth before a fall counts as
+                              # layer-by-layer (a product of per-layer factors below 1)
+STEADY_SHARE = 0.8            # [design] share of adjacent weight tensors whose relative gradient
+                              # is smaller in the earlier one
+STEADY_LARGEST_STEP = 0.5     # [design] ... and no single step between neighbours carries more
+                              # than half of the whole fall (on a log scale): one odd layer is
+                              # no layer-by-layer fall
 DEAD_FRACTION = 0.5           # [measured] share of a ReLU layer's units dead for the whole batch;
                               # the [lesson] counted zero *values* (~50% after ReLU is normal);
                               # a unit zero for every sample of the batch is the real symptom
@@ -87,7 +98,7 @@ def vanishing_gradients(ctx):
     if profile is None:
         return None
     ratio = float(profile[0] / profile[-1])
-    if not ratio < VANISHING_RATIO:
+    if not (ratio < VANISHING_RATIO or ratio < VANISHING_RATIO_STEADY and _steady_fall(profile)):
         return None
     weight_names = names(ctx.run, ctx.depth_weights)
     # vanishing gradients stall learning; they do not undo it: a loss that rose well above
@@ -108,6 +119,20 @@ def vanishing_gradients(ctx):
         fix=("Use ReLU-family activations instead of sigmoid/tanh in hidden layers, He/Kaiming "
              "initialisation, normalisation layers (BatchNorm/LayerNorm) or residual connections."
              if not saturated else "Fix the saturation first (smaller init, input scaling, ReLU)."))
+
+
+def _steady_fall(profile):
+    """The relative gradient falls layer by layer from the output back to the input through
+    STEADY_MIN_TENSORS+ weight tensors (each earlier one smaller than the next in
+    STEADY_SHARE of the pairs, no one step more than STEADY_LARGEST_STEP of the fall): what a
+    product of per-layer factors below one gives (deep sigmoid/tanh stacks, small inits),
+    not one odd layer."""
+    if len(profile) < STEADY_MIN_TENSORS:
+        return False
+    steps = np.diff(np.log(profile))
+    total = float(np.log(profile[-1] / profile[0]))
+    return total > 0 and float(np.mean(steps > 0)) >= STEADY_SHARE and \
+        float(np.max(steps)) <= STEADY_LARGEST_STEP * total
 
 
 @rule(produces="DEAD_RELU", reads={"CONSTANT_INPUTS"},

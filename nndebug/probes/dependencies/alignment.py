@@ -158,9 +158,13 @@ def probe_label_column(x, y):
     ``probe_target_feature``."""
     if x is not None and y is not None and x.ndim == 3 and y.ndim == 2:
         return probe_target_feature(x, y)
+    flattened = x is not None and x.ndim >= 3
+    x = _per_sample_rows(x, y)
     if x is None or y is None or x.ndim != 2 or x.shape[1] < 2 or x.dtype.kind not in "fiu":
         return []
     labels = y.reshape(-1) if y.ndim == 2 and y.shape[1] == 1 else y
+    if flattened:
+        labels = labels[:x.shape[0]]      # a flattened N-D batch keeps its first rows only
     if labels.ndim != 1 or labels.shape[0] != x.shape[0] or labels.dtype.kind not in "iuf" \
             or x.shape[0] < MIN_SAMPLES_FOR_COLUMN or np.unique(labels).size < 2:
         return []
@@ -181,6 +185,28 @@ def probe_label_column(x, y):
                   if rescaled else "inputs[:, column] == targets for every sample"},
         fix="drop the label column from the features (the target left in the table when it "
             "was split into inputs and labels)")]
+
+
+FLAT_MAX_VALUES = 1 << 14
+"""[design] (core variants 6) An image or other N-D input with one target per sample is read
+as a table of its flattened values (one column per pixel: a label written into a pixel is a
+column that is the label), when a sample holds at most 16,384 values (a 3 x 64 x 64 image);
+larger inputs are not read, so the check stays a few milliseconds, once."""
+FLAT_MAX_ROWS = 64
+"""[design] ... and only the first 64 samples of such a batch (8 suffice to call a column
+the label: MIN_SAMPLES_FOR_COLUMN)."""
+
+
+def _per_sample_rows(x, y):
+    """``x`` as it is, or an N-D batch (3+ axes) with one target per sample flattened to a
+    (samples, values) table (FLAT_MAX_VALUES, FLAT_MAX_ROWS); None where it is too large."""
+    if x is None or y is None or x.ndim < 3:
+        return x
+    per_sample = y.ndim == 1 or (y.ndim == 2 and y.shape[1] == 1)
+    values = int(np.prod(x.shape[1:]))
+    if not per_sample or y.shape[0] != x.shape[0] or values > FLAT_MAX_VALUES:
+        return None
+    return x[:FLAT_MAX_ROWS].reshape(min(x.shape[0], FLAT_MAX_ROWS), values)
 
 
 AFFINE_TOLERANCE = 1e-4
