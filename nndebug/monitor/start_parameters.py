@@ -28,6 +28,9 @@ HUGE_START_VALUE = 1e15    # [design] |w| no initialiser and no training reaches
                            # already extreme); random bits read as float32 pass it in about a
                            # third of the cases, NaN/Inf patterns aside
 START_PARAMETER_ROWS = 16  # [design] parameters kept at most
+ZERO_START_ROWS = 256      # [design] names of the trainable parameters that started all zero
+                           # kept at most (real-bug batch 82: LoRA's B, an adapter's
+                           # up-projection; their first steps' relative sizes mean nothing)
 
 
 def read_start_values(adapter, observed, on_error):
@@ -38,10 +41,15 @@ def read_start_values(adapter, observed, on_error):
         on_error(error)
         return
     try:
+        zeros = []                    # (real-bug batch 82) names of all-zero parameters
         if adapter.framework == "torch":
-            rows = _torch_rows(named)
+            rows = _torch_rows(named, zeros)
         else:
-            rows = _numpy_rows(adapter, named)
+            rows = _numpy_rows(adapter, named, zeros)
+        trainable = {str(name): p for name, p in named if adapter.requires_grad(p)}
+        observed.zero_start_parameters.extend(
+            [(name, [int(n) for n in trainable[name].shape]) for name in zeros
+             if name in trainable][:ZERO_START_ROWS])
         for name, p, bad, largest in rows[:START_PARAMETER_ROWS]:
             observed.start_parameter_values.append(
                 (str(name), [int(n) for n in p.shape], adapter.requires_grad(p), int(bad),
@@ -50,7 +58,7 @@ def read_start_values(adapter, observed, on_error):
         on_error(error)
 
 
-def _torch_rows(named):
+def _torch_rows(named, zeros):
     import torch
     kept = [(name, p) for name, p in named if p.is_floating_point() and p.numel() > 0
             and p.device.type != "meta"]
@@ -67,6 +75,8 @@ def _torch_rows(named):
                 peak[i] = value
         rows = []
         for (name, p), value in zip(kept, peak):
+            if value == 0.0:
+                zeros.append(str(name))
             if math.isfinite(value) and value <= HUGE_START_VALUE:
                 continue
             finite = torch.isfinite(p)           # the odd few only: count and largest finite
@@ -76,7 +86,7 @@ def _torch_rows(named):
     return rows
 
 
-def _numpy_rows(adapter, named):
+def _numpy_rows(adapter, named, zeros):
     rows = []
     for name, p in named:
         array = np.asarray(adapter.to_numpy(p))
@@ -85,6 +95,8 @@ def _numpy_rows(adapter, named):
         finite = np.isfinite(array)
         bad = int(array.size - finite.sum())
         largest = float(np.abs(array[finite]).max()) if finite.any() else 0.0
+        if bad == 0 and largest == 0.0:
+            zeros.append(str(name))
         if bad > 0 or (math.isfinite(largest) and largest > HUGE_START_VALUE):
             rows.append((name, p, bad, largest))
     return rows

@@ -81,6 +81,7 @@ class StructureWatch:
         self._handles = []
         self._stack, self._inside = [], 0
         self._walks = 0
+        self._module_outputs = []    # registered modules' outputs in this walked forward
         self._parts = {}             # key -> (UnregisteredUse, {step: [objects]}): the objects
                                      # of the first and the latest step are kept (alive, so
                                      # that a new object cannot reuse an old one's id)
@@ -166,6 +167,7 @@ class StructureWatch:
         for handle in self._handles:
             handle.remove()
         self._handles.clear()
+        self._module_outputs.clear()
 
     # --- the hooks ---------------------------------------------------------------------------
     def _make_norm_hook(self, name):
@@ -193,6 +195,7 @@ class StructureWatch:
         try:
             if module is self.root:
                 self._inside += 1
+                self._module_outputs.clear()      # a new forward of the model's
             if self._inside and id(module) in self.module_names:
                 self._stack.append(self.module_names[id(module)])
             elif self._inside and self.adapter.is_leaf_module(module):
@@ -204,6 +207,14 @@ class StructureWatch:
         try:
             if self._inside and id(module) in self.module_names and self._stack:
                 self._stack.pop()
+            if self._inside and self._walks < GRAPH_WALKS and module is not self.root and \
+                    id(module) in self.module_names:
+                # (real-bug batch 82) outputs that do not require a gradient yet: a hook of
+                # the module's own may still mark them (peft's enable_input_require_grads),
+                # which makes them leaves of the graph that are activations, not parameters
+                self._module_outputs.extend(
+                    t for t in self.adapter.float_leaves(output)
+                    if not getattr(t, "requires_grad", True))
             if module is self.root:
                 self._inside -= 1
         except Exception as error:
@@ -226,9 +237,10 @@ class StructureWatch:
             self._walks += 1
             owned = self._unregistered_module_params()
             upstream = self._upstream_leaves(inputs)
+            outputs = {id(t) for t in self._module_outputs}    # kept alive: ids unique
             for t in graph_leaves(self.adapter.framework, leaves[0]):
                 if id(t) in self.param_ids or id(t) in self.held or id(t) in owned \
-                        or id(t) in upstream:
+                        or id(t) in upstream or id(t) in outputs:
                     continue
                 kind = "Parameter" if type(t).__name__ == "Parameter" else "Tensor"
                 shape = tuple(t.shape)
@@ -236,6 +248,8 @@ class StructureWatch:
                            lambda: UnregisteredUse("tensor", kind, [shape], ""))
         except Exception as error:
             self.on_error(error)
+        finally:
+            self._module_outputs.clear()
 
     def _upstream_leaves(self, inputs):
         """Leaves the model's inputs were computed from (another network that feeds it: a

@@ -45,6 +45,16 @@ FRESH_SIGMAS = 3.0            # [design] a fresh tensor's sample statistics stay
 FRESH_MEAN_TOLERANCE = 0.25   # [design] |mean| below a quarter of the std (zero-mean inits)
 UNIFORM_KURTOSIS = 1.8        # [torchinit] kurtosis of a uniform init (torch's default) ...
 NORMAL_KURTOSIS = 3.0         # [torchinit] ... and of a normal one (kaiming/xavier normal)
+FRESH_STEM_MIN_VALUES = math.ceil((FRESH_SIGMAS * (2.4 + math.sqrt(24)) /   # [design]
+                                   (NORMAL_KURTOSIS - UNIFORM_KURTOSIS)) ** 2)
+                              # (real-bug batch 82) values a frozen weight in front of
+                              # trained layers needs before its fresh look alone makes
+                              # FROZEN_PARAMETERS a warning on a run that learns: the count
+                              # (333) at which the uniform and normal kurtosis bands (3
+                              # standard errors each) stop overlapping; below it the moments
+                              # cannot tell a uniform draw from a normal one, and a small
+                              # pretrained encoder's briefly trained 32x8 embedding (256
+                              # values, kurtosis 2.3) passed as a fresh normal draw
 GPT_STD = 0.02                # [torchinit] N(0, 0.02)
 FROZEN_IDS_MARGIN = 0.3       # [design] real-bug batch 63: held-out accuracy a probe on the
                               # ids themselves must gain over one on a frozen table's rows
@@ -262,7 +272,8 @@ def frozen_parameters(ctx):
     # a random layer frozen in front of trained ones (a stem, a backbone: what every trained
     # layer builds on) is what a backbone frozen before its weights were loaded looks like
     # [vision2164]; a fixed random last layer is a known deliberate design [fixclassifier]
-    stem = [t.name for t, _ in weights if t.before_trainable]
+    stem = [t.name for t, _ in weights if t.before_trainable and
+            math.prod(t.shape) >= FRESH_STEM_MIN_VALUES]
     names = [t.name for t, _ in fresh]
     total = sum(math.prod(t.shape) for t, _ in fresh)
     if poor:
