@@ -91,9 +91,8 @@ def loss_terms_reduced_differently(ctx):
 # (``monitor/batch_totals.py``): a full sum of a (batch, ...) tensor reached from a
 # per-sample reduction of the loss through additions and products only - no per-sample
 # quantity (centring with a mean, dividing by a sum and partial sums are not counted).
-BATCH_TOTAL_MIN_STEPS = 2
-"""[design] Steps whose loss held such a term: two of the first recorded steps make it the
-loop's habit, not one odd batch."""
+BATCH_TOTAL_MIN_STEPS = 2     # [design] steps whose loss held such a term: two of the first
+                              # recorded steps make it the loop's habit, not one odd batch
 
 
 def batch_total_inside_term(ctx):
