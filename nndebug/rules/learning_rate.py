@@ -10,8 +10,8 @@ import numpy as np
 
 from ..findings import Finding
 from .context import median, modules, nanmedian, nanmedian_columns, short_list
-from .curve import (at_chance, calm_before_nan, curve_blew_up, curve_poor, learning_poor,
-                    loss_blew_up)
+from .curve import (NOISE_SIGMAS, at_chance, calm_before_nan, curve_blew_up, curve_poor,
+                    learning_poor, loss_blew_up)
 from .graph import rule
 
 LR_HIGH_RATIO = 0.1           # update/weight ratio per step; ~1e-3 is healthy [karpathy];
@@ -37,6 +37,30 @@ LOSS_WEIGHT_LOW = 0.3         # [design] (real-bug batch 74) the mean loss enter
 MIN_WEIGHED_STEPS = 2         # [design] optimizer steps whose whole loss weight was seen
 PROPORTIONAL_OPTIMIZERS = {"SGD"}   # [design] steps proportional to the gradient: a scaled
                               # loss scales the step; Adam-like steps divide the scale out
+# (real-bug batch 84) a rate too high that the optimizer survives, and a rate too low that
+# still trains, read off the loss curve alone (nothing observed beyond it)
+FIRST_UPDATE_STEPS = 10       # [design] "the first updates": the losses of steps 1..10, set
+                              # against step 0's, taken before any update
+EARLY_LOSS_RISE = 0.25        # [measured] their median 25% or more above step 0's loss: Adam at
+                              # lr 1.0 on a char LSTM, 4.11 -> 5.8 (x1.41); healthy runs fall
+                              # from step 0 (the fixed twin, Adam 3e-3: 4.11 -> 4.0)
+LOSS_REBOUND = 0.1            # [measured] ... and the run ends 10% or more above its best window
+                              # (3.47 against 2.57 there; a healthy run ends near its best)
+EARLY_LOSS_JUMP = 0.5         # [measured] ... or that median 1.5x step 0's loss or more, ended
+                              # where it may: Adam at 1.0 on the char LSTM 1.41x (seeds shifted
+                              # by 1000: 1.55x, ending at its best, 2.73 against the twin's 1.9),
+                              # AdamW at 1.0 on a wider one 3.1x; healthy Adam, RMSprop and SGD
+                              # runs on the digits and the sonnets fall from step 0 (<= 1.0x)
+DESCENT_PACE_KEPT = 0.75      # [measured] the loss falls over the last third of its windows at
+                              # three quarters or more of the pace of the first third: a healthy
+                              # curve bends (fast, then slow); one limited by its step size does
+                              # not (0.92-1.26: SGD 1e-3 with momentum, Adam 1e-4, a rate divided
+                              # by the batch); a curve whose pace halved (0.55: Adam 2e-4 halved
+                              # by a StepLR, a fixed twin) has bent
+RATE_CUT_SHARE = 0.05         # [design] or a schedule cut every group's rate to 1/20 of where it
+                              # started by the run's middle, the loss still falling at the end
+                              # (a cosine to zero is at half its rate there, a step decay by 0.1
+                              # at a tenth)
 
 
 def _ratio_summary(ctx):
@@ -99,12 +123,17 @@ def lr_too_high(ctx):
     rewritten = bool(getattr(ctx.run.observed, "pretrained_norm_inputs", None)) and \
         early_typical is not None and \
         float(nanmedian(early_typical)) > PRETRAINED_UPDATE_SHARE
-    if not (blew_up or died_later or poor or rewritten):
+    raised = sustained > LR_HIGH_RATIO and _raised_at_once(ctx)     # real-bug batch 84
+    if not (blew_up or died_later or poor or rewritten or raised):
         return None
     lrs = _learning_rates(ctx)
+    # (real-bug batch 82) adapters: trainable weights that started all zero (LoRA's B)
+    zero_start = getattr(ctx.run.observed, "zero_start_parameters", None) or []
     effect = ("killed ReLU units" if died_later else
               "made the loss blow up" if blew_up else
               "keeps the loss from improving" if poor else
+              "made the loss worse at once (the first steps above the loss before any "
+              "update), and the run ends well above its best loss" if raised else
               "rewrites the pretrained weights within a few steps (a rate meant for a new "
               "head, given to the pretrained backbone too)")
     return Finding(
@@ -115,7 +144,35 @@ def lr_too_high(ctx):
                   "healthy_ratio": HEALTHY_RATIO, "threshold": LR_HIGH_RATIO,
                   "update_to_weight_early_median": sustained, "learning_rates": lrs[:5]},
         fix="Lower the learning rate 3-10x (nndebug.find_lr suggests one); add warm-up, and "
-            "gradient clipping if spikes remain.")
+            "gradient clipping if spikes remain." + (
+                " Weights that started at zero are trained (" +
+                short_list([row[0] for row in zero_start]) + "): for LoRA-style adapters "
+                "the scale multiplies the step, so check it is alpha / rank, not alpha."
+                if zero_start else ""))
+
+
+def _raised_at_once(ctx):
+    """(real-bug batch 84) The first updates made the loss worse - the median of steps
+    1..FIRST_UPDATE_STEPS above step 0's loss (taken before any update) by EARLY_LOSS_RISE
+    of it and by the minibatch noise - and the run ends LOSS_REBOUND above its best window
+    (or that median is EARLY_LOSS_JUMP above step 0's: the loss jumped at once):
+    a rate the optimizer survives (Adam's steps shrink as its second moments grow) but that
+    threw the weights far off at once and keeps them from settling. Public report: Adam
+    given a config's SGD rate of 1.0 (https://github.com/rajveermalviya/language-modeling/
+    issues/3)."""
+    s = ctx.summary
+    curve = ctx.curve
+    if s is None or not ctx.enough_steps or len(curve) <= FIRST_UPDATE_STEPS or \
+            int(ctx.curve_steps[0]) != 0:
+        return False
+    first = float(curve[0])
+    after = float(np.median(curve[1:1 + FIRST_UPDATE_STEPS]))
+    if not after > first + max(EARLY_LOSS_RISE * abs(first), NOISE_SIGMAS * s["noise"]):
+        return False
+    if after >= first + EARLY_LOSS_JUMP * abs(first):
+        return True
+    return s["end"] > s["best"] + max(LOSS_REBOUND * abs(s["best"]),
+                                      NOISE_SIGMAS * s["window_error"])
 
 
 # what else keeps a classifier's loss at chance with small updates: found, it is the cause,
@@ -148,7 +205,8 @@ def lr_too_low(ctx):
         return None
     fastest = float(np.max(per_layer))
     if fastest >= LR_LOW_RATIO:
-        return collapsed_group_rates(ctx, ratios, live, held) or slow_at_chance(ctx, fastest)
+        return collapsed_group_rates(ctx, ratios, live, held) or \
+            slow_at_chance(ctx, fastest) or still_falling(ctx)
     if _fast_then_stalled_at_a_steady_rate(ctx):
         return None
     lrs = _learning_rates(ctx)
@@ -287,3 +345,58 @@ def slow_at_chance(ctx, fastest):
                   "learning_rates": lrs[:5], "at_chance": True},
         fix="Raise the learning rate (try 10x steps; nndebug.find_lr suggests one) and check "
             "the optimizer's arguments: SGD(params, lr=..., momentum=..., weight_decay=...).")
+
+
+def still_falling(ctx):
+    """(real-bug batch 84) LR_TOO_LOW when learning is poor (the caller asks) and either
+    (a) the loss is still falling at the end, by more than the windows' noise over the last
+    third of the run, at DESCENT_PACE_KEPT or more of the pace it fell at over the first
+    third - no bend: the steps are too short to get anywhere in this run - or (b) a schedule
+    cut every group's rate to RATE_CUT_SHARE of its start by the run's middle, and the loss
+    was falling beyond the noise in the first or the last third (it learned while the rate
+    was there). Nothing else found that keeps a
+    loss from falling (SLOW_AT_CHANCE_OTHER_CAUSES). Public reports: a Darknet-style rate
+    divided by the batch on a loss already averaged over it
+    (https://github.com/andy-yun/pytorch-0.4-yolov3/issues/46); Keras' time decay counted in
+    batches (https://github.com/keras-team/keras/issues/8086)."""
+    s = ctx.summary
+    if s is None:
+        return None
+    medians = s["medians"]
+    third = len(medians) // 3
+    if third < 2:
+        return None
+    if any(code in ctx.found and ctx.found[code].severity != "info"
+           for code in SLOW_AT_CHANCE_OTHER_CAUSES):
+        return None
+    early = float(medians[0] - medians[third])
+    late = float(medians[-1 - third] - medians[-1])
+    noise = NOISE_SIGMAS * s["window_error"] * np.sqrt(2)    # a difference of two windows
+    rates = _group_rates(ctx)
+    middle = [(r.step, r.lrs) for r in ctx.records
+              if r.lrs and r.step >= ctx.run.n_steps // 2][:1]
+    cut = rates is not None and bool(middle) and len(middle[0][1]) == len(rates[0]) and \
+        all(a > 0 and b <= RATE_CUT_SHARE * a for a, b in zip(rates[0], middle[0][1]))
+    kept = late > noise and early > 0 and late >= DESCENT_PACE_KEPT * early
+    cut = cut and max(early, late) > noise     # it fell while the rate was there to fall by
+    if not (kept or cut):
+        return None
+    lrs = _learning_rates(ctx)
+    why = (f"a schedule cut the learning rate to {middle[0][1][0] / rates[0][0]:.1%} of where "
+           f"it started by step {middle[0][0]} of {ctx.run.n_steps} (from {rates[0][0]:.2g}; "
+           f"{rates[1][0]:.2g} at the end) while the loss was falling" if cut else
+           "the loss falls as fast at the end as at the start: the steps are too short to get "
+           "anywhere in this run")
+    return Finding(
+        code="LR_TOO_LOW", severity="warning", step=ctx.first_step,
+        message=f"The loss gained only {s['improvement']:.0%} ({late:.3g} over the last third "
+                f"of the run, {early:.3g} over the first): "
+                f"{why}. The learning rate in effect is too low (a rate divided by the batch "
+                "size on a loss already averaged over it, a decay counted in batches that was "
+                "meant per epoch, a rate meant for another optimizer's convention).",
+        evidence={"improvement": s["improvement"], "late_drop": late, "early_drop": early,
+                  "pace_kept": DESCENT_PACE_KEPT, "rate_cut": bool(cut),
+                  "learning_rates": lrs[:3] + ([lrs[-1]] if len(lrs) > 3 else [])},
+        fix="Raise the learning rate in effect (try 10x steps; nndebug.find_lr suggests one): "
+            "divide it by the batch size only for a loss summed over the batch, count a "
+            "decay's time in the unit it was chosen for, and step schedulers at that interval.")
