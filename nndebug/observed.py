@@ -323,6 +323,8 @@ ROW_LISTS += ("start_parameter_values",   # real-bug batch 64 (parameters never 
 ROW_LISTS += ("pretrained_norm_inputs",)   # real-bug batch 73 (data unlike a pretrained BN's)
 ROW_LISTS += ("loss_weights",)   # real-bug batch 74 (a loss divided twice when accumulating)
 ROW_LISTS += ("identical_units",)   # real-bug batch 80 (units copies of each other)
+ROW_LISTS += ("turned_off_parameters",)   # real-bug batch 81 (requires_grad turned off)
+ROW_LISTS += ("zero_start_parameters",)   # real-bug batch 82 (parameters started all zero)
 ROW_LISTS += ("pooled_log_probs", "ppo_ratios")   # real-bug batch 44 (policy-gradient losses)
 ROW_LISTS += ("validation_row_matches",   # real-bug batch 46 (rows in both splits,
               "row_standardised_inputs")   # tables standardised per row)
@@ -357,6 +359,9 @@ ROW_LISTS += ("mixup_partner_rows",   # real-bug batch 76 (mixup labels paired b
 ROW_LISTS += ("unguarded_logs", "picked_probability_losses",
               "class_mean_losses", "empty_overlap_targets")   # real-bug batch 75 (hand-written losses)
 ROW_LISTS += ("attention_scales",)   # real-bug batch 79 (transformer blocks: logits' factors)
+ROW_LISTS += ("soft_target_gradients",   # real-bug batch 85 (soft targets with a gradient,
+              "self_masked_targets")   # a BCE weighted by its own targets)
+ROW_LISTS += ("batch_totals_in_terms",)   # real-bug batch 83 (a batch's total in a per-sample term)
 
 
 @dataclass
@@ -848,6 +853,13 @@ class Observed:
                                                           # row)] of the weights whose rows
                                                           # started equal (batch 80,
                                                           # monitor/identical_units.py)
+    turned_off_parameters: list = field(default_factory=list)  # [(name, shape)] trainable
+                                                          # at watch start, requires_grad
+                                                          # False at findings (batch 81,
+                                                          # monitor/turned_off_parameters.py)
+    zero_start_parameters: list = field(default_factory=list)  # [(name, shape)] trainable,
+                                                          # parameters all zero at watch start
+                                                          # (batch 82, start_parameters.py)
     start_parameter_values: list = field(default_factory=list)  # [(name, shape, trainable,
                                                           # non-finite elements, largest finite
                                                           # |value|)] of the parameters odd at
@@ -947,6 +959,24 @@ class Observed:
     empty_overlap_targets: list = field(default_factory=list)  # [(step, rows, empty rows)]:
                                                           # an unsmoothed overlap ratio's mask
                                                           # (batch 75, monitor/empty_overlaps.py)
+    soft_target_gradients: list = field(default_factory=list)  # [(step, watched parameter
+                                                          # tensors a soft target's graph
+                                                          # reaches, other ones, of which the
+                                                          # watched optimizer holds, mirrored
+                                                          # both ways)], first
+                                                          # steps (batch 85, monitor/soft_
+                                                          # target_gradients.py)
+    batch_totals_in_terms: list = field(default_factory=list)  # [(step, summed shape,
+                                                          # outer reduction, per-sample
+                                                          # shape)]: a full sum of a batch
+                                                          # tensor inside a per-sample loss
+                                                          # term, first steps (batch 83,
+                                                          # monitor/batch_totals.py)
+    self_masked_targets: list = field(default_factory=list)  # [(step, elements)] of a
+                                                          # per-element BCE multiplied only
+                                                          # by its own targets, first steps
+                                                          # (batch 85, monitor/self_masked_
+                                                          # targets.py)
     attention_scales: list = field(default_factory=list)  # [(site, step, head_dim, [constant
                                                           # factors of its logits], kernel)]
                                                           # (batch 79, monitor/attention_scales.py)

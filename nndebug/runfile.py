@@ -583,8 +583,12 @@ def _in_place_input(row):   # real-bug batch 64
 
 ROW_READERS.update(identical_units=lambda row: (   # real-bug batch 80
     str(row[0]), [int(n) for n in row[1]], *(float(v) for v in row[2:6])))
+ROW_READERS.update(turned_off_parameters=lambda row: (   # real-bug batch 81
+    str(row[0]), [int(n) for n in row[1]]))
 ROW_READERS.update(start_parameter_values=_start_parameter_value,   # real-bug batch 64
                    in_place_inputs=_in_place_input)
+ROW_READERS.update(zero_start_parameters=lambda row: (   # real-bug batch 82
+    str(row[0]), [int(n) for n in row[1]]))
 
 
 def _pretrained_norm_input(row):   # real-bug batch 73
@@ -1338,3 +1342,7 @@ ROW_READERS.update(unguarded_logs=lambda row: (int(row[0]), str(row[1]), str(row
                        None if row[5] is None else int(row[5])),
                    class_mean_losses=lambda row: tuple(int(v) for v in row),
                    empty_overlap_targets=lambda row: tuple(int(v) for v in row))
+ROW_READERS.update(batch_totals_in_terms=lambda row: (   # real-bug batch 83
+    int(row[0]), [int(n) for n in row[1]], str(row[2]), [int(n) for n in row[3]]))
+ROW_READERS.update(soft_target_gradients=lambda row: tuple(int(v) for v in row),   # batch 85
+                   self_masked_targets=lambda row: tuple(int(v) for v in row))

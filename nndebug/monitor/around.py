@@ -96,6 +96,8 @@ from .squashed_batch_sums import SquashedBatchSums   # real-bug batch 31
 from .maximised_probabilities import MaximisedProbabilities   # real-bug batch 68
 from .loss_signs import PickedProbabilityLosses   # real-bug batch 75
 from .trained_loss_nodes import TrainedLossNodes   # real-bug batch 72
+from .soft_target_gradients import SoftTargetGradients   # real-bug batch 85
+from .batch_totals import BatchTotals   # real-bug batch 83
 from .loss_hinges import LossHinges   # real-bug batch 68
 from .narrow_lookups import read_narrow_lookups   # real-bug batch 68
 from .whole_batch_overlaps import WholeBatchOverlaps   # real-bug batch 38
@@ -129,6 +131,7 @@ from .in_place_skip_inputs import InPlaceSkipInputs   # real-bug batch 43
 from .in_place_inputs import InPlaceInputs   # real-bug batch 64
 from .start_parameters import read_start_values   # real-bug batch 64
 from .identical_units import IdenticalUnits   # real-bug batch 80
+from .turned_off_parameters import TurnedOffParameters   # real-bug batch 81
 from .pretrained_norm_inputs import PretrainedNormInputs   # real-bug batch 73
 from .loss_weights import LossWeights   # real-bug batch 74
 from .shared_norm_sites import SharedNormSites   # real-bug batch 43
@@ -211,6 +214,9 @@ class Around:
         self.loss_graph.readers.append(self.divisors.in_loss)   # its scan of the loss graph
         self.loss_graph.readers.append(PooledLogProbs(observed))   # mean(lp) * returns (batch 44)
         self.loss_graph.readers.append(TrainedLossNodes(observed))   # a term never added (batch 72)
+        self.loss_graph.readers.append(SoftTargetGradients(
+            observed, parameters, optimizer))   # soft targets with a gradient (batch 85)
+        self.loss_graph.readers.append(BatchTotals(observed))   # a batch's sum in a term (batch 83)
         self.ppo_ratios = PpoRatios(adapter, observed, on_error)   # exp(lp - old lp) (batch 44)
         self.loss_graph.readers.append(self.ppo_ratios)   # its scan for a ratio
         self.foreign = ForeignNetworks(adapter, observed, on_error)   # teachers (batch 55)
@@ -248,6 +254,7 @@ class Around:
                                              on_error)   # x += noise on the data (batch 64)
         read_start_values(adapter, observed, on_error)   # never initialised (batch 64)
         self.identical_units = IdenticalUnits(adapter, observed, on_error)   # batch 80
+        self.turned_off = TurnedOffParameters(adapter, observed, on_error)   # batch 81
         self.pretrained_norms = PretrainedNormInputs(adapter, observed, adapter.model,
                                                      on_error)   # data vs pretrained BN (batch 73)
         self.norm_sites = SharedNormSites(adapter, observed, on_error)   # one BN, two sites
@@ -517,6 +524,7 @@ class Around:
         self.loss_weights.read()            # loss_weights.py (batch 74)
         self.class_padding.read()           # class_only_padding.py (batch 65)
         self.identical_units.read()         # identical_units.py (batch 80)
+        self.turned_off.read()              # turned_off_parameters.py (batch 81)
         self.origins.class_means.read()     # class_means.py (batch 75)
         self.origins.empty_overlaps.read()  # empty_overlaps.py (batch 75)
         self.row_scaling.read()             # row_standardised_inputs.py (batch 46)

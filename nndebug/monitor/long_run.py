@@ -102,6 +102,7 @@ CONTINUED += ("attention_scales",)   # real-bug batch 79 (first recorded steps' 
 CONTINUED += ("in_place_skips", "shared_norm_sites")   # real-bug batch 43 (first steps' hooks)
 CONTINUED += ("start_parameter_values",   # real-bug batch 64 (read when watch first started,
               "in_place_inputs")   # first recorded steps' hooks)
+CONTINUED += ("zero_start_parameters",)   # real-bug batch 82 (read when watch first started)
 CONTINUED += ("pretrained_norm_inputs",)   # real-bug batch 73 (first recorded step's hooks)
 CONTINUED += ("loss_weights",)   # real-bug batch 74 (first recorded steps' loss calls)
 CONTINUED += ("single_value_norms", "dropout_outputs",
@@ -113,6 +114,7 @@ READ_ANEW = ("module_freeze_flags", "soft_target_rows", "repeated_modules", "lr_
 READ_ANEW += ("validation_row_matches",)   # real-bug batch 46 (compared at findings)
 READ_ANEW += ("rewritten_weights",)   # real-bug batch 58 (read at findings)
 READ_ANEW += ("identical_units",)   # real-bug batch 80 (read at watch start and findings)
+READ_ANEW += ("turned_off_parameters",)   # real-bug batch 81 (read at findings)
 READ_ANEW += ("unchanged_running_buffers",)   # real-bug batch 60 (compared at findings)
 READ_ANEW += ("foreign_norm_statistics",
               "foreign_train_dropouts")   # real-bug batch 55 (read when the monitor closes)
@@ -132,6 +134,8 @@ CONTINUED += ("rounded_input_columns", "wrapped_input_levels",   # real-bug batc
 CONTINUED += ("category_code_columns", "embedding_field_ranges",
               "frozen_table_probes")   # real-bug batch 63 (first lookups and inputs, at findings)
 CONTINUED += ("scattered_messages", "feature_axis_readouts")   # real-bug batch 66 (forward walk)
+CONTINUED += ("soft_target_gradients", "self_masked_targets")   # real-bug batch 85 (loss graph, first steps)
+CONTINUED += ("batch_totals_in_terms",)   # real-bug batch 83 (loss graph, first steps)
 CONTINUED += ("tiny_norm_batches",)   # core variants (a batch norm's 1-2 sample batches)
 CONTINUED += ("mixup_partner_rows", "augmented_target_rows")   # real-bug batch 76 (first batches)
 CONTINUED += ("unguarded_logs",   # real-bug batch 75 (the origin watch's first steps,

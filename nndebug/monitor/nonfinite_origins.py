@@ -47,6 +47,7 @@ import sys
 from .function_modes import OwnedModes
 from . import unguarded_logs
 from .class_means import ClassMeans
+from .self_masked_targets import SelfMaskedTargets   # real-bug batch 85
 from .empty_overlaps import EmptyOverlaps
 from .nonfinite_nodes import NODE_OPERATIONS, flags, forward_order, grad_roots, node_kind
 from .nonfinite_nodes import saved_flags, verdict
@@ -98,6 +99,7 @@ class NonFiniteOrigins:
         self.steps_armed = 0     # recorded steps armed so far (FIRST_STEPS_WATCHED)
         self.step = None         # the step armed last
         self.class_means = ClassMeans(observed)   # (batch 75) read before the backward
+        self.self_masked = SelfMaskedTargets(observed)   # (batch 85) BCE * its own targets
         self.empty_overlaps = EmptyOverlaps(observed)   # (batch 75) likewise
 
     def arm(self, step, closer_look=False):
@@ -147,6 +149,7 @@ class NonFiniteOrigins:
         try:
             self.class_means.before_backward(self.step, loss)   # batch 75 (class_means.py)
             self.empty_overlaps.before_backward(self.step, loss)   # (empty_overlaps.py)
+            self.self_masked.before_backward(self.step, loss)   # (self_masked_targets.py)
         except Exception as error:
             self.on_error(error)
         walked = []

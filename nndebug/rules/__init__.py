@@ -215,6 +215,9 @@ from . import class_means  # noqa: F401  (real-bug batch 75: a loss averaged ove
 from . import empty_overlaps  # noqa: F401  (real-bug batch 75: a Dice smoothed only below)
 from . import augmented_targets  # noqa: F401  (real-bug batch 76: masks colour-jittered)
 from . import attention_scale  # noqa: F401  (real-bug batch 79: logits scaled twice)
+from . import turned_off_parameters  # noqa: F401  (real-bug batch 81: requires_grad left off)
+from . import soft_target_gradients  # noqa: F401  (real-bug batch 85: soft targets with a gradient)
+from . import self_masked_targets  # noqa: F401  (real-bug batch 85: a BCE weighted by its targets)
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context

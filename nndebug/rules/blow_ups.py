@@ -11,7 +11,7 @@ import numpy as np
 
 from ..findings import Finding
 from .context import fmt, median, module_of, names, rms
-from .curve import calm_before_nan, learning_poor
+from .curve import calm_before_nan, diverging, learning_poor
 from .graph import rule
 
 EXPLODING_ACTIVATION_RMS = 1e3  # [measured] activation root-mean-square; unit-scale layers sit near 1
@@ -19,6 +19,12 @@ EXPLODING_ACTIVATION_RMS = 1e3  # [measured] activation root-mean-square; unit-s
 EXPLODING_RATIO = 1e3         # [deepdiag] first/last layer relative gradient norm, the mirror image
                               # of VANISHING_RATIO
 EXPLODING_GROWTH = 1e3        # gradient norm growth over the run (late / early) [pascanu]
+EXPLODING_GROWTH_DIVERGING = 20.0  # [measured] the same growth where the loss itself diverged
+                              # (rose well above its best, curve.diverging): the gradients grew
+                              # with it. An unclipped GRU over 64 pixels at SGD lr 1: 47x by its
+                              # blow-up's records; its clipped twin never diverges. A loss that
+                              # rises with gradients of the size they had (a drifting target)
+                              # stays under it
 EXPLODING_GRAD_TO_WEIGHT = 10.0  # [measured] |grad| / |weight| per layer at the first step:
                                  # healthy networks start around 0.01-0.1; at 10 one SGD
                                  # step with lr 0.1 moves every weight by its own size
@@ -72,11 +78,18 @@ def exploding_gradients(ctx):
     reasons, evidence = [], {}
     first = next((r for r in ctx.records if r.backward), None)
     width = len(ctx.run.params)
-    if first is not None and ctx.weights and all(
+    # (real-bug batch 82) a weight that started all zero (LoRA's B, an adapter's zero
+    # up-projection) is one update old at the first record: its gradient/weight ratio there
+    # measures the learning rate's first step, not the gradient
+    zero_start = {row[0] for row in
+                  getattr(ctx.run.observed, "zero_start_parameters", None) or []}
+    compared = [i for i in ctx.weights if ctx.run.params[i].name not in zero_start] \
+        if zero_start else ctx.weights
+    if first is not None and compared and all(
             v is not None and len(v) == width for v in (first.grad_norm, first.param_norm)):
         with np.errstate(all="ignore"):
-            rel = np.asarray(first.grad_norm, float)[ctx.weights] / \
-                np.asarray(first.param_norm, float)[ctx.weights]
+            rel = np.asarray(first.grad_norm, float)[compared] / \
+                np.asarray(first.param_norm, float)[compared]
         rel = rel[np.isfinite(rel)].tolist()
         typical = median(rel)         # np.median's value, in plain Python (a few tensors)
         if rel and typical > EXPLODING_GRAD_TO_WEIGHT:
@@ -95,6 +108,10 @@ def exploding_gradients(ctx):
         evidence["growth_over_run"] = growth
         if growth > EXPLODING_GROWTH:
             reasons.append(f"the gradient norm grew {growth:.1e} times during the run")
+        elif growth > EXPLODING_GROWTH_DIVERGING and diverging(ctx) is not None:
+            evidence["grew_while_diverging"] = True
+            reasons.append(f"the gradient norm grew {growth:.0f} times while the loss "
+                           "climbed away from its best")
     blew = not all(ctx.grads_finite) or ctx.first_nan_step is not None
     if blew and total.size and not reasons:
         if np.max(total) / np.median(total) > SPIKE_BEFORE_NAN:

@@ -14,7 +14,7 @@ from ..findings import Finding
 from .context import observed_list
 from .graph import rule
 
-MIN_STEPS_SEEN = 2           # [design] read steps (of the first 3 recorded) showing it: a
+SELF_MASKED_MIN_STEPS = 2           # [design] read steps (of the first 3 recorded) showing it: a
                              # fixed twin's target and mask may coincide on one batch
 
 
@@ -22,7 +22,7 @@ MIN_STEPS_SEEN = 2           # [design] read steps (of the first 3 recorded) sho
 def pseudo_labels_one_class(ctx):
     rows = observed_list(ctx, "self_masked_targets")
     steps = sorted({row[0] for row in rows})
-    if len(steps) < MIN_STEPS_SEEN:
+    if len(steps) < SELF_MASKED_MIN_STEPS:
         return None
     return Finding(
         code="PSEUDO_LABELS_ONE_CLASS", severity="warning", where="loss", step=steps[0],

@@ -39,6 +39,10 @@ def optimizer_missing_params(ctx):
     if not run.has_optimizer:
         return None
     missing = [i for i, p in enumerate(run.params) if p.in_optimizer is False]
+    # (core variants 6) a tensor the watched optimizer does not hold whose size changed
+    # between the records is updated by something else: a second optimizer (an encoder and
+    # a head at their own rates, only one handed to watch), not forgotten
+    missing = [i for i in missing if not _moved(ctx, i)]
     if not missing:
         return unfrozen_outside_optimizer(ctx)
     missing_names = names(run, missing)
@@ -62,6 +66,14 @@ def optimizer_missing_params(ctx):
         fix="Build the optimizer from the model you train, after the model is final: "
             "optimizer = Optim(model.parameters(), ...); to freeze a part on purpose set its "
             "requires_grad=False.")
+
+
+def _moved(ctx, i):
+    """Parameter ``i``'s norm differs between two records (before any NaN): it changed."""
+    norms = [r.param_norm[i] for r in ctx.records
+             if r.param_norm is not None and len(r.param_norm) > i]
+    norms = [v for v in norms if v is not None and np.isfinite(v)]
+    return len(norms) >= 2 and max(norms) > min(norms)
 
 
 def unfrozen_after_start(observed):
@@ -420,18 +432,33 @@ def zeroed_gradient(ctx, records, received):
     if not zeroed or _shift_blind_biases(run, zeroed, grads, received):
         return None
     zeroed_names = names(run, zeroed)
+    # (real-bug batch 82) factors of one product that all started at zero (a LoRA's A and
+    # B): each one's gradient is the others' values, zero, so none ever moves
+    zero_start = {row[0] for row in getattr(run.observed, "zero_start_parameters", None) or []}
+    started_zero = [n for n in zeroed_names if n in zero_start]
+    factors = len(started_zero) >= 2 and 2 * len(started_zero) >= len(zeroed_names)
     return Finding(
         code="NO_GRADIENT", severity="warning", where=", ".join(modules(zeroed_names)),
         step=records[0].step,
         message=f"{len(zeroed)} parameter tensor(s) receive a gradient of exactly zero at every "
-                f"recorded step ({short_list(zeroed_names)}): they never learn. Something "
+                f"recorded step ({short_list(zeroed_names)}): they never learn. " + (
+                    f"{len(started_zero)} of them started all zero "
+                    f"({short_list(started_zero)}): factors multiplied together that all "
+                    "start at zero (a LoRA adapter's A and B) give each other a gradient of "
+                    "zero forever. " if factors else "") + "Something "
                 "between them and the loss multiplies by zero: a Dropout whose p is 1 (a keep "
                 "probability passed as PyTorch's drop probability), a mask or gate of zeros, "
-                "or a multiplication by a constant 0.",
-        evidence={"parameters": zeroed_names, "records": len(records), "exactly_zero": True},
-        fix="Find the layer after them whose output is all zeros while training: "
+                "a multiplication by a constant 0, or a step function (torch.sign, "
+                "torch.round, floor) whose gradient is zero everywhere.",
+        evidence={"parameters": zeroed_names, "records": len(records), "exactly_zero": True,
+                  "started_zero": started_zero},
+        fix=("Start one factor of each product at random (LoRA: A random, B zero), and check "
+             "that no init routine run after the adapters were added zeroes both; " if factors
+             else "") +
+            "Find the layer after them whose output is all zeros while training: "
             "nn.Dropout(p) takes the probability of DROPPING (p = 1 - keep_prob); a mask "
-            "must be 1 where values are kept.")
+            "must be 1 where values are kept; a hard threshold or rounding needs a "
+            "straight-through or sigmoid surrogate to pass a gradient.")
 
 
 def _shift_blind_biases(run, zeroed, grads, received):

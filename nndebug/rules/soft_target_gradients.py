@@ -25,7 +25,7 @@ from .context import observed_list
 from .curve import learning_poor
 from .graph import rule
 
-MIN_STEPS_SEEN = 2           # [design] read steps (of the first 3 recorded) showing the same
+SOFT_TARGET_MIN_STEPS = 2           # [design] read steps (of the first 3 recorded) showing the same
                              # form: a loop's loss is built the same way every step
 
 
@@ -37,7 +37,7 @@ def _steps(rows, keep):
 def teacher_updated_by_optimizer(ctx):
     rows = observed_list(ctx, "soft_target_gradients")
     steps = _steps(rows, lambda r: r[1] == 0 and r[3] > 0)
-    if len(steps) < min(MIN_STEPS_SEEN, len({r[0] for r in rows})) or not steps:
+    if len(steps) < min(SOFT_TARGET_MIN_STEPS, len({r[0] for r in rows})) or not steps:
         return None
     held = max(r[3] for r in rows if r[1] == 0 and r[3] > 0)
     return Finding(
@@ -57,7 +57,7 @@ def teacher_updated_by_optimizer(ctx):
 def consistency_target_not_detached(ctx):
     rows = observed_list(ctx, "soft_target_gradients")
     steps = _steps(rows, lambda r: r[1] > 0)
-    if len(steps) < min(MIN_STEPS_SEEN, len({r[0] for r in rows})) or not steps:
+    if len(steps) < min(SOFT_TARGET_MIN_STEPS, len({r[0] for r in rows})) or not steps:
         return None
     one_way = [r[0] for r in rows if r[1] > 0 and not (len(r) > 4 and r[4])]
     if not one_way and not learning_poor(ctx):
