@@ -106,8 +106,17 @@ def test_a_healthy_adam_lstm_is_silent():
 
 # --- LR_TOO_LOW: still falling at the end -------------------------------------------------
 
-def test_planted_rate_divided_by_the_batch_is_named_and_its_twin_is_silent():
-    found = _problems(sample_case.run())
+def _notes(mon):
+    return {f.code: f for f in mon.findings() if f.severity == "info"}
+
+
+def test_planted_rate_divided_by_the_batch_gets_a_note_and_its_twin_nothing():
+    # a note, not a warning: a loop that chose a slow rate on purpose draws the same curve
+    # (relu_before_softmax's fixed twin, SGD 0.01 with momentum 0.5), so the curve alone
+    # cannot tell the mistake from the choice
+    mon = sample_case.run()
+    assert LOW not in _problems(mon)
+    found = _notes(mon)
     assert LOW in found and "late_drop" in found[LOW].evidence
     assert not found[LOW].evidence["rate_cut"]
     assert not _problems(sample_case.run(fixed=True))
@@ -124,8 +133,10 @@ def test_planted_decay_counted_in_batches_is_named_and_its_twin_is_silent():
     lambda p: torch.optim.Adam(p, lr=1e-4),
     lambda p: torch.optim.SGD(p, lr=1e-2),
 ], ids=["sgd-momentum-1e-3", "adam-1e-4", "sgd-1e-2"])
-def test_rates_too_low_for_the_run_are_named(optimizer_of):
-    found = _problems(_digits(optimizer_of))
+def test_rates_too_low_for_the_run_get_a_note(optimizer_of):
+    mon = _digits(optimizer_of)
+    assert LOW not in _problems(mon)
+    found = _notes(mon)
     assert LOW in found and "late_drop" in found[LOW].evidence
 
 

@@ -231,13 +231,12 @@ KNOWN_MISSES = {
         "the exploration rate lives in the user's loop: which action is played is drawn "
         "outside any graph, and the Q-network's regression onto the rewards it sees is "
         "healthy; only the data it is shown is narrow",
-    "gradient_clip_setting_never_applied":
-        "named only by its symptom, LOSS_DIVERGING (the loss jumps up again and again); the "
-        "gradient spikes before the jumps fall between the recorded steps (0, 1, 2, 4, ..., "
-        "128), where the bug's gradient norms (0.2 to 1.5) are no larger than the fixed "
-        "twin's before its clip (0.2 to 1.9), and the jumps stay under the loss-jump "
-        "escalation's 2x-median bar that would record the steps after them; whether "
-        "clip_grad_norm_ ran says nothing alone (most models train without it)",
+    "learning_rate_per_sample_on_an_averaged_loss":   # real-bug batch 84
+        "info: LR_TOO_LOW only (the loss still falling at the end at its first "
+        "pace): SGD at 0.1 / 64 with momentum 0.9 steps as far as relu_before_softmax's fixed "
+        "twin (SGD 0.01, momentum 0.5, chosen so) and draws the same curve (1.4e-3 vs 1.9e-3 "
+        "of the weights a step, pace 1.26 vs 1.19); a warning on the one is a false alarm "
+        "on the other",
     "mask_resized_bilinear":
         "masks resized with bilinear interpolation give class 1 to the rims between 0 and 2: "
         "valid ids in ordinary shares, and no recorded statistic reads where a class sits "
@@ -379,6 +378,29 @@ KNOWN_MISSES = {
         "informative feature and one that reads ahead look alike (the rows carry no time "
         "index); only recomputing the indicator from the days known at prediction time shows "
         "the leak (accuracy 0.87 as computed, 0.43 live)",
+    "pseudo_labels_from_model_in_train_mode":   # real-bug batch 85
+        "the run shows a self-training MLP with batch norm whose confident pseudo-labels are "
+        "taken under no_grad but in train mode: right 89.6% of the time against 96.9% in eval "
+        "mode, yet held-out accuracy is mixed across seeds (0.742/0.786/0.860 against "
+        "0.788/0.758/0.842) and the training loss looks like the twin's, with no finding. "
+        "A no_grad forward of the model in train mode whose argmax becomes a target is also "
+        "what MixMatch's label guessing and a Pi-model's noisy teacher do on purpose, so a "
+        "rule on that fact would fire on healthy look-alikes; the pseudo-labels' precision, "
+        "which alone shows the harm, needs the unlabelled rows' true labels",
+    "labelled_batches_drawn_from_whole_training_set":   # real-bug batch 85
+        "the run is a healthy supervised run on all 1,100 labels inside a semi-supervised "
+        "loop: it learns better than the twin (0.854 against 0.796 held out), so there is no "
+        "symptom, and nothing recorded says which rows were meant to be labelled (the 100 "
+        "labelled and the 1,000 unlabelled rows are slices the loop takes of one tensor); "
+        "counting distinct labelled rows would fire on every ordinary supervised run",
+    "char_embeddings_viewed_into_conv_channels":   # real-bug batch 83
+        "the run shows a character CNN learning well - 94.5% on the digits against the fixed "
+        "twin's 90.4%, loss falling, no symptom of any kind: the view did no harm here (the "
+        "report saw the fixed loss fall only 'a little faster'). The view turns (B*W, C, D) "
+        "into (B*W, D, C) with C == D == 8, so its shapes are those of a no-op reshape: the "
+        "graph shows a view between equal shapes, which every healthy flatten-and-restore "
+        "also makes, and the values carry no smoothness to test (learned embeddings, not "
+        "pixels); a rule could only match this script's line.",
     "tied_embedding_shrunk_by_linear_init":   # real-bug batch 80
         "the run shows a GRU language model whose tied embedding/decoder matrix starts at "
         "std 0.02 and learns more slowly (2.20 nats after 300 steps against the twin's 1.33, "
@@ -387,6 +409,14 @@ KNOWN_MISSES = {
         "table's scale would fire on healthy transformers; whether 0.02 hurts depends on what "
         "reads the vectors, which the records do not say, and the tying order that caused it "
         "leaves no trace once the weights are shared.",
+    "set_trainable_cannot_unfreeze":   # real-bug batch 81
+        "the run shows an encoder pretrained elsewhere, frozen (requires_grad False) from "
+        "before watching started to the end, inside the optimizer, and a new head learning "
+        "on top of it (held-out 0.62 against the twin's 0.87, no loss symptom): exactly what "
+        "a deliberate linear probe over a frozen backbone looks like. The failed unfreeze "
+        "leaves no trace - the helper skips every frozen parameter, so no requires_grad is "
+        "ever written - and a rule on a frozen pretrained backbone under a learning head "
+        "would fire on every healthy linear evaluation.",
     "lstm_cell_recurrent_weights_identity_init":   # real-bug batch 64
         "the cell's start (orthogonal input weights at gain 1, the identity copied into all "
         "four gates' recurrent blocks) makes the run slower, not broken: its loss falls "

@@ -288,12 +288,23 @@ def _samples_first(model):
     return SamplesFirst(model)
 
 
+def _reads_sequences(model):
+    """The model holds a layer that reads a time axis (recurrent, 1-D convolution, attention):
+    only then does a 3-D batch have one to scramble. Regions, patches or set elements side by
+    side on axis 1 are no series, and their order may read rough one way and smooth another
+    by accident (a region classifier's 2x2 patches did)."""
+    from torch import nn
+    kinds = (nn.RNNBase, nn.Conv1d, nn.MultiheadAttention)
+    return any(isinstance(module, kinds) for module in model.modules())
+
+
 def _sequence_layout(adapter, inputs, samples_on_dim1, step):
     """INPUT_LAYOUT_SCRAMBLED from a 3-D float input batch (``sequence_layout.py``): only the
     values the check reads are taken from the device."""
     from .sequence_layout import probe_sequence_layout
     if adapter.framework != "torch" or not adapter.is_tensor(inputs) or \
-            inputs.ndim != 3 or not inputs.is_floating_point():
+            inputs.ndim != 3 or not inputs.is_floating_point() or \
+            not _reads_sequences(adapter.model):
         return []
     shape = tuple(int(s) for s in inputs.shape)
     planes, rows = shape[1] * shape[2], shape[2]
