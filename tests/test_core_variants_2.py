@@ -26,12 +26,7 @@ PASSED_AS_THEY_CAME = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")   # conftest.py
 
 
 @pytest.mark.parametrize("name", FIXED_BY_A_RULE_CHANGE + PASSED_AS_THEY_CAME)

@@ -25,12 +25,7 @@ FAST = ["forecast_window_overlaps_input_window",              # widened: target_
         "cnn_features_detached_before_head"]                  # passed as it came
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")   # conftest.py
 
 
 def _codes(setup):

@@ -23,12 +23,7 @@ HEALTHY = ["unbalanced_five_classes_adam",                         # widened: se
            "regression_batch_256_steplr_1000_steps"]               # silent as it came
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")   # conftest.py
 
 
 def _codes(name, fixed):

@@ -27,12 +27,7 @@ FAST = ["mlp_twelve_tanh_layers_default_init",        # widened: signal_flow.py 
         "custom_layer_weight_requires_grad_false"]    # passed as it came
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")   # conftest.py
 
 
 def _codes(setup):
