@@ -52,6 +52,15 @@ def rows(steps, batch_size=64):
     return ((xb.view(-1, 8, 8), yb) for xb, yb in digits(steps, batch_size))
 
 
+def problem_codes(train, setup):
+    """The warning and error codes of one variant's run, ``train(setup)`` returning the monitor
+    (the framework's own warnings silenced: the variants plant what raises them)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        monitor = train(setup)
+    return [f.code for f in monitor.findings() if f.severity in PROBLEMS]
+
+
 def score(variant, run):
     """(verdict, bug codes, twin codes, (twin's first-10 mean loss, last-10 mean), seconds)."""
     started = time.perf_counter()

@@ -2,7 +2,6 @@
 #10): the variants fixed by the third campaign's widenings and a few that passed as they
 came - each bug named with its expected code, each fixed twin silent - and the healthy
 look-alikes of the widenings."""
-import warnings
 
 import pytest
 
@@ -10,12 +9,12 @@ torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
 import nndebug as nd  # noqa: E402
+from benchmarks import variant_scoring  # noqa: E402
 from benchmarks import core_variants_3 as cv  # noqa: E402
 from nndebug.monitor.discover import _drops_inside  # noqa: E402
 from nndebug.probes.dependencies.alignment import measure_offset  # noqa: E402
 from nndebug.probes.dependencies.target_window import window_overlap  # noqa: E402
 
-PROBLEMS = ("warning", "error")
 FAST = ["forecast_window_overlaps_input_window",              # widened: target_window.py
         "cosine_annealing_in_epochs_stepped_every_batch",     # widened: schedule_length.py
         "two_layer_lstm_with_dropout_in_eval_mode",           # widened: discover.py
@@ -29,10 +28,7 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")   # conftest.py
 
 
 def _codes(setup):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        mon = cv.train(setup)
-    return [f.code for f in mon.findings() if f.severity in PROBLEMS]
+    return variant_scoring.problem_codes(cv.train, setup)
 
 
 @pytest.mark.parametrize("name", FAST)

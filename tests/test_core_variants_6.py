@@ -2,7 +2,6 @@
 the variants fixed by the sixth campaign's widenings and a few that passed as they came -
 each bug named with its expected code, each fixed twin silent - and the healthy look-alikes
 of the widenings, on synthetic records where a variant would be slow."""
-import warnings
 
 import numpy as np
 import pytest
@@ -14,6 +13,7 @@ from nndebug import rules  # noqa: E402
 from nndebug.monitor.loss_jumps import first_jump  # noqa: E402
 from nndebug.probes.dependencies.alignment import probe_label_column  # noqa: E402
 from nndebug.records import LayerInfo, ParamInfo, RunRecord, StepRecord  # noqa: E402
+from benchmarks import variant_scoring  # noqa: E402
 from benchmarks import core_variants_6 as cv  # noqa: E402
 from benchmarks.real_bugs._common import classification  # noqa: E402
 
@@ -31,10 +31,7 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")   # conftest.py
 
 
 def _codes(setup):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        mon = cv.train(setup)
-    return [f.code for f in mon.findings() if f.severity in PROBLEMS]
+    return variant_scoring.problem_codes(cv.train, setup)
 
 
 @pytest.mark.parametrize("name", FAST)
