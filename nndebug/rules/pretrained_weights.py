@@ -16,15 +16,35 @@ shaped and spread like a uniform or normal draw of the usual initialisers, withi
 noise). Said when at least half of a slow group's weights look fresh. Trained weights (a loaded
 checkpoint, even a briefly trained one) move away from every initialiser's shape and
 spread at once.
+
+Without a slow group (a resume, a fine-tune of the whole model at one rate) the intent to
+start from a checkpoint shows another way: a state dict of the model (its weight names,
+with or without one prefix, and shapes) is a local of the training function when watch
+starts (``run.observed.unloaded_checkpoints``, ``monitor/unloaded_checkpoints.py``). Said
+when the model did not hold it then (as far from it as an independent initialisation),
+was still that far at the end, and the run learned poorly: a strict=False load whose keys
+carry a prefix (pytorch/examples#1029), Lightning's ``load_from_checkpoint`` called on an
+instance and its returned model dropped (Lightning-AI/pytorch-lightning#4789).
 """
 from ..findings import Finding
-from .context import MAJORITY, short_list
+from .context import MAJORITY, observed_list, short_list
+from .curve import learning_poor
 from .graph import rule
 
 MIN_WEIGHTS = 1   # [design] at least one fresh weight tensor, and at least half of the
                   # group's (MAJORITY): a loaded body has none; a checkpoint that reached only
                   # part of it is as much a bug. (Two was tried: one of a body's two convs
                   # missed the fresh test by sampling noise, its mean 0.251 std from zero.)
+
+
+CHECKPOINT_FAR = 0.9   # [design] median relative distance |w - w_ckpt| / |w_ckpt| of the
+                       # model's weights from a state dict of it in scope when watch started.
+                       # Loaded from it: 0. Never given it: an independent draw, whose
+                       # distance is sqrt(1 + |w|^2 / |w_ckpt|^2) >= 1 (1.08-1.17 measured in
+                       # the batch-90 cases). Between: a model given related weights on
+                       # purpose (the raw weights beside a checkpoint's EMA average: 0.66
+                       # measured). At the end it must still be as far (a loaded and
+                       # fine-tuned model is 0.02-0.03 away from its checkpoint)
 
 
 @rule(produces="PRETRAINED_WEIGHTS_NOT_LOADED", explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
@@ -57,4 +77,41 @@ def pretrained_weights_not_loaded(ctx):
             fix="Check the load: load_state_dict(..., strict=True) reports missing keys; load "
                 "after any initialiser (model.apply(init) draws over loaded weights); "
                 "load into the model you train, not a copy.")
-    return None
+    return checkpoint_never_loaded(ctx)
+
+
+def checkpoint_never_loaded(ctx):
+    """A state dict of the model in the training function's scope when watch started
+    (``run.observed.unloaded_checkpoints``) that the model did not hold then - it was as far
+    from it as an independent initialisation is - nor came near by the end, on a run that
+    learned poorly: the checkpoint never reached the model (real-bug batch 90)."""
+    rows = [row for row in observed_list(ctx, "unloaded_checkpoints")
+            if len(row) == 6 and row[4] >= CHECKPOINT_FAR
+            and (row[5] < 0 or row[5] >= CHECKPOINT_FAR)]
+    if not rows or not learning_poor(ctx):
+        return None
+    local, prefix, matched, weights, distance, _ = max(rows, key=lambda row: row[2])
+    if prefix.startswith("-"):
+        keys = f"its keys are the model's names without the prefix '{prefix[1:]}'"
+    elif prefix:
+        keys = f"its keys are the model's names with the prefix '{prefix}'"
+    else:
+        keys = "its keys are the model's own names"
+    return Finding(
+        code="PRETRAINED_WEIGHTS_NOT_LOADED", severity="warning", where=f"'{local}'",
+        step=0,
+        message=f"'{local}', a state dict of this model in the training function's scope "
+                f"when training started, holds {matched} of its {weights} weight matrices "
+                f"with their shapes ({keys}), but the model did not start from those "
+                "weights: it was as far from them as an independent initialisation is "
+                f"(median relative distance {distance:.2f}), stayed far, and the run learned "
+                "poorly. The checkpoint never reached the model; it trained from its random "
+                "initialisation.",
+        evidence={"local": local, "prefix": prefix, "matched": matched, "weights": weights,
+                  "median_relative_distance": round(float(distance), 3),
+                  "threshold_far": CHECKPOINT_FAR},
+        fix="Load into the model you train and check the result: "
+            "model.load_state_dict(sd) with strict=True (it raises on missing keys; strip a "
+            "'module.' / 'model.' prefix first); a loader that returns a new model "
+            "(Lightning's Model.load_from_checkpoint) must be assigned: "
+            "model = Model.load_from_checkpoint(path).")
