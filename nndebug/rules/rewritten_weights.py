@@ -16,7 +16,20 @@ pruning mask, trim at most part of one update (the jump test); a Lookahead sync 
 fast weights half-way back to the slow ones (the share test: half of the distance is left,
 where an EMA copy leaves a fifth or less); evaluation with the average between a store and
 a restore leaves the weights exactly as the optimizer left them (no write at all).
+
+Written by other optimizers (real-bug batch 86): an evaluation or adaptation pass that
+fine-tunes the model itself - ``SGD(model.parameters())`` stepped on each validation
+episode's support set, not on ``copy.deepcopy(model)`` (dragen1860/MAML-Pytorch#6) - writes
+the fine-tuning into the weights being trained, and training resumes from wherever the
+last episode left them. Read from ``run.observed.shared_optimizers`` (the steps on which
+optimizers other than one stepped the watched tensors, ``monitor/shared_optimizers.py``) and
+the loss curve: such steps come in bursts on a minority of the steps (a second optimizer
+over the same network every step is PARAMS_IN_TWO_OPTIMIZERS' two-network loop), and the
+loss stands higher just after them than just before (a deliberate refit of a head, a
+calibration pass, lowers it or leaves it).
 """
+import numpy as np
+
 from ..findings import Finding
 from .context import observed_list
 from .graph import rule
@@ -29,6 +42,14 @@ REWRITE_LEFT_SHARE = 0.35    # [design] the write leaves at most 35% of the dist
                              # leaves 10-25%, Lookahead (alpha 0.5) 50%
 REWRITE_MIN_WRITES = 2       # [design] writes that must show it: one can be a deliberate
                              # reload (a rollback after a NaN)
+FINETUNE_MIN_BURSTS = 2      # [design] steps with other optimizers' writes that must show it
+FINETUNE_MAX_STEP_SHARE = 0.34   # [design] those steps are at most a third of the steps they
+                             # span (bursts: a validation pass every N steps); a second optimizer
+                             # on every step (a GAN's wrong optimizer) is PARAMS_IN_TWO_OPTIMIZERS
+FINETUNE_LOSS_WINDOW = 5     # [design] loss steps compared on each side of a burst
+FINETUNE_RISE_ERRORS = 3.0   # [design] the loss's mean rise over the bursts, in standard errors
+                             # of that mean under the run's own step-to-step noise
+FINETUNE_RISING_SHARE = 0.6  # [design] bursts after which the loss stands higher: most of them
 
 
 @rule(produces="WEIGHTS_REWRITTEN_OUTSIDE_OPTIMIZER",
@@ -38,7 +59,7 @@ def weights_rewritten_outside_optimizer(ctx):
     back = [row for row in rows
             if row[1] >= REWRITE_JUMP_UPDATES and row[2] <= REWRITE_LEFT_SHARE]
     if len(back) < REWRITE_MIN_WRITES:
-        return None
+        return finetuned_in_place(ctx)
     steps = [row[0] for row in back]
     return Finding(
         code="WEIGHTS_REWRITTEN_OUTSIDE_OPTIMIZER", severity="warning", step=steps[0],
@@ -58,3 +79,63 @@ def weights_rewritten_outside_optimizer(ctx):
             "them after the save or validation (ema.store(); ema.copy_to(); ...; "
             "ema.restore()), or save/validate the averaged copy itself; copy online -> target, "
             "not target -> online.")
+
+
+def burst_loss_rises(ctx, bursts):
+    """(rises, standard error of their mean): for each burst step, the mean loss of the
+    ``FINETUNE_LOSS_WINDOW`` steps from it on minus that of the steps before it (the burst
+    ran before the loss of its step was taken); None without enough curve."""
+    steps, losses = ctx.loss_steps, ctx.losses
+    ok = np.isfinite(losses)
+    steps, losses = steps[ok], losses[ok]
+    w = FINETUNE_LOSS_WINDOW
+    rises = []
+    for s in bursts:
+        i = int(np.searchsorted(steps, s))
+        if i < w or i + w > len(losses):
+            continue
+        rises.append(float(losses[i:i + w].mean() - losses[i - w:i].mean()))
+    if len(rises) < FINETUNE_MIN_BURSTS or len(losses) < 4 * w:
+        return None
+    differences = np.diff(losses)
+    spread = 1.4826 * float(np.median(np.abs(differences - np.median(differences))))
+    noise = spread / np.sqrt(2.0)                  # one step's loss noise
+    return rises, noise * np.sqrt(2.0 / w) / np.sqrt(len(rises))
+
+
+def finetuned_in_place(ctx):
+    rows = list(getattr(getattr(ctx.run, "observed", None), "shared_optimizers", None) or [])
+    bursts = sorted({int(row[0]) for row in rows})
+    if len(bursts) < FINETUNE_MIN_BURSTS:
+        return None
+    share = len(bursts) / (bursts[-1] - bursts[0] + 1)
+    if share > FINETUNE_MAX_STEP_SHARE:
+        return None
+    measured = burst_loss_rises(ctx, bursts)
+    if measured is None:
+        return None
+    rises, error = measured
+    mean_rise = float(np.mean(rises))
+    rising = sum(r > 0 for r in rises) / len(rises)
+    if rising < FINETUNE_RISING_SHARE or mean_rise < FINETUNE_RISE_ERRORS * max(error, 1e-12):
+        return None
+    kinds = sorted({kind for row in rows for kind in row[1]})
+    return Finding(
+        code="WEIGHTS_REWRITTEN_OUTSIDE_OPTIMIZER", severity="warning", step=bursts[0],
+        message=f"Between optimizer steps, other optimizers ({', '.join(kinds)}) stepped the "
+                f"watched model's own weights, in bursts on {len(bursts)} steps "
+                f"(steps {', '.join(str(s) for s in bursts[:6])}), and the loss stood higher "
+                f"after {100 * rising:.0f}% of the bursts than before them (by "
+                f"{mean_rise:.3g} on average, {mean_rise / max(error, 1e-12):.1f} standard "
+                "errors): a validation or adaptation pass fine-tunes the model being trained "
+                "in place (an SGD over model.parameters() stepped on each episode's support "
+                "set), and training resumes from the fine-tuned weights.",
+        evidence={"steps": bursts[:20], "optimizers": kinds,
+                  "loss_rises": [round(r, 4) for r in rises][:20],
+                  "mean_rise": round(mean_rise, 4), "standard_error": round(float(error), 4),
+                  "rising_share": round(rising, 3), "step_share": round(share, 3),
+                  "threshold_step_share": FINETUNE_MAX_STEP_SHARE,
+                  "threshold_errors": FINETUNE_RISE_ERRORS, "finetune_bursts": True},
+        fix="Fine-tune a copy: learner = copy.deepcopy(model) (or functional fast weights) for "
+            "each evaluation or adaptation episode, with its own optimizer over "
+            "learner.parameters(); the model being trained only moves by its own optimizer.")

@@ -17,9 +17,12 @@ SHARED_MIN_STEPS = 2            # [design] watched steps showing it: two make a 
                          # one may be a hand-off between two optimizers (a rebuild mid-step)
 
 
-@rule(produces="PARAMS_IN_TWO_OPTIMIZERS",
+@rule(produces="PARAMS_IN_TWO_OPTIMIZERS", reads={"WEIGHTS_REWRITTEN_OUTSIDE_OPTIMIZER"},
       explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE", "PARAMS_NOT_UPDATING"})
 def params_in_two_optimizers(ctx):
+    rewritten = ctx.found.get("WEIGHTS_REWRITTEN_OUTSIDE_OPTIMIZER")
+    if rewritten is not None and (rewritten.evidence or {}).get("finetune_bursts"):
+        return None          # batch 86: bursts of in-place fine-tuning, named there
     observed = getattr(ctx.run, "observed", None)
     steps = list(getattr(observed, "shared_optimizers", None) or [])
     if len(steps) < SHARED_MIN_STEPS:

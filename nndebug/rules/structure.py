@@ -28,6 +28,7 @@ Sources named next to the thresholds (besides those in ``rules/__init__.py``):
               last weight layer", ICLR 2018: a fixed (untrained) final layer on purpose
 """
 import math
+from collections import Counter
 
 from ..findings import Finding
 from .context import MAJORITY, first_training_batches, fmt, judged_only, short_list
@@ -234,6 +235,8 @@ def unregistered_parameters(ctx):
                             "norm keeps using batch statistics) when the model is evaluated")
     step = min((min(u.steps) for u in uses if u.steps), default=None)
     where = ", ".join(dict.fromkeys(u.called_from or "(model)" for u in uses))
+    if not trained and not mode and mirrors_model_parameters(tensors, ctx.run.params):
+        return copies_of_the_weights(tensors, parts, where, step)
     return Finding(
         code="UNREGISTERED_PARAMETERS", severity="warning", where=where, step=step,
         message=f"Parts the model does not register take part in its forward pass: "
@@ -404,3 +407,37 @@ def batchnorm_momentum_inverted(ctx):
         evidence={"layers": dict(inverted), "threshold": INVERTED_MOMENTUM},
         fix="Use 1 - tf_momentum (0.01 for TensorFlow's 0.99), or PyTorch's default 0.1; "
             "momentum=None keeps a cumulative average.")
+
+
+def mirrors_model_parameters(tensors, params):
+    """True when the unregistered tensors cover the model's own parameters shape for shape
+    (one or more of each): copies of its weights run the forward pass in their place - a
+    deepcopy adapted in place, weights written through ``.data``, detached copies as a
+    meta-learning inner loop's start (real-bug batch 86)."""
+    own = Counter(tuple(p.shape) for p in params)
+    seen = Counter()
+    for u in tensors:
+        if u.shapes:
+            seen[tuple(u.shapes[0])] += u.count
+    return bool(own) and all(seen[shape] >= n for shape, n in own.items())
+
+
+def copies_of_the_weights(tensors, parts, where, step):
+    return Finding(
+        code="UNREGISTERED_PARAMETERS", severity="warning", where=where, step=step,
+        message=f"Copies of the model's weights run its forward pass in their place: "
+                f"{short_list(parts, 3)} - leaf tensors shaped like each of the model's own "
+                "parameters, outside model.parameters(). The loss's gradient stops at the "
+                "copies and never reaches the model's parameters, so its optimizer moves "
+                "nothing: a meta-learning inner loop adapting a copy.deepcopy(model), writing "
+                "its steps through param.data, or starting from detached copies "
+                "(higher's copy_initial_weights=True) trains the copies, not the model.",
+        evidence={"unregistered": [{"kind": u.kind, "type": u.type,
+                                    "shapes": [list(s) for s in u.shapes],
+                                    "count": u.count, "steps": u.steps[:10]}
+                                   for u in tensors], "mirrors_model_parameters": True},
+        fix="Build the adapted weights from the model's own parameters with differentiable "
+            "ops: fast = {n: p - lr * g for (n, p), g in zip(model.named_parameters(), "
+            "torch.autograd.grad(loss, model.parameters(), create_graph=True))} and "
+            "torch.func.functional_call(model, fast, x) - no deepcopy, .data or .detach() "
+            "on the way (higher: copy_initial_weights=False).")
