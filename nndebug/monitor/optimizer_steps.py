@@ -12,6 +12,11 @@ counts the backward passes between them. A watched step with two or more optimiz
 and fewer backward passes than optimizer steps had at least one step with no new gradient:
 it is kept in ``run.observed.repeated_optimizer_steps``.
 
+The same hook counts the watched steps in which the optimizer stepped at all
+(``observed.stepped_total``, from ``stepped_since``): a loop whose ``optimizer.step()`` is
+reached on few batches (indented into a logging branch, called once per epoch) shows as
+few stepped steps among many watched ones (NO_OPTIMIZER_STEP, ``rules/setup.py``).
+
 Healthy loops stay quiet: one optimizer step per ``step()`` (plain training, gradient
 accumulation over several backward passes, a ``GradScaler`` that skips a step, L-BFGS whose
 closure runs its backward passes inside ``step``); ``step()`` called only every N optimizer
@@ -39,6 +44,8 @@ class OptimizerSteps:
         if register is not None:
             try:
                 self._handle = register(self._after_step)
+                since = current_step()
+                observed.stepped_since, observed.stepped_total = int(since or 0), 0
                 pre = getattr(optimizer, "register_step_pre_hook", None)
                 if pre is not None and _may_nest(optimizer):
                     self._pre_handle = pre(self._before_step)
@@ -59,6 +66,7 @@ class OptimizerSteps:
         step = self._current_step()
         if step != self._counted_step:
             self._counted_step, self._steps = step, 0
+            self.observed.stepped_total += 1      # a watched step with an optimizer step
         self._steps += 1
         if self._steps >= 2 and step != self._flagged_step and \
                 self._steps > self._backwards_in(step):

@@ -160,7 +160,8 @@ class TeacherForcedValidation:
             moved = run(*_changed_at(place, base_args, base_kwargs, teacher, position))
             if moved is None or moved.shape != base.shape:
                 continue
-            change = (moved - base).abs().flatten(2).amax(dim=(0, 2)) / \
+            # (N, T) forecasts as (N, T, 1): a univariate forecast has no feature axis
+            change = (moved - base).abs().reshape(*base.shape[:2], -1).amax(dim=(0, 2)) / \
                 max(float(base.abs().max()), 1e-12)
             earlier = bool((change[:position] <= UNCHANGED).all())
             own = bool(change[position] > UNCHANGED)

@@ -21,8 +21,11 @@ A schedule planned in epochs and stepped per epoch has a length far below the ru
 optimizer steps and is not judged by the first; ``CosineAnnealingWarmRestarts`` (restarts
 meant) has no length here and is not judged by the second.
 """
+import math
+
 from ..findings import Finding
-from .context import observed_list
+from .context import highest_rates, observed_list
+from .curve import learning_poor
 from .graph import rule
 
 PLANNED_FOR_RUN = 0.1         # [design] a length within 10% of the run's optimizer steps is
@@ -47,6 +50,52 @@ FULL_CYCLES = 3.0             # [design] calls at least 3 x T_max: the cosine we
                               # down again - it cycled, wherever the run ends - a T_max counted in
                               # epochs stepped every batch (core variants 3: T_max=6 over 150
                               # batches ended at the floor, at 0.74 against the twin's 0.53)
+PLATEAU_PER_STEP = 0.9        # [design] a ReduceLROnPlateau called on at least 90% of the
+                              # optimizer steps is stepped per batch (per epoch: one call in
+                              # len(loader))
+PLATEAU_PER_STEP_CUTS = 3     # [design] whole cuts made by it: three cuts (1000x at the default
+                              # factor 0.1) in one run are noise in batch losses read as
+                              # plateaus, not a plateau reached three times (core variants 7:
+                              # patience 3, six cuts in 150 batches, 3e-3 to 3e-9)
+MINI_BATCHES = 2.0            # [design] distinct rows seen at least twice the batch: mini-batch
+                              # training (full-batch training steps once per epoch)
+
+
+def plateau_cut_per_batch(ctx, state, n_steps):
+    """(whole cuts, first rate, rate now) of a ReduceLROnPlateau stepped about once per
+    optimizer step of mini-batch training that cut the rate PLATEAU_PER_STEP_CUTS times or
+    more; else None."""
+    if state.type != "ReduceLROnPlateau" or not state.lrs or not n_steps or \
+            state.factor is None or not 0 < state.factor < 1 or \
+            state.calls < PLATEAU_PER_STEP * n_steps:
+        return None
+    rows = observed_list(ctx, "batch_rows")
+    if not rows or rows[-1][3] < MINI_BATCHES * rows[-1][1]:
+        return None
+    rates = highest_rates(ctx)
+    first, now = (rates[0][1] if rates else 0.0), max(state.lrs)
+    if not (first > 0 and now > 0):
+        return None
+    cuts = math.log(now / first) / math.log(state.factor)
+    return (round(cuts), first, now) if cuts >= PLATEAU_PER_STEP_CUTS - 0.05 else None
+
+
+def plateau_per_batch_finding(ctx, state, cuts, first, now, n_steps):
+    poor = learning_poor(ctx)
+    return Finding(
+        code="SCHEDULE_LENGTH_MISMATCH", severity="warning" if poor else "info",
+        where="scheduler (ReduceLROnPlateau)", step=ctx.first_step,
+        message=f"A ReduceLROnPlateau was stepped {state.calls} times in {n_steps} optimizer "
+                f"steps - once per batch, on mini-batches - and cut the learning rate {cuts} "
+                f"times (from {first:.1e} to {now:.1e}): with a patience of {state.patience:g} "
+                "calls it reads the batch losses' noise as plateaus"
+                + (", and learning is poor." if poor else "."),
+        evidence={"calls": state.calls, "optimizer_steps": n_steps, "cuts": cuts,
+                  "first_lr": first, "lr_now": now, "patience": state.patience,
+                  "factor": state.factor, "threshold": PLATEAU_PER_STEP_CUTS,
+                  "learning_poor": bool(poor)},
+        fix="Step ReduceLROnPlateau once per epoch, after validation, with the validation "
+            "loss: scheduler.step(val_loss) outside the batch loop.")
 
 
 def stepped_rarely(state, n_steps):
@@ -154,6 +203,9 @@ def climb_finding(state, end_share):
 def schedule_length_mismatch(ctx):
     n_steps = getattr(ctx.run, "n_steps", 0) or 0
     for state in observed_list(ctx, "schedulers"):
+        per_batch = plateau_cut_per_batch(ctx, state, n_steps)
+        if per_batch is not None:
+            return plateau_per_batch_finding(ctx, state, *per_batch, n_steps)
         stride = stepped_rarely(state, n_steps)
         if stride is not None:
             return rarely_finding(state, stride, n_steps)

@@ -25,9 +25,11 @@ COUPLED_DECAY_LIMIT = 1e-2   # [torchadam] weight_decay from 0.01 up, added to A
                              # gradient: L2 with Adam is usually 0 to 5e-4 (torch's Adam
                              # default is 0); 0.01 is AdamW's default, where the decay is
                              # decoupled, and TensorFlow configs carry 0.01-0.05 from there
-COUPLED_FAMILY = {"Adam", "Adamax", "NAdam", "RAdam"}   # normalise the gradient the decay
-                             # was added to (torch's and minigrad's class names); AdamW and
-                             # decoupled groups are left out
+COUPLED_FAMILY = {"Adam", "Adamax", "NAdam", "RAdam",   # normalise the gradient the decay
+                  "RMSprop", "Adagrad", "Adadelta"}   # was added to (torch's and minigrad's
+                             # class names: each adds weight_decay x w to the gradient, then
+                             # divides by a running gradient magnitude; RMSprop at 0.5 from
+                             # core variants 7); AdamW and decoupled groups are left out
 SHRUNK = 0.8                 # [measured] a weight matrix whose norm fell to 80% of its first
                              # recorded value: the digits MLP with Adam and decay 0.05 falls to
                              # 61%, with 1e-4 it never goes below 97% (and then grows)
@@ -94,14 +96,15 @@ def coupled_weight_decay_too_large(ctx):
         code="COUPLED_WEIGHT_DECAY_TOO_LARGE", severity="warning" if seen else "info",
         where=f"optimizer ({group.type}, param group {group.group})", step=ctx.first_step,
         message=f"{group.type} has weight_decay={group.weight_decay:g}, added to the gradient "
-                "before Adam normalises it (L2, not AdamW's decoupled decay). Where the decay "
+                f"before {group.type} normalises it (L2, not AdamW's decoupled decay). Where "
+                "the decay "
                 "term outweighs the loss's gradient each step becomes lr x sign(w), a fixed "
                 "pull towards zero, and the weights settle where the pull balances the loss: "
                 f"{what}. Decays of 0.01 or more are AdamW's (or a TensorFlow config's); L2 "
-                "with Adam is usually 0 to 5e-4.",
+                f"with {group.type} is usually 0 to 5e-4.",
         evidence=evidence,
         fix="Use torch.optim.AdamW with this weight_decay (the decay is then decoupled from "
-            "the gradient), or keep Adam with a weight_decay around 1e-4.")
+            f"the gradient), or keep {group.type} with a weight_decay around 1e-4.")
 
 
 # --- a keep probability as the dropout rate --------------------------------------------------
