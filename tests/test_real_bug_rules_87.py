@@ -196,3 +196,31 @@ def test_a_plain_run_notes_nothing():
         return loss
     mon = _adversarial_run(step, steps=30)
     assert mon.run.observed.input_gradient_passes == []
+
+
+def test_a_gan_generator_pass_through_the_watched_discriminator_is_silent():
+    # the generator's loss flows back through the discriminator on an input (the fakes)
+    # that requires grad, after the discriminator's own step: .grad holds both at step()
+    # time, but the discriminator's update used its own gradient only
+    import nndebug as nd
+    torch.manual_seed(0)
+    gen = nn.Sequential(nn.Linear(4, 32), nn.ReLU(), nn.Linear(32, 2))
+    disc = nn.Sequential(nn.Linear(2, 32), nn.LeakyReLU(0.2), nn.Linear(32, 1))
+    opt_g = torch.optim.Adam(gen.parameters(), 1e-3, betas=(0.5, 0.999))
+    opt_d = torch.optim.Adam(disc.parameters(), 1e-3, betas=(0.5, 0.999))
+    bce = nn.BCEWithLogitsLoss()
+    with nd.watch(disc, opt_d) as mon:
+        for _ in range(150):
+            real = torch.randn(64, 2) * 0.3 + 1.0
+            fake = gen(torch.randn(64, 4))
+            opt_d.zero_grad()
+            d_loss = bce(disc(real), torch.ones(64, 1)) + \
+                bce(disc(fake.detach()), torch.zeros(64, 1))
+            d_loss.backward()
+            opt_d.step()
+            opt_g.zero_grad()
+            bce(disc(fake), torch.ones(64, 1)).backward()
+            opt_g.step()
+            mon.step(d_loss)
+    assert "GRADIENTS_ACCUMULATING" not in _problems(mon)
+    assert all(attack == 0 for _, attack, _ in mon.run.observed.input_gradient_passes)
