@@ -119,6 +119,7 @@ class CrossEntropy(Function):
         # class probabilities that require grad come as a second array input, not a keyword
         if learned_target:
             target = learned_target[0]
+        ctx.target = target   # read by tools that inspect the graph (nndebug's loss capture)
         check_reduction("cross_entropy", reduction)
         if logits.ndim == 0:
             raise ValueError("cross_entropy expects logits of shape (N, C), got a scalar")

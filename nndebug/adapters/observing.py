@@ -104,7 +104,14 @@ def loss_inputs_from_graph(framework, loss):
         if name is None or not node.parents:
             return None
         parents = list(node.parents)
-        return name, parents[0], parents[1] if len(parents) > 1 else None
+        if len(parents) > 1:
+            return name, parents[0], parents[1]
+        # class ids are no graph input (no gradient): cross_entropy keeps them on its ctx
+        target = getattr(node.ctx, "target", None)
+        if target is not None:
+            import minigrad
+            target = minigrad.tensor(target)
+        return name, parents[0], target
     return None
 
 
