@@ -341,7 +341,11 @@ def minigrad_gru_time_major_fed_batch_major(fixed):
     """A minigrad GRU left at batch_first=False reading (B, T, C) series windows; windows of
     32 steps in batches of 32, so the swapped axes keep every shape.
 
-    STAYS MISSED (not investigated in time): the torch forms of this bug are named.
+    STAYS MISSED: the dependency probe runs 8 of the batch's rows and gets 32 outputs back
+    (the last "time" step over the 32 positions), so it stops with "expected one row per
+    sample"; that a model's output rows do not follow its input rows is the evidence, but a
+    time-major classifier fed (T, B, F) with T == B gives the same picture (its targets'
+    rows match T by chance only), so it is not read as a finding here.
     """
     import minigrad
     import minigrad.nn as mnn
