@@ -70,6 +70,9 @@ class LossCall:
     target_mode_share: "float | None" = None    # its share of the sampled targets
     target_mode_in_runs: "float | None" = None  # share of its occurrences next to another one
     target_others_in_runs: "float | None" = None  # the same for every other id together
+    target_mode_in_tails: "float | None" = None   # share of its occurrences in a run that
+                                           # ends or starts its row (a 2-D target: padded
+                                           # tails; batch 89)
     # class scores floored (a ReLU or clamp on the logits): the share of rows whose lowest
     # score is shared exactly by several classes and lies above FLOOR_ABOVE (not a mask),
     # and the columns at that floor in every row
@@ -307,6 +310,7 @@ ROW_LISTS += ("outer_differences",)   # real-bug batch 35 (samples mixed across 
 ROW_LISTS += ("reparameterisations",)   # real-bug batch 37 (generative models)
 ROW_LISTS += ("whole_batch_overlaps",)   # real-bug batch 38 (segmentation losses)
 ROW_LISTS += ("ctc_blank_targets",)   # real-bug batch 38 (speech losses)
+ROW_LISTS += ("ctc_alignments",)   # real-bug batch 89 (CTC lengths and label ids)
 ROW_LISTS += ("visible_targets", "order_blind_outputs",
               "cross_document_reads")   # real-bug batch 40 (transformer training)
 ROW_LISTS += ("one_unit_softmaxes", "transposing_reshapes")   # real-bug batch 41 (vision)
@@ -328,6 +332,8 @@ ROW_LISTS += ("zero_start_parameters",)   # real-bug batch 82 (parameters starte
 ROW_LISTS += ("pooled_log_probs", "ppo_ratios")   # real-bug batch 44 (policy-gradient losses)
 ROW_LISTS += ("validation_row_matches",   # real-bug batch 46 (rows in both splits,
               "row_standardised_inputs")   # tables standardised per row)
+ROW_LISTS += ("input_gradient_passes",)   # real-bug batch 87 (adversarial training)
+ROW_LISTS += ("unloaded_checkpoints",)   # real-bug batch 90 (checkpoints never loaded)
 ROW_LISTS += ("late_gradients", "uncleared_gradients")   # real-bug batch 50 (loop order)
 ROW_LISTS += ("rewritten_weights", "self_references")   # real-bug batch 58 (copies)
 ROW_LISTS += ("constant_decoder_inputs",)   # real-bug batch 49 (a decoder fed zeros)
@@ -362,6 +368,7 @@ ROW_LISTS += ("attention_scales",)   # real-bug batch 79 (transformer blocks: lo
 ROW_LISTS += ("soft_target_gradients",   # real-bug batch 85 (soft targets with a gradient,
               "self_masked_targets")   # a BCE weighted by its own targets)
 ROW_LISTS += ("batch_totals_in_terms",)   # real-bug batch 83 (a batch's total in a per-sample term)
+ROW_LISTS += ("recomputed_segments",)   # real-bug batch 88 (activation checkpointing)
 
 
 @dataclass
@@ -397,6 +404,9 @@ class Observed:
                                                           # optimizer steps than backward
                                                           # passes (monitor/optimizer_steps.py)
     repeated_total: int = 0          # how many steps were, the first 64 kept above
+    stepped_since: "int | None" = None   # the watched step from which the optimizer's step
+                                     # hook counts (None: no hook) (monitor/optimizer_steps.py)
+    stepped_total: int = 0           # watched steps since then in which the optimizer stepped
     unstepped_gradients: int = 0     # parameter tensors holding a gradient when findings
                                      # were read before any step() (monitor/unstepped.py)
     loss_terms: list = field(default_factory=list)        # [LossTerm] on the first steps
@@ -643,6 +653,12 @@ class Observed:
                                                           # labels equal to the blank)] of the
                                                           # first CTC loss calls
                                                           # (monitor/ctc_blank_targets.py)
+    ctc_alignments: list = field(default_factory=list)  # [(step, classes, zero_infinity,
+                                                          # lines, lines with too few
+                                                          # frames, labels, labels beyond
+                                                          # the classes)] of the first CTC
+                                                          # loss calls (batch 89,
+                                                          # monitor/ctc_alignments.py)
     visible_targets: list = field(default_factory=list)  # [(step, positions the loss reads,
                                                           # read where the input is the
                                                           # label, corruption id, read
@@ -980,6 +996,24 @@ class Observed:
     attention_scales: list = field(default_factory=list)  # [(site, step, head_dim, [constant
                                                           # factors of its logits], kernel)]
                                                           # (batch 79, monitor/attention_scales.py)
+    recomputed_segments: list = field(default_factory=list)  # [(step, [modules run again in
+                                                          # backward], checked, relative
+                                                          # error of the gradient, gradient
+                                                          # finite, why not checked)] (batch
+                                                          # 88, monitor/recomputed_segments.py)
+    input_gradient_passes: list = field(default_factory=list)  # [(step, backward passes right
+                                                          # after a forward on an input requiring
+                                                          # grad before the last training one,
+                                                          # all backward passes into .grad)]
+                                                          # of recorded steps with such forwards
+                                                          # (batch 87, monitor/hooks.py)
+    unloaded_checkpoints: list = field(default_factory=list)  # [(local name, key prefix,
+                                                          # weights matched, weight matrices,
+                                                          # median relative distance at watch
+                                                          # start, at close or -1.0)] of state
+                                                          # dicts of the model in the callers'
+                                                          # scope at watch start (batch 90,
+                                                          # monitor/unloaded_checkpoints.py)
 
     def to_dict(self):
         from dataclasses import asdict

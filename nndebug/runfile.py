@@ -438,6 +438,15 @@ def _ctc_blank_target(row):
 ROW_READERS.update(ctc_blank_targets=_ctc_blank_target)   # real-bug batch 38
 
 
+def _ctc_alignment(row):
+    step, classes, zero_infinity, lines, short, labels, beyond = row
+    return (int(step), int(classes), bool(zero_infinity), int(lines), int(short),
+            int(labels), int(beyond))
+
+
+ROW_READERS.update(ctc_alignments=_ctc_alignment)   # real-bug batch 89
+
+
 def _visible_target(row):
     step, read, visible, corruption, holding, hidden = row
     return int(step), int(read), int(visible), int(corruption), int(holding), int(hidden)
@@ -589,6 +598,14 @@ ROW_READERS.update(start_parameter_values=_start_parameter_value,   # real-bug b
                    in_place_inputs=_in_place_input)
 ROW_READERS.update(zero_start_parameters=lambda row: (   # real-bug batch 82
     str(row[0]), [int(n) for n in row[1]]))
+ROW_READERS.update(unloaded_checkpoints=lambda row: (   # real-bug batch 90
+    str(row[0]), str(row[1]), int(row[2]), int(row[3]), float(row[4]), float(row[5])))
+ROW_READERS.update(recomputed_segments=lambda row: (   # real-bug batch 88
+    int(row[0]), [str(n) for n in row[1]], bool(row[2]),
+    None if row[3] is None else float(row[3]), None if row[4] is None else bool(row[4]),
+    None if row[5] is None else str(row[5])))
+ROW_READERS.update(input_gradient_passes=lambda row: (   # real-bug batch 87
+    int(row[0]), int(row[1]), int(row[2])))
 
 
 def _pretrained_norm_input(row):   # real-bug batch 73

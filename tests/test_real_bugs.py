@@ -15,6 +15,47 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    "resumed_from_ema_average_not_raw_weights":   # real-bug batch 90
+        "the resumed run starts from the checkpoint's model weights exactly (the EMA average "
+        "the checkpoint holds as 'model'), with the Adam state and step count of the raw "
+        "weights: nothing in the resumed run tells an average from raw weights. The loss "
+        "starts at 1.76 against the twin's 0.77, but the first run's curve (0.3) is not in "
+        "this monitor, and a resume's first gradients against Adam's moments look the same "
+        "as the twin's (g^2 / v 0.9-1.8 against 0.5-1.1, cos(g, m) alike). A rule on the "
+        "loss at resume would need the earlier run's monitor (mon.load_state_dict), which "
+        "this script does not resume.",
+    "initial_weights_kept_by_reference_not_reset":   # real-bug batch 90
+        "the no-op reset (model.load_state_dict(model_state) with model_state = "
+        "model.state_dict(), the live tensors) happens before watch starts, so the watched "
+        "model's load pre-hook (BEST_WEIGHTS_ALIAS_LIVE_WEIGHTS) never sees it. The watched "
+        "Adam run itself is healthy: it starts from the SGD run's trained weights and learns; "
+        "a run started from weights trained earlier in the same process, with a new "
+        "optimizer, is also how staged training (a head first, then the whole model) looks. "
+        "Seeing the reset needs a hook on load_state_dict before any watch, i.e. a "
+        "process-wide patch of torch, which nndebug does not install.",
+    "maml_inner_grad_without_create_graph":   # real-bug batch 86
+        "the run shows MAML that learns (its meta-loss falls like the twin's; held-out adapted "
+        "accuracy 0.85 against 0.90): without create_graph=True the meta-gradient is the "
+        "first-order one. That is exactly first-order MAML (FOMAML, learn2learn's "
+        "first_order=True, Reptile-style code), a documented choice people make on purpose: "
+        "the same autograd.grad calls without create_graph whose results build the fast "
+        "weights, and no symptom to tell the two apart, so any rule on it fires on every "
+        "deliberate first-order run.",
+    "pgd_epsilon_not_scaled_for_normalised_inputs":   # real-bug batch 87
+        "the run shows PGD adversarial training that learns (clean held-out 0.955, the twin "
+        "0.950); the harm is robustness at the intended radius (0.418 against 0.597), which "
+        "needs the radius the user meant. The monitor sees only the perturbed inputs: their "
+        "radius is 0.15 of the standardised inputs' spread against the twin's 0.40, and "
+        "healthy adversarial training spans that whole range (8/255 on [0, 1] CIFAR pixels is "
+        "~0.12 of their spread, 0.3 on MNIST ~1), so any threshold on it fires on healthy "
+        "runs at another epsilon.",
+    "fgsm_crafted_with_model_in_train_mode":   # real-bug batch 87
+        "the run shows FGSM training that learns (clean 0.975 for both) and whose "
+        "adversarial accuracy is 0.836 against the twin's 0.859 - a small loss, as in the "
+        "report (44.34% against 44.90%). Attacking in train mode is what widely used "
+        "adversarial-training code does on purpose (MadryLab's cifar10_challenge, "
+        "fast_adversarial; 'we saw little difference'), so warning on it would fire on those "
+        "healthy runs; nothing in the loss or gradients marks it.",
     "digits_mirrored_by_flip_augmentation":   # real-bug batch 76
         "the run shows a CNN on digits, half of each batch mirrored left-right, learning well "
         "(held-out 0.87 against the twin's 0.92, no loss symptom). Whether a mirrored image "
@@ -437,6 +478,19 @@ KNOWN_MISSES = {
         "small, finite gradients - a head learning to shrink a noise term looks the same as "
         "any output being fitted, and a rule on 'an output pinned at a clamp' would need the "
         "clamp's node read every step, and would also fire on healthy clamped heads at rest",
+    "tagger_tokens_shifted_one_from_tags":   # real-bug batch 89
+        "the shifted run learns the shifted rule (its loss falls like the twin's, no finding) "
+        "and the harm shows only on aligned text (0.41 against 0.99): from the ids the shift "
+        "is invisible here, since this BIO tag is explained as well by the previous character "
+        "as by its own (0.59 against 0.57 of its entropy, measured on the first lookups), so "
+        "an offset test on the ids would also flag healthy taggers whose tags depend on their "
+        "left neighbour",
+    "mixture_weights_log_softmax_over_batch":   # real-bug batch 89
+        "the run learns (its loss falls; held-out -5.15 nats against -6.84, no finding) and the "
+        "only trace is a log-softmax over axis 1 of a (7, 64, 5) tensor: by shape alone the "
+        "same as a healthy attention pooling's softmax over the time axis of (batch, time, "
+        "heads); telling the batch axis apart would need the recurrent layer's layout read "
+        "into the softmax's graph, which no observer does yet",
 }
 
 

@@ -104,6 +104,7 @@ from .whole_batch_overlaps import WholeBatchOverlaps   # real-bug batch 38
 from .pooled_log_probs import PooledLogProbs   # real-bug batch 44
 from .ppo_ratios import PpoRatios   # real-bug batch 44
 from .foreign_networks import ForeignNetworks   # real-bug batch 55
+from .unloaded_checkpoints import UnloadedCheckpoints   # real-bug batch 90
 from .soft_target_labels import SoftTargetLabels   # real-bug batch 55
 from .soft_target_padding import SoftTargetPadding, function_reduction   # real-bug batch 60
 from .categorical_inputs import CategoricalInputs   # real-bug batch 63
@@ -111,6 +112,7 @@ from .input_precision import InputPrecision   # real-bug batch 61
 from .wrapped_inputs import WrappedInputs   # real-bug batch 61
 from .validation_targets import ValidationTargets   # real-bug batch 61
 from .ctc_blank_targets import CtcBlankTargets   # real-bug batch 38
+from .ctc_alignments import CtcAlignments   # real-bug batch 89
 from .visible_targets import VisibleTargets   # real-bug batch 40
 from .sequence_reruns import SequenceReruns   # real-bug batch 40
 from .one_unit_softmaxes import OneUnitSoftmaxes   # real-bug batch 41
@@ -118,6 +120,7 @@ from .transposing_reshapes import TransposingReshapes   # real-bug batch 41
 from .target_column_scales import TargetColumnScales   # real-bug batch 42
 from .near_zero_divisors import NearZeroDivisors   # real-bug batch 42
 from .first_training_inputs import FirstTrainingInputs   # read by the next two
+from .recomputed_segments import RecomputedSegments   # real-bug batch 88 (checkpointing)
 from .diffusion_noise_levels import DiffusionNoiseLevels   # real-bug batch 71
 from .target_values_in_features import TargetValuesInFeatures   # real-bug batch 42
 from .identical_input_rows import IdenticalInputRows   # real-bug batch 45
@@ -204,6 +207,8 @@ class Around:
         self.origins = NonFiniteOrigins(adapter, observed, adapter.model, optimizer, on_error)
         self.signed_targets = SignedTargets(adapter, observed, current_step, on_error)   # +1/-1
         self.ctc_blanks = CtcBlankTargets(adapter, observed, current_step, on_error)   # id 0
+        self.ctc_alignments = CtcAlignments(adapter, observed, current_step,
+                                            on_error)   # lengths, label ids (batch 89)
         self.visible_targets = VisibleTargets(adapter, observed, current_step,
                                               on_error)   # labels shown in the input
         self.sequence_reruns = SequenceReruns(adapter, observed, current_step,
@@ -220,11 +225,15 @@ class Around:
         self.ppo_ratios = PpoRatios(adapter, observed, on_error)   # exp(lp - old lp) (batch 44)
         self.loss_graph.readers.append(self.ppo_ratios)   # its scan for a ratio
         self.foreign = ForeignNetworks(adapter, observed, on_error)   # teachers (batch 55)
+        self.unloaded_checkpoints = UnloadedCheckpoints(   # unloaded_checkpoints.py (batch 90)
+            adapter, observed, adapter.model, on_error)
         self.soft_labels = SoftTargetLabels(adapter, observed, current_step,
                                             on_error)   # KD targets vs labels (batch 55)
         self.soft_padding = SoftTargetPadding(adapter, observed, current_step,
                                               on_error)   # smoothed rows of padding (batch 60)
         self.first_inputs = FirstTrainingInputs(adapter, adapter.model, current_step, on_error)
+        self.recomputed = RecomputedSegments(adapter, observed, self.first_inputs,
+                                             on_error)   # run again in backward (batch 88)
         self.target_values = TargetValuesInFeatures(adapter, observed, self.first_inputs,
                                                     on_error)   # y in x's rows
         self.noise_levels = DiffusionNoiseLevels(adapter, observed, self.first_inputs,
@@ -380,9 +389,12 @@ class Around:
         self.norm_sites.disarm()          # shared_norm_sites.py
         self.constant_decoder.disarm()    # constant_decoder_inputs.py
         self.ppo_ratios.disarm()          # ppo_ratios.py
+        self.recomputed.after_step()      # recomputed_segments.py (batch 88)
         self.armed = False
 
     def _before_any(self, module, inputs):
+        if not self.structure.inside_forward and id(module) in self.structure.module_names:
+            self.recomputed.offer(module, self._current_step())   # batch 88: in backward?
         if module is self.structure.root:
             self._foreign_calls = 0
         elif id(module) not in self.structure.module_names:
@@ -431,6 +443,7 @@ class Around:
             self.loss_weights.offer(module, output, getattr(module, "reduction", None))   # b. 74
             self.signed_targets.offer(type(module).__name__, inputs, output)   # 0/1 for +1/-1
             self.ctc_blanks.offer_module(module, inputs, output)   # a label = the blank
+            self.ctc_alignments.offer_module(module, inputs, output)   # ctc_alignments.py
             self.target_columns.offer_module(module, inputs, output)   # column spreads
             self.soft_labels.offer(type(module).__name__, inputs)   # soft_target_labels.py
             if inputs:
@@ -484,6 +497,7 @@ class Around:
         self.losses.offer(name, output, target, options)
         self.discarded_losses.offer(output)   # discarded_losses.py
         self.ctc_blanks.offer_function(name, args, kwargs)   # ctc_blank_targets.py
+        self.ctc_alignments.offer_function(name, args, kwargs)   # ctc_alignments.py
         self.target_columns.offer_function(name, args, kwargs)   # target_column_scales.py
         return True
 
@@ -511,6 +525,7 @@ class Around:
         self.signed_targets.read()          # signed_targets.py
         self.after_step.read()              # gradients_after_step.py
         self.ctc_blanks.read()              # ctc_blank_targets.py
+        self.ctc_alignments.read()          # ctc_alignments.py
         self.visible_targets.read()         # visible_targets.py
         self.sequence_reruns.read()         # sequence_reruns.py
         self.target_columns.read()          # target_column_scales.py
@@ -518,6 +533,8 @@ class Around:
         self.target_values.read()           # target_values_in_features.py
         self.noise_levels.read()            # diffusion_noise_levels.py (batch 71)
         self.input_twins.read()             # identical_input_rows.py (batch 45)
+        if not self.armed:
+            self.recomputed.read()          # recomputed_segments.py (batch 88)
         self.mixup_partners.read()          # mixup_partners.py (batch 76)
         self.augmented_targets.read()       # augmented_targets.py (batch 76)
         self.pretrained_norms.read()        # pretrained_norm_inputs.py (batch 73)
@@ -563,6 +580,7 @@ class Around:
         self._read_schedulers()      # inside the user's loop: the scheduler is still a local
         self.disarm()
         self.foreign.read()          # inside the user's loop: the teacher is still a local
+        self.unloaded_checkpoints.read()   # ... and the checkpoint (batch 90)
         self.soft_labels.read()      # soft_target_labels.py (batch 55)
         self._loss_modules = {}
         self.warnings.close()

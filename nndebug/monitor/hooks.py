@@ -71,6 +71,7 @@ class StepHooks:
         # bypass its attention mode (attention_capture.py), which would see each of them
         self.quiet = contextlib.nullcontext
         self.delivered, self.snapshot = [], None
+        self.events = []   # real-bug batch 87 (arm resets it)
         self._snapshot_buffers = None         # reused by every record (copies_into)
         self.forward = self.buffer = None
         self._handles, self._hook_tables = [], None
@@ -90,6 +91,10 @@ class StepHooks:
         adapter = self.adapter
         self.armed, self.heavy, self.rows = True, heavy, rows
         self.delivered = [None] * len(self.params)
+        # real-bug batch 87: this step's forwards ("A": on an input that requires grad, an
+        # attack's or a saliency pass's; "T": any other) and backward passes that reached the
+        # first parameter's .grad ("B"), in order (short Python strings, nothing on the device)
+        self.events = []
         self.forward, self.buffer = None, Forward()
         # the weights before the update, in buffers kept from one record to the next
         self.snapshot = self._snapshot_buffers = adapter.copies_into(self._snapshot_buffers,
@@ -156,9 +161,13 @@ class StepHooks:
             delivered = self.delivered
             previous = delivered[index]
             delivered[index] = grad if previous is None else previous + grad
+            if index == 0:
+                self.events.append("B")       # batch 87: a backward pass reached .grad
         return on_grad
 
     def _on_root_input(self, module, inputs):
+        first = next(iter(self.adapter.float_leaves(inputs)), None)
+        self.events.append("A" if getattr(first, "requires_grad", False) else "T")   # batch 87
         if self.forward is not None:      # a training forward was already measured this step
             return
         self.buffer = buffer = Forward()
@@ -245,6 +254,16 @@ class StepHooks:
 
     def _on_root_output(self, module, inputs, output):
         buffer = self.buffer
+        if self.forward is not None and self.forward.eval_layers:
+            # real-bug batch 87: a later forward with a graph in the same step (the training
+            # forward after an attack or saliency pass run in eval mode) that runs a layer in
+            # train mode: that layer was trained in train mode. Python flags only.
+            if any(getattr(t, "requires_grad", False)
+                   for t in self.adapter.float_leaves(output)):
+                self.forward.eval_layers = [n for n, m in self.mode_layers
+                                            if n in self.forward.eval_layers
+                                            and not self.adapter.is_training(m)]
+            return
         if buffer is None or self.forward is not None:
             return
         leaves = self.adapter.float_leaves(output)

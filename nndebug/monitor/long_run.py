@@ -86,6 +86,7 @@ CONTINUED = ("loss_calls", "warnings", "norm_batches", "graph_nodes", "leaf_loss
 CONTINUED += ("visible_targets", "order_blind_outputs",
               "cross_document_reads")   # real-bug batch 40 (first token calls)
 CONTINUED += ("one_unit_softmaxes", "transposing_reshapes")   # real-bug batch 41 (graph walks)
+CONTINUED += ("ctc_alignments",)   # real-bug batch 89 (first CTC calls)
 CONTINUED += ("multiplied_skips", "head_softmaxes",
               "patch_grid_reshapes")   # real-bug batch 57 (forward walk)
 CONTINUED += ("target_column_scales",)   # real-bug batch 42 (first regression loss calls)
@@ -103,6 +104,9 @@ CONTINUED += ("in_place_skips", "shared_norm_sites")   # real-bug batch 43 (firs
 CONTINUED += ("start_parameter_values",   # real-bug batch 64 (read when watch first started,
               "in_place_inputs")   # first recorded steps' hooks)
 CONTINUED += ("zero_start_parameters",)   # real-bug batch 82 (read when watch first started)
+CONTINUED += ("input_gradient_passes",)   # real-bug batch 87 (recorded steps' hooks)
+CONTINUED += ("recomputed_segments",)   # real-bug batch 88 (first recorded steps)
+CONTINUED += ("unloaded_checkpoints",)   # real-bug batch 90 (watch start and close)
 CONTINUED += ("pretrained_norm_inputs",)   # real-bug batch 73 (first recorded step's hooks)
 CONTINUED += ("loss_weights",)   # real-bug batch 74 (first recorded steps' loss calls)
 CONTINUED += ("single_value_norms", "dropout_outputs",

@@ -543,6 +543,16 @@ class Monitor:
         if row_sample is not None:
             self.rows.take(row_sample, record, self.run.observed)
         record.eval_layers = list(forward.eval_layers)
+        if "A" in hooks.events and len(self.run.observed.input_gradient_passes) < 64:
+            # real-bug batch 87: backward passes that reached .grad right after a forward on
+            # an input requiring grad (an attack's loss.backward()) before the step's last
+            # training forward-and-backward ("TB"; a GAN generator's pass through the
+            # watched discriminator comes after it), and all of this step's passes
+            # (rules/setup.py, GRADIENTS_ACCUMULATING)
+            events = "".join(hooks.events)
+            before = events[:max(events.rfind("TB"), 0)]
+            self.run.observed.input_gradient_passes.append(
+                (step, before.count("AB"), events.count("B")))
         record.lrs = self._learning_rates()
         record.judged = self._recording == JUDGED
         self.run.records.append(record)

@@ -133,6 +133,8 @@ def summarize(sample, shape=None):
     mode_runs, others_runs = max(_in_runs(grid, grid == mode) for grid in grids)
     summary = {"target_mode": float(mode), "target_mode_share": float(mode_count / ids.size),
                "target_mode_in_runs": mode_runs, "target_others_in_runs": others_runs}
+    if len(grids) == 2:              # a whole (rows, positions) target: padding ends rows
+        summary["target_mode_in_tails"] = max(_in_tails(grid == mode) for grid in grids)
     if counted is None:
         valid = ids[(ids >= 0) & (ids < MAX_CLASSES)]
         if valid.size and np.issubdtype(valid.dtype, np.number):
@@ -160,6 +162,19 @@ def _class_counts(ids):
     if low < 0 or high >= MAX_CLASSES:
         return None
     return np.bincount(ids.astype(np.int64, copy=False), minlength=high + 1)
+
+
+def _in_tails(chosen):
+    """Share of the chosen positions that lie in a run reaching the end or the start of
+    their row (real-bug batch 89: a padded row's pad ids all do, a tag that also occurs
+    inside the rows does not)."""
+    total = int(chosen.sum())
+    if not total:
+        return 0.0
+    width = chosen.shape[1]
+    ends = [np.where(side.all(1), width, np.argmax(~side, axis=1))
+            for side in (chosen, chosen[:, ::-1])]
+    return float(np.minimum(np.maximum(*ends), chosen.sum(1)).sum() / total)
 
 
 def _in_runs(grid, chosen):

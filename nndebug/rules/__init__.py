@@ -78,6 +78,7 @@ from . import stacked_linears  # noqa: F401
 from . import init_scale  # noqa: F401
 from . import loss_side  # noqa: F401
 from . import ctc_inputs  # noqa: F401
+from . import ctc_alignments  # noqa: F401  (real-bug batch 89: CTC lengths, label ids)
 from . import class_axis  # noqa: F401
 from . import class_weights  # noqa: F401
 from . import zero_class_weights  # noqa: F401  (real-bug batch 62)
@@ -109,6 +110,7 @@ from . import functional_dropout  # noqa: F401
 from . import loss_terms  # noqa: F401
 from . import loss_reductions  # noqa: F401
 from . import detached_terms  # noqa: F401
+from . import recomputed_segments  # noqa: F401  (real-bug batch 88: checkpointing)
 from . import self_additions  # noqa: F401
 from . import learning_rate  # noqa: F401
 from . import blow_ups  # noqa: F401

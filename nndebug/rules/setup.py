@@ -10,6 +10,7 @@ import numpy as np
 from ..findings import Finding
 from .context import (MAJORITY, MIN_RECORDS, ROW_SUM_TOLERANCE, judged_loss_calls, modules,
                       names, observed_list, per_parameter, short_list)
+from .curve import learning_poor
 from .graph import rule
 
 ACCUMULATION_TOLERANCE = 0.01  # [design] .grad may differ from what backward delivered by 1%
@@ -106,13 +107,21 @@ def unfrozen_outside_optimizer(ctx):
             "them alone until they are unfrozen).")
 
 
+FEW_STEPS_MIN_WATCHED = 20   # [design] watched steps needed before a share of them is read
+FEW_STEPS_FRACTION = 0.1     # [design] the optimizer stepped on at most 1 watched step in 10:
+                             # a step every 25 batches (logging) or once per epoch of 28 gives
+                             # 0.04; accumulation over 2-8 micro-batches, watched per
+                             # micro-batch, gives 0.125-0.5 (core variants 7)
+
+
 @rule(produces="NO_OPTIMIZER_STEP")
 def no_optimizer_step(ctx):
-    """Backward ran under watch (parameters hold gradients) and step() was never called."""
+    """Backward ran under watch (parameters hold gradients) and step() was never called; or
+    the optimizer stepped on only a few of the watched steps (``_rare_optimizer_steps``)."""
     observed = getattr(ctx.run, "observed", None)
     holding = getattr(observed, "unstepped_gradients", 0) or 0
     if holding == 0 or ctx.run.records or len(ctx.losses):
-        return None
+        return _rare_optimizer_steps(ctx, observed)
     return Finding(
         code="NO_OPTIMIZER_STEP", severity="warning", step=0,
         message=f"Backward passes ran under watch ({holding} parameter tensor(s) hold "
@@ -124,6 +133,40 @@ def no_optimizer_step(ctx):
         evidence={"parameters_with_gradients": holding},
         fix="Make sure optimizer.step() runs (accumulating? also step on the last batch of an "
             "epoch), and call watch's step(loss) once after each optimizer.step().")
+
+
+def _rare_optimizer_steps(ctx, observed):
+    """NO_OPTIMIZER_STEP when ``optimizer.step()`` is reached on only a few batches: indented
+    into the ``if i % 25 == 0:`` logging branch, the epoch's summed loss stepped once after the
+    batch loop (core variants 7). The loss is logged every batch, so the curve looks like a
+    tiny learning rate. Read from ``observed.stepped_total`` (the optimizer's step post-hook
+    counts the watched steps in which it stepped, from ``stepped_since``;
+    ``monitor/optimizer_steps.py``) against the watched steps since then. A warning when it
+    stepped on at most FEW_STEPS_FRACTION of them and learning is poor, info otherwise.
+    Healthy look-alike: gradient accumulation watched after every micro-batch (not after
+    optimizer.step(), as the docs ask) steps once in k watched steps, k of 2-8 above the
+    fraction; such a run that learns is info only."""
+    since = getattr(observed, "stepped_since", None)
+    if since is None:
+        return None
+    stepped = int(getattr(observed, "stepped_total", 0) or 0)
+    watched = int((ctx.loss_steps >= since).sum()) if len(ctx.loss_steps) else 0
+    if stepped == 0 or watched < FEW_STEPS_MIN_WATCHED or \
+            stepped > FEW_STEPS_FRACTION * watched:
+        return None     # never stepped: the rule above; often enough: healthy
+    poor = learning_poor(ctx)
+    return Finding(
+        code="NO_OPTIMIZER_STEP", severity="warning" if poor else "info", step=int(since),
+        message=f"The optimizer stepped on only {stepped} of the {watched} watched steps: the "
+                "loss is computed every batch, but optimizer.step() is reached on a few only "
+                "(indented into a logging or `if` branch, or called once after the batch "
+                "loop), so the model learns from a small share of its batches"
+                + (" - and learning is poor." if poor else "."),
+        evidence={"stepped_steps": stepped, "watched_steps": watched,
+                  "threshold": FEW_STEPS_FRACTION, "learning_poor": bool(poor)},
+        fix="Call loss.backward() and optimizer.step() for every batch, inside the batch loop "
+            "(accumulating? step every k micro-batches and call watch's step() after each "
+            "optimizer.step()).")
 
 
 @rule(produces=("GRADIENTS_ACCUMULATING", "GRADIENTS_DISCARDED"),
@@ -172,7 +215,7 @@ def gradients_accumulating(ctx):
                             "held_over_delivered": float(np.median(held_ratio[row][row_ok])),
                             "excess_over_delivered": float(np.median(excess_ratio[row][row_ok]))}
     if len(flagged) < MIN_RECORDS or len(flagged) < MAJORITY * checked:
-        return _eval_gradients_carried(ctx)
+        return _eval_gradients_carried(ctx) or _attack_gradients_kept(ctx)
     if not averaged_over_ranks and np.median(ratios) < DISCARDED_RATIO:
         return Finding(
             code="GRADIENTS_DISCARDED", severity="warning", step=flagged[0],
@@ -197,6 +240,58 @@ def gradients_accumulating(ctx):
         fix="Call optimizer.zero_grad() (or model.zero_grad()) once per optimizer step, before "
             "loss.backward(). To accumulate over micro-batches on purpose, zero once per "
             "optimizer step and call watch's step() only after optimizer.step().")
+
+
+ATTACK_KEPT_EXCESS = 0.05   # [design] median |.grad - delivered| / |delivered| under which
+                            # .grad still holds every backward pass of the step (summed, so
+                            # the two differ by rounding only); a zero_grad() after the attack
+                            # leaves |attack| / |attack + training|, ~0.5 or more (batch 87)
+
+
+def _attack_gradients_kept(ctx):
+    """GRADIENTS_ACCUMULATING from recorded steps whose backward passes into .grad include
+    one right after a forward on an input that requires grad (an adversarial attack or a
+    saliency pass calling loss.backward() for the input's gradient) and a later one, and
+    whose optimizer stepped on .grad still holding all of them: the attack's passes added the
+    weights' gradient too, and no zero_grad() came between the attack and the training
+    backward (real-bug batch 87). An attack taking the gradient with torch.autograd.grad,
+    or zeroing before the training backward, or one backward per step (free adversarial
+    training) stays out."""
+    rows = {int(step): (int(attack), int(passes)) for step, attack, passes in
+            observed_list(ctx, "input_gradient_passes")}
+    width = len(ctx.run.params)
+    kept, checked = [], 0
+    for r in ctx.records:
+        attack, passes = rows.get(r.step, (0, 0))
+        if not r.backward or attack < 1 or passes <= attack:
+            continue
+        excess, grad = per_parameter(r, "held_excess", width), per_parameter(r, "grad_norm", width)
+        if excess is None or grad is None:
+            continue
+        ok = np.isfinite(excess) & np.isfinite(grad) & (grad > 0)
+        if not ok.any():
+            continue
+        checked += 1
+        if float(np.median(excess[ok] / grad[ok])) < ATTACK_KEPT_EXCESS:
+            kept.append((r.step, attack, passes))
+    if len(kept) < MIN_RECORDS or len(kept) < MAJORITY * checked:
+        return None
+    step, attack, passes = kept[0]
+    return Finding(
+        code="GRADIENTS_ACCUMULATING", severity="error", step=step,
+        message=f"At optimizer.step() the parameters' .grad held all {passes} backward passes "
+                f"of step {step}, {attack} of them run right after a forward on an input that "
+                "requires grad (an adversarial attack or a saliency map calling "
+                "loss.backward() to get the input's gradient): those passes added the "
+                "weights' gradient as well, and the optimizer stepped on the attack's "
+                f"gradients plus the training one ({len(kept)} of {checked} such recorded "
+                "steps).",
+        evidence={"steps": [k[0] for k in kept[:20]], "attack_passes": kept[0][1],
+                  "passes": kept[0][2], "steps_checked": checked,
+                  "threshold": ATTACK_KEPT_EXCESS},
+        fix="Call optimizer.zero_grad() after the attack, right before the training "
+            "backward (or take the input's gradient with torch.autograd.grad(loss, x), "
+            "which leaves the weights' .grad alone).")
 
 
 def _eval_gradients_carried(ctx):
