@@ -289,6 +289,7 @@ ROW_LISTS = ("optimizer_starts", "validation_inputs", "seed_calls", "module_free
 them as JSON lists and reads each row back with its types."""
 ROW_LISTS += ("repeated_modules", "stacked_linears")   # real-bug batch 23 (model definition)
 ROW_LISTS += ("joint_scaling",)   # real-bug batch 26 (sequence leaks)
+ROW_LISTS += ("training_input_signs",)   # core variants 7 (VALIDATION_INPUTS_RESCALED)
 ROW_LISTS += ("policy_gradient_terms", "entropy_terms")   # real-bug batch 25 (RL loops)
 ROW_LISTS += ("lr_multipliers", "slow_group_weights")   # real-bug batch 28 (fine-tuning)
 ROW_LISTS += ("feature_moments",)   # real-bug batch 27 (tabular)
@@ -419,10 +420,16 @@ class Observed:
                                                           # (monitor/optimizer_restarts.py)
     validation_inputs: list = field(default_factory=list)  # [(step, mean, std, a batch-norm
                                                           # layer in training mode, a dropout
-                                                          # layer in training mode)] of the
-                                                          # first validation forwards; mean
-                                                          # and std NaN for token ids
-                                                          # (monitor/validation_inputs.py)
+                                                          # layer in training mode, the
+                                                          # share of negative entries)] of
+                                                          # the first validation forwards;
+                                                          # mean, std and share NaN for token
+                                                          # ids (monitor/validation_inputs.py)
+    training_input_signs: list = field(default_factory=list)  # [(step, the share of
+                                                          # negative entries)] of the first
+                                                          # training batches, read only when
+                                                          # the run validates (core variants
+                                                          # 7, monitor/training_input_signs.py)
     seed_calls: list = field(default_factory=list)        # [(step, seed)] of the user's
                                                           # torch.manual_seed calls while
                                                           # watching, the first 64

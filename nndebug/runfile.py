@@ -207,9 +207,10 @@ def _optimizer_start(row):
 
 
 def _validation_input(row):
-    step, mean, std, norm_training, dropout_training = row
+    step, mean, std, norm_training, dropout_training = row[:5]
+    negative = row[5:]     # the share of negative entries (none in files saved before it)
     return (int(step), float(_number(mean)), float(_number(std)), bool(norm_training),
-            bool(dropout_training))
+            bool(dropout_training)) + tuple(float(_number(v)) for v in negative)
 
 
 def _seed_call(row):
@@ -625,6 +626,11 @@ def _validation_row_match(row):   # real-bug batch 46
     return int(batch), int(rows), int(matched), int(distinct), int(kept), int(values)
 
 
+def _training_input_sign(row):   # VALIDATION_INPUTS_RESCALED (core variants 7)
+    step, negative = row
+    return int(step), float(_number(negative))
+
+
 def _row_standardised_input(row):   # real-bug batch 46
     step, rows, features, standardised, share = row
     return int(step), int(rows), int(features), int(standardised), float(share)
@@ -632,6 +638,7 @@ def _row_standardised_input(row):   # real-bug batch 46
 
 ROW_READERS.update(validation_row_matches=_validation_row_match,   # real-bug batch 46
                    row_standardised_inputs=_row_standardised_input)
+ROW_READERS.update(training_input_signs=_training_input_sign)   # core variants 7
 
 
 def _constant_decoder_input(row):

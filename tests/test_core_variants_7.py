@@ -45,6 +45,9 @@ def test_a_univariate_forecast_validated_teacher_forced_is_named():
     the probe (flatten(2)) and nothing was said."""
     v = _variant("seq2seq_forecast_validated_teacher_forced")
     assert "VALIDATION_TEACHER_FORCED" in _codes(v.build(False))
+    # its twin validates on the end of a drifting series: centred data on both sides, moved
+    # 1.5 stds - no skipped scaler (VALIDATION_INPUTS_RESCALED was a false alarm here)
+    assert _codes(v.build(True)) == []
 
 
 def test_a_plateau_scheduler_stepped_per_batch_is_noted_and_one_per_epoch_is_not():

@@ -47,7 +47,7 @@ def _findings(mon):
 
 def _train(*, relabel=None, rescale=1.0, shift=0.0, val_mode="eval", norm=False,
            dropout=False, optimizer_every=None, sgd=False, train_noise=0.0, train_scale=1.0,
-           pseudo_labels=False):
+           pseudo_labels=False, unit=False, train_shift=0.0):
     """A small MLP on the blobs (4 classes), validated every EVERY steps on fresh draws of the
     same blobs. ``relabel``: a permutation applied to the validation labels; ``rescale``,
     ``shift``: what the validation inputs are multiplied by and moved by; ``val_mode``:
@@ -55,11 +55,13 @@ def _train(*, relabel=None, rescale=1.0, shift=0.0, val_mode="eval", norm=False,
     every that many steps; ``train_noise``: extra noise on the training inputs only (an
     augmentation); ``train_scale``: what the training inputs are multiplied by;
     ``pseudo_labels``: a no-gradient forward in training mode on every step, on inputs of
-    another scale (a semi-supervised recipe's pseudo-labels). Returns the closed monitor."""
+    another scale (a semi-supervised recipe's pseudo-labels); ``unit``: every input squashed
+    into (0, 1) first (raw pixel-like data), ``train_shift``: what the training inputs are
+    moved by after ``train_scale``. Returns the closed monitor."""
     torch.manual_seed(0)
     model = _model(norm, dropout)
     x_val, y_val = _validation_set()
-    x_val = x_val * rescale + shift
+    x_val = (torch.sigmoid(x_val) if unit else x_val) * rescale + shift
     if relabel is not None:
         y_val = torch.tensor(relabel)[y_val]
 
@@ -76,7 +78,7 @@ def _train(*, relabel=None, rescale=1.0, shift=0.0, val_mode="eval", norm=False,
                     optimizer = build()
                 if train_noise:
                     xb = xb + train_noise * torch.randn(xb.shape, generator=noise)
-                xb = xb * train_scale
+                xb = (torch.sigmoid(xb) if unit else xb) * train_scale + train_shift
                 if pseudo_labels:
                     with torch.no_grad():
                         model(xb * 8.0)
@@ -189,10 +191,35 @@ def test_augmented_training_inputs_against_plain_validation_stay_silent():
 
 
 def test_a_normalisation_missing_from_the_validation_transforms_is_named():
-    """Normalize((0.5,), (0.5,)) in the training transforms only: training inputs twice as
-    spread as the validation ones (the healthy twin applies it to both)."""
-    assert "VALIDATION_INPUTS_RESCALED" in _problems(_train(train_scale=2.0))
-    assert "VALIDATION_INPUTS_RESCALED" not in _findings(_train(train_scale=2.0, rescale=2.0))
+    """Normalize((0.5,), (0.5,)) in the training transforms only, on inputs in (0, 1):
+    training inputs in (-1, 1), twice as spread as the raw validation ones (the healthy twin
+    applies it to both)."""
+    planted = _problems(_train(unit=True, train_scale=2.0, train_shift=-1.0))
+    assert "VALIDATION_INPUTS_RESCALED" in planted
+    train_share, eval_share = planted["VALIDATION_INPUTS_RESCALED"].evidence["negative_shares"]
+    assert train_share > 0.2 and eval_share == 0.0
+    assert "VALIDATION_INPUTS_RESCALED" not in _findings(
+        _train(unit=True, train_scale=2.0, train_shift=-1.0, rescale=2.0, shift=-1.0))
+
+
+def test_a_validation_set_from_a_drifting_stretch_of_centred_data_stays_silent():
+    """Centred inputs on both sides, the validation ones moved 1.5 stds and squeezed to 0.56x
+    (a forecaster validated on the end of a drifting standardised series, core variants 7):
+    past SCALE_RATIO and SHIFT_STDS, but no skipped step looks like that."""
+    std = float(_validation_set()[0].std())
+    assert "VALIDATION_INPUTS_RESCALED" not in _findings(_train(rescale=0.56, shift=-1.5 * std))
+    # the same move on raw data against centred training data is a skipped step
+    assert "VALIDATION_INPUTS_RESCALED" in _problems(_train(rescale=8.0, shift=5.0))
+
+
+def test_rescaled_asks_more_of_two_sides_of_one_kind():
+    train = [(0.0, 1.0)] * 5
+    drifted = [(-1.5, 0.56)] * 2
+    assert rescaled(train, drifted) is not None                         # shares unknown
+    assert rescaled(train, drifted, (0.5, 0.9)) is None                 # both centred
+    assert rescaled(train, drifted, (0.5, 0.0)) is not None             # raw against centred
+    assert rescaled(train, [(0.0, 4.0)] * 2, (0.5, 0.5)) is not None    # far apart: still
+    assert rescaled(train, [(3.5, 1.0)] * 2, (0.5, 0.4)) is not None    # named
 
 
 def test_no_gradient_forwards_outside_validation_steps_are_not_validation():

@@ -128,6 +128,7 @@ from .mixup_partners import MixupPartners   # real-bug batch 76
 from .augmented_targets import AugmentedTargets   # real-bug batch 76
 from .class_only_padding import ClassOnlyPadding   # real-bug batch 65
 from .row_standardised_inputs import RowStandardisedInputs   # real-bug batch 46
+from .training_input_signs import TrainingInputSigns   # core variants 7
 from .duplicated_input_columns import DuplicatedInputColumns   # real-bug batch 59
 from .constant_decoder_inputs import ConstantDecoderInputs   # real-bug batch 49
 from .in_place_skip_inputs import InPlaceSkipInputs   # real-bug batch 43
@@ -248,6 +249,8 @@ class Around:
                                               on_error)   # one class padded (batch 65)
         self.row_scaling = RowStandardisedInputs(adapter, observed, self.first_inputs,
                                                  on_error)   # rows standardised (batch 46)
+        self.input_signs = TrainingInputSigns(adapter, observed, self.first_inputs,
+                                              on_error)   # raw or centred (core variants 7)
         self.input_precision = InputPrecision(adapter, observed, self.first_inputs,
                                               on_error)   # inputs cast to bf16 (batch 61)
         self.wrapped_inputs = WrappedInputs(adapter, observed, self.first_inputs,
@@ -545,6 +548,7 @@ class Around:
         self.origins.class_means.read()     # class_means.py (batch 75)
         self.origins.empty_overlaps.read()  # empty_overlaps.py (batch 75)
         self.row_scaling.read()             # row_standardised_inputs.py (batch 46)
+        self.input_signs.read()             # training_input_signs.py (core variants 7)
         self.copied_columns.read()          # duplicated_input_columns.py (batch 59)
         self.input_ranges.read()            # input_ranges.py (batch 59)
         self.norm_sites.read()              # shared_norm_sites.py

@@ -123,6 +123,7 @@ READ_ANEW += ("unchanged_running_buffers",)   # real-bug batch 60 (compared at f
 READ_ANEW += ("foreign_norm_statistics",
               "foreign_train_dropouts")   # real-bug batch 55 (read when the monitor closes)
 CONTINUED += ("row_standardised_inputs",)   # real-bug batch 46 (first training tables)
+CONTINUED += ("training_input_signs",)   # core variants 7 (first training batches' signs)
 CONTINUED += ("duplicated_input_columns",   # real-bug batch 59 (first training inputs,
               "input_ranges",   # the first forwards' and validation passes' ranges,
               "validation_teacher_inputs")   # one probed validation forward)

@@ -24,7 +24,7 @@ Cost: a run that never passes ``val_loss`` pays nothing; one that does pays a gr
 check per forward (about 3 microseconds: a forward pre-hook's cost in torch) from its first
 validation to the one that fills MAX_KEPT (usually the second or third). Kept in
 ``run.observed.validation_inputs`` as ``(step, mean, std, norm_training,
-dropout_training)`` (a declared field of ``nndebug.observed.Observed``: saved and loaded
+dropout_training, share of negative entries)`` (a declared field of ``nndebug.observed.Observed``: saved and loaded
 with the run).
 """
 from ..records import BATCHNORM_TYPES, DROPOUT_TYPES
@@ -59,9 +59,9 @@ class ValidationInputs:
             step, kept = self._current_step(), self.observed.validation_inputs
             for at, x, norm, dropout in self._pending:
                 if at == step and len(kept) < MAX_KEPT:
-                    mean, std = (float("nan"), float("nan")) if x is None else \
+                    mean, std, negative = (float("nan"),) * 3 if x is None else \
                         (float(v) for v in self.adapter.to_numpy(self._mean_std(x)))
-                    kept.append((step, mean, std, norm, dropout))
+                    kept.append((step, mean, std, norm, dropout, negative))
         except Exception as error:        # never break the user's step
             self._on_error(error)
         self._pending = []
@@ -98,10 +98,13 @@ class ValidationInputs:
                 any(t for norm, t in training if not norm))
 
     def _mean_std(self, x):
-        """The mean and (population) standard deviation of a tensor, stacked for one host
-        transfer: the records' own ``mean_std``, in float32 at least."""
+        """The mean, the (population) standard deviation and the share of negative entries
+        of a tensor, stacked for one host transfer: the records' own ``mean_std``, in
+        float32 at least. The share tells raw non-negative data (pixels, counts) from
+        centred data (``rules.validation_inputs``)."""
         xp = self.adapter.xp
-        return xp.stack(xp.mean_std(x.float()))
+        x = x.float()
+        return xp.stack(list(xp.mean_std(x)) + [(x < 0).float().mean()])
 
     def close(self):
         self._pending = []

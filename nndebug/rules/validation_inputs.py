@@ -19,7 +19,12 @@ the first floating-point input) and the evaluation forwards' (``run.observed.
 validation_inputs``, ``monitor/validation_inputs.py``). Held-out data drawn like the
 training data differs from it by sampling noise; augmentation widens the training inputs a
 little; what is flagged is a spread several times wider or narrower, or a mean moved by
-several training standard deviations.
+several training standard deviations. A validation set cut from the end of a drifting
+series moves too (core variants 7: 1.5 training stds lower, 0.56x the spread) while both
+sides stay centred data; a skipped step mostly leaves raw non-negative inputs on one side
+and centred ones on the other (the shares of negative entries: ``monitor/
+validation_inputs.py``, ``monitor/training_input_signs.py``), or moves them by their raw
+scale. So with both sides of one kind the change must be larger.
 
 VALIDATION_IN_TRAIN_MODE: the evaluation forwards ran with the model's batch-norm layers in
 training mode (no ``model.eval()``): each validation batch is normalised with its own
@@ -48,6 +53,17 @@ MIN_EVALUATIONS = 2          # [design] evaluation forwards measured
 MIN_TRAINING_RECORDS = 3     # [design] training batches with input statistics
 MIN_STD = 1e-8               # [design] a training std below this is a constant input
                              # (CONSTANT_INPUTS), not a scale to compare with
+RAW_NEGATIVE_SHARE = 0.01    # [design] a side with at most 1% negative entries is raw
+                             # non-negative data (pixels, counts, prices)
+CENTRED_NEGATIVE_SHARE = 0.2  # [design] a side with 20%+ negative entries is centred data
+                             # (standardised: ~50%; Normalize((0.5,), (0.5,)) of digits: ~80%)
+SAME_KIND_SCALE_RATIO = 3.0  # [design] both sides the same kind of data (both centred or both
+                             # raw): the spread must differ this many times, or
+SAME_KIND_SHIFT_STDS = 3.0   # [design] the mean move this many training stds. A time split
+                             # of a drifting standardised series (core variants 7: 1.5 stds
+                             # lower, 0.56x the spread) stays under both; raw features
+                             # against standardised ones differ by their raw scale (6 for
+                             # pixel counts 0-16, 255 for bytes against [0, 1])
 
 
 def _medians(pairs):
@@ -56,10 +72,23 @@ def _medians(pairs):
     return (None, None) if not len(values) else tuple(np.median(values, axis=0))
 
 
-def rescaled(train, evaluations):
+def one_side_raw(train_negative, eval_negative):
+    """Whether one side is raw non-negative data and the other centred, from the shares of
+    negative entries: what a skipped scaling step leaves (pixels in [0, 1] against the
+    [-1, 1] of a Normalize, counts against standardised features)."""
+    low, high = sorted((train_negative, eval_negative))
+    return low <= RAW_NEGATIVE_SHARE and high >= CENTRED_NEGATIVE_SHARE
+
+
+def rescaled(train, evaluations, negative_shares=None):
     """``(train_mean, train_std, eval_mean, eval_std)`` when the evaluation inputs' spread
     differs SCALE_RATIO times from the training inputs' or their mean moved SHIFT_STDS
-    training stds; else None. ``train``, ``evaluations``: [(mean, std)]."""
+    training stds; else None. ``train``, ``evaluations``: [(mean, std)].
+    ``negative_shares``: (training, evaluation) shares of negative entries, when measured:
+    if both sides are the same kind of data (neither ``one_side_raw``), the spread must
+    differ SAME_KIND_SCALE_RATIO times or the mean move SAME_KIND_SHIFT_STDS stds (a
+    validation set cut from the end of a drifting series moves a little, a skipped step
+    a lot)."""
     if len(train) < MIN_TRAINING_RECORDS or len(evaluations) < MIN_EVALUATIONS:
         return None
     train_mean, train_std = _medians(train)
@@ -71,7 +100,24 @@ def rescaled(train, evaluations):
     moved = abs(eval_mean - train_mean) >= SHIFT_STDS * train_std
     if not (wider or moved):
         return None
+    if negative_shares is not None and not one_side_raw(*negative_shares):
+        far = ratio >= SAME_KIND_SCALE_RATIO or ratio <= 1 / SAME_KIND_SCALE_RATIO or \
+            abs(eval_mean - train_mean) >= SAME_KIND_SHIFT_STDS * train_std
+        if not far:
+            return None
     return float(train_mean), float(train_std), float(eval_mean), float(eval_std)
+
+
+def _negative_shares(ctx, seen):
+    """(training, evaluation) median shares of negative entries, or None when either side
+    was not measured (minigrad, token ids, a run saved before the shares were kept)."""
+    train = [row[1] for row in observed_list(ctx, "training_input_signs")]
+    evaluation = [row[5] for row in seen if len(row) >= 6]
+    train = [v for v in train if np.isfinite(v)]
+    evaluation = [v for v in evaluation if np.isfinite(v)]
+    if not train or not evaluation:
+        return None
+    return float(np.median(train)), float(np.median(evaluation))
 
 
 @rule(produces="VALIDATION_INPUTS_RESCALED", explains={"OVERFITTING"})
@@ -79,7 +125,8 @@ def validation_inputs_rescaled(ctx):
     train = [(r.inputs["mean"], r.inputs["std"]) for r in ctx.run.records
              if r.inputs and "mean" in r.inputs and "std" in r.inputs]
     seen = observed_list(ctx, "validation_inputs")
-    found = rescaled(train, [(seen_at[1], seen_at[2]) for seen_at in seen])
+    shares = _negative_shares(ctx, seen)
+    found = rescaled(train, [(seen_at[1], seen_at[2]) for seen_at in seen], shares)
     if found is None:
         return None
     train_mean, train_std, eval_mean, eval_std = found
@@ -91,7 +138,8 @@ def validation_inputs_rescaled(ctx):
                 "of the training pipeline, and its loss measures the model on inputs it "
                 "never saw.",
         evidence={"train_mean": train_mean, "train_std": train_std,
-                  "eval_mean": eval_mean, "eval_std": eval_std, "evaluations": len(seen)},
+                  "eval_mean": eval_mean, "eval_std": eval_std, "evaluations": len(seen),
+                  "negative_shares": shares},
         fix="Apply to the validation inputs exactly the preprocessing the training inputs "
             "get, fitted on the training data: the same scaler's transform(), the same "
             "Normalize(mean, std) in the evaluation transforms.")
