@@ -1384,11 +1384,10 @@ def score(v, **watch):
 
 
 def main(argv=()):
-    names = [a for a in argv if not a.startswith("--")]
     watch = {"overhead": None} if "--every" in argv else {}
     torch.set_num_threads(1)
-    chosen = [v for v in VARIANTS if not names or v.name in names or v.capability in names]
-    return variant_scoring.print_table(chosen, lambda v: score(v, **watch))
+    return variant_scoring.print_table(variant_scoring.select(VARIANTS, argv),
+                                       lambda v: score(v, **watch))
 
 
 if __name__ == "__main__":

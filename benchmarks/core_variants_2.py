@@ -763,12 +763,9 @@ def score(v):
 
 
 def main(argv=()):
-    names = [a for a in argv if not a.startswith("--")]
     torch.set_num_threads(1)
-    chosen = [v for v in VARIANTS if not names or v.name in names or v.capability in names
-              or v.framework in names]
-    return variant_scoring.print_table(chosen, score,
-                                       extra_columns=[("framework", lambda v: v.framework)])
+    return variant_scoring.print_table(variant_scoring.select(VARIANTS, argv), score,
+                                       extra_columns=[variant_scoring.FRAMEWORK_COLUMN])
 
 
 if __name__ == "__main__":

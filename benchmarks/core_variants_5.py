@@ -1290,11 +1290,10 @@ def score(v):
 
 
 def main(argv=()):
-    names = [a for a in argv if not a.startswith("--")]
     torch.set_num_threads(1)
-    chosen = [v for v in VARIANTS if not names or v.name in names or v.capability in names]
     held_out = ("held-out", lambda v: getattr(v, "metric", ""))
-    return variant_scoring.print_table(chosen, score, extra_columns=[held_out])
+    return variant_scoring.print_table(variant_scoring.select(VARIANTS, argv), score,
+                                       extra_columns=[held_out])
 
 
 if __name__ == "__main__":

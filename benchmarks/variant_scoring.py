@@ -1,5 +1,5 @@
-"""What the three variant tables (``core_variants.py``, ``_2.py``, ``_3.py``) share: a
-variant and its registry, the digits they train on, and the scoring.
+"""What the variant tables (``core_variants.py`` to ``_7.py``) share: a variant and its
+registry, the digits they train on, the command line's selection, and the scoring.
 
 A variant is scored like a real-bug case (``bench_real_bugs.py``): detected when a warning or
 error names one of its EXPECTED codes, wrong cause when warnings name only others, missed
@@ -39,6 +39,17 @@ def registry():
             return build
         return register
     return variants, variant
+
+
+def select(variants, argv):
+    """The variants a table's command line names (``NAME``, ``CAPABILITY`` or ``FRAMEWORK``
+    words; options starting with ``--`` are left to the table), or all of them."""
+    names = [a for a in argv if not a.startswith("--")]
+    return [v for v in variants if not names or v.name in names or v.capability in names
+            or v.framework in names]
+
+
+FRAMEWORK_COLUMN = ("framework", lambda v: v.framework)   # for tables with minigrad variants
 
 
 def digits(steps, batch_size=64, images=False, scale=1.0, seed=0):
