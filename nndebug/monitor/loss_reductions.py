@@ -178,7 +178,7 @@ def _reduces_axis_0(node):
 
 def output_tensors(output):
     """The tensors of a forward's output: itself, or those in a tuple, list or dict
-    (``self_additions.py`` reads them too)."""
+    (``self_additions.py`` and ``recomputed_segments.py`` read them too)."""
     if hasattr(output, "grad_fn"):
         return [output]
     if isinstance(output, dict):

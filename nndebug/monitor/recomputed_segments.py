@@ -40,6 +40,8 @@ import warnings
 
 import numpy as np
 
+from .loss_reductions import output_tensors
+
 MAX_PARAMETERS = 20_000_000   # [design] larger models are not copied (a float64 copy doubles
                               # their memory; the dependency probes stop at the same size)
 DIRECTIONS = 3                # [design] random directions the gradient is checked along
@@ -143,7 +145,7 @@ class RecomputedSegments:
             warnings.simplefilter("ignore")   # checkpoint's own, under no_grad
             def objective():
                 torch.manual_seed(SEED)
-                outputs = [t for t in _tensors(model(x)) if t.is_floating_point()]
+                outputs = [t for t in output_tensors(model(x)) if t.is_floating_point()]
                 if not cotangents:
                     cotangents.extend(torch.randn(t.shape, generator=generator,
                                                   dtype=t.dtype).to(t.device) for t in outputs)
@@ -190,13 +192,3 @@ class RecomputedSegments:
             self._keep(False, None, finite, "the function is not finite around the weights")
             return
         self._keep(True, float(np.median(errors)), finite, None)
-
-
-def _tensors(output):
-    if hasattr(output, "grad_fn"):
-        return [output]
-    if isinstance(output, dict):
-        output = list(output.values())
-    if isinstance(output, (tuple, list)):
-        return [item for item in output if hasattr(item, "grad_fn")]
-    return []
