@@ -29,6 +29,7 @@ from benchmarks.real_bugs import maml_validation_finetunes_meta_learner_in_place
 from benchmarks.real_bugs._common import batches, classification  # noqa: E402
 from nndebug.observed import Observed  # noqa: E402
 from nndebug.rules import rewritten_weights  # noqa: E402
+from nndebug.rules.context import curve_summary  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 PROBLEMS = ("warning", "error")
@@ -166,9 +167,13 @@ class _Run:
 
 
 class _Ctx:
+    """The parts of ``rules.context.Context`` the burst rule reads (its finite curve and the
+    curve's summary)."""
+
     def __init__(self, run):
         self.run = run
-        self.loss_steps, self.losses = run.loss_array()
+        self.curve_steps, self.curve = run.loss_array()
+        self.summary = curve_summary(self.curve)
 
 
 def _curve(jumps, n=200, rise=0.3, seed=0):

@@ -166,12 +166,12 @@ class StepHooks:
         return on_grad
 
     def _on_root_input(self, module, inputs):
-        first = next(iter(self.adapter.float_leaves(inputs)), None)
-        self.events.append("A" if getattr(first, "requires_grad", False) else "T")   # batch 87
+        leaves = self.adapter.float_leaves(inputs)
+        attack = bool(leaves) and getattr(leaves[0], "requires_grad", False)
+        self.events.append("A" if attack else "T")   # batch 87
         if self.forward is not None:      # a training forward was already measured this step
             return
         self.buffer = buffer = Forward()
-        leaves = self.adapter.float_leaves(inputs)
         if leaves:
             buffer.inputs = statistics.input_stats(self.xp, self.adapter.detach(leaves[0]),
                                                    self.heavy, self._statistic_failed("input"),

@@ -84,10 +84,9 @@ def weights_rewritten_outside_optimizer(ctx):
 def burst_loss_rises(ctx, bursts):
     """(rises, standard error of their mean): for each burst step, the mean loss of the
     ``FINETUNE_LOSS_WINDOW`` steps from it on minus that of the steps before it (the burst
-    ran before the loss of its step was taken); None without enough curve."""
-    steps, losses = ctx.loss_steps, ctx.losses
-    ok = np.isfinite(losses)
-    steps, losses = steps[ok], losses[ok]
+    ran before the loss of its step was taken); None without enough curve. The noise is the
+    curve summary's one-step loss noise."""
+    steps, losses = ctx.curve_steps, ctx.curve
     w = FINETUNE_LOSS_WINDOW
     rises = []
     for s in bursts:
@@ -97,14 +96,11 @@ def burst_loss_rises(ctx, bursts):
         rises.append(float(losses[i:i + w].mean() - losses[i - w:i].mean()))
     if len(rises) < FINETUNE_MIN_BURSTS or len(losses) < 4 * w:
         return None
-    differences = np.diff(losses)
-    spread = 1.4826 * float(np.median(np.abs(differences - np.median(differences))))
-    noise = spread / np.sqrt(2.0)                  # one step's loss noise
-    return rises, noise * np.sqrt(2.0 / w) / np.sqrt(len(rises))
+    return rises, ctx.summary["noise"] * np.sqrt(2.0 / w) / np.sqrt(len(rises))
 
 
 def finetuned_in_place(ctx):
-    rows = list(getattr(getattr(ctx.run, "observed", None), "shared_optimizers", None) or [])
+    rows = observed_list(ctx, "shared_optimizers")
     bursts = sorted({int(row[0]) for row in rows})
     if len(bursts) < FINETUNE_MIN_BURSTS:
         return None

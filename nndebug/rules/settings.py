@@ -97,9 +97,9 @@ def coupled_weight_decay_too_large(ctx):
         where=f"optimizer ({group.type}, param group {group.group})", step=ctx.first_step,
         message=f"{group.type} has weight_decay={group.weight_decay:g}, added to the gradient "
                 f"before {group.type} normalises it (L2, not AdamW's decoupled decay). Where "
-                "the decay "
-                "term outweighs the loss's gradient each step becomes lr x sign(w), a fixed "
-                "pull towards zero, and the weights settle where the pull balances the loss: "
+                "the decay term outweighs the loss's gradient each step becomes lr x "
+                "sign(w), a fixed pull towards zero, and the weights settle where the pull "
+                "balances the loss: "
                 f"{what}. Decays of 0.01 or more are AdamW's (or a TensorFlow config's); L2 "
                 f"with {group.type} is usually 0 to 5e-4.",
         evidence=evidence,
