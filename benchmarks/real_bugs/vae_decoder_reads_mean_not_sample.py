@@ -1,0 +1,79 @@
+"""A VAE that draws its code z = mu + eps * std and then decodes ``mu``: the sample is
+computed and thrown away. The reconstruction never sees noise, so the log variance is
+trained by the KL term alone (it goes to 0, std to 1, whatever the data) and the decoder
+learns only the posterior means: the model is a deterministic autoencoder with an L2
+pull on its codes, and decoding draws from the posterior (or the prior) gives poor images.
+
+Reported: "question for class VAE(AE)" - https://github.com/dmis-lab/VAECox/issues/6
+("z = self._reparameterize(mu, logvar)" then "recon = self.decode(mu)": "Shouldn't the
+input to our decoder be the reparameterized variable z instead of mu?"). Here a small MLP
+VAE on the 8x8 digits written as the report's. Fix: recon = self.decode(z).
+
+Measured (600 steps; the proper negative ELBO per image on all 1,797 digits, posterior
+draws with standard normal noise from a fixed generator): bug 74.7, fixed twin 24.7.
+
+As it came watch named nothing: the reconstruction of mu trains as well as an
+autoencoder's.
+"""
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+import nndebug as nd
+from benchmarks.real_bugs._common import batches, classification
+
+TITLE = "question for class VAE(AE)"
+LINK = "https://github.com/dmis-lab/VAECox/issues/6"
+EXPECTED = ("VAE_SAMPLE_NOT_DECODED",)
+STEPS = 600
+LR = 3e-3
+LATENT = 8
+
+
+class VAE(nn.Module):
+    def __init__(self, fixed):
+        super().__init__()
+        self.fixed = fixed
+        self.encoder = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 2 * LATENT))
+        self.decoder = nn.Sequential(nn.Linear(LATENT, 64), nn.ReLU(), nn.Linear(64, 64))
+
+    def forward(self, x, proper=False):
+        mu, logvar = self.encoder(x).chunk(2, dim=1)
+        z = mu + torch.randn_like(mu) * torch.exp(0.5 * logvar)
+        if self.fixed or proper:
+            return self.decoder(z), mu, logvar
+        return self.decoder(mu), mu, logvar     # BUG: the sample z is never decoded
+
+
+def vae_loss(logits, x, mu, logvar):
+    recon = F.binary_cross_entropy_with_logits(logits, x, reduction="sum") / len(x)
+    kl = -0.5 * (1 + logvar - mu ** 2 - logvar.exp()).sum(1).mean()
+    return recon + kl
+
+
+def negative_elbo(model, x):
+    """The proper per-image negative ELBO, standard normal noise (a fixed generator)."""
+    state = torch.random.get_rng_state()
+    torch.manual_seed(12345)
+    with torch.no_grad():
+        logits, mu, logvar = model(x, proper=True)
+        value = vae_loss(logits, x, mu, logvar).item()
+    torch.random.set_rng_state(state)
+    return value
+
+
+def run(fixed=False, steps=STEPS, **watch):
+    torch.manual_seed(0)
+    x, y = classification()
+    model = VAE(fixed)
+    optimizer = torch.optim.Adam(model.parameters(), lr=LR)
+    with nd.watch(model, optimizer, **watch) as mon:
+        for xb, _ in batches(x, y, steps):
+            optimizer.zero_grad()
+            logits, mu, logvar = model(xb)
+            loss = vae_loss(logits, xb, mu, logvar)
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    mon.elbo = negative_elbo(model, x)
+    return mon

@@ -1,0 +1,86 @@
+"""A VAE whose encoder has a mean head and a log-variance head, but the log variance is
+computed with the mean head: ``mu, logvar = fc_mean(h), fc_mean(h)``. The posterior's
+log variance is then forced to equal its mean in every unit, so the encoder cannot place
+a code away from 0 without also widening (mu > 0) or collapsing (mu < 0) its noise; the
+log-variance head gets no gradient at all.
+
+Reported: "LPBNN_layers bug?" - https://github.com/giannifranchi/LP_BNN/issues/3 (the
+layer computes ``embedded_mean, embedded_logvar`` both with ``encoder_fcmean``, "enforcing
+that the mean and logvar are the same"; the authors: "We will correct that mistake").
+Here a small MLP VAE on the 8x8 digits with the report's two heads. Fix: logvar =
+fc_logvar(h).
+
+Measured (600 steps; the proper negative ELBO per image on all 1,797 digits, posterior
+draws with standard normal noise from a fixed generator): bug 26.5, fixed twin 24.7.
+
+As it came watch named only NO_GRADIENT (the log-variance head gets no gradient), a
+symptom: it does not say the mean head is read twice.
+"""
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+import nndebug as nd
+from benchmarks.real_bugs._common import batches, classification
+
+TITLE = "LPBNN_layers bug?"
+LINK = "https://github.com/giannifranchi/LP_BNN/issues/3"
+EXPECTED = ("VAE_MEAN_AND_SCALE_FROM_ONE_OUTPUT",)
+STEPS = 600
+LR = 3e-3
+LATENT = 8
+
+
+class VAE(nn.Module):
+    def __init__(self, fixed):
+        super().__init__()
+        self.fixed = fixed
+        self.body = nn.Sequential(nn.Linear(64, 64), nn.ReLU())
+        self.fc_mean = nn.Linear(64, LATENT)
+        self.fc_logvar = nn.Linear(64, LATENT)
+        self.decoder = nn.Sequential(nn.Linear(LATENT, 64), nn.ReLU(), nn.Linear(64, 64))
+
+    def encode(self, x):
+        h = self.body(x)
+        if self.fixed:
+            return self.fc_mean(h), self.fc_logvar(h)
+        return self.fc_mean(h), self.fc_mean(h)   # BUG: the log variance from the mean head
+
+    def forward(self, x, proper=False):
+        mu, logvar = self.encode(x)
+        z = mu + torch.randn_like(mu) * torch.exp(0.5 * logvar)
+        return self.decoder(z), mu, logvar
+
+
+def vae_loss(logits, x, mu, logvar):
+    recon = F.binary_cross_entropy_with_logits(logits, x, reduction="sum") / len(x)
+    kl = -0.5 * (1 + logvar - mu ** 2 - logvar.exp()).sum(1).mean()
+    return recon + kl
+
+
+def negative_elbo(model, x):
+    """The proper per-image negative ELBO, standard normal noise (a fixed generator)."""
+    state = torch.random.get_rng_state()
+    torch.manual_seed(12345)
+    with torch.no_grad():
+        logits, mu, logvar = model(x, proper=True)
+        value = vae_loss(logits, x, mu, logvar).item()
+    torch.random.set_rng_state(state)
+    return value
+
+
+def run(fixed=False, steps=STEPS, **watch):
+    torch.manual_seed(0)
+    x, y = classification()
+    model = VAE(fixed)
+    optimizer = torch.optim.Adam(model.parameters(), lr=LR)
+    with nd.watch(model, optimizer, **watch) as mon:
+        for xb, _ in batches(x, y, steps):
+            optimizer.zero_grad()
+            logits, mu, logvar = model(xb)
+            loss = vae_loss(logits, xb, mu, logvar)
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    mon.elbo = negative_elbo(model, x)
+    return mon
