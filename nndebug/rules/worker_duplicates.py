@@ -28,11 +28,21 @@ fixed order, so it does not replay. One batch on every step (full-batch training
 of them. What is missed: an epoch longer than half of the dense window (the replay is not
 seen), and a Dataset that uses its index and draws only its augmentation from the copied
 generator (each worker serves other samples: the batches differ).
+
+An iterable-style dataset (real-bug batch 95) duplicates differently: each of the N workers
+gets a replica and, unless ``__iter__`` splits the data by ``get_worker_info()``, streams the
+whole epoch (espnet/espnet#2081: "the data loader generates duplicated keys if
+num_workers>=1"). With an order drawn per epoch (``set_epoch``) nothing replays, but the
+batches come in runs of exactly N equal ones. So when a DataLoader over an IterableDataset
+with N >= 2 workers is in the training code's scope (``run.observed.scoped_loaders``,
+``monitor/scoped_loaders.py``), runs of N equal batches over at least ``MIN_RUN_SHARE`` of
+the dense steps are enough. Its look-alike: data echoing by exactly N with such a loader.
 """
 import numpy as np
 
 from ..findings import Finding
 from ..records import FINGERPRINT_DENSE_STEPS
+from .context import observed_list
 from .graph import rule
 
 MIN_STEPS_SEEN = 8           # [design] consecutive fingerprinted steps before a verdict
@@ -42,6 +52,9 @@ MIN_REPEATED_NEIGHBOURS = 3  # [design] steps whose batch equals the step before
 MIN_REPLAYED_STEPS = 8       # [design] steps that replay the start, step for step: a
                              # shuffled two-sample set replays 8 steps by chance once in
                              # 2**8 tries
+MIN_RUN_SHARE = 0.75         # [design] share of the dense steps in runs of exactly N equal
+                             # batches (an iterable dataset copied to N workers: 100% in the
+                             # espnet case; a loader's last, shorter batches break a few runs)
 
 
 def consecutive_fingerprints(fingerprints):
@@ -98,6 +111,47 @@ def duplicated_by_workers(fingerprints):
     return repeated, typical, period, int(values.size)
 
 
+def iterable_workers(ctx):
+    """The most workers of a DataLoader over an iterable-style dataset in the training
+    code's scope (0: none)."""
+    rows = [row for row in observed_list(ctx, "scoped_loaders") if len(row) == 6 and row[3]]
+    return max((int(row[2]) for row in rows), default=0)
+
+
+def duplicated_by_iterable_workers(fingerprints, workers):
+    """``(repeated steps, run length, steps seen)`` when the dense steps come in runs of
+    exactly ``workers`` equal batches (most of them); else None."""
+    if workers < 2:
+        return None
+    values = consecutive_fingerprints(fingerprints)
+    if values.size < MIN_STEPS_SEEN or np.all(values == values[0]):
+        return None
+    repeated = int(np.sum(values[1:] == values[:-1]))
+    lengths = run_lengths(values)
+    in_runs = sum(n for n in lengths[:-1] if n == workers) + \
+        (lengths[-1] if lengths[-1] <= workers else 0)     # the last run may be cut short
+    if repeated < MIN_REPEATED_NEIGHBOURS or in_runs < MIN_RUN_SHARE * values.size:
+        return None
+    return repeated, workers, int(values.size)
+
+
+def iterable_finding(repeated, workers, seen):
+    return Finding(
+        code="BATCHES_DUPLICATED_ACROSS_WORKERS", severity="warning", where="DataLoader",
+        step=1,
+        message=f"Of the first {seen} steps, {repeated} trained on exactly the batch of the "
+                f"step before: the batches come in runs of {workers} identical ones, and a "
+                f"DataLoader over an IterableDataset with {workers} workers is in scope. Each "
+                "worker process gets a replica of an iterable dataset and, unless __iter__ "
+                "splits the data between them, streams all of it: every batch reaches the "
+                f"loop {workers} times, an epoch takes {workers}x the steps for the same data.",
+        evidence={"steps_seen": seen, "repeated_neighbours": repeated, "run_length": workers,
+                  "workers": workers, "threshold_run_share": MIN_RUN_SHARE},
+        fix="Give each worker its share in __iter__: info = "
+            "torch.utils.data.get_worker_info(); iterate items[info.id::info.num_workers] "
+            "when info is not None (or split the files/shards the same way).")
+
+
 @rule(produces="BATCHES_DUPLICATED_ACROSS_WORKERS", explains={"DATA_ORDER_REPEATS"})
 def batches_duplicated_across_workers(ctx):
     fingerprints = getattr(ctx.run, "fingerprints", None)
@@ -105,7 +159,8 @@ def batches_duplicated_across_workers(ctx):
         return None
     found = duplicated_by_workers(fingerprints)
     if found is None:
-        return None
+        iterable = duplicated_by_iterable_workers(fingerprints, iterable_workers(ctx))
+        return None if iterable is None else iterable_finding(*iterable)
     repeated, typical, period, seen = found
     return Finding(
         code="BATCHES_DUPLICATED_ACROSS_WORKERS", severity="warning", where="DataLoader",
