@@ -12,7 +12,10 @@ the better-separated features; the author: "May be your are right... The same op
 also in other loss function like cross_entropy_loss"). Here the repository's setting on the
 8x8 digits: an MLP to 2-D features, a linear classifier on them, cross-entropy plus 0.1 x
 center loss, the centers updated by their own SGD from the Function's center gradient (the
-mean offset per class). Fix: divide the forward and the backward by the batch size.
+mean offset per class). Fix: divide the forward and the backward by the batch size. (Scored first with
+BATCH_SUMMED_INSIDE_LOSS as the cause: that code is a saturating function applied to a
+batch's sum; the code of this cause, a term summed over the batch added to a term averaged
+over it, is LOSS_TERMS_REDUCED_DIFFERENTLY. Missed under either.)
 
 Measured (300 steps, SGD 0.05 momentum 0.9): the bug's loss 6.9 at the first step, 1.04
 over the last 10; the fixed twin's 2.4, then 0.41. In a standalone copy at seeds 0 and 1:
@@ -27,7 +30,7 @@ from benchmarks.real_bugs._common import batches, classification
 
 TITLE = "gradient needs to be divided by batch size"
 LINK = "https://github.com/jxgu1016/MNIST_center_loss_pytorch/issues/9"
-EXPECTED = ("BATCH_SUMMED_INSIDE_LOSS",)
+EXPECTED = ("LOSS_TERMS_REDUCED_DIFFERENTLY",)
 STEPS = 300
 CENTER_WEIGHT = 0.1
 
