@@ -49,6 +49,7 @@ from . import unguarded_logs
 from .class_means import ClassMeans
 from .self_masked_targets import SelfMaskedTargets   # real-bug batch 85
 from .empty_overlaps import EmptyOverlaps
+from .fragile_operations import FragileOperations   # real-bug batch 92
 from .nonfinite_nodes import NODE_OPERATIONS, flags, forward_order, grad_roots, node_kind
 from .nonfinite_nodes import saved_flags, verdict
 
@@ -101,6 +102,7 @@ class NonFiniteOrigins:
         self.class_means = ClassMeans(observed)   # (batch 75) read before the backward
         self.self_masked = SelfMaskedTargets(observed)   # (batch 85) BCE * its own targets
         self.empty_overlaps = EmptyOverlaps(observed)   # (batch 75) likewise
+        self.fragile = FragileOperations(observed)   # (batch 92) NaN that comes later
 
     def arm(self, step, closer_look=False):
         """The coming step is recorded: the mode goes on when the model's forward returns
@@ -117,6 +119,7 @@ class NonFiniteOrigins:
         self.calls, self._measured = [], set()
         self.steps_armed += 1
         self.step = step          # for the unguarded logs met on it (unguarded_logs.py)
+        self.fragile.arm(step)    # fragile_operations.py (batch 92)
         if not self.enabled or self.modes.stale or \
                 len(self.observed.nonfinite_births) >= BIRTHS_KEPT or \
                 (self.steps_armed > FIRST_STEPS_WATCHED and not closer_look):
@@ -158,6 +161,8 @@ class NonFiniteOrigins:
             if operation in unguarded_logs.LOG_OPERATIONS and id(node) not in self._measured:
                 unguarded_logs.note(self.observed, self.step, operation, node,
                                     _saved_dtype(node), MODEL_FORWARD)
+            if operation is not None and id(node) not in self._measured:
+                self.fragile.on_node(operation, node, _saved_dtype(node), MODEL_FORWARD)
             if operation is None or id(node) in self._measured or \
                     len(walked) + len(self.calls) >= CALLS_PER_STEP:
                 continue
@@ -176,6 +181,7 @@ class NonFiniteOrigins:
         self._retire()
 
     def _retire(self):
+        self.fragile.release()    # fragile_operations.py: the step's std/var results go
         try:
             self.modes.retire()
         except Exception as error:
@@ -194,6 +200,9 @@ class NonFiniteOrigins:
         """A risky call returned ``result``: measure it (device values only, no transfer)."""
         import torch
         out = result[0] if isinstance(result, (tuple, list)) and result else result
+        # batch 92: divisions by a bare std (tensors without a gradient too: advantages),
+        # fractional powers of probabilities, logs of summed exps
+        self.fragile.on_call(name, args, out, lambda: self._call_site()[1])
         if len(self.calls) >= CALLS_PER_STEP or not isinstance(out, torch.Tensor) or \
                 not out.requires_grad or not out.is_floating_point():
             return

@@ -33,6 +33,14 @@ no higher than ``SUDDEN_RISE`` times its recent median before it rules out a div
 without the operation, with the ways to find it. A NaN loss (not Inf) on such a step stays
 unexplained: the NaN may equally be a backward's, born the step before, whose update
 reached the weights.
+
+Unless the watched steps saw the structure that makes it (``observed.fragile_operations``,
+real-bug batch 92): a division by a bare std or variance (0 / 0 on a batch of equal
+values: NAN_BORN_IN_FORWARD at the first NaN step), a fractional power of a probability or
+its complement (an infinite derivative once it rounds to 0: NAN_BORN_IN_BACKWARD at the
+step before), a log of a sum of exps (forward for an Inf loss, backward for a NaN one). It
+is named for a NaN after finite losses that were not blowing up (signed losses judged by
+their typical size, not their minimum), with no NaN in the inputs.
 """
 import math
 
@@ -173,6 +181,8 @@ def nonfinite_origin(ctx):
     if found is None:
         found = _unguarded_log(ctx)
     if found is None:
+        found = _fragile_operation(ctx)
+    if found is None:
         symptom = _first_nonfinite_step(ctx)
         found = None if symptom is None else _unrecorded_forward_birth(ctx, symptom)
     return found
@@ -231,6 +241,98 @@ def _unguarded_log(ctx):
         fix="Compute the loss from logits (F.cross_entropy, log_softmax, F.logsigmoid, "
             "F.binary_cross_entropy_with_logits), or put an eps inside the log "
             "(log(p + eps), log(1 - p + eps)) with eps above the dtype's spacing near 1.")
+
+
+# why an operation the origin watch read on its steps makes the NaN later, and the first fix,
+# by the start of its description (monitor/fragile_operations.py, real-bug batch 92)
+FRAGILE_WHY = (
+    ("x / ", "divides by {what} with nothing added to it or clamped on it: when every value "
+             "it is taken over is equal - a batch of equal rewards or advantages, a constant "
+             "column, a sample with one value - it is exactly 0, and 0 / 0 is NaN",
+     "Divide by std + eps (1e-8), or std.clamp_min(eps); or skip the standardisation of a "
+     "batch whose values are all equal."),
+    ("log(", "takes {what} of a mixture or likelihood written by hand: when every exp of a "
+             "row underflows to 0 (its argument below about -104 in float32: a sample far "
+             "from every sharp component) the log is -inf and the loss Inf, and a sum just "
+             "above 0 makes the log's derivative 1 / sum overflow (0 x inf is NaN in the "
+             "exps' backward)",
+     "Work in log space: torch.logsumexp(log_weights + log_terms, dim) instead of "
+     "log(sum(weights * exp(log_terms)))."),
+    ("", "computes {what}, a fractional power of a probability: its forward is finite when the probability rounds "
+         "to exactly 1 (or 0) in float32 - a logit gap past about 17 -, but x ** gamma with "
+         "0 < gamma < 1 has an infinite derivative at 0, and 0 x inf is NaN in the backward",
+     "Clamp the base away from 0 before the power ((1 - p).clamp_min(1e-6) ** gamma), or "
+     "use a gamma of 1 or more."),
+)
+FRAGILE_STEADY_RISE = SUDDEN_RISE   # [design] the last finite loss before the NaN at most
+                                    # this many times the typical |loss| before it (the
+                                    # median, or the spread of a loss that crosses 0, as a
+                                    # policy gradient's does): no climb, no blow-up
+
+
+def _steady_before(before):
+    """Whether the finite losses before a NaN show no blow-up: positive losses that did not
+    grow ``BLOW_UP_GROWTH`` times their minimum, and a last value within
+    ``FRAGILE_STEADY_RISE`` times the typical size of the ones before it (signed losses
+    included: a policy gradient's crosses 0, so its minimum says nothing)."""
+    if before.size == 0:
+        return True
+    if before.min() > 0 and before.size >= 2 and \
+            before[-1] > BLOW_UP_GROWTH * max(float(before.min()), 1e-12):
+        return False
+    if before.size < 2:
+        return True
+    earlier = before[:-1]          # the typical size of the losses before the last one
+    typical = max(float(np.median(np.abs(earlier))), float(np.std(earlier)), 1e-12)
+    return abs(float(before[-1])) <= FRAGILE_STEADY_RISE * typical
+
+
+def _fragile_operation(ctx):
+    """No record watched the step of the first NaN, but on the watched steps the training
+    step made an operation whose NaN waits for a batch or for the model's confidence
+    (``observed.fragile_operations``: a division by a bare std, a fractional power of a
+    probability, a log of summed exps; real-bug batch 92). Named for a NaN that is the
+    loss's own (no NaN in the inputs, the loss first), after finite steps that were not
+    blowing up. Forward-born ones (0 / 0; an Inf loss from log(0)) at the first NaN step;
+    backward-born ones (a power's or the log's infinite derivative, a finite loss whose
+    update made the weights NaN) at the step before it."""
+    notes = getattr(ctx.run.observed, "fragile_operations", None) or []
+    symptom = _first_nonfinite_step(ctx)
+    if not notes or symptom is None or ctx.first_nan_step is None or \
+            ctx.first_nan_step > symptom or "NAN_IN_INPUTS" in ctx.found:
+        return None
+    before = ctx.losses[(ctx.loss_steps < symptom) & np.isfinite(ctx.losses)]
+    if not _steady_before(before):
+        return None
+    seen, phase, described, source = notes[0]
+    loss = ctx.loss_by_step.get(symptom)
+    if described.startswith("log("):           # log(0) itself: an Inf loss; a NaN one: the
+        phase = "forward" if loss is not None and math.isinf(loss) else "backward"   # 1 / sum
+    if phase == "backward" and before.size == 0:
+        return None                            # a backward's NaN shows on a later loss
+    why, fix = next((w, f) for start, w, f in FRAGILE_WHY if described.startswith(start))
+    what = described[4:] if described.startswith("x / ") else described
+    step = symptom if phase == "forward" else symptom - 1
+    evidence = {"step": step, "operation": described, "source": source, "phase": phase,
+                "first_nonfinite_step": symptom, "seen_on_step": seen,
+                "finite_steps_before": int(before.size), "inferred": True}
+    where = f"at {source}" if source else "in the training step"
+    seen_what = why.format(what=what)
+    if phase == "forward":
+        return Finding(
+            code="NAN_BORN_IN_FORWARD", severity="error", where="loss", step=symptom,
+            message=f"The run's loss turned NaN at step {symptom}, after {before.size} finite "
+                    f"steps that were not blowing up. No record watched that step, but the "
+                    f"step {where} {seen_what}. The NaN loss and gradients that follow are "
+                    "its consequence.",
+            evidence=evidence, fix=fix)
+    return Finding(
+        code="NAN_BORN_IN_BACKWARD", severity="error", where="loss", step=step,
+        message=f"The run's loss turned NaN at step {symptom}, after {before.size} finite "
+                f"steps that were not blowing up: the update of step {step} carried NaN "
+                f"gradients from a finite loss. No record watched that step, but the loss "
+                f"{where} {seen_what}. One such update turns the weights into NaN.",
+        evidence=evidence, fix=fix)
 
 
 def _unrecorded_forward_birth(ctx, symptom):

@@ -1,0 +1,213 @@
+"""Operations whose NaN comes later, read for ``nndebug.rules.nonfinite_origins`` when a run's
+first NaN was born on a step no record watched (real-bug batch 92: NaN losses whose source
+the reports' answers found).
+
+The origin watch (``nonfinite_origins.py``) measures the loss's calls on the first recorded
+steps and on the schedule's closer looks. A NaN that waits for a particular batch (every
+advantage equal) or for the model to grow confident (a probability rounding to exactly 1)
+is born later, on a step that is rarely recorded; its update turns the weights into NaN and
+nothing is born after it. What can be read on the watched steps is the structure that will
+make it, as ``unguarded_logs.py`` reads a log of a probability. Three more such traps:
+
+- a division by a bare spread: ``x / t.std()``, ``x / t.var()``, ``x / torch.sqrt(t.var())``
+  with nothing added to or clamped on the divisor. The spread is 0 when every value is
+  equal (a batch of equal rewards, a constant feature column), and 0 / 0 is NaN in the
+  forward. Read on the calls (the tensors need not require a gradient: advantages are made
+  from rewards), by identity: the divisor is the very tensor a ``std``/``var`` call returned
+  on this step. ``std + eps`` or ``std.clamp_min(eps)`` is another tensor.
+- a fractional power of a probability or its complement: ``(1 - p) ** 0.5``, ``p ** gamma``
+  (0 < gamma < 1), ``sqrt(1 - p)``, p a softmax or sigmoid (or ``exp`` of a log_softmax /
+  logsigmoid). The forward is finite when p rounds to exactly 1 (or 0), but x ** gamma has
+  an infinite derivative at 0 and 0 x inf is NaN in the backward (a focal loss with a gamma
+  below 1). A clamp whose bound holds in the dtype, or an ``+ eps``, is no such chain.
+- a log of a sum of exps: ``log(sum(w * exp(a)))`` (a mixture likelihood): once every
+  ``exp`` of a row underflows (``a`` below about -104 in float32), the sum is 0 and the log
+  -inf; a sum just above 0 makes the log's derivative 1 / sum overflow, and 0 x inf is NaN
+  in the exp's backward. An ``exp`` of a difference (a max subtracted by hand) is taken as
+  guarded; ``torch.logsumexp`` is no such chain.
+
+Cost: on the origin watch's steps only (the first three recorded ones and the closer looks),
+an identity test per risky call and a walk of at most ``CHAIN_LIMIT`` graph nodes per power
+or log; no device work, no host transfer. Kept in ``observed.fragile_operations``:
+``[(step, "forward" or "backward", description, source)]``, at most ``KEPT``, one per
+description.
+"""
+from .unguarded_logs import PASS_THROUGH, _bound_holds, _clamp_bound, _kind
+
+KEPT = 4             # [design] distinct fragile operations kept: the rule names the first
+CHAIN_LIMIT = 12     # [design] nodes walked below one power or log (as unguarded_logs.py)
+SUM_DEPTH = 3        # [design] nodes between a log's sum and the exps it adds (a product by
+                     # the mixture weights, a view): past this the sum is of something else
+SPREADS = frozenset({"std", "var"})
+DIVISIONS = frozenset({"div", "divide", "true_divide", "__truediv__"})
+POWERS = frozenset({"pow", "__pow__", "sqrt"})
+LOGS = frozenset({"log", "log2", "log10"})
+LOG_PROBABILITIES = {"logsoftmax": "softmax", "logsigmoid": "sigmoid"}
+PROBABILITIES = frozenset({"softmax", "sigmoid"})
+PRODUCTS = frozenset({"mul", "div"})
+SPREADS_KEPT = 16    # [design] std/var results remembered per step (a loss makes one or two)
+
+
+class FragileOperations:
+    """Per watched step: the std/var results seen, for the division test; the notes go to
+    ``observed.fragile_operations``."""
+
+    def __init__(self, observed):
+        self.observed = observed
+        self.step = None
+        self._spreads = []      # [(tensor, "std" or "var" or "sqrt(var)")] of this step
+
+    def arm(self, step):
+        self.step, self._spreads = step, []
+
+    def release(self):
+        """The watched step is over (the optimizer steps): the std/var results go."""
+        self._spreads = []
+
+    def on_call(self, name, args, result, source):
+        """A risky call of the watched step returned ``result``; ``source()`` gives its
+        call site (asked only when something is kept)."""
+        if len(self.observed.fragile_operations) >= KEPT or not args:
+            return
+        if name in SPREADS and len(self._spreads) < SPREADS_KEPT:
+            self._spreads.append((result, name))
+        elif name == "sqrt":
+            made = self._spread_of(args[0])
+            if made == "var" and len(self._spreads) < SPREADS_KEPT:
+                self._spreads.append((result, "sqrt(var)"))
+        if name in DIVISIONS and len(args) >= 2:
+            made = self._spread_of(args[1])
+            if made is not None:
+                self._keep("forward", f"x / {made}", source)
+        grad_fn = getattr(result, "grad_fn", None)
+        if grad_fn is not None:
+            self.on_node(name, grad_fn, getattr(result, "dtype", None), source)
+
+    def on_node(self, name, node, dtype, source):
+        """A power or log met on the watched step (a call, or a node of the forward's
+        graph): kept when its argument is a fragile chain."""
+        if len(self.observed.fragile_operations) >= KEPT or node is None:
+            return
+        try:
+            if name in POWERS:
+                described = fractional_power_of_probability(node, dtype)
+                phase = "backward"
+            elif name in LOGS:
+                described = log_of_summed_exps(node)
+                phase = "forward"
+            else:
+                return
+        except Exception:      # a node kind we did not foresee: nothing to say
+            return
+        if described is not None:
+            self._keep(phase, described, source)
+
+    def _spread_of(self, tensor):
+        for kept, made in self._spreads:
+            if kept is tensor:
+                return made
+        return None
+
+    def _keep(self, phase, described, source):
+        kept = self.observed.fragile_operations
+        if len(kept) < KEPT and all(d != described for _, _, d, _ in kept):
+            where = source() if callable(source) else source
+            kept.append((int(self.step if self.step is not None else -1), phase, described,
+                         str(where or "")))
+
+
+def _parent(node, index=0):
+    parents = getattr(node, "next_functions", ()) or ()
+    return parents[index][0] if len(parents) > index else None
+
+
+def _exponent(node):
+    """The scalar exponent of a pow node (0.5 for sqrt), or None."""
+    kind = _kind(node)
+    if kind == "sqrt":
+        return 0.5
+    if kind != "pow":
+        return None
+    try:
+        value = node._saved_exponent
+    except (AttributeError, RuntimeError):
+        return None
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def fractional_power_of_probability(node, dtype):
+    """"(1 - softmax) ** 0.5" when ``node`` (a pow or sqrt backward node) raises a probability
+    or its complement, unguarded, to a power in (0, 1); else None."""
+    exponent = _exponent(node)
+    if exponent is None or not 0.0 < exponent < 1.0:
+        return None
+    current, need, complement = _parent(node), "low", False   # the base must stay above 0
+    for _ in range(CHAIN_LIMIT):
+        if current is None:
+            return None
+        kind = _kind(current)
+        inner = kind if kind in PROBABILITIES else _exp_of_log_probability(current)
+        if inner is not None:
+            base = f"(1 - {inner})" if complement else inner
+            return f"{base} ** {exponent:g}"
+        if kind == "rsub":
+            need, complement = ("high" if need == "low" else "low"), not complement
+        elif kind in ("clamp", "clampmin", "clampmax", "clip"):
+            if dtype is None or _bound_holds(_clamp_bound(current, need), need, dtype):
+                return None
+        elif kind not in PASS_THROUGH:
+            return None
+        current = _parent(current)
+    return None
+
+
+def _exp_of_log_probability(node):
+    """"softmax" / "sigmoid" when ``node`` is an exp of a log_softmax / logsigmoid (through
+    indexing and views), else None."""
+    if _kind(node) != "exp":
+        return None
+    current = _parent(node)
+    for _ in range(CHAIN_LIMIT):
+        if current is None:
+            return None
+        kind = _kind(current)
+        if kind in LOG_PROBABILITIES:
+            return LOG_PROBABILITIES[kind]
+        if kind not in PASS_THROUGH:
+            return None
+        current = _parent(current)
+    return None
+
+
+def log_of_summed_exps(node):
+    """"log(sum(exp))" when ``node`` (a log backward node) takes the log of a sum or mean
+    whose terms are exps (times weights, through views) of no difference; else None."""
+    current = _parent(node)
+    for _ in range(CHAIN_LIMIT):
+        if current is None:
+            return None
+        kind = _kind(current)
+        if kind in ("sum", "mean"):
+            break
+        if kind not in PASS_THROUGH:
+            return None
+        current = _parent(current)
+    else:
+        return None
+    reduction = _kind(current)
+    return f"log({reduction}(exp))" if _reaches_plain_exp(_parent(current), SUM_DEPTH) \
+        else None
+
+
+def _reaches_plain_exp(node, depth):
+    """Whether an exp of no difference is found below ``node`` through products and views,
+    within ``depth`` nodes."""
+    if node is None or depth < 0:
+        return False
+    kind = _kind(node)
+    if kind == "exp":
+        return _kind(_parent(node)) != "sub" if _parent(node) is not None else True
+    if kind not in PRODUCTS and kind not in PASS_THROUGH:
+        return False
+    parents = [p for p, _ in (getattr(node, "next_functions", ()) or ()) if p is not None]
+    return any(_reaches_plain_exp(p, depth - 1) for p in parents)
