@@ -14,6 +14,10 @@ draws with standard normal noise from a fixed generator): bug 74.7, fixed twin 2
 
 As it came watch named nothing: the reconstruction of mu trains as well as an
 autoencoder's.
+
+How watch finds it: the loss holds a Gaussian KL of two outputs of one encoder (mu ** 2 of
+one, exp of the other) and reads no noise draw at all on every measured step:
+VAE_SAMPLE_NOT_DECODED.
 """
 import torch
 from torch import nn

@@ -15,6 +15,10 @@ draws with standard normal noise from a fixed generator): bug 26.5, fixed twin 2
 
 As it came watch named only NO_GRADIENT (the log-variance head gets no gradient), a
 symptom: it does not say the mean head is read twice.
+
+How watch finds it: the mean added in z = mu + eps * std and the log variance under std are
+the same layer over the same input (two calls of fc_mean on h) on every measured step:
+VAE_MEAN_AND_SCALE_FROM_ONE_OUTPUT.
 """
 import torch
 from torch import nn

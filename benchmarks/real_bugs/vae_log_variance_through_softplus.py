@@ -13,6 +13,10 @@ Measured (600 steps; the proper negative ELBO per image on all 1,797 digits, pos
 draws with standard normal noise from a fixed generator): bug 26.0, fixed twin 24.7.
 
 As it came watch named nothing: the loss falls and every gradient is healthy.
+
+How watch finds it: the draw's scale is exp of a value made non-negative on its way from
+the encoder (a softplus), and every std drawn is >= 1 on every measured step:
+VAE_STD_NEVER_BELOW_PRIOR.
 """
 import torch
 from torch import nn
