@@ -335,6 +335,7 @@ ROW_LISTS += ("validation_row_matches",   # real-bug batch 46 (rows in both spli
               "row_standardised_inputs")   # tables standardised per row)
 ROW_LISTS += ("input_gradient_passes",)   # real-bug batch 87 (adversarial training)
 ROW_LISTS += ("unloaded_checkpoints",)   # real-bug batch 90 (checkpoints never loaded)
+ROW_LISTS += ("pruned_weight_regrowth", "pruned_layers")   # real-bug batch 94 (pruning)
 ROW_LISTS += ("late_gradients", "uncleared_gradients")   # real-bug batch 50 (loop order)
 ROW_LISTS += ("rewritten_weights", "self_references")   # real-bug batch 58 (copies)
 ROW_LISTS += ("constant_decoder_inputs",)   # real-bug batch 49 (a decoder fed zeros)
@@ -370,6 +371,10 @@ ROW_LISTS += ("soft_target_gradients",   # real-bug batch 85 (soft targets with 
               "self_masked_targets")   # a BCE weighted by its own targets)
 ROW_LISTS += ("batch_totals_in_terms",)   # real-bug batch 83 (a batch's total in a per-sample term)
 ROW_LISTS += ("recomputed_segments",)   # real-bug batch 88 (activation checkpointing)
+ROW_LISTS += ("fragile_operations",)   # real-bug batch 92 (NaN born later: x / std, ...)
+ROW_LISTS += ("scoped_loaders", "stored_data_scales",   # real-bug batch 95 (DataLoaders in
+              "loader_batch_forwards")   # scope, their stored data, batches as forwarded)
+ROW_LISTS += ("posterior_draws",)   # real-bug batch 91 (how a VAE's z = mu + eps * std is drawn)
 
 
 @dataclass
@@ -964,6 +969,13 @@ class Observed:
                                                           # values, their correlation with
                                                           # the image under them)] (batch
                                                           # 76, monitor/augmented_targets.py)
+    fragile_operations: list = field(default_factory=list)  # [(step, "forward" or
+                                                          # "backward", "x / std", source)]:
+                                                          # divisions by a bare spread,
+                                                          # fractional powers of a
+                                                          # probability, logs of summed exps
+                                                          # (batch 92,
+                                                          # monitor/fragile_operations.py)
     unguarded_logs: list = field(default_factory=list)  # [(step, "log(1 - sigmoid)",
                                                           # source)]: logs of a softmax or
                                                           # sigmoid nothing keeps from 0 in
@@ -1021,6 +1033,37 @@ class Observed:
                                                           # dicts of the model in the callers'
                                                           # scope at watch start (batch 90,
                                                           # monitor/unloaded_checkpoints.py)
+    scoped_loaders: list = field(default_factory=list)   # [(local name, batch_size (-1:
+                                                          # None), num_workers, iterable (0/1),
+                                                          # user's collate (0/1), dataset
+                                                          # length (-1: none))] of the
+                                                          # DataLoaders in scope at watch start
+    stored_data_scales: list = field(default_factory=list)   # [(step, loader's local name,
+                                                          # attribute, rms)] of the float arrays
+                                                          # their datasets keep, at start, on a
+                                                          # doubling ruler and at close
+    loader_batch_forwards: list = field(default_factory=list)   # [(step, training forwards,
+                                                          # first forward's leading size)] on
+                                                          # recorded steps (batch 95,
+                                                          # monitor/scoped_loaders.py)
+    pruned_weight_regrowth: list = field(default_factory=list)   # [(step pruned, parameter,
+                                                          # zero share the step before, when
+                                                          # pruned, one step later, share of the
+                                                          # pruned entries non-zero one step
+                                                          # later)] (batch 94,
+                                                          # monitor/pruned_weights.py)
+    pruned_layers: list = field(default_factory=list)    # [(module, parameter, mask entries,
+                                                          # share masked)] of torch.nn.utils.prune
+                                                          # masks at close (batch 94)
+    posterior_draws: list = field(default_factory=list)  # [(step, [[noise mean, noise std,
+                                                          # mean and scale one output (0/1),
+                                                          # std floored at 1 (0/1)] of each
+                                                          # draw z = mu + eps * std reaching
+                                                          # the loss whose scale a KL reads],
+                                                          # 1 when the loss has a Gaussian KL
+                                                          # of two encoder outputs and reads
+                                                          # no noise draw at all)]
+                                                          # (batch 91, monitor/posterior_draws.py)
 
     def to_dict(self):
         from dataclasses import asdict

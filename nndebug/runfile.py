@@ -607,6 +607,14 @@ ROW_READERS.update(recomputed_segments=lambda row: (   # real-bug batch 88
     None if row[5] is None else str(row[5])))
 ROW_READERS.update(input_gradient_passes=lambda row: (   # real-bug batch 87
     int(row[0]), int(row[1]), int(row[2])))
+ROW_READERS.update(   # real-bug batch 94 (monitor/pruned_weights.py)
+    pruned_weight_regrowth=lambda row: (int(row[0]), str(row[1]),
+                                        *(float(v) for v in row[2:6])),
+    pruned_layers=lambda row: (str(row[0]), str(row[1]), int(row[2]), float(row[3])))
+ROW_READERS.update(   # real-bug batch 95 (monitor/scoped_loaders.py)
+    scoped_loaders=lambda row: (str(row[0]), *(int(v) for v in row[1:6])),
+    stored_data_scales=lambda row: (int(row[0]), str(row[1]), str(row[2]), float(row[3])),
+    loader_batch_forwards=lambda row: tuple(int(v) for v in row[:3]))
 
 
 def _pretrained_norm_input(row):   # real-bug batch 73
@@ -1359,6 +1367,8 @@ ROW_READERS.update(tiny_norm_batches=lambda row: (int(row[0]), str(row[1]), int(
 ROW_READERS.update(mixup_partner_rows=lambda row: tuple(int(v) for v in row),   # batch 76
                    augmented_target_rows=lambda row: (*(int(v) for v in row[:5]),
                                                       float(row[5])))
+ROW_READERS.update(fragile_operations=lambda row: (int(row[0]), str(row[1]), str(row[2]),
+                                                  str(row[3])))   # batch 92
 ROW_READERS.update(unguarded_logs=lambda row: (int(row[0]), str(row[1]), str(row[2])),   # batch 75
                    picked_probability_losses=lambda row: (
                        int(row[0]), str(row[1]), str(row[2]), int(row[3]),
@@ -1368,5 +1378,8 @@ ROW_READERS.update(unguarded_logs=lambda row: (int(row[0]), str(row[1]), str(row
                    empty_overlap_targets=lambda row: tuple(int(v) for v in row))
 ROW_READERS.update(batch_totals_in_terms=lambda row: (   # real-bug batch 83
     int(row[0]), [int(n) for n in row[1]], str(row[2]), [int(n) for n in row[3]]))
+ROW_READERS.update(posterior_draws=lambda row: (   # real-bug batch 91
+    int(row[0]), [[float(d[0]), float(d[1]), int(d[2]), int(d[3])] for d in row[1]],
+    int(row[2])))
 ROW_READERS.update(soft_target_gradients=lambda row: tuple(int(v) for v in row),   # batch 85
                    self_masked_targets=lambda row: tuple(int(v) for v in row))

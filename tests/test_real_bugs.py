@@ -15,6 +15,56 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    "gradient_reversal_coefficient_negated_twice":   # real-bug batch 93
+        "the run is joint training of a classifier and a domain head on shared features; the "
+        "bug is that the gradient through the Python-written identity (the reversal layer) "
+        "reaches the features with the domain loss's own sign, which is what a healthy "
+        "gradient-scaling layer (identity forward, positive backward factor) also does: the "
+        "layer's intent is only in its code. The harm's trace is the domain term of the "
+        "summed loss falling to ~0 instead of staying near log 2 (summed loss 0.24 against "
+        "the twin's 0.83, target accuracy 0.54 against 0.84), and no observer records the "
+        "loss's addends separately. Naming it would need that addend per step and the "
+        "identity Function's backward sign read on its path; not built. "
+        "GRADIENT_REVERSAL_NOT_REVERSING is the code it would take.",
+    "center_loss_function_not_averaged_over_batch":   # real-bug batch 93
+        "the summed center term is a Python-written Function returning a scalar: the "
+        "loss's graph shows one CenterLossFunctionBackward node under its top-level sum, "
+        "not the sum inside the Function's forward, so the reductions observer (which reads "
+        "SumBackward0 / MeanBackward0 addends) cannot tell how that term treats the batch. "
+        "The trace is its size: the first loss 6.9 against the twin's 2.4. Naming it would "
+        "need the term's reduction measured (its value on half the batch halves for a sum "
+        "and stays for a mean: a re-run of the loss, which watch does not have without "
+        "loss_fn); not built.",
+    "subtract_backward_same_sign_for_subtrahend":   # real-bug batch 93
+        "the subtraction with the wrong backward is in the loss function, not given to "
+        "watch, so the loss-scale probe (which doubles the model's cotangent) never passes "
+        "through it, and doubling would not show a sign error anyway: the broken backward "
+        "is still linear in grad_output. The run looks like a divergence: its first 7 "
+        "losses are within 0.06 of the twin's, then the loss climbs to inf and NaN with update "
+        "/ weight ratios 0.005-0.09, and watch names the symptom (EXPLODING_GRADIENTS, "
+        "NAN_LOSS). Naming the cause would need a descent check (after a tiny step along "
+        "-grad the loss on the same batch must fall by about step x |grad|^2), which needs "
+        "the loss function and must exempt deliberate surrogate gradients (gradient "
+        "reversal, straight-through estimators), whose losses do not follow -grad either; "
+        "not built.",
+    "pixelcnn_mask_b_shows_lower_rows":   # real-bug batch 94
+        "the run is a convolutional model trained to output its own input image pixel by "
+        "pixel (BCE of x against x), which is what a healthy autoencoder or denoiser also "
+        "does: the output at a pixel reading that pixel is only a leak when the model "
+        "promises raster-order causality. FUTURE_LEAK's probe reads sequence models "
+        "(dim 1 a position axis, targets the inputs shifted by one). Naming it would need "
+        "a probe of the raster-order dependency (does output (i, j) read input pixels at "
+        "or after (i, j)?) run only for models built from masked convolutions whose fixed "
+        "mask has the autoregressive shape; not built. The loss shows it only relative to "
+        "what a causal model could reach (0.038 against the twin's 0.336 nats per pixel).",
+    "l1_penalty_never_reaches_zero":   # real-bug batch 94
+        "the run is healthy training with an L1 penalty on the weights (accuracy 0.930, "
+        "the twin 0.924); the harm is that no weight is exactly zero (0% against the "
+        "proximal twin's 25%), which matters only if exact sparsity was the goal. An L1 "
+        "penalty used as a plain regulariser (the common use) gives the same run: weights "
+        "shrunk and jittering near zero under subgradient descent, so any rule on it fires "
+        "on every such healthy run. L1_PENALTY_WITHOUT_ZEROS is the code it would take; "
+        "nothing in the run says exact zeros were wanted.",
     "resumed_from_ema_average_not_raw_weights":   # real-bug batch 90
         "the resumed run starts from the checkpoint's model weights exactly (the EMA average "
         "the checkpoint holds as 'model'), with the Adam state and step count of the raw "

@@ -67,6 +67,7 @@ from .detached_terms import DetachedTerms
 from .graph_walks import ForwardGraph, LossGraph
 from .self_additions import SelfAdditions
 from .reparameterisations import Reparameterisations   # real-bug batch 37
+from .posterior_draws import PosteriorDraws   # real-bug batch 91
 from .policy_gradient_terms import PolicyGradientTerms
 from .target_ids import CLASS_INDEX_LOSSES, function_call_options, loss_options
 from .binary_loss_options import binary_function_options
@@ -105,6 +106,8 @@ from .pooled_log_probs import PooledLogProbs   # real-bug batch 44
 from .ppo_ratios import PpoRatios   # real-bug batch 44
 from .foreign_networks import ForeignNetworks   # real-bug batch 55
 from .unloaded_checkpoints import UnloadedCheckpoints   # real-bug batch 90
+from .scoped_loaders import ScopedLoaders   # real-bug batch 95
+from .pruned_weights import PrunedWeights   # real-bug batch 94
 from .soft_target_labels import SoftTargetLabels   # real-bug batch 55
 from .soft_target_padding import SoftTargetPadding, function_reduction   # real-bug batch 60
 from .categorical_inputs import CategoricalInputs   # real-bug batch 63
@@ -172,8 +175,10 @@ class Around:
         self.detached = DetachedTerms(adapter, observed, parameters, optimizer, on_error)
         # one walk of the loss's graph on the first recorded steps, read by each
         self.reparameterisations = Reparameterisations(observed)   # z = mu + eps * std
+        self.posterior_draws = PosteriorDraws(observed)   # how that draw is built (batch 91)
         self.loss_graph = LossGraph(adapter, [
             self.reparameterisations.in_loss,   # what the loss reads of the scale
+            self.posterior_draws.in_loss,       # which draws are a VAE's posterior's
             WholeBatchNorms(observed),       # z / z.norm() over the whole batch
             OuterDifferences(observed),      # (N, 1) - (N,)
             SquashedBatchSums(observed),     # sigmoid(x.sum())
@@ -228,6 +233,10 @@ class Around:
         self.foreign = ForeignNetworks(adapter, observed, on_error)   # teachers (batch 55)
         self.unloaded_checkpoints = UnloadedCheckpoints(   # unloaded_checkpoints.py (batch 90)
             adapter, observed, adapter.model, on_error)
+        self.pruned = PrunedWeights(adapter, observed, adapter.model, optimizer, current_step,
+                                    on_error)   # zeros regrown, layers pruned whole (batch 94)
+        self.scoped_loaders = ScopedLoaders(   # scoped_loaders.py (batch 95)
+            adapter, observed, adapter.model, current_step, on_error)
         self.soft_labels = SoftTargetLabels(adapter, observed, current_step,
                                             on_error)   # KD targets vs labels (batch 55)
         self.soft_padding = SoftTargetPadding(adapter, observed, current_step,
@@ -277,6 +286,7 @@ class Around:
         self.forward_graph = ForwardGraph(adapter, [
             SelfAdditions(observed),                  # x + x in the forward
             self.reparameterisations.in_forward,   # eps * std in the forward
+            self.posterior_draws.in_forward,       # its noise, mean and scale (batch 91)
             PropagationMatrices(observed),            # A @ h
             StraightThroughCancellations(observed),   # x + (q - x)
             self.reversed_steps], on_error)
@@ -338,6 +348,7 @@ class Around:
         self.norm_sites.arm(step)         # shared_norm_sites.py (first steps)
         self.constant_decoder.arm(step)   # constant_decoder_inputs.py (first steps)
         self.categorical.arm(step)        # categorical_inputs.py: drops its finished hooks
+        self.scoped_loaders.arm(step)     # scoped_loaders.py (batch 95)
         if self.global_needed and self.global_steps >= STEPS_TO_FIND_A_USE and \
                 not self.attention.enabled and len(self._loss_modules) <= 1 and \
                 not self.structure.saw_unregistered_modules():
@@ -393,6 +404,7 @@ class Around:
         self.constant_decoder.disarm()    # constant_decoder_inputs.py
         self.ppo_ratios.disarm()          # ppo_ratios.py
         self.recomputed.after_step()      # recomputed_segments.py (batch 88)
+        self.scoped_loaders.disarm()      # scoped_loaders.py (batch 95)
         self.armed = False
 
     def _before_any(self, module, inputs):
@@ -585,6 +597,8 @@ class Around:
         self.disarm()
         self.foreign.read()          # inside the user's loop: the teacher is still a local
         self.unloaded_checkpoints.read()   # ... and the checkpoint (batch 90)
+        self.scoped_loaders.close()   # ... and the loaders' stored data (batch 95)
+        self.pruned.close()          # pruned_weights.py: its step hook, prune masks (batch 94)
         self.soft_labels.read()      # soft_target_labels.py (batch 55)
         self._loss_modules = {}
         self.warnings.close()

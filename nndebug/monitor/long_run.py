@@ -107,6 +107,9 @@ CONTINUED += ("zero_start_parameters",)   # real-bug batch 82 (read when watch f
 CONTINUED += ("input_gradient_passes",)   # real-bug batch 87 (recorded steps' hooks)
 CONTINUED += ("recomputed_segments",)   # real-bug batch 88 (first recorded steps)
 CONTINUED += ("unloaded_checkpoints",)   # real-bug batch 90 (watch start and close)
+CONTINUED += ("pruned_weight_regrowth",)   # real-bug batch 94 (every optimizer step)
+CONTINUED += ("scoped_loaders", "stored_data_scales",   # real-bug batch 95 (watch start,
+              "loader_batch_forwards")   # a doubling ruler, close; first recorded steps)
 CONTINUED += ("pretrained_norm_inputs",)   # real-bug batch 73 (first recorded step's hooks)
 CONTINUED += ("loss_weights",)   # real-bug batch 74 (first recorded steps' loss calls)
 CONTINUED += ("single_value_norms", "dropout_outputs",
@@ -117,6 +120,7 @@ READ_ANEW = ("module_freeze_flags", "soft_target_rows", "repeated_modules", "lr_
              "slow_group_weights")
 READ_ANEW += ("validation_row_matches",)   # real-bug batch 46 (compared at findings)
 READ_ANEW += ("rewritten_weights",)   # real-bug batch 58 (read at findings)
+READ_ANEW += ("pruned_layers",)   # real-bug batch 94 (prune masks read at close)
 READ_ANEW += ("identical_units",)   # real-bug batch 80 (read at watch start and findings)
 READ_ANEW += ("turned_off_parameters",)   # real-bug batch 81 (read at findings)
 READ_ANEW += ("unchanged_running_buffers",)   # real-bug batch 60 (compared at findings)
@@ -141,8 +145,10 @@ CONTINUED += ("category_code_columns", "embedding_field_ranges",
 CONTINUED += ("scattered_messages", "feature_axis_readouts")   # real-bug batch 66 (forward walk)
 CONTINUED += ("soft_target_gradients", "self_masked_targets")   # real-bug batch 85 (loss graph, first steps)
 CONTINUED += ("batch_totals_in_terms",)   # real-bug batch 83 (loss graph, first steps)
+CONTINUED += ("posterior_draws",)   # real-bug batch 91 (forward and loss graphs, first steps)
 CONTINUED += ("tiny_norm_batches",)   # core variants (a batch norm's 1-2 sample batches)
 CONTINUED += ("mixup_partner_rows", "augmented_target_rows")   # real-bug batch 76 (first batches)
+CONTINUED += ("fragile_operations",)   # real-bug batch 92 (the origin watch's steps)
 CONTINUED += ("unguarded_logs",   # real-bug batch 75 (the origin watch's first steps,
               "picked_probability_losses",   # the loss graph's first steps,
               "class_mean_losses", "empty_overlap_targets")   # the origin watch's losses)

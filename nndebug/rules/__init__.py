@@ -220,6 +220,9 @@ from . import attention_scale  # noqa: F401  (real-bug batch 79: logits scaled t
 from . import turned_off_parameters  # noqa: F401  (real-bug batch 81: requires_grad left off)
 from . import soft_target_gradients  # noqa: F401  (real-bug batch 85: soft targets with a gradient)
 from . import self_masked_targets  # noqa: F401  (real-bug batch 85: a BCE weighted by its targets)
+from . import posterior_draws  # noqa: F401  (real-bug batch 91: how a VAE's z is drawn)
+from . import data_loaders  # noqa: F401  (real-bug batch 95: loaders in scope, stored data)
+from . import pruning  # noqa: F401  (real-bug batch 94: pruned weights regrown, layers pruned whole)
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context
