@@ -22,6 +22,10 @@ import sys
 import time
 import warnings
 
+from benchmarks.kernel_family import use_avx2_kernels
+
+use_avx2_kernels()      # before torch: the kernels the verdicts were measured with
+
 PROBLEMS = ("warning", "error")
 
 

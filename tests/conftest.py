@@ -9,6 +9,12 @@ import os
 
 import pytest
 
+from benchmarks.kernel_family import use_avx2_kernels
+
+# Before torch is imported: the AVX2 kernels on every x86 machine, so a verdict measured on
+# one machine is the verdict on the next (benchmarks/kernel_family.py says why).
+use_avx2_kernels()
+
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
