@@ -539,6 +539,7 @@ class Around:
         read_soft_target_rows(self.adapter, self.structure.observed, self.on_error)
         self.signed_targets.read()          # signed_targets.py
         self.after_step.read()              # gradients_after_step.py
+        self.pruned.read()                  # pruned_weights.py: sampled rows (batch 94)
         self.ctc_blanks.read()              # ctc_blank_targets.py
         self.ctc_alignments.read()          # ctc_alignments.py
         self.visible_targets.read()         # visible_targets.py
