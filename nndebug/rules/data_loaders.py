@@ -44,7 +44,7 @@ MIN_TOTAL_FACTOR = 4.0       # [measured] the stored rms moved x1e4 (in-place no
                              # steps) and x1e-7 (boxes divided by 8 in place); x4 is two
                              # epochs of the mildest of them (/2 per read), past any
                              # one-off rescaling of digits in [0, 1]
-MIN_LOADER_BATCH = 2         # a loader batching fewer samples has nothing to drop
+MIN_LOADER_BATCH = 2         # [design] a loader batching fewer samples has nothing to drop
 MIN_FORWARD_STEPS = 4        # [design] recorded steps with counted forwards before a verdict
 
 

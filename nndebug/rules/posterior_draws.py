@@ -24,9 +24,9 @@ from .graph import rule
 
 DRAW_MIN_STEPS = 2           # [design] as reparameterisations.py: measured steps showing it,
                              # the loss's structure, not one branch taken once
-NOISE_MEAN_LIMIT = 0.25      # [convention] as reparameterisations.py: |mean| of >= 16 standard
+NOISE_MEAN_LIMIT = 0.25      # [design] as reparameterisations.py: |mean| of >= 16 standard
                              # normal values is under 0.25 (~68% odds at 16, > 99.9% at 256)
-NOISE_STD_RANGE = (0.7, 1.3)  # [convention] as reparameterisations.py: the sample std of >= 32
+NOISE_STD_RANGE = (0.7, 1.3)  # [design] as reparameterisations.py: the sample std of >= 32
                               # standard normal values lies there (> 99%)
 
 

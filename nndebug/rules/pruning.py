@@ -33,7 +33,7 @@ REGROWN_SHARE = 0.5      # [design] most of the pruned entries non-zero one step
                          # re-applied after each step leaves 0
 SPARSITY_LOST = 0.5      # [design] the matrix's zero share one step later at most half the
                          # pruned share: clamped non-negative weights keep theirs
-FULLY_MASKED = 1.0       # every entry of the layer's weight masked
+FULLY_MASKED = 1.0       # [design] every entry of the layer's weight masked
 
 
 @rule(produces="PRUNED_WEIGHTS_REGROW")
