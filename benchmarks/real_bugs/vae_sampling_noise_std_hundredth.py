@@ -22,10 +22,8 @@ VAE_NOISE_NOT_STANDARD_NORMAL.
 """
 import torch
 from torch import nn
-from torch.nn import functional as F
 
-import nndebug as nd
-from benchmarks.real_bugs._common import batches, classification
+from benchmarks.real_bugs._vae import train_vae
 
 TITLE = "changed VAE sampling variance to 1"
 LINK = "https://github.com/keras-team/keras/pull/4211"
@@ -58,35 +56,5 @@ class VAE(nn.Module):
         return self.decoder(self.reparameterise(mu, logvar, proper)), mu, logvar
 
 
-def vae_loss(logits, x, mu, logvar):
-    recon = F.binary_cross_entropy_with_logits(logits, x, reduction="sum") / len(x)
-    kl = -0.5 * (1 + logvar - mu ** 2 - logvar.exp()).sum(1).mean()
-    return recon + kl
-
-
-def negative_elbo(model, x):
-    """The proper per-image negative ELBO, standard normal noise (a fixed generator)."""
-    state = torch.random.get_rng_state()
-    torch.manual_seed(12345)
-    with torch.no_grad():
-        logits, mu, logvar = model(x, proper=True)
-        value = vae_loss(logits, x, mu, logvar).item()
-    torch.random.set_rng_state(state)
-    return value
-
-
 def run(fixed=False, steps=STEPS, **watch):
-    torch.manual_seed(0)
-    x, y = classification()
-    model = VAE(fixed)
-    optimizer = torch.optim.Adam(model.parameters(), lr=LR)
-    with nd.watch(model, optimizer, **watch) as mon:
-        for xb, _ in batches(x, y, steps):
-            optimizer.zero_grad()
-            logits, mu, logvar = model(xb)
-            loss = vae_loss(logits, xb, mu, logvar)
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
-    mon.elbo = negative_elbo(model, x)
-    return mon
+    return train_vae(lambda: VAE(fixed), steps, LR, **watch)
