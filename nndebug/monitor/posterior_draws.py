@@ -28,9 +28,8 @@ Cost: on the first ``STEPS_MEASURED`` recorded steps only, one pass over the nod
 shared walks already collected, plus, for each candidate (a few per model), a mean, a std,
 a count of distinct values and a minimum (a host sync each); nothing later.
 """
-from .reparameterisations import (CHAIN_LIMIT, POINTWISE, POSITIVE_MAPS,
-                                  edge_uses, inputs_of, scale_is_parameter,
-                                  scale_used_elsewhere)
+from .reparameterisations import (CHAIN_LIMIT, POINTWISE, edge_uses, inputs_of,
+                                  outside_product, scale_used_elsewhere, scaled_noise)
 
 STEPS_MEASURED = 3           # [design] as reparameterisations.py: the model's structure is
                              # the same on every step, three show it is not one odd batch
@@ -106,12 +105,7 @@ def outside_operands(nodes):
     loss shows whether it is needed)."""
     found = []
     for node in nodes:
-        if type(node).__name__ != "MulBackward0" or len(node.next_functions) != 2:
-            continue
-        (first, _), (second, _) = node.next_functions
-        if (first is None) == (second is None):
-            continue
-        tensor = getattr(node, "_saved_self" if first is None else "_saved_other", None)
+        tensor = (outside_product(node) or (None, None))[0]
         if tensor is not None and tensor.numel() >= MIN_NOISE_VALUES:
             found.append((node, tensor))
     return found
@@ -135,15 +129,10 @@ def candidate(node, means):
     """(node, scale edge, noise mean, noise std, one output, floored) when ``node``
     multiplies a continuous random draw (outside the graph) by a positive map of an
     activation; otherwise None."""
-    if type(node).__name__ != "MulBackward0" or len(node.next_functions) != 2:
+    found = scaled_noise(node)   # graph structure first: measuring the noise syncs
+    if found is None:
         return None
-    (first, _), (second, _) = node.next_functions
-    if (first is None) == (second is None):
-        return None
-    scale = node.next_functions[1] if first is None else node.next_functions[0]
-    if type(scale[0]).__name__ not in POSITIVE_MAPS or scale_is_parameter(scale):
-        return None              # cheap checks first: the noise costs host syncs
-    noise = getattr(node, "_saved_self" if first is None else "_saved_other", None)
+    noise, scale = found
     stats = continuous_draw(noise)
     if stats is None:
         return None

@@ -101,21 +101,39 @@ class _LossReader:
             sum(exp_read_as_variance(scale, nodes, uses) for _, scale in reaching)))
 
 
-def noise_draw(node):
-    """``(node, scale edge)`` when ``node`` multiplies standard normal noise (outside the
-    graph) by a positive map of an activation; otherwise None."""
+def outside_product(node):
+    """``(operand from outside the graph, the other input edge)`` when ``node`` is a
+    product of one tensor outside the graph (noise, a mask) and one inside it; else None.
+    The outside operand is the tensor autograd saved for the product (None if freed)."""
     if type(node).__name__ != "MulBackward0" or len(node.next_functions) != 2:
         return None
     (first, _), (second, _) = node.next_functions
     if (first is None) == (second is None):
         return None
-    scale = node.next_functions[1] if first is None else node.next_functions[0]
-    if type(scale[0]).__name__ not in POSITIVE_MAPS or scale_is_parameter(scale):
-        return None              # cheap checks first: the noise costs a host sync
-    noise = getattr(node, "_saved_self" if first is None else "_saved_other", None)
-    if not looks_standard_normal(noise):
+    inside = node.next_functions[1] if first is None else node.next_functions[0]
+    return getattr(node, "_saved_self" if first is None else "_saved_other", None), inside
+
+
+def scaled_noise(node):
+    """``(noise, scale edge)`` when ``node`` multiplies an operand from outside the graph by
+    a positive map (exp, softplus, sqrt) of an activation, not of a parameter; else None.
+    Only graph structure is read: measuring the noise is the caller's (host syncs)."""
+    product = outside_product(node)
+    if product is None:
         return None
-    return node, scale
+    scale = product[1]
+    if type(scale[0]).__name__ not in POSITIVE_MAPS or scale_is_parameter(scale):
+        return None
+    return product
+
+
+def noise_draw(node):
+    """``(node, scale edge)`` when ``node`` multiplies standard normal noise (outside the
+    graph) by a positive map of an activation; otherwise None."""
+    found = scaled_noise(node)
+    if found is None or not looks_standard_normal(found[0]):
+        return None              # cheap checks first: the noise costs a host sync
+    return node, found[1]
 
 
 def looks_standard_normal(tensor):
