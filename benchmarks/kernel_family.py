@@ -17,6 +17,7 @@ imported; a value the user set is kept.
 """
 import os
 import platform
+import sys
 
 KERNELS = "avx2"
 
@@ -32,7 +33,7 @@ def _has_avx2():
 def use_avx2_kernels():
     """Ask torch for its AVX2 kernels on an x86 processor that has them (see module doc);
     True when the setting is in place (set here or before), False where it does not apply."""
-    if "torch" in __import__("sys").modules and "ATEN_CPU_CAPABILITY" not in os.environ:
+    if "torch" in sys.modules and "ATEN_CPU_CAPABILITY" not in os.environ:
         return False                     # too late: torch has chosen already
     if platform.machine().lower() not in ("x86_64", "amd64") or not _has_avx2():
         return False

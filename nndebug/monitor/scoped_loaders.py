@@ -35,6 +35,8 @@ the forward counting hook only on recorded steps, and only with a user's collate
 """
 import sys
 
+from .caller_scope import user_frames
+
 LOADER_FRAMES = 8            # [design] callers' frames searched, nndebug's own not counted
 LOADERS_KEPT = 4             # [design] loaders noted at most (train, validation, test, ...)
 DATASET_DEPTH = 3            # [design] Subset/ConcatDataset wrappers followed
@@ -121,16 +123,15 @@ class ScopedLoaders:
         import numpy as np
         import torch
         from torch.utils.data import DataLoader, IterableDataset
-        users, seen = 0, set()
-        while frame is not None and users < LOADER_FRAMES and len(seen) < LOADERS_KEPT:
-            if not str(frame.f_globals.get("__name__", "")).startswith("nndebug"):
-                users += 1
-                for local, value in list(frame.f_locals.items()):
-                    if isinstance(value, DataLoader) and id(value) not in seen and \
-                            len(seen) < LOADERS_KEPT:
-                        seen.add(id(value))
-                        self._note(local, value, torch, np, IterableDataset)
-            frame = frame.f_back
+        seen = set()
+        for user in user_frames(frame, LOADER_FRAMES):
+            if len(seen) >= LOADERS_KEPT:
+                break
+            for local, value in list(user.f_locals.items()):
+                if isinstance(value, DataLoader) and id(value) not in seen and \
+                        len(seen) < LOADERS_KEPT:
+                    seen.add(id(value))
+                    self._note(local, value, torch, np, IterableDataset)
         if self._arrays:
             step = self.current_step()          # 0, or where a resumed run goes on
             self._note_scales(0 if step is None else int(step))

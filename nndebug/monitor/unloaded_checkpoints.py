@@ -33,6 +33,8 @@ fine-tuned runs; about 0.1 ms for the digits MLP).
 """
 import sys
 
+from .caller_scope import user_frames
+
 CHECKPOINT_FRAMES = 8            # [design] callers' frames searched, nndebug's own not counted
                                  # (the loop's function, its callers: where a checkpoint is
                                  # loaded and the model trained)
@@ -80,22 +82,20 @@ class UnloadedCheckpoints:
         named = list(self.model.named_parameters())
         own = {p.data_ptr() for _, p in named if p.numel()}
         weights = [(name, p) for name, p in named if p.dim() >= 2 and p.is_floating_point()]
-        found, seen, users = [], set(), 0
+        found, seen = [], set()
         if not weights:
             return found
-        while frame is not None and users < CHECKPOINT_FRAMES and \
-                len(found) < CHECKPOINT_DICTS_KEPT:
-            if not str(frame.f_globals.get("__name__", "")).startswith("nndebug"):
-                users += 1
-                for local, value in list(frame.f_locals.items()):
-                    for state in _state_dicts(value, torch):
-                        if id(state) in seen or (only is not None and id(state) not in only):
-                            continue
-                        seen.add(id(state))
-                        row = _compare(state, weights, own, torch)
-                        if row is not None and len(found) < CHECKPOINT_DICTS_KEPT:
-                            found.append((id(state), len(state), str(local), *row))
-            frame = frame.f_back
+        for user in user_frames(frame, CHECKPOINT_FRAMES):
+            if len(found) >= CHECKPOINT_DICTS_KEPT:
+                break
+            for local, value in list(user.f_locals.items()):
+                for state in _state_dicts(value, torch):
+                    if id(state) in seen or (only is not None and id(state) not in only):
+                        continue
+                    seen.add(id(state))
+                    row = _compare(state, weights, own, torch)
+                    if row is not None and len(found) < CHECKPOINT_DICTS_KEPT:
+                        found.append((id(state), len(state), str(local), *row))
         return found
 
 
