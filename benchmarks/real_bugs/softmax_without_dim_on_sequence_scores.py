@@ -28,7 +28,7 @@ from benchmarks.real_bugs._common import characters, next_character_batches
 
 TITLE = "Throw an error instead of warning on Softmax Implicit dimension"
 LINK = "https://github.com/pytorch/pytorch/pull/37399"
-EXPECTED = ("BATCH_MIXING",)
+EXPECTED = ("BATCH_MIXING", "LOG_PROBS_NORMALISED_OVER_BATCH")
 STEPS = 300
 LENGTH = 32
 

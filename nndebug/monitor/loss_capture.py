@@ -24,6 +24,7 @@ import numpy as np
 
 from ..adapters.observing import loss_inputs_from_graph
 from ..observed import LossCall
+from . import log_prob_axes     # real-bug batch 97
 from . import position_losses   # real-bug batch 65
 from .hooks import OUTPUT_MAX_COLUMNS, OUTPUT_ROWS
 from .target_ids import (CALLS_SAMPLED, CLASS_INDEX_LOSSES, MAX_CLASSES, SAMPLE_SIZE,
@@ -152,6 +153,7 @@ class LossCapture:
                 packet.add(("loss_call", "target_rows"), t[:OUTPUT_ROWS])   # label_rows()
         position_losses.pack(packet, name, output, target, self.options,
                              self.observed)   # per-position losses (batch 65)
+        log_prob_axes.pack(packet, name, out, len(self.observed.loss_calls))   # (batch 97)
 
     def take(self, values, record):
         """Turn this step's host values into a ``LossCall`` (and the logits sample into
@@ -173,6 +175,7 @@ class LossCapture:
                 and output.shape[1] >= 3:
             rows = min(OUTPUT_ROWS, output.shape[0])
             floored_rows, floored_units = floored_scores(scores.reshape(rows, output.shape[1]))
+        class_mass, batch_mass = log_prob_axes.take(values, tuple(output.shape))   # (batch 97)
         call = LossCall(step=record.step, loss=name, output_shape=tuple(output.shape),
                         target_shape=None if target is None else tuple(target.shape),
                         output_min=_or_nan(value("output_min")),
@@ -186,7 +189,8 @@ class LossCapture:
                         **label_rows(values.get(("loss_call", "target_rows")), target),
                         label_shares=label_shares(values.get(("loss_call", "target_rows")),
                                                   target),
-                        predicted_classes=_picked_ids(values.get(("loss_call", "picked"))))
+                        predicted_classes=_picked_ids(values.get(("loss_call", "picked"))),
+                        class_mass_error=class_mass, batch_mass_error=batch_mass)
         self.observed.loss_calls.append(call)
         position_losses.take(values, self.observed, record.step)   # (batch 65)
         sample = values.get(("loss_call", "sample"))
