@@ -16,7 +16,10 @@ In the loss's graph (torch) that is a subtraction or a product (``SubBackward0``
 the graph with one value per sample (a column, a row or a vector: the model's side) while
 the other is not (a tensor without gradient: the targets), and whose table is then only
 combined elementwise (squares, absolute values, logs, sums of such tables) and reduced by
-a sum or a mean: an error term. A kernel between generated and real samples (MMD) takes an
+a sum or a mean: an error term. Reshaping that keeps the table whole on the way (an
+``unsqueeze`` before a ``cat`` of several quantile heads' tables, a ``view``) is followed
+through: TorchCP's pinball loss stacks ``max((q - 1) * e, q * e).unsqueeze(1)`` per quantile
+(ml-stat-Sustech/TorchCP#27). A kernel between generated and real samples (MMD) takes an
 exponential of its table, and a pairwise loss over the model's outputs among themselves
 (energy distance, ranking) compares every pair on purpose: neither is kept. The shapes come
 from the nodes' input metadata (kept after backward, unlike their saved tensors).
@@ -38,6 +41,10 @@ ELEMENTWISE = {"PowBackward0", "AbsBackward0", "MulBackward0", "AddBackward0", "
                "ClampMinBackward0", "MaximumBackward0"}   # what an error term is built of;
                                                           # no exp: a kernel (MMD) is meant
 REDUCTIONS = {"MeanBackward0", "MeanBackward1", "SumBackward0", "SumBackward1"}
+RESHAPES = {"UnsqueezeBackward0", "SqueezeBackward0", "SqueezeBackward1", "ViewBackward0",
+            "UnsafeViewBackward0", "CatBackward0", "StackBackward0"}   # moves the table's
+                                      # entries without mixing them: followed while the
+                                      # result still holds two axes of the batch's size
 
 class OuterDifferences(FirstStepsReader):
     """A reader of ``graph_walks.LossGraph``."""
@@ -108,8 +115,9 @@ def _one_per_row(shape, rows):
 def _reduced_elementwise(node, parents):
     """Whether every use of the table, followed up, is elementwise arithmetic on the
     same table (squares, absolute values, logs, sums of such tables) that ends in a sum
-    or a mean: an error term. Anything else - an exponential (a kernel), a matrix
-    product, a softmax - and the table is meant."""
+    or a mean: an error term. Reshapes that keep the table's two batch axes (unsqueeze,
+    view, cat, stack) are followed through. Anything else - an exponential (a kernel), a
+    matrix product, a softmax - and the table is meant."""
     rows = _shape(node)[0]
     stack, seen, reduced = [node], set(), False
     while stack:
@@ -124,8 +132,16 @@ def _reduced_elementwise(node, parents):
             name = type(use).__name__
             if name in REDUCTIONS:
                 reduced = True
-            elif name in ELEMENTWISE and _shape(use) == (rows, rows):
+            elif name in ELEMENTWISE and _shape(use) == _shape(current):
+                stack.append(use)
+            elif name in RESHAPES and _holds_table(_shape(use), rows):
                 stack.append(use)
             else:
                 return False
     return reduced
+
+
+def _holds_table(shape, rows):
+    """Whether a reshaped result still has two axes of the batch's size: the (N, N) table
+    with unit or stacking axes added, e.g. (N, 1, N) or (N, Q, N)."""
+    return shape is not None and sum(1 for n in shape if n == rows) >= 2
