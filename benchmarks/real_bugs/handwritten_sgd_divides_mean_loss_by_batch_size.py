@@ -51,6 +51,6 @@ def run(fixed=False, steps=STEPS, **watch):
             with torch.no_grad():
                 sgd(model.parameters(), LR, BATCH, fixed)
             mon.step(loss)
-            losses.append(float(loss))
+            losses.append(float(loss.detach()))
     mon.losses = losses
     return mon

@@ -36,6 +36,11 @@ def _held_fraction(record, width):
 @rule(produces="GRADIENTS_CLIPPED_AWAY",
       explains={"PARAMS_NOT_UPDATING", "LR_TOO_LOW", "LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def gradients_clipped_away(ctx):
+    if not ctx.run.has_optimizer:
+        # (real-bug batch 99) without a watched optimizer .grad is read at ``mon.step``,
+        # after a hand-written update (``p -= lr * p.grad; p.grad.zero_()``) cleared it on
+        # purpose: the held norm says nothing about what the update used
+        return None
     if not learning_poor(ctx):
         return None     # the verdict needs it: asked first, it spares every record's median
     width = len(ctx.run.params)
