@@ -300,6 +300,27 @@ def cross_entropy_chance(ctx):
     return math.log(classes) if classes >= 2 else None
 
 
+FIRST_LOSSES = 3            # [design] the median of the first judged losses: one batch is noisy
+FRESH_SHARE = 1 - CHANCE_TOLERANCE   # [karpathy] "verify loss @ init": a fresh classifier
+                            # starts at ln(C) within a few percent (digits MLP: 2.28-2.32 for
+                            # ln 10 = 2.30, measured); CHANCE_TOLERANCE is this module's "at
+                            # chance". A checkpoint 40 SGD steps in already sits at 0.93 ln(C)
+                            # (resumed_optimizer_built_over_saved_net's twin): not fresh
+
+
+def starts_fresh(ctx):
+    """(real-bug batch 100) (first losses' median, ln C) when the run's first losses are a
+    fresh classifier's, else None (not one cross-entropy, too few losses, or starting below
+    FRESH_SHARE x ln C)."""
+    chance = cross_entropy_chance(ctx)
+    losses = np.asarray(ctx.losses, dtype=float)[:FIRST_LOSSES]
+    if chance is None or len(losses) < FIRST_LOSSES or not np.all(np.isfinite(losses)):
+        return None
+    first = float(np.median(losses))
+    return (first, chance) if first >= FRESH_SHARE * chance else None
+
+
+
 def gained_beyond_noise(s, chance=None):
     """The share of the starting loss gained down to the best window, that window's median
     taken BEST_WINDOW_BIAS standard errors higher; for a cross-entropy over C classes

@@ -11,7 +11,7 @@ import numpy as np
 from ..findings import Finding
 from .context import median, modules, nanmedian, nanmedian_columns, short_list
 from .curve import (NOISE_SIGMAS, at_chance, calm_before_nan, curve_blew_up, curve_poor,
-                    learning_poor, loss_blew_up)
+                    learning_poor, loss_blew_up, starts_fresh)
 from .graph import rule
 
 LR_HIGH_RATIO = 0.1           # update/weight ratio per step; ~1e-3 is healthy [karpathy];
@@ -195,6 +195,9 @@ def lr_too_low(ctx):
     divided = _loss_divided_per_step(ctx)   # real-bug batch 74
     if divided is not None:
         return divided
+    cut = _rate_cut_before_fresh_run(ctx)   # real-bug batch 100
+    if cut is not None:
+        return cut
     # only layers that get a gradient and belong to the optimizer: a zero update from a zero
     # gradient (dead units) or from a missing parameter is another finding's business
     ratios = ctx.ratios()
@@ -229,6 +232,53 @@ def lr_too_low(ctx):
                   "lr_decayed": bool(decayed)},
         fix="Raise the learning rate (try 10x steps; nndebug.find_lr suggests one)" +
             ("; check the scheduler: step it once per epoch, not per batch." if decayed else "."))
+
+
+RATE_CUT_BEFORE_RUN = 20     # [design] the same 1/20 as LR_TOO_LOW's "a schedule cut the rate
+                             # to 1/20 by mid-run": a group starting at 1/20 or less of the rate
+                             # its constructor was given has been cut (a warm-up that starts
+                             # lower climbs back, and is left alone)
+RATE_HELD_TOLERANCE = 1e-6   # [design] relative slack of "the rate never rose above its start"
+
+
+def _rate_cut_before_fresh_run(ctx):
+    """(real-bug batch 100) LR_TOO_LOW when a run from fresh weights (its first losses at
+    ln(C), ``curve.starts_fresh``) starts at RATE_CUT_BEFORE_RUN times or more below the rate
+    the optimizer was built with (``run.observed.optimizer_settings``: ``lr`` against
+    ``built_with_lr``) and the rate never climbs back during the run: an optimizer and its
+    scheduler reused from an earlier fold or trial, whose plateaus or decay had already cut
+    the rate ("Fix the issue for cross_validation with ReduceLROnPlateau",
+    https://github.com/frankkramer-lab/MIScnn/pull/71). A resumed run starts from trained
+    weights (far below ln(C)) and a warm-up climbs: both left alone. Asked only when
+    learning is poor."""
+    settings = getattr(ctx.run.observed, "optimizer_settings", None) or []
+    if not settings or any(not (s.lr and s.built_with_lr and s.lr > 0) for s in settings):
+        return None
+    cut = min(s.built_with_lr / s.lr for s in settings)
+    if cut < RATE_CUT_BEFORE_RUN:
+        return None
+    start = max(s.lr for s in settings)
+    lrs = _learning_rates(ctx)
+    if lrs and lrs[-1] > start * (1 + RATE_HELD_TOLERANCE):
+        return None
+    fresh = starts_fresh(ctx)
+    if fresh is None:
+        return None
+    first, chance = fresh
+    return Finding(
+        code="LR_TOO_LOW", severity="warning", step=ctx.first_step,
+        message=f"The optimizer was built with lr={settings[0].built_with_lr:.3g} but this run "
+                f"starts at {start:.3g} ({cut:.3g} x lower) from fresh weights (first losses "
+                f"{first:.3g}, ln(C) = {chance:.3g}), the rate never climbs back, and the loss "
+                "is not improving: a scheduler cut the rate before the run began - an optimizer "
+                "and scheduler reused from an earlier cross-validation fold or search trial "
+                "(a ReduceLROnPlateau's cuts stay with the optimizer).",
+        evidence={"built_with_lr": settings[0].built_with_lr, "starting_lr": start,
+                  "times_lower": cut, "threshold": RATE_CUT_BEFORE_RUN,
+                  "first_losses_median": first, "chance_loss": chance,
+                  "learning_rates": lrs[:5] + ([lrs[-1]] if len(lrs) > 5 else [])},
+        fix="Build the optimizer and its scheduler inside the fold (or trial) loop, after the "
+            "model is re-initialised, so each run starts at the rate it was meant to.")
 
 
 def _loss_divided_per_step(ctx):
