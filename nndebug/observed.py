@@ -105,6 +105,11 @@ class LossCall:
     # a rate loss's ``log_input`` (PoissonNLLLoss): False when it takes the log of its input
     # (LOG_OF_UNBOUNDED_OUTPUT, real-bug batch 69); None where the loss has none
     log_input: "bool | None" = None
+    # a log-probability loss's (N, C, ...) input, first calls (monitor/log_prob_axes.py): the
+    # largest |sum of exp - 1| over the class axis (dim 1) and over the batch axis (dim 0);
+    # a softmax over the batch leaves only the second near 0 (real-bug batch 97)
+    class_mass_error: "float | None" = None
+    batch_mass_error: "float | None" = None
 
 
 @dataclass
@@ -335,7 +340,9 @@ ROW_LISTS += ("validation_row_matches",   # real-bug batch 46 (rows in both spli
               "row_standardised_inputs")   # tables standardised per row)
 ROW_LISTS += ("input_gradient_passes",)   # real-bug batch 87 (adversarial training)
 ROW_LISTS += ("unloaded_checkpoints",)   # real-bug batch 90 (checkpoints never loaded)
+ROW_LISTS += ("averaged_copies",)   # real-bug batch 96 (EMA/SWA copies of the model)
 ROW_LISTS += ("pruned_weight_regrowth", "pruned_layers")   # real-bug batch 94 (pruning)
+ROW_LISTS += ("update_fits",)   # real-bug batch 99 (updates written by hand)
 ROW_LISTS += ("late_gradients", "uncleared_gradients")   # real-bug batch 50 (loop order)
 ROW_LISTS += ("rewritten_weights", "self_references")   # real-bug batch 58 (copies)
 ROW_LISTS += ("constant_decoder_inputs",)   # real-bug batch 49 (a decoder fed zeros)
@@ -1026,6 +1033,14 @@ class Observed:
                                                           # all backward passes into .grad)]
                                                           # of recorded steps with such forwards
                                                           # (batch 87, monitor/hooks.py)
+    averaged_copies: list = field(default_factory=list)  # [(local name, copy's parameter
+                                                          # dtype, model's, values compared,
+                                                          # copy's changed, model's changed,
+                                                          # copy's equal to the model's at
+                                                          # close, buffers compared, copy's buffers
+                                                          # stale)] of copies of the model in
+                                                          # the callers' scope (an EMA, SWA;
+                                                          # batch 96, monitor/averaged_copies.py)
     unloaded_checkpoints: list = field(default_factory=list)  # [(local name, key prefix,
                                                           # weights matched, weight matrices,
                                                           # median relative distance at watch
@@ -1046,6 +1061,13 @@ class Observed:
                                                           # first forward's leading size)] on
                                                           # recorded steps (batch 95,
                                                           # monitor/scoped_loaders.py)
+    update_fits: list = field(default_factory=list)      # [(parameter, steps fitted, share of
+                                                          # steps whose update is linear in
+                                                          # (grad, weight), median a, median b,
+                                                          # share b > 0, pairs fitted, share
+                                                          # linear in (previous update, grad),
+                                                          # median c)] (batch 99,
+                                                          # monitor/update_samples.py)
     pruned_weight_regrowth: list = field(default_factory=list)   # [(step pruned, parameter,
                                                           # zero share the step before, when
                                                           # pruned, one step later, share of the

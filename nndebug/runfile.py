@@ -599,6 +599,8 @@ ROW_READERS.update(start_parameter_values=_start_parameter_value,   # real-bug b
                    in_place_inputs=_in_place_input)
 ROW_READERS.update(zero_start_parameters=lambda row: (   # real-bug batch 82
     str(row[0]), [int(n) for n in row[1]]))
+ROW_READERS.update(averaged_copies=lambda row: (   # real-bug batch 96
+    str(row[0]), str(row[1]), str(row[2]), *[int(n) for n in row[3:9]]))
 ROW_READERS.update(unloaded_checkpoints=lambda row: (   # real-bug batch 90
     str(row[0]), str(row[1]), int(row[2]), int(row[3]), float(row[4]), float(row[5])))
 ROW_READERS.update(recomputed_segments=lambda row: (   # real-bug batch 88
@@ -607,6 +609,9 @@ ROW_READERS.update(recomputed_segments=lambda row: (   # real-bug batch 88
     None if row[5] is None else str(row[5])))
 ROW_READERS.update(input_gradient_passes=lambda row: (   # real-bug batch 87
     int(row[0]), int(row[1]), int(row[2])))
+ROW_READERS.update(update_fits=lambda row: (   # real-bug batch 99 (monitor/update_samples.py)
+    str(row[0]), int(row[1]), *(float(_number(v)) for v in row[2:6]), int(row[6]),
+    *(float(_number(v)) for v in row[7:9])))
 ROW_READERS.update(   # real-bug batch 94 (monitor/pruned_weights.py)
     pruned_weight_regrowth=lambda row: (int(row[0]), str(row[1]),
                                         *(float(v) for v in row[2:6])),

@@ -15,6 +15,73 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    "swa_model_batchnorm_never_recomputed":   # real-bug batch 96
+        "PyTorch's AveragedModel now copies the model's buffers at every update "
+        "(pytorch#84053), so the averaged model runs with the live network's last batch-norm "
+        "statistics, not untrained ones: nothing is stale (AVERAGED_COPY_BUFFERS_STALE stays "
+        "silent, rightly) and the harm is the mismatch between statistics measured on the "
+        "last iterate and weights averaged over many (final validation 0.096 against the "
+        "twin's 0.076). Telling it would need the averaged model's own activation statistics "
+        "(a forward of it in train mode on training batches, what update_bn does), which "
+        "watch never runs on a model it does not own. At some seeds OVERFITTING appears (the "
+        "averaged model's validation loss rises), a symptom.",
+    "ema_decay_applied_backwards":   # real-bug batch 96
+        "the EMA copy is found (monitor/averaged_copies.py) but two looks at it, at watch "
+        "start and close, cannot tell an average that keeps 1% of itself from a copy synced "
+        "to the model by design (a DQN target network, an evaluation copy refreshed every "
+        "epoch): both end within a step or so of the model's weights. Naming it would need "
+        "the copy's update seen over several steps (its decay fitted from ema_t - ema_t-1 "
+        "against w_t - ema_t-1), a per-step read of a module watch does not own.",
+    "model_reused_across_folds":   # real-bug batch 100
+        "one watch sees one fold: a model that starts already trained (first loss 0.04) and "
+        "validates on rows it fits at once, which is what a healthy fine-tuning or a resumed "
+        "run looks like too. What makes it a leak is that the earlier, unwatched fold trained "
+        "on this fold's held-out rows; telling that would need a record of the earlier run's "
+        "training rows kept across watches of the same model object (and the answer that the "
+        "weights were not re-initialised between them), which nndebug does not keep. At some "
+        "seeds VALIDATION_NEVER_IMPROVED appears (the held-out loss is at its floor from the "
+        "first check), a symptom, not the cause.",
+    "early_stopping_state_reused_across_folds":   # real-bug batch 100
+        "the watched fold is a fresh model that trains 25 steps, validates once and stops: "
+        "a short run whose loss falls, which a user may run on purpose. The stopper's carried "
+        "best score and patience count live in the user's own object, which no watch can "
+        "read, and nothing records how long the run was meant to be; naming it would need the "
+        "planned length (or the stopper) handed to watch.",
+    "lr_range_test_weights_kept_for_training":   # real-bug batch 100
+        "the run starts from weights a diverging LR range test moved (first-layer norm 53 "
+        "against 4.6 at initialisation) and nndebug names what it sees of them - DEAD_RELU, "
+        "94% of the hidden units dead from the first step - but not where they came from: the "
+        "range test ran before watching, on the same model, and nothing of it is recorded. A "
+        "rule would need the weights' history before watch (or an LR-finder hook that notes "
+        "the model it ran on).",
+    "rmsprop_epsilon_from_tensorflow_outside_sqrt":   # real-bug batch 97
+        "the run trains (its loss falls throughout; 96.8% against the twin's 99.8%, loss 0.17 "
+        "against 0.016) and no finding appears: RMSprop with eps=1e-3 outside the sqrt is an "
+        "ordinary PyTorch setting, and what the port changed is only how far weights with "
+        "small gradients move per step, which at lr 0.01 reads as a somewhat high but "
+        "working rate. The cause is the intent (an epsilon meant for TensorFlow's sqrt(v + "
+        "eps)), which nothing in the run records; a step-size rule loose enough to flag it "
+        "would have to be checked against healthy RMSprop runs at ordinary rates, not done "
+        "here.",
+    "quantile_levels_broadcast_along_target_axis":   # real-bug batch 98
+        "the quantile Huber loss builds its (B, N, M) table of every predicted quantile "
+        "against every target sample on purpose; the bug is only which axis the 1-D levels "
+        "tau line up with, and tau enters the graph already broadcast inside a constant "
+        "weight |tau - 1{u < 0}| of the same (B, N, M) shape (no gradient, so no node keeps "
+        "tau's own shape). With N == M both alignments run and look alike in the graph. "
+        "The harm's trace is in the outputs: the N quantile columns collapse onto one "
+        "value (spread 0.008 against the twin's 1.42) and fall out of order on every row, "
+        "and no observer records the per-column spread of a model's outputs. Naming it "
+        "would need that record, with a way to tell quantile heads from outputs that are "
+        "meant to agree; not built. QUANTILE_LEVELS_ON_WRONG_AXIS is the code it would take.",
+    "handwritten_sgd_divides_mean_loss_by_batch_size":   # real-bug batch 99
+        "info: LR_TOO_LOW is said only as an info note (the loss falls as fast at the end as "
+        "at the start). No optimizer is watched (the update is written by hand under "
+        "no_grad), and the division by the batch size sits in that update: the run shows an "
+        "SGD step of 0.0078 x the gradient of a mean loss, which is what a deliberately slow "
+        "rate of 0.0078 also shows (the curve reader keeps that verdict an info note for this "
+        "reason, see learning_rate.still_falling). The rate set (0.5) and the division are "
+        "only in the loop's code; naming it would need the update's source read, not built.",
     "gradient_reversal_coefficient_negated_twice":   # real-bug batch 93
         "the run is joint training of a classifier and a domain head on shared features; the "
         "bug is that the gradient through the Python-written identity (the reversal layer) "

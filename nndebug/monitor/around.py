@@ -106,8 +106,10 @@ from .pooled_log_probs import PooledLogProbs   # real-bug batch 44
 from .ppo_ratios import PpoRatios   # real-bug batch 44
 from .foreign_networks import ForeignNetworks   # real-bug batch 55
 from .unloaded_checkpoints import UnloadedCheckpoints   # real-bug batch 90
+from .averaged_copies import AveragedCopies   # real-bug batch 96
 from .scoped_loaders import ScopedLoaders   # real-bug batch 95
 from .pruned_weights import PrunedWeights   # real-bug batch 94
+from .update_samples import UpdateSamples   # real-bug batch 99
 from .soft_target_labels import SoftTargetLabels   # real-bug batch 55
 from .soft_target_padding import SoftTargetPadding, function_reduction   # real-bug batch 60
 from .categorical_inputs import CategoricalInputs   # real-bug batch 63
@@ -233,8 +235,12 @@ class Around:
         self.foreign = ForeignNetworks(adapter, observed, on_error)   # teachers (batch 55)
         self.unloaded_checkpoints = UnloadedCheckpoints(   # unloaded_checkpoints.py (batch 90)
             adapter, observed, adapter.model, on_error)
+        self.averaged_copies = AveragedCopies(   # averaged_copies.py: EMA/SWA copies (batch 96)
+            adapter, observed, adapter.model, on_error)
         self.pruned = PrunedWeights(adapter, observed, adapter.model, optimizer, current_step,
                                     on_error)   # zeros regrown, layers pruned whole (batch 94)
+        self.update_samples = UpdateSamples(   # update_samples.py: hand-written update rules
+            adapter, observed, adapter.model, optimizer, on_error)   # (batch 99)
         self.scoped_loaders = ScopedLoaders(   # scoped_loaders.py (batch 95)
             adapter, observed, adapter.model, current_step, on_error)
         self.soft_labels = SoftTargetLabels(adapter, observed, current_step,
@@ -540,6 +546,7 @@ class Around:
         self.signed_targets.read()          # signed_targets.py
         self.after_step.read()              # gradients_after_step.py
         self.pruned.read()                  # pruned_weights.py: sampled rows (batch 94)
+        self.update_samples.read()          # update_samples.py: fitted updates (batch 99)
         self.ctc_blanks.read()              # ctc_blank_targets.py
         self.ctc_alignments.read()          # ctc_alignments.py
         self.visible_targets.read()         # visible_targets.py
@@ -598,8 +605,10 @@ class Around:
         self.disarm()
         self.foreign.read()          # inside the user's loop: the teacher is still a local
         self.unloaded_checkpoints.read()   # ... and the checkpoint (batch 90)
+        self.averaged_copies.read()   # ... and the EMA/SWA copies of the model (batch 96)
         self.scoped_loaders.close()   # ... and the loaders' stored data (batch 95)
         self.pruned.close()          # pruned_weights.py: its step hook, prune masks (batch 94)
+        self.update_samples.close()  # update_samples.py: its step hooks (batch 99)
         self.soft_labels.read()      # soft_target_labels.py (batch 55)
         self._loss_modules = {}
         self.warnings.close()

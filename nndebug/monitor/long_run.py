@@ -107,6 +107,7 @@ CONTINUED += ("zero_start_parameters",)   # real-bug batch 82 (read when watch f
 CONTINUED += ("input_gradient_passes",)   # real-bug batch 87 (recorded steps' hooks)
 CONTINUED += ("recomputed_segments",)   # real-bug batch 88 (first recorded steps)
 CONTINUED += ("unloaded_checkpoints",)   # real-bug batch 90 (watch start and close)
+CONTINUED += ("averaged_copies",)   # real-bug batch 96 (watch start and close)
 CONTINUED += ("pruned_weight_regrowth",)   # real-bug batch 94 (every optimizer step)
 CONTINUED += ("scoped_loaders", "stored_data_scales",   # real-bug batch 95 (watch start,
               "loader_batch_forwards")   # a doubling ruler, close; first recorded steps)
@@ -121,6 +122,7 @@ READ_ANEW = ("module_freeze_flags", "soft_target_rows", "repeated_modules", "lr_
 READ_ANEW += ("validation_row_matches",)   # real-bug batch 46 (compared at findings)
 READ_ANEW += ("rewritten_weights",)   # real-bug batch 58 (read at findings)
 READ_ANEW += ("pruned_layers",)   # real-bug batch 94 (prune masks read at close)
+CONTINUED += ("update_fits",)   # real-bug batch 99 (the first steps' updates, fitted at findings)
 READ_ANEW += ("identical_units",)   # real-bug batch 80 (read at watch start and findings)
 READ_ANEW += ("turned_off_parameters",)   # real-bug batch 81 (read at findings)
 READ_ANEW += ("unchanged_running_buffers",)   # real-bug batch 60 (compared at findings)

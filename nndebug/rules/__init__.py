@@ -67,6 +67,7 @@ Sources named next to the thresholds:
 from . import inputs  # noqa: F401  (one line per rule file, in cause order)
 from . import setup  # noqa: F401
 from . import optimizer_setup  # noqa: F401
+from . import handwritten_updates  # noqa: F401  (real-bug batch 99: update rules by hand)
 from . import optimizer_calls  # noqa: F401
 from . import optimizer_restarts  # noqa: F401
 from . import shared_optimizers  # noqa: F401
@@ -187,6 +188,7 @@ from . import squared_error_labels  # noqa: F401  (real-bug batch 51: one-hot la
 from . import margin_label_targets  # noqa: F401  (real-bug batch 54: multi-hot rows as ids)
 from . import soft_target_labels  # noqa: F401  (real-bug batch 55: KD targets vs labels)
 from . import unestimated_norm_statistics  # noqa: F401  (real-bug batch 55: an EMA's buffers)
+from . import averaged_copies  # noqa: F401  (real-bug batch 96: EMA/SWA copies)
 from . import teacher_train_mode  # noqa: F401  (real-bug batch 55: a teacher's dropout on)
 from . import single_value_norms  # noqa: F401  (real-bug batch 60: one value per group)
 from . import dropout_on_output  # noqa: F401  (real-bug batch 60: dropout after the output)
@@ -223,6 +225,8 @@ from . import self_masked_targets  # noqa: F401  (real-bug batch 85: a BCE weigh
 from . import posterior_draws  # noqa: F401  (real-bug batch 91: how a VAE's z is drawn)
 from . import data_loaders  # noqa: F401  (real-bug batch 95: loaders in scope, stored data)
 from . import pruning  # noqa: F401  (real-bug batch 94: pruned weights regrown, layers pruned whole)
+from . import log_prob_axes  # noqa: F401  (real-bug batch 97: log-probs normalised over the batch)
+from . import carried_run_state  # noqa: F401  (real-bug batch 100: optimizer state from an earlier run)
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context

@@ -12,6 +12,7 @@ from .context import (MAJORITY, MIN_RECORDS, ROW_SUM_TOLERANCE, judged_loss_call
                       names, observed_list, per_parameter, short_list)
 from .curve import learning_poor
 from .graph import rule
+from .update_fit_readers import velocity_never_decays   # real-bug batch 99
 
 ACCUMULATION_TOLERANCE = 0.01  # [design] .grad may differ from what backward delivered by 1%
 DISCARDED_RATIO = 0.9          # [design] |.grad| below 0.9 x what the step's backward passes
@@ -215,7 +216,8 @@ def gradients_accumulating(ctx):
                             "held_over_delivered": float(np.median(held_ratio[row][row_ok])),
                             "excess_over_delivered": float(np.median(excess_ratio[row][row_ok]))}
     if len(flagged) < MIN_RECORDS or len(flagged) < MAJORITY * checked:
-        return _eval_gradients_carried(ctx) or _attack_gradients_kept(ctx)
+        return _eval_gradients_carried(ctx) or _attack_gradients_kept(ctx) or \
+            velocity_never_decays(ctx)
     if not averaged_over_ranks and np.median(ratios) < DISCARDED_RATIO:
         return Finding(
             code="GRADIENTS_DISCARDED", severity="warning", step=flagged[0],
