@@ -27,8 +27,8 @@ Cost: three small copies per followed weight per optimizer step in the window (v
 weights made once; the gradient's view made per step, as zero_grad may give a new tensor),
 the fits once at findings (2 x 2 normal equations for all steps at once). Measured on the
 digits MLP (two followed weights): 13-17 us per optimizer step for the two hooks and 4 ms
-for the fits; the healthy zoo MLP run 431 ms (observer off) against 407 ms (on), median CPU
-time of 8 interleaved runs on a shared machine: within its noise. (A first version that
+for the fits of 200 steps; the window was then cut to 48 steps, so a short healthy run pays
+the copies on its first 48 steps only and about 1 ms for the fits. (A first version that
 built the weight views at every step cost 386 us a step.)
 """
 import math
@@ -37,8 +37,11 @@ import numpy as np
 
 SAMPLED = 256        # [design] entries per weight: a least-squares fit of 2 coefficients on
                      # 256 exact (noise-free) equations is determined to float precision
-WINDOW_STEPS = 200   # [design] optimizer steps followed: the update rule is the same at every
-                     # step, so the first 200 show it; rows cost 3 x 256 floats a weight a step
+WINDOW_STEPS = 48    # [design] optimizer steps followed: the update rule is the same at every
+                     # step, so the first 48 show it (the rules want 20 fitted steps); rows
+                     # cost 3 x 256 floats a weight a step. 48, not the whole of a short run:
+                     # the copies cost ~15 us a step and the fits ~20 us a step at findings
+                     # (measured on the digits MLP), a cost every healthy run would pay
 MAX_FOLLOWED = 4     # [design] the largest weights: an optimizer applies one rule to all
 IDENTIFIABLE = 1e-2  # [design] the two regressors, scaled to unit norm, must span two
                      # directions (smallest singular value >= 1% of the largest): weights

@@ -9,7 +9,7 @@ from ..findings import Finding
 MOST_STEPS = 0.9         # [design] the update rule is the same at every step: 90% of the
                          # fitted steps (or pairs) agree, leaving room for steps with no
                          # gradient on the sampled entries
-MIN_STEPS = 20           # [design] fitted steps needed (the window holds 200)
+MIN_STEPS = 20           # [design] fitted steps needed (the window holds 48)
 MIN_INVERTED_DECAY = 1e-5   # [design] -b / a: a tenth of the smallest weight decay in common
                             # use (1e-4, torchvision's ResNet recipe); plain SGD fits
                             # |b / a| ~ 1e-9 (float rounding, measured)
