@@ -343,6 +343,7 @@ ROW_LISTS += ("unloaded_checkpoints",)   # real-bug batch 90 (checkpoints never 
 ROW_LISTS += ("averaged_copies",)   # real-bug batch 96 (EMA/SWA copies of the model)
 ROW_LISTS += ("pruned_weight_regrowth", "pruned_layers")   # real-bug batch 94 (pruning)
 ROW_LISTS += ("update_fits",)   # real-bug batch 99 (updates written by hand)
+ROW_LISTS += ("carried_state",)   # real-bug batch 100 (optimizer state from an earlier run)
 ROW_LISTS += ("late_gradients", "uncleared_gradients")   # real-bug batch 50 (loop order)
 ROW_LISTS += ("rewritten_weights", "self_references")   # real-bug batch 58 (copies)
 ROW_LISTS += ("constant_decoder_inputs",)   # real-bug batch 49 (a decoder fed zeros)
@@ -1061,6 +1062,11 @@ class Observed:
                                                           # first forward's leading size)] on
                                                           # recorded steps (batch 95,
                                                           # monitor/scoped_loaders.py)
+    carried_state: list = field(default_factory=list)    # [(parameter, initialiser it looks
+                                                          # like at watch start or "", cosine
+                                                          # of the optimizer's carried buffer
+                                                          # and the first gradient)] (batch
+                                                          # 100, monitor/carried_state.py)
     update_fits: list = field(default_factory=list)      # [(parameter, steps fitted, share of
                                                           # steps whose update is linear in
                                                           # (grad, weight), median a, median b,

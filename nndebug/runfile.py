@@ -609,6 +609,8 @@ ROW_READERS.update(recomputed_segments=lambda row: (   # real-bug batch 88
     None if row[5] is None else str(row[5])))
 ROW_READERS.update(input_gradient_passes=lambda row: (   # real-bug batch 87
     int(row[0]), int(row[1]), int(row[2])))
+ROW_READERS.update(carried_state=lambda row: (   # real-bug batch 100 (monitor/carried_state.py)
+    str(row[0]), str(row[1]), float(_number(row[2]))))
 ROW_READERS.update(update_fits=lambda row: (   # real-bug batch 99 (monitor/update_samples.py)
     str(row[0]), int(row[1]), *(float(_number(v)) for v in row[2:6]), int(row[6]),
     *(float(_number(v)) for v in row[7:9])))

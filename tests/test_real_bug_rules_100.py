@@ -86,6 +86,39 @@ def test_resume_from_an_early_checkpoint_stays_silent():
     assert not _problems(mon)
 
 
+def test_second_task_with_a_new_head_and_the_same_optimizer_stays_silent():
+    """Continual learning: task 2 (the classes relabelled) starts at ln(C) on trained weights
+    with the optimizer of task 1 - healthy. The first version of the rule read only the
+    losses and named it (as it named the fixed twins of the EWC and deepcopy cases)."""
+    torch.manual_seed(4)
+    x, y = classification()
+    model = mlp()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    _train(model, optimizer, x, y, 200)                       # task 1
+    head = model[-1]
+    head.reset_parameters()                                   # a fresh head for task 2
+    relabelled = (y + 3) % 10
+    mon = train_watched(model, optimizer, nn.CrossEntropyLoss(),
+                        batches(x, relabelled, STEPS, seed=2))
+    assert mon.run.observed.carried_state, "the carried state was not read"
+    assert mon.run.observed.carried_state[0][1] == ""         # trained: no fresh draw
+    assert STATE not in {f.code for f in mon.findings()}
+
+
+def test_the_finding_names_the_fresh_weight_and_saved_rows_read_back(tmp_path):
+    import nndebug as nd
+    bug = momentum.run(steps=STEPS)
+    finding = next(f for f in bug.findings() if f.code == STATE)
+    assert finding.evidence["looks_like"]                     # an initialiser's name
+    assert -1.0 <= finding.evidence["carried_buffer_cosine_with_first_gradient"] <= 1.0
+    path = tmp_path / "run.json"
+    bug.save(str(path))
+    loaded = nd.load_run(str(path)).run.observed.carried_state
+    kept = bug.run.observed.carried_state
+    assert [row[:2] for row in loaded] == [row[:2] for row in kept]
+    assert [row[2] for row in loaded] == pytest.approx([row[2] for row in kept])
+
+
 def test_fresh_optimizer_per_fold_with_adam_stays_silent():
     torch.manual_seed(3)
     x, y = classification()

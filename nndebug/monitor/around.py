@@ -110,6 +110,7 @@ from .averaged_copies import AveragedCopies   # real-bug batch 96
 from .scoped_loaders import ScopedLoaders   # real-bug batch 95
 from .pruned_weights import PrunedWeights   # real-bug batch 94
 from .update_samples import UpdateSamples   # real-bug batch 99
+from .carried_state import CarriedState   # real-bug batch 100
 from .soft_target_labels import SoftTargetLabels   # real-bug batch 55
 from .soft_target_padding import SoftTargetPadding, function_reduction   # real-bug batch 60
 from .categorical_inputs import CategoricalInputs   # real-bug batch 63
@@ -241,6 +242,8 @@ class Around:
                                     on_error)   # zeros regrown, layers pruned whole (batch 94)
         self.update_samples = UpdateSamples(   # update_samples.py: hand-written update rules
             adapter, observed, adapter.model, optimizer, on_error)   # (batch 99)
+        self.carried_state = CarriedState(   # carried_state.py: an optimizer's state from an
+            adapter, observed, adapter.model, optimizer, on_error)   # earlier run (batch 100)
         self.scoped_loaders = ScopedLoaders(   # scoped_loaders.py (batch 95)
             adapter, observed, adapter.model, current_step, on_error)
         self.soft_labels = SoftTargetLabels(adapter, observed, current_step,
@@ -609,6 +612,7 @@ class Around:
         self.scoped_loaders.close()   # ... and the loaders' stored data (batch 95)
         self.pruned.close()          # pruned_weights.py: its step hook, prune masks (batch 94)
         self.update_samples.close()  # update_samples.py: its step hooks (batch 99)
+        self.carried_state.close()   # carried_state.py: its one-step hook, if never called
         self.soft_labels.read()      # soft_target_labels.py (batch 55)
         self._loss_modules = {}
         self.warnings.close()

@@ -122,6 +122,7 @@ READ_ANEW = ("module_freeze_flags", "soft_target_rows", "repeated_modules", "lr_
 READ_ANEW += ("validation_row_matches",)   # real-bug batch 46 (compared at findings)
 READ_ANEW += ("rewritten_weights",)   # real-bug batch 58 (read at findings)
 READ_ANEW += ("pruned_layers",)   # real-bug batch 94 (prune masks read at close)
+CONTINUED += ("carried_state",)   # real-bug batch 100 (read once, at the first step)
 CONTINUED += ("update_fits",)   # real-bug batch 99 (the first steps' updates, fitted at findings)
 READ_ANEW += ("identical_units",)   # real-bug batch 80 (read at watch start and findings)
 READ_ANEW += ("turned_off_parameters",)   # real-bug batch 81 (read at findings)
