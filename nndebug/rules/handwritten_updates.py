@@ -25,7 +25,8 @@ no fit) - measured on the digits MLP in the batch 99 commit.
 """
 from ..findings import Finding
 from .graph import rule
-from .update_fit_readers import MIN_INVERTED_DECAY, MIN_STEPS, MOST_STEPS, update_fit_rows
+from .update_fit_readers import (MIN_FITTED_STEPS, MIN_INVERTED_DECAY, SAME_RULE_SHARE,
+                                 update_fit_rows)
 
 
 @rule(produces="WEIGHT_DECAY_SIGN_INVERTED",
@@ -34,7 +35,8 @@ from .update_fit_readers import MIN_INVERTED_DECAY, MIN_STEPS, MOST_STEPS, updat
 def weight_decay_sign_inverted(ctx):
     inverted = []
     for name, steps, linear, a, b, positive, *_ in update_fit_rows(ctx):
-        if steps < MIN_STEPS or linear < MOST_STEPS or not a < 0 or positive < MOST_STEPS:
+        if steps < MIN_FITTED_STEPS or linear < SAME_RULE_SHARE or not a < 0 or \
+                positive < SAME_RULE_SHARE:
             continue
         decay = b / -a
         if decay >= MIN_INVERTED_DECAY:

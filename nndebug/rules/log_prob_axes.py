@@ -24,7 +24,7 @@ NORMALISED = 1e-3       # [measured] |sum of exp - 1| of a float32 softmax: 1e-7
 UNNORMALISED = 0.05     # [measured] the class-axis error of a softmax over the batch: 1.13
                         # at the first step of batch 97's case and rising; a log_softmax over
                         # the classes stays below 1e-6 - 0.05 sits far from both
-MIN_CALLS = 2           # [design] two measured calls agree before an error is given
+MIN_MEASURED_CALLS = 2  # [design] two measured calls agree before an error is given
 
 
 def _over_batch(call):
@@ -41,7 +41,7 @@ def _over_batch(call):
       explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE", "LOSS_DIVERGING"})
 def log_probs_normalised_over_batch(ctx):
     calls = [c for c in judged_loss_calls(ctx, NLL_LOSSES) if _over_batch(c) is not None]
-    if len(calls) < MIN_CALLS or not all(_over_batch(c) for c in calls):
+    if len(calls) < MIN_MEASURED_CALLS or not all(_over_batch(c) for c in calls):
         return None
     first = calls[0]
     class_error = min(c.class_mass_error for c in calls)

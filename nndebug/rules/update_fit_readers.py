@@ -6,10 +6,10 @@ import numpy as np
 
 from ..findings import Finding
 
-MOST_STEPS = 0.9         # [design] the update rule is the same at every step: 90% of the
+SAME_RULE_SHARE = 0.9    # [design] the update rule is the same at every step: 90% of the
                          # fitted steps (or pairs) agree, leaving room for steps with no
                          # gradient on the sampled entries
-MIN_STEPS = 20           # [design] fitted steps needed (the window holds 48)
+MIN_FITTED_STEPS = 20    # [design] fitted steps needed (the window holds 48)
 MIN_INVERTED_DECAY = 1e-5   # [design] -b / a: a tenth of the smallest weight decay in common
                             # use (1e-4, torchvision's ResNet recipe); plain SGD fits
                             # |b / a| ~ 1e-9 (float rounding, measured)
@@ -29,7 +29,8 @@ def velocity_never_decays(ctx):
     previous update plus a multiple of the new gradient (c >= NO_DECAY), or None."""
     kept = []
     for name, _, _, _, _, _, pairs, memory, c in update_fit_rows(ctx):
-        if pairs >= MIN_STEPS and memory >= MOST_STEPS and np.isfinite(c) and c >= NO_DECAY:
+        if pairs >= MIN_FITTED_STEPS and memory >= SAME_RULE_SHARE and np.isfinite(c) and \
+                c >= NO_DECAY:
             kept.append((name, c, memory))
     if not kept:
         return None
