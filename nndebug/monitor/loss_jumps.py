@@ -7,7 +7,10 @@ records after it say only "NaN". The loss, though, is kept for every step. Every
 transfer) and asks ``first_jump``: did a loss leap far above its recent range? If so, the
 schedule records the next ``JUMP_RECORDS`` steps in detail (``Schedule.loss_jumped``), while
 the values are still finite: the update sizes and gradient norms of those steps name the
-cause (LR_TOO_HIGH, EXPLODING_GRADIENTS) and the step it started.
+cause (LR_TOO_HIGH, EXPLODING_GRADIENTS) and the step it started. A NaN or Inf loss among
+the checked ones judges the next steps too (``Schedule.escalate``, as a judged record that
+saw one does): a loss that goes NaN at step 271, between the judged steps 256 and 512, is
+looked at from step 272 on, where the operation that makes the NaN is still at work.
 
 Deterministic: the check runs at step numbers fixed in advance and reads only loss values,
 so the same run escalates at the same steps on any machine, at any speed.
@@ -95,6 +98,8 @@ class LossJumps:
     def __init__(self):
         self.last_step = -1       # losses of steps up to this one were judged already
         self.jumps = []           # steps whose loss jumped (each escalated the schedule)
+        self.newest_nonfinite = None   # the first NaN/Inf loss among those the last check
+                                       # judged (a step), or None
         self._steps, self._losses = [], []    # the newest losses, as they arrive (observe)
 
     @staticmethod
@@ -117,6 +122,8 @@ class LossJumps:
             start -= 1
         if steps:
             self.last_step = steps[-1]
+        self.newest_nonfinite = next((steps[i] for i in range(start, len(losses))
+                                      if not math.isfinite(losses[i])), None)
         found = first_jump(losses, start)
         if found is None:
             return None

@@ -317,7 +317,8 @@ class Monitor:
             except Exception as error:
                 self._drop_sink(sink, error)
                 self._plain_until = 0
-        if check_jumps and self.schedule.looking_closer:     # the loss jumped: record next
+        if check_jumps and self.schedule.looking_closer:     # the loss jumped, or went NaN:
+                                                             # record next
             self._decide_next(step, self._clock(), False)
 
     def findings(self):
@@ -449,6 +450,11 @@ class Monitor:
         try:
             if self.loss_jumps.check_newest() is not None:
                 self.schedule.loss_jumped()
+            if self.loss_jumps.newest_nonfinite is not None:
+                # a NaN/Inf loss between two judged records: judge the next steps now (as a
+                # judged record that saw one does), not at the next judged step - which may
+                # come hundreds of steps later, or after the run has ended
+                self.schedule.escalate()
         except Exception as error:        # never break the user's training
             self._note_error(error)
 

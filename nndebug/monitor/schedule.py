@@ -112,8 +112,10 @@ class Schedule:
 
     @property
     def looking_closer(self):
-        """The loss jumped and the steps after it are still to be judged (``loss_jumped``)."""
-        return self._jump_left > 0 and not self.stopped
+        """The loss jumped (``loss_jumped``) or went NaN/Inf (``escalate``) and the steps after
+        it are still to be judged."""
+        return (self._jump_left > 0 or (self._escalate and self._escalated_left > 0)) and \
+            not self.stopped
 
     def stop(self):
         """Stop detailed recording for good (the monitor hit an internal error)."""
