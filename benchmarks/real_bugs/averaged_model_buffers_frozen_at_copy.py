@@ -26,8 +26,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-import nndebug as nd
-from benchmarks.real_bugs._common import batches, classification, mlp
+from benchmarks.real_bugs._common import mlp
+from benchmarks.real_bugs._ema import split, train_validating_ema
 
 TITLE = ("Buffers in AveragedModel are not synchronized with the source model when "
          "use_buffers=False")
@@ -53,13 +53,6 @@ class ScaledInputs(nn.Module):
         return self.net(x / self.input_mean)
 
 
-def split():
-    x, y = classification()
-    order = torch.randperm(len(x), generator=torch.Generator().manual_seed(0))
-    cut = int(0.8 * len(x))
-    return x[order[:cut]], y[order[:cut]], x[order[cut:]], y[order[cut:]]
-
-
 @torch.no_grad()
 def update_ema(ema, model, fixed):
     for averaged, live in zip(ema.parameters(), model.parameters()):
@@ -75,21 +68,8 @@ def run(fixed=False, steps=STEPS, **watch):
     model = ScaledInputs()
     ema = copy.deepcopy(model).requires_grad_(False).eval()
     optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
-    history = []
-    with nd.watch(model, optimizer, **watch) as mon:
-        for done, (xb, yb) in enumerate(batches(x_train, y_train, steps), start=1):
-            optimizer.zero_grad()
-            loss = F.cross_entropy(model(xb), yb)
-            loss.backward()
-            optimizer.step()
-            update_ema(ema, model, fixed)
-            val_loss = None
-            if done % EPOCH == 0:
-                with torch.no_grad():
-                    val_loss = F.cross_entropy(ema(x_val), y_val)
-                history.append(val_loss.item())
-            mon.step(loss, val_loss=val_loss)
-    mon.val_history = history
+    mon = train_validating_ema(model, ema, optimizer, lambda: update_ema(ema, model, fixed),
+                               (x_train, y_train, x_val, y_val), steps, EPOCH, watch)
     model.eval()
     with torch.no_grad():
         mon.live_loss = F.cross_entropy(model(x_val), y_val).item()

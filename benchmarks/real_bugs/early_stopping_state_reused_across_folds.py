@@ -23,6 +23,7 @@ import torch.nn.functional as F
 
 import nndebug as nd
 from benchmarks.real_bugs._common import batches, classification, mlp
+from benchmarks.real_bugs._folds import fold_splits, held_out_loss
 
 TITLE = "Allow re-use of EarlyStopping callback objects"
 LINK = "https://github.com/keras-team/keras/pull/3000"
@@ -48,21 +49,6 @@ class EarlyStopping:
         else:
             self.waited += 1
         return self.waited >= self.patience
-
-
-def fold_splits(n, folds, seed=0):
-    """(train index, held-out index) of each fold of a shuffled k-fold split."""
-    order = torch.randperm(n, generator=torch.Generator().manual_seed(seed))
-    parts = order.chunk(folds)
-    return [(torch.cat(parts[:k] + parts[k + 1:]), parts[k]) for k in range(folds)]
-
-
-def held_out_loss(model, x, y):
-    model.eval()
-    with torch.no_grad():
-        loss = float(F.cross_entropy(model(x), y))
-    model.train()
-    return loss
 
 
 def train_fold(model, stopper, x, y, fold, steps, seed, mon=None):

@@ -23,8 +23,8 @@ import copy
 import torch
 import torch.nn.functional as F
 
-import nndebug as nd
-from benchmarks.real_bugs._common import batches, classification, mlp
+from benchmarks.real_bugs._common import mlp
+from benchmarks.real_bugs._ema import split, train_validating_ema
 
 TITLE = "Use float32 for EMA model"
 LINK = "https://github.com/d8ahazard/sd_dreambooth_extension/pull/1415"
@@ -34,23 +34,10 @@ STEPS = 14 * EPOCH
 DECAY = 0.998
 
 
-def split():
-    x, y = classification()
-    order = torch.randperm(len(x), generator=torch.Generator().manual_seed(0))
-    cut = int(0.8 * len(x))
-    return x[order[:cut]], y[order[:cut]], x[order[cut:]], y[order[cut:]]
-
-
 @torch.no_grad()
 def update_ema(ema, model):
     for averaged, live in zip(ema.parameters(), model.parameters()):
         averaged.mul_(DECAY).add_(live.to(averaged.dtype), alpha=1 - DECAY)
-
-
-def ema_loss(ema, x, y):
-    dtype = next(ema.parameters()).dtype
-    with torch.no_grad():
-        return F.cross_entropy(ema(x.to(dtype)).float(), y)
 
 
 def run(fixed=False, steps=STEPS, **watch):
@@ -61,20 +48,8 @@ def run(fixed=False, steps=STEPS, **watch):
     if not fixed:
         ema.to(torch.bfloat16)                 # BUG: the average kept in half precision
     optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
-    history = []
-    with nd.watch(model, optimizer, **watch) as mon:
-        for done, (xb, yb) in enumerate(batches(x_train, y_train, steps), start=1):
-            optimizer.zero_grad()
-            loss = F.cross_entropy(model(xb), yb)
-            loss.backward()
-            optimizer.step()
-            update_ema(ema, model)
-            val_loss = None
-            if done % EPOCH == 0:
-                val_loss = ema_loss(ema, x_val, y_val)
-                history.append(val_loss.item())
-            mon.step(loss, val_loss=val_loss)
-    mon.val_history = history
+    mon = train_validating_ema(model, ema, optimizer, lambda: update_ema(ema, model),
+                               (x_train, y_train, x_val, y_val), steps, EPOCH, watch)
     with torch.no_grad():
         dtype = next(ema.parameters()).dtype
         mon.ema_accuracy = (ema(x_val.to(dtype)).argmax(1) == y_val).float().mean().item()

@@ -19,8 +19,8 @@ import copy
 import torch
 import torch.nn.functional as F
 
-import nndebug as nd
-from benchmarks.real_bugs._common import batches, classification, mlp
+from benchmarks.real_bugs._common import mlp
+from benchmarks.real_bugs._ema import split, train_validating_ema
 
 TITLE = "Fix dumb bug in EMA where I had beta backwards"
 LINK = "https://github.com/marin-community/levanter/pull/883"
@@ -28,13 +28,6 @@ EXPECTED = ("EMA_DECAY_COLLAPSED",)
 EPOCH = 22
 STEPS = 14 * EPOCH
 BETA = 0.99
-
-
-def split():
-    x, y = classification()
-    order = torch.randperm(len(x), generator=torch.Generator().manual_seed(0))
-    cut = int(0.8 * len(x))
-    return x[order[:cut]], y[order[:cut]], x[order[cut:]], y[order[cut:]]
 
 
 @torch.no_grad()
@@ -50,21 +43,8 @@ def run(fixed=False, steps=STEPS, **watch):
     model = mlp(hidden=128)
     ema = copy.deepcopy(model).requires_grad_(False).eval()
     optimizer = torch.optim.Adam(model.parameters(), lr=2e-2)
-    history = []
-    with nd.watch(model, optimizer, **watch) as mon:
-        for done, (xb, yb) in enumerate(batches(x_train, y_train, steps), start=1):
-            optimizer.zero_grad()
-            loss = F.cross_entropy(model(xb), yb)
-            loss.backward()
-            optimizer.step()
-            update_ema(ema, model, fixed)
-            val_loss = None
-            if done % EPOCH == 0:
-                with torch.no_grad():
-                    val_loss = F.cross_entropy(ema(x_val), y_val)
-                history.append(val_loss.item())
-            mon.step(loss, val_loss=val_loss)
-    mon.val_history = history
+    mon = train_validating_ema(model, ema, optimizer, lambda: update_ema(ema, model, fixed),
+                               (x_train, y_train, x_val, y_val), steps, EPOCH, watch)
     with torch.no_grad():
         mon.live_loss = F.cross_entropy(model(x_val), y_val).item()
         mon.ema_accuracy = (ema(x_val).argmax(1) == y_val).float().mean().item()

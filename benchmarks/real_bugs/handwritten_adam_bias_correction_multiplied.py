@@ -18,6 +18,7 @@ import torch
 from torch import nn
 
 from benchmarks.real_bugs._common import batches, classification, mlp, train_watched
+from benchmarks.real_bugs._handwritten_adam import HandwrittenAdam
 
 TITLE = "Fix adam optimizer"
 LINK = "https://github.com/karpathy/convnetjs/pull/70"
@@ -26,40 +27,21 @@ STEPS = 300
 LR = 1e-2
 
 
-class HandwrittenAdam(torch.optim.Optimizer):
-    """Adam (Kingma & Ba, Algorithm 1) written by hand."""
+class BiasCorrectionMultiplied(HandwrittenAdam):
+    """The report's Adam: the moments multiplied by their bias corrections."""
 
-    def __init__(self, params, lr, fixed, betas=(0.9, 0.999), eps=1e-8):
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps))
-        self.fixed = fixed
-
-    @torch.no_grad()
-    def step(self, closure=None):
-        for group in self.param_groups:
-            beta1, beta2 = group["betas"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if not state:
-                    state["t"] = 0
-                    state["m"] = torch.zeros_like(p)
-                    state["v"] = torch.zeros_like(p)
-                state["t"] += 1
-                t, m, v = state["t"], state["m"], state["v"]
-                m.mul_(beta1).add_(p.grad, alpha=1 - beta1)
-                v.mul_(beta2).addcmul_(p.grad, p.grad, value=1 - beta2)
-                if self.fixed:
-                    m_hat, v_hat = m / (1 - beta1 ** t), v / (1 - beta2 ** t)
-                else:
-                    m_hat, v_hat = m * (1 - beta1 ** t), v * (1 - beta2 ** t)   # BUG
-                p -= group["lr"] * m_hat / (v_hat.sqrt() + group["eps"])
+    def apply(self, p, m, v, t, group):
+        if self.fixed:
+            return super().apply(p, m, v, t, group)
+        beta1, beta2 = group["betas"]
+        m_hat, v_hat = m * (1 - beta1 ** t), v * (1 - beta2 ** t)   # BUG
+        p -= group["lr"] * m_hat / (v_hat.sqrt() + group["eps"])
 
 
 def run(fixed=False, steps=STEPS, **watch):
     torch.manual_seed(0)
     x, y = classification()
     model = mlp()
-    optimizer = HandwrittenAdam(model.parameters(), LR, fixed)
+    optimizer = BiasCorrectionMultiplied(model.parameters(), LR, fixed)
     return train_watched(model, optimizer, nn.CrossEntropyLoss(), batches(x, y, steps),
                          **watch)

@@ -22,6 +22,7 @@ import torch.nn.functional as F
 
 import nndebug as nd
 from benchmarks.real_bugs._common import batches, classification, mlp
+from benchmarks.real_bugs._folds import fold_splits
 
 TITLE = "Reuse model.fit may overestimate the performance in cross-validation"
 LINK = "https://github.com/deepchem/deepchem/issues/926"
@@ -29,13 +30,6 @@ EXPECTED = ("VALIDATION_ROWS_TRAINED_IN_EARLIER_RUN",)
 STEPS = 300
 FOLDS = 5
 VAL_EVERY = 25
-
-
-def fold_splits(n, folds, seed=0):
-    """(train index, held-out index) of each fold of a shuffled k-fold split."""
-    order = torch.randperm(n, generator=torch.Generator().manual_seed(seed))
-    parts = order.chunk(folds)
-    return [(torch.cat(parts[:k] + parts[k + 1:]), parts[k]) for k in range(folds)]
 
 
 def held_out(model, x, y):

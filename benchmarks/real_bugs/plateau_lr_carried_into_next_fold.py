@@ -25,6 +25,7 @@ import torch.nn.functional as F
 
 import nndebug as nd
 from benchmarks.real_bugs._common import batches, classification, mlp
+from benchmarks.real_bugs._folds import fold_splits, held_out_loss
 
 TITLE = "Fix the issue for cross_validation with ReduceLROnPlateau"
 LINK = "https://github.com/frankkramer-lab/MIScnn/pull/71"
@@ -33,21 +34,6 @@ STEPS = 300
 FIRST_FOLD_STEPS = 1200
 FOLDS = 5
 VAL_EVERY = 25
-
-
-def fold_splits(n, folds, seed=0):
-    """(train index, held-out index) of each fold of a shuffled k-fold split."""
-    order = torch.randperm(n, generator=torch.Generator().manual_seed(seed))
-    parts = order.chunk(folds)
-    return [(torch.cat(parts[:k] + parts[k + 1:]), parts[k]) for k in range(folds)]
-
-
-def held_out_loss(model, x, y):
-    model.eval()
-    with torch.no_grad():
-        loss = float(F.cross_entropy(model(x), y))
-    model.train()
-    return loss
 
 
 def reinitialise(model):
