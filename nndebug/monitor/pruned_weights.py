@@ -125,6 +125,18 @@ class PrunedWeights:
         self.model = None
 
 
+def sampled_entries(p, sampled):
+    """(stride, count, view): ``count`` (at most ``sampled``) evenly spaced entries of the
+    weight ``p``, as a strided view of its storage (in-place writes show in it). The stride
+    is coprime with a row's length, so the entries fall in many columns (a column of a blank
+    pixel's weights is no sample). Shared with ``update_samples.py``."""
+    count = min(sampled, p.numel())
+    stride = max(1, p.numel() // count)
+    while stride > 1 and math.gcd(stride, p.shape[-1]) > 1:
+        stride -= 1
+    return stride, count, p.detach().reshape(-1)[::stride][:count]
+
+
 def _followed_weights(model):
     """[(name, strided view of SAMPLED entries, preallocated rows)] of the largest floating
     weights of 2+ dimensions (views share the weight's storage: in-place writes show)."""
@@ -134,12 +146,7 @@ def _followed_weights(model):
     weights = sorted(weights, key=lambda item: -item[1].numel())[:MAX_FOLLOWED]
     followed = []
     for name, p in weights:
-        count = min(SAMPLED, p.numel())
-        stride = max(1, p.numel() // count)
-        while stride > 1 and math.gcd(stride, p.shape[-1]) > 1:
-            stride -= 1          # coprime with a row's length: the entries fall in many
-                                 # columns (a column of a blank pixel's weights is no sample)
-        view = p.detach().reshape(-1)[::stride][:count]
+        _, count, view = sampled_entries(p, SAMPLED)
         rows = torch.empty((WINDOW_STEPS, count), dtype=p.dtype, device=p.device)
         if p.device.type == "cpu" and p.dtype in _numpy_dtypes():
             view, rows = view.numpy(), rows.numpy()    # a NumPy row copy: about 1 us

@@ -31,9 +31,9 @@ for the fits of 200 steps; the window was then cut to 48 steps, so a short healt
 the copies on its first 48 steps only and about 1 ms for the fits. (A first version that
 built the weight views at every step cost 386 us a step.)
 """
-import math
-
 import numpy as np
+
+from .pruned_weights import sampled_entries
 
 SAMPLED = 256        # [design] entries per weight: a least-squares fit of 2 coefficients on
                      # 256 exact (noise-free) equations is determined to float precision
@@ -145,11 +145,7 @@ def _followed_weights(model):
     weights = sorted(weights, key=lambda item: -item[1].numel())[:MAX_FOLLOWED]
     followed = []
     for name, p in weights:
-        count = min(SAMPLED, p.numel())
-        stride = max(1, p.numel() // count)
-        while stride > 1 and math.gcd(stride, p.shape[-1]) > 1:
-            stride -= 1          # coprime with a row's length: entries from many columns
-        view = p.detach().reshape(-1)[::stride][:count]     # shares the weight's storage
+        stride, count, view = sampled_entries(p, SAMPLED)   # shares the weight's storage
         rows = [torch.empty((WINDOW_STEPS, count), dtype=torch.float32, device=p.device)
                 for _ in range(3)]
         if p.device.type == "cpu" and p.dtype == torch.float32:
