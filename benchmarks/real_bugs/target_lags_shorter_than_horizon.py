@@ -1,6 +1,6 @@
 """A direct forecaster asked for the value HORIZON steps after the forecast date is
-trained on lags of the target counted from the value it predicts (lags 1..8): all but
-none of them lie between the forecast date and the target, so they are unknown when the
+trained on lags of the target counted from the value it predicts (lags 1..8): every
+one of them lies between the forecast date and the target, so it is unknown when the
 forecast is made. Training error is small because lag 1 is nearly the answer; at
 forecast time those lags do not exist (filled with the last known value, the model's
 error is several times that of a model trained on the lags it will really have).
