@@ -18,10 +18,20 @@ step is kept in ``run.observed.carried_eval_gradients``. The non-zero test reads
 The same hook counts the backward passes of each step (``backwards_in``), which
 ``optimizer_steps.py`` compares with the optimizer's steps.
 
+The mirror case (real-bug batch 102): a backward in eval mode after a backward in train mode
+of the same watched step, finding ``.grad`` still holding that training gradient, adds an
+eval-mode gradient into the update being accumulated - micro-batches after the first run
+in eval mode when a metrics helper switches the model to eval and only the start of each
+batch switches it back. When the model has dropout or batch-norm layers in eval mode then,
+the step and those layers are kept in ``run.observed.eval_mode_accumulations`` (the grad
+read happens only on such a backward: never in a loop that keeps one mode per step).
+
 Healthy loops stay quiet: validation under ``no_grad()`` runs no backward; an adversarial or
 saliency backward in eval mode followed by ``zero_grad()`` leaves nothing to add; a model
 trained in eval mode throughout (frozen batch norm) never switches to train mode.
 """
+
+from ..records import BATCHNORM_TYPES, DROPOUT_TYPES
 
 MAX_STEPS_KEPT = 64     # [design] steps noted; the rule needs a few, the evidence shows 20
 
@@ -33,6 +43,8 @@ class CarriedGradients:
         self._current_step, self._on_error = current_step, on_error
         self._eval_backwards = 0       # eval-mode backward passes since the last train one
         self._counted_step, self._backwards = None, 0     # backward passes of that step
+        self._train_backward_step = None   # the watched step of the last train-mode backward
+        self._mode_layers = None           # [(name, module)] dropout/batch norm, found once
         self.parameter = next((p for p in parameters if adapter.requires_grad(p)), None)
         self._handle = None if self.parameter is None else \
             adapter.add_tensor_hook(self.parameter, self._on_gradient)
@@ -49,7 +61,10 @@ class CarriedGradients:
         self._backwards += 1
         if not self.root.training:
             self._eval_backwards += 1
+            if self._train_backward_step == step:
+                self._note_mixed_accumulation(step)
             return
+        self._train_backward_step = step
         if not self._eval_backwards:
             return
         self._eval_backwards = 0
@@ -61,6 +76,32 @@ class CarriedGradients:
                 steps.append(int(step))
         except Exception as error:      # never break the user's backward
             self._on_error(error)
+
+    def _note_mixed_accumulation(self, step):
+        """An eval-mode backward after a train-mode one of the same watched step: kept when
+        ``.grad`` still holds that training gradient and dropout/batch-norm layers are in
+        eval mode (a model without them computes the same thing in either mode)."""
+        try:
+            rows = self.observed.eval_mode_accumulations
+            if len(rows) >= MAX_STEPS_KEPT or (rows and rows[-1][0] == step):
+                return
+            eval_layers = [name for name, module in self._modes()
+                           if not self.adapter.is_training(module)]
+            if not eval_layers:
+                return
+            held = self.adapter.grad_of(self.parameter)
+            if held is not None and held.size and (held != 0).any():
+                rows.append((int(step), eval_layers[0], len(eval_layers)))
+        except Exception as error:      # never break the user's backward
+            self._on_error(error)
+
+    def _modes(self):
+        """The model's dropout and batch-norm layers, (name, module), found at first use."""
+        if self._mode_layers is None:
+            self._mode_layers = [
+                (name, m) for name, m in self.adapter.named_modules()
+                if self.adapter.module_type(m) in BATCHNORM_TYPES | DROPOUT_TYPES]
+        return self._mode_layers
 
     def close(self):
         if self._handle is not None:

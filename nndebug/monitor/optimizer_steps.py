@@ -17,6 +17,15 @@ The same hook counts the watched steps in which the optimizer stepped at all
 reached on few batches (indented into a logging branch, called once per epoch) shows as
 few stepped steps among many watched ones (NO_OPTIMIZER_STEP, ``rules/setup.py``).
 
+The same hook notes optimizer steps taken while the watched model is in eval mode (real-bug
+batch 102: an evaluation loop that calls ``loss.backward()`` and ``optimizer.step()`` on the
+test batches trains on them). A watched step with two or more of them, or any after the last
+``step()``, is a burst the loop did not report as training: it is kept in
+``run.observed.eval_mode_step_bursts`` as (step, eval-mode optimizer steps in it,
+train-mode optimizer steps before it). A model trained in eval mode on purpose (frozen
+batch norm) takes one such step per watched step, not bursts. One Python attribute read per
+optimizer step.
+
 Healthy loops stay quiet: one optimizer step per ``step()`` (plain training, gradient
 accumulation over several backward passes, a ``GradScaler`` that skips a step, L-BFGS whose
 closure runs its backward passes inside ``step``); ``step()`` called only every N optimizer
@@ -33,8 +42,11 @@ MAX_STEPS_KEPT = 64     # [design] steps noted; the rule counts them all (``repe
 
 
 class OptimizerSteps:
-    def __init__(self, optimizer, observed, backwards_in, current_step, on_error):
+    def __init__(self, optimizer, observed, backwards_in, current_step, on_error, root=None):
         self.observed, self._backwards_in = observed, backwards_in
+        self._root = root                 # the watched model (its ``training`` flag)
+        self._train_steps = 0             # optimizer steps taken in train mode so far
+        self._eval_step, self._eval_steps = None, 0   # eval-mode steps of that watched step
         self._current_step, self._on_error = current_step, on_error
         self._counted_step, self._steps = None, 0    # optimizer steps of that watched step
         self._flagged_step = None
@@ -64,6 +76,7 @@ class OptimizerSteps:
             if self._depth:
                 return                    # an inner step() of a subclass's step(): one update
         step = self._current_step()
+        self._count_mode(step)
         if step != self._counted_step:
             self._counted_step, self._steps = step, 0
             self.observed.stepped_total += 1      # a watched step with an optimizer step
@@ -74,6 +87,23 @@ class OptimizerSteps:
             self.observed.repeated_total += 1
             if len(self.observed.repeated_optimizer_steps) < MAX_STEPS_KEPT:
                 self.observed.repeated_optimizer_steps.append(int(step))
+
+    def _count_mode(self, step):
+        """Counts this optimizer step as taken in train or eval mode; the eval-mode ones of
+        one watched step become a row once there are two (updated as more come)."""
+        if self._root is None:
+            return
+        if getattr(self._root, "training", True):
+            self._train_steps += 1
+            return
+        if step != self._eval_step:
+            self._eval_step, self._eval_steps = step, 0
+        self._eval_steps += 1
+        rows = self.observed.eval_mode_step_bursts
+        if self._eval_steps == 2 and len(rows) < MAX_STEPS_KEPT:
+            rows.append((int(step), 2, self._train_steps))
+        elif self._eval_steps > 2 and rows and rows[-1][0] == step:
+            rows[-1] = (int(step), self._eval_steps, rows[-1][2])
 
     def close(self):
         if self._handle is not None:
