@@ -23,7 +23,10 @@ Each factor is a 0-dim CPU tensor autograd saved for a Python number (reading it
 device work); a factor that is a tensor on the device, or one with a gradient (a learned
 temperature), ends the walk. What is kept per site: the head size and the list of
 factors, in ``observed.attention_scales`` (rows: site, step, head_dim, factors, kernel).
-Python only, a few dozen graph nodes per call.
+Python only, a few dozen graph nodes per call. A softmax traced to its matmul also hands
+its weights to ``uniform_attention.uniform_rows`` (batch 101: how many rows are exactly
+uniform; one reduction and two numbers read back, on those first steps only), kept in
+``observed.uniform_attention`` (rows: site, step, rows seeing 2+ keys, uniform ones).
 """
 
 SCALE_OBSERVED_STEPS = 2      # [design] recorded steps whose attention calls are read
@@ -104,6 +107,13 @@ class AttentionScales:
             (site, None if step is None else int(step), int(head_dim),
              [float(f) for f in factors], bool(kernel)))
 
+    def _keep_uniformity(self, site, weights):
+        from .uniform_attention import uniform_rows   # batch 101 (torch only: imported here)
+        checked, uniform = uniform_rows(weights)
+        step = self.current_step()
+        self.observed.uniform_attention.append(
+            (site, None if step is None else int(step), checked, uniform))
+
     def on_softmax(self, site, result):
         """A softmax over the last axis (attention weights): its scores' factors."""
         if not self.wanted or site in self.seen_this_step:
@@ -123,6 +133,7 @@ class AttentionScales:
             for operand, _ in matmul.next_functions[:2]:
                 _walk(operand, factors)
             self._keep(site, query.shape[-1], factors, kernel=False)
+            self._keep_uniformity(site, result)     # batch 101: weights swamped to uniform
         except Exception as error:        # a measurement never breaks the user's step
             self.on_error(error)
 

@@ -13,10 +13,15 @@ they come to about 1/head_dim. Healthy look-alikes that stay silent: one 1/sqrt(
 (the kernel, or a hand-written division), d**-0.25 on the query and on the key (the
 product is 1/sqrt(d)), a deliberate 1/d scale passed once (muP), a scale of 1 passed to the
 kernel after the queries were divided by sqrt(d).
+
+When no site is scaled twice, the rule asks ``attention_swamped`` (real-bug batch 101)
+whether a site's weights were exactly uniform over the visible keys on every step observed
+(a -1e9 added to every visible score: a mask in the wrong layout); one rule names the code.
 """
 import math
 
 from ..findings import Finding
+from .attention_swamped import attention_weights_swamped
 from .context import observed_list
 from .graph import rule
 
@@ -43,7 +48,7 @@ def _scaled_twice(row):
 def attention_scaled_twice(ctx):
     rows = [row for row in observed_list(ctx, "attention_scales") if _scaled_twice(row)]
     if not rows:
-        return None
+        return attention_weights_swamped(ctx)     # batch 101: a -1e9 on every visible score
     site, step, head_dim, factors, kernel = rows[0]
     sites = sorted({row[0] for row in rows})
     shown = ", ".join(f"{f:.4g}" for f in factors)
