@@ -375,6 +375,7 @@ ROW_LISTS += ("mixup_partner_rows",   # real-bug batch 76 (mixup labels paired b
 ROW_LISTS += ("unguarded_logs", "picked_probability_losses",
               "class_mean_losses", "empty_overlap_targets")   # real-bug batch 75 (hand-written losses)
 ROW_LISTS += ("attention_scales",)   # real-bug batch 79 (transformer blocks: logits' factors)
+ROW_LISTS += ("uniform_attention",)   # real-bug batch 101 (attention weights swamped to uniform)
 ROW_LISTS += ("soft_target_gradients",   # real-bug batch 85 (soft targets with a gradient,
               "self_masked_targets")   # a BCE weighted by its own targets)
 ROW_LISTS += ("batch_totals_in_terms",)   # real-bug batch 83 (a batch's total in a per-sample term)
@@ -383,6 +384,8 @@ ROW_LISTS += ("fragile_operations",)   # real-bug batch 92 (NaN born later: x / 
 ROW_LISTS += ("scoped_loaders", "stored_data_scales",   # real-bug batch 95 (DataLoaders in
               "loader_batch_forwards")   # scope, their stored data, batches as forwarded)
 ROW_LISTS += ("posterior_draws",)   # real-bug batch 91 (how a VAE's z = mu + eps * std is drawn)
+ROW_LISTS += ("eval_mode_accumulations",   # real-bug batch 102 (eval-mode micro-batches,
+              "eval_mode_step_bursts")   # optimizer steps taken in an evaluation loop)
 
 
 @dataclass
@@ -418,6 +421,13 @@ class Observed:
                                                           # optimizer steps than backward
                                                           # passes (monitor/optimizer_steps.py)
     repeated_total: int = 0          # how many steps were, the first 64 kept above
+    eval_mode_accumulations: list = field(default_factory=list)  # [(step, first eval-mode
+                                     # dropout/BN layer, how many)]: an eval-mode backward
+                                     # added to the step's train-mode gradient
+                                     # (monitor/carried_gradients.py)
+    eval_mode_step_bursts: list = field(default_factory=list)  # [(step, optimizer steps
+                                     # taken in eval mode in it (2+), train-mode optimizer
+                                     # steps before)] (monitor/optimizer_steps.py)
     stepped_since: "int | None" = None   # the watched step from which the optimizer's step
                                      # hook counts (None: no hook) (monitor/optimizer_steps.py)
     stepped_total: int = 0           # watched steps since then in which the optimizer stepped
@@ -1023,6 +1033,9 @@ class Observed:
     attention_scales: list = field(default_factory=list)  # [(site, step, head_dim, [constant
                                                           # factors of its logits], kernel)]
                                                           # (batch 79, monitor/attention_scales.py)
+    uniform_attention: list = field(default_factory=list)  # [(site, step, rows seeing 2+ keys,
+                                                          # those exactly uniform)] (batch 101,
+                                                          # monitor/uniform_attention.py)
     recomputed_segments: list = field(default_factory=list)  # [(step, [modules run again in
                                                           # backward], checked, relative
                                                           # error of the gradient, gradient

@@ -579,6 +579,8 @@ ROW_READERS.update(class_only_padding=_class_only_padding,   # real-bug batch 65
 ROW_READERS.update(attention_scales=lambda row: (   # real-bug batch 79
     str(row[0]), None if row[1] is None else int(row[1]), int(row[2]),
     [float(v) for v in row[3]], bool(row[4])))
+ROW_READERS.update(uniform_attention=lambda row: (   # real-bug batch 101
+    str(row[0]), None if row[1] is None else int(row[1]), int(row[2]), int(row[3])))
 
 
 def _start_parameter_value(row):   # real-bug batch 64
@@ -1390,3 +1392,6 @@ ROW_READERS.update(posterior_draws=lambda row: (   # real-bug batch 91
     int(row[2])))
 ROW_READERS.update(soft_target_gradients=lambda row: tuple(int(v) for v in row),   # batch 85
                    self_masked_targets=lambda row: tuple(int(v) for v in row))
+ROW_READERS.update(eval_mode_accumulations=lambda row: (   # real-bug batch 102
+    int(row[0]), str(row[1]), int(row[2])),
+    eval_mode_step_bursts=lambda row: tuple(int(v) for v in row))

@@ -21,7 +21,7 @@ from benchmarks.real_bugs._common import characters, next_character_batches  # n
 from benchmarks.real_bugs._common import next_id_loss  # noqa: E402
 from nndebug.monitor.uniform_attention import uniform_rows  # noqa: E402
 from nndebug.observed import Observed  # noqa: E402
-from nndebug.rules.attention_swamped import MIN_ROWS, UNIFORM_SHARE  # noqa: E402
+from nndebug.rules.attention_swamped import MIN_ATTENTION_ROWS, UNIFORM_SHARE  # noqa: E402
 from nndebug.rules.attention_swamped import attention_weights_swamped  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -162,7 +162,7 @@ def test_rule_on_hand_made_rows():
     assert attention_weights_swamped(_Ctx(swamped_rows[:1])) is None          # one step only
     few = int(UNIFORM_SHARE * 64) - 1
     assert attention_weights_swamped(_Ctx([(site, 0, 64, 64), (site, 1, 64, few)])) is None
-    small = MIN_ROWS - 1
+    small = MIN_ATTENTION_ROWS - 1
     assert attention_weights_swamped(_Ctx([(site, 0, small, small),
                                            (site, 1, small, small)])) is None
 

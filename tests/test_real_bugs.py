@@ -15,6 +15,42 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    "sft_loss_mask_skips_first_answer_token":   # real-bug batch 101
+        "the loss mask lands one position late and drops each answer's first label: the run "
+        "is an ordinary masked next-token loss that falls, and which positions a mask keeps is "
+        "the user's choice (prompt masking keeps fewer on purpose). Naming it needs the "
+        "mask's relation to the labels (1s starting one position after the first label that "
+        "differs from prompt text) - a data-pipeline check nndebug has not got; "
+        "LOSS_MASK_SHIFTED is the code it would produce",
+    "packed_samples_positions_run_on":   # real-bug batch 101
+        "ATTENTION_CROSSES_DOCUMENTS reads where position ids restart inside a row; here they "
+        "never restart (that is the bug), so the rows look like one long document. The only "
+        "boundary left is an end id recurring inside rows, which ordinary text has as well "
+        "(a newline, a full stop): telling packed samples from one text needs the user's "
+        "end-of-sample id, which the monitor is not given",
+    "rolling_target_mean_includes_current_step":   # real-bug batch 103
+        "the rolling mean that ends at the target is not equal to it (FEATURE_HOLDS_TARGET_VALUES "
+        "reads exact matches), only a linear function of it and of the lags beside it "
+        "(y = 4 * mean - the 3 last values). A rule that fits the target on the inputs and "
+        "finds no residual would name it, and would name every healthy noise-free regression "
+        "too (a target that IS a linear function of known inputs is a legitimate task): the "
+        "data alone cannot say which inputs exist at prediction time.",
+    "monthly_mean_feature_spans_the_month":   # real-bug batch 103
+        "the month's mean holds the target with weight 1/30 and the month's future days: it "
+        "is a strong, legitimate-looking predictor (training loss 0.12 against the twin's "
+        "0.31), equal to nothing. What makes it a leak is when the column can be computed "
+        "(after the month ends), which no training record holds.",
+    "next_move_shifted_into_features":   # real-bug batch 103
+        "one input column's sign equals the binary label in every row; named, a rule would "
+        "also flag every toy task whose label is a threshold of one feature (label = x0 > 0), "
+        "and unlike an exact copy of the target (TARGETS_IN_INPUTS) a threshold is a common "
+        "healthy design. Not built in the time this batch had; would need a look at healthy "
+        "runs that threshold one feature before it is honest.",
+    "target_lags_shorter_than_horizon":   # real-bug batch 103
+        "a direct forecaster at horizon 12 trained on lags 1..8 is, in every record, a healthy "
+        "one-step forecaster: the horizon is a fact of how the model will be used, never seen "
+        "in training (LAGS_INSIDE_FORECAST_HORIZON has no rule). Naming it would need the "
+        "horizon declared to watch.",
     "swa_model_batchnorm_never_recomputed":   # real-bug batch 96
         "PyTorch's AveragedModel now copies the model's buffers at every update "
         "(pytorch#84053), so the averaged model runs with the live network's last batch-norm "

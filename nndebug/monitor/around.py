@@ -195,7 +195,7 @@ class Around:
         self.attention.scales = AttentionScales(observed, current_step, on_error)   # batch 79
         self.carried = CarriedGradients(adapter, observed, parameters, current_step, on_error)
         self.optimizer_steps = OptimizerSteps(optimizer, observed, self.carried.backwards_in,
-                                              current_step, on_error)
+                                              current_step, on_error, root=adapter.model)
         self.restarts = OptimizerRestarts(adapter, observed, parameters, current_step, on_error)
         self.shared = SharedOptimizers(adapter, observed, parameters, current_step, on_error)
         self.evaluations = ValidationInputs(adapter, observed, adapter.model, current_step,

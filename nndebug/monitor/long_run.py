@@ -68,6 +68,7 @@ def check_options(max_history_mb, save_to, save_every_s):
 CONTINUED = ("loss_calls", "warnings", "norm_batches", "graph_nodes", "leaf_losses", "batch_rows",
              "padding_lookups", "loss_terms",
              "carried_eval_gradients", "repeated_optimizer_steps",
+             "eval_mode_accumulations", "eval_mode_step_bursts",   # real-bug batch 102
              "optimizer_starts", "seed_calls", "validation_inputs",
              "shared_optimizers",
              "validation_draws",
@@ -100,6 +101,7 @@ CONTINUED += ("conflicting_label_rows",)   # real-bug batch 45 (first training b
 CONTINUED += ("class_only_padding",   # real-bug batch 65 (first training batches,
               "position_losses")   # first recorded steps' loss calls)
 CONTINUED += ("attention_scales",)   # real-bug batch 79 (first recorded steps' attention)
+CONTINUED += ("uniform_attention",)   # real-bug batch 101 (first recorded steps' attention)
 CONTINUED += ("in_place_skips", "shared_norm_sites")   # real-bug batch 43 (first steps' hooks)
 CONTINUED += ("start_parameter_values",   # real-bug batch 64 (read when watch first started,
               "in_place_inputs")   # first recorded steps' hooks)

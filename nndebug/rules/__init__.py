@@ -69,6 +69,7 @@ from . import setup  # noqa: F401
 from . import optimizer_setup  # noqa: F401
 from . import handwritten_updates  # noqa: F401  (real-bug batch 99: update rules by hand)
 from . import optimizer_calls  # noqa: F401
+from . import loop_modes  # noqa: F401  (real-bug batch 102: train/eval mode of loop steps)
 from . import optimizer_restarts  # noqa: F401
 from . import shared_optimizers  # noqa: F401
 from . import structure  # noqa: F401

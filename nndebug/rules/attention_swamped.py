@@ -18,8 +18,8 @@ from .context import observed_list
 
 UNIFORM_SHARE = 0.9       # [design] padded query rows filled with -1e9 are uniform as well;
                           # they are a minority of a batch, a swamped site has all its rows
-MIN_ROWS = 8              # [design] rows that see 2+ keys per call, at the least
-MIN_CALLS = 2             # [design] recorded steps that agree: a zero-initialised query
+MIN_ATTENTION_ROWS = 8    # [design] rows that see 2+ keys per call, at the least
+MIN_UNIFORM_STEPS = 2     # [design] recorded steps that agree: a zero-initialised query
                           # projection is uniform at step 0 and no more after one update
 
 
@@ -29,8 +29,8 @@ def _swamped_sites(rows):
         by_site.setdefault(site, []).append((step, checked, uniform))
     swamped = {}
     for site, calls in by_site.items():
-        if len(calls) >= MIN_CALLS and all(
-                checked >= MIN_ROWS and uniform >= UNIFORM_SHARE * checked
+        if len(calls) >= MIN_UNIFORM_STEPS and all(
+                checked >= MIN_ATTENTION_ROWS and uniform >= UNIFORM_SHARE * checked
                 for _, checked, uniform in calls):
             swamped[site] = calls
     return swamped

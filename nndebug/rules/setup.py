@@ -334,21 +334,50 @@ def in_frozen_part(ctx, layer):
     return bool(deciding) and not any(n in trains for n in deciding)
 
 
+EVAL_MIXED_MIN_STEPS = 3   # [design] steps whose update mixed an eval-mode backward into a
+                           # train-mode one: three make a pattern, not a one-off
+
+
+def eval_mode_micro_batches(ctx):
+    """TRAINING_IN_EVAL_MODE from backward passes in eval mode accumulated into a step begun
+    in train mode (``observed.eval_mode_accumulations``, real-bug batch 102): the records
+    keep a step's first forward, in train mode, and never see the micro-batches after it."""
+    rows = observed_list(ctx, "eval_mode_accumulations")
+    if len(rows) < EVAL_MIXED_MIN_STEPS:
+        return None
+    steps = [row[0] for row in rows]
+    layer, count = rows[0][1], rows[0][2]
+    return Finding(
+        code="TRAINING_IN_EVAL_MODE", severity="warning", where=layer, step=steps[0],
+        message=f"On {len(rows)} steps (first at step {steps[0]}) a backward pass ran while "
+                f"{count} dropout/batch-norm layer(s) were in eval mode ({layer}...) and added "
+                "its gradient to the same step's train-mode gradient: some micro-batches of "
+                "each update are trained with dropout off and batch norm using its running "
+                "statistics. Something between the backward passes (a metrics or logging "
+                "helper calling model.eval()) switches the mode and only the start of the "
+                "batch switches it back.",
+        evidence={"steps": steps[:20], "times": len(rows), "first_eval_layer": layer,
+                  "eval_layers": count, "threshold_steps": EVAL_MIXED_MIN_STEPS},
+        fix="Make the helper restore the mode it found (was = model.training; model.eval(); "
+            "...; model.train(was)), or call model.train() before every micro-batch's "
+            "forward pass.")
+
+
 @rule(produces="TRAINING_IN_EVAL_MODE")
 def training_in_eval_mode(ctx):
     relevant = [r for r in ctx.records if r.backward]
     if not any(r.eval_layers for r in relevant):
-        return None
+        return eval_mode_micro_batches(ctx)
     in_eval = {layer for r in relevant for layer in r.eval_layers}
     frozen_parts = {layer for layer in in_eval if in_frozen_part(ctx, layer)}
     affected = [r for r in relevant if set(r.eval_layers) - frozen_parts]
     if not affected:
-        return None
+        return eval_mode_micro_batches(ctx)
     # from the first step trained in eval mode on (a loop may switch to eval after a while
     # and never back): most of those steps, and at least two of them
     since = [r for r in relevant if r.step >= affected[0].step]
     if len(affected) < MIN_RECORDS or len(affected) < MAJORITY * len(since):
-        return None
+        return eval_mode_micro_batches(ctx)
     layers = [layer for layer in affected[0].eval_layers if layer not in frozen_parts]
     return Finding(
         code="TRAINING_IN_EVAL_MODE", severity="warning", where=layers[0],
