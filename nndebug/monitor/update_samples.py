@@ -156,8 +156,12 @@ def _followed_weights(model):
 
 def _sampled(grad, stride, count):
     """The sampled entries of a gradient (a fresh tensor each step under zero_grad's
-    set_to_none): a NumPy view on the CPU, a strided tensor view elsewhere."""
-    if grad.device.type == "cpu" and grad.dtype.is_floating_point and grad.is_contiguous():
+    set_to_none): a NumPy view for a float32 gradient on the CPU (whose rows are NumPy, as
+    ``_followed_weights`` makes them), a strided tensor view otherwise (a bfloat16 or float16
+    model's rows stay float32 tensors: NumPy has no bfloat16, and a tensor row takes no
+    NumPy array)."""
+    import torch
+    if grad.device.type == "cpu" and grad.dtype == torch.float32 and grad.is_contiguous():
         return grad.numpy().reshape(-1)[::stride][:count]
     return grad.reshape(-1)[::stride][:count]
 
