@@ -20,7 +20,7 @@ from benchmarks.real_bugs import handwritten_momentum_velocity_never_decays as m
 from benchmarks.real_bugs import handwritten_sgd_divides_mean_loss_by_batch_size as divided_case  # noqa: E402,E501
 from benchmarks.real_bugs import handwritten_weight_decay_sign_inverted as decay_case  # noqa: E402,E501
 from benchmarks.real_bugs._common import batches, classification, mlp  # noqa: E402
-from nndebug.monitor.update_samples import update_fits  # noqa: E402
+from nndebug.monitor.update_samples import update_fits, written_by_torch  # noqa: E402
 from nndebug.rules.handwritten_updates import weight_decay_sign_inverted  # noqa: E402
 from nndebug.rules.update_fit_readers import velocity_never_decays  # noqa: E402
 
@@ -104,10 +104,25 @@ def test_grad_never_cleared_under_plain_sgd_is_named():
     lambda p: momentum_case.HandwrittenMomentum(p, 0.02, 0.95, fixed=True),
 ], ids=["sgd_decay", "momentum_0.99", "nesterov", "adam", "adamw", "rmsprop", "handwritten"])
 def test_healthy_optimizers_stay_silent(make):
+    """torch's own optimizers are not followed (``written_by_torch``): each is subclassed here,
+    as a user's optimizer would be, so that its updates are sampled and fitted."""
     torch.manual_seed(4)
     model = mlp()
-    found = _problems(_train(model, make(model.parameters()), steps=60))
+    optimizer = make(model.parameters())
+    if written_by_torch(optimizer):
+        optimizer.__class__ = type("Users" + type(optimizer).__name__, (type(optimizer),), {})
+    assert not written_by_torch(optimizer)
+    mon = _train(model, optimizer, steps=60)
+    assert mon.run.observed.update_fits, "the updates were not fitted"
+    found = _problems(mon)
     assert INVERTED not in found and ACCUMULATING not in found
+
+
+def test_torch_own_optimizers_are_not_followed():
+    torch.manual_seed(4)
+    model = mlp()
+    mon = _train(model, torch.optim.Adam(model.parameters(), lr=1e-3), steps=30)
+    assert mon.run.observed.update_fits == []
 
 
 # --- the fits and the rules on hand-made rows -----------------------------------------------
