@@ -25,7 +25,9 @@ from benchmarks.real_bugs._common import classification
 
 TITLE = "Does gradient reversal layer work?"
 LINK = "https://github.com/hash2430/pitchtron/issues/3"
-EXPECTED = ("GRADIENT_REVERSAL_NOT_REVERSING",)
+# MODULE_BACKWARD_NEVER_CALLED (built after the batch was scored, batch 107) names the
+# report's mechanism exactly; GRADIENT_REVERSAL_NOT_REVERSING, the code chosen as it came
+EXPECTED = ("GRADIENT_REVERSAL_NOT_REVERSING", "MODULE_BACKWARD_NEVER_CALLED")
 STEPS = 300
 BATCH = 64
 DOMAIN_WEIGHT = 0.1
