@@ -106,5 +106,5 @@ def run(fixed=False, steps=STEPS, **watch):
     model.train()
     mon.extra = {"test_accuracy": round(float(accuracy), 3),
                  "dropped_share": round(sum(dropped[-50:]) / 50, 3),
-                 "last_loss": round(float(loss), 3)}
+                 "last_loss": round(float(loss.detach()), 3)}
     return mon

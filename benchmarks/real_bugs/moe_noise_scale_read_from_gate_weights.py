@@ -81,5 +81,5 @@ def run(fixed=False, steps=STEPS, **watch):
     model.train()
     mon.extra = {"test_accuracy": round(float(accuracy), 3),
                  "noise_reroutes": round(sum(switches[-50:]) / 50, 3),
-                 "w_noise_norm": round(float(model.w_noise.norm()), 3)}
+                 "w_noise_norm": round(float(model.w_noise.detach().norm()), 3)}
     return mon
