@@ -25,7 +25,7 @@ from benchmarks.real_bugs._common import batches, classification
 
 TITLE = "what is the exact meaning of iterating in the parameters ?"
 LINK = "https://github.com/itayhubara/BinaryNet.pytorch/issues/19"
-EXPECTED = ("PARAMS_NOT_UPDATING", "WEIGHTS_REWRITTEN")
+EXPECTED = ("WEIGHTS_REQUANTIZED_IN_PLACE", "PARAMS_NOT_UPDATING")
 STEPS = 300
 WIDTH = 32
 

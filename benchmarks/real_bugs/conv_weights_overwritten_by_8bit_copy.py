@@ -27,7 +27,8 @@ from benchmarks.real_bugs._common import batches, classification, train_watched
 
 TITLE = "Self.weight is not modified to qweight"
 LINK = "https://github.com/eladhoffer/quantized.pytorch/issues/12"
-EXPECTED = ("WEIGHTS_REWRITTEN_OUTSIDE_OPTIMIZER", "UPDATES_ROUNDED_AWAY")
+EXPECTED = ("WEIGHTS_REQUANTIZED_IN_PLACE", "WEIGHTS_REWRITTEN_OUTSIDE_OPTIMIZER",
+            "UPDATES_ROUNDED_AWAY")
 STEPS = 300
 BITS = 8
 

@@ -11,8 +11,8 @@ the weights by many updates at once, back toward where they were steps before, a
 progress made since is thrown away: the run trains at the pace of the lagging copy.
 
 A step pre-hook and a step post-hook on the optimizer copy ``SAMPLED`` fixed entries of one
-parameter it holds (the first with enough entries; a strided view of its storage, so a
-``p.data = ...`` that swaps the storage is not followed) into two preallocated rows, on
+parameter it holds (the first with enough entries; a strided view of its storage, built
+again when a ``p.data = ...`` swaps the storage) into two preallocated rows, on
 each of the first ``WINDOW_STEPS`` optimizer steps: one small device copy per hook, no
 host read.
 When findings are asked for, the rows come to the host once: a write is an entry that
@@ -64,18 +64,17 @@ class RewrittenWeights:
             # storage, which the optimizer and any in-place write update)
             # (one more than an even spread, so that the entries fall in different columns:
             # a column of weights that never moves - a pixel always 0 - is no sample)
-            stride = max(1, followed.numel() // SAMPLED)
-            if (SAMPLED - 1) * (stride + 1) < followed.numel():
-                stride += 1
-            self._view = followed.detach().reshape(-1)[::stride][:SAMPLED]
+            self._followed = followed
             shape = (WINDOW_STEPS, SAMPLED)
             self._before = torch.empty(shape, dtype=followed.dtype, device=followed.device)
             self._after = torch.empty(shape, dtype=followed.dtype, device=followed.device)
-            if followed.device.type == "cpu" and followed.dtype in _numpy_dtypes():
+            self._as_numpy = followed.device.type == "cpu" and \
+                followed.dtype in _numpy_dtypes()
+            if self._as_numpy:
                 # on the CPU the same entries as NumPy views: a row copied there costs about
                 # 1 us, where torch's indexing and copy_ dispatch cost 20-30 us a hook
-                self._view = self._view.numpy()
                 self._before, self._after = self._before.numpy(), self._after.numpy()
+            self._follow_storage()
             self._handles = [optimizer.register_step_pre_hook(self._before_step),
                              optimizer.register_step_post_hook(self._after_step)]
         except Exception as error:        # an optimizer without param_groups or hooks
@@ -83,7 +82,21 @@ class RewrittenWeights:
             self._remove()
             on_error(error)
 
+    def _follow_storage(self):
+        """The sampled entries as a view of the parameter's current storage. Rebuilt when a
+        ``p.data = ...`` swaps the storage (real-bug batch 106: weights quantized into the
+        parameter in each forward pass), so that such writes are followed too."""
+        followed = self._followed
+        stride = max(1, followed.numel() // SAMPLED)
+        if (SAMPLED - 1) * (stride + 1) < followed.numel():
+            stride += 1
+        view = followed.detach().reshape(-1)[::stride][:SAMPLED]
+        self._view = view.numpy() if self._as_numpy else view
+        self._storage = followed.data_ptr()
+
     def _sample(self, rows):
+        if self._followed.data_ptr() != self._storage:   # ~0.1 us a hook
+            self._follow_storage()
         rows[len(self._steps)] = self._view
 
     def _before_step(self, optimizer, args, kwargs):
@@ -132,6 +145,7 @@ class RewrittenWeights:
             before = _host_rows(self._before[:steps])
             after = _host_rows(self._after[:steps])
             self.observed.rewritten_weights = weight_writes(before, after, self._steps)
+            self.observed.weights_on_grid = grid_writes(before, after)
             self._read_at = steps
         except Exception as error:
             self.on_error(error)
@@ -172,3 +186,64 @@ def _writes(np, before, after, steps):
                      left / travelled if travelled > 0 else float("inf")))
         last_write = k
     return sorted(sorted(rows, key=lambda row: -row[1])[:ROWS_KEPT])
+
+
+# --- weights written back onto a grid (real-bug batch 106) --------------------------------
+GRID_MAX_DIVISOR = 8         # [design] the grid step is found as the smallest sampled
+                             # |value| divided by 1..8: of 16 entries on a 4- or 8-bit grid
+                             # (weights crowd near zero) the smallest is almost always within
+                             # 8 steps of zero
+GRID_MAX_LEVEL = 512         # [design] at most this many grid steps from zero: 8-bit
+                             # symmetric grids reach 127, times the divisor tried
+GRID_ROWS_EXAMINED = 64      # [cost] pre- and post-step rows tested for a grid, spread over
+                             # the window: ~0.1 ms a row, so ~13 ms at findings, and only
+                             # when something wrote the weights between steps
+GRID_TOLERANCE = 1e-3        # [design] |value / step - nearest integer| allowed: float32
+                             # rounding of k * step leaves ~1e-7 relative; random float
+                             # weights pass for 15 entries with odds ~(2e-3)^15
+
+
+def on_grid(row):
+    """True when the row's nonzero entries are integer multiples (within GRID_TOLERANCE) of
+    one step: the values a quantizer or sign() writes. Needs 2+ nonzero entries."""
+    import numpy as np
+    values = np.abs(row[np.isfinite(row)])
+    values = values[values > 0]
+    if len(values) < 2:
+        return False
+    smallest = float(values.min())
+    for divisor in range(1, GRID_MAX_DIVISOR + 1):
+        ratios = values / (smallest / divisor)
+        if ratios.max() > GRID_MAX_LEVEL:
+            return False
+        if float(np.abs(ratios - np.rint(ratios)).max()) <= GRID_TOLERANCE:
+            return True
+    return False
+
+
+def grid_writes(before, after):
+    """One row about the followed weights over the window (empty without 3+ steps, or
+    when nothing wrote them between steps):
+    ``(steps followed, share of steps after which something wrote the weights, share of the
+    pre-step rows on a grid, share of the post-step rows on a grid, median share of the
+    optimizer's update kept along its direction once the next write is done)``. Weights a quantizer writes into
+    the parameter are on a grid before every step and off it after (the optimizer's update
+    leaves it); float weights are on no grid."""
+    import numpy as np
+    n = len(before)
+    if n < 3:
+        return []
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        written = np.any(before[1:] != after[:-1], axis=1)
+        step = after[:-1] - before[:-1]
+        squared = np.sum(step * step, axis=1)
+        # the net move from one step's start to the next, along the optimizer's update
+        kept = np.sum((before[1:] - before[:-1]) * step, axis=1) / squared
+        kept = kept[np.isfinite(kept) & (squared > 0)]
+    if not written.any():         # nothing wrote the weights: no row (and no cost)
+        return []
+    examined = np.unique(np.linspace(0, n - 1, min(n, GRID_ROWS_EXAMINED)).astype(int))
+    on_before = float(np.mean([on_grid(before[k]) for k in examined]))
+    on_after = float(np.mean([on_grid(after[k]) for k in examined]))
+    return [(int(n), float(np.mean(written)), on_before, on_after,
+             float(np.median(kept)) if len(kept) else 1.0)]   # no update: none lost
