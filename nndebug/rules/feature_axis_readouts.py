@@ -10,13 +10,25 @@ the batch) as features. Named when learning went poorly (``curve.learning_poor``
 that reads a scalar per time step on purpose (one summary number per frame, then a layer
 over the frames) learns, and is left alone.
 
-Public report: "About the readout operation in graph classification",
-https://github.com/flyingdoog/PGExplainer/issues/6.
+Also named for a pooled CONTEXT taken over the features: a keepdim pool over the last axis
+of a layer's output, expanded back and concatenated beside each element's features
+(reduction ``"max, broadcast back"``): ``net.max(dim=-1, keepdim=True)`` where a PointNet or
+DeepSets block meant the points, ``dim=1`` - each element's context is its own largest
+feature, and no element hears of the others.
+
+Public reports: "About the readout operation in graph classification",
+https://github.com/flyingdoog/PGExplainer/issues/6; "Pooling in ResnetECPos",
+https://github.com/facebookresearch/neuromorph/issues/2.
 """
 from ..findings import Finding
 from .context import observed_list
 from .curve import learning_poor
 from .graph import rule
+
+BROADCAST_BACK = ", broadcast back"   # the suffix monitor/feature_axis_readouts.py writes after
+                                      # the reduction of a pool expanded back (rules import no
+                                      # monitor module; tests/test_real_bug_rules_108 checks
+                                      # the two spellings agree)
 
 
 @rule(produces="POOLED_OVER_FEATURES",
@@ -27,6 +39,8 @@ def readout_over_feature_axis(ctx):
         return None
     step, reduction, shape = rows[0]
     shape = [int(n) for n in shape]
+    if reduction.endswith(BROADCAST_BACK):
+        return _context_over_features(step, reduction[:-len(BROADCAST_BACK)], shape)
     pooled = ", ".join(str(n) for n in shape[:-1])
     return Finding(
         code="POOLED_OVER_FEATURES", severity="warning", where="model forward",
@@ -40,3 +54,21 @@ def readout_over_feature_axis(ctx):
         evidence={"reduction": reduction, "shape": shape},
         fix=f"Pool over the element axis: h.{reduction}(dim=1) for (batch, elements, "
             "features), giving (batch, features), and size the next layer by the features.")
+
+
+def _context_over_features(step, reduction, shape):
+    """The finding for a pooled context taken over the features and broadcast back."""
+    return Finding(
+        code="POOLED_OVER_FEATURES", severity="warning", where="model forward",
+        step=step,
+        message=f"A layer reads, beside each element's features, a {reduction} taken over "
+                f"the LAST axis of a {tuple(shape)} tensor a linear layer had just computed "
+                f"and expanded back over those {shape[-1]} features: each of the "
+                f"{shape[-2]} elements gets its own {reduction} feature as its 'pooled "
+                "context', so no element hears of the others in its set - the shared "
+                "context a PointNet or DeepSets block pools over the elements is missing; "
+                "training went poorly.",
+        evidence={"reduction": reduction, "shape": shape, "broadcast_back": True},
+        fix=f"Pool the context over the element axis: h.{reduction}(dim=1, keepdim=True) "
+            "for (batch, elements, features), expanded over the elements "
+            "(torch.max returns (values, indices): take [0]).")
