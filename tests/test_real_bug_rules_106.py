@@ -226,3 +226,27 @@ def test_rows_saved_and_loaded_are_judged_alike():
     back = runfile.decode_observed(json.loads(text))
     assert back.weights_on_grid == mon.run.observed.weights_on_grid
     assert back.weights_on_grid and isinstance(back.weights_on_grid[0], tuple)
+
+
+def test_parameter_cast_mid_run_ends_the_window_quietly():
+    """``model.double()`` mid-run swaps every parameter's storage for another dtype: the
+    weights observer stops following there, without an error of its own (the rows no longer
+    compare), and the model is left as the user made it."""
+    torch.manual_seed(0)
+    x, y = classification()
+    model = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10))
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    loss_fn = nn.CrossEntropyLoss()
+    with nd.watch(model, opt) as mon:
+        for i, (xb, yb) in enumerate(batches(x, y, 30)):
+            if i == 20:
+                model.double()
+            opt.zero_grad()
+            loss = loss_fn(model(xb.double() if i >= 20 else xb), yb)
+            loss.backward()
+            opt.step()
+            mon.step(loss)
+        observer = mon.rewritten_weights
+        assert observer.enabled and not observer._sampling and len(observer._steps) == 20
+    assert CODE not in {f.code for f in mon.findings()}
+    assert model[0].weight.dtype == torch.float64

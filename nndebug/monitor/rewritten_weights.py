@@ -65,6 +65,7 @@ class RewrittenWeights:
             # (one more than an even spread, so that the entries fall in different columns:
             # a column of weights that never moves - a pixel always 0 - is no sample)
             self._followed = followed
+            self._kind = (followed.dtype, followed.device)
             shape = (WINDOW_STEPS, SAMPLED)
             self._before = torch.empty(shape, dtype=followed.dtype, device=followed.device)
             self._after = torch.empty(shape, dtype=followed.dtype, device=followed.device)
@@ -96,6 +97,9 @@ class RewrittenWeights:
 
     def _sample(self, rows):
         if self._followed.data_ptr() != self._storage:   # ~0.1 us a hook
+            if (self._followed.dtype, self._followed.device) != self._kind:
+                self._sampling = False     # moved or cast (p.data = p.data.half()): the
+                return                     # rows no longer compare; the window ends here
             self._follow_storage()
         rows[len(self._steps)] = self._view
 
