@@ -86,5 +86,6 @@ def run(fixed=False, steps=STEPS, **watch):
                 model.train()
                 validation_errors.append(val_loss.item())
             mon.step(loss, val_loss=val_loss)
-    mon.first_validation_error, mon.last_validation_error = validation_errors[0], validation_errors[-1]
+    mon.first_validation_error = validation_errors[0]
+    mon.last_validation_error = validation_errors[-1]
     return mon

@@ -38,6 +38,8 @@ DEAD_FRACTION = 0.5           # [measured] share of a ReLU layer's units dead fo
 DEAD_PERSISTENCE = 3          # [measured] ... in each of 3 recorded batches (a rarely firing unit is
                               # zero for a whole small batch by chance, not three times)
 DEAD_FRACTION_SEVERE = 0.9    # [design] nearly the whole layer dead: an error when learning is poor
+# layers that hand their input on unchanged (the model's output layer is the last other one)
+OUTPUT_PASS_THROUGH = {"Dropout", "Identity", "Flatten", "Unflatten"}
 FLOORED_ROWS = 0.1            # [design] samples whose class scores tie exactly at one floor (a ReLU
                               # on the logits): distinct float scores never tie, so a tenth of the
                               # batch on most recorded calls is far above chance (a zero-initialised
@@ -165,8 +167,12 @@ def dead_relu(ctx):
     died_later = born < 0.5 * final
     poor = learning_poor(ctx)
     severe = final >= DEAD_FRACTION_SEVERE and poor
-    # a symptom: a warning when learning is poor or nearly the whole layer is gone
-    severity = "error" if severe else "warning" if poor or final >= DEAD_FRACTION_SEVERE else "info"
+    output = _is_output_relu(ctx, name)
+    # a symptom: a warning when learning is poor or nearly the whole layer is gone; dead
+    # units of the model's output ReLU are outputs stuck at 0 (real-bug batch 105): a warning
+    # even while the live outputs still learn
+    severity = "error" if severe else \
+        "warning" if poor or output or final >= DEAD_FRACTION_SEVERE else "info"
     if died_later:
         cause = ("they were alive at the start and died during training, which is what "
                  "too-large updates do (a learning rate too high, or exploding gradients)")
@@ -181,10 +187,20 @@ def dead_relu(ctx):
     return Finding(
         code="DEAD_RELU", severity=severity, where=name, step=step,
         message=f"{final:.0%} of the units of {name} output zero for every sample of the batch "
-                f"(no gradient passes through them); {cause}.",
+                f"(no gradient passes through them); {cause}." + (
+                    f" {name} is the model's output: those outputs are 0 for every input and "
+                    "cannot learn (a final ReLU on a regression output)." if output else ""),
         evidence={"dead_share": final, "dead_share_first_record": born, "per_layer": layers,
+                  "output_layer": output,
                   "died_during_training": bool(died_later), "threshold": DEAD_FRACTION},
         fix=fix)
+
+
+def _is_output_relu(ctx, name):
+    """Whether the ReLU ``name`` is the model's last layer that changes values (registration
+    order): its dead units are the model's outputs, stuck at 0."""
+    counted = [layer for layer in ctx.run.layers if layer.type not in OUTPUT_PASS_THROUGH]
+    return bool(counted) and counted[-1].name == name and counted[-1].kind == "relu"
 
 
 def _floored_logits(ctx):
