@@ -376,6 +376,7 @@ ROW_LISTS += ("unguarded_logs", "picked_probability_losses",
               "class_mean_losses", "empty_overlap_targets")   # real-bug batch 75 (hand-written losses)
 ROW_LISTS += ("attention_scales",)   # real-bug batch 79 (transformer blocks: logits' factors)
 ROW_LISTS += ("uniform_attention",)   # real-bug batch 101 (attention weights swamped to uniform)
+ROW_LISTS += ("weights_on_grid",)   # real-bug batch 106 (weights quantized into the parameter)
 ROW_LISTS += ("soft_target_gradients",   # real-bug batch 85 (soft targets with a gradient,
               "self_masked_targets")   # a BCE weighted by its own targets)
 ROW_LISTS += ("batch_totals_in_terms",)   # real-bug batch 83 (a batch's total in a per-sample term)
@@ -386,6 +387,7 @@ ROW_LISTS += ("scoped_loaders", "stored_data_scales",   # real-bug batch 95 (Dat
 ROW_LISTS += ("posterior_draws",)   # real-bug batch 91 (how a VAE's z = mu + eps * std is drawn)
 ROW_LISTS += ("eval_mode_accumulations",   # real-bug batch 102 (eval-mode micro-batches,
               "eval_mode_step_bursts")   # optimizer steps taken in an evaluation loop)
+ROW_LISTS += ("module_backwards",)   # real-bug batch 107 (modules writing their own backward)
 
 
 @dataclass
@@ -520,6 +522,12 @@ class Observed:
                                            # {"rows", "train_rows", "exact", "shifted":
                                            # [(axis, shift, rows matched)]}; None: not
                                            # compared (monitor/window_overlap.compare)
+    module_backwards: list = field(default_factory=list)  # [(module name, class name)] of
+                                                          # the modules whose own class
+                                                          # defines backward(grad), never
+                                                          # called by autograd (read at
+                                                          # findings; monitor/
+                                                          # module_backwards.py)
     module_freeze_flags: list = field(default_factory=list)  # [(module name, [its trainable
                                                           # parameters])] of the modules whose
                                                           # plain attribute requires_grad is
@@ -1036,6 +1044,12 @@ class Observed:
     uniform_attention: list = field(default_factory=list)  # [(site, step, rows seeing 2+ keys,
                                                           # those exactly uniform)] (batch 101,
                                                           # monitor/uniform_attention.py)
+    weights_on_grid: list = field(default_factory=list)  # [(optimizer steps followed, share
+                                                          # written between steps, share of
+                                                          # pre-step rows on a grid, of post-
+                                                          # step rows, median share of an update
+                                                          # kept)] (batch 106, monitor/
+                                                          # rewritten_weights.py)
     recomputed_segments: list = field(default_factory=list)  # [(step, [modules run again in
                                                           # backward], checked, relative
                                                           # error of the gradient, gradient

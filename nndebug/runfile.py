@@ -581,6 +581,9 @@ ROW_READERS.update(attention_scales=lambda row: (   # real-bug batch 79
     [float(v) for v in row[3]], bool(row[4])))
 ROW_READERS.update(uniform_attention=lambda row: (   # real-bug batch 101
     str(row[0]), None if row[1] is None else int(row[1]), int(row[2]), int(row[3])))
+ROW_READERS.update(weights_on_grid=lambda row: (   # real-bug batch 106
+    int(row[0]), float(_number(row[1])), float(_number(row[2])), float(_number(row[3])),
+    float(_number(row[4]))))
 
 
 def _start_parameter_value(row):   # real-bug batch 64
@@ -1395,3 +1398,4 @@ ROW_READERS.update(soft_target_gradients=lambda row: tuple(int(v) for v in row),
 ROW_READERS.update(eval_mode_accumulations=lambda row: (   # real-bug batch 102
     int(row[0]), str(row[1]), int(row[2])),
     eval_mode_step_bursts=lambda row: tuple(int(v) for v in row))
+ROW_READERS.update(module_backwards=lambda row: (str(row[0]), str(row[1])))   # batch 107

@@ -15,6 +15,42 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    "style_generator_batchnorm_on_single_images":   # real-bug batch 105
+        "the generator renders images one at a time under no_grad after the last step, still "
+        "in train mode: the validation-mode observer only follows no-gradient forwards closed "
+        "by a val_loss, so this pass is not seen as an evaluation, and BATCHNORM_TINY_BATCH "
+        "reads its batches of one as training batches (wrong cause). Naming it needs "
+        "no-gradient forwards after the last step recorded with the batch-norm layers' mode",
+    "super_resolution_residual_stays_zero_under_sgd":   # real-bug batch 105
+        "SGD at 1e-3 moves the residual branch slowly but not below LR_TOO_LOW's "
+        "update/weight bound (1e-5): the loss falls a little and plateaus, which LOSS_PLATEAU "
+        "names (wrong cause). Telling it apart from a converged model needs the output's "
+        "distance from the fixed bilinear path (the residual staying near zero), which the "
+        "monitor does not record; lowering the bound would flag healthy slow runs",
+    "super_resolution_trained_on_other_degradation":   # real-bug batch 105
+        "training and validation inputs are made by different degradations (blur and noise "
+        "against plain downsampling) with nearly the same mean and spread, so "
+        "VALIDATION_INPUTS_RESCALED's scale check sees nothing; the validation loss stalls, "
+        "which a hard held-out set does too. Naming it needs a sharper comparison of the two "
+        "input distributions (high-frequency energy, noise level) than the monitor records",
+    "point_cloud_scale_normalised_over_batch":   # real-bug batch 108
+        "the clouds are divided by one mean radius of the whole batch before the model sees "
+        "them: the model's inputs are still one cloud per row, and nothing inside the "
+        "watched forward mixes the rows (BATCH_MIXING's probe reads the model, which is "
+        "healthy). Naming it needs the preprocessing in view: the inputs' per-row scale "
+        "moving with the batch a row lands in, which the monitor does not record",
+    "point_cloud_radius_from_uncentred_points":   # real-bug batch 108
+        "the unit-ball radius is measured before centring: the clouds the model reads are "
+        "centred and merely of varying size, which healthy data has too (objects differ in "
+        "size). Telling it needs the raw clouds and the normalisation step (the size of a "
+        "normalised cloud following its raw offset) - outside the watched run; "
+        "CLOUD_RADIUS_FROM_UNCENTRED_POINTS is the code it would produce",
+    "pointnet_orthogonality_penalty_misplaced_parenthesis":   # real-bug batch 108
+        "the penalty norm(A (A^T - I)) is an ordinary small loss term that falls, and its harm "
+        "at the report's weight (0.001) is small (0.42 against 0.45 accuracy). Naming it "
+        "needs the loss graph's shape read as a formula: a bmm of A with (A^T - constant), "
+        "minimised at A = 0 - a reader of the penalty's graph not built in batch 108; "
+        "ORTHOGONALITY_PENALTY_MINIMISED_AT_ZERO is the code it would produce",
     "sft_loss_mask_skips_first_answer_token":   # real-bug batch 101
         "the loss mask lands one position late and drops each answer's first label: the run "
         "is an ordinary masked next-token loss that falls, and which positions a mask keeps is "
@@ -129,6 +165,17 @@ KNOWN_MISSES = {
         "loss's addends separately. Naming it would need that addend per step and the "
         "identity Function's backward sign read on its path; not built. "
         "GRADIENT_REVERSAL_NOT_REVERSING is the code it would take.",
+    "dann_training_images_randomly_resized_crops":   # real-bug batch 107
+        "the crops happen in the loop before the model: each training batch is a set of "
+        "plausible 8x8 images (random boxes of 8-100% of the area stretched back to size), "
+        "the same kind of input a deliberate crop augmentation feeds, and watch sees no "
+        "un-cropped image to compare them with (there is no validation pass in the run; "
+        "the evaluation on whole images happens after it). The harm shows as a higher "
+        "training loss (source accuracy 0.85 against 0.95), which LOSS_AT_CHANCE reads "
+        "at seed shifts 0 and 1000 (nothing at 2000). Naming it would need the training inputs compared with "
+        "evaluation inputs (e.g. the share of blank borders or the spatial spectrum of the "
+        "batches against the validation rows); not built. TRAINING_INPUTS_CROPPED_AWAY is "
+        "the code it would take.",
     "center_loss_function_not_averaged_over_batch":   # real-bug batch 93
         "the summed center term is a Python-written Function returning a scalar: the "
         "loss's graph shows one CenterLossFunctionBackward node under its top-level sum, "
@@ -644,6 +691,39 @@ KNOWN_MISSES = {
         "same as a healthy attention pooling's softmax over the time axis of (batch, time, "
         "heads); telling the batch axis apart would need the recurrent layer's layout read "
         "into the softmax's graph, which no observer does yet",
+    "lsq_step_size_turns_negative":   # real-bug batch 106
+        "the step size of the second LSQ quantizer goes below zero early and the quantizer "
+        "outputs exact zeros from then on (loss at chance, 2.30, against the twin's 0.04); "
+        "nndebug names only the symptom (LOSS_AT_CHANCE, not at every seed). Naming the cause "
+        "needs a module whose output became identically zero mid-run, and the layers before "
+        "it whose gradients went from nonzero to exactly zero at that step: neither is "
+        "recorded per module today (NO_GRADIENT reads parameters cut off from the start), "
+        "and a rule on zero outputs must stay silent on deliberate gates and masks; not built "
+        "in this batch's time",
+    "moe_balance_loss_skipped_without_router_logits":   # real-bug batch 104
+        "the load-balancing term is never added, so the router sends a third of the slots "
+        "to one of eight experts (0.34 against the twin's 0.20): an unbalanced router is "
+        "also what a deliberate MoE without an auxiliary loss (aux-loss-free balancing, a "
+        "coefficient of 0) trains, and the loss shows no missing term. Naming it needs the "
+        "model's declared coefficient (router_aux_loss_coef != 0) set against the terms the "
+        "loss is built from; nothing records either (at seed shift 1000 NO_GRADIENT names "
+        "the starved expert, a symptom, counted as wrong cause)",
+    "moe_top2_second_expert_sampled_in_eval":   # real-bug batch 104
+        "the second expert is drawn at random in eval mode, so two evaluations of the same "
+        "inputs differ (0.454 and 0.459; 2% of predictions): watch sees only training "
+        "forwards and the validation loss as a number. Naming it needs eval-mode forwards "
+        "observed (the global RNG advanced by a forward in eval mode, or one input "
+        "evaluated twice), and such a rule must stay silent on deliberate sampling in eval "
+        "(a VAE's reparameterised sample, MC dropout, a diffusion sampler); not built in "
+        "this batch's time",
+    "moe_dropped_tokens_keep_hidden_state":   # real-bug batch 104
+        "tokens over an expert's capacity come out as p * h added to the residual (1 + p) h "
+        "instead of h; training is ordinary (accuracy as the twin's, 0.879) and only the "
+        "drop rate doubles (0.198 against 0.095). Naming it needs the routing itself read: "
+        "which rows an expert kept, and the layer's output on the rows it dropped compared "
+        "with its input; no observer knows a module is a router, and RESIDUAL_MULTIPLIED "
+        "reads whole-module output/input ratios that a per-token (1 + p) on a fifth of the "
+        "rows does not move",
 }
 
 

@@ -44,6 +44,7 @@ from .functional_dropout import read_functional_dropouts
 from .random_states import read_random_rnn_states
 from .layer_layouts import LayerLayouts
 from .module_flags import read_module_freeze_flags
+from .module_backwards import read_module_backwards
 from .repeated_modules import read_repeated_modules
 from .stacked_linears import StackedLinears
 from .nonfinite_origins import NonFiniteOrigins
@@ -543,6 +544,7 @@ class Around:
         self.windows.summarize()          # window_overlap.py
         self.joint_scaling.summarize()    # joint_scaling.py
         read_module_freeze_flags(self.adapter, self.structure.observed, self.on_error)
+        read_module_backwards(self.adapter, self.structure.observed, self.on_error)
         read_repeated_modules(self.adapter, self.structure.observed, self.on_error)
         read_parameter_dtypes(self.adapter, self.structure.observed, self.on_error)
         read_soft_target_rows(self.adapter, self.structure.observed, self.on_error)

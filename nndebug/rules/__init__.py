@@ -75,6 +75,7 @@ from . import shared_optimizers  # noqa: F401
 from . import structure  # noqa: F401
 from . import frozen_norm_statistics  # noqa: F401
 from . import module_flags  # noqa: F401
+from . import module_backwards  # noqa: F401  (real-bug batch 107: a module's own backward)
 from . import repeated_modules  # noqa: F401
 from . import stacked_linears  # noqa: F401
 from . import init_scale  # noqa: F401
@@ -170,6 +171,7 @@ from . import clipped_after_step  # noqa: F401  (real-bug batch 39: a clip after
 from . import late_gradients  # noqa: F401  (real-bug batch 50: loop order)
 from . import zero_terms  # noqa: F401  (real-bug batch 50: a term on the wrong tensors)
 from . import rewritten_weights  # noqa: F401  (real-bug batch 58: weights copied in)
+from . import requantized_weights  # noqa: F401  (real-bug batch 106: quantized weights written in)
 from . import self_references  # noqa: F401  (real-bug batch 58: a reference = the model)
 from . import target_id_offset  # noqa: F401  (real-bug batch 46: label ids offset)
 from . import validation_rows  # noqa: F401  (real-bug batch 46: rows in both splits)
@@ -228,6 +230,7 @@ from . import data_loaders  # noqa: F401  (real-bug batch 95: loaders in scope, 
 from . import pruning  # noqa: F401  (real-bug batch 94: pruned weights regrown, layers pruned whole)
 from . import log_prob_axes  # noqa: F401  (real-bug batch 97: log-probs normalised over the batch)
 from . import carried_run_state  # noqa: F401  (real-bug batch 100: optimizer state from an earlier run)
+from . import output_norms  # noqa: F401  (real-bug batch 105: a norm feeding the output squash)
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context
