@@ -205,6 +205,33 @@ def test_a_subclass_inherits_the_dead_backward():
     assert observed.module_backwards == [("0", "ModuleWithBackward")]
 
 
+class _TrainerHookModule(nn.Module):
+    """Stands for a LightningModule: its backward(loss) is a hook the Trainer calls."""
+
+    def backward(self, loss, *args, **kwargs):
+        loss.backward(*args, **kwargs)
+
+
+_TrainerHookModule.__module__ = "lightning.pytorch.core.module"
+
+
+def test_a_training_frameworks_backward_hook_is_not_a_dead_backward():
+    class LitClassifier(_TrainerHookModule):          # the user's module, hook inherited
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Linear(4, 2)
+
+    class LitOverriding(LitClassifier):                # the user overrides the hook
+        def backward(self, loss):
+            loss.backward(retain_graph=True)
+
+    observed, errors = Observed(), []
+    read_module_backwards(_Adapter(nn.ModuleList([LitClassifier(), LitOverriding()])),
+                          observed, errors.append)
+    assert not errors
+    assert observed.module_backwards == []
+
+
 def test_module_backwards_keep_their_types_through_json():
     observed = Observed()
     observed.module_backwards = [("reversal", "GRL"), ("", "Model")]

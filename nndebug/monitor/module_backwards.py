@@ -21,19 +21,28 @@ import inspect
 
 # the packages whose classes are the framework's own (their methods are never the user's)
 FRAMEWORK_PACKAGES = ("torch", "minigrad")
+# training frameworks whose modules have a backward(loss) hook that their trainer calls
+# (LightningModule.backward, DeepSpeedEngine.backward): a module under one of these is
+# skipped whole, also when the user's subclass overrides that hook
+TRAINER_PACKAGES = ("lightning", "pytorch_lightning", "lightning_fabric", "deepspeed")
 # what in a class's source shows it calls its own backward itself (then it is not dead)
 SELF_CALLS = ("self.backward(", "register_hook", "register_full_backward_hook",
               "register_backward_hook", "register_full_backward_pre_hook")
 
 
 def _is_framework_class(cls):
-    package = (getattr(cls, "__module__", "") or "").split(".")[0]
-    return package in FRAMEWORK_PACKAGES or cls is object
+    return _package(cls) in FRAMEWORK_PACKAGES or cls is object
+
+
+def _package(cls):
+    return (getattr(cls, "__module__", "") or "").split(".")[0]
 
 
 def _user_backward_class(module):
     """The first user class in the module's MRO that defines ``backward`` taking a
     gradient, or None."""
+    if any(_package(cls) in TRAINER_PACKAGES for cls in type(module).__mro__):
+        return None
     for cls in type(module).__mro__:
         if _is_framework_class(cls):
             return None
