@@ -23,33 +23,18 @@ an MLP).
 """
 import math
 
-import numpy as np
 import torch
 from torch import nn
 
-import nndebug as nd
 from benchmarks.real_bugs._common import classification
+from benchmarks.real_bugs._domains import ReverseGradient, accuracies_on, split_domains, train_dann
 
 TITLE = "About the accuracy mismatch using the example code"
 LINK = "https://github.com/fungtion/DANN/issues/1"
 EXPECTED = ("TRAINING_INPUTS_CROPPED_AWAY",)
 STEPS = 300
-BATCH = 64
 DOMAIN_WEIGHT = 0.1
 SIZE = 8
-
-
-class ReverseGradient(torch.autograd.Function):
-    """Identity forward; backward multiplies the gradient by -weight."""
-
-    @staticmethod
-    def forward(ctx, x, weight):
-        ctx.weight = weight
-        return x.view_as(x)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return -ctx.weight * grad_output, None
 
 
 class DANN(nn.Module):
@@ -89,38 +74,18 @@ def transform(images, rng, fixed):
 
 
 def domains(seed):
-    x, y = classification(images=True)
-    order = torch.from_numpy(np.random.default_rng(seed).permutation(len(x)))
-    half = len(x) // 2
-    return (x[order[:half]], y[order[:half]]), (x[order[half:]] * 0.6 + 0.3, y[order[half:]])
+    return split_domains(*classification(images=True), seed)
 
 
 def run(fixed=False, steps=STEPS, **watch):
     torch.manual_seed(0)
     (xs, ys), (xt, _) = domains(0)
-    rng = np.random.default_rng(1)
     model = DANN()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    is_target = torch.cat([torch.zeros(BATCH), torch.ones(BATCH)])
-    with nd.watch(model, optimizer, **watch) as mon:
-        for _ in range(steps):
-            i = torch.from_numpy(rng.integers(0, len(xs), BATCH))
-            j = torch.from_numpy(rng.integers(0, len(xt), BATCH))
-            images = transform(torch.cat([xs[i], xt[j]]), rng, fixed)
-            logits, domain_logits = model(images)
-            loss = (nn.functional.cross_entropy(logits[:BATCH], ys[i])
-                    + nn.functional.binary_cross_entropy_with_logits(domain_logits,
-                                                                     is_target))
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
-    return mon
+    return train_dann(model, optimizer, (xs, ys), xt, steps, watch,
+                      transform=lambda images, rng: transform(images, rng, fixed))
 
 
 def accuracies(model, seed=0):
     """(source accuracy, target accuracy) on whole images, as the report evaluated."""
-    (xs, ys), (xt, yt) = domains(seed)
-    with torch.no_grad():
-        return tuple((model(x)[0].argmax(1) == y).float().mean().item()
-                     for x, y in ((xs, ys), (xt, yt)))
+    return accuracies_on(model, *domains(seed))

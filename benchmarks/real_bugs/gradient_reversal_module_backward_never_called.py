@@ -16,12 +16,11 @@ Fix: the reversal written as a ``torch.autograd.Function`` (identity forward, ba
 Measured (300 steps, Adam 1e-3, seed 0): source accuracy 0.94, target accuracy 0.41; the
 fixed twin: source 0.95, target 0.83.
 """
-import numpy as np
 import torch
 from torch import nn
 
-import nndebug as nd
 from benchmarks.real_bugs._common import classification
+from benchmarks.real_bugs._domains import ReverseGradient, accuracies_on, split_domains, train_dann
 
 TITLE = "Does gradient reversal layer work?"
 LINK = "https://github.com/hash2430/pitchtron/issues/3"
@@ -29,21 +28,7 @@ LINK = "https://github.com/hash2430/pitchtron/issues/3"
 # report's mechanism exactly; GRADIENT_REVERSAL_NOT_REVERSING, the code chosen as it came
 EXPECTED = ("GRADIENT_REVERSAL_NOT_REVERSING", "MODULE_BACKWARD_NEVER_CALLED")
 STEPS = 300
-BATCH = 64
 DOMAIN_WEIGHT = 0.1
-
-
-class ReverseGradient(torch.autograd.Function):
-    """Identity forward; backward multiplies the gradient by -weight."""
-
-    @staticmethod
-    def forward(ctx, x, weight):
-        ctx.weight = weight
-        return x.view_as(x)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return -ctx.weight * grad_output, None
 
 
 class ModuleWithBackward(nn.Module):
@@ -77,37 +62,17 @@ class DANN(nn.Module):
 
 
 def domains(seed):
-    x, y = classification()
-    order = torch.from_numpy(np.random.default_rng(seed).permutation(len(x)))
-    half = len(x) // 2
-    return (x[order[:half]], y[order[:half]]), (x[order[half:]] * 0.6 + 0.3, y[order[half:]])
+    return split_domains(*classification(), seed)
 
 
 def run(fixed=False, steps=STEPS, **watch):
     torch.manual_seed(0)
     (xs, ys), (xt, _) = domains(0)
-    rng = np.random.default_rng(1)
     model = DANN(fixed)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    is_target = torch.cat([torch.zeros(BATCH), torch.ones(BATCH)])
-    with nd.watch(model, optimizer, **watch) as mon:
-        for _ in range(steps):
-            i = torch.from_numpy(rng.integers(0, len(xs), BATCH))
-            j = torch.from_numpy(rng.integers(0, len(xt), BATCH))
-            logits, domain_logits = model(torch.cat([xs[i], xt[j]]))
-            loss = (nn.functional.cross_entropy(logits[:BATCH], ys[i])
-                    + nn.functional.binary_cross_entropy_with_logits(domain_logits,
-                                                                     is_target))
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
-    return mon
+    return train_dann(model, optimizer, (xs, ys), xt, steps, watch)
 
 
 def accuracies(model, seed=0):
     """(source accuracy, target accuracy) of a trained DANN."""
-    (xs, ys), (xt, yt) = domains(seed)
-    with torch.no_grad():
-        return tuple((model(x)[0].argmax(1) == y).float().mean().item()
-                     for x, y in ((xs, ys), (xt, yt)))
+    return accuracies_on(model, *domains(seed))

@@ -18,33 +18,18 @@ Fix: the target images scaled to [0, 1] like the source images.
 Measured (300 steps, Adam 1e-3, seed 0): source accuracy 0.89, target accuracy (target
 images as its loader gives them) 0.57; the fixed twin: source 0.95, target 0.83.
 """
-import numpy as np
 import torch
 from torch import nn
 
-import nndebug as nd
 from benchmarks.real_bugs._common import classification
+from benchmarks.real_bugs._domains import ReverseGradient, accuracies_on, split_domains, train_dann
 
 TITLE = ("Minimal Code Changes to Support Latest PyTorch and Bug Fixed for Extremely Low "
          "Adaptation Accuracy")
 LINK = "https://github.com/corenel/pytorch-adda/pull/29"
 EXPECTED = ("UNNORMALIZED_INPUTS",)
 STEPS = 300
-BATCH = 64
 DOMAIN_WEIGHT = 0.1
-
-
-class ReverseGradient(torch.autograd.Function):
-    """Identity forward; backward multiplies the gradient by -weight."""
-
-    @staticmethod
-    def forward(ctx, x, weight):
-        ctx.weight = weight
-        return x.view_as(x)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return -ctx.weight * grad_output, None
 
 
 class DANN(nn.Module):
@@ -62,40 +47,20 @@ class DANN(nn.Module):
 
 
 def domains(seed, fixed):
-    x, y = classification()                     # pixels in [0, 1]
-    order = torch.from_numpy(np.random.default_rng(seed).permutation(len(x)))
-    half = len(x) // 2
-    target = x[order[half:]] * 0.6 + 0.3
+    source, (target, labels) = split_domains(*classification(), seed)   # pixels in [0, 1]
     if not fixed:
         target = target * 255                   # BUG: the target loader's 0-255 pixels
-    return (x[order[:half]], y[order[:half]]), (target, y[order[half:]])
+    return source, (target, labels)
 
 
 def run(fixed=False, steps=STEPS, **watch):
     torch.manual_seed(0)
     (xs, ys), (xt, _) = domains(0, fixed)
-    rng = np.random.default_rng(1)
     model = DANN()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    is_target = torch.cat([torch.zeros(BATCH), torch.ones(BATCH)])
-    with nd.watch(model, optimizer, **watch) as mon:
-        for _ in range(steps):
-            i = torch.from_numpy(rng.integers(0, len(xs), BATCH))
-            j = torch.from_numpy(rng.integers(0, len(xt), BATCH))
-            logits, domain_logits = model(torch.cat([xs[i], xt[j]]))
-            loss = (nn.functional.cross_entropy(logits[:BATCH], ys[i])
-                    + nn.functional.binary_cross_entropy_with_logits(domain_logits,
-                                                                     is_target))
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
-    return mon
+    return train_dann(model, optimizer, (xs, ys), xt, steps, watch)
 
 
 def accuracies(model, seed=0, fixed=False):
     """(source accuracy, target accuracy), each domain read as its own loader gives it."""
-    (xs, ys), (xt, yt) = domains(seed, fixed)
-    with torch.no_grad():
-        return tuple((model(x)[0].argmax(1) == y).float().mean().item()
-                     for x, y in ((xs, ys), (xt, yt)))
+    return accuracies_on(model, *domains(seed, fixed))
