@@ -27,7 +27,7 @@ from benchmarks.real_bugs._common import batches, classification
 
 TITLE = "Fix denominator in corn loss"
 LINK = "https://github.com/Raschka-research-group/coral-pytorch/pull/22"
-EXPECTED = ("BATCH_SUMMED_INSIDE_LOSS",)
+EXPECTED = ("LOSS_SUMMED_OVER_BATCH",)
 STEPS = 300
 HELD_OUT = 297
 CLASSES = 10
