@@ -18,8 +18,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-import nndebug as nd
-from benchmarks.real_bugs._common import classification
+from benchmarks.real_bugs._common import train_watched
+from benchmarks.real_bugs._point_clouds import cloud_batches, digit_points
 
 TITLE = "code of normalization of point cloud seems different with paper"
 LINK = "https://github.com/sergeyprokudin/bps/issues/4"
@@ -33,10 +33,7 @@ HELD_OUT = 256
 def placed_digit_clouds(generator):
     """Each digit as POINTS (column, row) pixel positions drawn with the pixel's ink as
     weight, jittered, scaled by 1/2..2 and moved 0..6 from the origin: x (N, POINTS, 2)."""
-    images, labels = classification()
-    picks = torch.multinomial(images + 1e-6, POINTS, replacement=True, generator=generator)
-    coords = torch.stack([(picks % 8).float(), (picks // 8).float()], 2) / 7 - 0.5
-    coords = coords + 0.03 * torch.randn(coords.shape, generator=generator)
+    coords, labels = digit_points(generator, POINTS, centre=0.5)
     scale = 2 ** (2 * torch.rand(len(coords), 1, 1, generator=generator) - 1)
     direction = F.normalize(torch.randn(len(coords), 1, 2, generator=generator), dim=2)
     distance = 6 * torch.rand(len(coords), 1, 1, generator=generator)
@@ -69,14 +66,8 @@ def run(fixed=False, steps=STEPS, **watch):
     train = len(x) - HELD_OUT
     model = PointNet()
     optimizer = torch.optim.Adam(model.parameters(), lr=2e-3)
-    with nd.watch(model, optimizer, **watch) as mon:
-        for _ in range(steps):
-            index = torch.randint(0, train, (BATCH,), generator=generator)
-            optimizer.zero_grad()
-            loss = F.cross_entropy(model(x[index]), y[index])
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
+    mon = train_watched(model, optimizer, F.cross_entropy,
+                        cloud_batches(x, y, train, steps, BATCH, generator), **watch)
     model.eval()
     with torch.no_grad():
         predicted = model(x[train:]).argmax(1)

@@ -18,8 +18,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-import nndebug as nd
-from benchmarks.real_bugs._common import classification
+from benchmarks.real_bugs._common import train_watched
+from benchmarks.real_bugs._point_clouds import cloud_batches, digit_points
 
 TITLE = "Pooling in ResnetECPos"
 LINK = "https://github.com/facebookresearch/neuromorph/issues/2"
@@ -29,15 +29,6 @@ POINTS = 32
 HIDDEN = 64
 BATCH = 32
 HELD_OUT = 256
-
-
-def digit_clouds(generator):
-    """Each digit as POINTS (column, row) pixel positions in [0, 1], drawn with the pixel's
-    ink as weight and jittered: x (N, POINTS, 2), y (N,) the digit."""
-    images, labels = classification()
-    picks = torch.multinomial(images + 1e-6, POINTS, replacement=True, generator=generator)
-    coords = torch.stack([(picks % 8).float(), (picks // 8).float()], 2) / 7
-    return coords + 0.03 * torch.randn(coords.shape, generator=generator), labels
 
 
 class PooledBlock(nn.Module):
@@ -68,19 +59,15 @@ class PointLabeller(nn.Module):
 def run(fixed=False, steps=STEPS, **watch):
     torch.manual_seed(0)
     generator = torch.Generator().manual_seed(0)
-    x, y = digit_clouds(generator)
+    x, y = digit_points(generator, POINTS)
     labels = y[:, None].expand(-1, POINTS)
     train = len(x) - HELD_OUT
     model = PointLabeller(fixed)
     optimizer = torch.optim.Adam(model.parameters(), lr=2e-3)
-    with nd.watch(model, optimizer, **watch) as mon:
-        for _ in range(steps):
-            index = torch.randint(0, train, (BATCH,), generator=generator)
-            optimizer.zero_grad()
-            loss = F.cross_entropy(model(x[index]).reshape(-1, 10), labels[index].reshape(-1))
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
+    mon = train_watched(model, optimizer,
+                        lambda scores, parts: F.cross_entropy(scores.reshape(-1, 10),
+                                                              parts.reshape(-1)),
+                        cloud_batches(x, labels, train, steps, BATCH, generator), **watch)
     model.eval()
     with torch.no_grad():
         predicted = model(x[train:]).argmax(2)

@@ -20,8 +20,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-import nndebug as nd
-from benchmarks.real_bugs._common import classification
+from benchmarks.real_bugs._common import train_watched
+from benchmarks.real_bugs._point_clouds import cloud_batches, digit_points
 
 TITLE = "Transpose for part segmentation"
 LINK = "https://github.com/FlyingGiraffe/vnn/issues/8"
@@ -31,15 +31,6 @@ POINTS = 32
 PARTS = 20
 BATCH = 32
 HELD_OUT = 256
-
-
-def digit_clouds(generator):
-    """Each digit as POINTS (column, row) pixel positions in [0, 1], drawn with the pixel's
-    ink as weight and jittered: x (N, 2, POINTS) channels-first, y (N,) the digit."""
-    images, labels = classification()
-    picks = torch.multinomial(images + 1e-6, POINTS, replacement=True, generator=generator)
-    coords = torch.stack([(picks % 8).float(), (picks // 8).float()], 1) / 7
-    return coords + 0.03 * torch.randn(coords.shape, generator=generator), labels
 
 
 class PointSegmenter(nn.Module):
@@ -69,19 +60,15 @@ def flat_scores(scores, fixed):
 def run(fixed=False, steps=STEPS, **watch):
     torch.manual_seed(0)
     generator = torch.Generator().manual_seed(0)
-    x, y = digit_clouds(generator)
+    x, y = digit_points(generator, POINTS, axis=1)   # channels first
     labels = part_labels(x, y)
     train = len(x) - HELD_OUT
     model = PointSegmenter()
     optimizer = torch.optim.Adam(model.parameters(), lr=2e-3)
-    with nd.watch(model, optimizer, **watch) as mon:
-        for _ in range(steps):
-            index = torch.randint(0, train, (BATCH,), generator=generator)
-            optimizer.zero_grad()
-            loss = F.cross_entropy(flat_scores(model(x[index]), fixed), labels[index].reshape(-1))
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
+    mon = train_watched(model, optimizer,
+                        lambda scores, parts: F.cross_entropy(flat_scores(scores, fixed),
+                                                              parts.reshape(-1)),
+                        cloud_batches(x, labels, train, steps, BATCH, generator), **watch)
     model.eval()
     with torch.no_grad():
         predicted = flat_scores(model(x[train:]), fixed).argmax(1)

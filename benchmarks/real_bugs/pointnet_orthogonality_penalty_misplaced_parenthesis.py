@@ -21,8 +21,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-import nndebug as nd
-from benchmarks.real_bugs._common import classification
+from benchmarks.real_bugs._common import train_watched
+from benchmarks.real_bugs._point_clouds import cloud_batches, digit_points
 
 TITLE = "def feature_transform_reguliarzer(trans):"
 LINK = "https://github.com/fxia22/pointnet.pytorch/issues/40"
@@ -33,15 +33,6 @@ FEATURES = 32
 BATCH = 32
 HELD_OUT = 256
 PENALTY_WEIGHT = 0.001
-
-
-def digit_clouds(generator):
-    """Each digit as POINTS (column, row) pixel positions in [0, 1], drawn with the pixel's
-    ink as weight and jittered: x (N, POINTS, 2), y (N,) the digit."""
-    images, labels = classification()
-    picks = torch.multinomial(images + 1e-6, POINTS, replacement=True, generator=generator)
-    coords = torch.stack([(picks % 8).float(), (picks // 8).float()], 2) / 7
-    return coords + 0.03 * torch.randn(coords.shape, generator=generator), labels
 
 
 class FeatureTNet(nn.Module):
@@ -84,20 +75,17 @@ def orthogonality_penalty(transform, fixed):
 def run(fixed=False, steps=STEPS, **watch):
     torch.manual_seed(0)
     generator = torch.Generator().manual_seed(0)
-    x, y = digit_clouds(generator)
+    x, y = digit_points(generator, POINTS)
     train = len(x) - HELD_OUT
     model = PointNet()
     optimizer = torch.optim.Adam(model.parameters(), lr=2e-3)
-    with nd.watch(model, optimizer, **watch) as mon:
-        for _ in range(steps):
-            index = torch.randint(0, train, (BATCH,), generator=generator)
-            optimizer.zero_grad()
-            scores, transform = model(x[index])
-            loss = F.cross_entropy(scores, y[index]) + \
-                PENALTY_WEIGHT * orthogonality_penalty(transform, fixed)
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
+
+    def loss_fn(output, labels):
+        scores, transform = output
+        return (F.cross_entropy(scores, labels)
+                + PENALTY_WEIGHT * orthogonality_penalty(transform, fixed))
+    mon = train_watched(model, optimizer, loss_fn,
+                        cloud_batches(x, y, train, steps, BATCH, generator), **watch)
     model.eval()
     with torch.no_grad():
         predicted = model(x[train:])[0].argmax(1)
