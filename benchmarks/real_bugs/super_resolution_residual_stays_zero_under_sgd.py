@@ -17,35 +17,17 @@ is 0.0562 for the bug, against 0.0535 for bilinear upsampling alone (the residua
 nothing useful); 0.0215 for the fixed twin (seed 0).
 """
 import torch
-from torch import nn
 from torch.nn import functional as F
 
 import nndebug as nd
 from benchmarks.real_bugs._common import batches, classification
+from benchmarks.real_bugs._super_resolution import SuperResolver, bilinear, downsampled
 
 TITLE = "residual is always zero"
 LINK = "https://github.com/HymEric/VSR-DUF-Reimplement/issues/7"
 EXPECTED = ("LR_TOO_LOW",)
 STEPS = 300
 RATE = 1e-3
-
-
-class SuperResolver(nn.Module):
-    """Bilinear x2 upsampling plus a learned residual (sub-pixel convolution)."""
-
-    def __init__(self):
-        super().__init__()
-        self.residual = nn.Sequential(
-            nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(), nn.Conv2d(32, 32, 3, padding=1),
-            nn.ReLU(), nn.Conv2d(32, 4, 3, padding=1), nn.PixelShuffle(2))
-
-    def forward(self, low):
-        upsampled = F.interpolate(low, scale_factor=2, mode="bilinear", align_corners=False)
-        return upsampled + self.residual(low)
-
-
-def low_resolution(sharp):
-    return F.avg_pool2d(sharp, 2)
 
 
 def run(fixed=False, steps=STEPS, **watch):
@@ -59,14 +41,13 @@ def run(fixed=False, steps=STEPS, **watch):
         optimizer = torch.optim.SGD(model.parameters(), lr=RATE)   # BUG: SGD at Adam's rate
     with nd.watch(model, optimizer, **watch) as mon:
         for sharp, _ in batches(train, y[:-512], steps):
-            loss = F.mse_loss(model(low_resolution(sharp)), sharp)
+            loss = F.mse_loss(model(downsampled(sharp)), sharp)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
             mon.step(loss)
     with torch.no_grad():
-        low = low_resolution(held_out)
+        low = downsampled(held_out)
         mon.held_out_error = F.mse_loss(model(low), held_out).item()
-        bilinear = F.interpolate(low, scale_factor=2, mode="bilinear", align_corners=False)
-        mon.bilinear_error = F.mse_loss(bilinear, held_out).item()
+        mon.bilinear_error = F.mse_loss(bilinear(low), held_out).item()
     return mon

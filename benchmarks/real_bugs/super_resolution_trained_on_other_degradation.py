@@ -19,11 +19,11 @@ epoch and 0.0509 at the last for the bug (bilinear alone: 0.0535; here it stalls
 than drops as in the report); for the fixed twin it goes from 0.0441 to 0.0203 (seed 0).
 """
 import torch
-from torch import nn
 from torch.nn import functional as F
 
 import nndebug as nd
 from benchmarks.real_bugs._common import batches, classification
+from benchmarks.real_bugs._super_resolution import SuperResolver, downsampled
 
 TITLE = "Why does PSNR keep dropping when training a SRResnet with DIV2K dataset?"
 LINK = "https://github.com/Lornatang/SRGAN-PyTorch/issues/95"
@@ -31,25 +31,6 @@ EXPECTED = ("VALIDATION_INPUTS_RESCALED",)
 STEPS = 400
 EPOCH = 20
 NOISE = 0.1
-
-
-class SuperResolver(nn.Module):
-    """Bilinear x2 upsampling plus a learned residual (sub-pixel convolution)."""
-
-    def __init__(self):
-        super().__init__()
-        self.residual = nn.Sequential(
-            nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(), nn.Conv2d(32, 32, 3, padding=1),
-            nn.ReLU(), nn.Conv2d(32, 4, 3, padding=1), nn.PixelShuffle(2))
-
-    def forward(self, low):
-        upsampled = F.interpolate(low, scale_factor=2, mode="bilinear", align_corners=False)
-        return upsampled + self.residual(low)
-
-
-def downsampled(sharp):
-    """The validation degradation: 2x2 averaging only."""
-    return F.avg_pool2d(sharp, 2)
 
 
 def blurred_noisy_downsampled(sharp, generator):
