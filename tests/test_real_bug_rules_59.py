@@ -101,8 +101,11 @@ def test_a_window_of_an_exactly_periodic_series_is_silent():
 def test_the_periodic_reading_needs_copies_at_one_offset():
     rng = np.random.default_rng(0)
     x = rng.standard_normal((64, 48)).astype(np.float32)
-    x[:, 12:] = x[:, :36]                                    # the whole window repeats
-    assert duplicated_columns(x)[3] == []
+    x = np.tile(np.round(x[:, :12]), (1, 4))                 # a few values per column,
+    assert duplicated_columns(x)[3] == []                    # the whole window repeats
+    x = rng.standard_normal((64, 48)).astype(np.float32)
+    x = np.tile(x[:, :12], (1, 4))        # continuous columns tiled: copied features
+    assert len(duplicated_columns(x)[3]) == 12   # (batch 109, bayesiains/nflows#22)
     x = rng.standard_normal((64, 48)).astype(np.float32)
     x[:, 40] = x[:, 3]                                       # one column copied
     assert duplicated_columns(x)[3] == [[3, 40]]

@@ -15,8 +15,12 @@ first training forwards (``first_training_inputs.py`` keeps them), when it is a 
 the batch, or one value in most rows (constants, flags, one-hot columns, an image's sparse
 pixels) are left out. A window cut from a series that repeats exactly (a noiseless pattern
 of whole period ``p``) has every column equal to the one ``p`` steps on: when the copies all
-lie at one offset and cover half of the varied columns or more, the batch is read as such a
-window and not reported. Measured on the host when findings are asked for (at most
+lie at one offset and cover half of the varied columns or more, and no column takes more
+values than that offset (a noiseless pattern of ``p`` values gives each column at most ``p``
+of them), the batch is read as such a window and not reported. A block of continuous
+features tiled side by side (a 2-D dataset ``repeat``-ed to 24 columns to fit a flow on,
+bayesiains/nflows#22) has its copies at one offset too, but each column takes as many
+values as there are rows: that is copied features, reported. Measured on the host when findings are asked for (at most
 MAX_READ_ROWS rows of each batch, sliced before the copy), kept as
 ``run.observed.duplicated_input_columns``: ``[(step, rows, features, varied columns,
 [[column, copies...], ...])]``. No per-step cost.
@@ -59,7 +63,7 @@ def duplicated_columns(x):
         else:
             seen[key] = column
     found = sorted(groups.values())
-    if found and _periodic_window(found, varied):
+    if found and _periodic_window(found, varied, _most_distinct(x[varied_columns])):
         found = []
     return int(x.shape[1]), int(x.shape[0]), varied, \
         [[int(c) for c in group] for group in found[:MAX_GROUPS]]
@@ -81,12 +85,22 @@ def _varied(columns):
     return (distinct >= MIN_DISTINCT) & (longest_run <= MAX_MODE_SHARE * ordered.shape[1])
 
 
-def _periodic_window(groups, varied):
+def _most_distinct(columns):
+    """The most distinct values any one column (a row of ``columns``) takes."""
+    ordered = np.sort(columns, axis=1)
+    return int((ordered[:, 1:] != ordered[:, :-1]).sum(axis=1).max()) + 1 \
+        if ordered.shape[1] else 0
+
+
+def _periodic_window(groups, varied, most_distinct):
     """Every copy at one offset from the column before it, covering half of the varied
-    columns or more: a window of an exactly periodic series, not a copied feature."""
+    columns or more, and no column taking more values than that offset: a window of an
+    exactly periodic series (whose columns each read one of the period's values), not a
+    copied feature."""
     offsets = {b - a for group in groups for a, b in zip(group, group[1:])}
     covered = sum(len(group) for group in groups)
-    return len(offsets) == 1 and covered >= PERIODIC_SHARE * varied
+    return len(offsets) == 1 and covered >= PERIODIC_SHARE * varied and \
+        most_distinct <= next(iter(offsets))
 
 
 class DuplicatedInputColumns(FirstInputsReader):

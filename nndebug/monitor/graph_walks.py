@@ -89,6 +89,10 @@ class ForwardGraph:
             self.on_error(error)
             return
         if nodes is not None:                          # None: an output without a graph
+            for reader in wanting:                     # what the model was called with, for
+                note = getattr(reader, "note_inputs", None)   # the readers that ask
+                if note is not None:
+                    note(inputs)
             self.readers = hand_over(self.readers, wanting, int(self._step), nodes,
                                      self.on_error)
 

@@ -24,6 +24,12 @@ whether the scale is ``exp`` of something made non-negative (and every scale val
 The loss reader then keeps only the draws reaching the loss whose scale a KL term also
 reads (``reparameterisations.scale_used_elsewhere``): the posterior draws of a VAE.
 
+The model's own input is no draw: an affine coupling layer of a normalizing flow computes
+``x * exp(s(.)) + t(.)`` on the batch it was called with (RealNVP, Glow), the same shape as
+``mu + eps * std`` with a scale its log-determinant also reads. An operand sharing storage
+with a tensor the model was called with (the batch or a slice of it) is data, and not a
+candidate (a flow's twin drew VAE_NOISE_NOT_STANDARD_NORMAL on its 2-D rings, batch 109).
+
 Cost: on the first ``STEPS_MEASURED`` recorded steps only, one pass over the nodes the
 shared walks already collected, plus, for each candidate (a few per model), a mean, a std,
 a count of distinct values and a minimum (a host sync each); nothing later.
@@ -56,6 +62,7 @@ class PosteriorDraws:
         self.draws = []           # (product node, scale edge, noise mean, noise std,
         self.forward_reads = 0    #  one output, floored) of this step's forward
         self.outside = []         # (product node, operand from outside the graph), unread
+        self.input_storages = set()   # storages of the model's inputs, this forward
         self.forward_step = None  # the step whose forward was read (a loop calling the
                                   # model's parts, not the model, has none: nothing judged)
         self.in_forward = _ForwardReader(self)
@@ -69,11 +76,16 @@ class _ForwardReader:
     def wants(self, step):
         return self.shared.forward_reads < STEPS_MEASURED
 
+    def note_inputs(self, inputs):
+        """The storages of the tensors the model was called with (``ForwardGraph``)."""
+        self.shared.input_storages = input_storages(inputs)
+
     def read(self, step, nodes):
         self.shared.forward_reads += 1
         self.shared.forward_step = step
         means = mean_operands(nodes)
-        self.shared.draws = [draw for draw in (candidate(node, means) for node in nodes)
+        inputs, self.shared.input_storages = self.shared.input_storages, set()
+        self.shared.draws = [draw for draw in (candidate(node, means, inputs) for node in nodes)
                              if draw is not None]
         self.shared.outside = outside_operands(nodes)
 
@@ -125,14 +137,16 @@ def mean_operands(nodes):
     return means
 
 
-def candidate(node, means):
+def candidate(node, means, inputs=frozenset()):
     """(node, scale edge, noise mean, noise std, one output, floored) when ``node``
     multiplies a continuous random draw (outside the graph) by a positive map of an
-    activation; otherwise None."""
+    activation; otherwise None. ``inputs``: storages of the model's inputs (not draws)."""
     found = scaled_noise(node)   # graph structure first: measuring the noise syncs
     if found is None:
         return None
     noise, scale = found
+    if inputs and storage_of(noise) in inputs:
+        return None              # the batch itself, scaled: a flow's coupling, not a draw
     stats = continuous_draw(noise)
     if stats is None:
         return None
@@ -140,6 +154,29 @@ def candidate(node, means):
     return (node, scale, stats[0], stats[1],
             int(mean is not None and one_output(head_edge(mean), head_edge(scale))),
             int(floored(scale)))
+
+
+def storage_of(tensor):
+    """The address of a tensor's storage (a view shares its base's), or None."""
+    try:
+        return tensor.untyped_storage().data_ptr()
+    except (AttributeError, RuntimeError):
+        return None
+
+
+def input_storages(inputs):
+    """Storages of the tensors among a forward's inputs (one level of lists, tuples, dicts
+    inside them too)."""
+    found = set()
+    for value in inputs:
+        inner = value.values() if isinstance(value, dict) else \
+            value if isinstance(value, (list, tuple)) else (value,)
+        for tensor in inner:
+            if hasattr(tensor, "untyped_storage"):
+                address = storage_of(tensor)
+                if address:
+                    found.add(address)
+    return found
 
 
 def continuous_draw(tensor):
