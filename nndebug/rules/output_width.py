@@ -11,6 +11,7 @@ id of each recorded call), after enough targets that every class would have show
 """
 from ..findings import Finding
 from .context import CLASS_INDEX_LOSSES, class_id_calls, judged_loss_calls
+from .contrastive_targets import positive_first_contrast
 from .graph import rule
 
 USED_SHARE = 0.25            # [design] the targets reach at most a quarter of the columns: a
@@ -41,8 +42,8 @@ def unused_columns(calls):
 def output_wider_than_classes(ctx):
     calls = judged_loss_calls(ctx, CLASS_INDEX_LOSSES)
     found = unused_columns(calls)
-    if found is None:
-        return None
+    if found is None or positive_first_contrast(ctx, calls):
+        return None            # (InfoNCE's positive-first row is not a head: contrastive_targets)
     columns, named, seen = found
     loss = calls[0].loss
     return Finding(

@@ -28,6 +28,7 @@ import math
 
 from ..findings import Finding
 from .context import CLASS_INDEX_LOSSES, MAJORITY, fmt, judged_loss_calls
+from .contrastive_targets import positive_first_contrast
 from .graph import rule
 
 # regression losses: their target is a value the output should reach
@@ -111,6 +112,8 @@ def targets_all_one_class(ctx):
     values = {c.target_min for c in calls} | {c.target_max for c in calls}
     if len(values) != 1 or not all(math.isfinite(v) for v in values):
         return None
+    if positive_first_contrast(ctx, calls):
+        return None            # InfoNCE: column 0 is each row's positive (contrastive_targets)
     value = values.pop()
     loss = calls[0].loss
     return Finding(
