@@ -12,9 +12,11 @@ a contrast (at least MIN_CONTRAST_WIDTH columns, and one per other row of the ba
 least: negatives from the batch, or a queue longer than it). A shared guard of the two
 rules, not a rule: it produces no finding.
 
-Set from: batch 111's MoCo twin (logits 64 x 257, loss 6.2 falling to 5.0 against ln 257 =
-5.55) and the real-bug cases whose constant labels these rules name (every class-0 case
-ends with its loss under 5% of ln(width), or its width under 16).
+Set from: batch 111's MoCo twin (logits 64 x 257, late loss about 5.0 against ln 257 =
+5.55); checked against the seven real-bug cases whose constant labels or wide heads these
+rules name (verdicts unchanged, seeds 0 and shifted by 1000) and tests/test_real_bug_rules_111
+(10- and 100-class heads with every label 0 still named; MoCo queues and a positive-first
+SimCLR port silent). No per-step cost: read only when a rule's own condition already holds.
 """
 import math
 
@@ -23,7 +25,7 @@ import numpy as np
 MIN_CONTRAST_WIDTH = 16    # [design] columns a contrast row needs: a 2- to 10-way classifier
                            # with constant labels is the mistake these rules name
 HIGH_LOSS_SHARE = 0.25     # [design] the late loss's share of ln(width) that InfoNCE keeps:
-                           # MoCo twin 0.90; a learnable constant class sinks below 0.05
+                           # MoCo twin 0.90; a constant class a bias can learn sinks to ~0
 LATE_SHARE = 1 / 3         # [design] the last third of the loss curve is read
 
 
