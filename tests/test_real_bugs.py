@@ -15,6 +15,30 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    "glow_actnorm_reinitialised_on_resume":   # real-bug batch 109
+        "the checkpoint is loaded before watch starts, so the model holds it then; ActNorm's "
+        "data-dependent initialisation overwrites the loaded shifts and scales in the first "
+        "training forward, before the first optimizer step, where rewritten_weights (which "
+        "compares a step's post-hook with the next pre-hook, on one sampled parameter) does "
+        "not look. Naming it needs the parameters at watch start compared with those at the "
+        "first pre-hook (a write outside the optimizer before any step), with the state-dict "
+        "local seen by unloaded_checkpoints as the weights meant; LOADED_WEIGHTS_OVERWRITTEN "
+        "is the code it would produce (PRETRAINED_WEIGHTS_NOT_LOADED expected meanwhile)",
+    "flow_coupling_mask_never_alternated":   # real-bug batch 109
+        "every coupling layer leaves the first coordinate untouched, so the model's output "
+        "column 0 is an affine map (the ActNorms) of input column 0 at every step; the loss "
+        "falls and settles, gradients and updates are healthy. Naming it needs the "
+        "couplings' masks (or the output columns equal to an input column up to a per-column "
+        "affine map, on a model whose output has the input's width and a log-determinant "
+        "term) read from the forward; COUPLING_MASK_NEVER_ALTERNATES is the code it would "
+        "produce",
+    "coupling_scale_through_relu_only_expands":   # real-bug batch 109
+        "the coupling's log-scale is torch.relu(...) (functional, as in the report), whose "
+        "output dies at 0 everywhere; NO_GRADIENT names the scale networks that then get no "
+        "gradient, a symptom (wrong cause). DEAD_RELU reads ReLU modules' activity only. "
+        "Naming it needs functional relu outputs measured as the modules' are (all zero over "
+        "a batch), or the exp of a non-negative map read as a scale that can only expand in "
+        "a flow's log-determinant; DEAD_RELU is the code expected",
     "style_generator_batchnorm_on_single_images":   # real-bug batch 105
         "the generator renders images one at a time under no_grad after the last step, still "
         "in train mode: the validation-mode observer only follows no-gradient forwards closed "
@@ -716,6 +740,86 @@ KNOWN_MISSES = {
         "evaluated twice), and such a rule must stay silent on deliberate sampling in eval "
         "(a VAE's reparameterised sample, MC dropout, a diffusion sampler); not built in "
         "this batch's time",
+    "replay_exemplars_never_added_to_training_set":   # real-bug batch 110
+        "the exemplars are stored but the loop trains on the new task's data alone: after "
+        "task 1 the classes 0-4 never appear in a target again while the head keeps their "
+        "columns. The monitor counts target ids (target_counts) only in the run's first "
+        "sampled loss calls, so it never sees the earlier classes vanish. Naming it needs the "
+        "target-id counts sampled late in the run too, and classes present early that never "
+        "return over a long final stretch (curricula and class-sorted epochs bring them "
+        "back); CLASSES_VANISH_FROM_TARGETS is the code it would produce",
+    "old_class_weights_shrunk_by_weight_decay":   # real-bug batch 110
+        "the loss reads only the new classes' columns, so the earlier classes' head rows get "
+        "an exact-zero gradient (not None) and SGD's weight decay shrinks them to 4% of "
+        "their norm; nothing the monitor records is per row of a parameter. Naming it needs "
+        "rows whose gradient is exactly zero at every sampled step yet whose values move "
+        "(decay only), told apart from padding rows and dead units, which stay small anyway; "
+        "WEIGHT_DECAY_MOVES_UNTRAINED_WEIGHTS is the code it would produce",
+    "task_ids_taken_from_labels":   # real-bug batch 110
+        "the task id the model routes by is the label itself, so the chosen head holds the "
+        "answer and the loss falls to 0; NO_GRADIENT names the heads never routed to (2-4), a "
+        "symptom, not the cause (wrong cause). Naming it needs the model's integer forward "
+        "arguments compared with the loss's target ids (equal in every row) - an input-to-"
+        "target comparison the monitor makes for continuous targets only "
+        "(FEATURE_HOLDS_TARGET_VALUES); INPUT_EQUALS_TARGET_IDS is the code it would produce",
+    "ewc_fisher_averaged_to_one_value_per_tensor":   # real-bug batch 110
+        "the EWC importances are one number per tensor, so the penalty is a uniform pull of "
+        "whole layers towards their old values: an ordinary, differentiable loss term that "
+        "falls, and the new task merely learns poorly (0.22 against 0.76). Naming it needs "
+        "the penalty's graph read as importance * (param - constant)^2 and its importance "
+        "tensor found constant within each parameter - a penalty reader nndebug has not got; "
+        "PENALTY_IMPORTANCES_UNIFORM is the code it would produce",
+    "cox_event_flags_used_as_row_index":   # real-bug batch 112
+        "the Cox loss gathers rows 0 and 1 of the time-sorted batch with a 0/1 integer event "
+        "tensor: the loss still falls and every row still gets a gradient (through those "
+        "two rows' risk-set denominators), so nothing in the loss curve or the gradients is "
+        "abnormal; LR_TOO_HIGH or nothing is named (wrong cause / missed). Naming it needs "
+        "the loss graph read: an index (gather) of a batch-long tensor by an integer tensor "
+        "holding only 0 and 1, as long as the batch - a graph reader not built in batch 112; "
+        "LOSS_READS_FEW_ROWS is the code it would produce",
+    "cox_censored_subjects_counted_as_events":   # real-bug batch 112
+        "the event flags handed to the Cox loss are all 1: a valid (if wrong) target, and the "
+        "loss trains normally and plateaus (LOSS_PLATEAU: wrong cause). Naming it needs the "
+        "loss's event-indicator argument recognised as such and found constant 1 in every "
+        "batch while the durations vary - a survival-target observer nndebug has not got; "
+        "CENSORING_DISCARDED is the code it would produce",
+    "cox_cumsum_risk_set_on_unsorted_batch":   # real-bug batch 112
+        "DeepSurv's log(cumsum(exp(risk))) runs over a shuffled batch, so each row's 'risk "
+        "set' is the rows before it in random order: the loss falls and plateaus "
+        "(LOSS_PLATEAU, LR_TOO_HIGH: wrong cause). Naming it needs the graph read: a cumsum "
+        "or logcumsumexp along the batch axis of the model's output with no reordering "
+        "(sort/index) between them, and the durations the loss reads not sorted in that "
+        "order; RISK_SET_FROM_UNSORTED_BATCH is the code it would produce",
+    "discrete_survival_censorship_flag_reversed":   # real-bug batch 112
+        "the censorship flag the discrete-time NLL reads is 1 - the true one: both kinds of "
+        "subject still give a valid likelihood and the loss falls normally, while held-out "
+        "concordance ends below chance (0.43). Nothing the monitor records is abnormal "
+        "(missed). Naming it needs a survival-target observer: the flag compared with the "
+        "share of subjects who reach the last time bins (a 'censored' flag that marks "
+        "mostly early times and an 'event' flag mostly late ones); CENSORING_FLAG_REVERSED "
+        "is the code it would produce",
+    "corn_loss_divided_by_classes_not_examples":   # real-bug batch 112
+        "CORN's task losses are summed over ~350 task-examples and divided by 10, a loss 35x "
+        "the mean: under SGD at 1.0 the run blows up and LR_TOO_HIGH is named (wrong cause: "
+        "the rate suits the averaged loss). Naming it needs the custom loss's reduction "
+        "read from its graph - a sum over the batch axis divided by a constant that is not "
+        "the number of summed rows - a graph reader not built in batch 112; "
+        "LOSS_SUMMED_OVER_BATCH is the code it would produce",
+    "contrastive_views_augmented_identically":   # real-bug batch 111
+        "both views come from one augmentation call, so each step forwards the same input "
+        "twice: nothing compares a step's forwards, and the fast-falling NT-Xent loss looks "
+        "like a healthy contrastive run. Naming it needs a step's training forwards compared "
+        "(bit-identical first arguments) and the look-alikes told apart: SimCSE and R-Drop "
+        "feed one input twice on purpose (dropout is their augmentation), SAM forwards one "
+        "batch twice for two backwards, and a wasteful second forward trains fine; "
+        "CONTRASTIVE_VIEWS_IDENTICAL is the code it would produce",
+    "moco_momentum_update_commented_out":   # real-bug batch 111
+        "the key encoder is a no-grad copy outside the watched model and the optimizer, so "
+        "nothing recorded shows it exists or that it never moves; LOSS_AT_CHANCE names the "
+        "InfoNCE loss staying near ln(1 + K) (wrong cause). Naming it needs the step's "
+        "no-grad forwards seen: a module shaped like the model, read every step under "
+        "no_grad, whose weights never change while the model's do; "
+        "MOMENTUM_ENCODER_NEVER_UPDATED is the code it would produce",
     "moe_dropped_tokens_keep_hidden_state":   # real-bug batch 104
         "tokens over an expert's capacity come out as p * h added to the residual (1 + p) h "
         "instead of h; training is ordinary (accuracy as the twin's, 0.879) and only the "
