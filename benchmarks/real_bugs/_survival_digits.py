@@ -33,3 +33,31 @@ def concordance(risk, duration, event):
     earlier = (duration[:, None] < duration[None, :]) & (event[:, None] > 0)
     higher = (risk[:, None] > risk[None, :]).double() + 0.5 * (risk[:, None] == risk[None, :]).double()
     return float((higher * earlier).sum() / earlier.sum())
+
+
+def train_risk_model(x, duration, event, loss_fn, steps, held_out, watch, given_event=None):
+    """Train a small risk MLP (64 -> 32 -> 1, Adam 1e-2, batches of the first
+    ``len(x) - held_out`` subjects) under ``nd.watch`` on ``loss_fn(risk, durations, event
+    flags)`` and return the monitor, with the held-out subjects' concordance (judged on the
+    true ``event``) in ``mon.extra``. ``given_event``: the flags the loss is handed, when a
+    case hands it others than the true ones."""
+    import nndebug as nd
+    from torch import nn
+    from benchmarks.real_bugs._common import batches
+
+    given = event if given_event is None else given_event
+    target = torch.stack([duration, given], dim=1)
+    model = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 1))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    with nd.watch(model, optimizer, **watch) as mon:
+        for xb, tb in batches(x[:-held_out], target[:-held_out], steps):
+            optimizer.zero_grad()
+            loss = loss_fn(model(xb).squeeze(1), tb[:, 0], tb[:, 1])
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    with torch.no_grad():
+        risk = model(x[-held_out:]).squeeze(1)
+    mon.extra = {"test_concordance": round(concordance(risk, duration[-held_out:],
+                                                       event[-held_out:]), 3)}
+    return mon

@@ -19,11 +19,8 @@ held-out concordance of the bug 0.663, the fixed twin 0.738 (what the bug learns
 mostly "will this subject's event be observed", which correlates with risk).
 """
 import torch
-from torch import nn
 
-import nndebug as nd
-from benchmarks.real_bugs._common import batches
-from benchmarks.real_bugs._survival_digits import concordance, survival
+from benchmarks.real_bugs._survival_digits import survival, train_risk_model
 
 TITLE = "Why I should sorted in descending order of survival/censoring time."
 LINK = "https://github.com/UK-Digital-Heart-Project/4Dsurvival/issues/2"
@@ -45,18 +42,6 @@ def cox_loss(log_hz, duration, event, fixed):
 def run(fixed=False, steps=STEPS, **watch):
     torch.manual_seed(0)
     x, duration, event, _ = survival(seed=0, censoring_rate=CENSORING_RATE)
-    target = torch.stack([duration, event], dim=1)
-    model = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 1))
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
-    with nd.watch(model, optimizer, **watch) as mon:
-        for xb, tb in batches(x[:-HELD_OUT], target[:-HELD_OUT], steps):
-            optimizer.zero_grad()
-            loss = cox_loss(model(xb).squeeze(1), tb[:, 0], tb[:, 1], fixed)
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
-    with torch.no_grad():
-        risk = model(x[-HELD_OUT:]).squeeze(1)
-    mon.extra = {"test_concordance": round(concordance(risk, duration[-HELD_OUT:],
-                                                       event[-HELD_OUT:]), 3)}
-    return mon
+    return train_risk_model(x, duration, event,
+                            lambda risk, time, flag: cox_loss(risk, time, flag, fixed),
+                            steps, HELD_OUT, watch)

@@ -20,11 +20,8 @@ Measured (300 Adam steps, batch 64, 397 held-out subjects, seed 0): the bug's he
 concordance 0.674; the fixed twin 0.752 (the true hazards give 0.80).
 """
 import torch
-from torch import nn
 
-import nndebug as nd
-from benchmarks.real_bugs._common import batches
-from benchmarks.real_bugs._survival_digits import concordance, survival
+from benchmarks.real_bugs._survival_digits import survival, train_risk_model
 
 TITLE = "Cox partial likelihood doesn't seem to index over all events"
 LINK = "https://github.com/Novartis/torchsurv/issues/117"
@@ -48,18 +45,6 @@ def neg_partial_log_likelihood(log_hz, duration, event, fixed):
 def run(fixed=False, steps=STEPS, **watch):
     torch.manual_seed(0)
     x, duration, event, _ = survival(seed=0)
-    target = torch.stack([duration, event], dim=1)
-    model = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 1))
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
-    with nd.watch(model, optimizer, **watch) as mon:
-        for xb, tb in batches(x[:-HELD_OUT], target[:-HELD_OUT], steps):
-            optimizer.zero_grad()
-            loss = neg_partial_log_likelihood(model(xb).squeeze(1), tb[:, 0], tb[:, 1], fixed)
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
-    with torch.no_grad():
-        risk = model(x[-HELD_OUT:]).squeeze(1)
-    mon.extra = {"test_concordance": round(concordance(risk, duration[-HELD_OUT:],
-                                                       event[-HELD_OUT:]), 3)}
-    return mon
+    return train_risk_model(x, duration, event,
+                            lambda risk, time, flag: neg_partial_log_likelihood(risk, time, flag, fixed),
+                            steps, HELD_OUT, watch)
