@@ -76,7 +76,10 @@ def test_rrelu_noise_read_unset_is_named_as_the_cause_of_the_nan():
     mon = rrelu.run(steps=40)
     codes = [f.code for f in mon.findings() if f.severity in PROBLEMS]
     assert CODE in codes
-    assert codes.index(CODE) < codes.index("NAN_GRADIENTS")     # the cause ranks first
+    # the gradients are scaled by whatever the unwritten memory held: NaN on most runs, but
+    # not on every one (CI met a run without it); when the NaN is there, the cause ranks first
+    if "NAN_GRADIENTS" in codes:
+        assert codes.index(CODE) < codes.index("NAN_GRADIENTS")
 
 
 @pytest.mark.parametrize("case", [redraw, rrelu])
