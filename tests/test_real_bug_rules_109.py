@@ -27,7 +27,8 @@ from benchmarks.real_bugs import flow_log_det_summed_over_batch as summed  # noq
 from benchmarks.real_bugs import vae_reparameterised_with_uniform_noise as uniform  # noqa: E402
 from benchmarks.real_bugs import vae_sampling_noise_std_hundredth as hundredth  # noqa: E402
 from nndebug.monitor.duplicated_input_columns import duplicated_columns  # noqa: E402
-from nndebug.monitor.posterior_draws import input_storages, storage_of  # noqa: E402
+from nndebug.monitor.dropout_outputs import storage_address  # noqa: E402
+from nndebug.monitor.posterior_draws import input_storages  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 PROBLEMS = ("warning", "error")
@@ -145,8 +146,8 @@ def test_the_earlier_vae_noise_cases_are_still_named(case):
 def test_input_storages_read_views_and_containers():
     x = torch.randn(8, 4)
     found = input_storages((x, {"mask": torch.ones(8)}, [torch.zeros(3)], 5))
-    assert storage_of(x[:, 1:2]) in found and len(found) == 3
-    assert storage_of(torch.randn(8, 4)) not in found
+    assert storage_address(x[:, 1:2]) in found and len(found) == 3
+    assert storage_address(torch.randn(8, 4)) not in found
 
 
 # -- tiled continuous features are copies, not a periodic window -----------------------------

@@ -17,12 +17,11 @@ for the bug, 1.11 for the twin; share of 2000 samples whose first coordinate fal
 nearly empty gap |x| < 1 between the modes: 0.39 for the bug, 0.08 for the twin (the
 data: 0.002).
 """
-import math
-
 import torch
 from torch import nn
 
 import nndebug as nd
+from benchmarks.real_bugs._flows import FlowStack, negative_log_likelihood
 
 TITLE = "alternate the mask for each stack in glow"
 LINK = "https://github.com/ikostrikov/pytorch-flows/pull/10"
@@ -82,7 +81,7 @@ class MaskedCoupling(nn.Module):
         return (z - shift) * torch.exp(-log_scale)
 
 
-class Glow(nn.Module):
+class Glow(FlowStack):
     def __init__(self, fixed):
         super().__init__()
         mask = torch.tensor([1.0, 0.0])
@@ -93,23 +92,11 @@ class Glow(nn.Module):
             if fixed:
                 mask = 1 - mask              # BUG: the bug keeps one mask for every step
 
-    def forward(self, x):
-        log_det = torch.zeros(len(x))
-        for layer in self.layers:
-            x, layer_log_det = layer(x)
-            log_det = log_det + layer_log_det
-        return x, log_det
-
     def sample(self, n):
         z = torch.randn(n, 2)
         for layer in reversed(self.layers):
             z = layer.inverse(z)
         return z
-
-
-def negative_log_likelihood(flow, x):
-    z, log_det = flow(x)
-    return -(-0.5 * (z ** 2).sum(1) - math.log(2 * math.pi) + log_det).mean()
 
 
 def run(fixed=False, steps=STEPS, **watch):

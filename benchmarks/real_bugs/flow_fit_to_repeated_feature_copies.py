@@ -27,6 +27,7 @@ import torch
 from torch import nn
 
 import nndebug as nd
+from benchmarks.real_bugs._flows import FlowStack, negative_log_likelihood
 
 TITLE = "Higher dimensional data leads to exploding likelihood"
 LINK = "https://github.com/bayesiains/nflows/issues/22"
@@ -72,30 +73,17 @@ class Coupling(nn.Module):
         return (z - shift * (1 - self.mask)) * torch.exp(-log_scale)
 
 
-class RealNVP(nn.Module):
+class RealNVP(FlowStack):
     def __init__(self, width):
         super().__init__()
         masks = [(torch.arange(width) + i) % 2 for i in range(LAYERS)]
         self.layers = nn.ModuleList(Coupling(m.float()) for m in masks)
-
-    def forward(self, x):
-        log_det = torch.zeros(len(x))
-        for layer in self.layers:
-            x, layer_log_det = layer(x)
-            log_det = log_det + layer_log_det
-        return x, log_det
 
     def sample(self, n):
         z = torch.randn(n, self.layers[0].mask.numel())
         for layer in reversed(self.layers):
             z = layer.inverse(z)
         return z
-
-
-def negative_log_likelihood(flow, x):
-    z, log_det = flow(x)
-    log_base = -0.5 * (z ** 2).sum(1) - 0.5 * z.shape[1] * math.log(2 * math.pi)
-    return -(log_base + log_det).mean()
 
 
 def run(fixed=False, steps=STEPS, **watch):

@@ -26,6 +26,7 @@ import torch
 from torch import nn
 
 import nndebug as nd
+from benchmarks.real_bugs._flows import standard_normal_log_density
 
 TITLE = "Norm. flows bug maybe"
 LINK = "https://github.com/wohlert/semi-supervised-pytorch/issues/21"
@@ -74,10 +75,6 @@ class RealNVP(nn.Module):
         return x, log_det
 
 
-def log_base(z):
-    return -0.5 * (z ** 2).sum(1) - math.log(2 * math.pi)
-
-
 def run(fixed=False, steps=STEPS, **watch):
     torch.manual_seed(0)
     data = torch.Generator().manual_seed(1)
@@ -87,7 +84,7 @@ def run(fixed=False, steps=STEPS, **watch):
         for _ in range(steps):
             optimizer.zero_grad()
             z, log_det = flow(circle_of_gaussians(BATCH, data))
-            loss = -(log_base(z) + log_det).mean()
+            loss = -(standard_normal_log_density(z) + log_det).mean()
             loss.backward()
             optimizer.step()
             mon.step(loss)
@@ -96,6 +93,6 @@ def run(fixed=False, steps=STEPS, **watch):
         for layer in flow.layers:
             layer.fixed = True                       # the true per-sample log-determinant
         z, log_det = flow(held_out)
-        nll = -(log_base(z) + log_det).mean()
+        nll = -(standard_normal_log_density(z) + log_det).mean()
     mon.extra = {"held_out_nll": round(float(nll), 3), "latent_std": round(float(z.std()), 2)}
     return mon

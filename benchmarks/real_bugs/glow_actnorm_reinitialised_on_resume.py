@@ -28,6 +28,7 @@ import torch
 from torch import nn
 
 import nndebug as nd
+from benchmarks.real_bugs._flows import FlowStack, negative_log_likelihood
 
 TITLE = "ActNorm reinitializes on model load"
 LINK = "https://github.com/rosinality/glow-pytorch/issues/6"
@@ -91,25 +92,13 @@ class Coupling(nn.Module):
         return out, log_scale.squeeze(1)
 
 
-class Glow(nn.Module):
+class Glow(FlowStack):
     def __init__(self, fixed):
         super().__init__()
         self.layers = nn.ModuleList()
         for i in range(FLOW_STEPS):
             self.layers.append(ActNorm(2, fixed))
             self.layers.append(Coupling(i % 2))
-
-    def forward(self, x):
-        log_det = torch.zeros(len(x))
-        for layer in self.layers:
-            x, layer_log_det = layer(x)
-            log_det = log_det + layer_log_det
-        return x, log_det
-
-
-def negative_log_likelihood(flow, x):
-    z, log_det = flow(x)
-    return -(-0.5 * (z ** 2).sum(1) - math.log(2 * math.pi) + log_det).mean()
 
 
 def run(fixed=False, steps=STEPS, **watch):

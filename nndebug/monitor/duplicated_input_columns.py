@@ -54,7 +54,8 @@ def duplicated_columns(x):
     if not np.isfinite(x).all():
         return None                        # NaN inputs are another rule's business
     x = np.ascontiguousarray(x.T)          # one row per column: its values as bytes
-    varied_columns = np.flatnonzero(_varied(x))
+    varied_mask, distinct = _varied(x)
+    varied_columns = np.flatnonzero(varied_mask)
     seen, groups, varied = {}, {}, len(varied_columns)
     for column in varied_columns.tolist():
         key = x[column].tobytes()
@@ -63,7 +64,7 @@ def duplicated_columns(x):
         else:
             seen[key] = column
     found = sorted(groups.values())
-    if found and _periodic_window(found, varied, _most_distinct(x[varied_columns])):
+    if found and _periodic_window(found, varied, int(distinct[varied_columns].max())):
         found = []
     return int(x.shape[1]), int(x.shape[0]), varied, \
         [[int(c) for c in group] for group in found[:MAX_GROUPS]]
@@ -71,7 +72,8 @@ def duplicated_columns(x):
 
 def _varied(columns):
     """Per column (a row of ``columns``), whether it takes MIN_DISTINCT values or more,
-    none in over MAX_MODE_SHARE of the rows. All columns at once: each sorted, its runs of
+    none in over MAX_MODE_SHARE of the rows, and how many distinct values it takes (the
+    periodic-window test reads those too). All columns at once: each sorted, its runs of
     equal values counted with one ``bincount`` (a ``np.unique`` per column cost ~25 us
     each, 256 of them on a 64-feature table's four batches)."""
     ordered = np.sort(columns, axis=1)
@@ -82,14 +84,8 @@ def _varied(columns):
         np.arange(ordered.shape[0])[:, None] * ordered.shape[1]
     longest_run = np.bincount(run_ids.ravel(), minlength=ordered.size) \
         .reshape(ordered.shape).max(axis=1)
-    return (distinct >= MIN_DISTINCT) & (longest_run <= MAX_MODE_SHARE * ordered.shape[1])
-
-
-def _most_distinct(columns):
-    """The most distinct values any one column (a row of ``columns``) takes."""
-    ordered = np.sort(columns, axis=1)
-    return int((ordered[:, 1:] != ordered[:, :-1]).sum(axis=1).max()) + 1 \
-        if ordered.shape[1] else 0
+    varied = (distinct >= MIN_DISTINCT) & (longest_run <= MAX_MODE_SHARE * ordered.shape[1])
+    return varied, distinct
 
 
 def _periodic_window(groups, varied, most_distinct):

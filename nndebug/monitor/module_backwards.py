@@ -30,12 +30,12 @@ SELF_CALLS = ("self.backward(", "register_hook", "register_full_backward_hook",
               "register_backward_hook", "register_full_backward_pre_hook")
 
 
-def _is_framework_class(cls):
-    return _package(cls) in FRAMEWORK_PACKAGES or cls is object
-
-
 def _package(cls):
     return (getattr(cls, "__module__", "") or "").split(".")[0]
+
+
+def _is_framework_class(cls):
+    return _package(cls) in FRAMEWORK_PACKAGES or cls is object
 
 
 def _user_backward_class(module):

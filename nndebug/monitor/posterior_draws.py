@@ -34,6 +34,7 @@ Cost: on the first ``STEPS_MEASURED`` recorded steps only, one pass over the nod
 shared walks already collected, plus, for each candidate (a few per model), a mean, a std,
 a count of distinct values and a minimum (a host sync each); nothing later.
 """
+from .dropout_outputs import storage_address
 from .reparameterisations import (CHAIN_LIMIT, POINTWISE, edge_uses, inputs_of,
                                   outside_product, scale_used_elsewhere, scaled_noise)
 
@@ -145,7 +146,7 @@ def candidate(node, means, inputs=frozenset()):
     if found is None:
         return None
     noise, scale = found
-    if inputs and storage_of(noise) in inputs:
+    if inputs and storage_address(noise) in inputs:
         return None              # the batch itself, scaled: a flow's coupling, not a draw
     stats = continuous_draw(noise)
     if stats is None:
@@ -154,14 +155,6 @@ def candidate(node, means, inputs=frozenset()):
     return (node, scale, stats[0], stats[1],
             int(mean is not None and one_output(head_edge(mean), head_edge(scale))),
             int(floored(scale)))
-
-
-def storage_of(tensor):
-    """The address of a tensor's storage (a view shares its base's), or None."""
-    try:
-        return tensor.untyped_storage().data_ptr()
-    except (AttributeError, RuntimeError):
-        return None
 
 
 def input_storages(inputs):
@@ -173,7 +166,7 @@ def input_storages(inputs):
             value if isinstance(value, (list, tuple)) else (value,)
         for tensor in inner:
             if hasattr(tensor, "untyped_storage"):
-                address = storage_of(tensor)
+                address = storage_address(tensor)
                 if address:
                     found.add(address)
     return found
