@@ -7,11 +7,11 @@ the mean prediction is the plain deterministic one.
 
 Reported: "Set dropout to training in monte-carlo mode while inference" -
 https://github.com/TiagoCortinhal/SalsaNext/issues/40 (the inference code set the model to
-eval before its Monte Carlo passes; the reporter: "if you don't do dropout in inference, the
-result will stay the same right? Then the variance will always be 0"; the author: "Oh yes!
-... (both fixed)"). Here a digits MLP with two dropout layers, validated every epoch, and
-after training scored with 20 Monte Carlo passes over 797 test rows; the uncertainty is the
-predictive variance of the predicted class's probability.
+eval before its Monte Carlo passes; the reporter pointed out that without dropout the passes
+all give the same result, so the variance is always zero, and the author agreed and fixed
+it). Here a digits MLP with two dropout layers, validated every epoch, and after training
+scored with 20 Monte Carlo passes over 797 test rows; the uncertainty is the predictive
+variance of the predicted class's probability.
 Fix: after ``model.eval()``, put only the dropout layers back in training mode for the
 Monte Carlo passes (batch norm, were there any, stays in eval mode).
 

@@ -7,9 +7,9 @@ larger number: the mean head learns slower and the predicted intervals cover eve
 
 Reported: "[BUG] Incompatible objective: --output_std with wmse or wmae creates degenerate
 learned-variance training" - https://github.com/mllam/neural-lam/issues/363 (with
-``--output_std`` the model predicts ``pred_std = softplus(raw)`` and the weighted losses use
-it as a divisor; "the model can minimize the loss by inflating `pred_std` rather than
-improving the forecast itself ... `pred_std` is incentivized to grow without bound"). Here
+``--output_std`` the model predicts its std through a softplus and the weighted losses
+divide the error by it, so the reporter shows the loss can be lowered by making the std
+larger instead of improving the forecast, with nothing stopping the std from growing). Here
 an MLP reads the 8x8 digit images and predicts the digit's value (standardised) with a mean
 and a std head.
 Fix: train the std head with the Gaussian NLL, ``0.5 * ((y - mean) / std)^2 + log std``.
