@@ -388,6 +388,8 @@ ROW_LISTS += ("posterior_draws",)   # real-bug batch 91 (how a VAE's z = mu + ep
 ROW_LISTS += ("eval_mode_accumulations",   # real-bug batch 102 (eval-mode micro-batches,
               "eval_mode_step_bursts")   # optimizer steps taken in an evaluation loop)
 ROW_LISTS += ("module_backwards",)   # real-bug batch 107 (modules writing their own backward)
+ROW_LISTS += ("placeholder_points",)   # real-bug batch 115 (unlabelled keypoints trained)
+ROW_LISTS += ("random_projections",)   # real-bug batch 113 (random features drawn in forward)
 
 
 @dataclass
@@ -1020,6 +1022,17 @@ class Observed:
     empty_overlap_targets: list = field(default_factory=list)  # [(step, rows, empty rows)]:
                                                           # an unsmoothed overlap ratio's mask
                                                           # (batch 75, monitor/empty_overlaps.py)
+    random_projections: list = field(default_factory=list)  # [(module class, file, line,
+                                                          # call)] of matrix products by a
+                                                          # matrix drawn in forward, read
+                                                          # once at watch start (batch 113,
+                                                          # monitor/random_projections.py)
+    placeholder_points: list = field(default_factory=list)  # [(step, loss, points read,
+                                                          # top point's count, second's, at
+                                                          # the edge, matched by the output,
+                                                          # point)] of a point regression's
+                                                          # targets (batch 115, monitor/
+                                                          # placeholder_points.py)
     soft_target_gradients: list = field(default_factory=list)  # [(step, watched parameter
                                                           # tensors a soft target's graph
                                                           # reaches, other ones, of which the

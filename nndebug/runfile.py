@@ -1399,3 +1399,8 @@ ROW_READERS.update(eval_mode_accumulations=lambda row: (   # real-bug batch 102
     int(row[0]), str(row[1]), int(row[2])),
     eval_mode_step_bursts=lambda row: tuple(int(v) for v in row))
 ROW_READERS.update(module_backwards=lambda row: (str(row[0]), str(row[1])))   # batch 107
+ROW_READERS.update(placeholder_points=lambda row: (   # real-bug batch 115
+    int(row[0]), str(row[1]), int(row[2]), int(row[3]), int(row[4]), bool(row[5]), int(row[6]),
+    [float(v) for v in row[7]]))
+ROW_READERS.update(random_projections=lambda row: (   # real-bug batch 113
+    str(row[0]), str(row[1]), int(row[2]), str(row[3])))

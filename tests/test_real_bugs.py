@@ -15,6 +15,74 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 114
+    "temperature_fitted_on_train_mode_logits":   # real-bug batch 114
+        "the calibration logits are collected after the last training step, in train mode, "
+        "and the temperature is fitted by its own LBFGS outside the watched optimizer; "
+        "evaluation forwards are recorded only for a step that reports val_loss, and the "
+        "every-epoch validations ran in eval mode, so VALIDATION_IN_TRAIN_MODE sees a "
+        "healthy loop. Naming it needs the no-gradient forwards after the last step kept "
+        "too (batch norm in train mode folding held-out batches into its running averages)",
+    "mc_dropout_sampled_in_eval_mode":   # real-bug batch 114
+        "the Monte Carlo passes run after the last training step with every dropout layer "
+        "off, and their spread is read by the user's own code; watch records no forwards "
+        "after the last step and has no notion of repeated stochastic passes over the same "
+        "inputs, so twenty identical passes (zero variance) are never compared; "
+        "MC_DROPOUT_SAMPLED_IN_EVAL_MODE is the code it would produce",
+    "variance_head_trained_by_weighted_mse":   # real-bug batch 114
+        "the loss is hand-written ((y - mean) / std)^2 over two heads of one model: it falls "
+        "towards zero and stays finite while the std head's output grows without bound, and "
+        "no observer links a model output used as a divisor in the loss to a missing log "
+        "term; naming it needs that output's growth read against the loss's fall; "
+        "VARIANCE_HEAD_WITHOUT_LIKELIHOOD (batch 69's name) is the code it would produce",
+    "evidential_kl_annealing_epoch_never_advanced":   # real-bug batch 114
+        "the annealing coefficient multiplies a KL term inside a hand-written Dirichlet "
+        "loss; watch sees one scalar loss per step, and a coefficient that stays 0 leaves "
+        "no trace in it (the term is simply absent, the loss falls normally); naming it "
+        "needs the loss's terms and their weights recorded over the run; "
+        "KL_ANNEALING_NEVER_ADVANCED is the code it would produce",
+    # real-bug batch 115
+    "face_landmarks_flipped_without_reordering":   # real-bug batch 115
+        "the flip runs in the training loop before the forward: the images and coordinates "
+        "reaching the model and the MSE are consistent-looking normalised points, and the "
+        "loss falls and settles; naming it needs the augmentation seen (a mirrored input "
+        "batch whose targets' x changed sign but kept their slot order) or the predicted "
+        "left/right pairs collapsing onto each other; FLIPPED_KEYPOINTS_NOT_SWAPPED is the "
+        "code it would produce",
+    "pose_heatmaps_flipped_without_left_right_swap":   # real-bug batch 115
+        "the flip happens before the forward and the Gaussian targets are built from the "
+        "flipped keypoints, so every target map is a clean single peak; only the maps' "
+        "identity is wrong on half the batches. Naming it needs the augmentation seen, or "
+        "each left/right output map's two peaks at mirrored places read from the outputs; "
+        "FLIPPED_KEYPOINTS_NOT_SWAPPED is the code it would produce",
+    "soft_argmax_unravels_expected_flat_index":   # real-bug batch 115
+        "the soft-argmax is hand-written tensor arithmetic in the forward (softmax over the "
+        "flattened map, an expected index, % and floor); the floor cuts the y half of the "
+        "L1 loss from the graph but the loss as a whole keeps a gradient, so "
+        "LOSS_TERM_WITHOUT_GRADIENT (whole additive terms) does not fire. Naming it needs "
+        "the loss's input elements with no path to the parameters (a floor or round on the "
+        "way) read from the graph; SOFT_ARGMAX_UNRAVELS_FLAT_INDEX is the code it would "
+        "produce",
+    "heatmap_targets_built_on_swapped_grid":   # real-bug batch 115
+        "the targets are well-formed Gaussian maps, each one peak, only transposed about the "
+        "diagonal from where the joints are drawn; nothing in the loss, the gradients or the "
+        "curve is unusual (the loss falls and settles). Naming it needs each target peak "
+        "compared with where the input's features are (e.g. the output's peaks against the "
+        "targets' peaks mirrored), which no observer reads; HEATMAP_TARGET_AXES_SWAPPED is "
+        "the code it would produce",
+    "siren_first_layer_initialised_like_hidden":   # real-bug batch 113
+        "the first sine layer's weights start at +-sqrt(6 / fan_in) / omega, the scale every "
+        "hidden layer of a SIREN has by design (omega multiplies them in forward), so no "
+        "weight norm singles the first layer out, and the run still learns (the loss falls "
+        "to a blurrier fit); naming it needs the frequency factor the sine applies after the "
+        "layer (omega * w against the input coordinates' range), which no record holds",
+    "siren_first_layer_bound_from_paper":   # real-bug batch 113
+        "the first layer's weights, +-sqrt(6 / fan_in), are an ordinary scale for a linear "
+        "layer; what is too large is omega * w (+-52 rad per unit) once the sine multiplies "
+        "by omega = 30 in forward, and the training loss falls faster than the twin's - the "
+        "harm shows only between the training coordinates (held-out pixels), which the "
+        "monitor never evaluates; naming it needs the sine's frequency factor or an "
+        "interpolation check between training inputs",
     "glow_actnorm_reinitialised_on_resume":   # real-bug batch 109
         "the checkpoint is loaded before watch starts, so the model holds it then; ActNorm's "
         "data-dependent initialisation overwrites the loaded shifts and scales in the first "

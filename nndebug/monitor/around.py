@@ -41,6 +41,7 @@ from ..adapters.observing import global_module_hooks
 from .attention_capture import STEPS_TO_FIND_A_USE, AttentionCapture
 from .carried_gradients import CarriedGradients
 from .functional_dropout import read_functional_dropouts
+from .random_projections import read_random_projections   # real-bug batch 113
 from .random_states import read_random_rnn_states
 from .layer_layouts import LayerLayouts
 from .module_flags import read_module_freeze_flags
@@ -171,6 +172,7 @@ class Around:
         read_slow_group_weights(adapter, optimizer, observed, on_error)   # once, at start
         read_functional_dropouts(adapter, observed, on_error)   # F.dropout in forward: once
         read_random_rnn_states(adapter, observed, on_error)     # randn as an RNN's h0: once
+        read_random_projections(adapter, observed, on_error)    # B = randn in forward: once
         self.layouts = LayerLayouts(adapter, observed, on_error)   # Conv1d's channel axis
         self.stacked = StackedLinears(adapter, observed, on_error)   # fc2(fc1(x)) directly
         self.warnings = WarningCapture(observed, current_step, self.structure.module_names)

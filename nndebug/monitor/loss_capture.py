@@ -26,6 +26,7 @@ from ..adapters.observing import loss_inputs_from_graph
 from ..observed import LossCall
 from . import log_prob_axes     # real-bug batch 97
 from . import position_losses   # real-bug batch 65
+from . import placeholder_points   # real-bug batch 115
 from .hooks import OUTPUT_MAX_COLUMNS, OUTPUT_ROWS
 from .target_ids import (CALLS_SAMPLED, CLASS_INDEX_LOSSES, MAX_CLASSES, SAMPLE_SIZE,
                          loss_options, summarize)
@@ -154,6 +155,8 @@ class LossCapture:
         position_losses.pack(packet, name, output, target, self.options,
                              self.observed)   # per-position losses (batch 65)
         log_prob_axes.pack(packet, name, out, len(self.observed.loss_calls))   # (batch 97)
+        placeholder_points.pack(packet, name, output, target,
+                                len(self.observed.loss_calls))   # (batch 115)
 
     def take(self, values, record):
         """Turn this step's host values into a ``LossCall`` (and the logits sample into
@@ -193,6 +196,7 @@ class LossCapture:
                         class_mass_error=class_mass, batch_mass_error=batch_mass)
         self.observed.loss_calls.append(call)
         position_losses.take(values, self.observed, record.step)   # (batch 65)
+        placeholder_points.take(values, self.observed, record.step, name)   # (batch 115)
         sample = values.get(("loss_call", "sample"))
         if sample is not None:
             rows = min(OUTPUT_ROWS, output.shape[0])

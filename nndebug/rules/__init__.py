@@ -231,6 +231,8 @@ from . import pruning  # noqa: F401  (real-bug batch 94: pruned weights regrown,
 from . import log_prob_axes  # noqa: F401  (real-bug batch 97: log-probs normalised over the batch)
 from . import carried_run_state  # noqa: F401  (real-bug batch 100: optimizer state from an earlier run)
 from . import output_norms  # noqa: F401  (real-bug batch 105: a norm feeding the output squash)
+from . import placeholder_points  # noqa: F401  (real-bug batch 115: unlabelled keypoints trained)
+from . import random_projections  # noqa: F401  (real-bug batch 113: random features drawn in forward)
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context

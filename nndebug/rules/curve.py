@@ -123,8 +123,14 @@ def _oscillation(ctx):
     # is how far its start lies above that floor, not the start's magnitude
     floor = known_floor(ctx)
     above_floor = ctx.summary["start"] - floor if floor is not None else 0.0
+    # (real-bug batch 114) a loss that falls below zero without a known floor (a Gaussian
+    # NLL with a learned variance, 0.5 z^2 + log std, starts a little above zero and
+    # settles below it) has no natural zero either: its scale is how far it fell, start to
+    # best
+    fell_below_zero = ctx.summary["start"] - ctx.summary["best"] \
+        if ctx.summary["best"] < 0 else 0.0
     level = max(abs(ctx.summary["start"]), math.log(ctx.classes) if ctx.classes else 0,
-                above_floor, 1e-12)
+                above_floor, fell_below_zero, 1e-12)
     # 1. swings: the spread around the running level after the first third of the run,
     #    relative to the starting loss, against what minibatch noise gives at this batch size
     late = resid[n // 3:]
