@@ -1,11 +1,14 @@
 """Pieces the batch-114 calibration and uncertainty cases share: the digits cut into
-training, validation and test rows, and the scores they are judged by (expected calibration
-error, the area under the ROC curve of an uncertainty score)."""
+training, validation and test rows, a classifier's training loop with a validation at every
+epoch's end, and the scores they are judged by (expected calibration error, the area under
+the ROC curve of an uncertainty score)."""
 import torch
+import torch.nn.functional as F
 
-from benchmarks.real_bugs._common import classification
+from benchmarks.real_bugs._common import batches, classification
 
 TRAIN, VALIDATION = 600, 400      # [design] rows; the remaining 797 are the test rows
+EPOCH = 9                         # batches of 64 in the 600 training rows
 
 
 def split(seed=0):
@@ -14,6 +17,27 @@ def split(seed=0):
     order = torch.randperm(len(x), generator=torch.Generator().manual_seed(seed))
     parts = order[:TRAIN], order[TRAIN:TRAIN + VALIDATION], order[TRAIN + VALIDATION:]
     return [(x[p], y[p]) for p in parts]
+
+
+def train_with_validation(mon, model, optimizer, train, validation, steps):
+    """The ordinary classifier loop, inside the caller's ``nd.watch`` (whose monitor is
+    ``mon``): ``steps`` batches of the ``train`` rows, the ``validation`` rows' loss measured
+    in eval mode at each epoch's end and at the last step, handed to ``mon.step``. The model
+    is left in train mode, as such loops leave it: the cases' bugs come after."""
+    (x_train, y_train), (x_val, y_val) = train, validation
+    for done, (xb, yb) in enumerate(batches(x_train, y_train, steps), start=1):
+        model.train()
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(xb), yb)
+        loss.backward()
+        optimizer.step()
+        val_loss = None
+        if done % EPOCH == 0 or done == steps:
+            model.eval()
+            with torch.no_grad():
+                val_loss = F.cross_entropy(model(x_val), y_val)
+            model.train()
+        mon.step(loss, val_loss=val_loss)
 
 
 def expected_calibration_error(probs, labels, bins=15):

@@ -24,14 +24,12 @@ import torch.nn.functional as F
 from torch import nn
 
 import nndebug as nd
-from benchmarks.real_bugs._calibration_digits import auroc, split
-from benchmarks.real_bugs._common import batches
+from benchmarks.real_bugs._calibration_digits import auroc, split, train_with_validation
 
 TITLE = "Set dropout to training in monte-carlo mode while inference"
 LINK = "https://github.com/TiagoCortinhal/SalsaNext/issues/40"
 EXPECTED = ("MC_DROPOUT_SAMPLED_IN_EVAL_MODE",)
 STEPS = 300
-EPOCH = 9            # batches of 64 in the 600 training rows
 PASSES = 20          # Monte Carlo forward passes per input
 DROPOUT = 0.3
 
@@ -44,18 +42,7 @@ def run(fixed=False, steps=STEPS, **watch):
                           nn.Linear(128, 10))
     optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
     with nd.watch(model, optimizer, **watch) as mon:
-        for done, (xb, yb) in enumerate(batches(x_train, y_train, steps), start=1):
-            model.train()
-            optimizer.zero_grad()
-            loss = F.cross_entropy(model(xb), yb)
-            loss.backward()
-            optimizer.step()
-            val_loss = None
-            if done % EPOCH == 0 or done == steps:
-                model.eval()
-                with torch.no_grad():
-                    val_loss = F.cross_entropy(model(x_val), y_val)
-            mon.step(loss, val_loss=val_loss)
+        train_with_validation(mon, model, optimizer, (x_train, y_train), (x_val, y_val), steps)
         # Monte Carlo dropout over the test rows
         model.eval()
         if fixed:

@@ -29,14 +29,13 @@ import torch.nn.functional as F
 from torch import nn
 
 import nndebug as nd
-from benchmarks.real_bugs._calibration_digits import expected_calibration_error, split
-from benchmarks.real_bugs._common import batches
+from benchmarks.real_bugs._calibration_digits import (expected_calibration_error, split,
+                                                      train_with_validation)
 
 TITLE = "my simple correction for reproducing good performance"
 LINK = "https://github.com/gpleiss/temperature_scaling/issues/20"
 EXPECTED = ("VALIDATION_IN_TRAIN_MODE",)
 STEPS = 300
-EPOCH = 9            # batches of 64 in the 600 training rows
 DROPOUT = 0.3
 VAL_BATCH = 50     # [design] the calibration loader's batch size (unshuffled, class order)
 
@@ -65,19 +64,7 @@ def run(fixed=False, steps=STEPS, **watch):
                           nn.Dropout(DROPOUT), nn.Linear(128, 10))
     optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
     with nd.watch(model, optimizer, **watch) as mon:
-        for done, (xb, yb) in enumerate(batches(x_train, y_train, steps), start=1):
-            model.train()
-            optimizer.zero_grad()
-            loss = F.cross_entropy(model(xb), yb)
-            loss.backward()
-            optimizer.step()
-            val_loss = None
-            if done % EPOCH == 0 or done == steps:
-                model.eval()
-                with torch.no_grad():
-                    val_loss = F.cross_entropy(model(x_val), y_val)
-                model.train()
-            mon.step(loss, val_loss=val_loss)
+        train_with_validation(mon, model, optimizer, (x_train, y_train), (x_val, y_val), steps)
         # calibration: collect the validation logits, fit one temperature
         if fixed:
             model.eval()

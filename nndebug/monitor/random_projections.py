@@ -31,7 +31,8 @@ Cost: the source of each user module class is parsed once, when watching starts
 import ast
 
 from .functional_dropout import dotted_name
-from .random_states import LIBRARIES, _key, _own_methods, _parse_function, _self_attribute
+from .random_states import (_key, _own_methods, _parse_function, _self_attribute,
+                            user_module_classes)
 
 DRAWS = {"randn", "rand", "normal"}                  # torch.<draw>(shape...)
 LIKE_DRAWS = {"randn_like", "rand_like"}             # one value per element of a tensor
@@ -45,12 +46,8 @@ ASSIGNMENT_PASSES = 3          # B -> scaled -> projection: names followed that 
 def read_random_projections(adapter, observed, on_error=lambda error: None):
     """Set ``observed.random_projections``; never breaks the user's run."""
     try:
-        found, seen = [], set()
-        for _, module in adapter.named_modules():
-            cls = type(module)
-            if cls in seen or cls.__module__.split(".")[0] in LIBRARIES:
-                continue
-            seen.add(cls)
+        found = []
+        for cls, module in user_module_classes(adapter):
             found.extend(_redrawn_products(cls, module))
         observed.random_projections = found
     except Exception as error:

@@ -44,12 +44,8 @@ STATE_KEYWORD = "hx"
 def read_random_rnn_states(adapter, observed, on_error=lambda error: None):
     """Set ``observed.random_rnn_states``; never breaks the user's run."""
     try:
-        found, seen = [], set()
-        for _, module in adapter.named_modules():
-            cls = type(module)
-            if cls in seen or cls.__module__.split(".")[0] in LIBRARIES:
-                continue
-            seen.add(cls)
+        found = []
+        for cls, module in user_module_classes(adapter):
             recurrent = {name for name, child in _children(module)
                          if any(c.__name__ in RECURRENT_CLASSES for c in type(child).__mro__)}
             if recurrent:
@@ -57,6 +53,18 @@ def read_random_rnn_states(adapter, observed, on_error=lambda error: None):
         observed.random_rnn_states = found
     except Exception as error:
         on_error(error)
+
+
+def user_module_classes(adapter):
+    """(class, first module of it) for each module class of the model written by the user:
+    the code a source reader looks at once (the frameworks' own classes are left out)."""
+    seen = set()
+    for _, module in adapter.named_modules():
+        cls = type(module)
+        if cls in seen or cls.__module__.split(".")[0] in LIBRARIES:
+            continue
+        seen.add(cls)
+        yield cls, module
 
 
 def _children(module):
