@@ -4,7 +4,8 @@ coordinate loss (UNLABELLED_KEYPOINTS_TRAINED, ``rules/placeholder_points.py`` r
 ``monitor/placeholder_points.py``). Variants: pixel targets under ``nn.L1Loss``, 3-D points
 filled with -1 under ``F.smooth_l1_loss``. Fixed twin silent, and the healthy look-alikes a
 careless rule would flag: the placeholder under a target weight (prediction and target both
-multiplied), unlabelled joints dropped by indexing, root-relative poses whose root joint is
+multiplied, or the unreduced loss masked after the call), unlabelled joints dropped by
+indexing, root-relative poses whose root joint is
 always (0, 0), integer pixel keypoints on a small grid (chance repeats), Gaussian heatmap
 targets. The summary on hand-made rows, and its rows read back from a run file."""
 import json
@@ -100,6 +101,23 @@ def test_placeholders_under_a_target_weight_are_silent():
     def loss(out, t, index):
         w = visible[index, :, None]
         return F.mse_loss(out * w, t * w)
+    mon = _train(lambda points, index: to_unit(points[index] * visible[index, :, None]), loss)
+    assert CODE not in _codes(mon)
+
+
+@pytest.mark.parametrize("per_point", [
+    lambda out, t: F.mse_loss(out, t, reduction="none"),
+    lambda out, t: nn.MSELoss(reduction="none")(out, t),
+    lambda out, t: F.huber_loss(out, t, "none")])          # reduction by position
+def test_placeholders_masked_after_an_unreduced_loss_are_silent(per_point):
+    """The per-point losses of a reduction="none" call weighted by the visibility afterwards
+    (as trajectory forecasters mask their padded steps): the call itself holds the
+    placeholders and unmatched outputs, the mask comes after it."""
+    visible = _visible()
+
+    def loss(out, t, index):
+        w = visible[index, :, None]
+        return (per_point(out, t) * w).sum() / w.sum().clamp(min=1) / 2
     mon = _train(lambda points, index: to_unit(points[index] * visible[index, :, None]), loss)
     assert CODE not in _codes(mon)
 

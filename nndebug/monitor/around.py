@@ -42,6 +42,8 @@ from .attention_capture import STEPS_TO_FIND_A_USE, AttentionCapture
 from .carried_gradients import CarriedGradients
 from .functional_dropout import read_functional_dropouts
 from .random_projections import read_random_projections   # real-bug batch 113
+from .placeholder_points import REDUCTION_POSITIONS   # real-bug batch 115
+from .placeholder_points import function_reduction as point_loss_reduction
 from .random_states import read_random_rnn_states
 from .layer_layouts import LayerLayouts
 from .module_flags import read_module_freeze_flags
@@ -521,6 +523,8 @@ class Around:
             return self.soft_labels.paired
         options = function_call_options(args, kwargs) if name in CLASS_INDEX_LOSSES else \
             binary_function_options(name, args, kwargs)   # binary_loss_options.py (batch 67)
+        if name in REDUCTION_POSITIONS:   # a point regression's reduction (batch 115)
+            options = {**options, "reduction": point_loss_reduction(name, args, kwargs)}
         self.losses.offer(name, output, target, options)
         self.discarded_losses.offer(output)   # discarded_losses.py
         self.ctc_blanks.offer_function(name, args, kwargs)   # ctc_blank_targets.py

@@ -155,8 +155,8 @@ class LossCapture:
         position_losses.pack(packet, name, output, target, self.options,
                              self.observed)   # per-position losses (batch 65)
         log_prob_axes.pack(packet, name, out, len(self.observed.loss_calls))   # (batch 97)
-        placeholder_points.pack(packet, name, output, target,
-                                len(self.observed.loss_calls))   # (batch 115)
+        placeholder_points.pack(packet, name, output, target, len(self.observed.loss_calls),
+                                self.options.get("reduction"))   # (batch 115)
 
     def take(self, values, record):
         """Turn this step's host values into a ``LossCall`` (and the logits sample into

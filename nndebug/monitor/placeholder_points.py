@@ -34,10 +34,29 @@ MAX_POINTS = 150           # [design] points per sample at most: keypoint layout
                            # at (0, 0, 0)) are wider and are not keypoints
 
 
-def pack(packet, name, output, target, calls_so_far):
+REDUCTION_POSITIONS = {"mse_loss": 4, "l1_loss": 4, "smooth_l1_loss": 4, "huber_loss": 2}
+                           # where torch's functional point losses take ``reduction``
+                           # positionally (after size_average and reduce, huber's right
+                           # after the target)
+
+
+def function_reduction(name, args, kwargs):
+    """The ``reduction`` of a functional point-loss call (torch's default "mean"), or None
+    for other names: a loss module carries its own (``target_ids.loss_options``)."""
+    position = REDUCTION_POSITIONS.get(name)
+    if position is None:
+        return None
+    return kwargs.get("reduction", args[position] if len(args) > position else "mean")
+
+
+def pack(packet, name, output, target, calls_so_far, reduction=None):
     """Add the first points of the target and output of this call to the step's transfer,
-    when the call is a point regression this reads."""
-    if name not in POINT_LOSSES or target is None or calls_so_far >= CALLS:
+    when the call is a point regression this reads. A call with ``reduction="none"`` is
+    left alone: its per-point losses are weighted after the call (a visibility or padding
+    mask times the elementwise loss, as trajectory forecasters mask their padded time
+    steps), which the call's arguments cannot show."""
+    if name not in POINT_LOSSES or target is None or calls_so_far >= CALLS or \
+            reduction == "none":
         return
     try:
         import torch

@@ -16,7 +16,8 @@ towards it. Named from the data alone: the loss falls as usual.
 
 Healthy look-alikes left silent: the same targets under a target weight (prediction and
 target both multiplied by the visibility: the output matches the placeholder exactly on
-those rows), unlabelled joints dropped by indexing (no placeholder reaches the loss),
+those rows), an unreduced loss (``reduction="none"``) masked after the call (the
+mask is not in the call's arguments: trajectory forecasters mask padded steps so), unlabelled joints dropped by indexing (no placeholder reaches the loss),
 root-relative poses whose root joint is always (0, 0) (the middle of the range, not its
 corner), a few joints clipped onto the image border (under the share), RGB images or point
 clouds with a black (0, 0, 0) background (more than ``MAX_POINTS`` points per sample: the
