@@ -131,6 +131,8 @@ READ_ANEW += ("identical_units",)   # real-bug batch 80 (read at watch start and
 READ_ANEW += ("turned_off_parameters",)   # real-bug batch 81 (read at findings)
 READ_ANEW += ("unchanged_running_buffers",)   # real-bug batch 60 (compared at findings)
 READ_ANEW += ("module_backwards",)   # real-bug batch 107 (read at findings)
+READ_ANEW += ("random_projections",)   # real-bug batch 113 (read at watch start)
+CONTINUED += ("placeholder_points",)   # real-bug batch 115 (first recorded loss calls)
 READ_ANEW += ("foreign_norm_statistics",
               "foreign_train_dropouts")   # real-bug batch 55 (read when the monitor closes)
 CONTINUED += ("row_standardised_inputs",)   # real-bug batch 46 (first training tables)
