@@ -21,17 +21,15 @@ at 0.88); with one per weight task 2 reaches 0.76 and task 1 keeps 0.84.
 """
 import torch
 import torch.nn.functional as F
-from torch import nn
 
 import nndebug as nd
-from benchmarks.real_bugs._common import batches, classification
+from benchmarks.real_bugs._permuted_digits import (after_first_task, held_out_accuracies,
+                                                   second_task_batches)
 
 TITLE = "The size of fisher matrix is wrong"
 LINK = "https://github.com/kuc2477/pytorch-ewc/issues/2"
 EXPECTED = ("PENALTY_IMPORTANCES_UNIFORM",)
 STEPS = 200
-FIRST_TASK_STEPS = 300
-HELD_OUT = 500
 LAMBDA = 1000.0
 FISHER_SAMPLES = 256
 
@@ -51,20 +49,11 @@ def fisher_diagonals(model, x, y, fixed):
 
 def run(fixed=False, steps=STEPS, **watch):
     torch.manual_seed(0)
-    x, y = classification()
-    x_train, y_train = x[:-HELD_OUT], y[:-HELD_OUT]
-    permutation = torch.randperm(64, generator=torch.Generator().manual_seed(1))
-    model = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10))
-    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
-    for xb, yb in batches(x_train, y_train, FIRST_TASK_STEPS, seed=0):   # task 1
-        optimizer.zero_grad()
-        F.cross_entropy(model(xb), yb).backward()
-        optimizer.step()
-    saved = [p.detach().clone() for p in model.parameters()]
+    x_train, y_train, permutation, model, optimizer, saved = after_first_task()
     importances = fisher_diagonals(model, x_train[:FISHER_SAMPLES], y_train[:FISHER_SAMPLES],
                                    fixed)
     with nd.watch(model, optimizer, **watch) as mon:                   # task 2
-        for xb, yb in batches(x_train[:, permutation], y_train, steps, seed=1):
+        for xb, yb in second_task_batches(x_train, y_train, permutation, steps):
             optimizer.zero_grad()
             penalty = sum((imp * (p - old).pow(2)).sum()
                           for p, old, imp in zip(model.parameters(), saved, importances))
@@ -72,12 +61,8 @@ def run(fixed=False, steps=STEPS, **watch):
             loss.backward()
             optimizer.step()
             mon.step(loss)
-    held_x, held_y = x[-HELD_OUT:], y[-HELD_OUT:]
-    with torch.no_grad():
-        first = (model(held_x).argmax(1) == held_y).float().mean()
-        second = (model(held_x[:, permutation]).argmax(1) == held_y).float().mean()
-    mon.extra = {"old_task_accuracy": round(float(first), 3),
-                 "new_task_accuracy": round(float(second), 3)}
+    first, second = held_out_accuracies(model, permutation)
+    mon.extra = {"old_task_accuracy": round(first, 3), "new_task_accuracy": round(second, 3)}
     return mon
 
 

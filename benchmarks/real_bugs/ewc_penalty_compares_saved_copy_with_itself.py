@@ -16,17 +16,15 @@ Fix: slice the current parameter, ``cur_param = param[:n_units]``.
 """
 import torch
 import torch.nn.functional as F
-from torch import nn
 
 import nndebug as nd
-from benchmarks.real_bugs._common import batches, classification
+from benchmarks.real_bugs._permuted_digits import (after_first_task, held_out_accuracies,
+                                                   second_task_batches)
 
 TITLE = "in EWC the penalty is 0"
 LINK = "https://github.com/ContinualAI/avalanche/issues/1099"
 EXPECTED = ("LOSS_TERM_WITHOUT_GRADIENT", "LOSS_TERM_ZERO_WITHOUT_GRADIENT")
 STEPS = 200
-FIRST_TASK_STEPS = 300
-HELD_OUT = 500
 LAMBDA = 1000.0
 
 
@@ -54,19 +52,10 @@ def ewc_penalty(model, saved, importances, fixed):
 def train(fixed=False, steps=STEPS, **watch):
     """The monitor, the trained model and the permutation of task 2."""
     torch.manual_seed(0)
-    x, y = classification()
-    x_train, y_train = x[:-HELD_OUT], y[:-HELD_OUT]
-    permutation = torch.randperm(64, generator=torch.Generator().manual_seed(1))
-    model = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10))
-    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
-    for xb, yb in batches(x_train, y_train, FIRST_TASK_STEPS, seed=0):   # task 1
-        optimizer.zero_grad()
-        F.cross_entropy(model(xb), yb).backward()
-        optimizer.step()
-    saved = [p.detach().clone() for p in model.parameters()]
+    x_train, y_train, permutation, model, optimizer, saved = after_first_task()
     importances = fisher_diagonal(model, x_train, y_train)
     with nd.watch(model, optimizer, **watch) as mon:                   # task 2
-        for xb, yb in batches(x_train[:, permutation], y_train, steps, seed=1):
+        for xb, yb in second_task_batches(x_train, y_train, permutation, steps):
             optimizer.zero_grad()
             task_loss = F.cross_entropy(model(xb), yb)
             loss = task_loss + LAMBDA * ewc_penalty(model, saved, importances, fixed)
@@ -83,12 +72,7 @@ def run(fixed=False, steps=STEPS, **watch):
 def task_one_accuracy(fixed):
     """(task-1 accuracy, task-2 accuracy) on the held-out digits after task 2."""
     _, model, permutation = train(fixed)
-    x, y = classification()
-    x, y = x[-HELD_OUT:], y[-HELD_OUT:]
-    with torch.no_grad():
-        first = (model(x).argmax(1) == y).float().mean().item()
-        second = (model(x[:, permutation]).argmax(1) == y).float().mean().item()
-    return first, second
+    return held_out_accuracies(model, permutation)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ Cost: the source of each user module class is parsed once, when watching starts
 """
 import ast
 
-from .functional_dropout import dotted_name
+from .functional_dropout import _reads_training, dotted_name
 from .random_states import (_key, _own_methods, _parse_function, _self_attribute,
                             user_module_classes)
 
@@ -76,11 +76,12 @@ def _products_with_draws(cls, module, parsed):
     drawn = _names_assigned(tree, lambda value, names: _draws(value, names, batch_names,
                                                               arguments),
                             set(), unconditional=True)
+    carrying = _learned_names(module, tree)
     found = []
     for node in _products(tree):
         operands = _operands(node)
-        if any(_draws(o, drawn, batch_names, arguments) and not _learned(o, module, tree)
-               for o in operands):
+        if any(_draws(o, drawn, batch_names, arguments) and
+               not any(_key(n) in carrying for n in ast.walk(o)) for o in operands):
             text = (ast.get_source_segment(source, node) or "").replace("\n", " ")
             found.append((cls.__name__, file, first_line + node.lineno - 1,
                           text[:CALL_TEXT_LIMIT]))
@@ -180,15 +181,15 @@ def _draws(expression, drawn, batch_names, arguments):
     return False
 
 
-def _learned(expression, module, tree):
-    """Whether the operand reads an attribute of the module that is a parameter or a
-    submodule (a learned distribution: mu + sigma * eps), directly or through a name."""
+def _learned_names(module, tree):
+    """The module's parameters and submodules (``self.<name>``) and the names the method
+    assigns from them: an operand reading one is a learned distribution (mu + sigma * eps),
+    not a fixed random matrix."""
     learned = {f"self.{name}" for name, value in vars(module).get("_parameters", {}).items()
                if value is not None}
     learned |= {f"self.{name}" for name in vars(module).get("_modules", {})}
-    carrying = _names_assigned(tree, lambda value, names: any(
+    return _names_assigned(tree, lambda value, names: any(
         _key(n) in names for n in ast.walk(value)), learned)
-    return any(_key(n) in carrying for n in ast.walk(expression))
 
 
 def _products(tree):
@@ -209,9 +210,7 @@ def _operands(node):
 
 
 def _unguarded(node, guarded=False):
-    if isinstance(node, (ast.If, ast.IfExp)) and any(
-            isinstance(n, ast.Attribute) and n.attr == "training" or
-            isinstance(n, ast.Name) and n.id == "training" for n in ast.walk(node.test)):
+    if isinstance(node, (ast.If, ast.IfExp)) and _reads_training(node.test):
         guarded = True
     if not guarded:
         yield node

@@ -30,7 +30,7 @@ import ast
 import inspect
 import textwrap
 
-from .functional_dropout import dotted_name
+from .functional_dropout import _reads_training, dotted_name
 
 RECURRENT_CLASSES = {"RNN", "LSTM", "GRU", "RNNBase"}
 RANDOM_FUNCTIONS = {"randn", "rand", "randn_like", "rand_like", "normal"}
@@ -200,9 +200,7 @@ def _self_attribute(func):
 
 def _unguarded_calls(node, guarded=False):
     """Calls under ``node``, except those inside an ``if`` whose test reads ``training``."""
-    if isinstance(node, (ast.If, ast.IfExp)) and any(
-            isinstance(n, ast.Attribute) and n.attr == "training" or
-            isinstance(n, ast.Name) and n.id == "training" for n in ast.walk(node.test)):
+    if isinstance(node, (ast.If, ast.IfExp)) and _reads_training(node.test):
         guarded = True
     if not guarded and isinstance(node, ast.Call):
         yield node
