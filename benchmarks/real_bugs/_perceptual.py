@@ -142,6 +142,7 @@ class Canvas(nn.Module):
         self.space = space
         self.image = nn.Parameter(start.clone() if space == "unit" else start * 2 - 1)
         self.net = pretrained()
+        del self.net.lins        # Gatys' recipe reads the features only (no LPIPS 'lin' layers)
 
     def unit_image(self):
         """The image in [0, 1], for display and scoring (a new tensor)."""
