@@ -1,9 +1,9 @@
 """A captioner scored with ``nn.CrossEntropyLoss()`` at its default ``ignore_index=-100``
 while the caption tokenizer pads with id 0: no target is ever -100, so every padding
-position after ``<end>`` is scored as a word the model must predict. Short captions in a
-batch padded to the longest carry up to four padding targets each; the loss is an average
-over real words and padding together, the easy padding targets pull it down, and the words
-that describe the picture get a smaller share of every gradient. Training runs; nothing
+position after ``<end>`` is scored as a word the model must predict. The tokenizer pads
+every caption to a fixed context length, so about half the targets are padding; the loss
+is an average over real words and padding together, the easy padding targets pull it
+down, and the words that describe the picture get a smaller share of every gradient. Training runs; nothing
 errors; the captions come out worse.
 
 Reported: "Ignore pad tokens in captioning loss" -
@@ -11,8 +11,7 @@ https://github.com/mlfoundations/open_clip/pull/316 (the CoCa captioning loss wa
 the wrong padding id: the loss ignored -100, the tokenizer pads with 0; the merged fix
 passes the tokenizer's padding id as the loss's ignore index). Here: the batch-118 collage
 captions (the digits of a 2x2 collage in reading order, 1 to 4 words) padded with 0 to a
-fixed context of 8 tokens, a
-patch encoder and a show-attend-tell decoder.
+fixed context of 8 tokens, a patch encoder and a show-attend-tell decoder.
 Fix: ``nn.CrossEntropyLoss(ignore_index=PAD)`` with the tokenizer's padding id.
 
 Measured (300 Adam steps, batch 64, 2,000 training collages, 500 held out, seed 0, greedy

@@ -3,8 +3,8 @@ captions one picture at a time without ``model.eval()``: in training mode each b
 layer normalises with the statistics of the batch in front of it, here one picture's few
 feature-map positions, so every channel is re-centred and re-scaled per picture and what
 the encoder learned to read from absolute activations is gone (and the running averages
-are overwritten by the test pictures as a side effect). The captions come out wrong and
-much alike. Training is untouched; its loss looks fine.
+are overwritten by the test pictures as a side effect). About half the captions that
+were right come out wrong. Training is untouched; its loss looks fine.
 
 Reported: "[Image Captioning] Training problem" -
 https://github.com/yunjey/pytorch-tutorial/issues/12 (a user's captioner, written after the

@@ -7,10 +7,12 @@ what is in the picture.
 Reported: "[image captioning] issues in training phase" -
 https://github.com/yunjey/pytorch-tutorial/issues/172 (a reader built their own captioner
 after the tutorial, fed the whole ``<start> ... <end>`` caption to the decoder and scored
-its outputs against that same caption; their loss went to 0 because the model simply read
-each word from the input and output it; the input should end one word early and the
-targets start one word late). Here: the batch-118 collage captions (the digits of a 2x2
-collage in reading order), a patch encoder and a show-attend-tell decoder.
+its outputs against that same caption, as they read the tutorial to do (the tutorial is
+right only because it feeds the image feature as the first input, which shifts the words
+by one); their loss went to 0 because the model simply read each word from the input and
+output it; the input should end one word early and the targets start one word late).
+Here: the batch-118 collage captions (the digits of a 2x2 collage in reading order), a
+patch encoder and a show-attend-tell decoder.
 Fix: decoder inputs ``caption[:, :-1]`` (``<start>`` to the last word), targets
 ``caption[:, 1:]`` (first word to ``<end>``).
 
