@@ -390,6 +390,7 @@ ROW_LISTS += ("eval_mode_accumulations",   # real-bug batch 102 (eval-mode micro
 ROW_LISTS += ("module_backwards",)   # real-bug batch 107 (modules writing their own backward)
 ROW_LISTS += ("placeholder_points",)   # real-bug batch 115 (unlabelled keypoints trained)
 ROW_LISTS += ("random_projections",)   # real-bug batch 113 (random features drawn in forward)
+ROW_LISTS += ("forwards_after_training",)   # real-bug batches 105/114 (forwards after the last step)
 
 
 @dataclass
@@ -1027,6 +1028,14 @@ class Observed:
                                                           # matrix drawn in forward, read
                                                           # once at watch start (batch 113,
                                                           # monitor/random_projections.py)
+    forwards_after_training: list = field(default_factory=list)  # [(step, forwards, batch
+                                                          # norm training, dropout training,
+                                                          # eval after train, longest repeat
+                                                          # with dropout off, cumulative norm,
+                                                          # earlier train-mode steps, earlier
+                                                          # longest repeat)]: the no-gradient
+                                                          # forwards after the last step
+                                                          # (monitor/forwards_after_training.py)
     placeholder_points: list = field(default_factory=list)  # [(step, loss, points read,
                                                           # top point's count, second's, at
                                                           # the edge, matched by the output,

@@ -65,6 +65,7 @@ One file per job:
       shared_optimizers.py   two optimizers stepping the same tensors in one step (global hooks)
       seed_calls.py       torch.manual_seed calls while training runs
       validation_inputs.py   the inputs and layer modes of validation forwards (after val_loss)
+      forwards_after_training.py  no-gradient forwards after the last step: layer modes, repeats
       validation_draws.py    the first rows of two validation passes (same samples changed?)
       window_overlap.py   validation windows that are training windows shifted a few steps
       random_states.py    RNN initial states drawn at random in forward, read from source once

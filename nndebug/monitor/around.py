@@ -17,6 +17,8 @@
   parameters while training goes on (torch's global optimizer step hook);
 - ``ValidationInputs`` (``validation_inputs.py``): the scale of the inputs of evaluation
   forwards (no gradient), once the run passes validation losses;
+- ``ForwardsAfterTraining`` (``forwards_after_training.py``): the no-gradient forwards after
+  the last step (calibration, Monte Carlo passes, rendering) and the layer modes they ran in;
 - ``SeedCalls`` (``seed_calls.py``): ``torch.manual_seed`` calls while training runs;
 - ``WindowOverlap`` (``window_overlap.py``): evaluation windows that are training windows
   shifted by a few steps;
@@ -88,6 +90,7 @@ from .feature_moments import FeatureMoments
 from .input_ranges import InputRanges   # real-bug batch 59 (a scaler fitted before the split)
 from .teacher_forced_validation import TeacherForcedValidation   # real-bug batch 59
 from .validation_inputs import ValidationInputs
+from .forwards_after_training import ForwardsAfterTraining   # real-bug batches 105/114
 from .window_overlap import WindowOverlap
 from .validation_sets import ValidationSets   # OVERFITTING on one validation set
 from .joint_scaling import JointScaling
@@ -205,6 +208,8 @@ class Around:
         self.shared = SharedOptimizers(adapter, observed, parameters, current_step, on_error)
         self.evaluations = ValidationInputs(adapter, observed, adapter.model, current_step,
                                             on_error)
+        self.after_training = ForwardsAfterTraining(   # no-gradient forwards after the last
+            adapter, observed, adapter.model, current_step, on_error)   # step (batches 105/114)
         self.validation_draws = ValidationDraws(adapter, observed, on_error)
         self.validation_sets = ValidationSets(adapter, observed, adapter.model, current_step,
                                               on_error)   # which set each pass measured
@@ -636,6 +641,7 @@ class Around:
         self.resumed.close()
         self.aliased_loads.close()
         self.evaluations.close()
+        self.after_training.close()         # forwards_after_training.py (batches 105/114)
         self.validation_sets.close()
         self.feature_moments.close()
         self.input_ranges.close()           # input_ranges.py (batch 59)

@@ -133,6 +133,7 @@ READ_ANEW += ("unchanged_running_buffers",)   # real-bug batch 60 (compared at f
 READ_ANEW += ("module_backwards",)   # real-bug batch 107 (read at findings)
 READ_ANEW += ("random_projections",)   # real-bug batch 113 (read at watch start)
 CONTINUED += ("placeholder_points",)   # real-bug batch 115 (first recorded loss calls)
+READ_ANEW += ("forwards_after_training",)   # real-bug batches 105/114 (written at close)
 READ_ANEW += ("foreign_norm_statistics",
               "foreign_train_dropouts")   # real-bug batch 55 (read when the monitor closes)
 CONTINUED += ("row_standardised_inputs",)   # real-bug batch 46 (first training tables)

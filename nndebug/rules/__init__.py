@@ -233,6 +233,7 @@ from . import carried_run_state  # noqa: F401  (real-bug batch 100: optimizer st
 from . import output_norms  # noqa: F401  (real-bug batch 105: a norm feeding the output squash)
 from . import placeholder_points  # noqa: F401  (real-bug batch 115: unlabelled keypoints trained)
 from . import random_projections  # noqa: F401  (real-bug batch 113: random features drawn in forward)
+from . import after_training  # noqa: F401  (real-bug batches 105/114: forwards after the last step)
 from . import loss_curve  # noqa: F401
 from . import causes
 from .context import Context

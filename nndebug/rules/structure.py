@@ -175,14 +175,16 @@ def tiny_batches(norm_batches):
     return out
 
 
-def occasional_tiny_batches(rows):
+def occasional_tiny_batches(rows, steps_run=None):
     """{layer: (samples, values per channel, first step, steps)} for the batch-norm layers
     that trained, on some step (recorded or not), on a batch of at most OCCASIONAL_TINY
     samples (``monitor/tiny_norm_batches.py``: the last batch of an epoch without
-    drop_last). ``steps``: how many different steps did."""
+    drop_last). ``steps``: how many different steps did. A batch seen at ``steps_run`` (the
+    run's step count) or later came after the last step: no training, only forwards left in
+    training mode (VALIDATION_IN_TRAIN_MODE's business, ``after_training.py``)."""
     out = {}
     for step, layer, samples, values in rows:
-        if samples > OCCASIONAL_TINY:
+        if samples > OCCASIONAL_TINY or (steps_run is not None and step >= steps_run):
             continue
         if layer not in out:
             out[layer] = [samples, values, step, set()]
@@ -350,7 +352,7 @@ def batchnorm_tiny_batch(ctx):
         return None
     tiny = tiny_batches(judged_only(ctx, observed.norm_batches))
     if not tiny:
-        return _occasional_tiny_batch(observed)
+        return _occasional_tiny_batch(observed, ctx.run.n_steps)
     layer, (samples, values, step) = next(iter(tiny.items()))
     return Finding(
         code="BATCHNORM_TINY_BATCH", severity="warning", where=layer, step=step,
@@ -367,10 +369,11 @@ def batchnorm_tiny_batch(ctx):
             "and keep batch norm in eval mode).")
 
 
-def _occasional_tiny_batch(observed):
+def _occasional_tiny_batch(observed, steps_run):
     """BATCHNORM_TINY_BATCH for batches that are tiny now and then only: most batches are
     large enough, but some step (the last of an epoch) gave a batch norm one or two samples."""
-    occasional = occasional_tiny_batches(getattr(observed, "tiny_norm_batches", None) or [])
+    occasional = occasional_tiny_batches(getattr(observed, "tiny_norm_batches", None) or [],
+                                         steps_run)
     if not occasional:
         return None
     layer, (samples, values, step, steps) = next(iter(occasional.items()))

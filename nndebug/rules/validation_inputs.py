@@ -34,6 +34,22 @@ https://github.com/princeton-vl/pytorch_stacked_hourglass/issues/44. Dropout alo
 training mode only makes the validation loss noisier and higher: info. (A recipe that
 refreshes batch-norm statistics with no-gradient forwards over training batches, as
 schedule-free optimizers suggest, looks the same when it runs between validations.)
+
+The same after the last step (``monitor/forwards_after_training.py``, ``run.observed.
+forwards_after_training``): logits collected to fit a temperature, or images rendered one
+by one, with the model still in training mode from the loop. Each batch is normalised by
+its own statistics (a batch of one image against itself) and folded into the running
+averages, so what is computed is not what the trained model would give. Public reports: "my
+simple correction for reproducing good performance"
+(https://github.com/gpleiss/temperature_scaling/issues/20, real-bug batch 114: validation
+logits for the temperature collected in training mode) and "remove the noise from the
+generated image" (https://github.com/yusuketomoto/chainer-fast-neuralstyle/issues/68, batch
+105: a style generator rendering single images in training mode). Left alone, because they
+are meant: statistics recomputed on purpose (a batch norm keeping a cumulative average, ``momentum=None``,
+as ``torch.optim.swa_utils.update_bn`` sets; or training-mode forwards followed by an
+evaluation in eval mode: a refresh, AdaBN), and a loop that ran such forwards between its
+steps too (a GAN sampling its generator in training mode every few hundred steps: its habit,
+not a slip after the loop).
 """
 import numpy as np
 
@@ -50,6 +66,8 @@ SCALE_RATIO = 1.75           # [design] evaluation std over training std (or its
 SHIFT_STDS = 1.0             # [design] evaluation mean this many training stds from the
                              # training mean (held-out samples: a small fraction of one)
 MIN_EVALUATIONS = 2          # [design] evaluation forwards measured
+MIN_TRAIN_MODE_FORWARDS = 2  # [design] as MIN_EVALUATIONS, for the forwards after the last
+                             # step: one may be a stray one (a final prediction for a print)
 MIN_TRAINING_RECORDS = 3     # [design] training batches with input statistics
 MIN_STD = 1e-8               # [design] a training std below this is a constant input
                              # (CONSTANT_INPUTS), not a scale to compare with
@@ -162,7 +180,7 @@ def validation_in_train_mode(ctx):
     seen = observed_list(ctx, "validation_inputs")
     norm, dropout = in_train_mode(seen)
     if not (norm or dropout):
-        return None
+        return _evaluated_after_training_in_train_mode(ctx)
     layers = "batch-norm" + (" and dropout" if dropout else "") if norm else "dropout"
     consequence = ("each validation batch is normalised with its own statistics and folded "
                    "into the running averages: the validation data leaks into the model "
@@ -177,3 +195,40 @@ def validation_in_train_mode(ctx):
         evidence={"evaluations": len(seen), "batchnorm_training": norm,
                   "dropout_training": dropout},
         fix="Call model.eval() before the validation loop and model.train() after it.")
+
+
+def evaluated_in_train_mode(ctx):
+    """The row (step, forwards, norm training, ...) when the forwards after the last step ran
+    with a batch norm in training mode as an evaluation (module doc), else None."""
+    rows = observed_list(ctx, "forwards_after_training")
+    if not rows:
+        return None
+    row = rows[-1]
+    (step, forwards, norm_training, _dropout, eval_after, _repeat, cumulative,
+     earlier_train_mode_steps, _earlier_repeat) = row
+    if norm_training < MIN_TRAIN_MODE_FORWARDS or eval_after or cumulative or \
+            earlier_train_mode_steps:
+        return None
+    return row
+
+
+def _evaluated_after_training_in_train_mode(ctx):
+    """VALIDATION_IN_TRAIN_MODE for the no-gradient forwards after the last step (calibration
+    logits, rendered images: ``after_training.py`` says which count)."""
+    row = evaluated_in_train_mode(ctx)
+    if row is None:
+        return None
+    step, forwards, norm_training = row[:3]
+    return Finding(
+        code="VALIDATION_IN_TRAIN_MODE", severity="warning", step=int(step),
+        message=f"After the last training step the model ran {forwards} forward(s) without "
+                f"gradients, {norm_training} of them with its batch-norm layers in training "
+                "mode (no model.eval() after the loop): each of those batches was normalised "
+                "by its own statistics (a single sample against itself) and folded into the "
+                "running averages, so what they computed (calibration logits, predictions, "
+                "generated images) is not what the trained model gives, and the model kept "
+                "has changed.",
+        evidence={"forwards_after_last_step": forwards, "batchnorm_training": norm_training,
+                  "dropout_training": row[3]},
+        fix="Call model.eval() after the training loop, before collecting predictions; to "
+            "recompute batch-norm statistics on purpose, use torch.optim.swa_utils.update_bn.")
