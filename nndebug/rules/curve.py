@@ -56,6 +56,13 @@ LAST_LOSSES_BEFORE_NAN = 8    # [design] the finite losses just before a NaN tha
                               # it was growing: the loss-jump check's interval (loss_jumps.py)
 CALM_UPDATE_RATIO = 0.1       # [karpathy] ~1e-3 per step is healthy; updates of a tenth of the
                               # weights are a rate's blow-up (learning_rate.LR_HIGH_RATIO)
+RESTORE_JUMP_UPDATES = 5.0    # [design] a write this many median updates large (as
+                              # rewritten_weights.REWRITE_JUMP_UPDATES): not clipping or a mask
+RESTORE_MIN_WRITES = 3        # [design] (real-bug batch 117) writes from outside the optimizer
+                              # that land exactly where the previous write put the weights: a
+                              # saved state restored on purpose (a federated round's clients
+                              # each start from the global weights; per-episode resets). Three
+                              # such writes, and most of the large writes seen, on one period
 
 
 def diverging(ctx):
@@ -102,6 +109,43 @@ def oscillation(ctx):
     return ctx._once("oscillation", lambda: _oscillation(ctx))
 
 
+def saved_state_restores(ctx):
+    """(real-bug batch 117) (period, steps of the writes) when the loop writes the model's
+    weights on a fixed period and most of those writes restore a saved state exactly (the
+    sampled weights land where the previous write put them: ``run.observed.
+    rewritten_weights`` rows whose share of the distance left is 0), else None. Worked out
+    once. A federated loop training one client model after another does this (each client
+    starts from the round's global weights), as does a loop resetting its model for each
+    episode: the loss then jumps at every write by design (a new client's data, a fresh
+    start), which says nothing of the learning rate or of an oscillating optimizer."""
+    return ctx._once("saved_state_restores", lambda: _saved_state_restores(ctx))
+
+
+def _saved_state_restores(ctx):
+    writes = [row for row in observed_list(ctx, "rewritten_weights")
+              if row[1] >= RESTORE_JUMP_UPDATES]
+    restores = [row for row in writes if row[2] == 0.0]
+    if len(restores) < RESTORE_MIN_WRITES or 2 * len(restores) <= len(writes):
+        return None
+    steps = sorted(int(row[0]) for row in writes)
+    period = int(np.gcd.reduce(np.diff(steps))) if len(steps) > 1 else 0
+    if period < 2:
+        return None
+    return period, steps
+
+
+def after_restores(ctx, steps):
+    """A mask over ``steps`` (curve steps): True at the step right after a write of the
+    restores' period (``saved_state_restores``), carried on past the writes the monitor
+    followed (it samples the first few hundred optimizer steps)."""
+    restores = saved_state_restores(ctx)
+    steps = np.asarray(steps)
+    if restores is None:
+        return np.zeros(len(steps), dtype=bool)
+    period, written = restores
+    return (steps > written[0]) & ((steps - 1 - written[0]) % period == 0)
+
+
 def _oscillation(ctx):
     curve = ctx.curve
     n = len(curve)
@@ -146,7 +190,8 @@ def _oscillation(ctx):
     spike_rel = OSCILLATION_REL * math.sqrt(max(1.0, OSCILLATION_REFERENCE_BATCH / batch)) \
         if batch else OSCILLATION_REL
     spikes = np.flatnonzero((resid > OSCILLATION_SIGMAS * max(sigma, 1e-12)) &
-                            (resid > spike_rel * level))
+                            (resid > spike_rel * level) &
+                            ~after_restores(ctx, ctx.curve_steps[:n]))   # batch 117
     spiky = len(spikes) >= max(OSCILLATION_MIN_SPIKES, OSCILLATION_SPIKE_SHARE * n) and \
         not (batch and batch < OSCILLATION_SPIKE_MIN_BATCH)
     if swing <= allowed and not spiky:

@@ -16,6 +16,10 @@ pruning mask, trim at most part of one update (the jump test); a Lookahead sync 
 fast weights half-way back to the slow ones (the share test: half of the distance is left,
 where an EMA copy leaves a fifth or less); evaluation with the average between a store and
 a restore leaves the weights exactly as the optimizer left them (no write at all).
+A saved state restored on a fixed period (``curve.saved_state_restores``: most writes land
+exactly where the previous one put the weights) is a federated round's clients each
+starting from the global weights, or an episode reset (real-bug batch 117: all five healthy
+FedAvg loops drew this warning).
 
 Written by other optimizers (real-bug batch 86): an evaluation or adaptation pass that
 fine-tunes the model itself - ``SGD(model.parameters())`` stepped on each validation
@@ -32,6 +36,7 @@ import numpy as np
 
 from ..findings import Finding
 from .context import observed_list
+from .curve import saved_state_restores
 from .graph import rule
 
 REWRITE_JUMP_UPDATES = 5.0   # [design] a write that moves the sampled weights by 5 median
@@ -58,7 +63,7 @@ def weights_rewritten_outside_optimizer(ctx):
     rows = observed_list(ctx, "rewritten_weights")
     back = [row for row in rows
             if row[1] >= REWRITE_JUMP_UPDATES and row[2] <= REWRITE_LEFT_SHARE]
-    if len(back) < REWRITE_MIN_WRITES:
+    if len(back) < REWRITE_MIN_WRITES or saved_state_restores(ctx) is not None:
         return finetuned_in_place(ctx)
     steps = [row[0] for row in back]
     return Finding(
