@@ -15,20 +15,99 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 117
+    "clients_never_download_global_model_after_first_round":   # real-bug batch 117
+        "the watched client model is loaded, between optimizer steps, with the weights its "
+        "client kept from the last round instead of the server's average; each load lands on "
+        "a state the model already held (its own last weights), so WEIGHTS_REWRITTEN_OUTSIDE_"
+        "OPTIMIZER's 'moved back toward older weights' test does not hold, and every local "
+        "loss falls. Naming it needs the loads into the watched model compared with the "
+        "averaged state the loop builds (a state_dict average of its own copies, never "
+        "loaded into it after the first round): CLIENTS_NOT_SYNCED is the code it would "
+        "produce",
+    "fedavg_weights_normalised_over_all_clients":   # real-bug batch 117
+        "the aggregation weights add up to 0.6 (n_k over the data of all clients, only 3 of 5 "
+        "averaged), so each round the client is loaded with the average shrunk toward zero; "
+        "watch reads the loads as saved states restored on a period, as on the healthy twin "
+        "(curve.saved_state_restores), and names a plateau at seed 0 (LOSS_PLATEAU: wrong "
+        "cause), but nothing reads that every loaded state is a scaled-down "
+        "combination of the client's own results (norm of the loaded weights about 0.6 of "
+        "the copies they came from, round after round). Naming it needs the loaded state "
+        "compared with the state_dicts the loop copied from the model; AVERAGE_WEIGHTS_NOT_"
+        "NORMALISED is the code it would produce",
+    "global_model_never_loaded_with_averaged_weights":   # real-bug batch 117
+        "the client is reloaded with the global model's initial weights before every local "
+        "run (the averages never reach the global model); the reloads are saved states "
+        "restored on a period, as in the healthy FedAvg twin (curve.saved_state_restores: "
+        "no WEIGHTS_REWRITTEN_OUTSIDE_OPTIMIZER, no spikes counted at the client switches), "
+        "and LOSS_PLATEAU, LR_TOO_HIGH and LOSS_OSCILLATING (its swings: every local "
+        "run restarts from the same weights) are named (wrong cause). What separates them: here every reload lands on one "
+        "and the same state for the whole run, in FedAvg the reload point moves every "
+        "round. Naming it needs the reload points compared across rounds (one distinct "
+        "state: the training is thrown away each time); AGGREGATE_NEVER_LOADED is the code "
+        "it would produce",
+    "scaffold_control_variates_divided_by_epochs_not_steps":   # real-bug batch 117
+        "the control variates are 8x too large, so the correction c - c_i added to each "
+        "gradient after backward swamps it and the loss diverges; watch names the symptoms "
+        "(LOSS_DIVERGING, EXPLODING_GRADIENTS) and reads the added term as GRADIENTS_"
+        "ACCUMULATING (the gradients differ from what backward left), not as a correction "
+        "term grown out of scale. Naming it needs the post-backward additions to .grad "
+        "measured against the backward gradient (their ratio: about 0.1-1 in SCAFFOLD, "
+        "10x and growing here); CONTROL_VARIATES_MISSCALED is the code it would produce",
+    # real-bug batch 118
+    "caption_images_loaded_in_another_order":   # real-bug batch 118
+        "the image features sit in a fixed other order than the captions (a lexicographic "
+        "file listing against the caption file), so every batch pairs pictures with other "
+        "pictures' captions; the words are still fluent sequences and the loss falls to the "
+        "caption prior's floor (1.99), far under the uniform log(13) that LOSS_AT_CHANCE "
+        "reads, and no observer asks whether the outputs depend on the image at all. Naming "
+        "it needs the loss compared with the same batch's loss when the images are swapped "
+        "among the batch (no change: the captions do not depend on the pictures); "
+        "LABELS_UNRELATED_TO_INPUTS is the code it would produce",
+    "caption_sampled_one_image_in_train_mode":   # real-bug batch 118
+        "the bug lives after training: the captions are sampled one picture at a time with "
+        "the encoder's batch norm still in training mode, after the `with nd.watch` block "
+        "closed and through model.caption (not the model's forward), so even the forwards "
+        "after the last step that watch keeps (forwards_after_training) never see it; the "
+        "training loop is the fixed twin's. Naming it needs the inference code run inside "
+        "the block, or a hook on the batch-norm layers themselves past close; "
+        "SAMPLED_IN_TRAIN_MODE is the code it would produce",
+    "caption_sampling_pixels_scaled_twice":   # real-bug batch 118
+        "the bug lives in the captioning script that runs after training (pixels divided "
+        "by 255 twice); the training run is identical to the twin's, and the captioning runs "
+        "after the `with nd.watch` block closed, so VALIDATION_INPUTS_RESCALED (which compares "
+        "evaluation forwards' input scale with training's) never sees the 255x darker "
+        "inputs; naming it needs the post-training forwards kept and compared the same way; "
+        "INFERENCE_INPUTS_RESCALED is the code it would produce",
+    # real-bug batch 116
+    "lpips_inputs_rescaled_to_signed_range_twice":   # real-bug batch 116
+        "the perceptual network that reads the twice-rescaled images ([-3, 1]) lives in the "
+        "loss module, outside the watched model, and has no batch norm: the pretrained-"
+        "statistics reader (INPUT_SCALE_UNLIKE_PRETRAINING) sees only batch norms of the "
+        "watched model, and the restorer itself trains smoothly on the skewed loss; naming it "
+        "needs the frozen loss network's input range read against the range its fixed "
+        "scaling layer (LPIPS' shift/scale buffers) was built for",
+    "gram_matrix_divided_by_channels_too":   # real-bug batch 116
+        "the Gram matrix divided by the channels as well shrinks the style term by C^2 "
+        "(256x, 1,024x) and the optimised image barely leaves the content image; watch sees "
+        "one scalar loss that stalls (LOSS_PLATEAU, the wrong cause) and cannot tell a style "
+        "term that is negligible by a normalisation slip from one weighted low on purpose; "
+        "naming it needs the loss split into its terms and each term's gradient compared "
+        "with its weight's intent: GRAM_MATRIX_OVERNORMALISED is the code it would produce",
+    "style_loss_on_batch_summed_gram_difference":   # real-bug batch 116
+        "the Gram difference is summed over the batch before it is squared, so only the "
+        "batch's mean Gram is matched; the loss falls smoothly and BATCH_SUMMED_INSIDE_LOSS "
+        "reads only saturating functions (log-sigmoid, sigmoid, softplus, tanh) of a whole "
+        "batch's sum in the graph, not a square of a dim-0 sum - which GAN feature matching "
+        "and moment-matching losses use on purpose, so widening it needs a way to tell those "
+        "apart",
+    "total_variation_width_read_from_height":   # real-bug batch 116
+        "the TV term's slices stop at the height on a wide image, so the right part of the "
+        "optimised image keeps its noise; the loss falls, the term has a gradient, and "
+        "nothing in watch compares which elements of a parameter a loss term reaches; naming "
+        "it needs the regulariser's gradient read per column (zero on a whole band of the "
+        "image): TOTAL_VARIATION_SLICED_SHORT is the code it would produce",
     # real-bug batch 114
-    "temperature_fitted_on_train_mode_logits":   # real-bug batch 114
-        "the calibration logits are collected after the last training step, in train mode, "
-        "and the temperature is fitted by its own LBFGS outside the watched optimizer; "
-        "evaluation forwards are recorded only for a step that reports val_loss, and the "
-        "every-epoch validations ran in eval mode, so VALIDATION_IN_TRAIN_MODE sees a "
-        "healthy loop. Naming it needs the no-gradient forwards after the last step kept "
-        "too (batch norm in train mode folding held-out batches into its running averages)",
-    "mc_dropout_sampled_in_eval_mode":   # real-bug batch 114
-        "the Monte Carlo passes run after the last training step with every dropout layer "
-        "off, and their spread is read by the user's own code; watch records no forwards "
-        "after the last step and has no notion of repeated stochastic passes over the same "
-        "inputs, so twenty identical passes (zero variance) are never compared; "
-        "MC_DROPOUT_SAMPLED_IN_EVAL_MODE is the code it would produce",
     "variance_head_trained_by_weighted_mse":   # real-bug batch 114
         "the loss is hand-written ((y - mean) / std)^2 over two heads of one model: it falls "
         "towards zero and stays finite while the std head's output grows without bound, and "
@@ -107,12 +186,6 @@ KNOWN_MISSES = {
         "Naming it needs functional relu outputs measured as the modules' are (all zero over "
         "a batch), or the exp of a non-negative map read as a scale that can only expand in "
         "a flow's log-determinant; DEAD_RELU is the code expected",
-    "style_generator_batchnorm_on_single_images":   # real-bug batch 105
-        "the generator renders images one at a time under no_grad after the last step, still "
-        "in train mode: the validation-mode observer only follows no-gradient forwards closed "
-        "by a val_loss, so this pass is not seen as an evaluation, and BATCHNORM_TINY_BATCH "
-        "reads its batches of one as training batches (wrong cause). Naming it needs "
-        "no-gradient forwards after the last step recorded with the batch-norm layers' mode",
     "super_resolution_residual_stays_zero_under_sgd":   # real-bug batch 105
         "SGD at 1e-3 moves the residual branch slowly but not below LR_TOO_LOW's "
         "update/weight bound (1e-5): the loss falls a little and plateaus, which LOSS_PLATEAU "
