@@ -306,6 +306,7 @@ ROW_LISTS += ("maximised_probabilities",   # real-bug batch 68 (minus a mean pro
               "loss_hinges",   # hinges beside a normalisation,
               "narrow_lookups")   # a table's lookups of one step)
 ROW_LISTS += ("reversed_concatenations",)   # real-bug batch 34 (recurrent)
+ROW_LISTS += ("null_condition_lookups",)   # real-bug batch 120 (a class table's null row)
 ROW_LISTS += ("straight_through_cancellations",)   # real-bug batch 32 (gradient code)
 ROW_LISTS += ("aliased_state_loads", "resumed_optimizers")   # real-bug batch 33 (loops)
 ROW_LISTS += ("discarded_losses", "gradients_after_step")   # real-bug batch 39 (loops)
@@ -391,6 +392,7 @@ ROW_LISTS += ("module_backwards",)   # real-bug batch 107 (modules writing their
 ROW_LISTS += ("placeholder_points",)   # real-bug batch 115 (unlabelled keypoints trained)
 ROW_LISTS += ("random_projections",)   # real-bug batch 113 (random features drawn in forward)
 ROW_LISTS += ("forwards_after_training",)   # real-bug batches 105/114 (forwards after the last step)
+ROW_LISTS += ("closure_steps",)   # real-bug batch 116 (optimizer.step(closure): L-BFGS)
 
 
 @dataclass
@@ -632,6 +634,10 @@ class Observed:
                                                           # features in the model's forward,
                                                           # first steps
                                                           # (monitor/propagation_matrices.py)
+    null_condition_lookups: list = field(default_factory=list)   # [(layer, rows, lookups,
+                                                          # ids read, at the last row,
+                                                          # distinct)] of 1-D id lookups
+                                                          # (monitor/null_condition_lookups.py)
     narrow_lookups: list = field(default_factory=list)    # [(layer, rows, width, step,
                                                           # [(highest id + 1, distinct,
                                                           # read)] per lookup)] of steps
@@ -1028,6 +1034,10 @@ class Observed:
                                                           # matrix drawn in forward, read
                                                           # once at watch start (batch 113,
                                                           # monitor/random_projections.py)
+    closure_steps: list = field(default_factory=list)     # [(step,)] of the first optimizer
+                                                          # steps given a closure (L-BFGS:
+                                                          # several backward passes inside
+                                                          # one step; monitor/optimizer_steps.py)
     forwards_after_training: list = field(default_factory=list)  # [(step, forwards, batch
                                                           # norm training, dropout training,
                                                           # eval after train, longest repeat

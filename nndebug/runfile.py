@@ -367,6 +367,8 @@ ROW_READERS.update(maximised_probabilities=lambda row: (int(row[0]), str(row[1])
                    narrow_lookups=lambda row: (str(row[0]), int(row[1]), int(row[2]),
                                                int(row[3]), [tuple(int(v) for v in call)
                                                              for call in row[4]]))
+ROW_READERS.update(null_condition_lookups=lambda row: (str(row[0]),) + tuple(
+    int(v) for v in row[1:6]))   # real-bug batch 120
 
 
 def _reversed_concatenation(row):
@@ -1404,6 +1406,7 @@ ROW_READERS.update(placeholder_points=lambda row: (   # real-bug batch 115
     [float(v) for v in row[7]]))
 ROW_READERS.update(random_projections=lambda row: (   # real-bug batch 113
     str(row[0]), str(row[1]), int(row[2]), str(row[3])))
+ROW_READERS.update(closure_steps=lambda row: (int(row[0]),))   # real-bug batch 116
 ROW_READERS.update(forwards_after_training=lambda row: (   # real-bug batches 105/114
     int(row[0]), int(row[1]), int(row[2]), int(row[3]), bool(row[4]), int(row[5]), bool(row[6]),
     int(row[7]), int(row[8])))

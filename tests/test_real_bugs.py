@@ -15,6 +15,100 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    "image_clamped_inside_lbfgs_closure":   # real-bug batch 116
+        "the clamp writes the optimised image inside the closure, so inside optimizer.step: "
+        "WEIGHTS_REWRITTEN_OUTSIDE_OPTIMIZER compares the weights between one step's end "
+        "and the next step's start, where nothing moved them, and the line search's "
+        "confusion shows only as its symptoms (EXPLODING_GRADIENTS, LOSS_OSCILLATING: wrong "
+        "cause). Naming it needs the parameter read before and after each closure call "
+        "(an in-place write at the top of the closure, between L-BFGS's own evaluations); "
+        "WEIGHTS_REWRITTEN_OUTSIDE_OPTIMIZER is the code expected",
+    # real-bug batch 119
+    "deep_svdd_center_left_at_origin":   # real-bug batch 119
+        "the one-class loss pulls a bias-free network whose representation ends in a ReLU "
+        "towards a center of 0.0; the network reaches the trivial solution by killing every "
+        "output unit, the loss ends at exactly 0 and about half the held-out scores tie at 0. "
+        "DEAD_RELU sees the symptom (every unit of the model's output is 0 for every input) "
+        "but blames too-large updates; nothing reads what the loss compares the output with. "
+        "Naming it needs the loss's target seen: a distance-to-a-fixed-vector loss whose "
+        "target is the same all-zero vector on every step, met exactly by a dead output; "
+        "ONE_CLASS_CENTER_AT_TRIVIAL_SOLUTION is the code it would produce",
+    "autoencoder_trained_on_labelled_anomalies":   # real-bug batch 119
+        "40% of the autoencoder's training rows are images of other digits, rows the user had "
+        "labelled anomalous; the labels never reach the loop (an autoencoder's target is its "
+        "input), so the batches, loss and gradients look like any autoencoder's on a mixed "
+        "data set. Naming it needs the labels the user holds next to the rows (a label "
+        "array indexed with the batch, or the training rows compared with a held-out "
+        "anomaly set); ANOMALIES_IN_ONE_CLASS_TRAINING is the code it would produce",
+    "anomaly_test_set_scaled_by_own_scaler":   # real-bug batch 119
+        "the training itself is the twin's: the second min-max scaler, fitted on the test "
+        "readings, is applied to the test windows after the watch block, and watch never sees "
+        "them. Naming it needs the scored inputs seen (a forward after the last step whose "
+        "inputs span exactly [0, 1] per feature, the training inputs' range set by other rows); "
+        "SCALER_FIT_ON_HELD_OUT_ROWS is the code it would produce",
+    "sequence_autoencoder_fitted_to_next_value":   # real-bug batch 119
+        "the encoder-decoder's target is the value after each window broadcast over the 30 "
+        "output steps, so every target row is one value repeated; the loss falls and the "
+        "gradients are healthy. Naming it needs the target compared with the input: a model "
+        "whose output has the input's shape, trained against rows constant along the "
+        "feature axis that equal the input's next value, not the input; "
+        "RECONSTRUCTION_TARGET_NOT_THE_INPUT is the code it would produce",
+    # real-bug batch 121
+    "clip_loss_scores_only_one_direction":   # real-bug batch 121
+        "the (texts x images) similarity matrix goes through one cross-entropy against arange "
+        "and its transpose never does; nothing reads which axis a square in-batch logit "
+        "matrix was normalised over, and a one-direction in-batch loss is healthy when both "
+        "sides come from one encoder (sentence-transformers' ranking loss, the pylate twin), "
+        "so naming it needs the rows and columns traced to two different towers (disjoint "
+        "parameter sets) and then no cross-entropy on the transpose in the step; "
+        "ONE_SIDED_CONTRASTIVE_LOSS is the code it would produce",
+    "clip_gathered_features_without_gradient":   # real-bug batch 121
+        "each term's columns are the other tower's features detached (a no-gradient "
+        "all_gather), so each tower gets only its own direction's gradient; the loss, "
+        "gradient norms and updates look like the twin's and every parameter still gets a "
+        "gradient. Naming it needs the logits' two operands checked for a graph: one side of "
+        "a square in-batch similarity that is a detached copy of a watched output, in both "
+        "terms; GATHERED_WITHOUT_GRADIENT is the code it would produce",
+    "clip_repeated_class_captions_as_negatives":   # real-bug batch 121
+        "38 of each batch's 64 captions are the same two-token prompt, trained against arange "
+        "labels; CONFLICTING_LABELS_ON_IDENTICAL_INPUTS reads identical inputs of a classifier "
+        "given different labels, but here the identical inputs are the text tower's and the "
+        "labels index the other tower's rows. Naming it needs identical rows among one "
+        "side's inputs of an in-batch contrastive cross-entropy whose targets still tell them "
+        "apart; CONTRASTIVE_DUPLICATES_AS_NEGATIVES is the code it would produce",
+    "clip_similarity_normalises_only_images":   # real-bug batch 121
+        "training is the twin's; the harm is the scoring after the last step, where the "
+        "image embeddings are L2-normalised and the text embeddings are not before their dot "
+        "product. forwards_after_training sees the two no-gradient forwards but not what is "
+        "done with their outputs; naming it needs the post-training similarity's operands "
+        "read (one side unit-norm, the other with norms that vary, while training normalised "
+        "both); SIMILARITY_NORMALISES_ONE_SIDE is the code it would produce",
+    # real-bug batch 120
+    "cgan_generator_trained_on_one_fixed_class":   # real-bug batch 120
+        "the generator's input is noise plus a one-hot class block, and in every generator "
+        "step that block is the same one-hot vector (class 6) for every row; 10 of the 26 "
+        "input features are constant, far under CONSTANT_INPUTS' 99%, and the loss, "
+        "gradients and updates look like the twin's. Naming it needs the inputs' constant "
+        "features read as a block: a group of 0/1 columns with exactly one 1 per row (a "
+        "one-hot condition) that holds the same column on every recorded step while the "
+        "other features vary; CONDITION_CONSTANT is the code it would produce",
+    "cgan_generator_labels_never_draw_last_class":   # real-bug batch 120
+        "the generator's one-hot class block never sets its last column (randint's exclusive "
+        "bound), so one input feature is zero on every recorded step and the generator never "
+        "gets a gradient through it; nothing reads single always-zero columns inside a "
+        "one-hot block (a zero column alone is a healthy padding look-alike). Naming it needs "
+        "the one-hot block found in the input (0/1 columns, one 1 per row) and a column of it "
+        "never set over the run while the data's labels do hold that class; "
+        "CONDITION_CLASS_NEVER_SEEN is the code it would produce",
+    "cvae_decoder_without_class_input":   # real-bug batch 120
+        "the class goes to the encoder only; the decoder's first layer is sized for the "
+        "latent code alone, so the condition never reaches the generating half. Training is "
+        "an ordinary VAE's (the ELBO falls, every parameter learns); the harm shows only when "
+        "sampling from the prior per class, which watch never sees. Naming it needs the "
+        "model's forward traced from the conditioning input (a one-hot block concatenated in "
+        "the forward) to the output through the sampled latent: a condition that reaches "
+        "the encoder but no module after the reparameterisation; CONDITION_NOT_GIVEN_TO_"
+        "DECODER is the code it would produce",
     # real-bug batch 117
     "clients_never_download_global_model_after_first_round":   # real-bug batch 117
         "the watched client model is loaded, between optimizer steps, with the weights its "

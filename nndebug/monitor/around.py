@@ -108,6 +108,7 @@ from .soft_target_gradients import SoftTargetGradients   # real-bug batch 85
 from .batch_totals import BatchTotals   # real-bug batch 83
 from .loss_hinges import LossHinges   # real-bug batch 68
 from .narrow_lookups import read_narrow_lookups   # real-bug batch 68
+from .null_condition_lookups import read_null_condition_lookups   # real-bug batch 120
 from .whole_batch_overlaps import WholeBatchOverlaps   # real-bug batch 38
 from .pooled_log_probs import PooledLogProbs   # real-bug batch 44
 from .ppo_ratios import PpoRatios   # real-bug batch 44
@@ -594,6 +595,8 @@ class Around:
         self.categorical.read()             # categorical_inputs.py (batch 63)
         read_narrow_lookups(self.adapter, self.categorical, self.structure.observed,
                             self.on_error)   # narrow_lookups.py (batch 68)
+        read_null_condition_lookups(self.adapter, self.categorical, self.structure.observed,
+                                    self.on_error)   # null_condition_lookups.py (batch 120)
         self.input_precision.read()         # input_precision.py (batch 61)
         self.wrapped_inputs.read()          # wrapped_inputs.py (batch 61)
         self.validation_targets.read()      # validation_targets.py (batch 61)

@@ -17,6 +17,10 @@ The same hook counts the watched steps in which the optimizer stepped at all
 reached on few batches (indented into a logging branch, called once per epoch) shows as
 few stepped steps among many watched ones (NO_OPTIMIZER_STEP, ``rules/setup.py``).
 
+The same hook notes the first steps given a closure (``optimizer.step(closure)``: L-BFGS
+evaluates it up to ``max_iter`` times, each with its own zero_grad and backward, so one
+step is many iterations; ``run.observed.closure_steps``).
+
 The same hook notes optimizer steps taken while the watched model is in eval mode (real-bug
 batch 102: an evaluation loop that calls ``loss.backward()`` and ``optimizer.step()`` on the
 test batches trains on them). A watched step with two or more of them, or any after the last
@@ -33,6 +37,8 @@ steps still sees N backward passes for N steps.
 """
 
 MAX_STEPS_KEPT = 64     # [design] steps noted; the rule counts them all (``repeated_total``)
+CLOSURE_STEPS_KEPT = 4   # [design] steps given a closure noted: a loop passes one to every
+                        # step or to none (L-BFGS needs it), the first few say which
 
 # (core variants 4) An optimizer subclass whose ``step`` calls ``super().step()`` (clipping
 # inside a custom SGD) runs torch's step hooks twice for one update when the parent class's
@@ -77,6 +83,10 @@ class OptimizerSteps:
                 return                    # an inner step() of a subclass's step(): one update
         step = self._current_step()
         self._count_mode(step)
+        if len(self.observed.closure_steps) < CLOSURE_STEPS_KEPT and \
+                (any(callable(a) for a in args) or callable(kwargs.get("closure"))):
+            self.observed.closure_steps.append((int(step),))   # (torch's args hold the
+                                                               # optimizer too: no callable)
         if step != self._counted_step:
             self._counted_step, self._steps = step, 0
             self.observed.stepped_total += 1      # a watched step with an optimizer step

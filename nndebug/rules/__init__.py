@@ -213,6 +213,7 @@ from . import validation_scale  # noqa: F401  (real-bug batch 70: a validation l
 from . import unseen_classes  # noqa: F401  (real-bug batch 70: validation classes never trained)
 from . import hinge_margins  # noqa: F401  (real-bug batch 68: a distance's margins on cosines)
 from . import narrow_lookups  # noqa: F401  (real-bug batch 68: negatives from shape[1] ids)
+from . import null_condition_lookups  # noqa: F401  (real-bug batch 120: CFG null class read mostly)
 from . import regression_targets  # noqa: F401  (real-bug batch 69: inf targets, log of a rate)
 from . import diffusion_noise_scale  # noqa: F401  (real-bug batch 71: noise scaled by 1 - ab)
 from . import pretrained_statistics  # noqa: F401  (real-bug batch 73: preprocessing unlike pretraining)

@@ -219,6 +219,9 @@ def gradients_accumulating(ctx):
         return _eval_gradients_carried(ctx) or _attack_gradients_kept(ctx) or \
             velocity_never_decays(ctx)
     if not averaged_over_ranks and np.median(ratios) < DISCARDED_RATIO:
+        if observed_list(ctx, "closure_steps"):
+            return None     # (real-bug batch 116) optimizer.step(closure): L-BFGS runs the
+                            # closure's zero_grad and backward several times per step
         return Finding(
             code="GRADIENTS_DISCARDED", severity="warning", step=flagged[0],
             message=f"At optimizer.step() the parameters' .grad held less than this step's "
