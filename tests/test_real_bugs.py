@@ -19,7 +19,8 @@ KNOWN_MISSES = {
         "the clamp writes the optimised image inside the closure, so inside optimizer.step: "
         "WEIGHTS_REWRITTEN_OUTSIDE_OPTIMIZER compares the weights between one step's end "
         "and the next step's start, where nothing moved them, and the line search's "
-        "confusion shows only as its symptoms (EXPLODING_GRADIENTS, LOSS_OSCILLATING: wrong "
+        "confusion shows only as its symptoms (EXPLODING_GRADIENTS as info at seed 0: "
+        "missed; with LOSS_DIVERGING and LOSS_OSCILLATING at seed shift 1000: wrong "
         "cause). Naming it needs the parameter read before and after each closure call "
         "(an in-place write at the top of the closure, between L-BFGS's own evaluations); "
         "WEIGHTS_REWRITTEN_OUTSIDE_OPTIMIZER is the code expected",
