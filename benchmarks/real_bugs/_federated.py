@@ -1,7 +1,8 @@
 """A hand-written federated loop's pieces the federated-learning cases share: the digits
 split over a few clients by label (non-IID: each client holds two shards of label-sorted
 training digits, so mostly two classes), a held-out set, client mini-batches and a plain
-state_dict average (kept small: each case shows its own loop and its bug)."""
+state_dict average and one client's local training (each case shows its own rounds and its
+bug)."""
 import numpy as np
 import torch
 
@@ -34,6 +35,21 @@ def local_batches(x, y, steps, batch_size, rng):
     for _ in range(steps):
         index = torch.from_numpy(rng.choice(len(x), batch_size, replace=False))
         yield x[index], y[index]
+
+
+def train_locally(mon, client, optimizer, x, y, steps, batch_size, rng):
+    """One client's local training: ``steps`` SGD steps of ``client`` on its ``(x, y)``
+    mini-batches, each closed by the watching monitor's ``mon.step``; returns the steps
+    taken. The cases' bugs lie around it (what is loaded before, what is kept after)."""
+    taken = 0
+    for xb, yb in local_batches(x, y, steps, batch_size, rng):
+        optimizer.zero_grad()
+        loss = torch.nn.functional.cross_entropy(client(xb), yb)
+        loss.backward()
+        optimizer.step()
+        mon.step(loss)
+        taken += 1
+    return taken
 
 
 def average(states, weights):

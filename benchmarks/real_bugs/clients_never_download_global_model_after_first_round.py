@@ -26,7 +26,7 @@ import torch
 
 import nndebug as nd
 from benchmarks.real_bugs._common import mlp
-from benchmarks.real_bugs._federated import accuracy, average, federated_digits, local_batches
+from benchmarks.real_bugs._federated import accuracy, average, federated_digits, train_locally
 
 TITLE = "Clients won't download server model under the global evaluation"
 LINK = "https://github.com/vaseline555/Federated-Learning-in-PyTorch/issues/18"
@@ -53,13 +53,8 @@ def run(fixed=False, steps=STEPS, **watch):
                     client.load_state_dict(global_model.state_dict())
                 else:
                     client.load_state_dict(own[k])    # BUG: the global model is not fetched
-                for xb, yb in local_batches(x, y, min(LOCAL_STEPS, steps - done), BATCH, rng):
-                    optimizer.zero_grad()
-                    loss = torch.nn.functional.cross_entropy(client(xb), yb)
-                    loss.backward()
-                    optimizer.step()
-                    mon.step(loss)
-                    done += 1
+                done += train_locally(mon, client, optimizer, x, y,
+                                      min(LOCAL_STEPS, steps - done), BATCH, rng)
                 own[k] = copy.deepcopy(client.state_dict())
                 states.append(own[k])
                 sizes.append(len(x))

@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 import nndebug as nd
-from benchmarks.real_bugs._federated import accuracy, average, federated_digits, local_batches
+from benchmarks.real_bugs._federated import accuracy, average, federated_digits, train_locally
 
 TITLE = "BatchNorm params not being collected / averaged properly across clients"
 LINK = "https://github.com/SymbioticLab/FedScale/issues/57"
@@ -55,13 +55,8 @@ def run(fixed=False, steps=STEPS, **watch):
             states, sizes = [], []
             for x, y in parts:
                 client.load_state_dict(global_model.state_dict())
-                for xb, yb in local_batches(x, y, min(LOCAL_STEPS, steps - done), BATCH, rng):
-                    optimizer.zero_grad()
-                    loss = torch.nn.functional.cross_entropy(client(xb), yb)
-                    loss.backward()
-                    optimizer.step()
-                    mon.step(loss)
-                    done += 1
+                done += train_locally(mon, client, optimizer, x, y,
+                                      min(LOCAL_STEPS, steps - done), BATCH, rng)
                 states.append(copy.deepcopy(client.state_dict()))
                 sizes.append(len(x))
                 if done >= steps:

@@ -27,7 +27,7 @@ import torch
 
 import nndebug as nd
 from benchmarks.real_bugs._common import mlp
-from benchmarks.real_bugs._federated import accuracy, federated_digits, local_batches
+from benchmarks.real_bugs._federated import accuracy, federated_digits, train_locally
 
 TITLE = "convergence about the connection_rate"
 LINK = "https://github.com/rruisong/pytorch_federated_learning/issues/4"
@@ -50,13 +50,8 @@ def run(fixed=False, steps=STEPS, **watch):
             states, sizes = {}, {}
             for k, (x, y) in enumerate(parts):
                 client.load_state_dict(global_model.state_dict())
-                for xb, yb in local_batches(x, y, min(LOCAL_STEPS, steps - done), BATCH, rng):
-                    optimizer.zero_grad()
-                    loss = torch.nn.functional.cross_entropy(client(xb), yb)
-                    loss.backward()
-                    optimizer.step()
-                    mon.step(loss)
-                    done += 1
+                done += train_locally(mon, client, optimizer, x, y,
+                                      min(LOCAL_STEPS, steps - done), BATCH, rng)
                 states[k] = copy.deepcopy(client.state_dict())
                 sizes[k] = len(x)
                 if done >= steps:

@@ -28,7 +28,7 @@ import torch
 
 import nndebug as nd
 from benchmarks.real_bugs._common import mlp
-from benchmarks.real_bugs._federated import accuracy, average, federated_digits, local_batches
+from benchmarks.real_bugs._federated import accuracy, average, federated_digits, train_locally
 
 TITLE = ("Solution for the global test accuracy of the FedAvg/FedMD consistently hovers "
          "around 10%, which seems to deviate from the results reported in the paper.")
@@ -52,13 +52,8 @@ def run(fixed=False, steps=STEPS, **watch):
             states, sizes = [], []
             for x, y in parts:
                 client.load_state_dict(global_model.state_dict())
-                for xb, yb in local_batches(x, y, min(LOCAL_STEPS, steps - done), BATCH, rng):
-                    optimizer.zero_grad()
-                    loss = torch.nn.functional.cross_entropy(client(xb), yb)
-                    loss.backward()
-                    optimizer.step()
-                    mon.step(loss)
-                    done += 1
+                done += train_locally(mon, client, optimizer, x, y,
+                                      min(LOCAL_STEPS, steps - done), BATCH, rng)
                 states.append(copy.deepcopy(client.state_dict()))
                 sizes.append(len(x))
                 if done >= steps:
