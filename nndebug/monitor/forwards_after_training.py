@@ -34,7 +34,7 @@ after the last ``mon.step`` zero when none came after it:
 The last two say what the loop did between its steps: a GAN that samples its generator in
 training mode every few hundred steps does the same after the last one.
 """
-from ..records import BATCHNORM_TYPES, DROPOUT_TYPES
+from .validation_inputs import mode_layers
 
 
 class ForwardsAfterTraining:
@@ -111,9 +111,7 @@ class ForwardsAfterTraining:
         """(a batch norm in training mode, a dropout layer in training mode, a batch norm in
         training mode keeping a cumulative average, the model has dropout layers)."""
         if self._layers is None:
-            self._layers = [(self.adapter.module_type(m) in BATCHNORM_TYPES, m)
-                            for _, m in self.adapter.named_modules()
-                            if self.adapter.module_type(m) in BATCHNORM_TYPES | DROPOUT_TYPES]
+            self._layers = mode_layers(self.adapter)
         norm = dropout = cumulative = has_dropout = False
         for is_norm, m in self._layers:
             training = self.adapter.is_training(m)

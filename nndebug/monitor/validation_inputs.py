@@ -32,6 +32,13 @@ from ..records import BATCHNORM_TYPES, DROPOUT_TYPES
 MAX_KEPT = 4           # [design] validation forwards measured (the answer is in the first)
 
 
+def mode_layers(adapter):
+    """[(is batch norm, module)] of the model's batch-norm and dropout layers: the layers
+    whose training flag changes what a forward computes."""
+    return [(adapter.module_type(m) in BATCHNORM_TYPES, m) for _, m in adapter.named_modules()
+            if adapter.module_type(m) in BATCHNORM_TYPES | DROPOUT_TYPES]
+
+
 class ValidationInputs:
     def __init__(self, adapter, observed, root, current_step, on_error):
         self.adapter, self.observed, self.root = adapter, observed, root
@@ -89,10 +96,7 @@ class ValidationInputs:
     def _modes(self):
         """(a batch-norm layer in training mode, a dropout layer in training mode)."""
         if self._mode_layers is None:
-            self._mode_layers = [
-                (self.adapter.module_type(m) in BATCHNORM_TYPES, m)
-                for _, m in self.adapter.named_modules()
-                if self.adapter.module_type(m) in BATCHNORM_TYPES | DROPOUT_TYPES]
+            self._mode_layers = mode_layers(self.adapter)
         training = [(norm, self.adapter.is_training(m)) for norm, m in self._mode_layers]
         return (any(t for norm, t in training if norm),
                 any(t for norm, t in training if not norm))

@@ -56,8 +56,10 @@ LAST_LOSSES_BEFORE_NAN = 8    # [design] the finite losses just before a NaN tha
                               # it was growing: the loss-jump check's interval (loss_jumps.py)
 CALM_UPDATE_RATIO = 0.1       # [karpathy] ~1e-3 per step is healthy; updates of a tenth of the
                               # weights are a rate's blow-up (learning_rate.LR_HIGH_RATIO)
-RESTORE_JUMP_UPDATES = 5.0    # [design] a write this many median updates large (as
-                              # rewritten_weights.REWRITE_JUMP_UPDATES): not clipping or a mask
+WRITE_JUMP_UPDATES = 5.0      # [design] a write between optimizer steps that moves the sampled
+                              # weights by 5 median optimizer updates or more: clipping and
+                              # masks trim at most one update, an EMA (decay 0.99) copied every
+                              # 25 steps jumps 15-40 (rewritten_weights.py reads it too)
 RESTORE_MIN_WRITES = 3        # [design] (real-bug batch 117) writes from outside the optimizer
                               # that land exactly where the previous write put the weights: a
                               # saved state restored on purpose (a federated round's clients
@@ -123,7 +125,7 @@ def saved_state_restores(ctx):
 
 def _saved_state_restores(ctx):
     writes = [row for row in observed_list(ctx, "rewritten_weights")
-              if row[1] >= RESTORE_JUMP_UPDATES]
+              if row[1] >= WRITE_JUMP_UPDATES]
     restores = [row for row in writes if row[2] == 0.0]
     if len(restores) < RESTORE_MIN_WRITES or 2 * len(restores) <= len(writes):
         return None

@@ -36,12 +36,9 @@ import numpy as np
 
 from ..findings import Finding
 from .context import observed_list
-from .curve import saved_state_restores
+from .curve import WRITE_JUMP_UPDATES as REWRITE_JUMP_UPDATES, saved_state_restores
 from .graph import rule
 
-REWRITE_JUMP_UPDATES = 5.0   # [design] a write that moves the sampled weights by 5 median
-                             # optimizer updates or more: clipping and masks trim at most one
-                             # update, an EMA (decay 0.99) copied every 25 steps jumps 15-40
 REWRITE_LEFT_SHARE = 0.35    # [design] the write leaves at most 35% of the distance the
                              # weights had travelled since the previous write: an EMA copy
                              # leaves 10-25%, Lookahead (alpha 0.5) 50%
