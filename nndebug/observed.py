@@ -672,7 +672,9 @@ class Observed:
                                                           # first recorded steps
                                                           # (monitor/parameter_penalties.py)
     other_turn_gradients: list = field(default_factory=list)  # [(step, "carried" or
-                                                          # "cleared")]: whether a gradient
+                                                          # "cleared", the backward reached
+                                                          # the other optimizer's parameters
+                                                          # too)]: whether a gradient
                                                           # the watched network got during
                                                           # another optimizer's turn was still
                                                           # in .grad at its own step, first

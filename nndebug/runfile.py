@@ -396,8 +396,8 @@ ROW_READERS.update(parameter_penalties=_parameter_penalty)   # real-bug batch 36
 
 
 def _other_turn_gradient(row):
-    step, verdict = row
-    return int(step), str(verdict)
+    step, verdict, *through_rival = row      # runs saved before the third field: False
+    return int(step), str(verdict), bool(through_rival and through_rival[0])
 
 
 ROW_READERS.update(other_turn_gradients=_other_turn_gradient)   # real-bug batch 36

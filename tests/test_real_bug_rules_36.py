@@ -155,13 +155,13 @@ def test_only_the_first_recorded_steps_are_walked():
 
 def test_discriminator_stepped_with_the_generators_gradient_is_named():
     mon = d_carried.run(steps=12)
-    assert [v for _, v in mon.run.observed.other_turn_gradients] == ["carried"] * 3
+    assert [row[1] for row in mon.run.observed.other_turn_gradients] == ["carried"] * 3
     assert CARRIED in _problems(mon)
 
 
 def test_discriminator_cleared_at_the_start_of_its_turn_is_silent():
     mon = d_carried.run(fixed=True, steps=12)
-    assert [v for _, v in mon.run.observed.other_turn_gradients] == ["cleared"] * 3
+    assert [row[1] for row in mon.run.observed.other_turn_gradients] == ["cleared"] * 3
     assert CARRIED not in _problems(mon)
 
 
@@ -195,14 +195,25 @@ def test_gan_zeroing_in_place_is_silent():
     """zero_grad(set_to_none=False) keeps the same .grad tensor: the values tell."""
     mon = _gan(set_to_none=False)
     # the discriminator's turn comes first: on step 0 it held no gradient of the other turn
-    assert [v for _, v in mon.run.observed.other_turn_gradients] == ["cleared"] * 2
+    assert [row[1] for row in mon.run.observed.other_turn_gradients] == ["cleared"] * 2
     assert CARRIED not in _problems(mon)
 
 
 def test_gan_with_its_generator_watched_is_silent():
     mon = _gan(watch_generator=True)
-    assert "carried" not in [v for _, v in mon.run.observed.other_turn_gradients]
+    assert "carried" not in [row[1] for row in mon.run.observed.other_turn_gradients]
     assert CARRIED not in _problems(mon)
+
+
+@pytest.mark.parametrize("set_to_none", [True, False])
+def test_which_side_of_the_game_goes_through_its_rival(set_to_none):
+    """The generator's loss reaches the discriminator's parameters (through_rival); the
+    discriminator, fed detached fakes, leaves the generator's gradients alone."""
+    generator_side = _gan(watch_generator=True, set_to_none=set_to_none)
+    discriminator_side = _gan(set_to_none=set_to_none)
+    assert [row[2] for row in generator_side.run.observed.other_turn_gradients] == [True] * 2
+    assert [row[2] for row in discriminator_side.run.observed.other_turn_gradients] == \
+        [False] * 2
 
 
 def test_actor_critic_stepping_both_after_one_backward_is_silent():

@@ -46,10 +46,11 @@ def judge(x, y):
 
 def train_cgan(generator_labels, steps, **watch):
     """Alternating discriminator / generator Adam steps under ``nd.watch(G, opt_g)``, with
-    least-squares GAN losses (the reports use the cross-entropy ones; with those the
-    generator's loss climbs from its start as the discriminator learns, and its gradient
-    grows a hundredfold, on the fixed twin as well, which reads as a blow-up and is the
-    ordinary course of that loss).
+    the cross-entropy GAN losses of the reports (the generator's: its fakes called real).
+    With them the generator's loss climbs from its start as the discriminator learns, and
+    its gradient grows a hundredfold, on the fixed twin as well: the ordinary course of that
+    loss, which watch read as a blow-up until it knew which side of the game it watched
+    (``curve.loss_through_rival``); the cases first used least-squares losses for that.
     The discriminator judges real images with their labels and fakes drawn for the same
     labels; the generator's step draws its own labels with ``generator_labels(batch)``
     (where the reports' bugs live). Returns the closed monitor with ``mon.class_match``
@@ -66,14 +67,17 @@ def train_cgan(generator_labels, steps, **watch):
             n = len(real)
             fake = G(torch.cat([torch.randn(n, NOISE), one_hot(labels)], 1))
             opt_d.zero_grad()
-            d_loss = (D(torch.cat([real, one_hot(labels)], 1)) - 1).pow(2).mean() + \
-                D(torch.cat([fake.detach(), one_hot(labels)], 1)).pow(2).mean()
+            real_score = D(torch.cat([real, one_hot(labels)], 1))
+            fake_score = D(torch.cat([fake.detach(), one_hot(labels)], 1))
+            d_loss = F.binary_cross_entropy_with_logits(real_score, torch.ones_like(real_score)) \
+                + F.binary_cross_entropy_with_logits(fake_score, torch.zeros_like(fake_score))
             d_loss.backward()
             opt_d.step()
             wanted = generator_labels(n)
             opt_g.zero_grad()
             drawn = G(torch.cat([torch.randn(n, NOISE), one_hot(wanted)], 1))
-            g_loss = (D(torch.cat([drawn, one_hot(wanted)], 1)) - 1).pow(2).mean()
+            score = D(torch.cat([drawn, one_hot(wanted)], 1))
+            g_loss = F.binary_cross_entropy_with_logits(score, torch.ones_like(score))
             g_loss.backward()
             opt_g.step()
             mon.step(g_loss)

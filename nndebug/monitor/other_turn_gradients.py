@@ -20,7 +20,10 @@ sum alone, it was cleared ("cleared"). No backward after the other turn (an acto
 loss backpropagated once, then both optimizers stepped) gives no verdict: that gradient is
 this step's own.
 
-Each verdict lands as ``(step, "carried" or "cleared")``. Cost: on the first
+Each verdict lands as ``(step, "carried" or "cleared", through_rival)``: ``through_rival``
+says whether a backward since the other turn also reached the other optimizer's smallest
+parameter (its gradient changed): the watched loss goes through the other network, as a GAN
+generator's loss goes through its discriminator (``curve.adversarial_turns`` reads it). Cost: on the first
 ``STEPS_MEASURED`` watched steps only (``STEP_CALLS_MAX`` optimizer steps at most), per
 optimizer step one identity test; per other turn
 one pass over the watched parameters and a copy of one small gradient; per later backward
@@ -46,6 +49,7 @@ class OtherTurnGradients:
         self._followed = None        # (weak parameter, copy of its gradient then) or None
         self._later = None           # what reached it since
         self._tensor_hook = None
+        self._rival = None           # (weak parameter of the other optimizer, its gradient then)
         self._handle = None
         self.watched_steps = 0
         self._calls = 0              # optimizer steps seen, of any optimizer
@@ -93,6 +97,10 @@ class OtherTurnGradients:
         self._followed = (weakref.ref(parameter), parameter.grad.detach().clone())
         self._later = None
         self._tensor_hook = parameter.register_hook(self._reached)
+        rival = min((p for group in other.param_groups for p in group["params"]),
+                    key=lambda p: p.numel(), default=None)
+        self._rival = None if rival is None else (
+            weakref.ref(rival), None if rival.grad is None else rival.grad.detach().clone())
 
     def _reached(self, gradient):
         gradient = gradient.detach()
@@ -103,6 +111,7 @@ class OtherTurnGradients:
             return
         reference, then = self._followed
         later, parameter = self._later, reference()
+        through_rival = self._rival_reached()
         self._unfollow()
         if later is None or parameter is None or parameter.grad is None:
             return                     # no backward since the other turn: no verdict
@@ -116,12 +125,28 @@ class OtherTurnGradients:
         carried, cleared = close(now, then + later), close(now, later)
         if carried != cleared:
             self.observed.other_turn_gradients.append(
-                (int(self._current_step()), "carried" if carried else "cleared"))
+                (int(self._current_step()), "carried" if carried else "cleared", through_rival))
+
+    def _rival_reached(self):
+        """Did a backward since the other optimizer's step reach its parameters (its
+        smallest one's gradient changed)? The watched loss then goes through the other
+        network: a GAN's generator, whose loss is its rival's verdict on the fakes (or a
+        discriminator whose loss is not cut from the generator). A discriminator fed
+        detached fakes leaves the generator's gradients as they were."""
+        if self._rival is None:
+            return False
+        reference, then = self._rival
+        rival = reference()
+        if rival is None or rival.grad is None:
+            return False
+        now = rival.grad.detach()
+        return then is None or now.shape != then.shape or not bool((now == then).all())
 
     def _unfollow(self):
         if self._tensor_hook is not None:
             self._tensor_hook.remove()
         self._followed, self._later, self._tensor_hook = None, None, None
+        self._rival = None
 
     def release(self):
         """Remove the global hook once measuring is done (called on recorded steps, outside

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..findings import Finding
 from .context import fmt, median, module_of, names, rms
-from .curve import calm_before_nan, diverging, learning_poor
+from .curve import adversarial_turns, calm_before_nan, diverging, learning_poor
 from .graph import rule
 
 EXPLODING_ACTIVATION_RMS = 1e3  # [measured] activation root-mean-square; unit-scale layers sit near 1
@@ -24,7 +24,9 @@ EXPLODING_GROWTH_DIVERGING = 20.0  # [measured] the same growth where the loss i
                               # with it. An unclipped GRU over 64 pixels at SGD lr 1: 47x by its
                               # blow-up's records; its clipped twin never diverges. A loss that
                               # rises with gradients of the size they had (a drifting target)
-                              # stays under it
+                              # stays under it. Not for a side of a game (curve.adversarial_turns):
+                              # a healthy cGAN generator with cross-entropy losses (real-bug batch
+                              # 120) climbs 0.7 -> 3 with its gradient grown 218x
 EXPLODING_GRAD_TO_WEIGHT = 10.0  # [measured] |grad| / |weight| per layer at the first step:
                                  # healthy networks start around 0.01-0.1; at 10 one SGD
                                  # step with lr 0.1 moves every weight by its own size
@@ -108,7 +110,8 @@ def exploding_gradients(ctx):
         evidence["growth_over_run"] = growth
         if growth > EXPLODING_GROWTH:
             reasons.append(f"the gradient norm grew {growth:.1e} times during the run")
-        elif growth > EXPLODING_GROWTH_DIVERGING and diverging(ctx) is not None:
+        elif growth > EXPLODING_GROWTH_DIVERGING and diverging(ctx) is not None and \
+                not adversarial_turns(ctx):    # a generator's loss climbs as its rival learns
             evidence["grew_while_diverging"] = True
             reasons.append(f"the gradient norm grew {growth:.0f} times while the loss "
                            "climbed away from its best")

@@ -435,3 +435,26 @@ def policy_surrogate(ctx):
     signs (``monitor/policy_gradient_terms.py``). Its level is no objective (it moves with
     each batch's advantages and the policy's entropy), so a rise says nothing of divergence."""
     return any(row[2] == "both" for row in observed_list(ctx, "policy_gradient_terms"))
+
+
+def adversarial_turns(ctx):
+    """The watched network takes turns with another one: another optimizer stepped while it
+    held a gradient from a backward since its own last step (``monitor/other_turn_gradients.py``
+    gave a verdict, "carried" or "cleared"). Either side of a GAN: the discriminator, which the
+    generator's loss goes back through, and the generator, whose loss is the discriminator's
+    verdict on its fakes. Its loss is one side of a game, not an objective that falls: as the
+    generator learns, the discriminator's loss climbs back towards where it started (2 ln 2 at
+    the game's balance); as the discriminator learns, the generator's loss climbs and its
+    gradient with it. A healthy conditional GAN on the digits
+    (discriminator_steps_with_generator_loss_gradient's fixed twin, seeds shifted by 1000 and
+    2000) fell 16% to its best and ended 1 to 4% from its start, which read as a plateau; the
+    same cGAN's generator with cross-entropy losses (real-bug batch 120's reports) saw its
+    loss climb 0.7 -> 3 and its gradient grow 218 times over 1,500 steps."""
+    return bool(observed_list(ctx, "other_turn_gradients"))
+
+
+def loss_through_rival(ctx):
+    """``adversarial_turns``, and the watched loss goes back through the other network's
+    parameters (a row's third field, ``monitor/other_turn_gradients.py``): a GAN's generator,
+    whose loss is its rival's verdict on the fakes and climbs as the rival learns."""
+    return any(len(row) > 2 and row[2] for row in observed_list(ctx, "other_turn_gradients"))

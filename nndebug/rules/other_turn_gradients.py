@@ -24,8 +24,8 @@ CARRIED_MIN_STEPS = 2    # [design] steps showing it: two make it the loop's ord
       explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE", "LOSS_DIVERGING", "LOSS_OSCILLATING"})
 def gradient_carried_from_other_turn(ctx):
     rows = observed_list(ctx, "other_turn_gradients")
-    carried = [int(step) for step, verdict in rows if verdict == "carried"]
-    cleared = [int(step) for step, verdict in rows if verdict == "cleared"]
+    carried = [int(row[0]) for row in rows if row[1] == "carried"]
+    cleared = [int(row[0]) for row in rows if row[1] == "cleared"]
     if len(carried) < CARRIED_MIN_STEPS or len(carried) <= len(cleared):
         return None
     return Finding(
