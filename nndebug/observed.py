@@ -393,6 +393,7 @@ ROW_LISTS += ("placeholder_points",)   # real-bug batch 115 (unlabelled keypoint
 ROW_LISTS += ("random_projections",)   # real-bug batch 113 (random features drawn in forward)
 ROW_LISTS += ("forwards_after_training",)   # real-bug batches 105/114 (forwards after the last step)
 ROW_LISTS += ("closure_steps",)   # real-bug batch 116 (optimizer.step(closure): L-BFGS)
+ROW_LISTS += ("negative_rates",)   # real-bug batch 123 (a learning rate below zero)
 
 
 @dataclass
@@ -1036,6 +1037,10 @@ class Observed:
                                                           # matrix drawn in forward, read
                                                           # once at watch start (batch 113,
                                                           # monitor/random_projections.py)
+    negative_rates: list = field(default_factory=list)    # [(step, param group, rate)] of the
+                                                          # first optimizer step taken with a
+                                                          # rate below zero (monitor/
+                                                          # optimizer_steps.py)
     closure_steps: list = field(default_factory=list)     # [(step,)] of the first optimizer
                                                           # steps given a closure (L-BFGS:
                                                           # several backward passes inside

@@ -136,6 +136,7 @@ READ_ANEW += ("random_projections",)   # real-bug batch 113 (read at watch start
 CONTINUED += ("placeholder_points",)   # real-bug batch 115 (first recorded loss calls)
 READ_ANEW += ("forwards_after_training",)   # real-bug batches 105/114 (written at close)
 CONTINUED += ("closure_steps",)   # real-bug batch 116 (the first steps given a closure)
+CONTINUED += ("negative_rates",)   # real-bug batch 123 (the first step with a rate below 0)
 READ_ANEW += ("foreign_norm_statistics",
               "foreign_train_dropouts")   # real-bug batch 55 (read when the monitor closes)
 CONTINUED += ("row_standardised_inputs",)   # real-bug batch 46 (first training tables)

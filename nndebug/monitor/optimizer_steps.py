@@ -21,6 +21,11 @@ The same hook notes the first steps given a closure (``optimizer.step(closure)``
 evaluates it up to ``max_iter`` times, each with its own zero_grad and backward, so one
 step is many iterations; ``run.observed.closure_steps``).
 
+The same hook notes the first optimizer step taken with a param group's rate below zero
+(real-bug batch 123: a schedule that subtracts a fixed amount per epoch crosses zero between
+two judged records; ``run.observed.negative_rates`` as (step, group, rate)). One comparison
+per param group and optimizer step, none after the first such step.
+
 The same hook notes optimizer steps taken while the watched model is in eval mode (real-bug
 batch 102: an evaluation loop that calls ``loss.backward()`` and ``optimizer.step()`` on the
 test batches trains on them). A watched step with two or more of them, or any after the last
@@ -83,6 +88,8 @@ class OptimizerSteps:
                 return                    # an inner step() of a subclass's step(): one update
         step = self._current_step()
         self._count_mode(step)
+        if not self.observed.negative_rates:
+            self._note_negative_rate(optimizer, step)
         if len(self.observed.closure_steps) < CLOSURE_STEPS_KEPT and \
                 (any(callable(a) for a in args) or callable(kwargs.get("closure"))):
             self.observed.closure_steps.append((int(step),))   # (torch's args hold the
@@ -97,6 +104,13 @@ class OptimizerSteps:
             self.observed.repeated_total += 1
             if len(self.observed.repeated_optimizer_steps) < MAX_STEPS_KEPT:
                 self.observed.repeated_optimizer_steps.append(int(step))
+
+    def _note_negative_rate(self, optimizer, step):
+        for group, settings in enumerate(getattr(optimizer, "param_groups", None) or ()):
+            rate = settings.get("lr") if isinstance(settings, dict) else None
+            if isinstance(rate, (int, float)) and rate < 0:
+                self.observed.negative_rates.append((int(step), group, float(rate)))
+                return
 
     def _count_mode(self, step):
         """Counts this optimizer step as taken in train or eval mode; the eval-mode ones of

@@ -104,6 +104,7 @@ from . import class_order  # noqa: F401
 from . import distributed  # noqa: F401
 from . import schedulers  # noqa: F401
 from . import stopped_learning_rate  # noqa: F401
+from . import negative_learning_rate  # noqa: F401  (real-bug batch 123: a rate below zero)
 from . import rising_learning_rate  # noqa: F401
 from . import optimizer_numerics  # noqa: F401
 from . import low_precision_updates  # noqa: F401
