@@ -11,8 +11,11 @@ model reads one shared vector where the words were.
 Padding is the other id that fills sequences, so it is set apart: the embedding's declared
 ``padding_idx`` is not counted, and for the commonest id the share of its occurrences that
 lie BETWEEN other tokens is kept too (padding, declared or not, sits in runs at a row's
-start or end; an unknown id falls anywhere). Only 2-D integer ids of sequences at least ``MIN_LENGTH`` long, into tables of at
-least ``MIN_TABLE`` rows, are read: a segment-id or category table is not text.
+start or end; an unknown id falls anywhere). Only 2-D integer ids of sequences at least
+``MIN_LENGTH`` long, into tables of at least ``MIN_TABLE`` rows, are read: a segment-id or
+category table is not text. A flat batch of at least ``MIN_FLAT_IDS`` ids (skip-gram's centre
+words, an EmbeddingBag's stream; real-bug batch 123: sentences split into characters, 74% of
+them the unknown id) is read as one row of running text.
 
 A forward hook on each embedding notes the first ``CALLS_KEPT`` training-mode lookups and
 then removes itself (the ids go to the host: a batch of token ids is small). Kept in
@@ -26,6 +29,8 @@ from .padding_ids import training_lookup_ids
 CALLS_KEPT = 4         # [design] training lookups noted per embedding (the answer is early)
 MIN_LENGTH = 8         # [design] shorter id rows are not running text
 MIN_TABLE = 32         # [design] smaller tables are categories (segments, relations), not words
+MIN_FLAT_IDS = 64      # [design] a flat batch of word ids this long is running text enough
+                       # for one id's share to mean something (skip-gram batches: 256)
 
 
 def token_embeddings(adapter):
@@ -100,7 +105,11 @@ class TokenIdShares(FirstLookups):
 
     def on_lookup(self, name, module, inputs):
         ids = training_lookup_ids(self.adapter, module, inputs)
-        if ids is None or ids.ndim != 2 or ids.shape[1] < MIN_LENGTH or ids.dtype.kind not in "iu":
+        if ids is None or ids.dtype.kind not in "iu":
+            return False
+        if ids.ndim == 1 and ids.size >= MIN_FLAT_IDS:
+            ids = ids.reshape(1, -1)           # one row of running text
+        elif ids.ndim != 2 or ids.shape[1] < MIN_LENGTH:
             return False
         found = commonest_id_share(ids, getattr(module, "padding_idx", None))
         step = self.current_step()
