@@ -25,8 +25,9 @@ forward) sees
 loss's graph is walked then, before the backward frees its saved tensors, for products
 (``MulBackward0``) one of whose operands leads, through shape operations, a pick
 (``gather``/indexing), ``log``, ``exp`` or a subtraction of a constant (PPO's ratio), to a
-normalised log-probability: ``log_softmax``, ``logits - logsumexp`` (``Categorical``), or
-``log`` of a ``softmax``. For each such product one row lands,
+normalised log-probability: ``log_softmax``, ``logits - logsumexp`` (``Categorical``),
+``log`` of a ``softmax``, or a Gaussian's log-density (``Normal.log_prob``, real-bug batch 124;
+stacked over an episode's steps, summed over the action's dimensions). For each such product one row lands,
 ``(step, weight, signs, picked, rows)``:
 
 * weight: "constant" (no graph), "model" (its graph reaches the watched model's parameters
@@ -67,7 +68,10 @@ SHAPE_OPS = {"SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2", "Squeez
              "ReshapeAliasBackward0", "CloneBackward0", "ExpandBackward0", "SliceBackward0",
              "SelectBackward0", "PermuteBackward0", "TBackward0", "TransposeBackward0",
              "ToCopyBackward0", "NegBackward0", "ExpBackward0", "SubBackward0",
-             "ClampBackward1", "LogBackward0"}
+             "ClampBackward1", "LogBackward0",
+             # (real-bug batch 124) log-probabilities stacked over an episode's steps, and a
+             # Gaussian's summed over the action's dimensions
+             "StackBackward0", "CatBackward0", "SumBackward0", "SumBackward1"}
 PICKS = {"GatherBackward0", "IndexBackward0"}
 DISTRIBUTION_OPS = {"SoftmaxBackward0", "LogSoftmaxBackward0", "LogsumexpBackward0"}
 
@@ -234,6 +238,10 @@ def log_probability(node, depth=0, picked=None, logged=False, structure_only=Fal
     if node is None or depth > PATH_DEPTH:
         return None
     name = type(node).__name__
+    if picked is None and name == "SubBackward0":
+        entries = _gaussian_log_density(node, structure_only)
+        if entries is not None:
+            return node, entries, entries
     if picked is not None:
         rows = _rows(node, name, logged, structure_only)
         if rows is not None:
@@ -251,6 +259,32 @@ def log_probability(node, depth=0, picked=None, logged=False, structure_only=Fal
         found = log_probability(child, depth + 1, picked, logged, structure_only)
         if found is not None:
             return found
+    return None
+
+
+def _gaussian_log_density(node, structure_only=False, depth=0):
+    """(real-bug batch 124) Entries of a Gaussian's log-density when ``node`` is torch's
+    ``Normal.log_prob``: ``-(value - loc) ** 2 / (2 * var) - log(scale) - log(sqrt(2 pi))``,
+    a subtraction whose left side holds the division of a negated square and whose right
+    side is a ``log`` (0 with ``structure_only``); None otherwise. A continuous policy's
+    surrogate is built from it as a categorical one is from a picked log-softmax."""
+    children = [child for child, _ in node.next_functions if child is not None]
+    names = [type(child).__name__ for child in children]
+    if "DivBackward0" in names and "LogBackward0" in names:
+        division = children[names.index("DivBackward0")]
+        top = [child for child, _ in division.next_functions if child is not None]
+        if not top or type(top[0]).__name__ != "NegBackward0":
+            return None
+        square = [child for child, _ in top[0].next_functions if child is not None]
+        if not square or type(square[0]).__name__ != "PowBackward0":
+            return None
+        if structure_only:
+            return 0
+        saved = getattr(square[0], "_saved_self", None)
+        return int(saved.numel()) if saved is not None else None
+    if depth < 1 and "SubBackward0" in names:       # the constant log(sqrt(2 pi)) on top
+        return _gaussian_log_density(children[names.index("SubBackward0")], structure_only,
+                                     depth + 1)
     return None
 
 

@@ -61,6 +61,9 @@ class Context:
         tables = {layer.name for layer in run.layers if layer.type in LOOKUP_TABLES}
         self.depth_weights = [i for i in self.weights
                               if module_of(run.params[i].name) not in tables]
+        # the weights of one chain from the input to an output: the depth weights, or the
+        # first sub-network's alone when another one sits beside it (one_chain)
+        self.chain_weights = one_chain(run, self.depth_weights)
         self.classes = output_classes(run)
         self.cache = {}       # verdicts several rules ask for (loss_curve.learning_poor)
         self._computed = {}   # matrices and profiles several rules ask for, computed once
@@ -105,7 +108,7 @@ class Context:
         return ratio[:, self.weights]
 
     def layer_grad_profile(self):
-        """Per weight tensor along the depth (``depth_weights``, definition order): median
+        """Per weight tensor along the depth (``chain_weights``, definition order): median
         of |grad| / |w| over the records; None with fewer than two such tensors or a tensor
         never measured."""
         return self._once("layer_grad_profile", self._layer_grad_profile)
@@ -113,15 +116,46 @@ class Context:
     def _layer_grad_profile(self):
         g = self.matrix("grad_norm")
         w = self.matrix("param_norm")
-        if g.size == 0 or len(self.depth_weights) < 2:
+        if g.size == 0 or len(self.chain_weights) < 2:
             return None
         with np.errstate(all="ignore"):
             rel = g / np.where(w > 0, w, np.nan)
-            rel = rel[:, self.depth_weights]
+            rel = rel[:, self.chain_weights]
             rel = np.where(np.isfinite(rel) & (rel > 0), rel, np.nan)
             if not np.isfinite(rel).any(axis=0).all():
                 return None
             return nanmedian_columns(rel)
+
+
+def one_chain(run, weights):
+    """(real-bug batch 124) ``weights`` (definition order), or only those of the first
+    top-level sub-network when the last weight belongs to another sub-network that reads the
+    model's input beside it instead of the first one's output: an actor and a critic kept
+    side by side in one module (``forward`` returns ``actor(x), critic(x)``). The depth
+    profile's first and last tensors then lie on two different chains, and an actor's first
+    layer compared with the critic's value head (a regression on raw returns, gradients 3,700
+    times larger: a healthy PPO on the cart-pole) read as vanishing gradients. Side by side:
+    the other sub-network's first weight takes as many inputs as the model's first weight
+    and not as many as the first sub-network's last weight gives out; a chain of equal widths
+    (a deep 64-64-64 MLP, blocks of one width) stays one chain."""
+    if len(weights) < 4:
+        return weights
+    parts = [run.params[i].name.split(".") for i in weights]
+    common = 0
+    while all(len(p) > common + 2 for p in parts) and \
+            len({p[common] for p in parts}) == 1:
+        common += 1                  # a wrapper's prefix ("model.actor.0.weight")
+    branch = [p[common] if len(p) > common + 1 else None for p in parts]
+    if branch[0] is None or branch[-1] is None or branch[0] == branch[-1]:
+        return weights
+    own = [i for i, b in zip(weights, branch) if b == branch[0]]
+    other = [i for i, b in zip(weights, branch) if b == branch[-1]]
+    shapes = [tuple(run.params[i].shape) for i in (own[0], own[-1], other[0])]
+    if len(own) < 2 or len(other) < 2 or any(len(shape) < 2 for shape in shapes):
+        return weights
+    (_, model_inputs, *_), (first_outputs, *_), (_, other_inputs, *_) = shapes
+    beside = other_inputs == model_inputs and other_inputs != first_outputs
+    return own if beside else weights
 
 
 def curve_summary(curve):

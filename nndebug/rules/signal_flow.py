@@ -102,7 +102,7 @@ def vanishing_gradients(ctx):
     ratio = float(profile[0] / profile[-1])
     if not (ratio < VANISHING_RATIO or ratio < VANISHING_RATIO_STEADY and _steady_fall(profile)):
         return None
-    weight_names = names(ctx.run, ctx.depth_weights)
+    weight_names = names(ctx.run, ctx.chain_weights)
     # vanishing gradients stall learning; they do not undo it: a loss that rose well above
     # its best has another cause, and the ratio is then no reason to warn
     rising = "LOSS_DIVERGING" in ctx.found
