@@ -18,6 +18,13 @@ the targets.
 Measured (200 full-batch Adam steps at 1e-2; filtered tail ranking of the 432 held-out
 facts among all 300 entities), MRR / hits@10: 0.133 / 0.280 for the bug against 0.292 /
 0.586 for the fixed twin; seeds shifted by 1000: 0.100 / 0.231 against 0.251 / 0.514.
+
+Why watch misses it: TARGETS_ALL_ONE_VALUE names exactly this (every target of a binary
+loss is 1 and the loss fell to ~1% of its start), but it requires the loss call to be the
+loss's single addend over the call's own batch; here the call scores 4,896 logits, the
+positives' and the negatives' scores from two forward calls of 2,448 concatenated, and the
+addend's batch reads as 2,448. (EXPECTED first named NEGATIVES_LABELLED_POSITIVE; the
+existing code fits the cause and was put in after scoring, the verdict is the same.)
 """
 import torch
 from torch.nn import functional as F
@@ -28,7 +35,7 @@ from benchmarks.real_bugs._link_prediction import (RGCNDistMult, corrupt, knowle
 
 TITLE = "Rgcn link pred fix 2"
 LINK = "https://github.com/pyg-team/pytorch_geometric/pull/2977"
-EXPECTED = ("NEGATIVES_LABELLED_POSITIVE",)
+EXPECTED = ("TARGETS_ALL_ONE_VALUE",)
 STEPS = 200
 
 
