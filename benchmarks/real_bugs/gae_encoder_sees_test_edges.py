@@ -8,8 +8,8 @@ normally; the number it reports is wrong.
 Reported: "possible mistake in examples/autoencoder.py" -
 https://github.com/pyg-team/pytorch_geometric/issues/264 (the reporter found the example's
 AUC and AP of 0.98 too good against the paper and saw ``model.encode(x, edge_index)`` in the
-training step feed the validation and test edges to the encoder; the maintainer: "Yes, of
-course! Fixed in master", the encoder now reading ``train_pos_edge_index``; afterwards the
+training step feed the validation and test edges to the encoder; the maintainer agreed
+and fixed it on master, the encoder now reading ``train_pos_edge_index``; afterwards the
 reporter measured an AUC of about 0.77). Here a two-layer GCN encoder and an inner-product
 decoder on a graph of 400 nodes in 8 communities with noisy community features
 (benchmarks/real_bugs/_link_prediction.py), 10% of the edges held out and scored against as

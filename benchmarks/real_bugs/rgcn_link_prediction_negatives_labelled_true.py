@@ -6,8 +6,8 @@ it learns hardly tell a true fact from a random one.
 
 Reported: "Rgcn link pred fix 2" - https://github.com/pyg-team/pytorch_geometric/pull/2977
 (a follow-up to the R-GCN link-prediction example added in #2734 and fixed for weak scores
-in #2946; its author: among the fixes, "no negative samples were marked in the loss
-function"; the example now builds its targets as ones for the positive scores and zeros for
+in #2946; its author lists among the fixes that the loss had not marked any sample as a
+negative; the example now builds its targets as ones for the positive scores and zeros for
 the negative ones). Here a one-layer R-GCN over learned entity vectors with a DistMult
 decoder on a small knowledge graph of bilinear facts (benchmarks/real_bugs/
 _link_prediction.py: 300 entities, 6 relations, 15% of the facts held out), one corrupted
