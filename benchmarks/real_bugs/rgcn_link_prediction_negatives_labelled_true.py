@@ -12,8 +12,8 @@ the negative ones). Here a one-layer R-GCN over learned entity vectors with a Di
 decoder on a small knowledge graph of bilinear facts (benchmarks/real_bugs/
 _link_prediction.py: 300 entities, 6 relations, 15% of the facts held out), one corrupted
 head or tail per fact, full batch as in the example, plus its 1e-2 L2 term on the entity
-vectors and relations and its gradient clipping at norm 1. Fix: ``torch.cat([ones_like(pos_out), zeros_like(neg_out)])`` as
-the targets.
+vectors and relations and its gradient clipping at norm 1. Fix:
+``torch.cat([ones_like(pos_out), zeros_like(neg_out)])`` as the targets.
 
 Measured (200 full-batch Adam steps at 1e-2; filtered tail ranking of the 432 held-out
 facts among all 300 entities), MRR / hits@10: 0.133 / 0.280 for the bug against 0.292 /
