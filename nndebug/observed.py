@@ -394,6 +394,7 @@ ROW_LISTS += ("random_projections",)   # real-bug batch 113 (random features dra
 ROW_LISTS += ("forwards_after_training",)   # real-bug batches 105/114 (forwards after the last step)
 ROW_LISTS += ("closure_steps",)   # real-bug batch 116 (optimizer.step(closure): L-BFGS)
 ROW_LISTS += ("negative_rates",)   # real-bug batch 123 (a learning rate below zero)
+ROW_LISTS += ("softmax_read_as_logits",)   # real-bug batch 124 (Categorical(logits=probs))
 
 
 @dataclass
@@ -1037,6 +1038,10 @@ class Observed:
                                                           # matrix drawn in forward, read
                                                           # once at watch start (batch 113,
                                                           # monitor/random_projections.py)
+    softmax_read_as_logits: list = field(default_factory=list)  # [(step,)]: a policy's
+                                                          # log-probability normalised from a
+                                                          # softmax's output (monitor/policy_
+                                                          # gradient_terms.py)
     negative_rates: list = field(default_factory=list)    # [(step, param group, rate)] of the
                                                           # first optimizer step taken with a
                                                           # rate below zero (monitor/

@@ -1408,6 +1408,7 @@ ROW_READERS.update(random_projections=lambda row: (   # real-bug batch 113
     str(row[0]), str(row[1]), int(row[2]), str(row[3])))
 ROW_READERS.update(closure_steps=lambda row: (int(row[0]),))   # real-bug batch 116
 ROW_READERS.update(negative_rates=lambda row: (int(row[0]), int(row[1]), float(row[2])))
+ROW_READERS.update(softmax_read_as_logits=lambda row: (int(row[0]),))   # real-bug batch 124
 ROW_READERS.update(forwards_after_training=lambda row: (   # real-bug batches 105/114
     int(row[0]), int(row[1]), int(row[2]), int(row[3]), bool(row[4]), int(row[5]), bool(row[6]),
     int(row[7]), int(row[8])))

@@ -5,6 +5,10 @@ twins drew false alarms as they came, fixed here.
   around zero): the policy-gradient product was not recognised when the log-probabilities
   are stacked over an episode's steps (``torch.stack``) or come from a Gaussian
   (``Normal.log_prob``); both are policy surrogates now, whose level is no objective.
+* (a miss) probabilities read as logits, ``Categorical(logits=softmax(x))``: DOUBLE_SOFTMAX
+  as info only, the surrogate's level saying nothing; the policy's graph now shows the
+  normalisation of a softmax's output (an error), while ``Categorical(probs=...)`` and raw
+  logits stay silent.
 * VANISHING_GRADIENTS on a PPO actor-critic whose actor and critic sit side by side in one
   module: the depth profile compared the actor's first layer with the critic's value head.
   The profile now follows one chain (``context.one_chain``); chains of equal widths, and
@@ -18,7 +22,7 @@ from torch.distributions import Categorical, Normal  # noqa: E402
 import nndebug as nd  # noqa: E402
 from benchmarks.bench_real_bugs import PROBLEMS  # noqa: E402
 from benchmarks.real_bugs import (  # noqa: E402
-    gae_carried_across_episode_reset as gae,
+    gae_carried_across_episode_reset as gae, policy_probabilities_read_as_logits as as_logits,
     gaussian_policy_log_prob_of_reparameterised_action as gaussian,
     reinforce_every_step_weighted_by_episode_return as reinforce)
 from nndebug.records import ParamInfo, RunRecord  # noqa: E402
@@ -34,8 +38,13 @@ def test_the_healthy_twins_are_silent(case):
 
 
 def _surrogate_rows(log_prob_of):
-    """policy_gradient_terms rows of a REINFORCE loop whose log-probabilities come from
-    ``log_prob_of(output)`` stacked over 5 steps, weighted by standardised returns."""
+    """policy_gradient_terms rows of ``_reinforce``."""
+    return _reinforce(log_prob_of).run.observed.policy_gradient_terms
+
+
+def _reinforce(log_prob_of):
+    """A REINFORCE loop whose log-probabilities come from ``log_prob_of(output)`` stacked
+    over 5 steps, weighted by standardised returns; the closed monitor."""
     torch.manual_seed(0)
     policy = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 2))
     optimizer = torch.optim.Adam(policy.parameters(), lr=1e-2)
@@ -49,7 +58,7 @@ def _surrogate_rows(log_prob_of):
             loss.backward()
             optimizer.step()
             mon.step(loss)
-    return mon.run.observed.policy_gradient_terms
+    return mon
 
 
 def _categorical(output):
@@ -74,6 +83,30 @@ def test_a_squared_error_times_a_weight_is_no_policy_term():
     def squared_error(output):
         return (output[:, 0] - 1.0) ** 2
     assert _surrogate_rows(squared_error) == []
+
+
+def test_the_probabilities_read_as_logits_report_is_named():
+    assert any(f.code == "DOUBLE_SOFTMAX" and f.severity == "error"
+               for f in as_logits.run().findings())
+
+
+def _sampled(dist):
+    return dist.log_prob(dist.sample())
+
+
+@pytest.mark.parametrize("log_prob_of, named", [
+    (lambda out: _sampled(Categorical(logits=out.softmax(-1))), True),
+    (lambda out: _sampled(Categorical(logits=out.softmax(-1).view(-1, 2))), True),
+    (lambda out: _sampled(Categorical(probs=out.softmax(-1))), False),
+    (lambda out: _sampled(Categorical(logits=out)), False),
+    (lambda out: _sampled(Categorical(logits=out.log_softmax(-1))), False),
+], ids=["logits_softmax", "logits_softmax_viewed", "probs_softmax", "raw_logits",
+        "logits_log_softmax"])
+def test_a_policy_normalising_probabilities_is_named(log_prob_of, named):
+    mon = _reinforce(log_prob_of)
+    found = [f for f in mon.findings() if f.code == "DOUBLE_SOFTMAX" and f.severity == "error"]
+    assert bool(found) == named
+    assert bool(mon.run.observed.softmax_read_as_logits) == named
 
 
 def _run(shapes):

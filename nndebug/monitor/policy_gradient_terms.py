@@ -45,6 +45,10 @@ it, the sign of the loss's gradient on it says whether descent raises the entrop
 lowers it, one row ``(step, "maximised" or "minimised")`` in ``run.observed.entropy_terms``
 (an entropy bonus added to the loss with the wrong sign, google-deepmind/open_spiel#962).
 
+A log-probability normalised from a softmax's output (``Categorical(logits=probs)``: the
+probabilities read as logits, real-bug batch 124) adds ``(step,)`` to
+``run.observed.softmax_read_as_logits`` (DOUBLE_SOFTMAX).
+
 Cost: nothing after the measured steps; on them a function mode on every torch call of the
 step (a type check each), one walk of the loss graph (bounded) and a sign check of each
 weight and entropy gradient found (a host read each, on a handful of steps only).
@@ -88,7 +92,7 @@ class PolicyGradientTerms(BackwardWatch):
         self._watched |= {id(p) for group in groups for p in group.get("params", ())}
         super().__init__(adapter.framework == "torch" and bool(self._watched), on_error)
         self.observed = observed
-        self._backwards, self.scans = 0, 0
+        self._backwards, self.scans, self._step = 0, 0, -1
 
     def on_loss(self, step, loss):
         """A recorded step ended (its backward done): on the first STRUCTURE_SCANS, look at
@@ -112,6 +116,7 @@ class PolicyGradientTerms(BackwardWatch):
         if self._backwards >= BACKWARDS_PER_STEP:
             return
         self._backwards += 1               # a critic's backward may come first: read a few
+        self._step = step
         try:
             for node in _products(loss.grad_fn):
                 row = self._read(node)
@@ -145,6 +150,9 @@ class PolicyGradientTerms(BackwardWatch):
             if found is None:
                 continue
             source, picked, rows = found
+            if _softmax_below(source) and \
+                    len(self.observed.softmax_read_as_logits) < STEPS_MEASURED:
+                self.observed.softmax_read_as_logits.append((int(self._step),))
             weight_node = children[1 - side]
             weight = getattr(product, "_saved_other" if side == 0 else "_saved_self", None)
             kind = self._weight_kind(weight_node, source)
@@ -260,6 +268,35 @@ def log_probability(node, depth=0, picked=None, logged=False, structure_only=Fal
         if found is not None:
             return found
     return None
+
+
+def _softmax_below(source):
+    """(real-bug batch 124) Whether a normalised log-probability was taken of
+    probabilities: ``Categorical(logits=softmax(x))``, whose ``logits - logsumexp`` (or a
+    ``log_softmax``) reaches a softmax's output through shape operations alone, no ``log`` on
+    the way. Probabilities in [0, 1] read as logits give a distribution squashed towards
+    uniform, and the policy samples nearly at random whatever it learned."""
+    name = type(source).__name__
+    if name == "LogSoftmaxBackward0":
+        starts = [child for child, _ in source.next_functions]
+    elif name == "SubBackward0":
+        starts = [child for child, _ in source.next_functions
+                  if type(child).__name__ != "LogsumexpBackward0"]
+    else:
+        return False
+    seen, stack = set(), [(child, 0) for child in starts if child is not None]
+    while stack:
+        node, depth = stack.pop()
+        kind = type(node).__name__
+        if kind == "SoftmaxBackward0":
+            return True
+        if depth >= PATH_DEPTH or node in seen or kind not in SHAPE_OPS or \
+                kind in ("LogBackward0", "ExpBackward0", "SubBackward0", "NegBackward0"):
+            continue
+        seen.add(node)
+        stack.extend((child, depth + 1) for child, _ in node.next_functions
+                     if child is not None)
+    return False
 
 
 def _gaussian_log_density(node, structure_only=False, depth=0):

@@ -434,6 +434,9 @@ def _double_softmax_from_loss_calls(ctx):
 
 @rule(produces="DOUBLE_SOFTMAX", explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def double_softmax(ctx):
+    policy = _policy_of_probabilities(ctx)
+    if policy is not None:
+        return policy
     if ctx.classes is None or not any(r.output is not None and r.output.ndim == 2
                                       for r in ctx.records):
         return _double_softmax_from_loss_calls(ctx)
@@ -485,6 +488,28 @@ def double_softmax(ctx):
                 "probabilities (NLLLoss after log, BCELoss), not logits (CrossEntropyLoss).",
         evidence={"records_with_probabilities": probs, "classes": ctx.classes},
         fix="If the loss is CrossEntropyLoss, remove the final softmax.")
+
+
+def _policy_of_probabilities(ctx):
+    """(real-bug batch 124) DOUBLE_SOFTMAX from a policy's graph: its log-probability was
+    normalised from a softmax's output (``Categorical(logits=probs)``,
+    ``run.observed.softmax_read_as_logits``). The policy surrogate's loss has no level to
+    compare with the probability band, so the graph is the evidence."""
+    steps = [int(row[0]) for row in observed_list(ctx, "softmax_read_as_logits")]
+    if not steps:
+        return None
+    softmax_layers = [layer.name for layer in ctx.run.layers if layer.kind == "softmax"]
+    return Finding(
+        code="DOUBLE_SOFTMAX", severity="error",
+        where=softmax_layers[-1] if softmax_layers else "", step=steps[0],
+        message="The policy's log-probabilities are normalised from a softmax's output: "
+                "probabilities in [0, 1] are read as logits (Categorical(logits=probs)), so the "
+                "distribution sampled is squashed towards uniform (two actions with "
+                "probabilities 0.9 and 0.1 are drawn 0.69 / 0.31) and the policy acts nearly "
+                f"at random whatever it learns (steps {steps[:5]}).",
+        evidence={"steps": steps[:10]},
+        fix="Give the distribution what it expects: Categorical(probs=softmax(x)), or "
+            "Categorical(logits=x) with the raw scores and no softmax.")
 
 
 def loss_without_graph(ctx):
