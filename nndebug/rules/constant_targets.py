@@ -13,7 +13,8 @@ are also written on purpose:
 - every recorded call of the loss got one single target value (``LossCall.target_min`` equal
   to ``target_max`` and the same on every call);
 - that call is the whole loss: the loss's graph (``run.observed.loss_reductions``) has one
-  addend, the call's own operation, over the call's batch. A GAN's discriminator step adds a
+  addend, the call's own operation, over the call's batch (or a whole multiple of it:
+  positives and negatives concatenated). A GAN's discriminator step adds a
   second call (the fakes against 0s), and the first call seen in a step can belong to
   another network's loss;
 - the loss fell to almost nothing (its last window below ``NEAR_ZERO`` of the first): the
@@ -43,14 +44,20 @@ NEAR_ZERO = 0.2               # [measured] last window median / first window med
 
 def _whole_loss(ctx, call):
     """True when every recorded reduction of the loss is this call alone (one addend, the
-    call's operation, over the call's batch)."""
+    call's operation, over the call's batch or a whole multiple of the batch the addend
+    was reduced over: real-bug batch 125's link predictor scores a batch of positive edges
+    and as many negatives, concatenated into one call of twice the batch)."""
     operation = LOSS_OPERATIONS.get(call.loss)
     batch = call.output_shape[0] if call.output_shape else 1
     reductions = observed_list(ctx, "loss_reductions")
     if operation is None or not reductions:
         return False
-    return all(len(addends) == 1 and addends[0][0] == operation and addends[0][3] == batch
-               for _, addends in reductions)
+    return all(len(addends) == 1 and addends[0][0] == operation and
+               _divides(addends[0][3], batch) for _, addends in reductions)
+
+
+def _divides(addend_batch, batch):
+    return isinstance(addend_batch, int) and addend_batch > 0 and batch % addend_batch == 0
 
 
 @rule(produces="TARGETS_ALL_ONE_VALUE", explains={"LOSS_PLATEAU"})
