@@ -11,8 +11,9 @@ output layer").
 
 What is read: on the first ``STEPS_MEASURED`` recorded steps whose model runs in training
 mode, forward hooks on the model's dropout layers (of ``p`` > 0, in training mode) note the
-storage of their outputs, and a hook on the model compares its output's storage (a view,
-``squeeze``, ``view``, shares it) with those of the dropouts that ran in that forward. An
+outputs (held until the forward ends, so their memory cannot be handed to a later tensor),
+and a hook on the model compares its output's storage (a view, ``squeeze``, ``view``,
+shares it) with those of the dropouts that ran in that forward. An
 address comparison: no transfer, no device work; the hooks go when the step closes and for
 good after those steps.
 """
@@ -82,12 +83,15 @@ class DropoutOutputs:
     def close(self):
         for handle in self._handles:
             handle.remove()
-        self._handles = []
+        self._handles, self._ran = [], []
 
     def _noting(self, name, p):
         def on_output(module, inputs, output):
             if module.training and self.adapter.is_tensor(output):
-                self._ran.append((name, p, storage_address(output)))
+                # the output itself is held until the model's output is compared: freed
+                # early (fed to a GRU and dropped), its memory can hold the model's output,
+                # and the addresses would match (real-bug batch 126: 7 of 20 forwards)
+                self._ran.append((name, p, output))
         return on_output
 
     def _on_model_output(self, module, inputs, output):
@@ -101,7 +105,7 @@ class DropoutOutputs:
                 return
             address = storage_address(out)
             for name, p, dropped in reversed(ran):
-                if address is not None and address == dropped:
+                if address is not None and address == storage_address(dropped):
                     rows = self.observed.dropout_outputs
                     if not rows or rows[-1][0] != self._step:
                         rows.append((self._step, name, p))
