@@ -78,3 +78,31 @@ def accuracy(model, clips, labels):
     model.train(was)
     return hit
 
+
+
+def render_groups(groups_per_class, clips_per_group, frames, seed=0, held_out=False,
+                  contrast=(60.0, 90.0), noise=10.0):
+    """Clips cut from long videos, UCF101-style: every group is one long video (one class,
+    one scene: a fixed background texture at its own brightness) and its clips share that
+    scene; the square moves as in ``render`` but faintly (``contrast`` over the scene)
+    under per-frame noise. Returns (videos (N, frames, SIZE, SIZE) float32, labels (N,),
+    groups (N,) int64), clips of a group adjacent."""
+    rng = np.random.default_rng(seed + (7001 if held_out else 0))
+    count = CLASSES * groups_per_class * clips_per_group
+    labels = np.repeat(np.arange(CLASSES), groups_per_class * clips_per_group)
+    groups = np.repeat(np.arange(CLASSES * groups_per_class), clips_per_group)
+    scenes = (rng.uniform(0, 100, (CLASSES * groups_per_class, 1, 1))
+              + rng.uniform(0, 30, (CLASSES * groups_per_class, SIZE, SIZE)))
+    videos = scenes[groups][:, None] + rng.normal(0, noise, (count, frames, SIZE, SIZE))
+    start = rng.integers(0, SIZE, (count, 2))
+    for i, label in enumerate(labels):
+        (dr, dc), speed = DIRECTIONS[label // 2], (1, 2)[label % 2]
+        lift = rng.uniform(*contrast)
+        for f in range(frames):
+            r, c = start[i, 0] + dr * speed * f, start[i, 1] + dc * speed * f
+            rows = (r + np.arange(3)) % SIZE
+            cols = (c + np.arange(3)) % SIZE
+            videos[i, f][np.ix_(rows, cols)] += lift
+    videos = np.clip(videos, 0, 255).astype(np.float32)
+    return (torch.from_numpy(videos), torch.from_numpy(labels.astype(np.int64)),
+            torch.from_numpy(groups.astype(np.int64)))
