@@ -15,6 +15,211 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 127
+    "clips_split_at_random_across_groups":   # real-bug batch 127
+        "the clips are split at random although eight clips come from each long video "
+        "sharing its scene, so the test set holds clips of the training groups and its "
+        "accuracy overstates the accuracy on new videos by 0.13 (0.45 against 0.33); "
+        "training itself is healthy and the test clips are scored after the last step. "
+        "Nothing compares the scored inputs with the training inputs beyond exact rows "
+        "(VALIDATION_ROWS_IN_TRAINING); naming it needs near-duplicates counted: held-out "
+        "clips whose static content (the per-pixel mean over time) is closer to some "
+        "training clip's than the training clips of other groups are to each other, for "
+        "most held-out clips; TEST_GROUPS_IN_TRAINING is the code it would produce",
+    "clips_flipped_without_swapping_direction_labels":   # real-bug batch 127
+        "half of the training clips are flipped left-right and keep their label, so the "
+        "right-moving and left-moving classes each hold the other's motion half the time "
+        "(held-out 0.76 against 1.00, the loss still falls on the other classes); the "
+        "gradients, updates and loss curve look like the twin's and no observer compares "
+        "a batch's inputs with their mirror images. Naming it needs the classifier probed "
+        "under a horizontal flip of its inputs: classes whose predictions swap under the "
+        "flip while the training batches hold flipped copies with the unflipped label; "
+        "AUGMENTATION_CHANGES_LABEL is the code it would produce",
+    "validation_clips_ignore_temporal_stride":   # real-bug batch 127
+        "training is the twin's; the harm is in the clips scored after the last step: "
+        "consecutive frames where training took every second frame, so every motion looks "
+        "half as fast (held-out 0.49 against 1.00). forwards_after_training sees the "
+        "no-gradient forward but not how its inputs compare with the training batches, "
+        "and their per-pixel statistics match (same frames, same scale). Naming it needs "
+        "a 5-D (N, C, T, H, W) input read along time on training batches and on forwards "
+        "after training: consecutive frames far more alike in the scored clips than in "
+        "the training clips (a lag-1 temporal correlation or frame-difference ratio); "
+        "VALIDATION_CLIPS_RESAMPLED is the code it would produce",
+    "video_crop_drawn_per_frame":   # real-bug batch 127
+        "each frame of a training clip is cropped at its own random window, so the frame "
+        "content jumps by up to four pixels between frames on top of the real motion "
+        "(held-out 0.64 against 0.85); the loss still falls and the gradients and updates "
+        "look like the twin's. Nothing reads a 5-D clip along time; naming it needs the "
+        "whole-frame translation between consecutive frames of a training clip estimated "
+        "(e.g. the peak of their cross-correlation) and found to vary frame to frame "
+        "within clips, while clips seen without augmentation (validation, or the first "
+        "batches' statistics) move smoothly; AUGMENTATION_DIFFERS_ACROSS_FRAMES is the "
+        "code it would produce",
+    # real-bug batch 126
+    "fastspeech_positions_zeroed_by_padding_mask":   # real-bug batch 126
+        "the sinusoidal positions are multiplied by the key-padding mask (True on padding), "
+        "so every real phoneme's position is 0 and the transformer encoder reads a bag of "
+        "phonemes (durations exact 0.67 against 0.99); nothing errors and the loss falls. "
+        "The order-blind probe (monitor/order_blind_attention.py) that gives "
+        "POSITIONS_IGNORED does not read this forward: it also takes the durations, a "
+        "tensor per position, and builds its positional table inside. Naming it needs the "
+        "positional tensor read where it is added: an addend of the embedding's shape "
+        "that is all zeros on the non-padding positions (a multiply by a mask that is 1 "
+        "only on padding), or the probe run with the extra per-position inputs moved with "
+        "their tokens",
+    "mel_loss_masked_never_learns_silence":   # real-bug batch 126
+        "the mel loss is masked to the real frames, so the zero-padded silence after the "
+        "end is never a target and a Tacotron-1 decoder that stops on a silent frame never "
+        "stops (every held-out utterance runs to the limit against none for the twin). The "
+        "masked loss is the usual choice and trains normally; at seeds +1000 "
+        "DROPOUT_ON_OUTPUT fired on the bug run only, a false reading: the pre-net's "
+        "dropout output feeds a GRU, and the model's mel output (to_mel) came back at the "
+        "storage address the freed dropout output had held (monitor/dropout_outputs.py "
+        "compares addresses without holding the tensors). Naming the cause needs the "
+        "loss's mask read against its target: every masked-out target row all zeros "
+        "(padding) and no unmasked row near zero, in a model whose stopping reads its own "
+        "output; LOSS_MASK_HIDES_END_OF_SEQUENCE is the code it would produce",
+    "pitch_target_left_in_hertz":   # real-bug batch 126
+        "the pitch predictor's target is left in Hz (about 200) and its squared error is "
+        "summed with mel and duration losses of order 1; the shared encoder serves pitch "
+        "and the other heads starve (mel MSE 0.075 against 0.015). TARGETS_UNSCALED reads "
+        "only losses that go through a torch regression loss (run.observed.loss_calls); "
+        "this one is written by hand, ((pitch - target) ** 2)[real].mean(), as is common "
+        "with masked per-token losses. Naming it needs a hand-written squared error read: "
+        "a subtraction of a tensor that does not require grad from a model output, squared "
+        "and reduced into the loss, with the target's magnitude in the hundreds; "
+        "TARGETS_UNSCALED is the code",
+    "prenet_dropout_never_active":   # real-bug batch 126
+        "the pre-net's F.dropout is called with its training flag off while the model "
+        "trains, an identity op; the decoder copies the previous frame (teacher-forced MSE "
+        "0.023 against 0.047) and synthesis drifts (free-running 0.248 against 0.102). "
+        "There is no Dropout module to see, and the run looks healthier than the twin. "
+        "Naming it needs the functional call read: torch.nn.functional.dropout (or "
+        "dropout1d/2d, alpha_dropout) called with p > 0 and training=False inside a "
+        "forward of a model in training mode, on every recorded step; DROPOUT_NEVER_ACTIVE "
+        "is the code it would produce",
+    "stop_target_padded_with_continue":   # real-bug batch 126
+        "the stop-token target is padded with 0, so each row of per-frame stop flags has "
+        "exactly one 1 (the last real frame) and the padding teaches 'go on' (stop recall "
+        "past the end 0.11 against 0.995). Wrong cause: SINGLE_LABEL_WITH_BCE took the rows "
+        "(256 rows, one 1 among 30 columns) for one-hot class targets; they are 30 "
+        "sequential yes/no frame labels, and the one 1 per row is the bug's symptom, not a "
+        "single-label task. Naming it needs the stop flags read as a sequence: per-row "
+        "binary targets over a time axis whose single 1 is followed by further columns of "
+        "0 (the frames after the end labelled 'continue'), where a stop target stays 1 to "
+        "the end; STOP_TARGET_PADDED_AS_CONTINUE is the code it would produce",
+    # real-bug batch 125
+    "gae_encoder_sees_test_edges":   # real-bug batch 125
+        "the graph auto-encoder's encoder passes messages over every edge, the held-out test "
+        "edges included, and is then scored on those edges (reported AUC 0.94 against the "
+        "0.80 its model gets without them); training itself is ordinary: the loss, "
+        "gradients and updates match the twin's, and the test edges are never a loss "
+        "input. Naming it needs the evaluation read: the pairs scored after training "
+        "(the decoder's index rows) checked against the propagation matrix the encoder "
+        "multiplied by (run.observed.propagation_matrices), a held-out pair whose entry is "
+        "non-zero being an edge the model was shown; TEST_EDGES_IN_MESSAGE_PASSING is the "
+        "code it would produce",
+    "kbgat_margin_labels_favour_corrupted_triples":   # real-bug batch 125
+        "MarginRankingLoss(pos_norm, neg_norm, +1) asks the true triples' TransE distance to "
+        "be the larger; the loss falls like the twin's and only the held-out ranking (MRR "
+        "0.007 against 0.167) shows the reversal. A constant target of +1 or -1 is "
+        "legitimate either way round; naming it needs to know which input is the true "
+        "facts' score, e.g. the first input's rows recurring epoch after epoch (the "
+        "training facts) while the second's are fresh random corruptions, and the loss "
+        "pushing the recurring rows' outputs up; RANKING_TARGET_REVERSED is the code it "
+        "would produce",
+    "kg_negatives_sampled_once_before_epochs":   # real-bug batch 125
+        "each fact is paired with the one corrupted copy drawn before the epoch loop; the "
+        "loss falls lower than the twin's and nothing in the statistics differs in kind. "
+        "Naming it needs the negatives' ids read across epochs: the second input of the "
+        "margin (or the corrupted rows of the batch) repeating exactly with their "
+        "positives, epoch after epoch, where a sampler draws fresh ones; "
+        "NEGATIVES_DRAWN_ONCE is the code it would produce",
+    "transe_entities_without_norm_constraint":   # real-bug batch 125
+        "TransE's entity table is left without its unit-norm constraint; the entity norms "
+        "start near 3.5 and stay there, the loss falls, gradients are ordinary, and only "
+        "the held-out ranking (MRR 0.065 against 0.153) shows the harm. Naming it needs "
+        "the model's distance read: an L1/L2 norm of h + r - t over embedding rows that no "
+        "normalisation or max_norm touches, under a margin loss; "
+        "EMBEDDING_NORM_UNCONSTRAINED is the code it would produce",
+    # real-bug batch 124
+    "gae_carried_across_episode_reset":   # real-bug batch 124
+        "PPO's backward GAE masks each TD error at an episode's end but not the running sum, "
+        "so the next episode's first advantages leak into the last steps of the one before; "
+        "the advantages are computed under no_grad from the rollout and enter the clipped "
+        "surrogate as a standardised constant, and the loss, gradients and updates look like "
+        "the twin's (only VANISHING_GRADIENTS as info). Naming it needs the rollout's done "
+        "flags read next to the advantage weights (a weight at a step that ended an episode "
+        "that still moves with the weights of the following steps, i.e. the GAE recursion "
+        "not reset where done is 1); ADVANTAGE_CROSSES_EPISODE_BOUNDARY is the code it would "
+        "produce",
+    "ppo_clip_sign_distributed_through_min":   # real-bug batch 124
+        "the minus sign is inside the min of the two batch-mean surrogates, so the larger "
+        "(optimistic, unclipped) one is kept; the loss is a scalar min of two scalars that "
+        "look like the twin's, and at seed 0 only VANISHING_GRADIENTS fires (the actor's "
+        "first layer against the critic's output layer, as on the GAE twin), at seeds "
+        "shifted by 1000 nothing. Naming it needs the graph read at backward: a min (or "
+        "max) whose operands are ratio * advantage and clamp(ratio) * advantage, and the "
+        "sign the result enters the loss with (minimising -min is PPO; minimising min of "
+        "negatives is -max); PPO_CLIP_OBJECTIVE_INVERTED is the code it would produce",
+    "reinforce_every_step_weighted_by_episode_return":   # real-bug batch 124
+        "every log-probability of an episode is weighted by the same number, the episode's "
+        "whole return G_0; watch names the unnormalised returns' growth (EXPLODING_GRADIENTS, "
+        "LOSS_DIVERGING, LOSS_OSCILLATING - the surrogate grows with the episode lengths) but "
+        "not the credit assignment. Naming it needs the policy-gradient product's weight "
+        "read against the steps: constant along each episode's time axis (one value per "
+        "episode broadcast over its steps) where returns to go fall towards the end; "
+        "EPISODE_RETURN_CREDITED_TO_EVERY_STEP is the code it would produce",
+    # real-bug batch 123
+    "glove_fits_minus_log_cooccurrence":   # real-bug batch 123
+        "the squared error adds log X where it subtracts it, so every focal/context product "
+        "fits -log X; the loss falls as the twin's, gradients and updates are ordinary, and "
+        "the harm shows only in what is handed out after training (focal + context vectors "
+        "cancel: c ~ -w). Nothing reads the target of a hand-written squared error; naming "
+        "it needs the loss's graph walked to a (prediction + log(count)) ** 2 term whose "
+        "count input is a positive data tensor (a target entering with the prediction's "
+        "sign), or the two tables compared after training (rows of the context table "
+        "anti-aligned with the focal rows of co-occurring words); REGRESSION_TARGET_NEGATED "
+        "is the code it would produce",
+    "skipgram_subsampling_table_read_by_position":   # real-bug batch 123
+        "the frequent-word subsampling keeps each centre word with the probability of the "
+        "rank equal to its position in the sentence, so the first positions are dropped "
+        "almost always and the commonest words are never thinned; training runs on a quarter "
+        "of the batches, the loss and gradients are ordinary and nothing in the model or "
+        "optimizer differs from the twin's. Naming it needs the pairs generator read (kept "
+        "centre words whose positions, not ids, predict being kept: the id distribution of "
+        "the centre lookups matching the corpus' unigram counts where subsampling was "
+        "meant to flatten it); SUBSAMPLING_BY_POSITION is the code it would produce",
+    # real-bug batch 122
+    "wavenet_mixture_log_probs_summed_over_components":   # real-bug batch 122
+        "the discretised-logistic mixture loss sums the components' log-probabilities before "
+        "the logsumexp (PixelCNN++'s sum over colour channels, here over the mixture), so the "
+        "loss is minus the sum of every component's log-likelihood: all components collapse "
+        "onto one logistic and the mixture-weight outputs get exactly zero gradient. The "
+        "loss falls smoothly and every parameter tensor learns: the dead gradient is a third "
+        "of the output layer's rows, and NO_GRADIENT judges whole tensors. Naming it needs "
+        "the output layer read per output unit (rows of the last layer's weight with a zero "
+        "gradient at every recorded step while the other rows learn), or the loss's "
+        "logsumexp seen over an axis where one addend is constant; "
+        "MIXTURE_LOG_PROBS_SUMMED_OVER_COMPONENTS is the code it would produce",
+    "dilated_conv_time_to_batch_without_transpose":   # real-bug batch 122
+        "the time-to-batch fold splits T into (d, T / d) where (T / d, d) was meant; both are "
+        "a plain split of one axis followed by a permute, so the shapes carry no signature "
+        "for RESHAPE_USED_AS_TRANSPOSE (and the reshape reads a permuted tensor, which that "
+        "reader excuses). The harm is that every layer acts with dilation 1: the receptive "
+        "field is 6 samples, not 32, and training looks healthy, only worse. Naming it "
+        "needs the receptive field measured (which input steps an output step's gradient "
+        "reaches, as check_dependencies probes) and compared with what the layers' "
+        "nominal dilations promise - here held in the module, not in a Conv1d's dilation; "
+        "RESHAPE_USED_AS_TRANSPOSE is the code expected (DILATION_LOST would be closer)",
+    "tcn_targets_shifted_one_step_not_the_horizon":   # real-bug batch 122
+        "training is a healthy next-step forecaster (targets = the input window shifted by "
+        "one, a causal TCN): the misalignment is only with how the outputs are read after "
+        "training (the last 8 outputs taken as the 8-step forecast), outside the watch "
+        "block. Naming it needs the post-training read seen: a forward after the last step "
+        "whose last H outputs are taken as the next H values while the training targets "
+        "were shifted by 1 < H (the shift read off the targets against the inputs); "
+        "LABELS_MISALIGNED is the code expected",
     "image_clamped_inside_lbfgs_closure":   # real-bug batch 116
         "the clamp writes the optimised image inside the closure, so inside optimizer.step: "
         "WEIGHTS_REWRITTEN_OUTSIDE_OPTIMIZER compares the weights between one step's end "
