@@ -5,6 +5,11 @@ next-item hit rate on held-out users.
 Items are ids 1..ITEMS; 0 pads (histories are left-padded to LENGTH). Each user's next item
 follows the one before it through a fixed random table with probability FOLLOW, else it is
 any item: a model that reads the last item can predict most of the next ones.
+
+Sessions (the GRU4Rec cases): sessions of 3-8 items whose first item sets one of MOODS
+'moods'; each next item is table[mood, last item] with probability 0.8, else any item, so a
+model must remember the session's start as well as read its last item. They are streamed
+as GRU4Rec's session-parallel mini-batches.
 """
 import numpy as np
 import torch
@@ -81,3 +86,61 @@ def hit_rate(scores_last, targets, k=10):
     scores_last[:, 0] = -float("inf")
     top = scores_last[:, 1:ITEMS + 1].topk(k, dim=1).indices + 1
     return round((top == targets[:, None]).any(1).float().mean().item(), 3)
+
+
+# GRU4Rec-style sessions
+LANES, HIDDEN, MOODS = 64, 48, 8
+TRAIN_SESSIONS, TEST_SESSIONS = 3000, 400
+
+
+def sessions(count, rng, table):
+    """Sessions of 3-8 items: the first item sets one of MOODS moods; each next item is
+    table[mood, last item] with probability 0.8, else any item."""
+    out = []
+    for _ in range(count):
+        first = int(rng.integers(1, ITEMS + 1))
+        mood, seq, length = first % MOODS, [first], int(rng.integers(3, 9))
+        while len(seq) < length:
+            seq.append(int(table[mood, seq[-1]]) if rng.random() < 0.8
+                       else int(rng.integers(1, ITEMS + 1)))
+        out.append(seq)
+    return out
+
+
+def session_parallel(all_sessions, rng, shuffle=True):
+    """(items, next items, starts) per step: LANES lanes, each taking the next session
+    when its current one ends (GRU4Rec's session-parallel mini-batches)."""
+    order = rng.permutation(len(all_sessions)) if shuffle else np.arange(len(all_sessions))
+    queue = iter(order.tolist())
+    lanes = [[all_sessions[next(queue)], 0] for _ in range(LANES)]
+    while True:
+        items, targets, starts = [], [], []
+        for lane in lanes:
+            if lane[1] == len(lane[0]) - 1:
+                index = next(queue, None)
+                if index is None:
+                    return
+                lane[0], lane[1] = all_sessions[index], 0
+            items.append(lane[0][lane[1]])
+            targets.append(lane[0][lane[1] + 1])
+            starts.append(lane[1] == 0)
+            lane[1] += 1
+        yield torch.tensor(items), torch.tensor(targets), torch.tensor(starts)
+
+
+def hit_at_1(model, stream):
+    """Share of next items ranked first (with eight moods, recall@10 would cover them all)."""
+    hits, total, hidden = 0, 0, torch.zeros(1, LANES, HIDDEN)
+    with torch.no_grad():
+        for item, target, start in stream:
+            scores, hidden = model(item, hidden * (~start)[None, :, None])
+            scores[:, 0] = -float("inf")
+            hits += (scores.argmax(1) == target).sum().item()
+            total += len(target)
+    return round(hits / total, 3)
+
+
+def session_data(rng):
+    """(train sessions, test sessions) from one hidden mood table."""
+    table = rng.integers(1, ITEMS + 1, size=(MOODS, ITEMS + 1))
+    return sessions(TRAIN_SESSIONS, rng, table), sessions(TEST_SESSIONS, rng, table)
