@@ -8,7 +8,11 @@ position has nothing after it to copy, and the recommendations are poor.
 Reported: "Question about the causality Mask of SASRec" -
 https://github.com/liuqidong07/LLMEmb/issues/2 (the reporter noticed that the SASRec in
 models/SASRec.py calls its attention layers with the ``attn_mask`` argument commented out,
-so nothing hides the later items; the same question was asked of another SASRec in
+so nothing hides the later items; the maintainer replied that the mask had been left out
+because the model scored better without it in their experiments - where the loss reads
+only the last position, dropping the mask costs little, but with next-item targets at
+every position, as here and in the original SASRec, it lets each position copy its
+target; the same question was asked of another SASRec in
 "SASRec Mask的疑问", https://github.com/ZiyaoGeng/RecLearn/issues/81: only a key padding
 mask, no mask for the items after each position). Fix: pass the upper-triangular mask so
 each position reads only itself and earlier items.
