@@ -437,6 +437,32 @@ def policy_surrogate(ctx):
     return any(row[2] == "both" for row in observed_list(ctx, "policy_gradient_terms"))
 
 
+PLAIN_REDUCTIONS = ("MeanBackward0", "SumBackward0")   # a tensor averaged or summed as it is
+
+
+def energy_gap(ctx):
+    """(real-bug batch 130) The loss is a gap between two averages of the model's own output,
+    one added and one subtracted (``run.observed.loss_reductions``: plain means or sums of
+    the output, constant scales of both signs, on most measured steps): contrastive
+    divergence's E(data) - E(samples), a WGAN critic's D(fake) - D(real). Such a gap starts
+    near zero and settles where the sampler or the rival balances it, not at a minimum, so
+    its level and its swings measure no progress (a healthy CD-k energy model on a ring of
+    Gaussians: start -0.005, best -0.18, end -0.07, read as oscillating and diverging)."""
+    rows = observed_list(ctx, "loss_reductions")
+
+    def gap(addends):
+        signs = {addend[2] > 0 for addend in addends
+                 if addend[0] in PLAIN_REDUCTIONS and addend[2] is not None and addend[2] != 0}
+        return signs == {True, False}
+    return bool(rows) and 2 * sum(gap(addends) for _, addends in rows) > len(rows)
+
+
+def loss_without_level(ctx):
+    """A policy-gradient surrogate or an energy gap: losses whose level is no objective, so
+    rising above their best or swinging around their start says nothing of divergence."""
+    return policy_surrogate(ctx) or energy_gap(ctx)
+
+
 def adversarial_turns(ctx):
     """The watched network takes turns with another one: another optimizer stepped while it
     held a gradient from a backward since its own last step (``monitor/other_turn_gradients.py``

@@ -11,7 +11,7 @@ import numpy as np
 from ..findings import Finding
 from .context import fmt, observed_list
 from .curve import (OSCILLATION_REL, OSCILLATION_SIGMAS, adversarial_turns, at_chance, diverging,
-                    loss_through_rival, oscillation, plateaued, policy_surrogate)
+                    loss_through_rival, loss_without_level, oscillation, plateaued)
 from .graph import rule
 from .moving_targets import targets_moved_up   # real-bug batch 44
 
@@ -49,7 +49,7 @@ CHANCE_CAUSES = ("DOUBLE_SOFTMAX", "DEAD_RELU", "LR_TOO_LOW", "VANISHING_GRADIEN
 @rule(produces="LOSS_DIVERGING")
 def loss_diverging(ctx):
     step = diverging(ctx)
-    if step is None or policy_surrogate(ctx) or targets_moved_up(ctx):   # real-bug batch 44
+    if step is None or loss_without_level(ctx) or targets_moved_up(ctx):   # batches 44, 130
         return None
     s = ctx.summary
     allowed = max(GAME_RISE * abs(s["start"]), GAME_RIVAL_RISE if loss_through_rival(ctx) else 0)
@@ -94,7 +94,7 @@ def loss_at_chance(ctx):
 @rule(produces="LOSS_OSCILLATING")
 def loss_oscillating(ctx):
     seen = oscillation(ctx)
-    if seen is None or policy_surrogate(ctx):   # real-bug batch 44
+    if seen is None or loss_without_level(ctx):   # real-bug batches 44, 130
         return None
     swing, allowed, batch, spikes, n = (seen[k] for k in ("swing", "allowed", "batch",
                                                           "spikes", "n"))
