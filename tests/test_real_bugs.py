@@ -15,6 +15,92 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 128
+    "viterbi_backpointer_read_at_final_tag":   # real-bug batch 128
+        "a hand-written CRF's Viterbi backtrace reads every back-pointer at the final "
+        "word's tag instead of at the tag it has just recovered (held-out entity F1 0.81 "
+        "against 0.89; 0.85 against 0.90 at seeds + 1000); training is the same in both "
+        "runs and the bug lives in decoding, after the watched loop, in Python integers. "
+        "Nothing watches a decoder; naming it needs the decoded paths checked against the "
+        "scores they claim: a returned path whose own score (start + emissions + "
+        "transitions + end) is below the max the forward pass reported, or pairs of "
+        "consecutive tags the learned transitions score far below the best; "
+        "VITERBI_BACKTRACK_NOT_CHAINED is the code it would produce",
+    "crf_predictions_time_major_scored_against_batch_major_tags":   # real-bug batch 128
+        "a BiLSTM-CRF trained correctly is scored with its (seq_len, batch) Viterbi tags "
+        "flattened against (batch, seq_len) gold tags (held-out token accuracy 0.46 "
+        "against 0.95; 0.49 against 0.96 at seeds + 1000); the model is identical in both "
+        "runs and the bug is in the metric, computed outside the loop. Nothing watches "
+        "an evaluation; naming it needs the comparison seen: predictions and labels of "
+        "one number of elements whose agreement jumps when one of them is transposed "
+        "(or that agree only at batch size 1); PREDICTIONS_SCORED_IN_ANOTHER_LAYOUT is "
+        "the code it would produce",
+    "crf_mask_with_holes_for_subword_pieces":   # real-bug batch 128
+        "a first-subword mask (ones with zeros between them) given to a CRF written for "
+        "length masks: the forward algorithm carries its scores over the holes but the "
+        "gold path's transitions are read from the masked pieces' tag 0 and the end "
+        "score at mask.sum() - 1 (held-out entity F1 0.86 against 0.89; 0.85 against "
+        "0.89 at seeds + 1000); the loss stays positive and falls like the twin's. "
+        "Nothing reads the masks a loss is given; naming it needs a boolean (B, T) "
+        "argument of the loss's graph whose rows are not prefixes (a 0 followed by a 1) "
+        "used with a recurrence over T, i.e. a where() carrying state across masked "
+        "steps next to a mask-multiplied pairwise term; CRF_MASK_NOT_A_LENGTH_MASK is "
+        "the code it would produce",
+    "crf_emissions_softmaxed_before_crf":   # real-bug batch 128
+        "a BiLSTM's tag scores go through a softmax before a hand-written CRF, so each "
+        "emission is a probability in [0, 1] that no transition can be outweighed by "
+        "(held-out entity F1 0.72 against 0.89; 0.67 against 0.90 at seeds + 1000). "
+        "DOUBLE_SOFTMAX reads the inputs of torch's own losses (cross_entropy, nll); "
+        "the CRF's log-likelihood is made of logsumexp and indexing, so no rule sees "
+        "probabilities enter it. Naming it needs the softmax output followed into a "
+        "torch.logsumexp (or a gather summed along a path) as additive scores: rows "
+        "summing to one used as log-space scores; SOFTMAX_BEFORE_CRF (or "
+        "PROBABILITIES_USED_AS_SCORES) is the code it would produce",
+    # real-bug batch 129
+    "masked_item_model_read_at_last_item":   # real-bug batch 129
+        "a BERT4Rec-style model trained on the Cloze task is asked for the next item by "
+        "reading the hidden state of the history's last item instead of a [MASK] appended "
+        "after it (held-out HR@10 0.28 against 0.33; 0.18 against 0.31 at seeds + 1000); "
+        "training is the same in both runs and the bug happens after the watched loop. "
+        "Nothing watches how a trained model is queried; naming it needs the scoring "
+        "call seen: a model trained only on targets at positions whose input was a mask "
+        "token, later read at a position whose input is a real id (the trained positions' "
+        "inputs always the mask id, the read position's never); "
+        "INFERENCE_READS_UNMASKED_POSITION is the code it would produce",
+    "session_gru_state_reset_one_step_late":   # real-bug batch 129
+        "GRU4Rec's session-parallel loop zeroes the state of the lanes where a session "
+        "starts after the training step on that batch, so each session's first item is "
+        "read on the previous session's state and the state it produced is then wiped "
+        "(held-out hit@1 0.47 against 0.59; 0.49 against 0.61 at seeds + 1000); losses, "
+        "gradients and updates look like the twin's. Nothing follows a carried state "
+        "across mono.step calls; naming it needs the state passed into the recurrent "
+        "layer compared with the one it returned on the step before: rows zeroed between "
+        "the two calls whose zeroing flag (a boolean batch input) was given on the "
+        "earlier call, i.e. a reset that lags its mask by one step; "
+        "STATE_RESET_AFTER_STEP is the code it would produce",
+    # real-bug batch 130
+    "dsm_target_sign_inverts_learned_energy":   # real-bug batch 130
+        "denoising score matching regresses the energy's input gradient dE/dx on the "
+        "conditional score -noise / sigma^2 (grad log q), a sign apart, so the energy is "
+        "learned upside down (held-out NLL 61 nats against 2.7, samples 24 from a mode "
+        "against 0.45); the loss is the same regression mirrored and falls exactly like "
+        "the twin's, gradients and updates look the same. Nothing reads what the loss "
+        "compares; naming it needs the loss's graph read: an MSE whose one side is an "
+        "autograd.grad of the model's scalar output with respect to its input and whose "
+        "other side is a multiple of the noise added to that input, and then the sign - "
+        "after training, the energy at the training inputs against the energy at their "
+        "noised copies (lower at the data when right, higher when flipped); "
+        "SCORE_TARGET_SIGN_FLIPPED is the code it would produce",
+    "contrastive_divergence_chains_start_from_noise":   # real-bug batch 130
+        "CD-k's negative chains start from N(0, I) instead of the batch, so 10 Langevin "
+        "steps of 0.01 never carry them to the data and the energy only learns to tell "
+        "the data from that noise (held-out NLL 3.3 against 2.6, samples 1.2 from a mode "
+        "against 0.5); the loss E(data) - E(negatives) plus a penalty behaves like the "
+        "twin's. Nothing follows a sampler's chains; naming it needs the negatives' "
+        "origin read: a model scored on a data batch and on a second batch of the same "
+        "shape produced by input-gradient steps from inputs that were not the data batch "
+        "(distance from the negatives to the batch's points far above the chain's "
+        "travel); CD_CHAINS_NOT_FROM_DATA is the code it would produce",
     # real-bug batch 127
     "clips_split_at_random_across_groups":   # real-bug batch 127
         "the clips are split at random although eight clips come from each long video "
