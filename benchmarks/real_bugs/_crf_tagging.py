@@ -18,6 +18,8 @@ import numpy as np
 import torch
 from torch import nn
 
+import nndebug as nd
+
 TAGS = 5                      # O, B-PER, I-PER, B-LOC, I-LOC
 O_WORDS = range(1, 41)
 PER_WORDS = range(41, 56)
@@ -200,3 +202,31 @@ def held_out_f1(model, held, batch_size=100, chained=True):
         predicted += model.viterbi(model(bi, bl), bl, chained)
     model.train(was)
     return entity_f1(predicted, gold_lists(tags, lengths))
+
+
+def negative_mean(likelihood):
+    """The loss of a CRF: the mean negative log-likelihood of the gold paths."""
+    return -likelihood.mean()
+
+
+def train_tagger(steps, emissions_of=None, loss_of=negative_mean, **watch):
+    """Adam on a fresh ``BiLstmCrf`` under ``nd.watch``, 32 training sentences a step; the
+    cases put their bug in ``emissions_of(model, words, lengths)`` (default: the model's
+    emissions) or ``loss_of(log_likelihoods)``, or after training. Returns the closed
+    monitor, the model and the held-out split."""
+    torch.manual_seed(0)
+    (ids, tags, lengths), held = data()
+    model = BiLstmCrf()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    with nd.watch(model, optimizer, **watch) as mon:
+        for index in index_batches(len(ids), steps, seed=0):
+            words, gold, size = trimmed(ids, tags, lengths, index)
+            emissions = model(words, size) if emissions_of is None else \
+                emissions_of(model, words, size)
+            loss = loss_of(model.log_likelihood(emissions, gold,
+                                                length_mask(size, words.shape[1])))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    return mon, model, held

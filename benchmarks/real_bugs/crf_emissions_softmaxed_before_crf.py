@@ -19,9 +19,7 @@ against 0.901.
 """
 import torch
 
-import nndebug as nd
-from benchmarks.real_bugs._crf_tagging import (BiLstmCrf, data, entity_f1, gold_lists,
-                                               index_batches, length_mask, trimmed)
+from benchmarks.real_bugs._crf_tagging import entity_f1, gold_lists, train_tagger, trimmed
 
 TITLE = "Don't use softmax before CRF"
 LINK = "https://github.com/heshenghuan/LSTM-CRF/issues/4"
@@ -50,18 +48,8 @@ def held_out_f1(model, held, fixed, batch_size=100):
 
 
 def run(fixed=False, steps=STEPS, **watch):
-    torch.manual_seed(0)
-    (ids, tags, lengths), held = data()
-    model = BiLstmCrf()
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
-    with nd.watch(model, optimizer, **watch) as mon:
-        for index in index_batches(len(ids), steps, seed=0):
-            words, gold, size = trimmed(ids, tags, lengths, index)
-            loss = -model.log_likelihood(emissions(model, words, size, fixed), gold,
-                                         length_mask(size, words.shape[1])).mean()
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
+    mon, model, held = train_tagger(
+        steps, emissions_of=lambda model, words, size: emissions(model, words, size, fixed),
+        **watch)
     mon.held_out_f1 = held_out_f1(model, held, fixed)
     return mon

@@ -21,9 +21,7 @@ seeds shifted by 1000, 0.492 against 0.958.
 """
 import torch
 
-import nndebug as nd
-from benchmarks.real_bugs._crf_tagging import (BiLstmCrf, data, index_batches, length_mask,
-                                               trimmed)
+from benchmarks.real_bugs._crf_tagging import length_mask, train_tagger, trimmed
 
 TITLE = "The f1 score only increases when the batch size =1"
 LINK = "https://github.com/kmkurn/pytorch-crf/issues/45"
@@ -55,18 +53,6 @@ def held_out_accuracy(model, held, fixed, batch_size=100):
 
 
 def run(fixed=False, steps=STEPS, **watch):
-    torch.manual_seed(0)
-    (ids, tags, lengths), held = data()
-    model = BiLstmCrf()
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
-    with nd.watch(model, optimizer, **watch) as mon:
-        for index in index_batches(len(ids), steps, seed=0):
-            words, gold, size = trimmed(ids, tags, lengths, index)
-            loss = -model.log_likelihood(model(words, size), gold,
-                                         length_mask(size, words.shape[1])).mean()
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
+    mon, model, held = train_tagger(steps, **watch)
     mon.held_out_accuracy = held_out_accuracy(model, held, fixed)
     return mon
