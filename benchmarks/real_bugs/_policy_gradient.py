@@ -8,6 +8,9 @@ on starts the training never saw). Each case keeps its own loss and its own bug.
 import numpy as np
 import torch
 from torch import nn
+from torch.distributions import Categorical
+
+import nndebug as nd
 
 GRAVITY, CART_MASS, POLE_MASS, POLE_HALF_LENGTH = 9.8, 1.0, 0.1, 0.5
 FORCE, TAU = 10.0, 0.02
@@ -135,3 +138,43 @@ def rollout(env, model, observations, first, horizon):
         last_values = model(observations)[1][:, 0]
     return {key: torch.stack(value) for key, value in out.items()}, observations, first, \
         last_values
+
+
+def train_ppo(steps, lr, epochs, advantages_of, policy_loss_of, envs=8, horizon=64,
+              **watch):
+    """PPO on ``envs`` cart-poles under ``nd.watch``: rollouts of ``horizon`` steps, their
+    advantages from ``advantages_of(batch, last_values, first)`` standardised, then
+    ``epochs`` passes of ``policy_loss_of(ratio, advantages)`` plus half the value error and
+    a 0.01 entropy bonus, gradients clipped at 0.5; ``steps`` optimizer steps in all. The
+    cases put their bug in one of the two functions. Returns the closed monitor and the
+    model."""
+    torch.manual_seed(0)
+    env = CartPoles(envs, seed=0)
+    model = ActorCritic()
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    observations, first = env.observe(), torch.ones(envs)
+    taken = 0
+    with nd.watch(model, optimizer, **watch) as mon:
+        while taken < steps:
+            batch, observations, first, last_values = rollout(env, model, observations,
+                                                              first, horizon)
+            advantages, returns = advantages_of(batch, last_values, first)
+            states, actions = batch["obs"].reshape(-1, 4), batch["actions"].reshape(-1)
+            old_log_probs, returns = batch["log_probs"].reshape(-1), returns.reshape(-1)
+            advantages = advantages.reshape(-1)
+            advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+            for _ in range(epochs):
+                logits, values = model(states)
+                dist = Categorical(logits=logits)
+                ratio = (dist.log_prob(actions) - old_log_probs).exp()
+                loss = policy_loss_of(ratio, advantages) + \
+                    0.5 * (values[:, 0] - returns).pow(2).mean() - 0.01 * dist.entropy().mean()
+                optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+                optimizer.step()
+                mon.step(loss)
+                taken += 1
+                if taken == steps:
+                    break
+    return mon, model

@@ -27,11 +27,8 @@ up part of the way (173 against 165 at seed 0; the twin's greedy score wobbles n
 cut): the bug slows learning a great deal more than it caps it at this scale.
 """
 import torch
-from torch.distributions import Categorical
 
-import nndebug as nd
-from benchmarks.real_bugs._policy_gradient import ActorCritic, CartPoles, \
-    held_out_length, rollout
+from benchmarks.real_bugs._policy_gradient import held_out_length, train_ppo
 
 TITLE = "Fatal bug in implementation of GAE"
 LINK = "https://github.com/vietnh1009/Super-mario-bros-PPO-pytorch/issues/21"
@@ -58,36 +55,13 @@ def advantages_of(batch, last_values, fixed):
 
 
 def run(fixed=False, steps=STEPS, **watch):
-    torch.manual_seed(0)
-    env = CartPoles(ENVS, seed=0)
-    model = ActorCritic()
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    observations, first = env.observe(), torch.ones(ENVS)
-    taken = 0
-    with nd.watch(model, optimizer, **watch) as mon:
-        while taken < steps:
-            batch, observations, first, last_values = rollout(env, model, observations,
-                                                              first, HORIZON)
-            advantages, returns = advantages_of(batch, last_values, fixed)
-            states, actions = batch["obs"].reshape(-1, 4), batch["actions"].reshape(-1)
-            old_log_probs, returns = batch["log_probs"].reshape(-1), returns.reshape(-1)
-            advantages = advantages.reshape(-1)
-            advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
-            for _ in range(EPOCHS):
-                logits, values = model(states)
-                dist = Categorical(logits=logits)
-                ratio = (dist.log_prob(actions) - old_log_probs).exp()
-                policy_loss = -torch.min(ratio * advantages,
-                                         ratio.clamp(1 - CLIP, 1 + CLIP) * advantages).mean()
-                loss = policy_loss + 0.5 * (values[:, 0] - returns).pow(2).mean() \
-                    - 0.01 * dist.entropy().mean()
-                optimizer.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
-                optimizer.step()
-                mon.step(loss)
-                taken += 1
-                if taken == steps:
-                    break
+    def policy_loss_of(ratio, advantages):
+        return -torch.min(ratio * advantages,
+                          ratio.clamp(1 - CLIP, 1 + CLIP) * advantages).mean()
+
+    mon, model = train_ppo(steps, 1e-3, EPOCHS,
+                           lambda batch, last_values, first: advantages_of(batch, last_values,
+                                                                           fixed),
+                           policy_loss_of, ENVS, HORIZON, **watch)
     mon.held_out_length = held_out_length(model.actor)
     return mon

@@ -25,11 +25,8 @@ of play): the bug's agent lasts 118.7 steps, the fixed twin 199.2. Seeds shifted
 learning rate of 3e-3 the harm is smaller and less regular (the clip binds less often).
 """
 import torch
-from torch.distributions import Categorical
 
-import nndebug as nd
-from benchmarks.real_bugs._policy_gradient import ActorCritic, CartPoles, gae, \
-    held_out_length, rollout
+from benchmarks.real_bugs._policy_gradient import gae, held_out_length, train_ppo
 
 TITLE = "Fixed policy loss calculation"
 LINK = "https://github.com/jvmncs/safe-grid-agents/pull/28"
@@ -39,42 +36,17 @@ ENVS, HORIZON, EPOCHS, CLIP = 8, 64, 10, 0.2
 
 
 def run(fixed=False, steps=STEPS, **watch):
-    torch.manual_seed(0)
-    env = CartPoles(ENVS, seed=0)
-    model = ActorCritic()
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
-    observations, first = env.observe(), torch.ones(ENVS)
-    taken = 0
-    with nd.watch(model, optimizer, **watch) as mon:
-        while taken < steps:
-            batch, observations, first, last_values = rollout(env, model, observations,
-                                                              first, HORIZON)
-            advantages, returns = gae(batch["rewards"], batch["values"], last_values,
-                                      batch["starts"], first)
-            states, actions = batch["obs"].reshape(-1, 4), batch["actions"].reshape(-1)
-            old_log_probs, returns = batch["log_probs"].reshape(-1), returns.reshape(-1)
-            advantages = advantages.reshape(-1)
-            advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
-            for _ in range(EPOCHS):
-                logits, values = model(states)
-                dist = Categorical(logits=logits)
-                ratio = (dist.log_prob(actions) - old_log_probs).exp()
-                clipped = ratio.clamp(1 - CLIP, 1 + CLIP)
-                if fixed:
-                    policy_loss = -torch.min((advantages * ratio).mean(),
-                                             (advantages * clipped).mean())
-                else:            # BUG: the minus inside the min: the larger surrogate wins
-                    policy_loss = torch.min(-(advantages * ratio).mean(),
-                                            -(advantages * clipped).mean())
-                loss = policy_loss + 0.5 * (values[:, 0] - returns).pow(2).mean() \
-                    - 0.01 * dist.entropy().mean()
-                optimizer.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
-                optimizer.step()
-                mon.step(loss)
-                taken += 1
-                if taken == steps:
-                    break
+    def advantages_of(batch, last_values, first):
+        return gae(batch["rewards"], batch["values"], last_values, batch["starts"], first)
+
+    def policy_loss_of(ratio, advantages):
+        clipped = ratio.clamp(1 - CLIP, 1 + CLIP)
+        if fixed:
+            return -torch.min((advantages * ratio).mean(), (advantages * clipped).mean())
+        # BUG: the minus inside the min: the larger surrogate wins
+        return torch.min(-(advantages * ratio).mean(), -(advantages * clipped).mean())
+
+    mon, model = train_ppo(steps, 1e-2, EPOCHS, advantages_of, policy_loss_of, ENVS, HORIZON,
+                           **watch)
     mon.held_out_length = held_out_length(model.actor)
     return mon
