@@ -14,6 +14,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+import nndebug as nd
+
 from benchmarks.real_bugs._common import classification  # noqa: F401  (re-exported)
 
 TRAIN = 1297                       # the rest of the 1,797 digits (500) are held out
@@ -106,3 +108,30 @@ def held_out_retrieval(model, images, texts):
         scores = retrieval(model.image(images), model.text(texts))
     model.train()
     return scores
+
+
+def train_two_tower(steps, loss_of, after_training=None, **watch):
+    """Adam on a fresh ``TwoTower`` under ``nd.watch``, 64 noisy training pairs a step: the
+    batch's image and text features, each L2-normalised, go to ``loss_of(model, image,
+    text)``, where the cases put their loss (and its bug). ``after_training(model,
+    held_images, held_texts)``, if given, runs inside the watched block after the last step
+    (a scoring the monitor should see). Returns the closed monitor, the model, the held-out
+    images and texts, and what ``after_training`` returned."""
+    torch.manual_seed(0)
+    generator = torch.Generator().manual_seed(0)
+    (images, texts, _), (held_images, held_texts, _) = pairs()
+    model = TwoTower()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    scored = None
+    with nd.watch(model, optimizer, **watch) as mon:
+        for index in index_batches(TRAIN, steps, seed=0):
+            optimizer.zero_grad()
+            image = F.normalize(model.image(noisy(images[index], generator)), dim=1)
+            text = F.normalize(model.text(texts[index]), dim=1)
+            loss = loss_of(model, image, text)
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+        if after_training is not None:
+            scored = after_training(model, held_images, held_texts)
+    return mon, model, held_images, held_texts, scored

@@ -33,13 +33,19 @@ def regression():
 
 def batches(x, y, steps, batch_size=64, seed=0):
     """``steps`` shuffled mini-batches, reshuffled every epoch, from a private generator."""
+    for index in index_batches(len(x), steps, batch_size, seed):
+        yield x[index], y[index]
+
+
+def index_batches(n, steps, batch_size=32, seed=0):
+    """``steps`` batches of row indices into ``n`` rows, shuffled and reshuffled every epoch
+    (a last partial batch dropped), from a private generator."""
     rng = np.random.default_rng(seed)
-    done, n = 0, len(x)
+    done = 0
     while True:
         order = torch.from_numpy(rng.permutation(n))
         for start in range(0, n - batch_size + 1, batch_size):
-            index = order[start:start + batch_size]
-            yield x[index], y[index]
+            yield order[start:start + batch_size]
             done += 1
             if done == steps:
                 return

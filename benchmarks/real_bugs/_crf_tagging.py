@@ -19,6 +19,7 @@ import torch
 from torch import nn
 
 import nndebug as nd
+from benchmarks.real_bugs._common import index_batches
 
 TAGS = 5                      # O, B-PER, I-PER, B-LOC, I-LOC
 O_WORDS = range(1, 41)
@@ -61,17 +62,6 @@ def data():
     return sentences(TRAIN, seed=0), sentences(HELD_OUT, seed=1)
 
 
-def index_batches(count, steps, batch_size=32, seed=0):
-    """``steps`` index batches, reshuffled every epoch."""
-    rng = np.random.default_rng(seed)
-    done = 0
-    while True:
-        order = torch.from_numpy(rng.permutation(count))
-        for start in range(0, count - batch_size + 1, batch_size):
-            yield order[start:start + batch_size]
-            done += 1
-            if done == steps:
-                return
 
 
 def trimmed(ids, tags, lengths, index):

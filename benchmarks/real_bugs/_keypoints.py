@@ -18,6 +18,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from benchmarks.real_bugs._common import index_batches  # noqa: F401  (cases import it here)
+
 SIZE = 20
 FACE = np.array([[-0.5, -0.35], [0.5, -0.35], [0.0, 0.1], [-0.35, 0.5], [0.35, 0.5]])
 FACE_MIRROR = [1, 0, 2, 4, 3]           # right eye <-> left eye, right <-> left mouth corner
@@ -135,15 +137,3 @@ class CoordinateNet(nn.Module):
     def forward(self, x):
         return self.body(x).view(-1, self.keypoints, 2)
 
-
-def index_batches(n, steps, batch_size, seed):
-    """``steps`` shuffled index batches (reshuffled every epoch) from a private generator."""
-    rng = np.random.default_rng(seed)
-    done = 0
-    while True:
-        order = torch.from_numpy(rng.permutation(n))
-        for start in range(0, n - batch_size + 1, batch_size):
-            yield order[start:start + batch_size]
-            done += 1
-            if done == steps:
-                return

@@ -17,6 +17,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from benchmarks.real_bugs._common import index_batches
+
 ENTITIES = 300
 RELATIONS = 6
 LATENT = 8
@@ -50,15 +52,7 @@ def knowledge_graph(seed=0, kind="translation"):
 
 def triple_batches(triples, steps, batch_size=128, seed=0):
     """``steps`` shuffled mini-batches of row indices, reshuffled every epoch."""
-    rng = np.random.default_rng(seed)
-    done, n = 0, len(triples)
-    while True:
-        order = torch.from_numpy(rng.permutation(n))
-        for start in range(0, n - batch_size + 1, batch_size):
-            yield order[start:start + batch_size]
-            done += 1
-            if done == steps:
-                return
+    return index_batches(len(triples), steps, batch_size, seed)
 
 
 def corrupt(triples, generator):

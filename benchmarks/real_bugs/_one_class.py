@@ -4,6 +4,7 @@ import numpy as np
 import torch
 
 from benchmarks.real_bugs._common import classification
+from benchmarks.real_bugs._common import index_batches  # noqa: F401  (cases import it here)
 
 
 def one_class_digits(normal=0, seed=0, held_out_normals=60, held_out_anomalies=240):
@@ -35,15 +36,3 @@ def auroc(scores, is_anomaly):
     n_pos, n_neg = int(positive.sum()), int((~positive).sum())
     return ((ranks[positive].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)).item()
 
-
-def index_batches(n, steps, batch_size=32, seed=0):
-    """``steps`` shuffled index batches over ``n`` rows, reshuffled every epoch."""
-    rng = np.random.default_rng(seed)
-    done = 0
-    while True:
-        order = torch.from_numpy(rng.permutation(n))
-        for start in range(0, n - batch_size + 1, batch_size):
-            yield order[start:start + batch_size]
-            done += 1
-            if done == steps:
-                return

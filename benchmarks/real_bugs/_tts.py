@@ -14,6 +14,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from benchmarks.real_bugs._common import index_batches  # noqa: F401  (cases import it here)
+
 VOCAB = 12
 MELS = 8
 MAX_TEXT = 7
@@ -70,16 +72,6 @@ def corpus(seed=0, final_lengthening=False):
     return train, held
 
 
-def index_batches(n, steps, batch_size=32, seed=0):
-    rng = np.random.default_rng(seed)
-    done = 0
-    while True:
-        order = torch.from_numpy(rng.permutation(n))
-        for start in range(0, n - batch_size + 1, batch_size):
-            yield order[start:start + batch_size]
-            done += 1
-            if done == steps:
-                return
 
 
 def frame_mask(mel_len, frames=MAX_FRAMES):

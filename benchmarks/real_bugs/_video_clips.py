@@ -13,6 +13,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from benchmarks.real_bugs._common import index_batches as common_index_batches
+
 SIZE = 16
 CLASSES = 8
 DIRECTIONS = ((0, 1), (0, -1), (1, 0), (-1, 0))     # (rows, columns) per frame: right, left,
@@ -57,16 +59,9 @@ class TinyC3D(nn.Module):
 
 
 def index_batches(count, steps, batch_size=32, seed=0):
-    """``steps`` batches of row indices into ``count`` videos, reshuffled every epoch."""
-    rng = np.random.default_rng(seed + 17)
-    done = 0
-    while True:
-        order = rng.permutation(count)
-        for start in range(0, count - batch_size + 1, batch_size):
-            yield torch.from_numpy(order[start:start + batch_size])
-            done += 1
-            if done == steps:
-                return
+    """``steps`` batches of row indices into ``count`` videos, reshuffled every epoch (a
+    stream of its own: the seed moved by 17)."""
+    return common_index_batches(count, steps, batch_size, seed + 17)
 
 
 @torch.no_grad()

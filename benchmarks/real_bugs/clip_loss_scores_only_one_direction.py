@@ -24,9 +24,7 @@ direction. The harm is real but modest at this scale.
 import torch
 from torch.nn import functional as F
 
-import nndebug as nd
-from benchmarks.real_bugs._clip_pairs import (TRAIN, TwoTower, held_out_retrieval,
-                                              index_batches, noisy, pairs, symmetric_loss)
+from benchmarks.real_bugs._clip_pairs import held_out_retrieval, symmetric_loss, train_two_tower
 
 TITLE = "CLIP: Loss in implementation vs. in paper"
 LINK = "https://github.com/lucidrains/DALLE-pytorch/issues/32"
@@ -35,23 +33,13 @@ STEPS = 300
 
 
 def run(fixed=False, steps=STEPS, **watch):
-    torch.manual_seed(0)
-    generator = torch.Generator().manual_seed(0)
-    (images, texts, _), (held_images, held_texts, _) = pairs()
-    model = TwoTower()
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    with nd.watch(model, optimizer, **watch) as mon:
-        for index in index_batches(TRAIN, steps, seed=0):
-            optimizer.zero_grad()
-            image = F.normalize(model.image(noisy(images[index], generator)), dim=1)
-            text = F.normalize(model.text(texts[index]), dim=1)
-            logits = model.logit_scale.exp() * text @ image.T      # rows: texts
-            if fixed:
-                loss = symmetric_loss(logits)
-            else:                # BUG: one softmax axis only, the images never pick a text
-                loss = F.cross_entropy(logits, torch.arange(len(index)))
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
+    def loss_of(model, image, text):
+        logits = model.logit_scale.exp() * text @ image.T      # rows: texts
+        if fixed:
+            return symmetric_loss(logits)
+        # BUG: one softmax axis only, the images never pick a text
+        return F.cross_entropy(logits, torch.arange(len(logits)))
+
+    mon, model, held_images, held_texts, _ = train_two_tower(steps, loss_of, **watch)
     mon.held_out_retrieval = held_out_retrieval(model, held_images, held_texts)
     return mon

@@ -27,9 +27,7 @@ similarity against 0.34 and 0.77 through the cosine (the same trained model); se
 import torch
 from torch.nn import functional as F
 
-import nndebug as nd
-from benchmarks.real_bugs._clip_pairs import (TRAIN, TwoTower, index_batches, noisy, pairs,
-                                              symmetric_loss)
+from benchmarks.real_bugs._clip_pairs import symmetric_loss, train_two_tower
 
 TITLE = "Cosine similarity implementation bug"
 LINK = "https://github.com/patrickjohncyh/fashion-clip/issues/31"
@@ -50,23 +48,14 @@ def recall(similarity, k):
 
 
 def run(fixed=False, steps=STEPS, **watch):
-    torch.manual_seed(0)
-    generator = torch.Generator().manual_seed(0)
-    (images, texts, _), (held_images, held_texts, _) = pairs()
-    model = TwoTower()
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    with nd.watch(model, optimizer, **watch) as mon:
-        for index in index_batches(TRAIN, steps, seed=0):
-            optimizer.zero_grad()
-            image = F.normalize(model.image(noisy(images[index], generator)), dim=1)
-            text = F.normalize(model.text(texts[index]), dim=1)
-            loss = symmetric_loss(model.logit_scale.exp() * image @ text.T)
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
+    def score(model, held_images, held_texts):      # after the last step, still watched
         model.eval()
         with torch.no_grad():
-            similarity = cosine_similarity(model.image(held_images), model.text(held_texts),
-                                           fixed)
+            return cosine_similarity(model.image(held_images), model.text(held_texts), fixed)
+
+    def loss_of(model, image, text):
+        return symmetric_loss(model.logit_scale.exp() * image @ text.T)
+
+    mon, _, _, _, similarity = train_two_tower(steps, loss_of, after_training=score, **watch)
     mon.held_out_recall = {"i2t@1": recall(similarity, 1), "i2t@5": recall(similarity, 5)}
     return mon

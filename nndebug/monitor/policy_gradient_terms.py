@@ -92,7 +92,7 @@ class PolicyGradientTerms(BackwardWatch):
         self._watched |= {id(p) for group in groups for p in group.get("params", ())}
         super().__init__(adapter.framework == "torch" and bool(self._watched), on_error)
         self.observed = observed
-        self._backwards, self.scans, self._step = 0, 0, -1
+        self._backwards, self.scans = 0, 0
 
     def on_loss(self, step, loss):
         """A recorded step ended (its backward done): on the first STRUCTURE_SCANS, look at
@@ -116,10 +116,9 @@ class PolicyGradientTerms(BackwardWatch):
         if self._backwards >= BACKWARDS_PER_STEP:
             return
         self._backwards += 1               # a critic's backward may come first: read a few
-        self._step = step
         try:
             for node in _products(loss.grad_fn):
-                row = self._read(node)
+                row = self._read(node, step)
                 if row is not None:
                     self.observed.policy_gradient_terms.append((step,) + row)
                 elif _entropy_product(node):
@@ -141,7 +140,7 @@ class PolicyGradientTerms(BackwardWatch):
         except Exception as error:        # never break the user's backward
             self.on_error(error)
 
-    def _read(self, product):
+    def _read(self, product, step):
         children = [child for child, _ in product.next_functions]
         if len(children) != 2:
             return None
@@ -152,7 +151,7 @@ class PolicyGradientTerms(BackwardWatch):
             source, picked, rows = found
             if _softmax_below(source) and \
                     len(self.observed.softmax_read_as_logits) < STEPS_MEASURED:
-                self.observed.softmax_read_as_logits.append((int(self._step),))
+                self.observed.softmax_read_as_logits.append((int(step),))
             weight_node = children[1 - side]
             weight = getattr(product, "_saved_other" if side == 0 else "_saved_self", None)
             kind = self._weight_kind(weight_node, source)

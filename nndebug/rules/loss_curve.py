@@ -52,8 +52,7 @@ def loss_diverging(ctx):
     if step is None or loss_without_level(ctx) or targets_moved_up(ctx):   # batches 44, 130
         return None
     s = ctx.summary
-    allowed = max(GAME_RISE * abs(s["start"]), GAME_RIVAL_RISE if loss_through_rival(ctx) else 0)
-    if adversarial_turns(ctx) and s["end"] - s["start"] <= allowed:
+    if adversarial_turns(ctx) and s["end"] - s["start"] <= _game_allowance(ctx, s):
         return None     # one side of a game climbing back as the other learns (variants 5)
     return Finding(
         code="LOSS_DIVERGING", severity="warning", step=step,
@@ -62,6 +61,13 @@ def loss_diverging(ctx):
         evidence={"start": s["start"], "best": s["best"], "end": s["end"], "noise": s["noise"]},
         fix="Lower the learning rate (or add warm-up/decay); clip gradients; check for a missing "
             "zero_grad.")
+
+
+def _game_allowance(ctx, s):
+    """How far one side of a game may climb above its start: a discriminator GAME_RISE of
+    its start, a generator (its loss goes through its rival) GAME_RIVAL_RISE."""
+    rival = GAME_RIVAL_RISE if loss_through_rival(ctx) else 0.0
+    return max(GAME_RISE * abs(s["start"]), rival)
 
 
 @rule(produces="LOSS_AT_CHANCE", reads=set(CHANCE_CAUSES))
