@@ -395,6 +395,7 @@ ROW_LISTS += ("forwards_after_training",)   # real-bug batches 105/114 (forwards
 ROW_LISTS += ("closure_steps",)   # real-bug batch 116 (optimizer.step(closure): L-BFGS)
 ROW_LISTS += ("negative_rates",)   # real-bug batch 123 (a learning rate below zero)
 ROW_LISTS += ("softmax_read_as_logits",)   # real-bug batch 124 (Categorical(logits=probs))
+ROW_LISTS += ("handwritten_errors",)   # real-bug batch 126 (((pred - target) ** 2).mean())
 
 
 @dataclass
@@ -1042,6 +1043,11 @@ class Observed:
                                                           # log-probability normalised from a
                                                           # softmax's output (monitor/policy_
                                                           # gradient_terms.py)
+    handwritten_errors: list = field(default_factory=list)  # [(step, index, "squared" or
+                                                          # "absolute", prediction magnitude,
+                                                          # target magnitude)] of regression
+                                                          # errors written by hand (monitor/
+                                                          # handwritten_errors.py)
     negative_rates: list = field(default_factory=list)    # [(step, param group, rate)] of the
                                                           # first optimizer step taken with a
                                                           # rate below zero (monitor/

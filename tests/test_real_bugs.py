@@ -165,16 +165,6 @@ KNOWN_MISSES = {
         "loss's mask read against its target: every masked-out target row all zeros "
         "(padding) and no unmasked row near zero, in a model whose stopping reads its own "
         "output; LOSS_MASK_HIDES_END_OF_SEQUENCE is the code it would produce",
-    "pitch_target_left_in_hertz":   # real-bug batch 126
-        "the pitch predictor's target is left in Hz (about 200) and its squared error is "
-        "summed with mel and duration losses of order 1; the shared encoder serves pitch "
-        "and the other heads starve (mel MSE 0.075 against 0.015). TARGETS_UNSCALED reads "
-        "only losses that go through a torch regression loss (run.observed.loss_calls); "
-        "this one is written by hand, ((pitch - target) ** 2)[real].mean(), as is common "
-        "with masked per-token losses. Naming it needs a hand-written squared error read: "
-        "a subtraction of a tensor that does not require grad from a model output, squared "
-        "and reduced into the loss, with the target's magnitude in the hundreds; "
-        "TARGETS_UNSCALED is the code",
     "prenet_dropout_never_active":   # real-bug batch 126
         "the pre-net's F.dropout is called with its training flag off while the model "
         "trains, an identity op; the decoder copies the previous frame (teacher-forced MSE "

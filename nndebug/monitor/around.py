@@ -156,6 +156,7 @@ from .shared_norm_sites import SharedNormSites   # real-bug batch 43
 from .reversed_steps import ReversedSteps   # real-bug batch 34
 from .straight_through_cancellations import StraightThroughCancellations   # real-bug batch 32
 from .attention_scales import AttentionScales   # real-bug batch 79
+from .handwritten_errors import HandwrittenErrors   # real-bug batch 126 (hand-written MSE)
 
 FOREIGN_CALLS_LEFT_OPEN = 10_000  # [design] calls of modules outside this model, with no
                                   # call of the model between them, after which an armed
@@ -202,6 +203,9 @@ class Around:
         self.attention = AttentionCapture(adapter, self._attention_site, on_error,
                                           on_loss_call=self._on_loss_function)
         self.attention.scales = AttentionScales(observed, current_step, on_error)   # batch 79
+        self.errors = HandwrittenErrors(adapter, observed,   # ((pred - target) ** 2).mean()
+                                        lambda: self.structure.inside_forward, current_step)
+        self.attention.errors = self.errors
         self.carried = CarriedGradients(adapter, observed, parameters, current_step, on_error)
         self.optimizer_steps = OptimizerSteps(optimizer, observed, self.carried.backwards_in,
                                               current_step, on_error, root=adapter.model)
@@ -353,6 +357,7 @@ class Around:
         self.layouts.arm(step)
         self.stacked.arm(step)
         self.attention.arm()
+        self.errors.arm()                 # handwritten_errors.py (through attention's mode)
         self.origins.arm(step, closer_look)   # NaN births (nonfinite_origins.py)
         self.graph.arm()             # the loss's constants, when a step showed one
         self.reductions.arm()
@@ -408,6 +413,7 @@ class Around:
         self.losses.disarm()
         self.origins.disarm()        # first: its mode lies on attention's
         self.attention.disarm()
+        self.errors.disarm()
         self.graph.disarm()          # after attention's mode: ours lies under it
         self.reductions.disarm()
         self.forward_graph.disarm()
@@ -506,11 +512,13 @@ class Around:
             self.losses.call = None
             self.on_error(error)
         self.attention.pack(packet)
+        self.errors.pack(packet)
         self.origins.pack(packet)
 
     def take(self, values, record):
         self.losses.take(values, record)
         self.attention.take(values, record)
+        self.errors.take(values, record)
         self.origins.take(values, record)
 
     def _on_loss_function(self, name, args, kwargs):

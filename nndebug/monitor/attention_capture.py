@@ -48,6 +48,7 @@ class AttentionCapture:
         self.steps_seen = 0       # recorded steps the mode ran through
         self.used = False         # it measured a softmax, or handed on a loss call
         self.scales = None        # attention_scales.AttentionScales, set by around.py (batch 79)
+        self.errors = None        # handwritten_errors.HandwrittenErrors, set by around.py
 
     def arm(self):
         """The coming step is recorded: the mode goes on at its first module call (start)."""
@@ -66,7 +67,7 @@ class AttentionCapture:
         self.steps_seen += 1
         try:
             self.modes.push(_softmax_mode(self._on_softmax, self._on_loss_call,
-                                          self._on_kernel))
+                                          self._on_kernel, self._on_arithmetic))
         except Exception as error:
             self.modes.current, self.enabled = None, False
             self.on_error(error)
@@ -124,6 +125,19 @@ class AttentionCapture:
         if self.scales is not None and site is not None:
             self.scales.on_kernel((site or "model") + ATTENTION_SUFFIX, args, kwargs)
 
+    def _on_arithmetic(self, subtraction, func, args, kwargs, result):
+        """A subtraction, or a square or absolute value that may be of one: a regression
+        error written by hand (handwritten_errors.py)."""
+        if self.errors is None or not args:
+            return
+        if subtraction:
+            self.errors.on_subtraction(args, result)
+        elif _squared(func, args, kwargs):
+            if self.errors.on_error("squared", args[0]):
+                self.used = True
+        elif func.__name__ in ("abs", "__abs__") and self.errors.on_error("absolute", args[0]):
+            self.used = True
+
     def _on_loss_call(self, name, args, kwargs):
         if self.on_loss_call is not None and self.on_loss_call(name, args, kwargs):
             self.used = True
@@ -142,9 +156,22 @@ class AttentionCapture:
         self.found = {}
 
 
-def _softmax_mode(on_softmax, on_loss_call=None, on_kernel=None):
+def _squared(func, args, kwargs):
+    """Whether this call of a power, square or product squares its first argument."""
+    name = func.__name__
+    if name == "square":
+        return True
+    if name in ("pow", "__pow__"):
+        exponent = args[1] if len(args) > 1 else kwargs.get("exponent")
+        return isinstance(exponent, (int, float)) and exponent == 2
+    if name in ("mul", "__mul__"):
+        return len(args) > 1 and args[0] is args[1]
+    return False
+
+
+def _softmax_mode(on_softmax, on_loss_call=None, on_kernel=None, on_arithmetic=None):
     """A fresh mode (one per recorded step; the class is made once per process)."""
-    return _softmax_watch_class()(on_softmax, on_loss_call, on_kernel)
+    return _softmax_watch_class()(on_softmax, on_loss_call, on_kernel, on_arithmetic)
 
 
 @functools.lru_cache(maxsize=None)
@@ -160,14 +187,22 @@ def _softmax_watch_class():
               functional.multilabel_margin_loss,   # multi-hot rows read as ids (batch 54)
               functional.kl_div}   # kl_div: paired with the labels' loss only (batch 55)
     kernels = {functional.scaled_dot_product_attention}   # batch 79: its logits' factors
+    # a regression error written by hand (handwritten_errors.py, batch 126): a subtraction,
+    # then a square or an absolute value of its result
+    subtractions = {torch.Tensor.__sub__, torch.Tensor.__rsub__, torch.sub, torch.Tensor.sub,
+                    torch.subtract}
+    arithmetic = subtractions | {torch.Tensor.__pow__, torch.pow, torch.Tensor.pow,
+                                 torch.square, torch.Tensor.square, torch.Tensor.__mul__,
+                                 torch.mul, torch.Tensor.mul, torch.abs, torch.Tensor.abs,
+                                 torch.Tensor.__abs__}
 
     class SoftmaxWatch(TorchFunctionMode):
         active = True
 
-        def __init__(self, on_softmax, on_loss_call, on_kernel=None):
+        def __init__(self, on_softmax, on_loss_call, on_kernel=None, on_arithmetic=None):
             super().__init__()
             self.on_softmax, self.on_loss_call = on_softmax, on_loss_call
-            self.on_kernel = on_kernel
+            self.on_kernel, self.on_arithmetic = on_kernel, on_arithmetic
 
         def __torch_function__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
@@ -186,6 +221,11 @@ def _softmax_watch_class():
             elif self.active and self.on_loss_call is not None and func in losses:
                 try:
                     self.on_loss_call(func.__name__, args, kwargs)
+                except Exception:
+                    self.active = False
+            elif self.active and self.on_arithmetic is not None and func in arithmetic:
+                try:
+                    self.on_arithmetic(func in subtractions, func, args, kwargs, result)
                 except Exception:
                     self.active = False
             return result

@@ -14,13 +14,17 @@ works)", https://stackoverflow.com/questions/52800582 ("the outputs are in the r
 [-1e8, 1e8]").
 
 Read from what reached a regression loss (``run.observed.loss_calls``: the output's and
-the target's min and max on recorded steps). A run whose last layer starts at the targets'
+the target's min and max on recorded steps), or, when no torch regression loss was called,
+from the regression errors written by hand (``run.observed.handwritten_errors``:
+``((prediction - target) ** 2)[mask].mean()``, each error's largest prediction and target
+magnitude; real-bug batch 126, a TTS pitch head regressed on raw hertz beside its mel and
+duration errors). A run whose last layer starts at the targets'
 scale (its bias set to their mean, a fixed output scale) is not judged: its first outputs
 are not small against the targets. A network that has grown into the targets' scale by its
 last recorded call is named as info only.
 """
 from ..findings import Finding
-from .context import fmt, judged_loss_calls
+from .context import fmt, judged_loss_calls, observed_list
 from .curve import learning_poor
 from .graph import rule
 
@@ -43,29 +47,61 @@ def _magnitude(low, high):
 @rule(produces="TARGETS_UNSCALED", explains={"LOSS_PLATEAU", "EXPLODING_GRADIENTS"})
 def targets_unscaled(ctx):
     calls = judged_loss_calls(ctx, REGRESSION_LOSSES)
-    if not calls:
+    if calls:
+        first, last = calls[0], calls[-1]
+        seen = [(int(first.step), _magnitude(first.output_min, first.output_max),
+                 _magnitude(first.target_min, first.target_max), first.loss),
+                (int(last.step), _magnitude(last.output_min, last.output_max),
+                 _magnitude(last.target_min, last.target_max), last.loss)]
+        beside = None
+    else:
+        seen, beside = _handwritten_unscaled(ctx)
+    if seen is None:
         return None
-    first, last = calls[0], calls[-1]
-    targets = _magnitude(first.target_min, first.target_max)
-    outputs = _magnitude(first.output_min, first.output_max)
+    (step, outputs, targets, loss), (_, end_outputs, end_targets, _) = seen
     if not (targets >= TARGET_MAGNITUDE and targets >= TARGET_OUTPUT_RATIO * max(outputs, 1.0)):
         return None                          # (NaN compares False: not judged)
-    end_targets = _magnitude(last.target_min, last.target_max)
-    end_outputs = _magnitude(last.output_min, last.output_max)
-    caught_up = len(calls) > 1 and end_outputs >= OUTPUTS_CAUGHT_UP * end_targets \
-        and not learning_poor(ctx)
+    # summed with errors of targets in unit scale, a squared error in raw units outweighs
+    # them even once its head has grown into the scale: the other heads starve (a TTS
+    # pitch error in hertz beside mel and duration errors: mel MSE 0.075 against 0.015)
+    swamps = beside is not None and targets >= TARGET_OUTPUT_RATIO * max(beside, 1.0)
+    caught_up = seen[0][0] != seen[1][0] and end_outputs >= OUTPUTS_CAUGHT_UP * end_targets \
+        and not learning_poor(ctx) and not swamps
     return Finding(
         code="TARGETS_UNSCALED", severity="info" if caught_up else "warning",
-        step=int(first.step),
+        step=step,
         message=f"The regression targets reach {fmt(targets)} while the freshly initialised "
-                f"network outputs at most {fmt(outputs)} ({first.loss}): the targets are in "
+                f"network outputs at most {fmt(outputs)} ({loss}): the targets are in "
                 "raw units, so the first losses are huge and the network spends its steps "
                 "growing its output scale instead of learning the relation (at the last "
                 f"recorded step its outputs reach {fmt(end_outputs)} against targets of "
-                f"{fmt(end_targets)}).",
+                f"{fmt(end_targets)})." + (
+                    f" It is summed with errors whose targets reach only {fmt(beside)}: "
+                    "in raw units it outweighs them, and what they train starves."
+                    if swamps else ""),
         evidence={"target_magnitude": targets, "output_magnitude": outputs,
+                  "other_errors_target_magnitude": beside,
                   "end_target_magnitude": end_targets, "end_output_magnitude": end_outputs,
-                  "loss": first.loss},
+                  "loss": loss},
         fix="Standardise the targets with the training set's mean and std (or the input "
             "window's own, for a per-window normaliser) and undo it on the predictions; at "
             "the least, initialise the last layer's bias to the targets' mean.")
+
+
+def _handwritten_unscaled(ctx):
+    """(the first and last judged rows, as (step, prediction magnitude, target magnitude,
+    "squared error written by hand"), of the hand-written error whose first target is the
+    largest; the largest target magnitude of the step's other hand-written errors), each
+    None without one."""
+    steps = {r.step for r in ctx.run.records}
+    rows = [row for row in observed_list(ctx, "handwritten_errors")
+            if (not steps or row[0] in steps) and (ctx.cutoff is None or row[0] < ctx.cutoff)]
+    if not rows:
+        return None, None
+    first = [row for row in rows if row[0] == rows[0][0]]
+    index = max(first, key=lambda row: row[4])[1]
+    others = [row[4] for row in first if row[1] != index]
+    own = [row for row in rows if row[1] == index]
+    name = f"{own[0][2]} error written by hand"
+    return ([(row[0], row[3], row[4], name) for row in (own[0], own[-1])],
+            max(others) if others else None)
