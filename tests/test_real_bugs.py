@@ -15,6 +15,145 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 136
+    "dqn_td_target_reads_latest_env_reward":   # real-bug batch 136
+        "the DQN's TD goal adds the reward of the environment's latest step to every "
+        "replayed row instead of each row's stored reward, so the goal no longer says "
+        "which action paid (held-out greedy return 1.17 against 3.03 for the twin; 2.61 "
+        "against 3.38 at seeds + 1000); the goal is a constant no_grad tensor in the "
+        "rewards' own range and the Huber loss converges (seed 0 draws only DEAD_RELU, "
+        "seeds + 1000 nothing). No rule sees the target's provenance; naming it needs the "
+        "TD goal's reward term checked against the batch: one value repeated over all rows "
+        "of a batch whose replayed rewards (or taken actions) differ, i.e. a regression "
+        "target whose row-to-row spread does not depend on the sampled rows; "
+        "TD_TARGET_IGNORES_REPLAYED_REWARD is the code it would produce",
+    "dqn_untaken_actions_regressed_to_zero":   # real-bug batch 136
+        "the DQN regresses its whole Q-vector onto a target that is zero except in the "
+        "taken action's column, so every untaken action is trained toward Q = 0 and values "
+        "become behaviour frequency x value: the greedy policy cashes out at once "
+        "(held-out return 1.00 against 3.03; 1.00 against 3.24 at seeds + 1000). watch "
+        "sees the loss rise early (LOSS_DIVERGING at step 15 and at seeds + 1000: wrong "
+        "cause) but not why. Naming it needs the MSE target read: a (batch, actions) "
+        "target with exactly one nonzero entry per row, at a column that varies with the "
+        "row (the replayed action), against an output whose other columns are far from "
+        "zero; UNTAKEN_ACTIONS_REGRESSED_TO_ZERO is the code it would produce",
+    "double_dqn_argmax_taken_on_current_state":   # real-bug batch 136
+        "a Double DQN picks the bootstrap action with argmax_a Q_online(s, a) on the "
+        "batch's current states and evaluates it with Q_target(s', .), so the bootstrap "
+        "reads an arbitrary action's value of the next state (held-out greedy return 1.07, "
+        "cash-out on 86% of first digits, against 2.93; 1.04 against 3.37 at seeds + "
+        "1000); the goal is a real Q-value under no_grad and the loss converges; nothing "
+        "is flagged. No rule relates the online network's no_grad calls to the target "
+        "network's inputs; naming it needs the online forward whose argmax indexes the "
+        "target network's output seen to run on the same tensor as the loss's prediction "
+        "(the current states) rather than on the tensor the target network reads (the "
+        "next states); DOUBLE_Q_ARGMAX_ON_CURRENT_STATE is the code it would produce",
+    "replay_rounds_alias_one_cleared_list":   # real-bug batch 136
+        "the replay keeps each 10-step round as a reference to the same lists, cleared and "
+        "refilled every round, so the agent replays only the round being collected, "
+        "not the thousands of transitions it thinks it holds (held-out greedy return 1.18 "
+        "against 3.03; 1.39 against 3.38 at seeds + 1000). Seed 0 is silent; at seeds + "
+        "1000 the loss's rise draws LOSS_DIVERGING (wrong cause). The batches are real "
+        "transitions of the right shapes; no rule counts how many distinct rows training "
+        "draws from. Naming it needs the sampled batches' distinct inputs tracked over the "
+        "run: a pool that never grows past a few hundred rows (duplicates within a batch "
+        "~20%, where a growing buffer's fall toward 0) while the loop's data source is "
+        "said to accumulate; REPLAY_ENTRIES_ALIASED is the code it would produce",
+    "replay_reward_scale_applied_to_next_state":   # real-bug batch 136
+        "the replay's reward scale (0.1) multiplies the sampled next states instead of the "
+        "rewards, so the target network bootstraps from digits at a tenth of their "
+        "brightness, a near-constant read from its biases (held-out greedy return 1.04, "
+        "cash-out on 91% of first digits, against 5.53; 1.02 against 3.99 at seeds + 1000); "
+        "nothing is flagged. The online network never sees the scaled next states (only the "
+        "unwatched target network does) and the goal is a finite no_grad constant. Naming "
+        "it needs the target network's inputs compared with the online network's: "
+        "next-state batches whose scale is 10x below the states' (the two are draws of the "
+        "same observation space); NEXT_STATES_OFF_INPUT_SCALE is the code it would produce",
+    # real-bug batch 133
+    "enhancement_trained_on_scale_invariant_loss":   # real-bug batch 133
+        "a Conv-TasNet masker trained for enhancement on -SI-SNR: the loss is blind to the "
+        "output's level, which drifts with the ReLU masks (held-out SNR -8.8 dB against "
+        "7.0 for the -SNR twin, output level x2.7 the clean voice's; -1.1 against 7.2 at "
+        "seeds + 1000); the loss falls, gradients and updates are ordinary. No rule reads "
+        "what a loss is invariant to; naming it needs the loss's graph seen to rescale its "
+        "reference to the estimate (a projection <s_hat, s> / <s, s> * s inside a log "
+        "ratio) in a model whose output is used as a signal, with the output's norm "
+        "drifting against the target's over training; SCALE_INVARIANT_LOSS_LEAVES_LEVEL_FREE "
+        "is the code it would produce",
+    "separated_sources_written_without_peak_normalisation":   # real-bug batch 133
+        "a PIT SI-SNR separator's sources written to [-1, 1] as the model outputs them, "
+        "without pyannote's fix (peak-normalising each source): 10.4% of the written "
+        "samples clip and held-out SI-SNRi falls from 3.39 to 3.14 dB (18.1%, 2.61 to 2.13 "
+        "at seeds + 1000); training is identical in both runs and the harm is made after "
+        "the watched loop. Naming it needs the level-free loss (as for "
+        "enhancement_trained_on_scale_invariant_loss) plus the outputs' level against the "
+        "inputs' (estimates several times the mixture's peak); "
+        "SCALE_INVARIANT_LOSS_LEAVES_LEVEL_FREE is the code it would produce",
+    "separation_lists_sorted_by_length_only":   # real-bug batch 133
+        "mix, s1 and s2 file lists paired by sorting each on length alone: with "
+        "fixed-length segments every length ties, each list keeps its own listing order and "
+        "every mixture gets two other mixtures' speakers (held-out SI-SNRi -19.3 dB against "
+        "4.0; -21.0 against 3.7 at seeds + 1000); the PIT loss still falls a little and "
+        "nothing errors. No rule reads the batches' relation to their targets in "
+        "separation; naming it needs the one identity separation data obeys checked on "
+        "the batches: the input equals the sum of the targets along their source axis "
+        "(here the residual is as large as the mixture); TARGETS_UNRELATED_TO_INPUTS (or "
+        "MIXTURE_NOT_SUM_OF_SOURCES) is the code it would produce",
+    "de_emphasis_not_inverse_of_pre_emphasis":   # real-bug batch 133
+        "a SEGAN-style enhancer trained on pre-emphasised signals delivers its waveform "
+        "through a one-tap de-emphasis (y[t] + 0.95 y[t-1]) instead of the recursive "
+        "inverse (held-out SNR of the delivered waveform 0.7 dB against 5.5; 0.8 against "
+        "5.5 at seeds + 1000); training, its loss and gradients are identical in both runs: "
+        "the bug is post-processing after the loop. Nothing watches what is done to the "
+        "outputs after training; naming it needs the pre- and post-processing pair "
+        "checked as inverses (post(pre(x)) == x on a batch); "
+        "POSTPROCESSING_NOT_INVERSE_OF_PREPROCESSING is the code it would produce",
+    # real-bug batch 131
+    "qa_end_logits_copied_from_start_logits":   # real-bug batch 131
+        "the QA head's end logits are its start column again (the end column is computed "
+        "and never read), so both cross-entropies pull on the same scores and only "
+        "one-word answers can be decoded (held-out exact match 0.27 against 1.00; 0.27 "
+        "against 1.00 at seeds + 1000); the loss falls and the gradients look healthy. "
+        "The unread column's row of the head weight (and its bias entry) gets an exactly "
+        "zero gradient every step, but it is one row of a tensor, not a whole parameter, "
+        "so NO_GRADIENT (whole tensors) stays silent; naming it needs per-row gradients "
+        "of an output layer (a row of the last Linear at exactly zero every step while "
+        "the others are not) or the loss's graph read (two cross-entropies whose logits "
+        "are one and the same tensor); END_LOGITS_ARE_START_LOGITS is the code it would "
+        "produce",
+    "qa_answer_at_passage_start_labelled_no_answer":   # real-bug batch 131
+        "the labeller's start_idx > 0 turns every answer that begins at the passage's "
+        "first word into the no-answer label (0, 0), and the reader learns to abstain on "
+        "exactly those questions (held-out exact match 0.69 against 1.00, first-word "
+        "answers 0.00 against 1.00; 0.64 against 1.00 at seeds + 1000); the wrong labels "
+        "are consistent, easy to fit, and the loss falls like the twin's. Nothing reads "
+        "span targets against the inputs; naming it needs the targets of a sequence-axis "
+        "cross-entropy counted per position relative to the passage start (the position "
+        "after the first separator id): a hole at offset 0 - never a target although "
+        "offsets 1, 2, ... are, with the lost share going to position 0 ([CLS]); "
+        "SPAN_LABELS_DROP_FIRST_POSITION is the code it would produce",
+    "qa_no_answer_labelled_position_zero_not_cls_index":   # real-bug batch 131
+        "in XLNet's layout (passage, [SEP], question, [SEP], [CLS] last) impossible "
+        "questions are labelled start = end = 0, BERT's [CLS] position, which is the "
+        "first passage word here: the [CLS] token is never a target and the decoding "
+        "never abstains (held-out exact match 0.60 against 1.00, no-answer accuracy 0.00 "
+        "against 1.00; 0.61 against 1.00 at seeds + 1000); the labels are consistent and "
+        "the loss falls like the twin's. Nothing reads which input tokens span targets "
+        "land on; naming it needs the targets of a sequence-axis cross-entropy compared "
+        "with the input ids at those positions: 40% of targets on position 0, whose ids "
+        "are ordinary varied words, while the one position holding the same special id "
+        "in every row ([CLS]) is never a target; NULL_LABEL_NOT_ON_CLS_TOKEN is the code "
+        "it would produce",
+    "qa_passage_left_padded_under_span_labels":   # real-bug batch 131
+        "passages padded on the left under span labels counted from the first word, so "
+        "each label points a row-dependent number of places before its answer (held-out "
+        "exact match 0.08 against 1.00; 0.09 against 1.00 at seeds + 1000); the labels "
+        "are in range, the shapes agree, the loss falls smoothly if less far. Nothing "
+        "compares the targets of a sequence-axis cross-entropy with the input ids at the "
+        "target positions; naming it needs that read: 62% of start targets and 56% of "
+        "end targets sit on a padding id (0 in the twin), i.e. before the row's first "
+        "real token; SPAN_LABELS_POINT_AT_PADDING (or LABELS_MISALIGNED) is the code it "
+        "would produce",
     # real-bug batch 128
     "viterbi_backpointer_read_at_final_tag":   # real-bug batch 128
         "a hand-written CRF's Viterbi backtrace reads every back-pointer at the final "
@@ -1345,6 +1484,110 @@ KNOWN_MISSES = {
         "with its input; no observer knows a module is a router, and RESIDUAL_MULTIPLIED "
         "reads whole-module output/input ratios that a per-token (1 + p) on a fifth of the "
         "rows does not move",
+    # real-bug batch 132
+    "listmle_fed_rank_positions_as_relevance":   # real-bug batch 132
+        "ListMLE fed each document's rank position (1 = best) where it reads relevance "
+        "(bigger = better), so it fits the reversed order of every query (held-out "
+        "NDCG@10 0.065 against 0.90; 0.047 against 0.95 at seeds + 1000; a random order "
+        "scores 0.41). The loss falls as low as the twin's and gradients, updates and "
+        "activations are ordinary: the labels are sorted into a permutation before the "
+        "loss, so the run holds no target a rule could compare with the scores. Naming it "
+        "needs the labels the loss was given and the scores it produced: scores that "
+        "correlate negatively (Spearman near -1) with the label values within each list, "
+        "growing more negative as the loss falls; RANKING_TARGET_REVERSED is the code",
+    "listmle_loss_on_lists_not_sorted_by_label":   # real-bug batch 132
+        "ListMLE written for lists pre-sorted by label (it never reads the labels) fed "
+        "lists in the loader's random order, so it fits an arbitrary permutation (held-out "
+        "NDCG@10 0.45 against 0.90; 0.52 against 0.95 at seeds + 1000; random order "
+        "0.41). watch sees the symptom only, LOSS_PLATEAU (the loss stays near the "
+        "likelihood of a random permutation), not the cause: nothing in the run says the "
+        "loss's value does not depend on the labels. Naming it needs the loss's inputs: a "
+        "loss whose value is unchanged when the batch's labels are permuted (or that "
+        "never received them) while the scores it reads are in a data-dependent order; "
+        "LISTWISE_LOSS_IGNORES_LABELS is the code",
+    "listmle_padding_inside_plackett_luce_normaliser":   # real-bug batch 132
+        "ListMLE over lists of 3-40 documents padded to the longest with 1e-16 logits, "
+        "the mask applied after the Plackett-Luce normalisers are summed, so each padded "
+        "slot adds exp(1e-16) = 1 to every real document's normaliser (held-out NDCG@10 "
+        "0.85 against 0.90; 0.91 against 0.95 at seeds + 1000). The padding is in the "
+        "loss's own arithmetic, not in the model's inputs or an embedding, so the padding "
+        "rules (which read token ids, padding_idx and attention masks) have nothing to "
+        "see; the loss is finite and falls. Naming it needs the loss's inputs: a row "
+        "padded with a constant value that enters a normalising sum (softmax, logsumexp, "
+        "cumsum of exp) while the mask is applied only to the result; "
+        "LISTWISE_PADDING_IN_NORMALISER is the code",
+    "query_groups_cut_from_rows_not_sorted_by_query":   # real-bug batch 132
+        "RankNet groups cut by each query's row count from a table not sorted by query "
+        "id, so every group mixes documents of many queries whose grades only compare "
+        "within their own query (held-out NDCG@10 0.71 against 0.90; 0.72 against 0.95 at "
+        "seeds + 1000). The loss falls less (0.65 against 0.27 at the end) but steadily, "
+        "with no plateau, spike or gradient anomaly; the query ids never reach the model "
+        "or the loss, so no rule can see that a group's rows belong to different queries. "
+        "Naming it needs the group boundaries and the query id column: rows of one group "
+        "with different query ids, or query ids that are not contiguous when groups are "
+        "given as sizes; QUERY_GROUPS_MISALIGNED is the code",
+    "pairwise_logistic_loss_sign_from_paper_typo":   # real-bug batch 132
+        "a pairwise logistic loss written from the TF-Ranking paper's typo, log(1 + "
+        "exp(s_i - s_j)) for i more relevant than j, trains every query's ranking in "
+        "reverse (held-out NDCG@10 0.064 against 0.90; 0.048 against 0.95 at seeds + "
+        "1000; a random order 0.41). The loss falls like the right one's (it is the same "
+        "loss on the mirrored pairs) and gradients and updates are ordinary; the pairs' "
+        "direction lives only in which side of the difference the loss penalises. Naming "
+        "it needs the labels next to the scores: within-list scores anti-correlated with "
+        "the grades, more so as training goes on; RANKING_TARGET_REVERSED is the code",
+    # real-bug batch 134
+    "flow_loss_counts_invalid_pixels_stored_as_zero":   # real-bug batch 134
+        "a flow network trained on sparse ground truth whose missing pixels (70%) are "
+        "stored as zero flow and enter the end-point-error loss as real 'no motion' "
+        "measurements, so it learns no motion at all (held-out EPE 1.02 against 0.41, zero "
+        "flow 1.02; 1.00 against 0.38 at seeds + 1000). watch names the symptoms only: "
+        "DEAD_RELU (the units die as the output collapses to zero) and LOSS_PLATEAU (wrong "
+        "cause); nothing reads the targets. Naming it needs the target maps next to the "
+        "valid mask the data carries (or, without one, the targets alone): a large share "
+        "of exact-zero target vectors scattered among smooth non-zero ones, and a loss "
+        "reduced over every pixel while a mask exists; SPARSE_TARGET_ZEROS_TRAINED_AS_VALID "
+        "is the code",
+    "stereo_flip_augmentation_without_swapping_views":   # real-bug batch 134
+        "a monodepth-style photometric stereo loss with a horizontal flip that keeps the "
+        "flipped left view on the left, so half the pairs need a negative disparity the "
+        "sigmoid head cannot give (held-out disparity EPE 0.77 against 0.20, a constant "
+        "map 0.42; 0.75 against 0.20 at seeds + 1000). The loss falls and the gradients "
+        "and updates are ordinary; the augmentation happens before the model and the "
+        "geometry lives in the warp, which no rule reads. Naming it needs the per-sample "
+        "loss split by the augmentation flag (the flipped pairs' photometric error stays "
+        "far above the unflipped ones' as training goes on) or the disparity head pinned "
+        "at its lower bound on the flipped half; STEREO_FLIP_WITHOUT_VIEW_SWAP is the code",
+    "disparity_target_downsampled_without_rescaling_values":   # real-bug batch 134
+        "stereo pairs average-pooled to half resolution with their disparity maps pooled "
+        "but not halved, so the network learns disparities twice the true shift (held-out "
+        "EPE 1.94 against 0.15, photometric error of the warped view 0.064 against 0.019; "
+        "1.66 against 0.12 at seeds + 1000). Training is perfectly healthy: the targets are "
+        "consistent, just in the wrong unit, and the loss falls like the twin's. Naming it "
+        "needs the targets checked against the inputs' geometry: the right view warped by "
+        "the target disparity fails to rebuild the left view, while a scaled copy (x 1/2) "
+        "does; TARGET_UNITS_NOT_RESCALED is the code",
+    "depth_mask_drops_normalised_values_below_zero":   # real-bug batch 134
+        "a depth loss masked by target > 0 after the targets were standardised, so every "
+        "pixel nearer than the mean (half the valid ones) is dropped and the network "
+        "predicts far everywhere (held-out L1 0.63 against 0.33, on the near half 1.00 "
+        "against 0.30; 0.67 against 0.33, near 1.03 against 0.34 at seeds + 1000). The "
+        "masked loss falls normally; the mask is built inside the loss from the target "
+        "values, which no rule reads. Naming it needs the mask next to the targets: a mask "
+        "that keeps a target's values on one side of zero only (about half of them) while "
+        "the targets are zero-mean, i.e. a mask that is a threshold on the standardised "
+        "target itself; LOSS_MASK_DROPS_VALID_TARGETS is the code",
+    "flow_warp_grid_normalised_by_width_not_width_minus_one":   # real-bug batch 134
+        "an unsupervised flow network trained through a backward warp whose pixel grid is "
+        "divided by W and H for grid_sample(align_corners=True), which needs W - 1 and "
+        "H - 1, so the warp samples (x + u)(W - 1)/W and the photometric loss asks for a "
+        "position-dependent flow the convolution cannot give; it learns almost none "
+        "(held-out EPE 0.99 against 0.49, zero flow 1.01; 0.94 against 0.47 at seeds + "
+        "1000). The loss falls a little and the gradients are ordinary; the mismatch lives "
+        "in a grid handed to F.grid_sample, which no rule reads. Naming it needs the grid "
+        "checked at the call: with align_corners=True, an identity grid (zero flow) that "
+        "does not map pixel W - 1 to +1 (here it maps it to 1 - 2/W), i.e. grid_sample of "
+        "the input at zero flow not returning the input; WARP_GRID_NORMALISATION_MISMATCH "
+        "is the code",
 }
 
 
