@@ -2,9 +2,10 @@
 to (graphs * nodes, features) for message passing, whose edge list is flattened with the
 wrong stride: a node's flat index is computed as ``graph * batch_size + node`` where it must
 be ``graph * num_nodes + node``. With fewer graphs in a batch than nodes in a graph every
-index stays in range, so nothing fails - but graph 1's edges land on graph 0's last nodes,
-graph 2's on graph 1's, and so on: messages cross between molecules, some nodes of each
-graph receive another graph's bonds and the last graph's tail nodes receive none.
+index stays in range, so nothing fails - but graph g's nodes are read at rows 8g..8g+9,
+overlapping the next graph's: 28% of a batch's edges join two different molecules, some
+nodes take another graph's bonds, and 14 of the 80 node rows (the last graphs' tails)
+receive no message at all.
 
 Reported: "A bug in tutorial 7" - https://github.com/phlippe/uvadlc_notebooks/issues/5 (the
 GAT layer of the UvA deep-learning course's graph tutorial flattened the batched edge
