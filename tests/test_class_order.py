@@ -98,3 +98,35 @@ def test_minigrad_class_ordered_loader_and_its_shuffled_twin(shuffled):
     assert ("BATCHES_OF_ONE_CLASS" in found) == (not shuffled), found
     if shuffled:
         assert not found
+
+
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_torch_binary_labels_sorted_and_read_in_order(shuffled):
+    """(real-bug batch 137) A binary classifier on (N, 1) 0/1 targets through
+    BCEWithLogitsLoss, its dataset sorted by label and read without shuffling: its batches
+    are all 0s, then all 1s. The shuffled twin's batches hold both, and a dataset of mostly
+    0s (an imbalance, not an order) gives batches of one class that is the same one."""
+    x, y = blobs()
+    label = (y >= 1).astype(np.float32)[:, None]          # 200 zeros, then 400 ones
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ReLU(), torch.nn.Linear(32, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+    with nd.watch(model, optimizer) as mon:
+        for index in order(len(x), shuffled, 60):
+            optimizer.zero_grad()
+            loss = loss_fn(model(torch.from_numpy(x[index])), torch.from_numpy(label[index]))
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    found = {f.code for f in mon.findings() if f.severity in ("warning", "error")}
+    assert ("BATCHES_OF_ONE_CLASS" in found) == (not shuffled), found
+
+
+def test_binary_batches_of_the_same_class_are_imbalance_not_order():
+    rare = [LossCall(step, "BCEWithLogitsLoss", (32, 1), (32, 1), label_rows=32,
+                     one_hot_rows=1, multi_hot_rows=0, max_labels_in_row=1,
+                     label_shares=(1 / 32,)) for step in range(5)]
+    assert "BATCHES_OF_ONE_CLASS" not in codes_of(rare)
+    flagged, judged = one_class_batches(rare)
+    assert len(flagged) == len(judged) == 5

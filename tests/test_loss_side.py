@@ -53,6 +53,41 @@ def test_shape_mismatch_names_the_cross_comparison():
     assert same_count is not None and not same_count["cross_pairs"]
 
 
+def test_fewer_predictions_than_targets_is_an_error_not_a_one_to_one_pairing():
+    """(real-bug batch 137) A graph readout called without its batch index pools the whole
+    batch into one row: (1, 1) against (32, 1) pairs 32 values, as many as the targets,
+    but one prediction stands for every sample; a constant target of shape (1,) against
+    (32, 1) outputs is the same target for every sample, and stays a shape note."""
+    pooled = shape_mismatch((1, 1), (32, 1))
+    assert pooled["outputs_shared"] and not pooled["cross_pairs"]
+    shared_target = shape_mismatch((32, 1), (1,))
+    assert not shared_target["outputs_shared"] and not shared_target["cross_pairs"]
+    mon = _regress_with(lambda out: out.mean(0, keepdim=True))
+    found = [f for f in mon.findings() if f.code == "LOSS_SHAPE_MISMATCH"]
+    assert found and found[0].severity == "error", mon.findings()
+    assert "fewer predictions than targets" in found[0].message
+
+
+def _regress_with(reshape, steps=30):
+    import nndebug as nd
+    torch.manual_seed(0)
+    x = torch.randn(256, 4)
+    y = (x[:, :1] * 2 + x[:, 1:2])
+    model = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with nd.watch(model, optimizer) as mon:
+            for step in range(steps):
+                rows = torch.randint(0, 256, (32,))
+                loss = torch.nn.functional.mse_loss(reshape(model(x[rows])), y[rows])
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                mon.step(loss)
+    return mon
+
+
 def test_shapes_are_read_from_torch_own_warning():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

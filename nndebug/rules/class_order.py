@@ -27,14 +27,28 @@ MIN_DOMINANT_CLASSES = 2    # [design] different batches dominated by different 
 PER_SAMPLE_LOSSES = {"CrossEntropyLoss", "cross_entropy", "NLLLoss", "nll_loss"}
 
 
+BINARY_LOSSES = {"BCEWithLogitsLoss", "binary_cross_entropy_with_logits", "BCELoss",
+                 "binary_cross_entropy"}   # (real-bug batch 137) one 0/1 column per sample
+
+
 def one_class_batches(loss_calls):
     """(flagged calls, calls judged) among the loss calls with one class label per sample,
-    where a flagged call's targets are at least ONE_CLASS_SHARE one class."""
-    judged = [c for c in loss_calls
-              if c.loss in PER_SAMPLE_LOSSES and c.target_mode_share is not None
-              and c.target_shape is not None and len(c.target_shape) == 1
-              and c.target_shape[0] >= MIN_BATCH]
-    flagged = [c for c in judged if c.target_mode_share >= ONE_CLASS_SHARE]
+    where a flagged call's targets are at least ONE_CLASS_SHARE one class, as
+    [(call, its majority class, that class's share)]: class ids of a cross-entropy, or the
+    0/1 labels of a binary loss's single column (``label_shares``: the share of 1s in the
+    first rows; a graph dataset sorted by label and read in order, real-bug batch 137)."""
+    judged = []
+    for c in loss_calls:
+        if c.target_shape is None or not c.target_shape or c.target_shape[0] < MIN_BATCH:
+            continue
+        if c.loss in PER_SAMPLE_LOSSES and c.target_mode_share is not None \
+                and len(c.target_shape) == 1:
+            judged.append((c, c.target_mode, c.target_mode_share))
+        elif c.loss in BINARY_LOSSES and c.label_shares is not None and \
+                len(c.label_shares) == 1 and (c.label_rows or 0) >= MIN_BATCH:
+            ones = c.label_shares[0]
+            judged.append((c, 1.0 if ones >= 0.5 else 0.0, max(ones, 1.0 - ones)))
+    flagged = [entry for entry in judged if entry[2] >= ONE_CLASS_SHARE]
     return flagged, judged
 
 
@@ -45,12 +59,12 @@ def batches_of_one_class(ctx):
     if observed is None or not observed.loss_calls:
         return None
     flagged, judged = one_class_batches(observed.loss_calls)
-    dominant = sorted({c.target_mode for c in flagged})
+    dominant = sorted({mode for _, mode, _ in flagged})
     if len(judged) < MIN_CALLS or len(flagged) < MAJORITY * len(judged) or \
             len(dominant) < MIN_DOMINANT_CLASSES:
         return None
     return Finding(
-        code="BATCHES_OF_ONE_CLASS", severity="warning", where="", step=flagged[0].step,
+        code="BATCHES_OF_ONE_CLASS", severity="warning", where="", step=flagged[0][0].step,
         message=f"{len(flagged)} of {len(judged)} sampled training batches are (nearly) all one "
                 f"class, a different class from batch to batch (classes "
                 f"{', '.join(f'{d:g}' for d in dominant[:6])}): the data is read in class order, "
@@ -58,7 +72,7 @@ def batches_of_one_class(ctx):
                 "others.",
         evidence={"batches_one_class": len(flagged), "batches_sampled": len(judged),
                   "dominant_classes": dominant,
-                  "shares": [round(c.target_mode_share, 3) for c in judged],
-                  "steps": [c.step for c in flagged], "threshold_share": ONE_CLASS_SHARE},
+                  "shares": [round(share, 3) for _, _, share in judged],
+                  "steps": [c.step for c, _, _ in flagged], "threshold_share": ONE_CLASS_SHARE},
         fix="Shuffle the training data every epoch (DataLoader(..., shuffle=True), or a "
             "random sampler); a dataset stored class by class must never be read in order.")

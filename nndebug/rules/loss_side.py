@@ -81,9 +81,12 @@ def shape_mismatch(output_shape, target_shape):
         return None
     pairs = math.prod(together)
     expected = max(math.prod(output_shape), math.prod(target_shape))
+    # (real-bug batch 137) fewer outputs than targets: each prediction stands for several
+    # targets - a graph readout pooled the whole batch into one row, (1, 1) against (32, 1)
     return {"output_shape": list(output_shape), "target_shape": list(target_shape),
             "broadcast_shape": list(together), "pairs": pairs, "expected_pairs": expected,
-            "cross_pairs": pairs > expected}
+            "cross_pairs": pairs > expected,
+            "outputs_shared": math.prod(output_shape) < math.prod(target_shape)}
 
 
 def shapes_from_warning(message):
@@ -165,6 +168,15 @@ def loss_shape_mismatch(ctx):
                    f"compared with {evidence['pairs'] // evidence['expected_pairs']} targets "
                    "instead of its own. The loss still falls (towards the mean of the targets) "
                    "while the model learns nothing about each sample.")
+        severity = "error"
+    elif evidence.get("outputs_shared"):
+        shared = math.prod(target) // max(math.prod(out), 1)
+        message = (f"{loss} compares an output of shape {tuple(out)} with a target of shape "
+                   f"{tuple(target)}: there are fewer predictions than targets, so each "
+                   f"prediction is compared with {shared} targets of different samples. The "
+                   "model's output lost its rows on the way (a pooling or mean over the "
+                   "whole batch, a readout without its batch index): the loss falls towards "
+                   "the targets' mean while nothing is learned per sample.")
         severity = "error"
     else:
         message = (f"{loss} gets an output of shape {tuple(out)} and a target of shape "
