@@ -396,6 +396,7 @@ ROW_LISTS += ("closure_steps",)   # real-bug batch 116 (optimizer.step(closure):
 ROW_LISTS += ("negative_rates",)   # real-bug batch 123 (a learning rate below zero)
 ROW_LISTS += ("softmax_read_as_logits",)   # real-bug batch 124 (Categorical(logits=probs))
 ROW_LISTS += ("handwritten_errors",)   # real-bug batch 126 (((pred - target) ** 2).mean())
+ROW_LISTS += ("head_rows",)   # real-bug batch 131 (output units that never get a gradient)
 
 
 @dataclass
@@ -1043,6 +1044,11 @@ class Observed:
                                                           # log-probability normalised from a
                                                           # softmax's output (monitor/policy_
                                                           # gradient_terms.py)
+    head_rows: list = field(default_factory=list)   # [(step, output layer's weight, rows,
+                                                    # [rows with an exactly zero gradient],
+                                                    # model outputs cut from the layer)] on
+                                                    # the first records (monitor/
+                                                    # head_rows.py)
     handwritten_errors: list = field(default_factory=list)  # [(step, index, "squared" or
                                                           # "absolute", prediction magnitude,
                                                           # target magnitude)] of regression

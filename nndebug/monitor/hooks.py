@@ -45,7 +45,7 @@ class Forward:
     """Statistics of one forward pass, collected by the hooks until it is committed."""
 
     __slots__ = ("layers", "counts", "inputs", "output", "eval_layers", "late", "late_size",
-                 "watched")
+                 "watched", "leaves")
 
     def __init__(self):
         self.layers, self.counts = [], {}
@@ -53,6 +53,7 @@ class Forward:
         self.late, self.late_size = [], 0   # [(index in layers, key, kind, output, version)]
         self.watched = []                   # [(key, output, version)]: measured at once, and
                                             # checked for a later in-place change
+        self.leaves = []                    # the model's float outputs (head_rows.py)
 
 
 class StepHooks:
@@ -273,6 +274,7 @@ class StepHooks:
         out = self.adapter.detach(leaves[0])
         if out.ndim == 2 and 2 <= out.shape[1] <= OUTPUT_MAX_COLUMNS:
             buffer.output = out[:OUTPUT_ROWS]
+        buffer.leaves = leaves
         buffer.eval_layers = [n for n, m in self.mode_layers if not self.adapter.is_training(m)]
         self._finish(buffer)
         self.forward, self.buffer = buffer, None

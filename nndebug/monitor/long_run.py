@@ -139,6 +139,7 @@ CONTINUED += ("closure_steps",)   # real-bug batch 116 (the first steps given a 
 CONTINUED += ("negative_rates",)   # real-bug batch 123 (the first step with a rate below 0)
 CONTINUED += ("softmax_read_as_logits",)   # real-bug batch 124 (probabilities as logits)
 CONTINUED += ("handwritten_errors",)   # real-bug batch 126 (bounded: ROWS_KEPT)
+CONTINUED += ("head_rows",)   # real-bug batch 131 (the first records only)
 READ_ANEW += ("foreign_norm_statistics",
               "foreign_train_dropouts")   # real-bug batch 55 (read when the monitor closes)
 CONTINUED += ("row_standardised_inputs",)   # real-bug batch 46 (first training tables)

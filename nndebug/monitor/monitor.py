@@ -37,6 +37,7 @@ from .dropout_outputs import DropoutOutputs   # real-bug batch 60
 from .running_buffers import RunningBuffers   # real-bug batch 60
 from .derivative_calls import DerivativeCalls   # real-bug batch 56
 from .hooks import StepHooks
+from .head_rows import HeadRows   # real-bug batch 131 (output units never trained)
 from .loss_jumps import LossJumps
 from .losses import PENDING_LOSSES_MAX, PendingLosses, loss_value
 from .sample_rows import RowCounter
@@ -144,6 +145,8 @@ class Monitor:
             self.hooks = StepHooks(adapter, self._params, layers, mode_layers, self._fail,
                                    self._statistic_failed)
             self.rows = RowCounter()      # distinct samples in the first judged batches
+            self.head_rows = HeadRows(adapter, self.run.observed, self._params,   # batch 131
+                                      [p.name for p in param_infos])
             self.sinks = sinks
             if tensorboard is not None:
                 self.sinks.append(TensorBoardSink(tensorboard))
@@ -537,6 +540,7 @@ class Monitor:
                 packet.add(key, xp.reshape(value, ()))
 
         self.around.pack(packet)
+        self.head_rows.pack(packet, forward.leaves, delivered)   # head_rows.py (batch 131)
         values, losses = packet.send(adapter)      # the one device-to-host copy of this step
         row_sample = values.pop(("input", "rows"), None)
         self._take_losses("train", losses["loss"])
@@ -546,6 +550,7 @@ class Monitor:
             None if forward.output is None else forward.output.shape,
             on_error=self._statistic_failed, identical=identical)
         self.around.take(values, record)
+        self.head_rows.take(values, record)
         if row_sample is not None:
             self.rows.take(row_sample, record, self.run.observed)
         record.eval_layers = list(forward.eval_layers)
