@@ -13,8 +13,8 @@ the maintainer agreed it is an issue he did not know how to get around; the libr
 causal-mask helper builds a true (n, n) triangle only for its full-attention option).
 Here: one embedding with learned positions, two Linformer layers (n = 32, k = 8, one head)
 with the issue's triangular (n, k) mask, a linear read-out, on the sonnets' characters
-(benchmarks/real_bugs/_future_leaks.py: the last 15% of the text held out), Adam. Fix: full attention under the
-causal (n, n) mask (the layers' sequence projections dropped).
+(benchmarks/real_bugs/_future_leaks.py: the last 15% of the text held out), Adam. Fix: full
+attention under the causal (n, n) mask (the layers' sequence projections dropped).
 
 Measured (300 steps, batch 32; held-out next-character accuracy where each position is
 predicted with the characters after it not yet known - blanked to spaces - as when
