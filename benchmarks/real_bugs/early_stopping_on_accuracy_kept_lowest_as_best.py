@@ -1,0 +1,78 @@
+"""A hand-written early stopper that keeps the checkpoint with the LOWEST score is handed the
+validation ACCURACY as its score. The first epoch's accuracy is the lowest the run will ever
+see, so it stays "best" for good: every later epoch counts as no improvement, patience runs
+out a few epochs in, and the weights of that first, barely trained epoch are restored as
+the final model. The run trains, stops "early" as designed and returns a model; nothing
+errs, and the accuracy printed for the "best" epoch is simply the worst one.
+
+Reported: "Early stopping not working with ClassificationScoreCalculator and Accuracy
+evaluation metric" - https://github.com/deeplearning4j/deeplearning4j/issues/5760 (the
+early-stopping trainer took a lower score as better, and an accuracy score made it keep
+and return the worst model; the workaround, and the later fix, make the direction follow
+the metric: higher is better for an accuracy).
+Here: the 8x8 digits (600 training, 200 validation rows, the rest held out), a
+64-256-256-10 MLP under SGD (lr 0.01, momentum 0.9, batches of 32) for at most 40 epochs,
+validation accuracy every epoch, patience 5, the best epoch's weights restored at the end.
+``fixed=True`` treats a higher accuracy as the better one.
+
+**Measured** (held-out accuracy on the 997 held-out digits): seed 0, 0.29 for the bug (it
+stops after 6 epochs and restores epoch 1) against 0.93 for the fixed twin (it stops after
+17 and restores epoch 12); every seed shifted by 1000, 0.29 against 0.94 (epoch 1 against
+epoch 19).
+"""
+import torch
+import torch.nn.functional as F
+
+import nndebug as nd
+from benchmarks.real_bugs._loop_control import (epoch_batches, evaluate, snapshot, splits,
+                                                wide_mlp)
+
+TITLE = ("Early stopping not working with ClassificationScoreCalculator and Accuracy "
+         "evaluation metric")
+LINK = "https://github.com/deeplearning4j/deeplearning4j/issues/5760"
+EXPECTED = ("EARLY_STOPPED_WHILE_IMPROVING",)
+EPOCHS = 40
+BATCH = 32
+STEPS = EPOCHS * (600 // BATCH)
+PATIENCE = 5
+
+
+def improved(score, best, fixed):
+    if fixed:
+        return score > best          # an accuracy: higher is better
+    return score < best              # BUG: the stopper's lower-is-better test kept for it
+
+
+def run(fixed=False, steps=STEPS, **watch):
+    torch.manual_seed(0)
+    (x, y), (x_val, y_val), (x_test, y_test) = splits(seed=0)
+    model = wide_mlp()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    epochs = epoch_batches(len(x), BATCH, seed=0)
+    best, best_state, best_epoch, waited, done, epoch = None, None, 0, 0, 0, 0
+    with nd.watch(model, optimizer, **watch) as mon:
+        while done < steps:
+            batches = next(epochs)
+            for i, index in enumerate(batches):
+                optimizer.zero_grad()
+                loss = F.cross_entropy(model(x[index]), y[index])
+                loss.backward()
+                optimizer.step()
+                done += 1
+                end = i == len(batches) - 1 or done == steps
+                val_loss, val_accuracy = evaluate(model, x_val, y_val) if end else (None, None)
+                mon.step(loss, val_loss=val_loss)
+                if done == steps:
+                    break
+            epoch += 1
+            if best is None or improved(val_accuracy, best, fixed):
+                best, best_state, best_epoch, waited = val_accuracy, snapshot(model), epoch, 0
+            else:
+                waited += 1
+                if waited >= PATIENCE:
+                    break
+        model.load_state_dict(best_state)
+    mon.stopped_epoch = epoch
+    mon.best_epoch = best_epoch
+    mon.held_out_accuracy = evaluate(model, x_test, y_test)[1]
+    return mon
