@@ -397,6 +397,7 @@ ROW_LISTS += ("negative_rates",)   # real-bug batch 123 (a learning rate below z
 ROW_LISTS += ("softmax_read_as_logits",)   # real-bug batch 124 (Categorical(logits=probs))
 ROW_LISTS += ("handwritten_errors",)   # real-bug batch 126 (((pred - target) ** 2).mean())
 ROW_LISTS += ("head_rows",)   # real-bug batch 131 (output units that never get a gradient)
+ROW_LISTS += ("ranked_losses",)   # real-bug batch 135 (per-sample losses ranked to pick rows)
 
 
 @dataclass
@@ -1044,6 +1045,9 @@ class Observed:
                                                           # log-probability normalised from a
                                                           # softmax's output (monitor/policy_
                                                           # gradient_terms.py)
+    ranked_losses: list = field(default_factory=list)   # [(step,)] of steps whose rows were
+                                                        # chosen by ranking per-sample
+                                                        # losses (monitor/ranked_losses.py)
     head_rows: list = field(default_factory=list)   # [(step, output layer's weight, rows,
                                                     # [rows with an exactly zero gradient],
                                                     # model outputs cut from the layer)] on

@@ -157,6 +157,7 @@ from .reversed_steps import ReversedSteps   # real-bug batch 34
 from .straight_through_cancellations import StraightThroughCancellations   # real-bug batch 32
 from .attention_scales import AttentionScales   # real-bug batch 79
 from .handwritten_errors import HandwrittenErrors   # real-bug batch 126 (hand-written MSE)
+from .ranked_losses import RankedLosses   # real-bug batch 135 (rows chosen by their losses)
 
 FOREIGN_CALLS_LEFT_OPEN = 10_000  # [design] calls of modules outside this model, with no
                                   # call of the model between them, after which an armed
@@ -206,6 +207,8 @@ class Around:
         self.errors = HandwrittenErrors(adapter, observed,   # ((pred - target) ** 2).mean()
                                         lambda: self.structure.inside_forward, current_step)
         self.attention.errors = self.errors
+        self.ranked = RankedLosses(observed, current_step)   # argsort of per-sample losses
+        self.attention.ranked = self.ranked
         self.carried = CarriedGradients(adapter, observed, parameters, current_step, on_error)
         self.optimizer_steps = OptimizerSteps(optimizer, observed, self.carried.backwards_in,
                                               current_step, on_error, root=adapter.model)
@@ -358,6 +361,7 @@ class Around:
         self.stacked.arm(step)
         self.attention.arm()
         self.errors.arm()                 # handwritten_errors.py (through attention's mode)
+        self.ranked.arm()                 # ranked_losses.py (through attention's mode)
         self.origins.arm(step, closer_look)   # NaN births (nonfinite_origins.py)
         self.graph.arm()             # the loss's constants, when a step showed one
         self.reductions.arm()
@@ -414,6 +418,7 @@ class Around:
         self.origins.disarm()        # first: its mode lies on attention's
         self.attention.disarm()
         self.errors.disarm()
+        self.ranked.disarm()
         self.graph.disarm()          # after attention's mode: ours lies under it
         self.reductions.disarm()
         self.forward_graph.disarm()
@@ -445,9 +450,11 @@ class Around:
                 return
             if not self.structure.inside_forward:
                 self.foreign.offer(module)    # a teacher, an EMA copy (foreign_networks.py)
-        if self.attention.waiting and module is self.structure.root:
+        if self.attention.waiting and id(module) in self.structure.module_names:
             self.attention.start()    # our model's forward starts (not another model's:
-                                      # a monitor left open must not push its mode there)
+                                      # a monitor left open must not push its mode there);
+                                      # any of its modules: a ModuleList of networks is
+                                      # never called itself (co-teaching's pair, batch 135)
         self.structure.before_any(module, inputs)
         if type(module).__name__.endswith("Loss"):
             self._loss_modules_running += 1

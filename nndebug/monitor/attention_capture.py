@@ -49,6 +49,7 @@ class AttentionCapture:
         self.used = False         # it measured a softmax, or handed on a loss call
         self.scales = None        # attention_scales.AttentionScales, set by around.py (batch 79)
         self.errors = None        # handwritten_errors.HandwrittenErrors, set by around.py
+        self.ranked = None        # ranked_losses.RankedLosses, set by around.py
 
     def arm(self):
         """The coming step is recorded: the mode goes on at its first module call (start)."""
@@ -125,12 +126,21 @@ class AttentionCapture:
         if self.scales is not None and site is not None:
             self.scales.on_kernel((site or "model") + ATTENTION_SUFFIX, args, kwargs)
 
-    def _on_arithmetic(self, subtraction, func, args, kwargs, result):
+    def _on_arithmetic(self, kind, func, args, kwargs, result):
         """A subtraction, or a square or absolute value that may be of one: a regression
-        error written by hand (handwritten_errors.py)."""
+        error written by hand (handwritten_errors.py); a loss function's result, or a
+        ranking that may be of its per-sample losses (ranked_losses.py)."""
+        if kind == "loss":
+            if self.ranked is not None:
+                self.ranked.on_loss(kwargs, result)
+            return
+        if kind == "ranking":
+            if self.ranked is not None and self.ranked.on_ranking(args):
+                self.used = True
+            return
         if self.errors is None or not args:
             return
-        if subtraction:
+        if kind == "subtraction":
             self.errors.on_subtraction(args, result)
         elif _squared(func, args, kwargs):
             if self.errors.on_error("squared", args[0]):
@@ -195,6 +205,9 @@ def _softmax_watch_class():
                                  torch.square, torch.Tensor.square, torch.Tensor.__mul__,
                                  torch.mul, torch.Tensor.mul, torch.abs, torch.Tensor.abs,
                                  torch.Tensor.__abs__}
+    # per-sample losses ranked to choose rows (ranked_losses.py, batch 135)
+    rankings = {torch.argsort, torch.Tensor.argsort, torch.sort, torch.Tensor.sort,
+                torch.topk, torch.Tensor.topk}
 
     class SoftmaxWatch(TorchFunctionMode):
         active = True
@@ -221,11 +234,19 @@ def _softmax_watch_class():
             elif self.active and self.on_loss_call is not None and func in losses:
                 try:
                     self.on_loss_call(func.__name__, args, kwargs)
+                    if self.on_arithmetic is not None:
+                        self.on_arithmetic("loss", func, args, kwargs, result)
                 except Exception:
                     self.active = False
             elif self.active and self.on_arithmetic is not None and func in arithmetic:
                 try:
-                    self.on_arithmetic(func in subtractions, func, args, kwargs, result)
+                    self.on_arithmetic("subtraction" if func in subtractions else "error",
+                                       func, args, kwargs, result)
+                except Exception:
+                    self.active = False
+            elif self.active and self.on_arithmetic is not None and func in rankings:
+                try:
+                    self.on_arithmetic("ranking", func, args, kwargs, result)
                 except Exception:
                     self.active = False
             return result

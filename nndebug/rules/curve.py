@@ -136,6 +136,16 @@ def _saved_state_restores(ctx):
     return period, steps
 
 
+def rows_chosen_by_loss(ctx):
+    """(real-bug batch 135) The rows a step's loss trains on were chosen by ranking
+    per-sample losses (``run.observed.ranked_losses``: co-teaching's small-loss trick, hard
+    example mining): its level jumps with what the choice lets in - a healthy co-teaching
+    pair on noisy labels, median step loss 0.12, spikes to 1-2 on 6.6% of its steps - so
+    single-step spikes say nothing of the learning rate there (its sustained swings still
+    do)."""
+    return bool(observed_list(ctx, "ranked_losses"))
+
+
 def after_restores(ctx, steps):
     """A mask over ``steps`` (curve steps): True at the step right after a write of the
     restores' period (``saved_state_restores``), carried on past the writes the monitor
@@ -195,7 +205,8 @@ def _oscillation(ctx):
                             (resid > spike_rel * level) &
                             ~after_restores(ctx, ctx.curve_steps[:n]))   # batch 117
     spiky = len(spikes) >= max(OSCILLATION_MIN_SPIKES, OSCILLATION_SPIKE_SHARE * n) and \
-        not (batch and batch < OSCILLATION_SPIKE_MIN_BATCH)
+        not (batch and batch < OSCILLATION_SPIKE_MIN_BATCH) and \
+        not rows_chosen_by_loss(ctx)        # batch 135: the choice makes the spikes
     if swing <= allowed and not spiky:
         return None
     return {"swing": swing, "allowed": allowed, "batch": batch, "spikes": spikes, "n": n,
