@@ -398,6 +398,7 @@ ROW_LISTS += ("softmax_read_as_logits",)   # real-bug batch 124 (Categorical(log
 ROW_LISTS += ("handwritten_errors",)   # real-bug batch 126 (((pred - target) ** 2).mean())
 ROW_LISTS += ("head_rows",)   # real-bug batch 131 (output units that never get a gradient)
 ROW_LISTS += ("ranked_losses",)   # real-bug batch 135 (per-sample losses ranked to pick rows)
+ROW_LISTS += ("restored_checkpoints",)   # real-bug batch 139 (which weights a restore loads)
 
 
 @dataclass
@@ -1045,6 +1046,10 @@ class Observed:
                                                           # log-probability normalised from a
                                                           # softmax's output (monitor/policy_
                                                           # gradient_terms.py)
+    restored_checkpoints: list = field(default_factory=list)  # [(kind "validation" or
+                                                          # "load", step, [each weight
+                                                          # tensor's sum])] (monitor/
+                                                          # restored_checkpoints.py)
     ranked_losses: list = field(default_factory=list)   # [(step,)] of steps whose rows were
                                                         # chosen by ranking per-sample
                                                         # losses (monitor/ranked_losses.py)

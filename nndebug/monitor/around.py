@@ -56,6 +56,7 @@ from .nonfinite_origins import NonFiniteOrigins
 from .optimizer_restarts import OptimizerRestarts
 from .resumed_optimizers import ResumedOptimizers
 from .aliased_loads import AliasedLoads
+from .restored_checkpoints import RestoredCheckpoints   # real-bug batch 139
 from .optimizer_steps import OptimizerSteps
 from .shared_optimizers import SharedOptimizers
 from .parameter_dtypes import read_parameter_dtypes
@@ -328,6 +329,8 @@ class Around:
                                        FeatureAxisReadouts(observed)]   # h.mean(-1) read out
         self.resumed = ResumedOptimizers(adapter, observed, parameters, current_step, on_error)
         self.aliased_loads = AliasedLoads(adapter, observed, adapter.model, current_step, on_error)
+        self.restored = RestoredCheckpoints(   # which weights a best-checkpoint restore loads
+            adapter, observed, adapter.model, current_step, on_error)   # (batch 139)
         # real-bug batch 39: losses never back-propagated, gradients clipped after the step
         self.discarded_losses = DiscardedLosses(adapter, observed, on_error)
         self.after_step = GradientsAfterStep(adapter, observed, optimizer, current_step,
@@ -569,6 +572,7 @@ class Around:
         self.structure.refresh_frozen(self._current_step(), held)
         self._read_schedulers()
         self.windows.summarize()          # window_overlap.py
+        self.restored.summarize()         # restored_checkpoints.py (batch 139)
         self.joint_scaling.summarize()    # joint_scaling.py
         read_module_freeze_flags(self.adapter, self.structure.observed, self.on_error)
         read_module_backwards(self.adapter, self.structure.observed, self.on_error)
@@ -658,6 +662,7 @@ class Around:
         self.sequence_reruns.close()
         self.resumed.close()
         self.aliased_loads.close()
+        self.restored.close()
         self.evaluations.close()
         self.after_training.close()         # forwards_after_training.py (batches 105/114)
         self.validation_sets.close()

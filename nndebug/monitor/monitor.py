@@ -254,6 +254,7 @@ class Monitor:
             self.around.teacher_inputs.take(step)   # teacher_forced_validation.py (batch 59)
             self.around.evaluations.saw_validation()   # validation_inputs.py
             self.around.validation_sets.saw_validation()   # validation_sets.py
+            self.around.restored.saw_validation(step)   # restored_checkpoints.py (batch 139)
             self.around.windows.saw_validation()       # window_overlap.py
         was_armed = self.hooks.armed
         check_jumps = self.loss_jumps.is_check_step(step)

@@ -343,3 +343,52 @@ def fmt(x):
     if x is None or not np.isfinite(x):
         return str(x)
     return f"{x:.3g}"
+
+
+NEAR_BEST_SHARE = 0.5         # [design] (real-bug batch 139) a restored checkpoint whose
+                              # validation loss lies in the lower half between the run's best
+                              # and its end is "near the best": a loop that keeps the best by
+                              # accuracy may restore a pass a little above the lowest loss
+FINGERPRINT_RTOL = 1e-6       # [design] weight sums (float64) equal to this: the same weights
+
+
+def restored_checkpoint(ctx):
+    """(real-bug batch 139) What a load after the run's last validation pass put back, as
+    {"load_step", "restored_step", "restored_val", "best_step", "best_val", "end_val",
+    "near_best"}: the validation pass whose weights' fingerprint (each tensor's sum,
+    ``monitor/restored_checkpoints.py``) the loaded dict matches. None without such a load,
+    or when the loaded weights are none the run validated (a pretrained file)."""
+    return ctx._once("restored_checkpoint", lambda: _restored_checkpoint(ctx))
+
+
+def _restored_checkpoint(ctx):
+    rows = observed_list(ctx, "restored_checkpoints")
+    validations = [(step, np.asarray(sums)) for kind, step, sums in rows if kind == "validation"]
+    if not validations:
+        return None
+    last = max(step for step, _ in validations)
+    loads = [(step, np.asarray(sums)) for kind, step, sums in rows
+             if kind == "load" and step >= last]
+    if not loads:
+        return None
+    load_step, loaded = loads[-1]
+    scale = float(np.mean(np.abs(loaded))) + 1.0
+    matched = [step for step, sums in validations if sums.shape == loaded.shape and
+               np.allclose(sums, loaded, rtol=FINGERPRINT_RTOL, atol=FINGERPRINT_RTOL * scale)]
+    steps, values = ctx.run.val_array()
+    finite = np.isfinite(values)
+    steps, values = np.asarray(steps)[finite], np.asarray(values)[finite]
+    if not matched or not len(values):
+        return None
+    restored_step = matched[-1]
+    at = np.flatnonzero(steps == restored_step)
+    if not len(at):
+        return None
+    best = int(np.argmin(values))
+    restored_val, best_val, end_val = float(values[at[-1]]), float(values[best]), \
+        float(values[-1])
+    return {"load_step": int(load_step), "restored_step": int(restored_step),
+            "restored_val": restored_val, "best_step": int(steps[best]), "best_val": best_val,
+            "end_val": end_val,
+            "near_best": restored_val <= best_val + NEAR_BEST_SHARE * max(end_val - best_val,
+                                                                          0.0)}

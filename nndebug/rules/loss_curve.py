@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ..findings import Finding
-from .context import fmt, observed_list
+from .context import fmt, observed_list, restored_checkpoint
 from .curve import (OSCILLATION_REL, OSCILLATION_SIGMAS, adversarial_turns, at_chance, diverging,
                     loss_through_rival, loss_without_level, oscillation, plateaued)
 from .graph import rule
@@ -176,12 +176,21 @@ def overfitting(ctx):
     if validation_set_changed(ctx, steps[windows[best]], steps[windows[-1]]):
         return None
     step = int(steps[windows[best]][-1])
+    # (real-bug batch 139) a best-checkpoint restore after the last validation put back
+    # weights from near the best pass: the run answered its own over-fitting
+    restored = restored_checkpoint(ctx)
+    undone = restored is not None and restored["near_best"]
     return Finding(
-        code="OVERFITTING", severity="warning", step=step,
+        code="OVERFITTING", severity="info" if undone else "warning", step=step,
         message=f"The validation loss rose {rise / max(abs(med[best]), 1e-12):.0%} above its "
                 f"best (around step {step}) while the training loss kept falling: the model "
-                "memorises the training set.",
-        evidence={"val_best": float(med[best]), "val_end": float(med[-1]), "best_step": step},
+                "memorises the training set." + (
+                    f" The weights loaded after training are those of the validation pass at "
+                    f"step {restored['restored_step']} (validation loss "
+                    f"{restored['restored_val']:.3g}, best {restored['best_val']:.3g}): the "
+                    "best checkpoint was restored." if undone else ""),
+        evidence={"val_best": float(med[best]), "val_end": float(med[-1]), "best_step": step,
+                  "restored_checkpoint": restored},
         fix="Keep the checkpoint with the best validation loss (early stopping), add data "
             "augmentation, weight decay or dropout, or use a smaller model.")
 

@@ -1,0 +1,87 @@
+"""Which weights a "restore the best checkpoint" after training put back (torch).
+
+Early stopping and best-checkpoint loops save the weights at their best validation pass and
+load them back at the end. Whether the loop chose well shows only by comparing what was
+loaded with what the model held at each validation pass (real-bug batch 139): a reference
+"best" overwritten by the last epoch's loss, or by a training batch's loss, loads the
+weights of a late, over-fitted epoch (held-out accuracy 0.67 against 0.88), while the fixed
+twin loads the best epoch's - and a run that restored its best weights has answered its
+own over-fitting.
+
+At each step given a ``val_loss``, a fingerprint of the model's weights is taken: each
+floating-point tensor's sum (in float64), stacked into one vector on the device (one reduction per
+tensor, once per validation pass; no host copy). A pre-hook on the model's
+``load_state_dict`` takes the same fingerprint of the dict being loaded. When findings are
+asked for, the fingerprints travel to the host in one copy and
+``run.observed.restored_checkpoints`` gets (kind, step, [sums]) rows, kind "validation" or
+"load", the first ``VALIDATIONS_KEPT`` passes and ``LOADS_KEPT`` loads
+(``rules.context.restored_checkpoint`` matches them).
+"""
+from ..adapters.base import nndebug_hook
+
+VALIDATIONS_KEPT = 512   # [design] validation passes fingerprinted (an epoch each: plenty)
+LOADS_KEPT = 8           # [design] loads fingerprinted
+
+
+class RestoredCheckpoints:
+    def __init__(self, adapter, observed, model, current_step, on_error):
+        self.adapter, self.observed = adapter, observed
+        self._current_step, self._on_error = current_step, on_error
+        self.model = model
+        self.names = None         # the floating-point tensors fingerprinted, in order
+        self.validations, self.loads = [], []   # [(step, device vector of sums)]
+        self._handle = None
+        if adapter.framework != "torch" or model is None:
+            return
+        try:
+            self._handle = model.register_load_state_dict_pre_hook(
+                nndebug_hook(lambda *args: self._before_load(*args)))
+        except Exception as error:        # a torch without the public pre-hook
+            on_error(error)
+            self.model = None
+
+    def saw_validation(self, step):
+        if self.model is None or len(self.validations) >= VALIDATIONS_KEPT:
+            return
+        try:
+            state = self.model.state_dict(keep_vars=True)
+            if self.names is None:
+                self.names = [name for name, t in state.items()
+                              if hasattr(t, "is_floating_point") and t.is_floating_point()]
+            self.validations.append((step, _sums([state.get(name) for name in self.names])))
+        except Exception as error:        # never break the user's step
+            self._on_error(error)
+            self.model = None
+
+    def _before_load(self, module, state_dict, prefix, *rest):
+        if prefix or self.names is None or len(self.loads) >= LOADS_KEPT:
+            return                        # a submodule's part of the same load
+        try:
+            given = [state_dict.get(name) for name in self.names]
+            if all(t is not None and hasattr(t, "shape") for t in given):
+                self.loads.append((self._current_step(), _sums(given)))
+        except Exception as error:        # never break the user's load
+            self._on_error(error)
+
+    def summarize(self):
+        """The fingerprints to the host, into ``run.observed.restored_checkpoints``."""
+        rows = []
+        try:
+            for kind, kept in (("validation", self.validations), ("load", self.loads)):
+                for step, sums in kept:
+                    rows.append((kind, int(step), [float(v) for v in sums.cpu().tolist()]))
+        except Exception as error:
+            self._on_error(error)
+            return
+        self.observed.restored_checkpoints = rows
+
+    def close(self):
+        if self._handle is not None:
+            self._handle.remove()
+            self._handle = None
+
+
+def _sums(tensors):
+    import torch
+    with torch.no_grad():
+        return torch.stack([t.detach().sum(dtype=torch.float64) for t in tensors])

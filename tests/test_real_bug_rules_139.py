@@ -1,0 +1,78 @@
+"""Real-bug batch 139 (training-loop control): which weights a best-checkpoint restore after
+training loads (``monitor/restored_checkpoints.py``). Restoring the best validation pass's
+weights turns OVERFITTING into info (the run answered it); restoring a late pass, far above
+the best, is BEST_CHECKPOINT_NOT_BEST; loading weights the run never validated says
+nothing either way."""
+import copy
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import nndebug as nd  # noqa: E402
+from benchmarks.real_bugs._loop_control import (epoch_batches, evaluate, splits,  # noqa: E402
+                                                wide_mlp)
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+F = torch.nn.functional
+EPOCHS, BATCH = 45, 32
+
+
+def train(choose):
+    """Noisy digits that over-fit after ~12 epochs; after the loop, ``choose`` picks the
+    weights to load: "best" (lowest validation loss), "overwritten" (a reference the loop
+    overwrites with every pass's loss, so every pass "beats" it: the last epoch's weights),
+    "fresh" (a model never trained)."""
+    torch.manual_seed(0)
+    (x, y), (x_val, y_val), _ = splits(noise=0.4, seed=0)
+    model = wide_mlp()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    epochs = epoch_batches(len(x), BATCH, seed=0)
+    best, reference, saved = math.inf, math.inf, None
+    with nd.watch(model, optimizer) as mon:
+        for epoch in range(EPOCHS):
+            batches = next(epochs)
+            for i, index in enumerate(batches):
+                optimizer.zero_grad()
+                loss = F.cross_entropy(model(x[index]), y[index])
+                loss.backward()
+                optimizer.step()
+                val_loss = evaluate(model, x_val, y_val)[0] if i == len(batches) - 1 else None
+                mon.step(loss, val_loss=val_loss)
+            if choose == "best" and val_loss < best:
+                best, saved = val_loss, copy.deepcopy(model.state_dict())
+            elif choose == "overwritten":
+                reference = math.inf    # the bug: the reference is reset inside the loop
+                if val_loss < reference:
+                    saved = copy.deepcopy(model.state_dict())
+        if choose == "fresh":
+            saved = wide_mlp().state_dict()
+        model.load_state_dict(saved)
+    return mon
+
+
+def by_code(mon):
+    return {f.code: f for f in mon.findings()}
+
+
+def test_restoring_the_best_pass_answers_overfitting():
+    found = by_code(train("best"))
+    assert found["OVERFITTING"].severity == "info"
+    restored = found["OVERFITTING"].evidence["restored_checkpoint"]
+    assert restored["near_best"] and restored["restored_step"] == restored["best_step"]
+    assert "BEST_CHECKPOINT_NOT_BEST" not in found
+
+
+def test_restoring_a_late_pass_is_named():
+    found = by_code(train("overwritten"))
+    finding = found.get("BEST_CHECKPOINT_NOT_BEST")
+    assert finding is not None and finding.severity == "warning", found
+    assert finding.evidence["restored_val"] > 1.1 * finding.evidence["best_val"]
+
+
+def test_loading_weights_never_validated_says_nothing_of_the_choice():
+    found = by_code(train("fresh"))
+    assert "BEST_CHECKPOINT_NOT_BEST" not in found
+    assert found["OVERFITTING"].severity == "warning"
+    assert found["OVERFITTING"].evidence["restored_checkpoint"] is None
