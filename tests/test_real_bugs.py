@@ -15,6 +15,195 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 139
+    "best_weights_restored_only_when_patience_runs_out":   # real-bug batch 139
+        "the best epoch's weights are loaded back only where patience runs out, so a run that "
+        "reaches its last epoch (patience 50 of 60 epochs, 40% noisy labels) keeps its "
+        "over-fitted last weights: held-out accuracy 0.67 against 0.88 for the twin (0.72 "
+        "against 0.90 at seeds + 1000). The two runs train identically; they differ only in "
+        "the load_state_dict after the last step, so watch says OVERFITTING (validation loss "
+        "0.76 at step 323, 1.09 at the end) on both, the twin included. Naming it needs the "
+        "weights the model holds at close compared with those it held at each validation "
+        "step (a cheap fingerprint per validation): final weights equal to the last step's "
+        "while the best validation came 40+ epochs earlier is BEST_WEIGHTS_NOT_RESTORED, and "
+        "final weights jumping back to the best step's would answer OVERFITTING",
+    "best_checkpoint_compared_with_training_batch_loss":   # real-bug batch 139
+        "the best-model reference is overwritten by every training batch's loss, so a "
+        "checkpoint is saved only when the validation loss beats the last training batch; "
+        "on 40% noisy labels that holds until memorisation, and epoch 43 is loaded against the "
+        "twin's epoch 12: held-out accuracy 0.78 against 0.88 (epoch 44, 0.79 against 0.90 at "
+        "seeds + 1000). Training is identical in both runs. The restore is matched to the "
+        "pass it came from (restored_checkpoints), but that pass's validation loss is only 9% "
+        "above the run's best (0.82 against 0.75, the end 1.08): in the lower half, where a "
+        "loop keeping the best accuracy restores too, so BEST_CHECKPOINT_NOT_BEST stays "
+        "silent and OVERFITTING is info (a restore answered it). Naming it needs the loop's "
+        "own criterion: the saved pass compared with the reference the loop kept",
+    "early_stopping_on_accuracy_kept_lowest_as_best":   # real-bug batch 139
+        "a lower-is-better early stopper fed the validation accuracy keeps epoch 1 as best, "
+        "stops after 6 epochs and restores epoch 1: held-out accuracy 0.29 against 0.93 "
+        "(0.29 against 0.94 at seeds + 1000). Nothing is flagged: the 108 recorded steps show "
+        "a loss falling fast (validation 2.27 -> 1.17) and a run that ends, which a short "
+        "budget also shows, and the restore of the epoch-1 weights comes after the last "
+        "step. Naming it needs the run's end read against its validation curve (a run closed "
+        "while its validation loss still fell by a quarter over its last three "
+        "validations) and the final weights matched to the validation step they came from "
+        "(the first and worst one here): EARLY_STOPPED_WHILE_IMPROVING",
+    "early_stopping_stepped_per_validation_batch":   # real-bug batch 139
+        "the early stopper is called once per validation batch (10 a epoch) with that batch's "
+        "loss, patience 5 meant as epochs, so it fires after 9 epochs while the model still "
+        "improves: held-out accuracy 0.92 against 0.97 for the twin that runs all 40 (10 "
+        "epochs, 0.88 against 0.94 at seeds + 1000). Nothing is flagged: the stopper is the "
+        "loop's own code and a curve cut after 162 of 720 steps reads like a complete short "
+        "run. Naming it needs to know the run's intended length (the step budget or "
+        "the epochs asked for) or to see that the stop came while the epoch validation loss "
+        "was still at its best and falling: EARLY_STOPPED_WHILE_IMPROVING",
+    # real-bug batch 138
+    "motor_imagery_epochs_cut_at_every_trigger":   # real-bug batch 138
+        "motor-imagery epochs are cut at the first N of the session's 3N triggers "
+        "(instruction, imagery and break onsets in turn) and paired with the N trial labels, "
+        "so two epochs in three hold no imagery and almost none holds the imagery its label "
+        "names (held-out accuracy 0.28 against 0.99 for the twin; 0.28 against 0.96 at seeds "
+        "+ 1000). The ConvNet memorises the 240 pairs slowly (loss 1.38 -> 0.92 over 300 steps, "
+        "the twin's 1.38 -> 0.01), never at chance long enough for LOSS_AT_CHANCE; nothing is "
+        "flagged. Naming it needs the labels tested against the inputs: a loss that falls "
+        "only as fast as memorising a random pairing would (a shuffled-label control on the "
+        "same batches falls as fast), or, from the data, epochs whose class-conditional means "
+        "do not differ beyond noise; TARGETS_UNRELATED_TO_INPUTS is the code it would produce",
+    "rem_sleep_merged_into_stage_four":   # real-bug batch 138
+        "R-K sleep stages are mapped with stages[stages > 4] = 4, so REM shares class 4 with "
+        "stage 4 while stage 3 keeps class 3 alone; read with the intended scheme (3 = N3, "
+        "4 = REM) every stage-4 epoch is scored as REM (held-out accuracy 0.87 against 0.98, "
+        "N3 recall 0.48 against 1.00; 0.83 against 0.98, N3 recall 0.15 against 0.98 at seeds "
+        "+ 1000). The labels are valid ids, the loss converges (0.2 against the twin's 0.06); "
+        "nothing is flagged. No rule relates a label map to the data; naming it needs the "
+        "classes' input distributions compared: one class that is a mixture of two clusters "
+        "(REM and stage 4 share nothing) while two other classes (stage 3 and stage 4) "
+        "overlap almost completely and are confused with each other; "
+        "LABEL_MAP_MERGES_DISTINCT_CLASSES is the code it would produce",
+    "eeg_normalised_together_with_extra_channels":   # real-bug batch 138
+        "EEG channels in volts (~2e-5) are standardised with one mean and spread shared with "
+        "an accelerometer (~1 g) and a skin-conductance channel (~5 uS), so the EEG reaches "
+        "the network at ~1e-5 of unit scale and the classes' rhythms are invisible "
+        "(held-out accuracy 0.28 against 1.00; 0.29 against 1.00 at seeds + 1000). watch "
+        "says LOSS_AT_CHANCE and DEAD_RELU (at both seeds: wrong cause, the ReLUs die of "
+        "near-constant inputs, not of large updates). Naming it needs the first layer's "
+        "(batch, channels, time) input read per channel: most channels with a spread 1e4-1e5 "
+        "times smaller than the others after a normalisation; "
+        "INPUT_CHANNELS_ON_DIFFERENT_SCALES is the code it would produce",
+    "notch_filter_run_along_channel_axis":   # real-bug batch 138
+        "the 60 Hz notch runs along the 8-channel axis of (trials, channels, samples), where "
+        "the 'frequencies' are 0-200 Hz in 50 Hz steps, so nothing is removed and line noise "
+        "2-20 times the high-gamma activity reaches the network (held-out accuracy 0.25 "
+        "against 1.00 at seeds 0 and + 1000). watch says LOSS_AT_CHANCE with 'the labels "
+        "probably do not belong to the inputs' (wrong cause). Naming it needs the inputs' "
+        "spectrum along time: one narrow line (a single FFT bin at 50 or 60 Hz) holding most "
+        "of the input power in every channel, varying in strength across windows; "
+        "LINE_NOISE_DOMINATES_INPUTS is the code it would produce",
+    "activity_test_split_normalised_on_itself":   # real-bug batch 138
+        "the test split of accelerometer windows is standardised per channel with its own "
+        "mean and spread (a fresh normaliser per split), which erases the gravity offsets "
+        "that tell postures apart on a test subject who mostly lies or sits (held-out "
+        "accuracy 0.93 against 0.98; 0.81 against 0.97 at seeds + 1000); nothing is flagged. "
+        "VALIDATION_SCALED_ON_ITSELF reads run.observed.feature_moments, which the monitor "
+        "collects for 2-D (rows, columns) inputs only; these are (windows, channels, samples). "
+        "Naming it needs the moments taken per channel over windows and samples for 3-D "
+        "inputs (every channel of the validation pass at mean 0, spread 1 to rounding)",
+    # real-bug batch 135
+    "coteaching_gate_multiplies_batch_mean_loss":   # real-bug batch 135
+        "co-teaching's 0/1 small-loss selection multiplies F.cross_entropy's mean-reduced "
+        "scalar, so (gate * mean).sum() / kept is just the mean: every sample, the "
+        "corrupted ones included, trains both networks and they memorise 40% symmetric "
+        "label noise as plain cross-entropy would (held-out accuracy 0.82 against 0.905 "
+        "for the twin; 0.78 against 0.93 at seeds + 1000); the loss falls smoothly and "
+        "nothing is flagged at either seed. No rule reads how a per-sample weight meets "
+        "the loss: naming it needs the loss's graph seen to multiply a (batch,)-shaped "
+        "constant mask by a 0-d tensor that is already a mean over the batch (a "
+        "cross_entropy/nll node with reduction='mean' feeding a Mul with a batch-length "
+        "operand), or, from behaviour, the per-sample gradients of rows the mask zeroes "
+        "being nonzero; SAMPLE_GATE_ON_REDUCED_LOSS is the code. (The fixed twin draws "
+        "LOSS_OSCILLATING: the mean loss of the peer's small-loss picks spikes when the "
+        "peer keeps rows this network fits badly, 198 spikes in 3,000 steps, while it "
+        "reaches 0.905 / 0.93 held out - a healthy co-teaching run)",
+    "mil_bag_label_any_digit_at_least_target":   # real-bug batch 135
+        "an attention-MIL loader labels a bag positive when any digit is >= the target "
+        "(7) instead of == it, so 88% of the training bags are positive against 48% "
+        "truly, and the network learns 'holds a 7, 8 or 9' (held-out bag accuracy 0.53 "
+        "against 0.97; 0.62 against 0.985 at seeds + 1000); the loss falls and nothing is "
+        "flagged. The labels are a deterministic, learnable function of the inputs, so "
+        "no training signal differs from a healthy run; naming it needs the bag-label "
+        "rule checked against the instance labels it was built from (the share of "
+        "positive bags against the share holding the target instance), which the "
+        "monitor never sees; BAG_LABEL_RULE_WRONG is the code",
+    "elr_targets_indexed_by_batch_position":   # real-bug batch 135
+        "early-learning regularisation keeps its running targets in a buffer the size of "
+        "the batch, indexed by position, so slot i averages the predictions of whatever "
+        "examples sat at row i and the regulariser stops holding any example to its own "
+        "early prediction; the MLP memorises 50% symmetric label noise (held-out "
+        "accuracy 0.79 against 0.96; 0.78 against 0.97 at seeds + 1000); the loss falls "
+        "and nothing is flagged. The buffer is plain tensor state outside the model and "
+        "optimizer: naming it needs per-example state (a tensor read and written with "
+        "the batch's rows) checked against the dataset indices of the batch - rows "
+        "0..B-1 every step under a shuffling sampler, or a buffer with B rows for a "
+        "dataset of N; PER_EXAMPLE_STATE_INDEXED_BY_BATCH_POSITION is the code",
+    "pseudo_labels_sliced_by_step_under_shuffled_loader":   # real-bug batch 135
+        "per-epoch pseudo labels (nearest class prototype) for the whole training set in "
+        "dataset order are read for each batch as the slice from step * batch while the "
+        "batches are shuffled, so half the loss trains on other images' labels and the "
+        "correction of 40% pair noise never happens (held-out accuracy 0.73 against "
+        "0.85; 0.66 against 0.84 at seeds + 1000). Watch says LOSS_DIVERGING at both "
+        "seeds - the loss does climb once the misread half starts - which is the symptom, "
+        "not the cause: naming it needs the labels paired with a batch checked against "
+        "the batch's dataset indices (a label tensor sliced by step position under a "
+        "shuffling sampler), the same reading PER_EXAMPLE_STATE_INDEXED_BY_BATCH_POSITION "
+        "needs for elr_targets_indexed_by_batch_position",
+    "nnpu_unlabeled_risk_counts_masked_positives":   # real-bug batch 135
+        "nnPU's unlabeled risk sums sigmoid(unlabeled * score) over every row without "
+        "masking again, so each labelled positive adds sigmoid(0) = 0.5: no gradient, "
+        "but the risk VALUE nnPU tests for going negative is lifted, and the "
+        "non-negative correction fires on 608 of 5,000 steps against 2,068 for the twin; "
+        "the MLP overfits as uPU does (held-out accuracy 0.86 against 0.96; 0.79 against "
+        "0.96 at seeds + 1000); nothing is flagged. The loss is a branch on a risk "
+        "estimate the monitor never sees; naming it needs the loss's terms read "
+        "separately (a summed term whose value includes rows that contribute no "
+        "gradient - constant sigmoid(0) entries under a mask - i.e. a masked-out input "
+        "whose loss is not masked out); MASKED_ROWS_IN_RISK_VALUE is the code",
+    # real-bug batch 137
+    "atom_type_codes_fed_as_float_features":   # real-bug batch 137
+        "a molecular GIN reads each atom's categorical type id cast to float through a "
+        "linear layer (one number per atom) instead of an embedding, and sums neighbours "
+        "before any nonlinearity, so atoms whose ids add up alike send the same message "
+        "(held-out R^2 0.50 against 0.93 for the twin; 0.32 against 0.92 at seeds + 1000); "
+        "the loss falls smoothly and nothing is flagged at either seed. No rule reads the "
+        "model's input columns: naming it needs the first layer's input seen to be a "
+        "column of small non-negative integers (a handful of distinct whole values, here "
+        "0-5) entering a Linear as float, the pattern the tabular "
+        "CATEGORY_CODES_AS_ONE_NUMBER case has, but arriving through a graph batch's node "
+        "rows (an index-shaped tensor cast to float right before the layer)",
+    "batched_nodes_flattened_with_batch_size_stride":   # real-bug batch 137
+        "fixed-size graphs (10 nodes, 8 a batch) flattened for message passing with the "
+        "node index graph * batch_size + node instead of graph * num_nodes + node: every "
+        "index is in range, but each graph's edges land on the previous graph's tail "
+        "nodes (held-out R^2 0.42 against 0.71; 0.58 against 0.76 at seeds + 1000); seed 0 "
+        "is silent, seeds + 1000 draw only DEAD_RELU as info. The BATCHED_EDGES_NOT_OFFSET "
+        "rule reads only the highest sender and receiver row (scattered_messages), and "
+        "here they reach row 66 of 80 (82%, past EDGE_BLOCK_SHARE 0.5); no rule relates "
+        "edge indices to the batch vector: naming it needs the edge list read against the "
+        "node-to-graph assignment, where an edge whose endpoints belong to different "
+        "graphs (batch[src] != batch[dst]) says the offsets are wrong (here 28% of a "
+        "batch's edges cross a graph boundary, and 14 of its 80 node rows, the last "
+        "graphs' tails, receive no edge at all); BATCHED_EDGES_NOT_OFFSET is the code it "
+        "would produce",
+    "bond_features_duplicated_after_to_undirected":   # real-bug batch 137
+        "bonds stored once are made undirected by a to_undirected-style call that sorts "
+        "the edge list, while the bond types are stacked twice in the old order, so half the "
+        "edges carry a wrong bond type and the two directions of 64% of the edges "
+        "disagree "
+        "(held-out R^2 0.72 against 0.93; 0.77 against 0.92 at seeds + 1000); nothing is "
+        "flagged at either seed. No rule reads edge attributes: naming it needs the edge "
+        "list and its attributes checked together, where an undirected edge list (every "
+        "(i, j) has its (j, i)) whose reversed pairs carry different attributes (here "
+        "64% of them, where a correct loader has none) says the attributes no longer follow the edges; "
+        "EDGE_ATTRIBUTES_MISALIGNED_WITH_EDGES is the code it would produce",
     # real-bug batch 136
     "dqn_td_target_reads_latest_env_reward":   # real-bug batch 136
         "the DQN's TD goal adds the reward of the environment's latest step to every "
@@ -109,18 +298,6 @@ KNOWN_MISSES = {
         "checked as inverses (post(pre(x)) == x on a batch); "
         "POSTPROCESSING_NOT_INVERSE_OF_PREPROCESSING is the code it would produce",
     # real-bug batch 131
-    "qa_end_logits_copied_from_start_logits":   # real-bug batch 131
-        "the QA head's end logits are its start column again (the end column is computed "
-        "and never read), so both cross-entropies pull on the same scores and only "
-        "one-word answers can be decoded (held-out exact match 0.27 against 1.00; 0.27 "
-        "against 1.00 at seeds + 1000); the loss falls and the gradients look healthy. "
-        "The unread column's row of the head weight (and its bias entry) gets an exactly "
-        "zero gradient every step, but it is one row of a tensor, not a whole parameter, "
-        "so NO_GRADIENT (whole tensors) stays silent; naming it needs per-row gradients "
-        "of an output layer (a row of the last Linear at exactly zero every step while "
-        "the others are not) or the loss's graph read (two cross-entropies whose logits "
-        "are one and the same tensor); END_LOGITS_ARE_START_LOGITS is the code it would "
-        "produce",
     "qa_answer_at_passage_start_labelled_no_answer":   # real-bug batch 131
         "the labeller's start_idx > 0 turns every answer that begins at the passage's "
         "first word into the no-answer label (0, 0), and the reader learns to abstain on "
