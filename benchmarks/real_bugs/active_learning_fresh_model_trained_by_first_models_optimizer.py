@@ -17,7 +17,9 @@ built network trained for 60 Adam steps. Fix: an optimizer built for each new ne
 
 Measured (held-out accuracy after the last round, 120 labels): seed 0: 0.06 with the bug
 (the last network never updated) against 0.78 for the fixed twin; seeds shifted by 1000:
-0.10 against 0.78.
+0.10 against 0.78. (EXPECTED names the checklist's OPTIMIZER_MISSING_PARAMS - the optimizer
+does not hold the parameters the loop trains; first scored under a new code,
+PARAMS_NOT_IN_OPTIMIZER, with the same verdict.)
 """
 import numpy as np
 import torch
@@ -28,7 +30,7 @@ from benchmarks.real_bugs._active_learning import (QUERY, ROUNDS, STEPS, Net, ac
 
 TITLE = "Refactor optimizer initialization in active learning strategies"
 LINK = "https://github.com/DeepTrackAI/deeplay/pull/125"
-EXPECTED = ("PARAMS_NOT_IN_OPTIMIZER",)
+EXPECTED = ("OPTIMIZER_MISSING_PARAMS",)
 LR = 3e-3
 
 
