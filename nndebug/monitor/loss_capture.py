@@ -278,6 +278,16 @@ def floored_scores(scores):
     that floor in every row. Distinct real scores never tie exactly; a mask (-inf, -1e9)
     lies far below the floor. Rows without a tie at their minimum (every healthy step) are
     settled in three operations."""
+    # (real-bug batch 121's captions, seen since batch 135) columns equal in every row and
+    # varying from row to row are one score given twice - a CLIP batch's identical captions
+    # embed identically - not scores cut at a floor: each is counted once (a column stuck at
+    # one value in every row, a dead unit, stays as it is)
+    _, first = np.unique(scores, axis=1, return_index=True)
+    if len(first) < scores.shape[1]:
+        constant = np.ptp(scores, axis=0) == 0
+        keep = np.zeros(scores.shape[1], dtype=bool)
+        keep[first] = True
+        scores = scores[:, keep | constant]
     lowest = scores.min(axis=1, keepdims=True)
     at_floor = scores == lowest
     if at_floor.sum() <= scores.shape[0]:        # each row's minimum is its own: no tie

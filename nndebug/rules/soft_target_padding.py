@@ -21,4 +21,12 @@ def soft_target_calls(rows):
                             ignore_index=NO_IGNORED_ID, target_mode=mode,
                             target_mode_share=share, target_mode_in_runs=in_runs,
                             target_others_in_runs=others)
-            for step, loss, reduction, shape, mode, share, in_runs, others in rows]
+            for step, loss, reduction, shape, mode, share, in_runs, others in rows
+            if not _batch_against_itself(shape)]
+
+
+def _batch_against_itself(shape):
+    """(batches 121/135) A square (B, B) score matrix: a contrastive loss scores the batch
+    against itself, and its soft targets point at batch positions (the first row of a
+    sample's class), not at token ids; runs of one position are rows of one class."""
+    return len(shape) == 2 and shape[0] == shape[1]
