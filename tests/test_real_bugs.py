@@ -15,6 +15,94 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 141
+    "bnn_kl_divided_by_batch_count_with_mean_likelihood":   # real-bug batch 141
+        "the ELBO's KL is divided by the number of batches (10) next to a batch-MEAN cross-"
+        "entropy, so per example it weighs 50x (the batch size) its share: every weight's "
+        "posterior is pulled back to the N(0, 1) prior and held-out accuracy is 0.07 against "
+        "0.93 for the twin (0.09 against 0.93 at seeds + 1000). The loss falls steadily (6,185 "
+        "to about 255) because the KL term, 99.9% of it, shrinks, while the cross-entropy "
+        "never leaves chance (2.31) and ends at 16 (weights drawn from a prior-wide posterior); "
+        "no rule splits a loss into its data term and a parameter-only penalty. Naming it "
+        "needs the loss's top-level addends (run.observed.loss_terms has them) read for one "
+        "that depends on the parameters alone, carries nearly all of the loss, and falls while "
+        "the data term (the cross-entropy call) stays at or above chance: ELBO_KL_OVERWEIGHTED",
+    "bnn_kl_added_unweighted_to_mean_likelihood":   # real-bug batch 141
+        "NLL + KL with no beta: the KL over all 17,610 weights and biases (61,800 at the start) is added "
+        "whole to a batch-mean cross-entropy, 500x its per-example weight; the posteriors "
+        "collapse onto the prior and held-out accuracy is 0.08 against 0.93 for the twin (0.06 "
+        "against 0.93 at seeds + 1000). The loss falls from 61,835 to about 2,230 (the KL "
+        "shrinking) while the cross-entropy stays at chance and ends at 74; the same blind spot "
+        "as bnn_kl_divided_by_batch_count_with_mean_likelihood: a rule would need the loss's "
+        "addends (run.observed.loss_terms), one of them parameter-only and nearly all of the "
+        "loss while the data term never falls below chance (ELBO_KL_OVERWEIGHTED)",
+    "bbb_log_posterior_sums_second_layer_twice":   # real-bug batch 141
+        "the Monte Carlo KL's log q(w) sums l1 + l2 + l2, so the output layer's entropy is "
+        "missing and its posterior spread stays at its initial 0.017 (0.28 in the twin): "
+        "held-out predictive NLL 0.40 against 0.36, ECE 0.22 against 0.17 (0.39 against 0.37, "
+        "ECE 0.19 against 0.17 at seeds + 1000; accuracy unharmed). Training is healthy to "
+        "every signal watch reads (loss, gradients, updates); the bug is which sampled weights "
+        "the penalty reads. Naming it needs the parameters a penalty term reaches compared "
+        "with those the forward pass reads: a layer's spread parameter that gets gradient only "
+        "through the data term and none from a log-posterior/KL term its sibling layers all "
+        "feed (POSTERIOR_TERM_MISSES_LAYER)",
+    "bnn_kl_reads_log_variance_as_log_std":   # real-bug batch 141
+        "the closed-form KL is written for a log std (-logvar + 0.5 * exp(logvar)^2) but "
+        "applied to a log variance, so it rewards spread twice as hard at small variances: "
+        "held-out predictive NLL 0.48 against 0.34 for the twin, ECE 0.25 against 0.16 (0.51 "
+        "against 0.35, ECE 0.24 against 0.15 at seeds + 1000). The loss falls, the gradients "
+        "are healthy; the only trace is in the formula: a rule would need to evaluate the "
+        "penalty term at the prior's spread and a few others and find its minimum, or its "
+        "slope in log-variance, off the Gaussian KL's (KL_LOG_VARIANCE_READ_AS_LOG_STD)",
+    "bnn_accuracy_from_single_weight_sample":   # real-bug batch 141
+        "training is identical to the twin's; the held-out rows are scored on ONE draw of the "
+        "weights instead of the softmax averaged over 20: accuracy 0.74 against 0.93 (0.67 "
+        "against 0.93 at seeds + 1000). Nothing of it reaches watch: the scoring happens after "
+        "the last step, outside the monitor. A rule would need the monitor to see evaluation "
+        "calls after training (a model whose outputs change between two identical no-grad "
+        "calls, scored from a single call) to say BNN_SCORED_ON_ONE_WEIGHT_DRAW",
+    # real-bug batch 143
+    "active_learning_query_takes_least_uncertain_rows":   # real-bug batch 143
+        "the query sorts the pool's entropy ascending and labels the first 10 each round, "
+        "the rows the model is surest of: held-out accuracy 0.28 against 0.83 for the twin "
+        "(0.46 against 0.85 at seeds + 1000) after 10 rounds, 120 labels. Every retraining "
+        "fits its labelled rows (the loss falls to ~0 each round) and the bug run draws no "
+        "finding; the inversion lives in which pool rows join the labelled set, outside the "
+        "model's forward/backward. Naming it needs the rows that enter training read against "
+        "the model's own scores of them just before: rows added between rounds whose "
+        "predictive entropy (or loss) was the lowest of the rows scored is "
+        "QUERY_SELECTS_LEAST_INFORMATIVE",
+    "pool_query_indices_used_to_look_up_labels":   # real-bug batch 143
+        "the queried rows' labels are fetched with their positions in the unlabelled pool "
+        "used as dataset indices, so 84 of the 100 queried rows train on another row's class "
+        "(89 at seeds + 1000): held-out accuracy 0.32 against 0.80 (0.36 against 0.84). The "
+        "bug run draws LR_TOO_HIGH and LOSS_DIVERGING (as its healthy twin does: the weights "
+        "re-initialised at each round read as a 141% update, the restarted loss as "
+        "divergence), nothing about labels. Naming it needs the labels a round adds checked "
+        "against the model that queried them: newly labelled rows whose labels disagree with "
+        "a confident prediction far more often than the model's held-out error rate, or "
+        "duplicate inputs under different labels, is QUERIED_LABELS_FROM_WRONG_ROWS",
+    "active_learning_fresh_model_trained_by_first_models_optimizer":   # real-bug batch 143
+        "each round builds a new network (learner.net = Net()) but steps the optimizer built "
+        "for round 0's, so from round 1 on the trained, queried and evaluated network keeps "
+        "its random weights: held-out accuracy 0.06 against 0.78 (0.10 against 0.78 at seeds "
+        "+ 1000). watch says UNREGISTERED_PARAMETERS ('built anew on every call of forward') "
+        "and LOSS_DIVERGING, wrong cause, and says the same of the healthy twin (which "
+        "rebuilds its optimizer's param group for each network). Naming it needs the "
+        "parameters that receive gradients at a step compared with the optimizer's param "
+        "groups at that step, not at watch start: gradients on tensors no group holds, for "
+        "hundreds of steps, is OPTIMIZER_MISSING_PARAMS; and a submodule replaced between "
+        "steps told apart from one constructed inside forward",
+    "active_learner_refit_rebuilds_network_on_new_queries_only":   # real-bug batch 143
+        "each round's fit trains only the 10 rows just queried (only_new) while the network "
+        "is rebuilt at every fit, so the final model knows 10 rows, not 120: held-out "
+        "accuracy 0.21 against 0.66 for the twin that keeps its network (0.23 against 0.76 "
+        "at seeds + 1000). Each fit drives its loss to ~0 and the bug run draws no finding "
+        "(the twin draws LOSS_OSCILLATING from the jump when new rows arrive). Naming it "
+        "needs the weights' history: a re-initialisation (weights back to the init "
+        "distribution, optimizer state cleared) at every change of the training rows, "
+        "combined with training rows that are disjoint from all earlier ones, is "
+        "MODEL_REBUILT_EACH_FIT",
     # real-bug batch 139
     "best_weights_restored_only_when_patience_runs_out":   # real-bug batch 139
         "the best epoch's weights are loaded back only where patience runs out, so a run that "
@@ -1765,6 +1853,45 @@ KNOWN_MISSES = {
         "does not map pixel W - 1 to +1 (here it maps it to 1 - 2/W), i.e. grid_sample of "
         "the input at zero flow not returning the input; WARP_GRID_NORMALISATION_MISMATCH "
         "is the code",
+    # real-bug batch 142
+    "ddpg_soft_update_written_into_online_networks":   # real-bug batch 142
+        "the soft update blends tau * online + (1 - tau) * target and load_state_dict()s it "
+        "into the ONLINE actor and critic: the targets never move, and each step drags the "
+        "trained networks 99% of the way back to their initial weights. Held-out return "
+        "-77.1 against -4.14 for the twin (-79.0 against -3.88 at seeds + 1000; doing "
+        "nothing scores -57). LR_TOO_LOW sees the symptom (the critic moves 3.6e-6 of its "
+        "weight size per step and the loss does not improve) and blames the rate. Naming it "
+        "needs the watched model's load_state_dict (the pre-hook the best-checkpoint restore "
+        "match uses) read per step: a load at nearly every optimizer step whose dict is a "
+        "fixed blend of the weights the step just made and an older copy, undoing the "
+        "step's update (SOFT_UPDATE_OVERWRITES_ONLINE_WEIGHTS)",
+    "ddpg_actor_actions_not_scaled_to_action_bound":   # real-bug batch 142
+        "the DDPG actor's tanh output (in [-1, 1]) goes unscaled to an environment whose "
+        "actions range over [-2, 2]: the agent learns a half-speed policy, held-out return "
+        "-8.59 against -4.10 for the twin (-8.51 against -3.88 at seeds + 1000). Every "
+        "signal watch reads is healthy: the watched critic's TD regression converges and "
+        "the actor is not watched. A rule would need the actor's output layer read against "
+        "the range the replayed/critic-input actions span: the policy's tanh saturated "
+        "(|tanh| near 1 on most rows, its gradient pressing outwards) while the behaviour "
+        "actions in the critic's input reach twice that magnitude (ACTION_RANGE_UNDERUSED)",
+    "sac_actor_loss_missing_entropy_temperature":   # real-bug batch 142
+        "the SAC policy loss is log_pi - min Q, the temperature (learned, 0.04-0.06) left "
+        "out, so the actor weighs entropy some 20x what the soft values assume: held-out "
+        "return -6.96 against -4.09 for the twin (-6.77 against -4.08 at seeds + 1000). The "
+        "watched critics' TD regression is healthy and the actor's loss is not watched; a "
+        "rule would need the actor's loss addends (run.observed.loss_terms for a second "
+        "watched loss) compared with the critic target's entropy term: a log-probability "
+        "added with weight 1 in one loss and with a learned scalar's exp() in the other "
+        "(ENTROPY_BONUS_UNWEIGHTED)",
+    "sac_squash_correction_applies_tanh_twice":   # real-bug batch 142
+        "the tanh-squash correction of SAC's log-probability is log(2 * (1 - tanh(a / 2)^2)) "
+        "on the already-squashed action, bounded where the right log(2 * (1 - tanh(u)^2)) "
+        "grows without bound at saturation: saturated actions look high-entropy and the "
+        "held-out return is -8.77 against -4.09 for the twin (-8.65 against -4.08 at seeds "
+        "+ 1000). Nothing watch measures on the critics differs from a healthy run; a rule "
+        "would need the policy's log-density read for what it is - tanh of a tensor that is "
+        "itself a tanh output inside a log(1 - x^2) term (SQUASH_CORRECTION_WRONG), a graph "
+        "pattern, not a statistic",
 }
 
 
@@ -1797,8 +1924,45 @@ def test_the_cause_is_named(case):
             f"{name(case)} ({case.LINK}): expected {case.EXPECTED}, got {sorted(problems)}")
 
 
+# case -> (the codes its healthy twin draws, why): false alarms not fixed yet, checked
+# exactly, so that a fix - or any other change - fails the test until this is updated
+KNOWN_FALSE_ALARMS = {
+    # real-bug batch 143: retraining from scratch inside one watch (active learning rounds)
+    "active_learning_query_takes_least_uncertain_rows": (
+        {"LR_TOO_HIGH", "LOSS_DIVERGING"},
+        "each round re-initialises the weights (reset_parameters, optimizer.state.clear()) "
+        "and retrains on the grown labelled set; the reset between two steps falls inside a "
+        "recorded step's update (weights before the forward minus after the optimizer "
+        "step: 141% of the weights), read as LR_TOO_HIGH, and the loss back at ln(10) after "
+        "each reset as LOSS_DIVERGING. The twin learns (held-out accuracy 0.83). Telling "
+        "them apart needs the update taken around optimizer.step() alone and a run cut into "
+        "segments at each re-initialisation (weights back to a fresh draw, optimizer state "
+        "cleared)"),
+    "active_learning_fresh_model_trained_by_first_models_optimizer": (
+        {"UNREGISTERED_PARAMETERS", "LOSS_DIVERGING"},
+        "each round assigns a freshly built network to the watched module's attribute "
+        "(the fixed twin gives it a new optimizer); the new submodule is read as 'built "
+        "anew on every call of forward' (UNREGISTERED_PARAMETERS), and the loss back at "
+        "chance after each swap as LOSS_DIVERGING. The twin learns (0.78). Needs a "
+        "submodule swapped between steps told from one built inside forward, and the run "
+        "cut into segments at each swap"),
+    "active_learner_refit_rebuilds_network_on_new_queries_only": (
+        {"LOSS_OSCILLATING"},
+        "the healthy incremental learner (the network kept between fits) trains on the "
+        "labelled set as it grows by 10 rows a round; each round's new rows lift the loss "
+        "for a few steps, counted as spikes. The twin learns (0.66). Needs the rows "
+        "added to the training set seen (the batches' sample fingerprints change "
+        "composition at the jumps)"),
+}
+
+
 def test_the_fixed_twin_is_silent(case):
     problems = [f for f in run(case, fixed=True) if f.severity in PROBLEMS]
+    if name(case) in KNOWN_FALSE_ALARMS:
+        expected, _ = KNOWN_FALSE_ALARMS[name(case)]
+        assert {f.code for f in problems} == set(expected), \
+            f"{name(case)} fixed: {[f.headline() for f in problems]} (update KNOWN_FALSE_ALARMS)"
+        return
     assert not problems, f"{name(case)} fixed: {[f.headline() for f in problems]}"
 
 
