@@ -55,3 +55,35 @@ def wide_mlp(hidden=256):
     return torch.nn.Sequential(torch.nn.Linear(64, hidden), torch.nn.ReLU(),
                                torch.nn.Linear(hidden, hidden), torch.nn.ReLU(),
                                torch.nn.Linear(hidden, 10))
+
+
+def training_epochs(model, optimizer, train, steps, batch_size, mon, validate,
+                    after_step=None, seed=0):
+    """The cases' training loop, epoch by epoch, under the monitor ``mon``: on each shuffled
+    batch of ``train`` (x, y), zero_grad, cross-entropy, backward, step; after each epoch's
+    last batch (or the run's last step) ``validate(model)`` -> (validation loss, anything
+    else), the loss passed to ``mon.step`` as ``val_loss``. ``after_step(loss)``, if given,
+    runs right after each optimizer step (a loop's per-batch bookkeeping). Yields (epochs
+    done, validation loss, the rest of ``validate``'s answer) after each epoch, where the case
+    decides what to save and whether to stop (by leaving the loop); ends after ``steps``
+    optimizer steps."""
+    x, y = train
+    epochs = epoch_batches(len(x), batch_size, seed=seed)
+    done, epoch = 0, 0
+    while done < steps:
+        batches = next(epochs)
+        for i, index in enumerate(batches):
+            optimizer.zero_grad()
+            loss = F.cross_entropy(model(x[index]), y[index])
+            loss.backward()
+            optimizer.step()
+            done += 1
+            if after_step is not None:
+                after_step(loss)
+            end = i == len(batches) - 1 or done == steps
+            val_loss, other = validate(model) if end else (None, None)
+            mon.step(loss, val_loss=val_loss)
+            if done == steps:
+                break
+        epoch += 1
+        yield epoch, val_loss, other

@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F
 
 import nndebug as nd
-from benchmarks.real_bugs._loop_control import (epoch_batches, evaluate, snapshot, splits,
+from benchmarks.real_bugs._loop_control import (evaluate, snapshot, splits, training_epochs,
                                                 wide_mlp)
 
 TITLE = "Fix checkpoint only saving when validation loss < last training batch loss"
@@ -40,30 +40,23 @@ NOISE = 0.4
 
 def run(fixed=False, steps=STEPS, **watch):
     torch.manual_seed(0)
-    (x, y), (x_val, y_val), (x_test, y_test) = splits(noise=NOISE, seed=0)
+    train, (x_val, y_val), (x_test, y_test) = splits(noise=NOISE, seed=0)
     model = wide_mlp()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    epochs = epoch_batches(len(x), BATCH, seed=0)
-    best_val, saved, saved_epoch, done, epoch = math.inf, None, 0, 0, 0
+    reference = {"best_val": math.inf}
+    saved, saved_epoch = None, 0
+
+    def after_step(loss):
+        if not fixed:
+            reference["best_val"] = loss.item()   # BUG: overwritten by this batch's loss
+
     with nd.watch(model, optimizer, **watch) as mon:
-        while done < steps:
-            batches = next(epochs)
-            for i, index in enumerate(batches):
-                optimizer.zero_grad()
-                loss = F.cross_entropy(model(x[index]), y[index])
-                loss.backward()
-                optimizer.step()
-                done += 1
-                if not fixed:
-                    best_val = loss.item()   # BUG: the reference is overwritten by this batch's loss
-                end = i == len(batches) - 1 or done == steps
-                val_loss = evaluate(model, x_val, y_val)[0] if end else None
-                mon.step(loss, val_loss=val_loss)
-                if done == steps:
-                    break
-            epoch += 1
-            if val_loss < best_val:
-                saved, saved_epoch, best_val = snapshot(model), epoch, val_loss
+        for epoch, val_loss, _ in training_epochs(model, optimizer, train, steps, BATCH, mon,
+                                                  lambda m: evaluate(m, x_val, y_val),
+                                                  after_step):
+            if val_loss < reference["best_val"]:
+                saved, saved_epoch = snapshot(model), epoch
+                reference["best_val"] = val_loss
         if saved is not None:
             model.load_state_dict(saved)
     mon.saved_epoch = saved_epoch

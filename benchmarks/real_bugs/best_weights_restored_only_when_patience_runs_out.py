@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F
 
 import nndebug as nd
-from benchmarks.real_bugs._loop_control import (epoch_batches, evaluate, snapshot, splits,
+from benchmarks.real_bugs._loop_control import (evaluate, snapshot, splits, training_epochs,
                                                 wide_mlp)
 
 TITLE = "EarlyStopping callback won't restore best weights unless training stops early"
@@ -41,25 +41,13 @@ NOISE = 0.4
 
 def run(fixed=False, steps=STEPS, **watch):
     torch.manual_seed(0)
-    (x, y), (x_val, y_val), (x_test, y_test) = splits(noise=NOISE, seed=0)
+    train, (x_val, y_val), (x_test, y_test) = splits(noise=NOISE, seed=0)
     model = wide_mlp()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    epochs = epoch_batches(len(x), BATCH, seed=0)
-    best_loss, best_state, waited, done = math.inf, None, 0, 0
+    best_loss, best_state, waited = math.inf, None, 0
     with nd.watch(model, optimizer, **watch) as mon:
-        while done < steps:
-            batches = next(epochs)
-            for i, index in enumerate(batches):
-                optimizer.zero_grad()
-                loss = F.cross_entropy(model(x[index]), y[index])
-                loss.backward()
-                optimizer.step()
-                done += 1
-                end = i == len(batches) - 1 or done == steps
-                val_loss = evaluate(model, x_val, y_val)[0] if end else None
-                mon.step(loss, val_loss=val_loss)
-                if done == steps:
-                    break
+        for _, val_loss, _ in training_epochs(model, optimizer, train, steps, BATCH, mon,
+                                              lambda m: evaluate(m, x_val, y_val)):
             if val_loss < best_loss:
                 best_loss, best_state, waited = val_loss, snapshot(model), 0
             else:

@@ -24,7 +24,7 @@ import torch
 import torch.nn.functional as F
 
 import nndebug as nd
-from benchmarks.real_bugs._loop_control import (epoch_batches, evaluate, snapshot, splits,
+from benchmarks.real_bugs._loop_control import (evaluate, snapshot, splits, training_epochs,
                                                 wide_mlp)
 
 TITLE = ("Early stopping not working with ClassificationScoreCalculator and Accuracy "
@@ -45,26 +45,13 @@ def improved(score, best, fixed):
 
 def run(fixed=False, steps=STEPS, **watch):
     torch.manual_seed(0)
-    (x, y), (x_val, y_val), (x_test, y_test) = splits(seed=0)
+    train, (x_val, y_val), (x_test, y_test) = splits(seed=0)
     model = wide_mlp()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    epochs = epoch_batches(len(x), BATCH, seed=0)
-    best, best_state, best_epoch, waited, done, epoch = None, None, 0, 0, 0, 0
+    best, best_state, best_epoch, waited, epoch = None, None, 0, 0, 0
     with nd.watch(model, optimizer, **watch) as mon:
-        while done < steps:
-            batches = next(epochs)
-            for i, index in enumerate(batches):
-                optimizer.zero_grad()
-                loss = F.cross_entropy(model(x[index]), y[index])
-                loss.backward()
-                optimizer.step()
-                done += 1
-                end = i == len(batches) - 1 or done == steps
-                val_loss, val_accuracy = evaluate(model, x_val, y_val) if end else (None, None)
-                mon.step(loss, val_loss=val_loss)
-                if done == steps:
-                    break
-            epoch += 1
+        for epoch, _, val_accuracy in training_epochs(model, optimizer, train, steps, BATCH,
+                                                      mon, lambda m: evaluate(m, x_val, y_val)):
             if best is None or improved(val_accuracy, best, fixed):
                 best, best_state, best_epoch, waited = val_accuracy, snapshot(model), epoch, 0
             else:

@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 
 import nndebug as nd
-from benchmarks.real_bugs._loop_control import (epoch_batches, evaluate, snapshot, splits,
+from benchmarks.real_bugs._loop_control import (evaluate, snapshot, splits, training_epochs,
                                                 wide_mlp)
 
 TITLE = "Early stopping implemented on batch instead of epoch."
@@ -71,27 +71,17 @@ def validate(model, x_val, y_val, stopper, fixed):
 
 def run(fixed=False, steps=STEPS, **watch):
     torch.manual_seed(0)
-    (x, y), (x_val, y_val), (x_test, y_test) = splits(seed=0)
+    train, (x_val, y_val), (x_test, y_test) = splits(seed=0)
     model = wide_mlp()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    epochs = epoch_batches(len(x), BATCH, seed=0)
     stopper = EarlyStopping(model, PATIENCE)
-    done, epoch = 0, 0
+    epoch = 0
     with nd.watch(model, optimizer, **watch) as mon:
-        while done < steps and not stopper.stop:
-            batches = next(epochs)
-            for i, index in enumerate(batches):
-                optimizer.zero_grad()
-                loss = F.cross_entropy(model(x[index]), y[index])
-                loss.backward()
-                optimizer.step()
-                done += 1
-                end = i == len(batches) - 1 or done == steps
-                val_loss = validate(model, x_val, y_val, stopper, fixed) if end else None
-                mon.step(loss, val_loss=val_loss)
-                if done == steps:
-                    break
-            epoch += 1
+        for epoch, _, _ in training_epochs(
+                model, optimizer, train, steps, BATCH, mon,
+                lambda m: (validate(m, x_val, y_val, stopper, fixed), None)):
+            if stopper.stop:
+                break
         model.load_state_dict(stopper.state)
     mon.stopped_epoch = epoch
     mon.held_out_accuracy = evaluate(model, x_test, y_test)[1]
