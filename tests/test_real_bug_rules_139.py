@@ -11,35 +11,27 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import nndebug as nd  # noqa: E402
-from benchmarks.real_bugs._loop_control import (epoch_batches, evaluate, splits,  # noqa: E402
-                                                wide_mlp)
+from benchmarks.real_bugs._loop_control import (evaluate, splits,  # noqa: E402
+                                                training_epochs, wide_mlp)
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
-F = torch.nn.functional
 EPOCHS, BATCH = 45, 32
+STEPS = EPOCHS * (600 // BATCH)
 
 
 def train(choose):
     """Noisy digits that over-fit after ~12 epochs; after the loop, ``choose`` picks the
     weights to load: "best" (lowest validation loss), "overwritten" (a reference the loop
-    overwrites with every pass's loss, so every pass "beats" it: the last epoch's weights),
-    "fresh" (a model never trained)."""
+    resets every epoch, so every pass "beats" it: the last epoch's weights), "fresh" (a
+    model never trained)."""
     torch.manual_seed(0)
-    (x, y), (x_val, y_val), _ = splits(noise=0.4, seed=0)
+    train_rows, (x_val, y_val), _ = splits(noise=0.4, seed=0)
     model = wide_mlp()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    epochs = epoch_batches(len(x), BATCH, seed=0)
-    best, reference, saved = math.inf, math.inf, None
+    best, saved = math.inf, None
     with nd.watch(model, optimizer) as mon:
-        for epoch in range(EPOCHS):
-            batches = next(epochs)
-            for i, index in enumerate(batches):
-                optimizer.zero_grad()
-                loss = F.cross_entropy(model(x[index]), y[index])
-                loss.backward()
-                optimizer.step()
-                val_loss = evaluate(model, x_val, y_val)[0] if i == len(batches) - 1 else None
-                mon.step(loss, val_loss=val_loss)
+        for _, val_loss, _ in training_epochs(model, optimizer, train_rows, STEPS, BATCH, mon,
+                                              lambda m: evaluate(m, x_val, y_val)):
             if choose == "best" and val_loss < best:
                 best, saved = val_loss, copy.deepcopy(model.state_dict())
             elif choose == "overwritten":
