@@ -399,6 +399,7 @@ ROW_LISTS += ("handwritten_errors",)   # real-bug batch 126 (((pred - target) **
 ROW_LISTS += ("head_rows",)   # real-bug batch 131 (output units that never get a gradient)
 ROW_LISTS += ("ranked_losses",)   # real-bug batch 135 (per-sample losses ranked to pick rows)
 ROW_LISTS += ("restored_checkpoints",)   # real-bug batch 139 (which weights a restore loads)
+ROW_LISTS += ("channel_scales",)   # real-bug batch 138 (each input channel's scale)
 
 
 @dataclass
@@ -1046,6 +1047,10 @@ class Observed:
                                                           # log-probability normalised from a
                                                           # softmax's output (monitor/policy_
                                                           # gradient_terms.py)
+    channel_scales: list = field(default_factory=list)   # [(step, axis, [each input channel's
+                                                         # RMS], [its share of non-zero
+                                                         # values])] of the first training
+                                                         # batches (monitor/channel_scales.py)
     restored_checkpoints: list = field(default_factory=list)  # [(kind "validation" or
                                                           # "load", step, [each weight
                                                           # tensor's sum])] (monitor/

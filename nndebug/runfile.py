@@ -1410,6 +1410,8 @@ ROW_READERS.update(closure_steps=lambda row: (int(row[0]),))   # real-bug batch 
 ROW_READERS.update(negative_rates=lambda row: (int(row[0]), int(row[1]), float(row[2])))
 ROW_READERS.update(softmax_read_as_logits=lambda row: (int(row[0]),))   # real-bug batch 124
 ROW_READERS.update(ranked_losses=lambda row: (int(row[0]),))   # real-bug batch 135
+ROW_READERS.update(channel_scales=lambda row: (   # real-bug batch 138
+    int(row[0]), int(row[1]), [float(v) for v in row[2]], [float(v) for v in row[3]]))
 ROW_READERS.update(restored_checkpoints=lambda row: (   # real-bug batch 139
     str(row[0]), int(row[1]), [float(v) for v in row[2]]))
 ROW_READERS.update(head_rows=lambda row: (   # real-bug batch 131

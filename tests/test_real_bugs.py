@@ -168,16 +168,6 @@ KNOWN_MISSES = {
         "(REM and stage 4 share nothing) while two other classes (stage 3 and stage 4) "
         "overlap almost completely and are confused with each other; "
         "LABEL_MAP_MERGES_DISTINCT_CLASSES is the code it would produce",
-    "eeg_normalised_together_with_extra_channels":   # real-bug batch 138
-        "EEG channels in volts (~2e-5) are standardised with one mean and spread shared with "
-        "an accelerometer (~1 g) and a skin-conductance channel (~5 uS), so the EEG reaches "
-        "the network at ~1e-5 of unit scale and the classes' rhythms are invisible "
-        "(held-out accuracy 0.28 against 1.00; 0.29 against 1.00 at seeds + 1000). watch "
-        "says LOSS_AT_CHANCE and DEAD_RELU (at both seeds: wrong cause, the ReLUs die of "
-        "near-constant inputs, not of large updates). Naming it needs the first layer's "
-        "(batch, channels, time) input read per channel: most channels with a spread 1e4-1e5 "
-        "times smaller than the others after a normalisation; "
-        "INPUT_CHANNELS_ON_DIFFERENT_SCALES is the code it would produce",
     "notch_filter_run_along_channel_axis":   # real-bug batch 138
         "the 60 Hz notch runs along the 8-channel axis of (trials, channels, samples), where "
         "the 'frequencies' are 0-200 Hz in 50 Hz steps, so nothing is removed and line noise "

@@ -124,6 +124,7 @@ from .soft_target_labels import SoftTargetLabels   # real-bug batch 55
 from .soft_target_padding import SoftTargetPadding, function_reduction   # real-bug batch 60
 from .categorical_inputs import CategoricalInputs   # real-bug batch 63
 from .input_precision import InputPrecision   # real-bug batch 61
+from .channel_scales import ChannelScales   # real-bug batch 138 (channels in other units)
 from .wrapped_inputs import WrappedInputs   # real-bug batch 61
 from .validation_targets import ValidationTargets   # real-bug batch 61
 from .ctc_blank_targets import CtcBlankTargets   # real-bug batch 38
@@ -284,6 +285,8 @@ class Around:
                                                   on_error)   # jittered masks (batch 76)
         self.class_padding = ClassOnlyPadding(adapter, observed, self.first_inputs,
                                               on_error)   # one class padded (batch 65)
+        self.channel_scales = ChannelScales(adapter, observed, self.first_inputs,   # batch 138
+                                            on_error)
         self.row_scaling = RowStandardisedInputs(adapter, observed, self.first_inputs,
                                                  on_error)   # rows standardised (batch 46)
         self.input_signs = TrainingInputSigns(adapter, observed, self.first_inputs,
@@ -604,6 +607,7 @@ class Around:
         self.origins.class_means.read()     # class_means.py (batch 75)
         self.origins.empty_overlaps.read()  # empty_overlaps.py (batch 75)
         self.row_scaling.read()             # row_standardised_inputs.py (batch 46)
+        self.channel_scales.read()          # channel_scales.py (batch 138)
         self.input_signs.read()             # training_input_signs.py (core variants 7)
         self.copied_columns.read()          # duplicated_input_columns.py (batch 59)
         self.input_ranges.read()            # input_ranges.py (batch 59)

@@ -142,6 +142,7 @@ CONTINUED += ("handwritten_errors",)   # real-bug batch 126 (bounded: ROWS_KEPT)
 CONTINUED += ("head_rows",)   # real-bug batch 131 (the first records only)
 CONTINUED += ("ranked_losses",)   # real-bug batch 135 (bounded: ROWS_KEPT)
 READ_ANEW += ("restored_checkpoints",)   # real-bug batch 139 (written at findings)
+READ_ANEW += ("channel_scales",)   # real-bug batch 138 (read at findings)
 READ_ANEW += ("foreign_norm_statistics",
               "foreign_train_dropouts")   # real-bug batch 55 (read when the monitor closes)
 CONTINUED += ("row_standardised_inputs",)   # real-bug batch 46 (first training tables)
