@@ -131,6 +131,19 @@ def test_targets_that_spread_out_as_the_dqn_twins_did_count_as_moving():
     assert not targets_moved_up(_Context(spreads[-4:]))     # too few calls to judge
 
 
+def test_moving_targets_do_not_depend_on_how_many_records_the_run_made():
+    """(real-bug batch 136, seeds shifted by 2000) A healthy DQN that made 19 judged records:
+    its first half reached into the grown targets (median 1.43 against 1.80 late, 1.26x),
+    and it was called diverging. The first three calls (steps 0-2, before the values grew)
+    are the early spread, however many calls follow."""
+    spreads = [1.0, 1.0, 1.0, 1.0, 1.535, 1.461, 1.472, 1.502, 1.429, 1.535, 1.442, 1.648,
+               1.471, 1.458, 1.45, 1.535, 1.568, 1.798, 2.628]
+    assert targets_moved_up(_Context(spreads))
+    assert targets_moved_up(_Context(spreads[:4] + spreads[-4:]))
+    steady = [1.0, 1.1, 0.9, 1.0, 1.2, 0.95, 1.05, 1.1, 1.0] * 2
+    assert not targets_moved_up(_Context(steady))
+
+
 def test_ppo_ratio_of_one_warns_only_when_a_rollout_is_trained_on_again():
     """A ratio of exactly 1 is what a loop with one update per rollout reads too (healthy:
     the clip has nothing to do); the warning needs a later batch made mostly of rows an
