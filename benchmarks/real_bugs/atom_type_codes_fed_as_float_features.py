@@ -23,11 +23,8 @@ against 0.93 for the fixed twin; seeds shifted by 1000, 0.32 against 0.92.
 """
 import torch
 from torch import nn
-from torch.nn import functional as F
 
-import nndebug as nd
-from benchmarks.real_bugs._graph_readout import (HIDDEN, EdgeGIN, collate, graph_batches,
-                                                 molecules, r2)
+from benchmarks.real_bugs._graph_readout import HIDDEN, EdgeGIN, fit_and_score, molecules
 
 TITLE = "Convert molecular features to floating-point values"
 LINK = "https://github.com/pyg-team/pytorch_geometric/pull/9341"
@@ -47,18 +44,4 @@ def run(fixed=False, steps=STEPS, **watch):
         model = EdgeGIN()                                   # nn.Embedding over the ids
     else:
         model = EdgeGIN(encoder=CodesAsFloats(), in_features=1)
-    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
-    with nd.watch(model, optimizer, **watch) as mon:
-        for graphs in graph_batches(train, steps):
-            atoms, edges, bonds, batch, y = collate(graphs)
-            loss = F.mse_loss(model(atoms, edges, bonds, batch, len(graphs)), y)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            mon.step(loss)
-    atoms, edges, bonds, batch, y = collate(held_out)
-    with torch.no_grad():
-        predicted = model(atoms, edges, bonds, batch, len(held_out))
-    mon.held_out_r2 = r2(predicted, y)
-    mon.held_out_mae = float((predicted - y).abs().mean())
-    return mon
+    return fit_and_score(model, train, held_out, steps, **watch)

@@ -34,59 +34,20 @@ from torch import nn
 
 import nndebug as nd
 from benchmarks.real_bugs._common import classification
+from benchmarks.real_bugs._value_rl import (BATCH, ENVS, GAMMA, LR, SYNC_EVERY, DigitChain,
+                                            greedy_return, q_network)
 
 TITLE = "目标网络更新bug (target network update bug)"
 LINK = "https://github.com/thesouther/MARL/issues/8"
 EXPECTED = ("TARGET_NETWORK_NEVER_SYNCED",)
 STEPS = 300
-ENVS, BATCH, GAMMA, HORIZON, SYNC_EVERY = 32, 128, 0.9, 20, 25
-NAME_REWARD, CASH_OUT, CASH_REWARD = 0.5, 10, 1.0
-LR = 3e-3
-
-
-class DigitChain:
-    """ENVS chains stepped together: (states, rewards, ended) per step."""
-
-    def __init__(self, x, y, rng):
-        self.x, self.y, self.rng = x, y, rng
-        self.rows = torch.from_numpy(rng.integers(0, len(x), ENVS))
-        self.clock = np.zeros(ENVS, dtype=np.int64)
-
-    def states(self):
-        return self.x[self.rows]
-
-    def step(self, actions):
-        named = actions == self.y[self.rows]
-        cashed = actions == CASH_OUT
-        rewards = torch.where(cashed, CASH_REWARD, torch.where(named, NAME_REWARD, 0.0))
-        self.clock += 1
-        ended = ~named | cashed
-        cut = torch.from_numpy(self.clock >= HORIZON)
-        fresh = torch.from_numpy(self.rng.integers(0, len(self.x), ENVS))
-        self.rows = fresh                      # the next digit (or a new episode's first)
-        self.clock[(ended | cut).numpy()] = 0
-        return rewards, ended
-
-
-def greedy_return(model, x, y, episodes=256, seed=1):
-    rng = np.random.default_rng(seed)
-    rows = torch.from_numpy(rng.integers(0, len(x), (episodes, HORIZON)))
-    total, alive = torch.zeros(episodes), torch.ones(episodes, dtype=torch.bool)
-    with torch.no_grad():
-        for t in range(HORIZON):
-            actions = model(x[rows[:, t]]).argmax(1)
-            named = actions == y[rows[:, t]]
-            cashed = actions == CASH_OUT
-            total += alive * torch.where(cashed, CASH_REWARD, torch.where(named, NAME_REWARD, 0.0))
-            alive &= named & ~cashed
-    return total.mean().item()
 
 
 def run(fixed=False, steps=STEPS, **watch):
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
     x, y = classification()
-    online = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 11))
+    online = q_network()
     target = copy.deepcopy(online)
     optimizer = torch.optim.Adam(online.parameters(), lr=LR)
     env = DigitChain(x, y, rng)
@@ -118,5 +79,5 @@ def run(fixed=False, steps=STEPS, **watch):
                     target.load_state_dict(online.state_dict())
                 else:
                     target.load_state_dict(target.state_dict())   # BUG: copies itself
-    mon.final_return = greedy_return(online, x, y)
+    mon.final_return = greedy_return(online, x, y)[0]
     return mon

@@ -207,7 +207,7 @@ class Around:
                                           on_loss_call=self._on_loss_function)
         self.attention.scales = AttentionScales(observed, current_step, on_error)   # batch 79
         self.errors = HandwrittenErrors(adapter, observed,   # ((pred - target) ** 2).mean()
-                                        lambda: self.structure.inside_forward, current_step)
+                                        lambda: self.structure.inside_forward)
         self.attention.errors = self.errors
         self.ranked = RankedLosses(observed, current_step)   # argsort of per-sample losses
         self.attention.ranked = self.ranked

@@ -32,11 +32,10 @@ ROWS_KEPT = 256          # [design] rows kept at most: memory stays bounded on l
 
 
 class HandwrittenErrors:
-    def __init__(self, adapter, observed, inside_forward, current_step):
-        """``inside_forward()``: whether the model's forward is running now;
-        ``current_step()``: the recorded step."""
+    def __init__(self, adapter, observed, inside_forward):
+        """``inside_forward()``: whether the model's forward is running now."""
         self.adapter, self.observed = adapter, observed
-        self.inside_forward, self.current_step = inside_forward, current_step
+        self.inside_forward = inside_forward
         self.candidates = []      # [(difference, prediction, target)] of this step
         self.found = []           # [(kind, prediction, target)] of this step, detached
 

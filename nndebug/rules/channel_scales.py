@@ -49,15 +49,14 @@ def input_channels_on_different_scales(ctx):
         return None
     tiny = [int(i) for i in live if spread[i] * CHANNEL_SPREAD_RATIO <= large]
     poor = learning_poor(ctx)
-    what = "channels"          # or a table's columns: the same here
     return Finding(
         code="INPUT_CHANNELS_ON_DIFFERENT_SCALES", severity="warning" if poor else "info",
         step=int(same[0][0]),
-        message=f"{len(tiny)} of the input's {width} {what} (along axis {axis}) reach the model "
+        message=f"{len(tiny)} of the input's {width} channels (along axis {axis}) reach the model "
                 f"varying by a standard deviation of {small:.2g} or so, {large / small:.0e} times "
                 f"less than the most varied ({large:.2g}), though they carry values in every "
                 "sample "
-                f"({what} {short_list([str(i) for i in tiny])}): channels in different units "
+                f"(channels {short_list([str(i) for i in tiny])}): channels in different units "
                 "normalised together keep their ratio, and the first layer sees the small "
                 "ones as nothing" + (", while the loss does not improve." if poor else "."),
         evidence={"axis": axis, "channels": width, "small_channels": tiny,
