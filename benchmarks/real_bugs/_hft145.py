@@ -1,5 +1,13 @@
 """Pieces the batch-145 cases share: each trains through the Hugging Face ``Trainer`` (CPU,
-quiet, no downloads) with ``NNDebugCallback`` watching, on rows given as plain lists of dicts."""
+quiet, no downloads) with ``NNDebugCallback`` watching, on rows given as plain lists of dicts.
+
+Dropped from the batch (no harm at this scale): "[Trainer] As gradient_accumulation_steps
+increases, the loss also increases" - https://github.com/huggingface/transformers/issues/37766
+(a ``forward`` with ``**kwargs`` makes the Trainer take the model for one that divides its
+loss by ``num_items_in_batch``, so a batch-mean loss is not divided by the accumulation
+steps). A digits MLP, 8 micro-batches of 8 per step, 150 steps: held-out accuracy 0.897
+for both with the Trainer's AdamW (scale-invariant), and 0.927 for the bug against 0.894
+with SGD 0.1 (the 8x gradient only acts as a larger rate under clipping at norm 1)."""
 import shutil
 import tempfile
 
