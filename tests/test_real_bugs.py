@@ -1882,6 +1882,124 @@ KNOWN_MISSES = {
         "would need the policy's log-density read for what it is - tanh of a tensor that is "
         "itself a tanh output inside a log(1 - x^2) term (SQUASH_CORRECTION_WRONG), a graph "
         "pattern, not a statistic",
+    # real-bug batch 146
+    "kt_decoder_reads_current_response":   # real-bug batch 146
+        "a SAINT-style tracer reads the response it is asked to predict (the response stream "
+        "not shifted behind a start token): deployed, where that answer is unknown, held-out "
+        "AUC is 0.653 against 0.754 for the twin (0.622 against 0.773 at seeds + 1000). The "
+        "targets equal the model's second input (responses, int64 0/1) position for position, "
+        "but BCE takes them as float32: nd.check_dependencies on the same batch names "
+        "TARGETS_IN_INPUTS (error) when the targets are the int64 responses and nothing when "
+        "they are their float copy (measured, either input perturbed), so the alignment "
+        "check skips float targets. Naming it needs float targets whose values are all "
+        "integers (0/1 labels for BCE) compared with the integer input arrays like class "
+        "ids: TARGETS_IN_INPUTS",
+    "session_hypergraph_batches_left_unshuffled":   # real-bug batch 146
+        "a DHCN-style recommender convolves items over the hypergraph of its batch's sessions, "
+        "trained on augmented prefixes left unshuffled, so each prefix's batch holds the next "
+        "prefix with its label: held-out HR@1 (shuffled batches) 0.442 against 0.572 for the "
+        "twin (0.462 against 0.598 at seeds + 1000). Only DATA_ORDER_REPEATS (info) is said. "
+        "The dependency probe would see every output read other samples (BATCH_MIXING), but "
+        "it does not run: the model indexes its embedding's weight directly "
+        "(table[seqs], incidence @ items.weight) instead of calling the Embedding, and "
+        "nd.check_dependencies refuses the int64 ids ('its first layer expects floating-point "
+        "data'). Naming it needs the probe to perturb int ids whenever the model accepts them "
+        "(a trial forward), then BATCH_MIXING with the batch order read: consecutive rows "
+        "that are prefixes of one another",
+    "kt_interactions_not_sorted_chronologically":   # real-bug batch 146
+        "each student's attempts are grouped but left in storage order (sorted by skill), not "
+        "time order: DKT's held-out AUC in time order is 0.700 against 0.757 for the twin "
+        "(0.724 against 0.773 at seeds + 1000). Training is smooth and nothing is malformed: "
+        "the skill ids in every training row are non-decreasing, a pattern no rule reads. "
+        "Naming it needs the integer input rows checked for being sorted along the sequence "
+        "axis (far beyond chance in every row) when they are interaction histories: "
+        "SEQUENCE_NOT_CHRONOLOGICAL",
+    "kt_padding_scored_as_correct_answers":   # real-bug batch 146
+        "right-padded DKT histories (4-40 attempts) whose padded steps enter the loss as right "
+        "answers on skill 0: held-out log-loss on real skill-0 attempts 0.883 against 0.687 "
+        "for the twin (0.748 against 0.639 at seeds + 1000), AUC barely touched. The loss is "
+        "a gather of per-skill logits and a plain mean, no ignore_index or mask; the padded "
+        "input id 0 reaches the GRU through an Embedding with padding_idx=0, but the targets "
+        "at those steps are a real class (skill 0, correct), so no padding value is visible in "
+        "the targets. Naming it needs the loss positions whose INPUT is the embedding's "
+        "padding_idx found to carry weight in the loss (the loss's per-position terms against "
+        "the input's padding mask): PADDING_NOT_MASKED",
+    "kt_multi_skill_attempts_duplicated":   # real-bug batch 146
+        "40% of attempts appear twice in a row (once per skill tag, same answer), so many next-"
+        "answer targets are the answer just read: held-out AUC on histories without duplicates "
+        "0.693 against 0.757 for the twin (0.712 against 0.773 at seeds + 1000). The targets "
+        "are the correctness half of the next input id, not a copy of it, so neither the "
+        "alignment probe nor a duplicate-row check sees it. Naming it needs the target at t + 1 "
+        "matched against a function of the input at t (here id // skills) in a share of "
+        "positions well above chance: DUPLICATE_STEPS_IN_SEQUENCE",
+    # real-bug batch 144
+    "manual_optimization_lr_scheduler_never_stepped":   # real-bug batch 144
+        "a LightningModule under manual optimisation returns an ExponentialLR (gamma 0.7 an "
+        "epoch) from configure_optimizers and never calls self.lr_schedulers().step(), which "
+        "Lightning leaves to the user in manual mode: the rate stays 0.5 for 480 SGD steps "
+        "and held-out accuracy is 0.875 (loss 0.745) against 0.930 (0.257) for the twin "
+        "(0.905 against 0.930 at seeds + 1000). The training loss falls and then rattles, "
+        "nothing a loss rule calls wrong; the monitor records a scheduler only when its step() "
+        "is called (run.observed.schedulers is empty for the bug, ExponentialLR with 12 calls "
+        "for the twin), so a scheduler that exists and is never stepped leaves no trace. "
+        "Naming it needs the schedulers bound to the watched optimizer found at the start "
+        "(torch marks the optimizer.step it wraps; NNDebugCallback could hand over "
+        "trainer.lr_scheduler_configs) and one with no step() after its construction while "
+        "the run takes epochs of optimizer steps: LR_SCHEDULER_NEVER_STEPPED",
+    "datamodule_train_loader_not_shuffled":   # real-bug batch 144
+        "info: a LightningDataModule's train_dataloader reads class-sorted digits without "
+        "shuffling (every batch one class, the same order every epoch): held-out accuracy "
+        "0.767 against 0.887 for the twin (0.757 against 0.887 at seeds + 1000). Only "
+        "DATA_ORDER_REPEATS (info) is said. BATCHES_OF_ONE_CLASS reads the targets of the "
+        "cross-entropy calls, and under NNDebugCallback with automatic optimisation "
+        "run.observed.loss_calls stays EMPTY (0 calls in 400 steps): training_step and its "
+        "F.cross_entropy run inside optimizer.step(closure), and the loss that reaches "
+        "monitor.step is detached (Lightning's outputs hold closure_loss.detach(); the "
+        "callback detaches again), so it cannot be read off its graph either. The same kind "
+        "of module under manual optimisation (training_step outside optimizer.step) records "
+        "them (7 calls in 40 steps). Naming it needs the callback to hand the monitor the "
+        "closure's loss with its graph (Callback.on_before_backward receives it) or the "
+        "loss call seen inside the closure; then BATCHES_OF_ONE_CLASS as it is",
+    # real-bug batch 145
+    "label_smoother_leaves_causal_labels_unshifted":   # real-bug batch 145
+        "label_smoothing_factor=0.1 on a causal LM class the Trainer does not know by name: "
+        "the Trainer pops the labels and its LabelSmoother scores the logits at position t "
+        "against the token AT t (no shift), so the GRU learns to copy its input; held-out "
+        "next-character accuracy 0.02 against 0.34 for the twin that shifts (0.01 against 0.36 "
+        "at seeds + 1000). watch sees nothing at all: forward never gets the labels, returns no "
+        "loss, and NNDebugCallback reads the loss only from forward's output, so the monitor "
+        "records 0 of 300 steps (n_records 0, run.observed.loss_calls empty; the same in the "
+        "twin). The smoother's log_softmax + gather is no loss call the monitor records "
+        "either. Naming it needs the callback to take the loss the Trainer computes (its "
+        "compute_loss / training_step return, with its graph) and the targets the smoother "
+        "gathers read against the inputs at the same positions: the targets equal the input "
+        "ids position for position (TARGETS_IN_INPUTS)",
+    "best_checkpoint_by_error_metric_picks_worst":   # real-bug batch 145
+        "metric_for_best_model='error_rate' with greater_is_better unset (the Trainer "
+        "defaults it to True for names not ending in 'loss'): load_best_model_at_end reloads "
+        "the step-40 checkpoint, the one with the HIGHEST validation error (0.60; 0.08 at the "
+        "end); held-out accuracy 0.41 against 0.92 for the twin with greater_is_better=False "
+        "(0.40 against 0.90 at seeds + 1000). Training is healthy to every signal watch reads "
+        "(the eval_loss the callback feeds as val_loss falls 2.20 -> 0.51 at every "
+        "evaluation); the swap happens in Trainer._load_best_model, after the last optimizer "
+        "step and before on_train_end closes the monitor. Naming it needs the callback to "
+        "compare the weights at on_train_end with those after the last step (rewritten "
+        "outside the optimizer) and read args.metric_for_best_model / greater_is_better "
+        "against the metric's history in state.log_history: a 'best' that is the worst "
+        "evaluation of a metric that fell at every evaluation (BEST_CHECKPOINT_NOT_BEST)",
+    "lm_collator_overwrites_prompt_masked_labels":   # real-bug batch 145
+        "DataCollatorForLanguageModeling(mlm=False) rebuilds labels from input_ids, "
+        "overwriting the -100 prompt mask the examples carry: the GRU LM is trained on 8 "
+        "random prompt symbols per example (stuck at ln 30) next to the one answer token; "
+        "held-out answer accuracy 0.25 against 1.00 for the twin (DataCollatorForSeq2Seq "
+        "keeps the labels; 0.21 against 1.00 at seeds + 1000). watch says only "
+        "PADDING_NOT_MASKED (wrong cause, at both seeds): it reads the [SEP] id 1, 11.1% of "
+        "the targets at one fixed position before the answer, as padding. No rule compares "
+        "the labels the examples bring with the labels the collated batch holds. Naming it "
+        "needs the callback to read a few train_dataset rows' labels (their -100 share, here "
+        "8 of 10) against the batch's (0 of 10): the collator dropped the label mask "
+        "(LABEL_MASK_OVERWRITTEN_BY_COLLATOR); per position, the scored prompt positions stay "
+        "at the uniform loss ln 30 all run",
 }
 
 
