@@ -2036,16 +2036,6 @@ def test_the_cause_is_named(case):
 # exactly, so that a fix - or any other change - fails the test until this is updated
 KNOWN_FALSE_ALARMS = {
     # real-bug batch 143: retraining from scratch inside one watch (active learning rounds)
-    "active_learning_query_takes_least_uncertain_rows": (
-        {"LR_TOO_HIGH", "LOSS_DIVERGING"},
-        "each round re-initialises the weights (reset_parameters, optimizer.state.clear()) "
-        "and retrains on the grown labelled set; the reset between two steps falls inside a "
-        "recorded step's update (weights before the forward minus after the optimizer "
-        "step: 141% of the weights), read as LR_TOO_HIGH, and the loss back at ln(10) after "
-        "each reset as LOSS_DIVERGING. The twin learns (held-out accuracy 0.83). Telling "
-        "them apart needs the update taken around optimizer.step() alone and a run cut into "
-        "segments at each re-initialisation (weights back to a fresh draw, optimizer state "
-        "cleared)"),
     "active_learning_fresh_model_trained_by_first_models_optimizer": (
         {"UNREGISTERED_PARAMETERS", "LOSS_DIVERGING"},
         "each round assigns a freshly built network to the watched module's attribute "

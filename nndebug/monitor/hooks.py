@@ -111,6 +111,13 @@ class StepHooks:
         # every layer's hook, then the model's output hook, in one call (one handle)
         handles.append(adapter.add_forward_hooks(self._layer_hooks + [(root, on_output)]))
 
+    def retake_snapshot(self):
+        """The weights before the update copied again, into the same buffers: the
+        optimizer is about to step (``step_snapshot.py``), and what the loop wrote into the
+        weights since the hooks went on is no part of the update."""
+        self.snapshot = self._snapshot_buffers = self.adapter.copies_into(
+            self._snapshot_buffers, self.params)
+
     def disarm(self):
         """Every hook off; what they saw stays readable until ``clear``."""
         for handle in self._handles:

@@ -45,6 +45,7 @@ from .schedule import JUDGED, WARMUP_RECORDS, Schedule
 from ..adapters.torch_distributed import unwrap
 from . import ranks
 from .batches import BatchFingerprints
+from .step_snapshot import SnapshotBeforeOptimizerStep
 from .tiny_norm_batches import TinyNormBatches
 from .sinks import Sink, TensorBoardSink
 from .transfer import PARAMETER_STATISTICS, Packet, build_record, to_host_many
@@ -213,6 +214,8 @@ class Monitor:
             self.tiny_norms = TinyNormBatches(adapter, self.run.observed, lambda: self._step,
                                               self._note_error)   # core variants: any step
             self.hooks.quiet = self.around.attention.quiet   # our hooks' measurements skip its mode
+            self.step_snapshot = SnapshotBeforeOptimizerStep(   # step_snapshot.py (batch 143)
+                adapter, self.hooks, optimizer, self._note_error)
             self._arm()               # detailed records: a monitor never breaks training)
             self._last_exit = self._clock()
             self._last_full_step = -1     # the last step closed the long way (step() in full)
@@ -260,6 +263,7 @@ class Monitor:
         check_jumps = self.loss_jumps.is_check_step(step)
         if was_armed:
             self.hooks.disarm()
+            self.step_snapshot.disarm()
             self.around.disarm()
             self.around.on_loss(loss)
             self.penalties.on_loss(step, loss)   # parameter_penalties.py
@@ -399,6 +403,7 @@ class Monitor:
         if self._closed:
             return
         self.hooks.disarm()
+        self.step_snapshot.disarm()  # step_snapshot.py
         self.other_turns.close()     # other_turn_gradients.py
         self.late_gradients.close()  # late_gradients.py
         for site in self.layer_sites:   # dropout_outputs.py, running_buffers.py
@@ -497,6 +502,7 @@ class Monitor:
         self._recording = kind
         heavy = kind == JUDGED and self._judged_records % self.histogram_every == 0
         self.hooks.arm(heavy=heavy, rows=kind == JUDGED and self.rows.wanted())
+        self.step_snapshot.arm()   # step_snapshot.py: the update is the optimizer's
         self.around.arm(self._step, closer_look=self.schedule.closer_look)
         self.late_gradients.arm(self._step)   # late_gradients.py
         for site in self.layer_sites:   # dropout_outputs.py, running_buffers.py (batch 60)

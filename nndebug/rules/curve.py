@@ -65,6 +65,16 @@ RESTORE_MIN_WRITES = 3        # [design] (real-bug batch 117) writes from outsid
                               # saved state restored on purpose (a federated round's clients
                               # each start from the global weights; per-episode resets). Three
                               # such writes, and most of the large writes seen, on one period
+FRESH_DRAW_LEFT = 1.0         # [design] (real-bug batch 143) a write that leaves the weights
+                              # farther from where the previous one put them than training had
+                              # carried them: a new draw, not a way back (an EMA copy leaves
+                              # 0.1-0.25 of the distance, Lookahead 0.5, a saved state 0; the
+                              # active-learning rounds' reset_parameters() 1.4-2.7)
+FRESH_TRAINED_FALL = 0.1      # [design] a round trained since its fresh draw: its loss fell
+                              # by a tenth of the draw's (healthy rounds fall from ln 10 to
+                              # 0.3-1.0, a round blown up to dead units ends at ln 10 again)
+FRESH_MIN_WRITES = 2          # [design] such writes that must show it: training started again
+                              # on purpose round after round (one could be a bug's re-init)
 
 
 def diverging(ctx):
@@ -80,7 +90,64 @@ def diverging(ctx):
         return None
     if s["best_window"] == len(s["medians"]) - 1:
         return None
+    if _trained_down_since_fresh_start(ctx):
+        return None
     return int(ctx.curve_steps[min(len(ctx.curve_steps) - 1, (s["best_window"] + 1) * s["width"])])
+
+
+def fresh_starts(ctx):
+    """(real-bug batch 143) The steps at which the loop put a fresh draw of the weights in
+    place and trained again from there (``run.observed.rewritten_weights`` rows that jump by
+    ``WRITE_JUMP_UPDATES`` or more and land ``FRESH_DRAW_LEFT`` or farther from the previous
+    write than training had carried the weights), ``FRESH_MIN_WRITES`` of them or more; when
+    they come on one period, carried on past the steps the monitor followed. [] when none.
+    An active-learning loop that re-initialises its network each round, or cross-validation
+    folds that reset it, do this: the loss is back at its start after each."""
+    return ctx._once("fresh_starts", lambda: _fresh_starts(ctx))
+
+
+def _fresh_starts(ctx):
+    starts = sorted(int(row[0]) + 1 for row in observed_list(ctx, "rewritten_weights")
+                    if row[1] >= WRITE_JUMP_UPDATES and row[2] >= FRESH_DRAW_LEFT)
+    if len(starts) < FRESH_MIN_WRITES:
+        return []
+    period = int(np.gcd.reduce(np.diff(starts)))
+    last_step = int(ctx.curve_steps[-1]) if len(ctx.curve_steps) else starts[-1]
+    if period >= 2 and all(b - a == period for a, b in zip(starts, starts[1:])):
+        starts += list(range(starts[-1] + period, last_step + 1, period))
+    return starts
+
+
+def _trained_down_since_fresh_start(ctx):
+    """The loss rose above its best only because training started again: the best came
+    before the last fresh start (``fresh_starts``), and since that start it has come down
+    (``trained_since_fresh_start``)."""
+    starts = fresh_starts(ctx)
+    if not starts:
+        return False
+    s, steps = ctx.summary, np.asarray(ctx.curve_steps)
+    best_step = steps[min(len(steps) - 1, s["best_window"] * s["width"])]
+    return best_step < starts[-1] and trained_since_fresh_start(ctx)
+
+
+def trained_since_fresh_start(ctx):
+    """Training started again from a fresh draw of the weights (``fresh_starts``) and the
+    loss has come down since the last such start: the median of the last quarter of those
+    steps lies ``FRESH_TRAINED_FALL`` of the fresh draw's loss (its first step) below it,
+    and no step since rose ``BLEW_UP_FACTOR`` times above it (a last round that blows up,
+    2.3 to 73, and settles near chance level with dead units is a divergence of its own).
+    The loss then stands above its best of earlier rounds, and its start-to-end gain over
+    the whole run is small, by design: neither a divergence nor a plateau."""
+    starts = fresh_starts(ctx)
+    if not starts:
+        return False
+    since = ctx.curve[np.asarray(ctx.curve_steps) >= starts[-1]]
+    if len(since) < 8:
+        return False
+    fresh = float(since[0])
+    blew_up = np.max(since) > fresh + (BLEW_UP_FACTOR - 1) * abs(fresh)
+    fell = fresh - curve_median(since[-(len(since) // 4):]) > FRESH_TRAINED_FALL * abs(fresh)
+    return fell and not blew_up
 
 
 def _best_to_end_error(ctx):
@@ -301,6 +368,8 @@ def plateaued(ctx):
         return False        # it surely rose by more than the band: not a plateau
     if ctx.classes and s["best"] < CONVERGED_SHARE * math.log(ctx.classes):
         return False        # a classifier already far below chance: converged, not stuck
+    if trained_since_fresh_start(ctx):
+        return False        # batch 143: retrained from scratch, and the last round learned
     return True
 
 

@@ -1,0 +1,59 @@
+"""The weights before the update, taken again when the optimizer starts its step.
+
+A recorded step's update is the weights before it minus the weights after it. "Before" is
+copied when the step's hooks go on, at the end of the previous ``step()``; whatever the loop
+writes into the weights between that moment and ``optimizer.step()`` was counted as part of
+the update. Most loops write nothing there. A loop that starts training again from scratch
+does: an active-learning round, a cross-validation fold or a restart that calls
+``reset_parameters()`` on the watched model (real-bug batch 143) puts a fresh draw of the
+weights in place, and the recorded update of that step was the whole re-initialisation,
+141% of the weights, read as LR_TOO_HIGH on a healthy run.
+
+A step pre-hook on the watched optimizer copies the weights again, into the same buffers,
+at the first ``optimizer.step()`` of a recorded step: the update is then what the
+optimizer did. Without such a hook (minigrad's optimizers, an optimizer-free loop, an
+optimizer that never steps in that interval) the copy taken when the hooks went on stays.
+Writes between steps are followed on their own (``rewritten_weights.py``).
+
+Cost: one more copy of the trainable weights per recorded step (a memcpy of the model's
+size, into buffers that already exist), and one hook added and removed per recorded step.
+"""
+
+
+class SnapshotBeforeOptimizerStep:
+    """Re-takes ``hooks.snapshot`` at the watched optimizer's first step of a recorded step."""
+
+    def __init__(self, adapter, hooks, optimizer, on_error):
+        self.hooks, self.on_error = hooks, on_error
+        self._register = getattr(optimizer, "register_step_pre_hook", None) \
+            if adapter.framework == "torch" else None
+        self._handle = None
+        self._taken = False
+
+    def arm(self):
+        """The step's hooks went on (their copy is taken): watch for the optimizer's step."""
+        self._taken = False
+        if self._register is None or self._handle is not None:
+            return
+        try:
+            self._handle = self._register(self._before_step)
+        except Exception as error:        # an optimizer whose hooks do not work
+            self._register = None
+            self.on_error(error)
+
+    def _before_step(self, optimizer, args, kwargs):
+        # never removed from inside the hook: torch iterates over the hooks while they run
+        if self._taken or not self.hooks.armed:
+            return None
+        self._taken = True
+        try:
+            self.hooks.retake_snapshot()
+        except Exception as error:        # never break the user's step
+            self.on_error(error)
+        return None
+
+    def disarm(self):
+        """The recorded step closed (or the monitor did): the hook goes."""
+        if self._handle is not None:
+            self._handle.remove()
+            self._handle = None
