@@ -76,9 +76,9 @@ KNOWN_MISSES = {
         "the queried rows' labels are fetched with their positions in the unlabelled pool "
         "used as dataset indices, so 84 of the 100 queried rows train on another row's class "
         "(89 at seeds + 1000): held-out accuracy 0.32 against 0.80 (0.36 against 0.84). The "
-        "bug run draws LR_TOO_HIGH and LOSS_DIVERGING (as its healthy twin does: the weights "
-        "re-initialised at each round read as a 141% update, the restarted loss as "
-        "divergence), nothing about labels. Naming it needs the labels a round adds checked "
+        "bug run is silent (it drew LR_TOO_HIGH and LOSS_DIVERGING, as its twin did, until "
+        "the re-initialisation at each round was told from an update and the restarted "
+        "loss from a divergence); nothing reads the labels a round adds. Naming it needs the labels a round adds checked "
         "against the model that queried them: newly labelled rows whose labels disagree with "
         "a confident prediction far more often than the model's held-out error rate, or "
         "duplicate inputs under different labels, is QUERIED_LABELS_FROM_WRONG_ROWS",
