@@ -99,6 +99,74 @@ def test_lightning_accumulation_steps_once_per_optimizer_step():
     assert "GRADIENTS_ACCUMULATING" not in bad, bad
 
 
+def test_lightning_loss_calls_and_graph_are_read_under_automatic_optimisation():
+    """Lightning runs ``training_step`` inside ``optimizer.step(closure)`` (real-bug batch
+    144): the loss function is called after the optimizer's step pre-hook, and the loss
+    Lightning hands back is detached. The monitor still sees the loss call, and the loss it
+    steps with carries its graph."""
+    from nndebug.integrations.lightning import NNDebugCallback
+    torch.manual_seed(0)
+    callback = NNDebugCallback(verbose=False)
+    _fit_lightning(TinyClassifier(), [callback], epochs=2)
+    calls = callback.monitor.run.observed.loss_calls
+    assert calls and all(call.loss == "cross_entropy" for call in calls)
+    assert len(calls) == len(callback.monitor.run.records)
+
+
+class _LogsButReturnsNothing(TinyClassifier):
+    """``training_step`` logs its loss and returns nothing (the ``return loss`` forgotten,
+    real-bug batch 148's helper found such runs unwatched): Lightning backpropagates nothing,
+    the optimizer steps on no gradient, the model never trains, the logged loss prints on."""
+
+    def __init__(self, returns):
+        super().__init__()
+        self.returns = returns
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        loss = torch.nn.functional.cross_entropy(self.net(x), y)
+        self.log("train_loss", loss)
+        return loss if self.returns else None
+
+
+def test_lightning_training_step_returning_nothing_is_named():
+    from nndebug.integrations.lightning import NNDebugCallback
+    torch.manual_seed(0)
+    callback = NNDebugCallback(verbose=False)
+    _fit_lightning(_LogsButReturnsNothing(returns=False), [callback], epochs=3)
+    assert callback.monitor.run.n_steps == 18        # each batch, with its logged loss
+    codes = {f.code for f in callback.monitor.findings() if f.severity != "info"}
+    assert codes & {"NO_GRADIENT", "NO_OPTIMIZER_STEP", "PARAMS_NOT_UPDATING"}, codes
+    torch.manual_seed(0)
+    healthy = NNDebugCallback(verbose=False)
+    _fit_lightning(_LogsButReturnsNothing(returns=True), [healthy], epochs=3)
+    assert not [f.code for f in healthy.monitor.findings() if f.severity != "info"]
+
+
+def _fit_sorted(shuffle):
+    """Two well-separated classes stored sorted by class, read in order or shuffled."""
+    from nndebug.integrations.lightning import NNDebugCallback
+    torch.manual_seed(0)
+    x, y = _data(n=192)
+    order = torch.argsort(y, stable=True)
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x[order], y[order]),
+                                         batch_size=16, shuffle=shuffle,
+                                         generator=torch.Generator().manual_seed(1))
+    callback = NNDebugCallback(verbose=False)
+    trainer = pl.Trainer(max_epochs=4, accelerator="cpu", devices=1, logger=False,
+                         enable_checkpointing=False, enable_progress_bar=False,
+                         enable_model_summary=False, callbacks=[callback])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trainer.fit(TinyClassifier(), loader)
+    return {f.code for f in callback.monitor.findings() if f.severity != "info"}
+
+
+def test_lightning_batches_of_one_class_found_from_the_loss_calls():
+    assert "BATCHES_OF_ONE_CLASS" in _fit_sorted(shuffle=False)
+    assert "BATCHES_OF_ONE_CLASS" not in _fit_sorted(shuffle=True)
+
+
 # --- Hugging Face Trainer -----------------------------------------------------------------
 transformers = pytest.importorskip("transformers")
 
@@ -173,6 +241,37 @@ def test_hf_finds_a_learning_rate_that_blows_up(tmp_path):
     _fit_hf(TinyHFModel(), [callback], tmp_path, lr=1e4)
     codes = {f.code for f in callback.monitor.findings() if f.severity != "info"}
     assert codes & {"LR_TOO_HIGH", "NAN_LOSS", "LOSS_DIVERGING", "EXPLODING_GRADIENTS"}, codes
+
+
+class _LossInTrainer(transformers.Trainer):
+    """A Trainer that computes the loss itself: the model returns logits only (real-bug
+    batch 145: such runs were not watched at all)."""
+
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        labels = inputs.pop("labels")
+        outputs = model(**inputs)
+        loss = torch.nn.functional.cross_entropy(outputs["logits"], labels)
+        return (loss, outputs) if return_outputs else loss
+
+
+def test_hf_loss_computed_by_the_trainer_is_watched(tmp_path, monkeypatch):
+    from accelerate import Accelerator
+    from nndebug.integrations.transformers import NNDebugCallback
+    original = Accelerator.backward
+    monkeypatch.setattr(transformers, "Trainer", _LossInTrainer)
+    torch.manual_seed(0)
+    callback = NNDebugCallback(verbose=False)
+    trainer = _fit_hf(TinyHFModel(), [callback], tmp_path, lr=1e4)
+    assert callback.monitor.run.n_steps == trainer.state.global_step == 24
+    assert callback.monitor.run.records and callback.monitor.run.observed.loss_calls
+    codes = {f.code for f in callback.monitor.findings() if f.severity != "info"}
+    assert codes & {"LR_TOO_HIGH", "NAN_LOSS", "LOSS_DIVERGING", "EXPLODING_GRADIENTS"}, codes
+    assert Accelerator.backward is original        # put back when the run ended
+    torch.manual_seed(0)
+    healthy = NNDebugCallback(verbose=False)
+    _fit_hf(TinyHFModel(), [healthy], tmp_path / "healthy")
+    assert healthy.monitor.run.n_steps == 24
+    assert not [f.code for f in healthy.monitor.findings() if f.severity != "info"]
 
 
 def test_hf_accumulation_steps_once_per_optimizer_step(tmp_path):

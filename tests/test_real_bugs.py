@@ -15,6 +15,50 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 148
+    "lr_scheduler_step_hook_passes_epoch_to_onecycle":   # real-bug batch 148
+        "the LightningModule's lr_scheduler_step hook calls scheduler.step(epoch="
+        "self.current_epoch) for a per-step OneCycleLR sized for the 150 steps: each call "
+        "puts the cycle back at 'step' 0-3, so Adam trains at max_lr/25 = 4e-4 for the whole "
+        "run instead of climbing to 0.01 and annealing; held-out accuracy 0.775 (loss 1.80) "
+        "against 0.897 (0.341) for the twin (0.726 against 0.895 at seeds + 1000). The rate "
+        "is flat and the loss still falls, so LR_TOO_LOW does not fire, and "
+        "SCHEDULE_LENGTH_MISMATCH reads step() calls against the scheduler's length, which "
+        "match (one call per step). Naming it needs the scheduler's last_epoch read after "
+        "each step(): a per-step schedule whose position does not advance with the calls "
+        "(last_epoch stuck at the epoch index while step() ran 150 times) is stepped with "
+        "an explicit epoch (SCHEDULE_POSITION_NOT_ADVANCING)",
+    "cycliclr_returned_without_step_interval":   # real-bug batch 148
+        "configure_optimizers returns [opt], [CyclicLR(base 0.001, max 0.1, step_size_up "
+        "25)] with no interval, so Lightning steps it once per epoch (4 times in 150 "
+        "steps): the rate creeps from 0.001 to about 0.017 and never reaches its cycle; "
+        "held-out accuracy 0.769 (loss 1.42) against 0.887 (0.393) for the twin (0.781 "
+        "against 0.889 at seeds + 1000). Watch warns LR_GROWS_DURING_TRAINING (the rate "
+        "rises over the whole run), which is the symptom, not in EXPECTED; "
+        "SCHEDULE_LENGTH_MISMATCH needs the scheduler's step() count set against the "
+        "optimizer steps: 4 steps of a schedule whose half cycle is 25 (stepped per epoch "
+        "while sized in batches) would name it",
+    "bf16_true_precision_rounds_updates_away":   # real-bug batch 148
+        "Trainer(precision='bf16-true') casts the weights themselves to bfloat16; with Adam "
+        "at 1.5e-4 most per-element updates are below half a bf16 step of their weight and "
+        "round back, so the run learns far slower: held-out accuracy 0.680 (loss 2.07) "
+        "against 0.831 (1.16) for bf16-mixed (0.636 against 0.823 at seeds + 1000). "
+        "UPDATES_ROUNDED_AWAY reads PARAMS_NOT_UPDATING (whole tensors that never move), "
+        "but here every tensor moves a little (the few large updates land), so neither "
+        "fires. Naming it needs the fraction of elements left unchanged by a step in a "
+        "16-bit parameter (the step snapshot has both copies) read against the optimizer's "
+        "intended update: most elements of bf16 weights unchanged while their gradients "
+        "are non-zero",
+    "overfit_batches_left_on_in_training_run":   # real-bug batch 148
+        "Trainer(overfit_batches=10) left on in the training run: Lightning trains on the "
+        "first 10 batches (320 of 1,300 rows) again and again, unshuffled; the training "
+        "loss falls well but held-out accuracy is 0.881 (loss 0.494) against 0.920 (0.317) "
+        "for the twin (0.889 against 0.926 at seeds + 1000). Watch only sees the batch "
+        "order repeat (DATA_ORDER_REPEATS, info, whose fix - shuffle - is not the cause) "
+        "and there is no validation loss for OVERFITTING. Naming it needs the number of "
+        "distinct training samples (the batch fingerprints) set against the loader's "
+        "dataset size (trainer.num_training_batches against len(train_dataloader)): a "
+        "quarter of the data cycled is TRAINING_SUBSET_REPEATED",
     # real-bug batch 141
     "bnn_kl_divided_by_batch_count_with_mean_likelihood":   # real-bug batch 141
         "the ELBO's KL is divided by the number of batches (10) next to a batch-MEAN cross-"
@@ -1946,34 +1990,18 @@ KNOWN_MISSES = {
         "(torch marks the optimizer.step it wraps; NNDebugCallback could hand over "
         "trainer.lr_scheduler_configs) and one with no step() after its construction while "
         "the run takes epochs of optimizer steps: LR_SCHEDULER_NEVER_STEPPED",
-    "datamodule_train_loader_not_shuffled":   # real-bug batch 144
-        "info: a LightningDataModule's train_dataloader reads class-sorted digits without "
-        "shuffling (every batch one class, the same order every epoch): held-out accuracy "
-        "0.767 against 0.887 for the twin (0.757 against 0.887 at seeds + 1000). Only "
-        "DATA_ORDER_REPEATS (info) is said. BATCHES_OF_ONE_CLASS reads the targets of the "
-        "cross-entropy calls, and under NNDebugCallback with automatic optimisation "
-        "run.observed.loss_calls stays EMPTY (0 calls in 400 steps): training_step and its "
-        "F.cross_entropy run inside optimizer.step(closure), and the loss that reaches "
-        "monitor.step is detached (Lightning's outputs hold closure_loss.detach(); the "
-        "callback detaches again), so it cannot be read off its graph either. The same kind "
-        "of module under manual optimisation (training_step outside optimizer.step) records "
-        "them (7 calls in 40 steps). Naming it needs the callback to hand the monitor the "
-        "closure's loss with its graph (Callback.on_before_backward receives it) or the "
-        "loss call seen inside the closure; then BATCHES_OF_ONE_CLASS as it is",
     # real-bug batch 145
     "label_smoother_leaves_causal_labels_unshifted":   # real-bug batch 145
         "label_smoothing_factor=0.1 on a causal LM class the Trainer does not know by name: "
         "the Trainer pops the labels and its LabelSmoother scores the logits at position t "
         "against the token AT t (no shift), so the GRU learns to copy its input; held-out "
         "next-character accuracy 0.02 against 0.34 for the twin that shifts (0.01 against 0.36 "
-        "at seeds + 1000). watch sees nothing at all: forward never gets the labels, returns no "
-        "loss, and NNDebugCallback reads the loss only from forward's output, so the monitor "
-        "records 0 of 300 steps (n_records 0, run.observed.loss_calls empty; the same in the "
-        "twin). The smoother's log_softmax + gather is no loss call the monitor records "
-        "either. Naming it needs the callback to take the loss the Trainer computes (its "
-        "compute_loss / training_step return, with its graph) and the targets the smoother "
-        "gathers read against the inputs at the same positions: the targets equal the input "
-        "ids position for position (TARGETS_IN_INPUTS)",
+        "at seeds + 1000). forward never gets the labels and returns no loss; the callback now "
+        "takes the loss the Trainer backpropagates (it recorded 0 of 300 steps before), but "
+        "the smoother's log_softmax + gather is no loss call the monitor records, so no "
+        "targets are read. Naming it needs the targets the smoother gathers read against the "
+        "inputs at the same positions: the targets equal the input ids position for position "
+        "(TARGETS_IN_INPUTS)",
     "best_checkpoint_by_error_metric_picks_worst":   # real-bug batch 145
         "metric_for_best_model='error_rate' with greater_is_better unset (the Trainer "
         "defaults it to True for names not ending in 'loss'): load_best_model_at_end reloads "
@@ -2000,6 +2028,33 @@ KNOWN_MISSES = {
         "8 of 10) against the batch's (0 of 10): the collator dropped the label mask "
         "(LABEL_MASK_OVERWRITTEN_BY_COLLATOR); per position, the scored prompt positions stay "
         "at the uniform loss ln 30 all run",
+    # real-bug batch 147
+    "early_stopping_best_kept_from_previous_model":   # real-bug batch 147
+        "one early-stopping object serves two fits in a row and keeps the first model's best "
+        "validation loss (keras#20521: on_train_begin resets the wait, not best): the watched "
+        "second model (Adam 3e-4) never beats it and is stopped after 3 epochs (63 of up to "
+        "840 steps), held-out accuracy 0.36 against 0.91 for the twin (0.34 against 0.90 at "
+        "seeds + 1000). watch sees a short run whose loss is still falling and names its "
+        "symptoms - LOSS_AT_CHANCE at 2.19 against ln 10 (wrong cause: the labels are fine), "
+        "and at seeds + 1000 also LR_TOO_LOW - not the stop. The stopper and the validation "
+        "losses it compared live in user code; the same blind spot as "
+        "early_stopping_state_reused_across_folds. Naming it needs the validation losses (or "
+        "the stopper's best) handed to watch: a stop decided against a best that no epoch of "
+        "this run produced, while its own validation loss fell every epoch "
+        "(STOPPED_WHILE_VALIDATION_IMPROVING)",
+    "second_stage_epochs_counted_from_first_stage":   # real-bug batch 147
+        "Mask R-CNN style train(epochs=E) trains up to epoch E of the model's own counter: "
+        "after 10 head-only epochs, the all-layers stage asked for epochs=5 returns without a "
+        "step, so the pretrained hidden layer, frozen for stage one, is never fine-tuned; "
+        "held-out accuracy 0.84 against 0.93 for the twin (0.84 against 0.91 at seeds + "
+        "1000); the bug run takes 210 steps, the twin 315. watch says NO_GRADIENT on 0.weight "
+        "and 0.bias at both seeds, with the advice that the graph is cut (a detach or "
+        "no_grad): wrong cause - the layer has requires_grad=False, frozen on purpose, and "
+        "the unfreezing stage never ran. Naming it needs watch to tell frozen parameters "
+        "(requires_grad False, in the optimizer) from cut ones and to note when a run ends "
+        "with parameters still frozen that the optimizer was built to train, no step taken "
+        "after the last requires_grad change (TRAINING_STAGE_SKIPPED); a stage of zero steps "
+        "is invisible to a per-step monitor",
 }
 
 

@@ -10,6 +10,15 @@ Where it hooks into Lightning's loop, and why there:
   hands back by ``accumulate_grad_batches``; it is multiplied back and averaged over the
   micro-batches of the step. ``trainer.global_step`` counts optimizer steps: when it has
   not moved, the batch was one micro-batch of an accumulation and the monitor waits.
+- ``on_before_backward``: the loss as backward gets it, its graph still attached. The loss
+  Lightning hands to ``on_train_batch_end`` is detached (twice: the closure keeps a detached
+  copy), and the rules that read the loss's graph (what the loss was computed from, which
+  terms reach it) saw nothing in Lightning runs. Under automatic optimisation without
+  accumulation that tensor is what ``monitor.step`` gets; otherwise the detached mean of
+  the micro-batches, as before.
+- A ``training_step`` that returns no loss under automatic optimisation (the ``return
+  loss`` forgotten) trains nothing: the monitor steps with the training loss it logged with
+  ``self.log`` (``train_loss``, ``loss``, or the one training metric named "...loss...").
 - ``on_validation_epoch_end``: the logged validation loss (``val_loss_key``) goes to the
   next ``monitor.step`` as ``val_loss`` (for OVERFITTING).
 - ``on_train_end``: findings printed (rank 0), logged to every configured logger, monitor
@@ -40,6 +49,7 @@ class NNDebugCallback(Callback):
         self._val_loss = None
         self._last_global_step = 0
         self._restored_state = None
+        self._graph_loss = None         # this batch's loss with its graph (on_before_backward)
 
     # --- training -------------------------------------------------------------------------
     def on_train_start(self, trainer, pl_module):
@@ -51,18 +61,34 @@ class NNDebugCallback(Callback):
         self._restored_state = None
         self._last_global_step = trainer.global_step
 
+    def on_before_backward(self, trainer, pl_module, loss):
+        if self.monitor is not None and not self.monitor.closed:
+            self._graph_loss = loss
+
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
         if self.monitor is None or self.monitor.closed:
             return
         loss = outputs.get("loss") if isinstance(outputs, dict) else outputs
         if loss is not None and hasattr(loss, "detach"):
             self._losses.add(loss.detach() * trainer.accumulate_grad_batches)
+        elif getattr(pl_module, "automatic_optimization", False):
+            # training_step returned no loss: Lightning backpropagates nothing, and the
+            # optimizer steps on no gradient, as in a loop that forgot ``return loss``. The
+            # loss the step logged is what the user sees; the monitor steps with it, so that
+            # a run which never trains is seen as one (NO_GRADIENT)
+            self._losses.add(_logged_training_loss(trainer))
         if trainer.global_step == self._last_global_step:
             return                      # a micro-batch of an accumulation: no optimizer step yet
         self._last_global_step = trainer.global_step
+        graph_loss, self._graph_loss = self._graph_loss, None
+        micro_batches = len(self._losses.values)
         step_loss = self._losses.take_mean()
         if step_loss is None:           # manual optimisation returning nothing: no loss to show
             return
+        if micro_batches == 1 and trainer.accumulate_grad_batches == 1 and \
+                getattr(pl_module, "automatic_optimization", False) and \
+                _scalar_like(graph_loss, step_loss):
+            step_loss = graph_loss      # the same loss, with its graph (on_before_backward)
         val_loss, self._val_loss = self._val_loss, None
         self.monitor.step(step_loss, val_loss=val_loss)
 
@@ -99,3 +125,25 @@ class NNDebugCallback(Callback):
 
     def load_state_dict(self, state_dict):
         self._restored_state = state_dict.get("monitor")
+
+
+def _logged_training_loss(trainer):
+    """The training loss ``training_step`` logged with ``self.log`` (the latest value in
+    ``trainer.callback_metrics``): a key named ``train_loss`` or ``loss``, else the one key
+    with "loss" in its name that is not a validation or test metric; None when none."""
+    metrics = getattr(trainer, "callback_metrics", None) or {}
+    for key in ("train_loss", "train_loss_step", "loss"):
+        if key in metrics:
+            return metrics[key]
+    keys = [k for k in metrics if "loss" in k and not k.startswith(("val", "test"))]
+    return metrics[keys[0]] if len(keys) == 1 else None
+
+
+def _scalar_like(graph_loss, step_loss):
+    """Whether the loss backward got can stand for the one the step returned: both scalars.
+    Under automatic optimisation, without accumulation, backward gets the very tensor
+    ``training_step`` returned (the values are not compared: that would cost a device sync);
+    manual optimisation may backpropagate one loss and return another, so it is not used
+    there."""
+    return graph_loss is not None and getattr(graph_loss, "shape", None) == \
+        getattr(step_loss, "shape", None) and getattr(graph_loss, "ndim", 1) == 0

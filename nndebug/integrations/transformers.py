@@ -24,10 +24,22 @@ Where it hooks into the Trainer's loop, and why there:
   Trainer's own checkpoints put it), so the resumed run keeps one history: step numbers
   continue, the rules see the whole run. Without the file the history starts anew.
 
-A model whose loss is computed outside ``forward`` (a custom ``compute_loss``) returns no
-``loss``: its steps cannot be given a loss, so they are not recorded and the callback says
-so once at the end.
+A model whose loss is computed outside ``forward`` returns no ``loss``: the Trainer computes
+it (``label_smoothing_factor``, ``compute_loss_func``, a custom ``compute_loss`` that pops the
+labels), and real-bug batch 145 found such runs not watched at all (300 steps, no record).
+So the loss the Trainer backpropagates is read too: while a watched run trains,
+``accelerate.Accelerator.backward`` (through which the Trainer calls every backward pass)
+is wrapped by a function that notes the loss it is given and calls the original; the
+original is put back when the last watched run ends. That loss is used when the model
+returned none (times the accumulation steps the Trainer divided it by, when it
+accumulates).
+
+Without accumulation, the step's loss is given to ``monitor.step`` with its graph (the
+model's own ``loss`` output, else the loss backward got), so the rules that read the loss's
+graph see what it was computed from; with accumulation, the detached mean of the
+micro-batches.
 """
+import functools
 import os
 
 from transformers import TrainerCallback
@@ -50,6 +62,45 @@ def _loss_of(output):
     return loss if hasattr(loss, "detach") else None
 
 
+_TRAINING = []     # the callbacks whose runs are training now (they note backward losses)
+
+
+def _noting_backward(original):
+    """``Accelerator.backward`` that first hands its loss to the callbacks training now."""
+    @functools.wraps(original)
+    def backward(self, loss, **kwargs):
+        for callback in list(_TRAINING):
+            callback._note_backward(loss)
+        return original(self, loss, **kwargs)
+    backward.nndebug_original = original
+    return backward
+
+
+def _start_noting_backward(callback):
+    try:
+        from accelerate import Accelerator
+    except ImportError:               # a Trainer without accelerate: forward losses only
+        return
+    if not hasattr(Accelerator.backward, "nndebug_original"):
+        Accelerator.backward = _noting_backward(Accelerator.backward)
+    if callback not in _TRAINING:
+        _TRAINING.append(callback)
+
+
+def _stop_noting_backward(callback):
+    if callback in _TRAINING:
+        _TRAINING.remove(callback)
+    if _TRAINING:
+        return
+    try:
+        from accelerate import Accelerator
+    except ImportError:
+        return
+    original = getattr(Accelerator.backward, "nndebug_original", None)
+    if original is not None:
+        Accelerator.backward = original
+
+
 def _state_path(folder):
     from ..monitor.long_run import process_rank, rank_path
     return os.path.join(folder, rank_path(STATE_FILE, process_rank()))
@@ -67,28 +118,56 @@ class NNDebugCallback(TrainerCallback):
         self._val_loss = None
         self._loss_hook = None
         self._steps_without_loss = 0
+        self._backward_losses = LossBuffer()   # what the Trainer backpropagated
+        self._graph_losses = [None, None]      # the last forward and backward loss, with graph
 
     def on_train_begin(self, args, state, control, model=None, optimizer=None, **kwargs):
         import nndebug
         optimizer = getattr(optimizer, "optimizer", optimizer)     # accelerate's wrapper
         self.monitor = nndebug.watch(model, optimizer=optimizer, **self.watch_kwargs)
         self._loss_hook = model.register_forward_hook(self._read_loss)
+        _start_noting_backward(self)
         if state.global_step > 0:         # resumed from a checkpoint: continue its history
             self._resume(args, state)
 
     def _read_loss(self, module, inputs, output):
         if module.training:
-            self._losses.add(_loss_of(output))
+            loss = _loss_of(output)
+            if loss is not None:
+                self._losses.add(loss)
+                self._graph_losses[0] = loss
+
+    def _note_backward(self, loss):
+        if self.monitor is not None and not self.monitor.closed and hasattr(loss, "detach"):
+            self._backward_losses.add(loss)
+            self._graph_losses[1] = loss
 
     def on_optimizer_step(self, args, state, control, **kwargs):
         if self.monitor is None or self.monitor.closed:
             return
-        loss = self._losses.take_mean()
+        loss = self._step_loss(max(1, int(getattr(args, "gradient_accumulation_steps", 1))))
         if loss is None:
             self._steps_without_loss += 1
             return
         val_loss, self._val_loss = self._val_loss, None
         self.monitor.step(loss, val_loss=val_loss)
+
+    def _step_loss(self, accumulation):
+        """This optimizer step's loss: the model's own (its micro-batches' mean), else what
+        the Trainer backpropagated (undivided by the accumulation), else None. With one
+        micro-batch and no accumulation, the tensor itself, with its graph."""
+        graphs, self._graph_losses = self._graph_losses, [None, None]
+        forward, backward = len(self._losses.values), len(self._backward_losses.values)
+        if forward:
+            self._backward_losses.take_mean()
+            loss, count, graph = self._losses.take_mean(), forward, graphs[0]
+        else:
+            loss, count, graph = self._backward_losses.take_mean(), backward, graphs[1]
+            if loss is not None and accumulation > 1:
+                loss = loss * accumulation
+        if count == 1 and accumulation == 1 and getattr(graph, "ndim", None) == 0:
+            return graph
+        return loss
 
     # --- checkpoints ---------------------------------------------------------------------------
     def on_save(self, args, state, control, **kwargs):
@@ -128,6 +207,7 @@ class NNDebugCallback(TrainerCallback):
         self._val_loss = as_float((metrics or {}).get("eval_loss"))
 
     def on_train_end(self, args, state, control, **kwargs):
+        _stop_noting_backward(self)
         if self._loss_hook is not None:
             self._loss_hook.remove()
             self._loss_hook = None
@@ -137,7 +217,8 @@ class NNDebugCallback(TrainerCallback):
         findings = self.monitor.findings()
         if self._steps_without_loss:
             _log.warning(f"nndebug: {self._steps_without_loss} optimizer steps had no loss to "
-                         "read (the model's forward returned no `loss`), so they were not watched.")
+                         "read (the model's forward returned no `loss`, and no backward pass "
+                         "went through the Trainer's accelerator), so they were not watched.")
         if state.is_world_process_zero:
             if self.verbose:
                 closing_summary(self.monitor, "transformers")

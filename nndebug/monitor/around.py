@@ -404,7 +404,12 @@ class Around:
                 self.on_error(error)
 
     def _before_optimizer_step(self, optimizer, args, kwargs):
-        self.attention.disarm()
+        # the forward and the loss are over by the optimizer's step, unless the step itself
+        # runs them: a closure (``optimizer.step(closure)``: L-BFGS, and every step of
+        # Lightning's automatic optimisation) calls the model after this hook, so a mode
+        # that has not started yet stays waiting for that forward
+        if not self.attention.waiting:
+            self.attention.disarm()
         return None
 
     def disarm(self):
