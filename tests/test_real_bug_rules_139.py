@@ -19,7 +19,7 @@ EPOCHS, BATCH = 45, 32
 STEPS = EPOCHS * (600 // BATCH)
 
 
-def train(choose):
+def train(choose, asked_before_the_load=False):
     """Noisy digits that over-fit after ~12 epochs; after the loop, ``choose`` picks the
     weights to load: "best" (lowest validation loss), "overwritten" (a reference the loop
     resets every epoch, so every pass "beats" it: the last epoch's weights), "fresh" (a
@@ -40,6 +40,8 @@ def train(choose):
                     saved = copy.deepcopy(model.state_dict())
         if choose == "fresh":
             saved = wide_mlp().state_dict()
+        if asked_before_the_load:
+            mon.findings()     # as a Trainer saving its checkpoints (and the monitor's state)
         model.load_state_dict(saved)
     return mon
 
@@ -61,6 +63,14 @@ def test_restoring_a_late_pass_is_named():
     finding = found.get("BEST_CHECKPOINT_NOT_BEST")
     assert finding is not None and finding.severity == "warning", found
     assert finding.evidence["restored_val"] > 1.1 * finding.evidence["best_val"]
+
+
+def test_a_load_after_findings_were_asked_for_is_still_read():
+    """A Trainer that reloads its best checkpoint after the last step has asked for the
+    findings before (saving the monitor's state with each checkpoint, real-bug batch 145):
+    the load makes them be worked out again."""
+    found = by_code(train("overwritten", asked_before_the_load=True))
+    assert "BEST_CHECKPOINT_NOT_BEST" in found, found
 
 
 def test_loading_weights_never_validated_says_nothing_of_the_choice():

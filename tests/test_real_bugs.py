@@ -2010,11 +2010,12 @@ KNOWN_MISSES = {
         "(0.40 against 0.90 at seeds + 1000). Training is healthy to every signal watch reads "
         "(the eval_loss the callback feeds as val_loss falls 2.20 -> 0.51 at every "
         "evaluation); the swap happens in Trainer._load_best_model, after the last optimizer "
-        "step and before on_train_end closes the monitor. Naming it needs the callback to "
-        "compare the weights at on_train_end with those after the last step (rewritten "
-        "outside the optimizer) and read args.metric_for_best_model / greater_is_better "
-        "against the metric's history in state.log_history: a 'best' that is the worst "
-        "evaluation of a metric that fell at every evaluation (BEST_CHECKPOINT_NOT_BEST)",
+        "step. The load is read now (the findings, cached when the Trainer saved the "
+        "monitor's state, are worked out again), but it matches no validation fingerprint: "
+        "the callback hands eval_loss to the NEXT step, whose weights are fingerprinted one "
+        "update later; and BEST_CHECKPOINT_NOT_BEST waits for a run that rose above its best, "
+        "where this one fell at every evaluation. Naming it needs the fingerprint taken at "
+        "on_evaluate and a load far above both the best and the end named without a rise",
     "lm_collator_overwrites_prompt_masked_labels":   # real-bug batch 145
         "DataCollatorForLanguageModeling(mlm=False) rebuilds labels from input_ids, "
         "overwriting the -100 prompt mask the examples carry: the GRU LM is trained on 8 "

@@ -175,6 +175,7 @@ class Monitor:
             self._pending = {"train": PendingLosses("train"), "val": PendingLosses("val")}
             self.loss_jumps = LossJumps()     # a loss far above its recent range: look closer
             self._findings_cache = None
+            self._loads_judged = 0    # checkpoint loads seen when findings were worked out
             self._judged_records = 0     # judged records so far (every 10th keeps histograms)
             self._sink_methods = {}      # method -> (sink ids, [(sink, bound method)]): _sinks_with
             self._excess_buffers = ([], None)   # (parameter indices, buffers): see _held_minus_delivered
@@ -333,6 +334,12 @@ class Monitor:
         """The findings so far, most severe first (causes before the symptoms they explain)."""
         self._flush_losses()
         held = self._refresh_optimizer_membership()
+        loads = len(self.around.restored.loads)
+        if loads != self._loads_judged:
+            # weights loaded since the findings were worked out (restored_checkpoints.py):
+            # a Trainer that saves a checkpoint asks for them (the monitor's state goes into
+            # it), then reloads its best checkpoint after the last step
+            self._findings_cache, self._loads_judged = None, loads
         if self._findings_cache is None:
             with self.adapter.structure_read_once():    # a dozen readers walk the modules
                 self.around.before_findings(held)
