@@ -347,3 +347,30 @@ def test_hf_checkpoint_keeps_one_monitor_history(tmp_path):
     codes = lambda callback: sorted({f.code for f in callback.monitor.findings()})  # noqa: E731
     assert codes(resumed) == codes(whole)
     assert (tmp_path / "split" / "checkpoint-24" / STATE_FILE).is_file()
+
+
+# --- Accelerate -----------------------------------------------------------------------------
+def test_watch_takes_the_optimizer_accelerate_prepared():
+    """``Accelerator.prepare`` returns an AcceleratedOptimizer that never ran torch's
+    ``Optimizer.__init__``: registering a step hook on it raised, and every record of a
+    watched Accelerate loop was lost (real-bug batch 150). watch steps through to the inner
+    optimizer, whose hooks fire when the wrapper steps."""
+    accelerate = pytest.importorskip("accelerate")
+    import nndebug as nd
+    torch.manual_seed(0)
+    x, y = _data()
+    model = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.ReLU(), torch.nn.Linear(16, 2))
+    accelerator = accelerate.Accelerator(cpu=True)
+    model, optimizer = accelerator.prepare(model, torch.optim.SGD(model.parameters(), lr=0.1))
+    with nd.watch(model, optimizer) as mon:
+        for step in range(30):
+            rows = torch.arange(16) + 16 * (step % 6)
+            optimizer.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(x[rows]), y[rows])
+            accelerator.backward(loss)
+            optimizer.step()
+            mon.step(loss)
+    codes = {f.code for f in mon.findings()}
+    assert "MONITOR_ERROR" not in codes, codes
+    assert mon.run.records and all(r.update_norm is not None for r in mon.run.records)
+    assert not [f.code for f in mon.findings() if f.severity != "info"]

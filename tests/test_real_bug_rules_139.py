@@ -78,3 +78,48 @@ def test_loading_weights_never_validated_says_nothing_of_the_choice():
     assert "BEST_CHECKPOINT_NOT_BEST" not in found
     assert found["OVERFITTING"].severity == "warning"
     assert found["OVERFITTING"].evidence["restored_checkpoint"] is None
+
+
+def _trainer_like(keep, evaluations=5, per_evaluation=19):
+    """A trainer's loop (real-bug batch 145): it evaluates between two steps, saves a
+    checkpoint per evaluation, hands the validation loss to the NEXT step (after telling the
+    monitor the weights it evaluated, ``weights_validated``), and loads its "best" checkpoint
+    after the last step. Clean digits: the validation loss falls at every evaluation.
+    ``keep``: "worst" (the highest error kept as the best, greater_is_better the wrong way)
+    or "best"."""
+    torch.manual_seed(0)
+    (x, y), (x_val, y_val), _ = splits(seed=0)
+    model = wide_mlp(64)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    saved, pending = [], None
+    generator = torch.Generator().manual_seed(0)
+    with nd.watch(model, optimizer) as mon:
+        for _ in range(evaluations):
+            for _ in range(per_evaluation):
+                rows = torch.randint(0, len(x), (32,), generator=generator)
+                optimizer.zero_grad()
+                loss = torch.nn.functional.cross_entropy(model(x[rows]), y[rows])
+                loss.backward()
+                optimizer.step()
+                mon.step(loss, val_loss=pending)
+                pending = None
+            pending, _ = evaluate(model, x_val, y_val)
+            mon.weights_validated()
+            saved.append((pending, copy.deepcopy(model.state_dict())))
+        chosen = max(saved, key=lambda s: s[0]) if keep == "worst" else \
+            min(saved, key=lambda s: s[0])
+        model.load_state_dict(chosen[1])
+    return mon
+
+
+def test_the_worst_pass_loaded_as_best_is_named_without_a_late_rise():
+    found = by_code(_trainer_like("worst"))
+    finding = found.get("BEST_CHECKPOINT_NOT_BEST")
+    assert finding is not None and finding.evidence["worst"], found
+    assert finding.evidence["end_val"] <= finding.evidence["best_val"] * 1.1   # no rise
+
+
+def test_the_best_pass_loaded_by_a_trainer_says_nothing():
+    found = by_code(_trainer_like("best"))
+    assert "BEST_CHECKPOINT_NOT_BEST" not in found
+    assert not [f for f in found.values() if f.severity != "info"], found

@@ -19,6 +19,11 @@ validation accuracy every epoch, patience 5, the best epoch's weights restored a
 stops after 6 epochs and restores epoch 1) against 0.93 for the fixed twin (it stops after
 17 and restores epoch 12); every seed shifted by 1000, 0.29 against 0.94 (epoch 1 against
 epoch 19).
+
+EXPECTED: scored as it came with EARLY_STOPPED_WHILE_IMPROVING alone (missed). When
+BEST_CHECKPOINT_NOT_BEST learned to name the worst of four or more validation passes loaded
+back as the best (real-bug batch 145's Trainer case), it named this run's restore of
+epoch 1, the harm measured above; the code was added to EXPECTED after that scoring.
 """
 import torch
 import torch.nn.functional as F
@@ -30,7 +35,7 @@ from benchmarks.real_bugs._loop_control import (evaluate, snapshot, splits, trai
 TITLE = ("Early stopping not working with ClassificationScoreCalculator and Accuracy "
          "evaluation metric")
 LINK = "https://github.com/deeplearning4j/deeplearning4j/issues/5760"
-EXPECTED = ("EARLY_STOPPED_WHILE_IMPROVING",)
+EXPECTED = ("EARLY_STOPPED_WHILE_IMPROVING", "BEST_CHECKPOINT_NOT_BEST")
 EPOCHS = 40
 BATCH = 32
 STEPS = EPOCHS * (600 // BATCH)

@@ -43,6 +43,24 @@ def unwrap(model):
     return model
 
 
+def unwrap_optimizer(optimizer):
+    """The optimizer a wrapper steps, else the optimizer itself. Accelerate's
+    ``AcceleratedOptimizer`` (what ``Accelerator.prepare`` returns) subclasses torch's
+    ``Optimizer`` without running its ``__init__``: it has no hooks of its own, and
+    registering one raised AttributeError, so a watched Accelerate loop recorded nothing in
+    detail (real-bug batch 150). Its ``step()`` calls the inner optimizer's, whose hooks
+    fire; the wrapper's own attribute ``optimizer`` is followed while the object has no hook
+    tables of torch's."""
+    for _ in range(4):              # wrappers of wrappers, a few deep at most
+        inner = getattr(optimizer, "optimizer", None)
+        own = getattr(optimizer, "__dict__", {})
+        if inner is None or inner is optimizer or "_optimizer_step_post_hooks" in own or \
+                not hasattr(inner, "param_groups"):
+            return optimizer
+        optimizer = inner
+    return optimizer
+
+
 def active_group(group=None):
     """The process group of this run when it has more than one rank, else None."""
     if group is None and "torch.distributed" not in sys.modules:

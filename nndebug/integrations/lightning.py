@@ -96,6 +96,9 @@ class NNDebugCallback(Callback):
         if trainer.sanity_checking:
             return
         self._val_loss = as_float(trainer.callback_metrics.get(self.val_loss_key))
+        if self._val_loss is not None and self.monitor is not None and \
+                not self.monitor.closed and hasattr(self.monitor, "weights_validated"):
+            self.monitor.weights_validated()    # the evaluated weights, before the next update
 
     def on_train_end(self, trainer, pl_module):
         self._finish(trainer)

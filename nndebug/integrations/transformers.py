@@ -205,6 +205,9 @@ class NNDebugCallback(TrainerCallback):
 
     def on_evaluate(self, args, state, control, metrics=None, **kwargs):
         self._val_loss = as_float((metrics or {}).get("eval_loss"))
+        if self._val_loss is not None and self.monitor is not None and \
+                hasattr(self.monitor, "weights_validated"):
+            self.monitor.weights_validated()    # the evaluated weights, before the next update
 
     def on_train_end(self, args, state, control, **kwargs):
         _stop_noting_backward(self)

@@ -42,7 +42,7 @@ from .loss_jumps import LossJumps
 from .losses import PENDING_LOSSES_MAX, PendingLosses, loss_value
 from .sample_rows import RowCounter
 from .schedule import JUDGED, WARMUP_RECORDS, Schedule
-from ..adapters.torch_distributed import unwrap
+from ..adapters.torch_distributed import unwrap, unwrap_optimizer
 from . import ranks
 from .batches import BatchFingerprints
 from .step_snapshot import SnapshotBeforeOptimizerStep
@@ -127,6 +127,7 @@ class Monitor:
                                                   probes, loss_fn)
         max_bytes = long_run.check_options(max_history_mb, save_to, save_every_s)
         model = unwrap(model)         # DistributedDataParallel trains its .module: watch that
+        optimizer = unwrap_optimizer(optimizer)   # accelerate's AcceleratedOptimizer: its inner one
         _close_earlier_monitor(model)
         self.adapter = adapter = adapt(model)
         # set-up: each observer finds its own layers, a dozen walks of the model's modules;
@@ -176,6 +177,7 @@ class Monitor:
             self.loss_jumps = LossJumps()     # a loss far above its recent range: look closer
             self._findings_cache = None
             self._loads_judged = 0    # checkpoint loads seen when findings were worked out
+            self._validated_at = None    # the step whose weights weights_validated() took
             self._judged_records = 0     # judged records so far (every 10th keeps histograms)
             self._sink_methods = {}      # method -> (sink ids, [(sink, bound method)]): _sinks_with
             self._excess_buffers = ([], None)   # (parameter indices, buffers): see _held_minus_delivered
@@ -258,7 +260,8 @@ class Monitor:
             self.around.teacher_inputs.take(step)   # teacher_forced_validation.py (batch 59)
             self.around.evaluations.saw_validation()   # validation_inputs.py
             self.around.validation_sets.saw_validation()   # validation_sets.py
-            self.around.restored.saw_validation(step)   # restored_checkpoints.py (batch 139)
+            if self._validated_at != step:   # not fingerprinted already (weights_validated)
+                self.around.restored.saw_validation(step)   # restored_checkpoints.py (batch 139)
             self.around.windows.saw_validation()       # window_overlap.py
         was_armed = self.hooks.armed
         check_jumps = self.loss_jumps.is_check_step(step)
@@ -329,6 +332,20 @@ class Monitor:
         if check_jumps and self.schedule.looking_closer:     # the loss jumped, or went NaN:
                                                              # record next
             self._decide_next(step, self._clock(), False)
+
+    def weights_validated(self):
+        """The weights as they are now are those a validation loss measured that reaches the
+        next ``step(val_loss=...)`` (a trainer's callback evaluates between two steps and
+        hands the loss over at the next one). Their fingerprint is taken now, not one update
+        later, so that a "best" checkpoint loaded after training is matched with the pass
+        that saved it (BEST_CHECKPOINT_NOT_BEST; real-bug batch 145)."""
+        if self._closed:
+            return
+        try:
+            self.around.restored.saw_validation(self._step)
+            self._validated_at = self._step
+        except Exception as error:    # never break the user's training
+            self._fail(error)
 
     def findings(self):
         """The findings so far, most severe first (causes before the symptoms they explain)."""

@@ -16,6 +16,13 @@ its end (not ``near_best``: a loop keeping the best accuracy restores a pass a l
 the lowest loss) and at least LATE_RISE above the best, in a run whose validation loss rose
 LATE_RISE above its best by the end (with no such rise there is no late over-fitted pass to
 have chosen, and a loop choosing by accuracy may take a pass of a higher loss).
+
+Or the pass loaded back is the worst of ``WORST_OF_PASSES`` or more, whatever the curve did
+(real-bug batch 145): the Trainer's ``metric_for_best_model="error_rate"`` with
+``greater_is_better`` left to its default (True for names not ending in "loss") keeps the
+pass of the HIGHEST error as the best, and ``load_best_model_at_end`` reloads the first
+evaluation of a run whose validation loss fell at every one (held-out accuracy 0.41 against
+0.92).
 """
 from ..findings import Finding
 from .context import restored_checkpoint
@@ -30,20 +37,25 @@ def best_checkpoint_not_best(ctx):
     if restored is None or restored["near_best"]:
         return None
     best, loaded = restored["best_val"], restored["restored_val"]
-    if loaded - best < LATE_RISE * abs(best) or \
-            restored["end_val"] - best < LATE_RISE * abs(best):
-        return None     # close to the best, or a run that never rose far above it: a loop
-                        # choosing by accuracy may take any pass (early_stopping_on_accuracy_
-                        # kept_lowest_as_best's twin: 0.26 restored, 0.195 best, 0.196 end)
+    if loaded - best < LATE_RISE * abs(best):
+        return None     # close to the best
+    if restored["end_val"] - best < LATE_RISE * abs(best) and not restored["worst"]:
+        return None     # a run that never rose far above its best: a loop choosing by
+                        # accuracy may take another pass (early_stopping_on_accuracy_kept_
+                        # lowest_as_best's twin: 0.26 restored, 0.195 best, 0.196 end); the
+                        # worst pass of all is chosen by no sound criterion (batch 145)
     return Finding(
         code="BEST_CHECKPOINT_NOT_BEST", severity="warning", step=restored["load_step"],
         message=f"The weights loaded after training are those of the validation pass at step "
                 f"{restored['restored_step']}, whose validation loss was {loaded:.3g}; the "
                 f"run's best was {best:.3g} at step {restored['best_step']} (its last "
                 f"{restored['end_val']:.3g}). The loop's \"best\" checkpoint followed the run "
-                "into over-fitting: its reference loss is overwritten by something other than "
-                "the lowest validation loss so far (the previous epoch's, a training batch's).",
+                "into over-fitting or back to its start: its reference is overwritten by "
+                "something other than the best score so far (the previous epoch's, a training "
+                "batch's), or compared the wrong way (a lower-is-better test on an accuracy).",
         evidence=restored,
         fix="Keep the best score in its own variable, compared with and updated by the "
-            "validation metric only when a pass beats it (best = min(best, val_loss)); save "
-            "a deep copy of the weights at that pass (copy.deepcopy(model.state_dict())).")
+            "validation metric only when a pass beats it (best = min(best, val_loss)), in "
+            "the metric's direction (higher is better for an accuracy; a Trainer's "
+            "greater_is_better=False for an error or a loss); save a deep copy of the weights "
+            "at that pass (copy.deepcopy(model.state_dict())).")

@@ -350,6 +350,9 @@ NEAR_BEST_SHARE = 0.5         # [design] (real-bug batch 139) a restored checkpo
                               # and its end is "near the best": a loop that keeps the best by
                               # accuracy may restore a pass a little above the lowest loss
 FINGERPRINT_RTOL = 1e-6       # [design] weight sums (float64) equal to this: the same weights
+WORST_OF_PASSES = 4           # [design] (real-bug batch 145) validation passes of which the one
+                              # loaded back is the worst: among four or more, the highest loss
+                              # is no pass any sound criterion keeps as the best
 
 
 def restored_checkpoint(ctx):
@@ -390,5 +393,6 @@ def _restored_checkpoint(ctx):
     return {"load_step": int(load_step), "restored_step": int(restored_step),
             "restored_val": restored_val, "best_step": int(steps[best]), "best_val": best_val,
             "end_val": end_val,
+            "worst": len(values) >= WORST_OF_PASSES and restored_val >= float(np.max(values)),
             "near_best": restored_val <= best_val + NEAR_BEST_SHARE * max(end_val - best_val,
                                                                           0.0)}
