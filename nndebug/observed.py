@@ -839,7 +839,9 @@ class Observed:
                                                           # were written outside the optimizer,
                                                           # the jump in median updates, the
                                                           # share of the distance travelled
-                                                          # since the last write left)], first
+                                                          # since the last write left, the
+                                                          # written entries' size against
+                                                          # the first step's)], first
                                                           # optimizer steps
                                                           # (monitor/rewritten_weights.py)
     self_references: list = field(default_factory=list)  # [(step, differences of the

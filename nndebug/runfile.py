@@ -1240,9 +1240,10 @@ ROW_READERS.update(late_gradients=_late_gradients,
                    uncleared_gradients=_uncleared_gradient)   # real-bug batch 50 (loop order)
 
 
-def _rewritten_weights(row):   # real-bug batch 58
-    step, jump, left = row
-    return int(step), float(_number(jump)), float(_number(left))
+def _rewritten_weights(row):   # real-bug batch 58 (the scale: batch 143)
+    step, jump, left, *scale = row     # runs saved before the scale was kept have three
+    return (int(step), float(_number(jump)), float(_number(left))) + \
+        tuple(float(_number(value)) for value in scale[:1])
 
 
 def _self_references(row):   # real-bug batch 58

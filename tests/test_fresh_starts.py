@@ -135,3 +135,7 @@ def test_fresh_starts_need_new_draws_on_several_writes():
     assert fresh_starts(_ctx(small)) == []
     irregular = [(s, 100.0, 1.8) for s in (50, 130, 170)]               # not carried on
     assert fresh_starts(_ctx(irregular)) == [51, 131, 171]
+    sized = [(59 + 60 * k, 100.0, 1.8, 1.2) for k in range(3)]           # a draw's size
+    assert fresh_starts(_ctx(sized))[:3] == [60, 120, 180]
+    shrunk = [(49 + 50 * k, 40.0, 2.5, 0.6 ** (k + 1)) for k in range(3)]   # an average
+    assert fresh_starts(_ctx(shrunk)) == []                # over too many clients (batch 117)

@@ -134,7 +134,10 @@ def test_weight_writes_measure_jump_and_distance_left():
     after = np.array([[1.0], [2.0], [3.0], [1.5], [2.5]])
     # step k=3 starts at 0.5 where step 2 left 3.0: a write of 2.5 updates back toward 0
     rows = weight_writes(before, after, [10, 11, 12, 13, 14])
-    assert rows == [(12, 2.5, 0.5 / 3.0)]
+    assert [row[:3] for row in rows] == [(12, 2.5, 0.5 / 3.0)]
+    assert np.isnan(rows[0][3])        # the written size against the first step's (zero)
+    rows = weight_writes(before + 1.0, after + 1.0, [10, 11, 12, 13, 14])
+    assert rows[0][3] == 1.5           # 1.5 written where the first step held 1.0
 
 
 # --- REFERENCE_IS_THE_TRAINED_MODEL -------------------------------------------------------

@@ -21,7 +21,9 @@ optimizer's own updates (the median distance one step moves the sampled entries)
 the weights' path (how much of the distance travelled since the last write, or since
 ``LOOKBACK_STEPS`` steps, the write took back). One row per write:
 ``(step, jump in median updates, distance left to the earlier weights / distance travelled
-from them)``. The hooks stop sampling when the window is full and go when the monitor closes.
+from them, size of the written entries / size of the first step's)``: a fresh draw of the
+weights has the size of the first one (real-bug batch 143), an average that shrinks them
+does not. The hooks stop sampling when the window is full and go when the monitor closes.
 """
 WINDOW_STEPS = 400           # [design] optimizer steps followed: a save or sync every 10-100
                              # steps shows several times in them; an MLP step (~1 ms) pays
@@ -178,6 +180,7 @@ def _writes(np, before, after, steps):
     if not len(moving):
         return []
     typical = float(np.median(moving))
+    first_size = float(np.linalg.norm(before[0]))
     rows, last_write = [], None
     for k in range(1, len(before)):
         jump = float(np.linalg.norm(before[k] - after[k - 1]))
@@ -186,8 +189,9 @@ def _writes(np, before, after, steps):
         start = last_write if last_write is not None else max(0, k - LOOKBACK_STEPS)
         travelled = float(np.linalg.norm(after[k - 1] - before[start]))
         left = float(np.linalg.norm(before[k] - before[start]))
+        size = float(np.linalg.norm(before[k])) / first_size if first_size > 0 else float("nan")
         rows.append((int(steps[k - 1]), jump / typical,
-                     left / travelled if travelled > 0 else float("inf")))
+                     left / travelled if travelled > 0 else float("inf"), size))
         last_write = k
     return sorted(sorted(rows, key=lambda row: -row[1])[:ROWS_KEPT])
 

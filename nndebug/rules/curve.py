@@ -70,6 +70,10 @@ FRESH_DRAW_LEFT = 1.0         # [design] (real-bug batch 143) a write that leave
                               # carried them: a new draw, not a way back (an EMA copy leaves
                               # 0.1-0.25 of the distance, Lookahead 0.5, a saved state 0; the
                               # active-learning rounds' reset_parameters() 1.4-2.7)
+FRESH_DRAW_SIZE = 1.6         # [design] a fresh draw's sampled entries have the first draw's
+                              # size within 1.6x (16 entries of one initialiser; batch 143's
+                              # re-initialisations measured 1.12-1.43); an average over too
+                              # many clients shrinks them round after round (0.60, 0.37, ...)
 FRESH_TRAINED_FALL = 0.1      # [design] a round trained since its fresh draw: its loss fell
                               # by a tenth of the draw's (healthy rounds fall from ln 10 to
                               # 0.3-1.0, a round blown up to dead units ends at ln 10 again)
@@ -108,7 +112,8 @@ def fresh_starts(ctx):
 
 def _fresh_starts(ctx):
     starts = sorted(int(row[0]) + 1 for row in observed_list(ctx, "rewritten_weights")
-                    if row[1] >= WRITE_JUMP_UPDATES and row[2] >= FRESH_DRAW_LEFT)
+                    if row[1] >= WRITE_JUMP_UPDATES and row[2] >= FRESH_DRAW_LEFT and
+                    _draw_sized(row))
     if len(starts) < FRESH_MIN_WRITES:
         return []
     period = int(np.gcd.reduce(np.diff(starts)))
@@ -116,6 +121,16 @@ def _fresh_starts(ctx):
     if period >= 2 and all(b - a == period for a, b in zip(starts, starts[1:])):
         starts += list(range(starts[-1] + period, last_step + 1, period))
     return starts
+
+
+def _draw_sized(row):
+    """A write whose entries have the size of the first step's (within ``FRESH_DRAW_SIZE``
+    times): a new draw of the initialiser. A federated average that shrinks the weights
+    (real-bug batch 117's sum over all clients divided by too many) lands as far away but
+    smaller. Rows saved before the size was kept count as drawn."""
+    if len(row) < 4:
+        return True
+    return 1 / FRESH_DRAW_SIZE <= row[3] <= FRESH_DRAW_SIZE
 
 
 def _trained_down_since_fresh_start(ctx):
