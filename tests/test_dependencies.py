@@ -253,6 +253,18 @@ def test_the_measured_offset_is_the_shift_that_made_the_targets(shift, vocab, le
         assert found is not None and found[0] == shift
 
 
+def test_float_labels_of_whole_numbers_are_compared_as_ids():
+    """A binary loss takes its 0/1 labels as floats (real-bug batch 146: a knowledge tracer
+    whose float32 targets are the int64 responses it reads at the same positions)."""
+    rng = np.random.default_rng(2)
+    responses = rng.integers(0, 2, size=(16, 30))
+    assert measure_offset(responses, responses.astype(np.float32))[0] == 0      # a copy
+    future = rng.integers(0, 2, size=(16, 31))
+    assert measure_offset(future[:, :-1], future[:, 1:].astype(np.float32))[0] == 1   # next
+    assert measure_offset(responses, responses + rng.normal(0, 0.1, responses.shape)) is None
+    assert measure_offset(responses, rng.integers(0, 2, (16, 30)).astype(np.float32)) is None
+
+
 def test_random_targets_measure_no_offset():
     rng = np.random.default_rng(1)
     assert measure_offset(rng.integers(0, 100, (4, 30)), rng.integers(0, 100, (4, 30))) is None

@@ -1972,17 +1972,6 @@ KNOWN_MISSES = {
         "itself a tanh output inside a log(1 - x^2) term (SQUASH_CORRECTION_WRONG), a graph "
         "pattern, not a statistic",
     # real-bug batch 146
-    "kt_decoder_reads_current_response":   # real-bug batch 146
-        "a SAINT-style tracer reads the response it is asked to predict (the response stream "
-        "not shifted behind a start token): deployed, where that answer is unknown, held-out "
-        "AUC is 0.653 against 0.754 for the twin (0.622 against 0.773 at seeds + 1000). The "
-        "targets equal the model's second input (responses, int64 0/1) position for position, "
-        "but BCE takes them as float32: nd.check_dependencies on the same batch names "
-        "TARGETS_IN_INPUTS (error) when the targets are the int64 responses and nothing when "
-        "they are their float copy (measured, either input perturbed), so the alignment "
-        "check skips float targets. Naming it needs float targets whose values are all "
-        "integers (0/1 labels for BCE) compared with the integer input arrays like class "
-        "ids: TARGETS_IN_INPUTS",
     "session_hypergraph_batches_left_unshuffled":   # real-bug batch 146
         "a DHCN-style recommender convolves items over the hypergraph of its batch's sessions, "
         "trained on augmented prefixes left unshuffled, so each prefix's batch holds the next "

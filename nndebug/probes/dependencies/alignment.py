@@ -54,7 +54,12 @@ def measure_offset(x, y, ignore_index=-100):
     if x.shape[2:] != y.shape[2:] or x.dtype.kind not in "iuf" or y.dtype.kind not in "iuf":
         return None
     if (x.dtype.kind == "f") != (y.dtype.kind == "f"):
-        return None
+        # ids on one side, floats on the other: floats that are all whole numbers are ids
+        # too (a binary loss takes its 0/1 labels as floats: a knowledge tracer's response
+        # targets, float32, against the int64 responses it reads; real-bug batch 146)
+        x, y = _whole_numbers_as_ids(x), _whole_numbers_as_ids(y)
+        if x is None or y is None:
+            return None
     shares = {}
     for k in range(-MAX_OFFSET, MAX_OFFSET + 1):
         share = _share(x, y, k, ignore_index)
@@ -68,6 +73,17 @@ def measure_offset(x, y, ignore_index=-100):
     beyond = (share - chance) / (1 - chance) if chance < 1 else 0.0
     if share >= AGREEMENT and (share >= chance + ABOVE_CHANCE or beyond >= COPY_KAPPA):
         return best, share, chance
+    return None
+
+
+def _whole_numbers_as_ids(a):
+    """``a`` itself when it holds integers; a float array whose values are all whole
+    numbers as int64; None for any other float array (measurements, not ids)."""
+    if a.dtype.kind != "f":
+        return a
+    if a.size and np.all(np.isfinite(a)) and np.all(a == np.round(a)) and \
+            np.abs(a).max() < 2 ** 31:
+        return a.astype(np.int64)
     return None
 
 
