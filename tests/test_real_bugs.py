@@ -2011,19 +2011,6 @@ KNOWN_MISSES = {
         "matched against a function of the input at t (here id // skills) in a share of "
         "positions well above chance: DUPLICATE_STEPS_IN_SEQUENCE",
     # real-bug batch 144
-    "manual_optimization_lr_scheduler_never_stepped":   # real-bug batch 144
-        "a LightningModule under manual optimisation returns an ExponentialLR (gamma 0.7 an "
-        "epoch) from configure_optimizers and never calls self.lr_schedulers().step(), which "
-        "Lightning leaves to the user in manual mode: the rate stays 0.5 for 480 SGD steps "
-        "and held-out accuracy is 0.875 (loss 0.745) against 0.930 (0.257) for the twin "
-        "(0.905 against 0.930 at seeds + 1000). The training loss falls and then rattles, "
-        "nothing a loss rule calls wrong; the monitor records a scheduler only when its step() "
-        "is called (run.observed.schedulers is empty for the bug, ExponentialLR with 12 calls "
-        "for the twin), so a scheduler that exists and is never stepped leaves no trace. "
-        "Naming it needs the schedulers bound to the watched optimizer found at the start "
-        "(torch marks the optimizer.step it wraps; NNDebugCallback could hand over "
-        "trainer.lr_scheduler_configs) and one with no step() after its construction while "
-        "the run takes epochs of optimizer steps: LR_SCHEDULER_NEVER_STEPPED",
     # real-bug batch 145
     "label_smoother_leaves_causal_labels_unshifted":   # real-bug batch 145
         "label_smoothing_factor=0.1 on a causal LM class the Trainer does not know by name: "

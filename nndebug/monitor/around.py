@@ -643,8 +643,11 @@ class Around:
     def _read_schedulers(self):
         """The schedulers driving the optimizer, read (``schedulers.py``) only once the learning
         rates moved since ``watch`` started: a rate that never moved needs no explaining, and
-        a run without a scheduler (most short runs) pays nothing for the search."""
-        if self._first_rates and self._learning_rates() != self._first_rates:
+        a run without a scheduler (most short runs) pays nothing for the search. A rate that
+        never moved under a scheduler built for the optimizer (torch marks the ``step`` it
+        wraps) is read too: that scheduler was never stepped (LR_SCHEDULER_NEVER_STEPPED)."""
+        moved = self._first_rates and self._learning_rates() != self._first_rates
+        if moved or hasattr(getattr(self.optimizer, "step", None), "_wrapped_by_lr_sched"):
             remember_schedulers(self.structure.observed, self.optimizer)
 
     def close(self):

@@ -107,6 +107,7 @@ from . import class_order  # noqa: F401
 from . import distributed  # noqa: F401
 from . import schedulers  # noqa: F401
 from . import stopped_learning_rate  # noqa: F401
+from . import unstepped_schedulers  # noqa: F401  (real-bug batch 144: a scheduler never stepped)
 from . import negative_learning_rate  # noqa: F401  (real-bug batch 123: a rate below zero)
 from . import rising_learning_rate  # noqa: F401
 from . import optimizer_numerics  # noqa: F401
