@@ -1050,8 +1050,8 @@ class Observed:
                                                           # softmax's output (monitor/policy_
                                                           # gradient_terms.py)
     channel_scales: list = field(default_factory=list)   # [(step, axis, [each input channel's
-                                                         # RMS], [its share of non-zero
-                                                         # values])] of the first training
+                                                         # standard deviation], [its share of
+                                                         # non-zero values])] of the first training
                                                          # batches (monitor/channel_scales.py)
     restored_checkpoints: list = field(default_factory=list)  # [(kind "validation" or
                                                           # "load", step, [each weight

@@ -30,6 +30,22 @@ class LossBuffer:
         return total / len(values)
 
 
+def with_graph(graph_loss, step_loss):
+    """The loss backward got, its graph attached, when it can stand for the step's loss (a
+    scalar tensor: the very loss the step computed, one micro-batch, no accumulation; the
+    values are not compared, which would cost a device sync), else ``step_loss``. The rules
+    that read the loss's graph see what it was computed from."""
+    return graph_loss if getattr(graph_loss, "ndim", None) == 0 else step_loss
+
+
+def weights_validated(monitor, val_loss):
+    """A validation loss was just measured and reaches the monitor with the next step: the
+    weights it measured are fingerprinted now (``Monitor.weights_validated``), not one
+    update later."""
+    if val_loss is not None and monitor is not None:
+        monitor.weights_validated()
+
+
 def closing_summary(monitor, framework):
     """Print the findings: the full report when there is a problem, one line otherwise."""
     findings = monitor.findings()

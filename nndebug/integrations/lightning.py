@@ -27,7 +27,8 @@ Where it hooks into Lightning's loop, and why there:
 """
 from lightning.pytorch.callbacks import Callback
 
-from ._common import LossBuffer, as_float, closing_summary, findings_as_metrics, findings_as_text
+from ._common import (LossBuffer, as_float, closing_summary, findings_as_metrics,
+                      findings_as_text, weights_validated, with_graph)
 
 __all__ = ["NNDebugCallback"]
 
@@ -86,9 +87,10 @@ class NNDebugCallback(Callback):
         if step_loss is None:           # manual optimisation returning nothing: no loss to show
             return
         if micro_batches == 1 and trainer.accumulate_grad_batches == 1 and \
-                getattr(pl_module, "automatic_optimization", False) and \
-                _scalar_like(graph_loss, step_loss):
-            step_loss = graph_loss      # the same loss, with its graph (on_before_backward)
+                getattr(pl_module, "automatic_optimization", False):
+            # backward got the very tensor training_step returned; manual optimisation may
+            # backpropagate one loss and return another, so its graph is not used there
+            step_loss = with_graph(graph_loss, step_loss)
         val_loss, self._val_loss = self._val_loss, None
         self.monitor.step(step_loss, val_loss=val_loss)
 
@@ -96,9 +98,7 @@ class NNDebugCallback(Callback):
         if trainer.sanity_checking:
             return
         self._val_loss = as_float(trainer.callback_metrics.get(self.val_loss_key))
-        if self._val_loss is not None and self.monitor is not None and \
-                not self.monitor.closed and hasattr(self.monitor, "weights_validated"):
-            self.monitor.weights_validated()    # the evaluated weights, before the next update
+        weights_validated(self.monitor, self._val_loss)   # before the next update
 
     def on_train_end(self, trainer, pl_module):
         self._finish(trainer)
@@ -140,13 +140,3 @@ def _logged_training_loss(trainer):
             return metrics[key]
     keys = [k for k in metrics if "loss" in k and not k.startswith(("val", "test"))]
     return metrics[keys[0]] if len(keys) == 1 else None
-
-
-def _scalar_like(graph_loss, step_loss):
-    """Whether the loss backward got can stand for the one the step returned: both scalars.
-    Under automatic optimisation, without accumulation, backward gets the very tensor
-    ``training_step`` returned (the values are not compared: that would cost a device sync);
-    manual optimisation may backpropagate one loss and return another, so it is not used
-    there."""
-    return graph_loss is not None and getattr(graph_loss, "shape", None) == \
-        getattr(step_loss, "shape", None) and getattr(graph_loss, "ndim", 1) == 0

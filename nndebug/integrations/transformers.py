@@ -45,7 +45,8 @@ import os
 from transformers import TrainerCallback
 from transformers.utils import logging as hf_logging
 
-from ._common import LossBuffer, as_float, closing_summary, findings_as_metrics, findings_as_text
+from ._common import (LossBuffer, as_float, closing_summary, findings_as_metrics,
+                      findings_as_text, weights_validated, with_graph)
 
 __all__ = ["NNDebugCallback"]
 
@@ -165,9 +166,7 @@ class NNDebugCallback(TrainerCallback):
             loss, count, graph = self._backward_losses.take_mean(), backward, graphs[1]
             if loss is not None and accumulation > 1:
                 loss = loss * accumulation
-        if count == 1 and accumulation == 1 and getattr(graph, "ndim", None) == 0:
-            return graph
-        return loss
+        return with_graph(graph, loss) if count == 1 and accumulation == 1 else loss
 
     # --- checkpoints ---------------------------------------------------------------------------
     def on_save(self, args, state, control, **kwargs):
@@ -205,9 +204,7 @@ class NNDebugCallback(TrainerCallback):
 
     def on_evaluate(self, args, state, control, metrics=None, **kwargs):
         self._val_loss = as_float((metrics or {}).get("eval_loss"))
-        if self._val_loss is not None and self.monitor is not None and \
-                hasattr(self.monitor, "weights_validated"):
-            self.monitor.weights_validated()    # the evaluated weights, before the next update
+        weights_validated(self.monitor, self._val_loss)   # before the next update
 
     def on_train_end(self, args, state, control, **kwargs):
         _stop_noting_backward(self)

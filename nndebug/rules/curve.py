@@ -116,11 +116,17 @@ def _fresh_starts(ctx):
                     _draw_sized(row))
     if len(starts) < FRESH_MIN_WRITES:
         return []
-    period = int(np.gcd.reduce(np.diff(starts)))
+    period = _common_period(starts)
     last_step = int(ctx.curve_steps[-1]) if len(ctx.curve_steps) else starts[-1]
     if period >= 2 and all(b - a == period for a, b in zip(starts, starts[1:])):
         starts += list(range(starts[-1] + period, last_step + 1, period))
     return starts
+
+
+def _common_period(steps):
+    """The largest period all of ``steps`` (sorted) fall on: the gcd of their gaps (0 for
+    fewer than two)."""
+    return int(np.gcd.reduce(np.diff(steps))) if len(steps) > 1 else 0
 
 
 def _draw_sized(row):
@@ -152,7 +158,12 @@ def trained_since_fresh_start(ctx):
     and no step since rose ``BLEW_UP_FACTOR`` times above it (a last round that blows up,
     2.3 to 73, and settles near chance level with dead units is a divergence of its own).
     The loss then stands above its best of earlier rounds, and its start-to-end gain over
-    the whole run is small, by design: neither a divergence nor a plateau."""
+    the whole run is small, by design: neither a divergence nor a plateau. Worked out once
+    (the divergence and the plateau tests both ask)."""
+    return ctx._once("trained_since_fresh_start", lambda: _trained_since_fresh_start(ctx))
+
+
+def _trained_since_fresh_start(ctx):
     starts = fresh_starts(ctx)
     if not starts:
         return False
@@ -212,7 +223,7 @@ def _saved_state_restores(ctx):
     if len(restores) < RESTORE_MIN_WRITES or 2 * len(restores) <= len(writes):
         return None
     steps = sorted(int(row[0]) for row in writes)
-    period = int(np.gcd.reduce(np.diff(steps))) if len(steps) > 1 else 0
+    period = _common_period(steps)
     if period < 2:
         return None
     return period, steps
