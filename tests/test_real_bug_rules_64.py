@@ -277,3 +277,39 @@ def test_saved_and_loaded_rows_read_back(tmp_path):
     mon.save(path)
     assert [list(r) for r in nd.load_run(path).run.observed.start_parameter_values] == \
         [list(r) for r in mon.run.observed.start_parameter_values]
+
+
+def test_stock_gpt2_residual_projections_are_not_a_narrow_stack():
+    """GPT-2 draws its residual projections at 0.02 / sqrt(2 x layers) on purpose: at width 32
+    four of its eight depth weights are narrow, the skip path carries the signal past them.
+    On tokens that are mostly noise (one in eight repeats the one before it) the loss cannot
+    fall far, so learning reads as poor, yet the model learns every repeat."""
+    transformers = pytest.importorskip("transformers")
+    import nndebug as nd
+    transformers.logging.set_verbosity_error()
+    vocab, length = 32, 16
+    generator = torch.Generator().manual_seed(0)
+
+    def rows(count):
+        ids = torch.randint(0, vocab, (count, length), generator=generator)
+        ids[:, 7::8] = ids[:, 6::8]
+        return ids
+
+    torch.manual_seed(0)
+    train, test = rows(1024), rows(256)
+    model = transformers.GPT2LMHeadModel(transformers.GPT2Config(
+        vocab_size=vocab, n_positions=length, n_embd=32, n_layer=2, n_head=2))
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    with nd.watch(model, opt) as mon:
+        for _ in range(150):
+            batch = train[torch.randint(0, len(train), (32,), generator=generator)]
+            loss = model(batch, labels=batch).loss
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            mon.step(loss)
+    model.eval()
+    with torch.no_grad():
+        predicted = model(test).logits[:, 6::8].argmax(-1)
+    assert (predicted == test[:, 7::8]).float().mean() > 0.95      # the repeats are learned
+    assert "INIT_SCALE_TOO_SMALL" not in _problems(mon)

@@ -19,7 +19,14 @@ update is no larger than that update may have started at exactly zero and is lef
 zero-init heads).
 
 Healthy look-alikes: a small initialisation followed by normalisation layers learns, and a
-run that learns is left alone; one narrow layer (a head initialised at 0.01) is not enough.
+run that learns is left alone; one narrow layer (a head initialised at 0.01) is not enough,
+and neither are narrow layers among wider ones. GPT-2 draws its weights at 0.02 and the
+projections back into the residual stream at 0.02 / sqrt(2 x layers), on purpose: at width
+32 those four of its eight depth weights have gains of 0.07-0.15 while the skip path carries
+the signal past them, and a small GPT-2 at its stock settings, trained on tokens that are
+mostly noise (a loss that cannot fall far), learned what could be learned and was named.
+So the narrow layers must be more than MIN_NARROW_SHARE of the depth weights: a stack drawn
+narrow throughout, as a wrong initialiser does.
 """
 import math
 
@@ -33,17 +40,22 @@ MIN_INIT_GAIN = 0.2       # [torchinit] rms(w) * sqrt(fan): 0.58 PyTorch's defau
                           # 0.2 is under a third of the default
 MIN_NARROW_LAYERS = 3     # [design] narrow weight matrices needed: one narrow head is a
                           # choice, three in a stack shrink the signal by 1e-3 or more
+MIN_NARROW_SHARE = 0.5    # [measured] share of the depth weights that must be narrow (more
+                          # than): 4 of 5 in the planted fan-in-of-every-weight MLP, all 5 in a
+                          # std-1/fan_in tanh stack; 4 of 8 (the residual projections) in a
+                          # stock GPT-2 of width 32 that learns
 ZERO_NORM = 1e-12         # [design] slack of the test |w1| <= |w1 - w0|: a norm no larger
                           # than the first update's may have started at zero
 
 
 def narrow_layers(ctx):
-    """[(parameter name, gain upper bound)] of the weights starting under MIN_INIT_GAIN."""
+    """([(parameter name, gain upper bound)] of the weights starting under MIN_INIT_GAIN,
+    count of the depth weights whose gain could be read)."""
     if not ctx.records or ctx.records[0].param_norm is None:
-        return []
+        return [], 0
     norms = ctx.records[0].param_norm
     updates = ctx.records[0].update_norm
-    found = []
+    found, read = [], 0
     for i in ctx.depth_weights:
         param = ctx.run.params[i]
         shape = tuple(param.shape)
@@ -57,9 +69,10 @@ def narrow_layers(ctx):
                                           # the first update's
         fan = max(shape[0], math.prod(shape[1:]))
         gain = (norm + update) / math.sqrt(size) * math.sqrt(fan)
+        read += 1
         if gain < MIN_INIT_GAIN:
             found.append((param.name, gain))
-    return found
+    return found, read
 
 
 @rule(produces="INIT_SCALE_TOO_SMALL",
@@ -68,8 +81,8 @@ def narrow_layers(ctx):
 def init_scale_too_small(ctx):
     if not ctx.enough_steps or ctx.first_nan_step is not None or not learning_poor(ctx):
         return None
-    narrow = narrow_layers(ctx)
-    if len(narrow) < MIN_NARROW_LAYERS:
+    narrow, read = narrow_layers(ctx)
+    if len(narrow) < MIN_NARROW_LAYERS or len(narrow) <= MIN_NARROW_SHARE * read:
         return None
     product = math.prod(g for _, g in narrow)
     return Finding(
@@ -82,7 +95,8 @@ def init_scale_too_small(ctx):
                 "output barely depends on the input, the first layers get almost no "
                 "gradient, and the loss stays where it started.",
         evidence={"gains": {n: g for n, g in narrow}, "threshold_gain": MIN_INIT_GAIN,
-                  "min_layers": MIN_NARROW_LAYERS, "gain_product": product},
+                  "min_layers": MIN_NARROW_LAYERS, "gain_product": product,
+                  "depth_weights_read": read},
         fix="Initialise to the fan-in: nn.init.xavier_uniform_ / kaiming_uniform_ (or "
             "PyTorch's default); a hand-written bound is sqrt(3 / fan_in) with fan_in = "
             "weight.shape[1] (times the kernel size), not the weight's element count.")
