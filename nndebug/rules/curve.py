@@ -47,6 +47,13 @@ OSCILLATION_REL = 0.25        # ... and above it by a quarter of the starting lo
 OSCILLATION_MIN_SPIKES = 3    # [design] ... at least 3 of them, and ...
 OSCILLATION_SPIKE_SHARE = 0.03  # ... at least 3% of steps (the [lesson] fired on any wiggle)
 OSCILLATION_SPIKE_MIN_BATCH = 4  # [design] (real-bug batch 73) spikes counted from this batch size
+CHUNK_MEAN_SPREAD = 2.5       # [measured] (real-bug batch 152) batches are chunks of the data
+                              # when the input's batch mean moves between recorded steps by more
+                              # than this many times what drawing rows at random allows (its
+                              # std / sqrt(batch), an upper bound): 3.5 for one day per batch of
+                              # 48 days whose features carry a day-level offset; at most 1 for
+                              # shuffled rows (a mean of B draws)
+CHUNK_MIN_RECORDS = 8         # [design] recorded steps needed to measure that spread
                                  # up: in a batch of 1-3 samples one hard sample is the batch's
                                  # loss, so the loss's own tail makes spikes (a batch-2
                                  # fine-tune: 14 in 300 steps at a healthy rate)
@@ -229,6 +236,28 @@ def _saved_state_restores(ctx):
     return period, steps
 
 
+def batches_are_chunks(ctx):
+    """(real-bug batch 152) Whether each batch is a coherent chunk of the data rather than
+    rows drawn at random: the input's batch mean moves between recorded steps by more than
+    CHUNK_MEAN_SPREAD times the bound random rows allow. Streamed data come so (one day,
+    one site, one file per batch), and the loss of such a batch is high when its chunk is
+    one the model has not fitted yet - a healthy regressor over 48 days, one per batch,
+    spiked on 34 of 960 steps in its first 200 while learning the days' offsets - which
+    says nothing of overshooting updates. Worked out once."""
+    return ctx._once("batches_are_chunks", lambda: _batches_are_chunks(ctx))
+
+
+def _batches_are_chunks(ctx):
+    rows = [r.inputs for r in ctx.records
+            if r.inputs and r.inputs.get("batch", 0) > 1 and "mean" in r.inputs and
+            math.isfinite(r.inputs["mean"]) and math.isfinite(r.inputs.get("std", math.nan))]
+    if len(rows) < CHUNK_MIN_RECORDS:
+        return False
+    means = np.array([row["mean"] for row in rows])
+    random_rows = median([row["std"] / math.sqrt(row["batch"]) for row in rows])
+    return random_rows > 0 and float(np.std(means)) > CHUNK_MEAN_SPREAD * random_rows
+
+
 def rows_chosen_by_loss(ctx):
     """(real-bug batch 135) The rows a step's loss trains on were chosen by ranking
     per-sample losses (``run.observed.ranked_losses``: co-teaching's small-loss trick, hard
@@ -299,7 +328,8 @@ def _oscillation(ctx):
                             ~after_restores(ctx, ctx.curve_steps[:n]))   # batch 117
     spiky = len(spikes) >= max(OSCILLATION_MIN_SPIKES, OSCILLATION_SPIKE_SHARE * n) and \
         not (batch and batch < OSCILLATION_SPIKE_MIN_BATCH) and \
-        not rows_chosen_by_loss(ctx)        # batch 135: the choice makes the spikes
+        not rows_chosen_by_loss(ctx) and \
+        not batches_are_chunks(ctx)         # batch 152: the chunk drawn makes the spikes
     if swing <= allowed and not spiky:
         return None
     return {"swing": swing, "allowed": allowed, "batch": batch, "spikes": spikes, "n": n,
