@@ -72,6 +72,18 @@ class TorchNamespace(ArrayNamespace):
         return mean, x.std(correction=0)
 
 
+def transformed(tensor):
+    """Whether ``tensor`` is a wrapper a ``torch.func`` transform (``vmap``, ``grad``,
+    ``jacrev``) runs the model on: one the monitor must not reduce or keep (a reduction to a
+    number fails inside ``vmap``, and the wrapper is dead once the transform returns)."""
+    return torch._C._functorch.is_functorch_wrapped_tensor(tensor)
+
+
+def under_transform():
+    """Whether the code runs inside a ``torch.func`` transform."""
+    return torch._C._functorch.maybe_current_level() is not None
+
+
 class TorchAdapter(Adapter):
     framework = "torch"
     _xp = TorchNamespace()
@@ -91,7 +103,10 @@ class TorchAdapter(Adapter):
 
     # --- arrays --------------------------------------------------------------
     def is_tensor(self, value):
-        return isinstance(value, torch.Tensor)
+        """A tensor the monitor may measure: not one wrapped by a ``torch.func`` transform
+        (``vmap``, ``grad``, ``jacrev`` run the model on wrapper tensors that cannot be
+        reduced to a number inside the transform, and fail when used after it)."""
+        return isinstance(value, torch.Tensor) and not transformed(value)
 
     def to_numpy(self, value):
         if isinstance(value, torch.Tensor):
@@ -134,7 +149,7 @@ class TorchAdapter(Adapter):
     # --- evaluation -------------------------------------------------------------
     def _float_leaves(self, inputs):
         if isinstance(inputs, torch.Tensor):
-            return [inputs] if inputs.is_floating_point() else []
+            return [inputs] if inputs.is_floating_point() and not transformed(inputs) else []
         if isinstance(inputs, (tuple, list)):
             return [t for v in inputs for t in self._float_leaves(v)]
         if isinstance(inputs, dict):

@@ -65,7 +65,7 @@ class DerivativeCalls:
         def grad(outputs, inputs, *args, **kwargs):
             result = original(outputs, inputs, *args, **kwargs)
             if self._wrapper is not None and len(self._steps) <= DERIVATIVE_STEPS_NOTED and \
-                    not _from_nndebug():
+                    not _from_nndebug() and not _inside_torch_func():
                 try:
                     self._note(outputs, inputs, result, args, kwargs)
                 except Exception as error:    # never break the user's call
@@ -179,3 +179,11 @@ def _from_nndebug():
     """Whether the call comes from nndebug's own code (a probe, a helper)."""
     caller = sys._getframe(2).f_globals.get("__name__", "")
     return caller == "nndebug" or caller.startswith("nndebug.")
+
+
+def _inside_torch_func():
+    """Whether the call runs inside a ``torch.func`` transform: ``torch.func.grad`` calls
+    ``torch.autograd.grad`` on wrapper tensors that cannot be measured there (a meta-learning
+    inner loop under ``vmap``); such calls are the transform's, not the loop's own."""
+    from ..adapters.torch_adapter import under_transform
+    return under_transform()

@@ -74,11 +74,12 @@ class SelfReferences(BackwardWatch):
         a graph, one without) exactly equal? ``probabilities``: the second operand is the
         first's exp (``kl_div``'s default target), compared to float rounding."""
         import torch
+        from ..adapters.torch_adapter import transformed
         if len(self._checked) >= CHECKS_PER_STEP or getattr(result, "grad_fn", None) is None:
             return
         a, b = operands
         if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)) or \
-                a.shape != b.shape or a.numel() < 2 or not a.is_floating_point() or \
+                transformed(a) or transformed(b) or a.shape != b.shape or a.numel() < 2 or not a.is_floating_point() or \
                 a.requires_grad == b.requires_grad:
             return
         a, b = a.detach(), b.detach()
