@@ -335,6 +335,7 @@ ROW_LISTS += ("pretrained_norm_inputs",)   # real-bug batch 73 (data unlike a pr
 ROW_LISTS += ("loss_weights",)   # real-bug batch 74 (a loss divided twice when accumulating)
 ROW_LISTS += ("identical_units",)   # real-bug batch 80 (units copies of each other)
 ROW_LISTS += ("turned_off_parameters",)   # real-bug batch 81 (requires_grad turned off)
+ROW_LISTS += ("output_row_norms",)   # real-bug batch 156 (class-incremental heads)
 ROW_LISTS += ("zero_start_parameters",)   # real-bug batch 82 (parameters started all zero)
 ROW_LISTS += ("pooled_log_probs", "ppo_ratios")   # real-bug batch 44 (policy-gradient losses)
 ROW_LISTS += ("validation_row_matches",   # real-bug batch 46 (rows in both splits,
@@ -450,7 +451,8 @@ class Observed:
     loss_terms: list = field(default_factory=list)        # [LossTerm] on the first steps
     functional_dropouts: list = field(default_factory=list)  # [FunctionalDropout]
     layer_layouts: list = field(default_factory=list)     # [LayerLayout] on the first steps
-    optimizer_starts: list = field(default_factory=list)  # [(step, optimizer class name)]
+    optimizer_starts: list = field(default_factory=list)  # [(step, optimizer class name,
+                                                          # first group's learning rate)]
                                                           # of each stateful optimizer that
                                                           # first stepped the watched
                                                           # parameters, the first 64
@@ -931,6 +933,10 @@ class Observed:
                                                           # at watch start, requires_grad
                                                           # False at findings (batch 81,
                                                           # monitor/turned_off_parameters.py)
+    output_row_norms: list = field(default_factory=list)  # [(name, [norm of each row])] of
+                                                          # the last trainable weight matrix
+                                                          # at watch start (batch 156,
+                                                          # start_parameters.py)
     zero_start_parameters: list = field(default_factory=list)  # [(name, shape)] trainable,
                                                           # parameters all zero at watch start
                                                           # (batch 82, start_parameters.py)

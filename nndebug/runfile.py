@@ -202,8 +202,9 @@ def decode_observed(data, arrays=None):
 
 # each row of ``Observed``'s ROW_LISTS, read back with its types (JSON made it a list)
 def _optimizer_start(row):
-    step, optimizer = row
-    return int(step), str(optimizer)
+    step, optimizer = row[:2]
+    rate = row[2:]        # the first group's learning rate (none in files saved before it)
+    return (int(step), str(optimizer)) + tuple(float(_number(r)) for r in rate)
 
 
 def _validation_input(row):
@@ -604,6 +605,8 @@ ROW_READERS.update(turned_off_parameters=lambda row: (   # real-bug batch 81
     str(row[0]), [int(n) for n in row[1]]))
 ROW_READERS.update(start_parameter_values=_start_parameter_value,   # real-bug batch 64
                    in_place_inputs=_in_place_input)
+ROW_READERS.update(output_row_norms=lambda row: (   # real-bug batch 156
+    str(row[0]), [float(_number(v)) for v in row[1]]))
 ROW_READERS.update(zero_start_parameters=lambda row: (   # real-bug batch 82
     str(row[0]), [int(n) for n in row[1]]))
 ROW_READERS.update(averaged_copies=lambda row: (   # real-bug batch 96

@@ -555,8 +555,8 @@ def test_seeding_calls_and_new_optimizers_before_the_restart_count_after_it():
     observed = resumed.run.observed
     assert [step for step, _ in observed.seed_calls] == [4, 9, 14, 19]
     # the optimizer the resumed run starts with continues the checkpoint's: not a restart
-    assert [step for step, _ in observed.optimizer_starts] == \
-        [step for step, _ in first.run.observed.optimizer_starts] + [14, 19]
+    assert [row[0] for row in observed.optimizer_starts] == \
+        [row[0] for row in first.run.observed.optimizer_starts] + [14, 19]
     assert {"RNG_RESEEDED", "OPTIMIZER_STATE_RESET"} <= {f.code for f in resumed.findings()}
 
 

@@ -13,7 +13,7 @@ needs not be the one that steps) notes each optimizer object, different from the
 that steps the watched parameters and keeps state (a plain SGD without momentum keeps none:
 rebuilding it changes nothing). On every optimizer step it costs one identity comparison;
 the new object's parameters are looked at once. Kept in ``run.observed.optimizer_starts``
-as ``(step, class name)`` (a declared field of ``nndebug.observed.Observed``: saved and loaded
+as ``(step, class name, first group's learning rate)`` (a declared field of ``nndebug.observed.Observed``: saved and loaded
 with the run).
 """
 import weakref
@@ -65,7 +65,8 @@ class OptimizerRestarts:
             return
         starts = self.observed.optimizer_starts
         if len(starts) < MAX_STARTS_KEPT and self._keeps_state(optimizer):
-            starts.append((self._current_step(), type(optimizer).__name__))
+            starts.append((self._current_step(), type(optimizer).__name__,
+                           first_rate(optimizer)))
 
 
     @staticmethod
@@ -78,6 +79,16 @@ class OptimizerRestarts:
         if self._handle is not None:
             self._handle.remove()
             self._handle = None
+
+
+def first_rate(optimizer):
+    """The learning rate of the optimizer's first parameter group (NaN when it has none):
+    a loop that rebuilds its optimizer to change the rate (hyperIQA halves it each epoch)
+    writes a schedule that way, which the rule tells from a rebuild at one rate."""
+    try:
+        return float(optimizer.param_groups[0]["lr"])
+    except (KeyError, IndexError, TypeError, ValueError):
+        return float("nan")
 
 
 def watched_held(optimizer, watched):
