@@ -28,6 +28,9 @@ HUGE_START_VALUE = 1e15    # [design] |w| no initialiser and no training reaches
                            # already extreme); random bits read as float32 pass it in about a
                            # third of the cases, NaN/Inf patterns aside
 START_PARAMETER_ROWS = 16  # [design] parameters kept at most
+OUTPUT_ROWS_KEPT = 4096   # [design] (real-bug batch 156) rows of the last weight matrix whose
+                          # norms are kept: a classifier's head (a language model's 50k-row
+                          # vocabulary is left out)
 ZERO_START_ROWS = 256      # [design] names of the trainable parameters that started all zero
                            # kept at most (real-bug batch 82: LoRA's B, an adapter's
                            # up-projection; their first steps' relative sizes mean nothing)
@@ -50,12 +53,32 @@ def read_start_values(adapter, observed, on_error):
         observed.zero_start_parameters.extend(
             [(name, [int(n) for n in trainable[name].shape]) for name in zeros
              if name in trainable][:ZERO_START_ROWS])
+        _keep_output_rows(adapter, observed, [(name, p) for name, p in named
+                                              if str(name) in trainable])
         for name, p, bad, largest in rows[:START_PARAMETER_ROWS]:
             observed.start_parameter_values.append(
                 (str(name), [int(n) for n in p.shape], adapter.requires_grad(p), int(bad),
                  float(largest)))
     except Exception as error:        # never break the user's watch()
         on_error(error)
+
+
+def _keep_output_rows(adapter, observed, trainable):
+    """(real-bug batch 156) The norm of each row of the last trainable weight matrix (the
+    output layer of most classifiers), as watch starts: in class-incremental training the
+    rows of the classes learned before are trained weights while the new classes' rows
+    are fresh, which TARGET_IDS_OFFSET needs to tell the old classes from unused ones."""
+    matrices = [(name, p) for name, p in trainable if len(p.shape) == 2]
+    if not matrices or not 2 <= matrices[-1][1].shape[0] <= OUTPUT_ROWS_KEPT:
+        return
+    name, p = matrices[-1]
+    if adapter.framework == "torch":
+        import torch
+        with torch.no_grad():            # reduced where the weight lives, rows only moved
+            norms = torch.linalg.vector_norm(p.detach().float(), dim=1).cpu().tolist()
+    else:
+        norms = np.linalg.norm(np.asarray(adapter.to_numpy(p), dtype=float), axis=1).tolist()
+    observed.output_row_norms.append((str(name), norms))
 
 
 def _torch_rows(named, zeros):

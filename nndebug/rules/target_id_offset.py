@@ -17,9 +17,20 @@ output, the smallest and largest target id of each recorded call), after enough 
 that every class would have shown up. The mirror image, ids that never reach the top
 columns, is OUTPUT_WIDER_THAN_CLASSES (the two cannot both hold: that rule needs the
 highest id below a quarter of the columns, this one the lowest above it).
+
+(real-bug batch 156) Class-incremental training looks the same from the loss: a head grown
+from 5 to 10 outputs (the old rows copied) trains on the new task's digits 5-9 only. Its
+columns 0-4 are the classes learned before, and their rows of the output layer were trained
+weights when watching started while the new rows were fresh (norms 1.55-2.18 against
+0.54-0.71). ``run.observed.output_row_norms`` keeps those norms; when the never-named
+columns' rows differ from the named ones' by TRAINED_ROWS_RATIO or more (median against
+median), the columns were learned before, not skipped by an offset.
 """
+import math
+
 from ..findings import Finding
-from .context import CLASS_INDEX_LOSSES, class_id_calls, judged_loss_calls
+from .context import (CLASS_INDEX_LOSSES, class_id_calls, judged_loss_calls, median,
+                      observed_list)
 from .graph import rule
 
 UNUSED_LOW_SHARE = 0.25      # [design] the lowest id named sits at or above a quarter of the
@@ -28,6 +39,10 @@ UNUSED_LOW_SHARE = 0.25      # [design] the lowest id named sits at or above a q
                              # harmless); a merge offset by a source's class count at half
 MIN_UNUSED_LOW_IDS = 2       # [design] ids never named below the lowest (a 2- or 3-column
                              # head with one class absent is TARGETS_ALL_ONE_CLASS ground)
+TRAINED_ROWS_RATIO = 1.5     # [measured] median row norm of the never-named columns over the
+                             # named ones', either way: 2.6 for a head grown with its old
+                             # rows copied (batch 156); rows drawn by one initialiser agree
+                             # within a few percent at any width above ten
 MIN_OFFSET_CALLS = 3         # [design] recorded loss calls before a verdict
 OFFSET_TARGETS_PER_COLUMN = 2   # [design] targets seen at least twice the number of
                                 # columns: enough that a class the data holds shows up
@@ -53,6 +68,19 @@ def unused_low_ids(calls):
     return columns, lowest, highest, seen
 
 
+def _rows_learned_before(ctx, columns, lowest):
+    """Whether the output layer's rows of columns 0..lowest-1 differed in size from the
+    others' when watching started (by TRAINED_ROWS_RATIO, median against median)."""
+    rows = observed_list(ctx, "output_row_norms")
+    if not rows or len(rows[0][1]) != columns:
+        return False
+    norms = rows[0][1]
+    low, high = median(norms[:lowest]), median(norms[lowest:])
+    if not (low > 0 and high > 0 and math.isfinite(low) and math.isfinite(high)):
+        return False
+    return max(low / high, high / low) >= TRAINED_ROWS_RATIO
+
+
 @rule(produces="TARGET_IDS_OFFSET")
 def target_ids_offset(ctx):
     calls = judged_loss_calls(ctx, CLASS_INDEX_LOSSES)
@@ -60,6 +88,8 @@ def target_ids_offset(ctx):
     if found is None:
         return None
     columns, lowest, highest, seen = found
+    if _rows_learned_before(ctx, columns, lowest):
+        return None
     loss = calls[0].loss
     return Finding(
         code="TARGET_IDS_OFFSET", severity="warning", where=loss, step=calls[0].step,
