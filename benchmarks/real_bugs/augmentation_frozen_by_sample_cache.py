@@ -8,8 +8,9 @@ fails, and the loss falls as on any healthy run.
 Reported: "Cached augmentation in segmentation tutorial - this does not increase dataset
 size" - https://github.com/tensorflow/tensorflow/issues/47755 (the segmentation tutorial
 maps a load function that includes the random flip and then calls ``.cache()``: "we cache
-that single round of augmentation, and repeat that single round forever"; the fix is to
-cache the deterministic loading only and apply the random augmentation after the cache).
+that single round of augmentation, and repeat that single round forever"; the remedy,
+as in tensorflow/docs#1097, is to cache the deterministic loading only and apply the
+random augmentation after the cache).
 Here the same pipeline in torch: a ``Dataset`` over 50 training digits per class whose
 ``__getitem__`` loads a digit and, with probability 1/2, shifts it by up to a pixel in each
 direction, memoised in a dict by index; a shuffled ``DataLoader`` (batch 32) feeds an MLP
