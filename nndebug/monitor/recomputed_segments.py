@@ -86,13 +86,18 @@ class RecomputedSegments:
 
     def _take_copy(self):
         """A float64 copy of the model as it is during this backward (before the optimizer
-        moves it: a step on a broken gradient can leave it non-finite)."""
+        moves it: a step on a broken gradient can leave it non-finite). The user's hooks
+        come with it (real-bug batch 158): a forward hook can be part of what the model
+        computes - PEFT's ``enable_input_require_grads`` marks the embedding's output as
+        requiring a gradient, without which reentrant checkpoints give the adapters inside
+        them no gradient at all - and a copy without it checked zero gradients against real
+        differences (RECOMPUTED_FORWARD_DIFFERS on a healthy LoRA run)."""
         self.refused = True        # one attempt
         try:
             if self.adapter.parameter_count(trainable_only=False) > MAX_PARAMETERS:
                 self.why = "model too large to copy"
                 return
-            self.copy = self.adapter.private_copy(np.float64, hooks=False)
+            self.copy = self.adapter.private_copy(np.float64)
         except Exception as error:
             self.why = f"not copied ({type(error).__name__})"
             self.on_error(error)
