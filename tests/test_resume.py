@@ -562,12 +562,15 @@ def test_seeding_calls_and_new_optimizers_before_the_restart_count_after_it():
 
 def test_every_row_list_of_the_observations_is_continued_or_read_anew():
     """A new observation (a row list of ``Observed``) must say what a resumed monitor does
-    with it: continue the saved rows (``long_run.CONTINUED``) or read it anew
-    (``long_run.READ_ANEW``). Forgotten, the resumed run silently loses what the first
-    segment saw (it happened to three lists in two sessions)."""
-    from nndebug.monitor.long_run import CONTINUED, READ_ANEW
+    with it: continue the saved rows (``long_run.CONTINUED``), keep those of the run's first
+    start (``long_run.FIRST_START``) or read it anew (``long_run.READ_ANEW``). Forgotten,
+    the resumed run silently loses what the first segment saw (it happened to three lists
+    in two sessions)."""
+    from nndebug.monitor.long_run import CONTINUED, FIRST_START, READ_ANEW
     from nndebug.observed import ROW_LISTS, STEP_LISTS
     undecided = [name for name in ROW_LISTS + STEP_LISTS
-                 if name not in CONTINUED and name not in READ_ANEW]
-    assert not undecided, f"add each to long_run.CONTINUED or READ_ANEW: {undecided}"
-    assert not set(CONTINUED) & set(READ_ANEW)
+                 if name not in CONTINUED + FIRST_START + READ_ANEW]
+    assert not undecided, \
+        f"add each to long_run.CONTINUED, FIRST_START or READ_ANEW: {undecided}"
+    assert len(set(CONTINUED) | set(FIRST_START) | set(READ_ANEW)) == \
+        len(set(CONTINUED)) + len(set(FIRST_START)) + len(set(READ_ANEW))

@@ -107,7 +107,6 @@ CONTINUED += ("in_place_skips", "shared_norm_sites")   # real-bug batch 43 (firs
 CONTINUED += ("start_parameter_values",   # real-bug batch 64 (read when watch first started,
               "in_place_inputs")   # first recorded steps' hooks)
 CONTINUED += ("zero_start_parameters",)   # real-bug batch 82 (read when watch first started)
-CONTINUED += ("output_row_norms",)   # real-bug batch 156 (read when watch first started)
 CONTINUED += ("input_gradient_passes",)   # real-bug batch 87 (recorded steps' hooks)
 CONTINUED += ("recomputed_segments",)   # real-bug batch 88 (first recorded steps)
 CONTINUED += ("unloaded_checkpoints",)   # real-bug batch 90 (watch start and close)
@@ -120,6 +119,9 @@ CONTINUED += ("loss_weights",)   # real-bug batch 74 (first recorded steps' loss
 CONTINUED += ("single_value_norms", "dropout_outputs",
               "soft_target_padding")   # real-bug batch 60 (first steps' walk, hooks, calls)
 CONTINUED += ("soft_target_agreement",)   # real-bug batch 55 (recorded steps' loss pairs)
+# the row lists read once, when watch first started: a resumed run keeps the saved rows (the
+# start of the whole run), this monitor's own only when nothing was saved
+FIRST_START = ("output_row_norms",)   # real-bug batch 156 (the output layer's rows)
 # the row lists each monitor reads anew (at watch start or at findings): not continued
 READ_ANEW = ("module_freeze_flags", "soft_target_rows", "repeated_modules", "lr_multipliers",
              "slow_group_weights")
@@ -258,6 +260,9 @@ class LongRun(Sink):
         run.fingerprints[:0] = saved.fingerprints
         for name in CONTINUED:
             getattr(observed, name)[:0] = getattr(before, name)
+        for name in FIRST_START:
+            if getattr(before, name):
+                getattr(observed, name)[:] = getattr(before, name)
         observed.repeated_total += before.repeated_total
         by_name = {t.name: t for t in before.frozen}
         observed.frozen[:] = [by_name.get(t.name, t) for t in observed.frozen]
