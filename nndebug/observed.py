@@ -360,6 +360,7 @@ ROW_LISTS += ("derivative_calls",   # real-bug batch 56 (losses built from deriv
               "per_position_gradient_norms")   # autograd.grad calls, norms per pixel)
 ROW_LISTS += ("soft_target_agreement", "foreign_norm_statistics",
               "foreign_train_dropouts")   # real-bug batch 55 (distillation, teachers)
+ROW_LISTS += ("outside_parameters",)   # real-bug batches 155/161 (parts outside the model)
 ROW_LISTS += ("multiplied_skips",   # real-bug batch 57 (vision transformers: a skip
               "head_softmaxes",   # joined with *, a softmax over all heads' keys,
               "patch_grid_reshapes")   # patches cut or pasted by one reshape)
@@ -877,6 +878,12 @@ class Observed:
                                                           # dropouts outside the model left in
                                                           # training mode, in a network
                                                           # whose weights are read (monitor/foreign_networks.py)
+    outside_parameters: list = field(default_factory=list)  # [(module type, shape, held by
+                                                          # an optimizer that stepped, changed
+                                                          # during the run)] of the parameters
+                                                          # outside the model run in a training
+                                                          # step that hold a gradient at close
+                                                          # (monitor/foreign_networks.py)
     duplicated_input_columns: list = field(default_factory=list)  # [(step, rows, features,
                                                           # varied columns, [[column, its exact
                                                           # copies...]])] of the first training

@@ -1287,6 +1287,12 @@ def _foreign_train_dropout(row):   # real-bug batch 55
     return str(kind), float(_number(p)), int(read), int(changed)
 
 
+def _outside_parameter(row):   # real-bug batches 155/161
+    kind, shape, held, changed = row
+    return str(kind), [int(n) for n in shape], bool(held), bool(changed)
+
+
+ROW_READERS.update(outside_parameters=_outside_parameter)
 ROW_READERS.update(soft_target_agreement=_soft_target_agreement,
                    foreign_norm_statistics=_foreign_norm_statistics,
                    foreign_train_dropouts=_foreign_train_dropout)   # real-bug batch 55

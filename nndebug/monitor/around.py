@@ -253,7 +253,8 @@ class Around:
         self.loss_graph.readers.append(BatchTotals(observed))   # a batch's sum in a term (batch 83)
         self.ppo_ratios = PpoRatios(adapter, observed, on_error)   # exp(lp - old lp) (batch 44)
         self.loss_graph.readers.append(self.ppo_ratios)   # its scan for a ratio
-        self.foreign = ForeignNetworks(adapter, observed, on_error)   # teachers (batch 55)
+        self.foreign = ForeignNetworks(adapter, observed, on_error,   # teachers (batch 55)
+                                       stepped_ids=self.restarts.stepped_ids)   # 155/161
         self.unloaded_checkpoints = UnloadedCheckpoints(   # unloaded_checkpoints.py (batch 90)
             adapter, observed, adapter.model, on_error)
         self.averaged_copies = AveragedCopies(   # averaged_copies.py: EMA/SWA copies (batch 96)

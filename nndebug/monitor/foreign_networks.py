@@ -16,6 +16,16 @@ Two mistakes are read:
   apart by those weights: a few values of each of its parameter tensors are copied when
   first seen and compared when findings are asked for.
 
+(real-bug batches 155 and 161) A third: parameters outside the model that the loss trains
+through but no optimizer holds - a feature-distillation converter built beside the student,
+learned task weights kept in the loss module (FairMOT's s_det and s_id), an auxiliary
+loss's decoder held in a plain list. Each gets a gradient every step and never moves. Of the
+copied tensors of modules run in training mode (a teacher or a perceptual-loss network is
+put in eval mode), those requiring a gradient that hold one at close are kept in
+``run.observed.outside_parameters`` with whether an optimizer seen stepping
+(``optimizer_restarts.py``'s global hook notes every one) holds them and whether they
+changed; OPTIMIZER_MISSING_PARAMS reads them.
+
 What is read: the module calls of a recorded step that the global module hooks already see
 (``around.py``), outside the model's forward and outside the model; each module is kept by
 weak reference, once. The statistics and the copied values are read on the host when the
@@ -34,10 +44,11 @@ MODULES_KEPT = 256           # [design] batch norms and dropouts of other networ
 
 
 class ForeignNetworks:
-    def __init__(self, adapter, observed, on_error):
+    def __init__(self, adapter, observed, on_error, stepped_ids=frozenset()):
         self.observed, self.on_error = observed, on_error
         self.enabled = adapter.framework == "torch"
         self._norms, self._dropouts, self._snapshots = {}, {}, {}
+        self._stepped = stepped_ids       # ids held by the optimizers seen stepping
 
     def offer(self, module):
         """A module outside the watched model is about to run on a recorded step, outside
@@ -66,7 +77,8 @@ class ForeignNetworks:
                 return
             if id(parameter) not in self._snapshots and parameter.numel():
                 values = parameter.detach().reshape(-1)[:SNAPSHOT_VALUES].clone()
-                self._snapshots[id(parameter)] = (weakref.ref(parameter), values)
+                self._snapshots[id(parameter)] = (weakref.ref(parameter), values,
+                                                  type(module).__name__, module.training)
 
     def read(self):
         """Into ``run.observed`` (at close, or when findings are asked for first); once."""
@@ -77,15 +89,15 @@ class ForeignNetworks:
                 norm = ref()
                 if norm is not None:
                     self.observed.foreign_norm_statistics.append(_norm_row(norm))
+            self._read_outside_parameters()
             if self._dropouts:
                 changed = read = 0
-                for ref, values in self._snapshots.values():
+                for ref, values, _, _ in self._snapshots.values():
                     parameter = ref()
                     if parameter is None:
                         continue
                     read += 1
-                    now = parameter.detach().reshape(-1)[:SNAPSHOT_VALUES]
-                    changed += int(not bool((now == values).all()))
+                    changed += int(_changed(parameter, values))
                 for ref in self._dropouts.values():
                     dropout = ref()
                     if dropout is not None:
@@ -94,6 +106,24 @@ class ForeignNetworks:
         except Exception as error:
             self.on_error(error)
         self._norms, self._dropouts, self._snapshots = {}, {}, {}
+
+
+    def _read_outside_parameters(self):
+        for ref, values, kind, training in self._snapshots.values():
+            parameter = ref()
+            if parameter is None or not training or not parameter.requires_grad or \
+                    parameter.grad is None:
+                continue          # a teacher or a loss network in eval mode is frozen by
+                                  # intent (its gradient, without no_grad, goes unused)
+            self.observed.outside_parameters.append(
+                (kind, [int(n) for n in parameter.shape], id(parameter) in self._stepped,
+                 _changed(parameter, values)))
+
+
+def _changed(parameter, values):
+    """Whether the first values of ``parameter`` differ from the copy taken when first seen."""
+    now = parameter.detach().reshape(-1)[:SNAPSHOT_VALUES]
+    return not bool((now == values).all())
 
 
 def _norm_row(norm):

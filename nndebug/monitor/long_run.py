@@ -148,6 +148,7 @@ READ_ANEW += ("restored_checkpoints",)   # real-bug batch 139 (written at findin
 READ_ANEW += ("channel_scales",)   # real-bug batch 138 (read at findings)
 READ_ANEW += ("foreign_norm_statistics",
               "foreign_train_dropouts")   # real-bug batch 55 (read when the monitor closes)
+READ_ANEW += ("outside_parameters",)   # real-bug batches 155/161 (read when it closes)
 CONTINUED += ("row_standardised_inputs",)   # real-bug batch 46 (first training tables)
 CONTINUED += ("training_input_signs",)   # core variants 7 (first training batches' signs)
 CONTINUED += ("duplicated_input_columns",   # real-bug batch 59 (first training inputs,

@@ -30,6 +30,8 @@ class OptimizerRestarts:
         self._foreign = weakref.WeakSet()    # and those seen stepping other parameters only
         self._handle = None
         self._continuing = False     # a resumed run: the next new optimizer continues one
+        self.stepped_ids = set()     # ids of the tensors held by every optimizer seen
+                                     # stepping (read by foreign_networks.py)
         if adapter.framework != "torch" or not self._watched:
             return
         try:
@@ -45,6 +47,8 @@ class OptimizerRestarts:
             if optimizer in self._known:          # two optimizers stepped in turn
                 self._last = optimizer
             elif optimizer not in self._foreign:  # an optimizer not seen before
+                self.stepped_ids.update(id(p) for group in optimizer.param_groups
+                                        for p in group["params"])
                 self._first_step(optimizer)
         except Exception as error:        # never break the user's step
             self._on_error(error)

@@ -46,7 +46,7 @@ def optimizer_missing_params(ctx):
     # a head at their own rates, only one handed to watch), not forgotten
     missing = [i for i in missing if not _moved(ctx, i)]
     if not missing:
-        return unfrozen_outside_optimizer(ctx)
+        return unfrozen_outside_optimizer(ctx) or untrained_outside_model(ctx)
     missing_names = names(run, missing)
     everything = len(missing) == len(run.params)
     received = [i for i in missing if any(r.grad_received is not None and len(r.grad_received) > i
@@ -106,6 +106,36 @@ def unfrozen_outside_optimizer(ctx):
             "optimizer.add_param_group({'params': layer.parameters()}), or build the optimizer "
             "over all parameters from the start (frozen ones get no gradient, so it leaves "
             "them alone until they are unfrozen).")
+
+
+def untrained_outside_model(ctx):
+    """(real-bug batches 155/161) OPTIMIZER_MISSING_PARAMS for parameters outside the model
+    that the training step runs and the loss trains through, but that no optimizer seen
+    stepping holds and that never changed (``run.observed.outside_parameters``): a
+    feature-distillation converter built beside the student (0.58 held-out accuracy against
+    0.79), learned task weights in the loss module (0.10 against 0.89), an auxiliary loss's
+    decoder kept in a plain list (ten times the reconstruction error). A teacher or a
+    perceptual-loss network run without no_grad gets gradients too; it is in eval mode, and
+    the monitor keeps only modules run in training mode."""
+    rows = [row for row in observed_list(ctx, "outside_parameters")
+            if not row[2] and not row[3]]
+    if not rows:
+        return None
+    kinds = list(dict.fromkeys(row[0] for row in rows))
+    shapes = [tuple(row[1]) for row in rows]
+    return Finding(
+        code="OPTIMIZER_MISSING_PARAMS", severity="warning", where=", ".join(kinds), step=0,
+        message=f"{len(rows)} parameter tensor(s) outside the watched model "
+                f"({short_list(kinds)}; shapes {short_list(shapes)}) run in every training "
+                "step and receive gradients from the loss, but no optimizer holds them and "
+                "they never changed: they stay at their initial values (a module built beside "
+                "the model - a converter, a head, learned loss weights - or kept in a plain "
+                "list, whose parameters model.parameters() does not return).",
+        evidence={"outside_tensors": len(rows), "types": kinds,
+                  "shapes": [list(s) for s in shapes[:16]]},
+        fix="Give those parameters to the optimizer: Optim(list(model.parameters()) + "
+            "list(extra.parameters()), ...), or register the module on the model "
+            "(an attribute, nn.ModuleList or nn.ModuleDict instead of a Python list).")
 
 
 FEW_STEPS_MIN_WATCHED = 20   # [design] watched steps needed before a share of them is read
