@@ -20,17 +20,22 @@ CLIPPED_AWAY_RATIO = 1e-3   # [design] |.grad| at step() below a thousandth of w
                             # 0.02-1 for clip norms of 1 and gradient norms up to 50 [playbook]
 
 
-def _held_fraction(record, width):
-    """Median over parameters of |.grad at step()| / |gradient delivered|, or None when the
-    record did not measure both for a parameter that received a gradient."""
+def _held_and_delivered(record, width):
+    """(|.grad at step()|, |gradient delivered|) of the parameters that received a
+    gradient and had both measured, or None when there are none."""
     held = per_parameter(record, "held_norm", width)
     delivered = per_parameter(record, "grad_norm", width)
     if not record.backward or held is None or delivered is None:
         return None
     ok = np.isfinite(held) & np.isfinite(delivered) & (delivered > 0)
-    if not ok.any():
-        return None
-    return float(np.median(held[ok] / delivered[ok]))
+    return (held[ok], delivered[ok]) if ok.any() else None
+
+
+def _held_fraction(record, width):
+    """Median over parameters of |.grad at step()| / |gradient delivered|, or None when the
+    record did not measure both for a parameter that received a gradient."""
+    measured = _held_and_delivered(record, width)
+    return None if measured is None else float(np.median(measured[0] / measured[1]))
 
 
 def _zeroed_from_some_step(ctx):
@@ -59,14 +64,8 @@ def _zeroed_from_some_step(ctx):
 def _all_zero(record, width):
     """Whether every parameter that received a gradient held exactly 0 at step() (None
     when not measured)."""
-    held = per_parameter(record, "held_norm", width)
-    delivered = per_parameter(record, "grad_norm", width)
-    if not record.backward or held is None or delivered is None:
-        return None
-    ok = np.isfinite(held) & np.isfinite(delivered) & (delivered > 0)
-    if not ok.any():
-        return None
-    return bool(np.all(held[ok] == 0.0))
+    measured = _held_and_delivered(record, width)
+    return None if measured is None else bool(np.all(measured[0] == 0.0))
 
 
 @rule(produces="GRADIENTS_CLIPPED_AWAY",
