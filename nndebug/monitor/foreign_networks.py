@@ -107,8 +107,10 @@ class ForeignNetworks:
             self.on_error(error)
         self._norms, self._dropouts, self._snapshots = {}, {}, {}
 
-
     def _read_outside_parameters(self):
+        """The copied tensors of modules run in training mode that hold a gradient now, into
+        ``run.observed.outside_parameters`` (with whether an optimizer seen stepping holds
+        them and whether they changed)."""
         for ref, values, kind, training in self._snapshots.values():
             parameter = ref()
             if parameter is None or not training or not parameter.requires_grad or \
