@@ -15,6 +15,589 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 163
+    "attention_mask_filled_with_minus_epsilon":   # real-bug batch 163
+        "a hand-written Transformer fills its masked attention scores with -1e-12 (-e), so "
+        "neither the decoder's subsequent mask nor the source padding mask masks anything: "
+        "in training each decoder position reads the target token it must predict; held-out "
+        "exact match of greedy translations 0.00 against 1.00 for the twin (0.00 against "
+        "1.00 at seeds + 1000). The loss falls fast and smoothly, nothing is non-finite, "
+        "and no rule watches what attention reads; watch raises nothing. Naming it needs "
+        "the dependency probe (check_dependencies' FUTURE_LEAK) run on the watched model "
+        "during training: the logits at decoder position t change when decoder input t+1 "
+        "is changed - or the masked_fill calls read, a fill value whose size is far below "
+        "the scores' spread (ATTENTION_MASK_FILL_TOO_SMALL)",
+    "smoothed_label_mask_keeps_only_padding":   # real-bug batch 163
+        "a hand-written label-smoothed loss keeps the smoothed target distribution where "
+        "the label IS padding and zeros it at the real tokens (where(ignore, dist, 0)), so "
+        "only the padding after each sentence is supervised; held-out exact match 0.00 "
+        "against 1.00 for the twin (0.00 against 1.00 at seeds + 1000). The loss is a sum "
+        "of (soft target x log_softmax) written by hand, not a cross_entropy call, so "
+        "PADDING_NOT_MASKED (which reads the cross-entropy calls' targets) never sees it; "
+        "the loss falls (padding after the end is easy) and no other rule fires. Naming it "
+        "needs the loss's gradient on the logits read per position: nonzero only at the "
+        "positions whose decoder input or label is the pad id, zero at every real token "
+        "(LOSS_MASK_INVERTED)",
+    "end_token_left_out_of_loss_length":   # real-bug batch 163
+        "the loss mask is built from the word counts, so the <eos> label position is "
+        "masked like padding and the decoder never learns to stop; held-out exact match "
+        "0.00 against 1.00 for the twin (0.00 against 1.00 at seeds + 1000). As it came "
+        "watch said LABELS_MISALIGNED on both runs (the never-trained padding at the late "
+        "positions read as labels drifting; pad runs are left out now): silent since. "
+        "END_TOKEN_NEVER_A_TARGET needs the mask the loss is multiplied by read "
+        "with the labels: one id that ends every row's labels (just before the padding) "
+        "always gets weight 0, while every other non-pad id gets weight 1",
+    "target_mask_built_with_source_pad_id":   # real-bug batch 163
+        "the decoder's key mask is built as trg != src_pad_idx (0) while the target "
+        "vocabulary puts its start token at 0 and pads with 2: the start token is masked "
+        "and the first decoder position, all of its keys masked, attends uniformly to the "
+        "whole target sentence, future included; held-out exact match 0.85 against 1.00 "
+        "for the twin (0.63 against 1.00 at seeds + 1000). No rule watches attention "
+        "masks; watch raises nothing. Naming it needs the dependency probe run on the "
+        "watched model (decoder position 0's logits change with later decoder inputs: "
+        "FUTURE_LEAK), or the mask compared with the ids it was built from: a key mask "
+        "that hides the first column of every row and none of the target's trailing "
+        "padding (PAD_ID_FROM_OTHER_VOCABULARY)",
+    "t5_targets_sliced_without_start_token":   # real-bug batch 163
+        "decoder inputs and labels sliced as target_ids[:, :-1] / target_ids[:, 1:] on "
+        "targets that have no start token (T5), so the first word is never a label and "
+        "the decoder never sees the start token it is given at generation; held-out exact "
+        "match 0.00 against 1.00 for the twin (0.00 against 1.00 at seeds + 1000). The "
+        "loss on the words it is shown falls as usual and watch raises nothing. Naming it "
+        "needs the decoder inputs read with the labels: the labels are the decoder inputs "
+        "shifted left by one (correct teacher forcing), yet the decoder inputs' first "
+        "column is not one constant id - no start token (FIRST_TARGET_NEVER_SUPERVISED)",
+    # real-bug batch 162
+    "dpo_logps_gathered_without_label_shift":   # real-bug batch 162
+        "a hand-written DPO gathers each response label from the logits at its own position "
+        "(labels aligned with input_ids, never shifted), so a causal LM is scored on copying "
+        "the token it has just read; held-out answer accuracy (most likely symbol after the "
+        "prompt) 0.84 against 1.00 for the twin (0.86 against 1.00 at seeds + 1000). Silent: "
+        "the DPO loss falls and the margin grows, gradients and updates look healthy. Naming "
+        "it needs the loss's log-probabilities traced to the gather: the index tensor of a "
+        "log_softmax gather over a sequence model's output equals, position for position, the "
+        "token ids the same model was given as input (logits[:, t] read at ids[:, t], not "
+        "ids[:, t + 1]) - a per-token target already in the model's view; "
+        "LOG_PROBS_GATHERED_AT_INPUT_TOKENS is the code it would produce",
+    "dpo_prompt_mask_applied_to_chosen_half_only":   # real-bug batch 162
+        "a hand-written DPO over a concatenated batch (chosen rows then rejected rows) masks "
+        "the prompt with zip(masks, prompt_lens), 2B masks against B lengths, so only the "
+        "chosen half loses its prompt and the rejected log-probabilities keep every prompt "
+        "token; the policy makes prompt tokens unlikely instead of learning the answer: "
+        "held-out answer accuracy 0.07 against 1.00 for the twin (0.06 against 1.00 at "
+        "seeds + 1000). Silent: the loss falls and the reward margin reaches its ceiling. "
+        "Naming it needs the two halves of the log-probability sum compared: the mask that "
+        "weights the per-token log-probabilities covers positions in the rejected rows "
+        "(the shared prompt, identical ids in the paired chosen row) that it leaves out of "
+        "the chosen rows - paired rows summed over different spans of the same prefix; "
+        "PAIRED_LOG_PROBS_MASKED_DIFFERENTLY is the code it would produce",
+    # real-bug batch 164
+    "word_tags_laid_on_subword_pieces_unaligned":   # real-bug batch 164
+        "word-level NER tags copied position by position onto the subword-piece sequence, "
+        "so after the first word split into pieces every label belongs to an earlier word "
+        "and the shift grows along the sentence; held-out word tag accuracy 0.70 against "
+        "1.00 for the twin (0.80 against 1.00 at seeds + 1000, where label_drift names it "
+        "LABELS_MISALIGNED). At seed 0 the per-position loss rises along the sentence but "
+        "less steeply than DRIFT_LATE_SHARE asks (the labels shift by whole words, often to "
+        "a neighbour of the same topic, so the late positions are still partly learnable). "
+        "Naming it at every seed needs the labels compared with the inputs' run structure: "
+        "label changes that fall inside runs of ids the model treats as one unit (a piece "
+        "id that only ever follows one other id), or the loss read per position relative "
+        "to the number of multi-piece words before it rather than the raw index",
+    "sentence_pair_encoded_without_segment_ids":   # real-bug batch 164
+        "a sentence-pair classifier fed [CLS] A [SEP] B [SEP] without its token_type_ids, "
+        "so every token gets segment A's embedding and an ordered pair task (is B's topic "
+        "the one after A's?) cannot be told from its mirror; held-out accuracy 0.48 against "
+        "1.00 for the twin (0.49 against 0.99 at seeds + 1000). watch says LOSS_AT_CHANCE "
+        "and DEAD_RELU (true symptoms, not the cause). Naming it needs the model's "
+        "embedding tables read: a segment/type embedding (a table of 2-4 rows added to the "
+        "token embeddings) of which only row 0 is ever looked up, and gets a gradient, "
+        "while the inputs contain a separator id between two runs of tokens - "
+        "SEGMENT_IDS_MISSING",
+    "begin_tag_copied_to_every_subword_piece":   # real-bug batch 164
+        "label_all_tokens with a word's B-X tag copied to its continuation pieces: the "
+        "tagger learns B-X on them and every split entity decodes as several; held-out "
+        "entity F1 0.24 against 1.00 for the twin (0.31 against 1.00 at seeds + 1000). "
+        "Silent: the B-on-continuation labels are as learnable as the right ones, the loss "
+        "falls as fast. Naming it needs the label ids read as an IOB2 scheme (pairs of "
+        "classes 2k+1/2k+2 beside an outside class) and the targets scanned for a B-like "
+        "class that follows itself on consecutive positions far more often than the "
+        "corresponding I-like class starts after the outside class - "
+        "BEGIN_TAG_ON_SUBWORD_CONTINUATIONS",
+    "balancing_sampler_drawn_without_replacement":   # real-bug batch 164
+        "a WeightedRandomSampler with replacement=False and num_samples=len(dataset) is a "
+        "permutation: each epoch keeps the 45/45/5/5 class ratio and the inverse-frequency "
+        "weights only put the rare examples first; held-out balanced accuracy 0.52 against "
+        "0.75 for the twin (rare-class recall 0.20 against 0.77; 0.54 against 0.75 at "
+        "seeds + 1000). watch says LOSS_OSCILLATING (the rare examples front-loaded in "
+        "every epoch make the loss swing with the epoch), not the cause. Naming it needs "
+        "the DataLoader's sampler read: a WeightedRandomSampler with replacement=False "
+        "whose num_samples is at least the count of nonzero weights draws every index "
+        "once, so its weights cannot change the class ratio - "
+        "BALANCING_SAMPLER_KEEPS_CLASS_RATIO (here the loop iterates the sampler itself; a "
+        "rule could also read the per-batch label histogram against the weights)",
+    # real-bug batch 161
+    "missing_regression_labels_imputed_as_zero":   # real-bug batch 161
+        "a regression label that exists only for the positives (digits 5-9) is filled with 0 "
+        "for every other sample and trained on with a plain mean squared error; held-out ink "
+        "RMSE on the labelled digits 1.39 against 0.057 for the twin (1.24 against 0.052 at "
+        "seeds + 1000). Silent: the loss falls (the zeros are the easiest targets), no "
+        "gradient or update looks wrong. Naming it needs the targets of a regression loss "
+        "read against each other: a column whose exact-zero values are a large share (here "
+        "about half) while every non-zero value lies far from 0 (3.5-6.4, a gap no other "
+        "value fills), and whose zeros coincide with one class of another head's target - "
+        "a filler, not a measurement; MISSING_LABELS_TRAINED_AS_ZERO is the code it would "
+        "produce",
+    "task_weight_cancelled_by_sample_weight_mean":   # real-bug batch 161
+        "each task's loss weight is multiplied into its per-sample weights before those are "
+        "divided by their batch mean, which cancels it: the configured 0.05 on a noisy ink "
+        "regression acts as 1 and swamps the shared encoder; held-out digit accuracy 0.832 "
+        "against 0.896 for the twin (0.724 against 0.919 at seeds + 1000). Silent: the "
+        "loss falls, the weighted loss is an ordinary mean of finite terms. Naming it needs "
+        "the weights as they reach each task's loss: a per-sample weight tensor whose batch "
+        "mean is exactly 1 at every step although the configuration (or the multiplier the "
+        "user passed) is not 1 - or, from the graph, a DivBackward by a MeanBackward of the "
+        "same tensor downstream of a constant scale; TASK_WEIGHT_CANCELLED is the code it "
+        "would produce",
+    # real-bug batch 160
+    "gcn_self_loops_added_after_normalisation":   # real-bug batch 160
+        "a GCN propagates with D^-1/2 A D^-1/2 + I (self-loops added after the normalisation) "
+        "instead of D~^-1/2 (A + I) D~^-1/2: each node keeps weight 1 on its own noisy "
+        "features against about 1 for its whole neighbourhood, and the matrix's eigenvalues "
+        "reach 2; test accuracy 0.79 against 0.87 for the twin (0.76 against 0.88 at seeds + "
+        "1000). Silent: the loss falls as the twin's does, and the propagation matrix has "
+        "self-loops and no empty rows, so NODES_GATHER_NOTHING has nothing to say. Naming it "
+        "needs the (N, N) matrix of the products walked from the output read for its "
+        "structure: symmetric, a diagonal of exactly 1 while the off-diagonal entries are "
+        "1/sqrt(d_i d_j) of the off-diagonal degrees (the rows sum to well above 1, up to "
+        "about 2), where a renormalised A + I has a diagonal of 1/(d_i + 1); "
+        "SELF_LOOPS_ADDED_AFTER_NORMALISATION is the code it would produce",
+    "node_mask_zero_one_tensor_used_as_index":   # real-bug batch 160
+        "a transductive GCN indexes logits and labels with the training mask stored as 0/1 "
+        "int64 (as the old DGL citation datasets gave it), which gathers rows 0 and 1 600 "
+        "times instead of selecting the 120 training nodes; test accuracy 0.36 against 0.87 "
+        "for the twin (0.28 against 0.88 at seeds + 1000). At seed 0 watch says "
+        "TARGET_IDS_OFFSET (the two nodes' labels are 3 and 5, so ids 0-2 are never a "
+        "target - a symptom, read as offset ids), at seeds + 1000 nothing. Naming it needs "
+        "the index the loss's input was gathered with: the IndexBackward node between the "
+        "model's output and the loss saves an int64 index of length >= 32 holding only 0 "
+        "and 1 into a dimension of many more rows (or, without the graph, the loss's input "
+        "rows taking two distinct values over a batch of hundreds); MASK_USED_AS_INDEX is "
+        "the code it would produce",
+    "neighbor_sampler_seeds_given_as_integer_mask":   # real-bug batch 160
+        "a hand-written NeighborLoader-style sampler is given input_nodes as a 0/1 int64 "
+        "mask, which it reads as node ids, so every seed is node 0 or node 1 and each "
+        "mini-batch is those two nodes' sampled neighbourhoods; GraphSAGE test accuracy 0.31 "
+        "against 0.70 for the twin (0.22 against 0.70 at seeds + 1000). At seed 0 watch "
+        "says TARGET_IDS_OFFSET (the two seeds' labels never cover ids 0-2: a symptom), at "
+        "seeds + 1000 nothing. The index is applied to the inputs, outside the graph, so "
+        "the graph walk never sees it; naming it needs the loss's input rows compared "
+        "within a batch (32 seed rows taking 2 distinct values, the same 2 in every batch) "
+        "or the inputs' row fingerprints (the seeds' feature rows repeat across batches); "
+        "MASK_USED_AS_INDEX is the code it would produce",
+    "attention_message_built_from_target_node":   # real-bug batch 160
+        "a hand-written graph-attention layer (as in PyG's HANConv, pyg-team/"
+        "pytorch_geometric#4752) builds each edge's message from its target node (x_i) "
+        "instead of its source (x_j); the attention weights over a node's incoming edges "
+        "sum to 1, so every node aggregates its own features and the graph is ignored; test "
+        "accuracy 0.36 against 0.60 for the twin (0.36 against 0.70 at seeds + 1000), what "
+        "the features alone give. Silent: the model trains like an MLP. Naming it needs the "
+        "aggregation read from the graph: an index_add (scatter) into the nodes by index "
+        "dst whose source rows were gathered by that same dst index (h[dst]), so each "
+        "node's sum is a weighted copy of its own row; MESSAGE_FROM_TARGET_NODE is the code "
+        "it would produce",
+    "link_prediction_bce_given_negative_scores_as_targets":   # real-bug batch 160
+        "a link predictor's loss is BCEWithLogitsLoss(pos_score, neg_score): the negative "
+        "edges' logits are passed as the targets, so no pair is told it is a non-edge and "
+        "the loss, softplus(p) - n p, falls without end; held-out AUC 0.52 against 0.73 for "
+        "the twin (0.54 against 0.71 at seeds + 1000). Watch says TARGETS_OUT_OF_RANGE "
+        "(error: the BCE targets run from -1.5 to 3e5) and LOSS_UNBOUNDED_BELOW, at both "
+        "seeds: the right argument and what it does, but its fix reads as rescaling labels "
+        "((y + 1) / 2). Naming the cause needs the targets' provenance: a BCE target that "
+        "requires grad and is itself a model output (a grad_fn reaching the parameters) is "
+        "a score, not a label; NEGATIVE_SCORES_AS_TARGETS is the code it would produce",
+    # real-bug batch 158
+    "fused_cross_entropy_overwrites_saved_logits":   # real-bug batch 158
+        "a memory-saving fused cross-entropy (Liger-style) writes its gradient, softmax - "
+        "onehot over the batch, into the logits' own buffer during the forward; the layer "
+        "before it, exp, saved that buffer as its output, so exp's backward returns grad * "
+        "grad - every entry non-negative, the true class pushed down with the rest - and the "
+        "loss stays at log(10); held-out accuracy 0.097 against 0.903 for the twin (0.097 "
+        "against 0.897 at seeds + 1000). Watch says LOSS_AT_CHANCE, the symptom; the write "
+        "goes through .data (as a Triton kernel's does), so no version counter moves and "
+        "autograd raises nothing. Naming it needs a tensor saved for backward compared "
+        "before and after the loss's forward (a saved activation whose values changed "
+        "between its forward and the backward that reads it), or the model's gradient "
+        "checked against a difference quotient of the logged loss; SAVED_TENSOR_OVERWRITTEN "
+        "is the code it would produce",
+    "grad_cache_recompute_redraws_dropout":   # real-bug batch 158
+        "GradCache without RandContext: pass one encodes the batch under no_grad and takes "
+        "the InfoNCE loss's gradient with respect to the cached embeddings; pass two "
+        "re-encodes each chunk with a graph and back-propagates those gradients, drawing "
+        "NEW Dropout(0.3) masks, so the embedding gradients and the Jacobian belong to "
+        "different networks; held-out 1-NN accuracy 0.672 against 0.925 for the twin "
+        "(0.781 against 0.914 at seeds + 1000). Silent: the re-encoding is an ordinary "
+        "forward called outside backward, so the recomputation check (modules run during a "
+        "backward pass) never sees it, and the logged loss, whose graph stops at the "
+        "cached embeddings, falls slowly like a real one. Naming it needs the loss's "
+        "backward seen to end at leaf tensors made from no_grad model outputs, the model "
+        "then run again on the same inputs with a surrogate sum(output * cached grad), and "
+        "that second forward compared with the first (under one seed); "
+        "RECOMPUTED_FORWARD_DIFFERS is the code it would produce",
+    # real-bug batch 159
+    "anchor_targets_built_for_first_image_only":   # real-bug batch 159
+        "an anchor detector's per-image target loop runs over images[0].size(0) - the first "
+        "image's channel count, 1 - so only image 0 of each batch of 32 gets its object "
+        "anchors marked; the other 31 keep the all-background labels the target tensors "
+        "were made with, and the objectness learns 'no object' everywhere; held-out scenes "
+        "found (top objectness > 0.5) 0.00 against 0.77 for the twin, box IoU 0.11 against "
+        "0.70 (0.00 against 0.80, IoU 0.15 against 0.65 at seeds + 1000). Watch says "
+        "RARE_POSITIVES_NEVER_PREDICTED - the symptom (positives about 1 anchor in 1000, "
+        "never predicted) - but not why the positives are so rare. Naming it needs the "
+        "targets read per sample: rows 1..B-1 of the label tensor identical to its fill "
+        "value on every step while row 0 varies (a per-sample loop that stopped after the "
+        "first sample); TARGETS_FILLED_FOR_FIRST_SAMPLE_ONLY is the code it would produce",
+    "box_regression_loss_over_background_anchors":   # real-bug batch 159
+        "the smooth-L1 box loss is taken over every sampled anchor (rpn_keep: positives and "
+        "negatives) instead of the positives (fg_keep): background anchors are regressed "
+        "towards the offsets of a distant box, 10 to 30 of them for each positive; held-out "
+        "IoU of the top anchor's decoded box 0.46 against 0.70 for the twin (0.44 against "
+        "0.65 at seeds + 1000), objectness unharmed. Both runs are ordinary Adam runs whose "
+        "two loss terms fall; the regression's index mask is the same boolean tensor as the "
+        "classification's, which nothing compares with the labels. Naming it needs the box "
+        "loss's selected rows read against the anchor labels (rows whose label is 0 - "
+        "background - entering a regression term); BOX_LOSS_ON_BACKGROUND_ANCHORS is the code "
+        "it would produce",
+    "center_heatmap_peak_drawn_between_pixels":   # real-bug batch 159
+        "CenterNet Gaussians drawn at the fractional centre never reach exactly 1, and the "
+        "penalty-reduced focal loss counts positives with target.eq(1): no positives (bar "
+        "about 1 image in 256), the loss is its negatives' term alone, and the heatmap "
+        "sinks to logits near -10 everywhere (the 1e-4 probability clamp then stops the "
+        "gradient); held-out objects detected 0.00 against 1.00 for the twin (0.00 against "
+        "1.00 at seeds + 1000). Watch says DEAD_RELU (seed 0 only) and LOSS_OSCILLATING - "
+        "the loss near 1e-9 wobbling - not the cause. Naming it needs the loss's target "
+        "tensor read: soft targets whose maximum is below 1 on nearly every call while the "
+        "loss tests target == 1 (a positive mask that is almost always empty), or the "
+        "prediction collapsing to the clamp floor on every pixel; "
+        "HEATMAP_TARGET_HAS_NO_POSITIVES is the code it would produce",
+    "box_loss_only_on_anchors_of_class_one":   # real-bug batch 159
+        "a RetinaNet box loss selects anchor_matches == 1 where anchor_matches holds the "
+        "matched class id (positives are > 0), so only class-1 objects get box regression; "
+        "held-out class-2 box IoU 0.39 against 0.66 for the twin, class 1 unharmed (0.53 "
+        "against 0.68 at seeds + 1000). The run is healthy to every curve watch reads: the "
+        "classification and box losses both fall. Naming it needs the regression term's "
+        "row selection compared with the classification targets (a box loss that only "
+        "ever sees rows of one class id while other positive ids are present); "
+        "BOX_LOSS_SKIPS_CLASSES is the code it would produce",
+    "tiny_yolo_anchor_mask_skips_smallest_anchor":   # real-bug batch 159
+        "tiny YOLOv3's anchor masks [[3,4,5],[1,2,3]] list anchor 0 nowhere, so a box whose "
+        "best-fitting anchor is 0 (17% of the scenes here) gets no target on any scale and "
+        "is trained as background; held-out small objects found 0.09 against 0.79 for the "
+        "twin, the others unharmed (0.05 against 1.00 at seeds + 1000). The loss falls as "
+        "in the twin; the missing targets are a data-side assignment that never reaches a "
+        "tensor watch reads as wrong (the objectness targets are zeros like every "
+        "background slot). Naming it needs the target builder seen: an anchor index that "
+        "wins the best-anchor argmax but belongs to no output's mask, or images whose "
+        "targets hold no positive although they have an annotation; "
+        "ANCHOR_NEVER_ASSIGNED is the code it would produce",
+    # real-bug batch 157
+    "multi_dataset_sampler_exhausts_small_source_first":   # real-bug batch 157
+        "a one-dataset-per-batch sampler picks each batch's dataset uniformly among those "
+        "not used up, so the small dataset (digits 7-9) runs out early and every epoch ends "
+        "on a long run of batches from the large one (digits 0-6); training stops at an "
+        "epoch's end, drifted away from the small dataset: held-out accuracy 0.817 against "
+        "0.877 for the twin, digits 7-9 alone 0.589 against 0.788 (0.803 against 0.883, "
+        "0.562 against 0.815 at seeds + 1000). The loss falls as on the twin (0.25 against "
+        "0.18 over the last 20 steps) and every batch is well formed; the twin's batches are "
+        "one-dataset too, so only the ORDER differs: a long tail of batches whose labels "
+        "never reach a set of classes seen earlier in the epoch. Naming it needs the label "
+        "histogram read per step across an epoch (classes present in the first part of "
+        "every epoch and absent from its last third, repeating epoch after epoch); "
+        "SOURCE_EXHAUSTED_MID_EPOCH is the code it would produce",
+    "augmentation_frozen_by_sample_cache":   # real-bug batch 157
+        "the Dataset memoises __getitem__ AFTER its random shift, so each digit keeps its "
+        "first draw for the whole run and the augmentation is frozen: held-out accuracy on "
+        "jittered digits 0.748 against 0.865 for the twin (unshifted 0.891 against 0.924; "
+        "0.763 against 0.855 and 0.881 against 0.920 at seeds + 1000). The run looks like a "
+        "healthy one that fits its data better (last-20-step loss 0.065 against the twin's "
+        "0.254 - the twin's data change every epoch); no batch is repeated, the order "
+        "changes each epoch. What differs is that a row index served twice returns bit-"
+        "identical inputs although the pipeline is meant to be random; a rule would need "
+        "the sample identities (the loader's indices) with the batch fingerprints, to see "
+        "that every revisit of an index reproduces the exact same input under a "
+        "transform that should redraw; AUGMENTATION_FROZEN is the code it would produce",
+    "epoch_set_on_dataset_never_reaches_persistent_workers":   # real-bug batch 157
+        "dataset.epoch is advanced in the main process while two persistent DataLoader "
+        "workers keep their epoch-0 copy, so the with-replacement index->sample mapping "
+        "never changes and the run sees 124 of 1300 training digits (119 at seeds + 1000): "
+        "held-out accuracy 0.851 against 0.905 for the twin (0.851 against 0.903). The "
+        "shuffled sampler changes the batch order every epoch, so no batch repeats "
+        "(DATA_ORDER_REPEATS stays silent), and the loss simply falls lower than the twin's "
+        "(0.021 against 0.106 over the last 20 steps) - memorisation that looks like "
+        "success. A rule would need to count distinct inputs across epochs (batch "
+        "fingerprints per row: the same small set of rows every epoch while the loader's "
+        "length promises more) or see the epoch attribute differ between the main "
+        "process and the workers; SAME_SAMPLES_EVERY_EPOCH is the code it would produce",
+    # real-bug batch 156
+    "ewc_fisher_squares_batch_mean_gradient":   # real-bug batch 156
+        "an EWC penalty whose importances are the square of each batch's MEAN log-likelihood "
+        "gradient (not the mean of each sample's squared gradient): at the old task's minimum "
+        "the per-sample gradients cancel and the importances come out 30-55x too small, so "
+        "the penalty barely holds the old weights; old-task held-out accuracy 0.75 against "
+        "0.90 for the twin (0.53 against 0.85 at seeds + 1000). The watched run is an "
+        "ordinary Adam run whose loss falls; the importances are plain tensors made before "
+        "watching began, and nothing in the loss tells a weak penalty from a well-tuned one. "
+        "Naming it needs the penalty's term read apart from the task loss (its share of the "
+        "loss near 0 while the weights it anchors drift far from the anchor) or the Fisher "
+        "estimate seen being built (a backward of a batch-mean log-likelihood whose squared "
+        "gradients are accumulated); PENALTY_IMPORTANCES_FROM_BATCH_MEAN is the code it "
+        "would produce",
+    "lwf_distillation_loss_rewrapped_as_new_leaf":   # real-bug batch 156
+        "the LwF distillation loss comes back from its helper as loss.detach().clone()"
+        ".requires_grad_(): a fresh leaf, so backward() stops there and the old classes' "
+        "outputs drift as in plain fine-tuning; old-class accuracy 0.67 against 0.93 for the "
+        "twin (0.79 against 0.92 at seeds + 1000). The loss-term walk looks for addends "
+        "without a graph (a None input of the top-level sum); this addend has a graph node "
+        "- an AccumulateGrad of a leaf that is no parameter of the model and is in no "
+        "optimizer - so it passes. As it came watch said TARGET_IDS_OFFSET (the new task's "
+        "targets are 5-9 by design, on the twin too; now told from an offset by the old "
+        "rows' trained norms), and it still says LOSS_DIVERGING at seed 0 (the detached "
+        "term grows as the old outputs drift), nothing at seeds + 1000. Naming it needs the walk to treat an addend that "
+        "is a grad-requiring leaf outside the model's and optimizer's parameters (made during "
+        "the step) as a term without gradient",
+    "replay_memory_flag_true_never_equals_yes":   # real-bug batch 156
+        "replay switched on by use_memory=True where the code tests == 'yes': the exemplars "
+        "are stored but never mixed in, and five two-class tasks train as plain fine-tuning; "
+        "final held-out accuracy on the ten digits 0.18 against 0.87 for the twin (0.18 "
+        "against 0.86 at seeds + 1000). As with batch 110's replay case, the monitor counts "
+        "target ids only on the run's first sampled loss calls, so it never sees classes "
+        "0-7 vanish from the targets after their task. Naming it needs target-id counts "
+        "sampled late in the run too, and classes present early that never return over a "
+        "long final stretch while the head keeps their columns; CLASSES_VANISH_FROM_TARGETS "
+        "is the code it would produce",
+    "rehearsal_reduce_drops_classes_at_quota":   # real-bug batch 156
+        "a rehearsal memory's reduce keeps a class only when it has MORE rows than the "
+        "quota, so every stored class (exactly at the quota) is dropped after each task and "
+        "replay covers only the task just finished; final held-out accuracy 0.36 against "
+        "0.87 for the twin (0.39 against 0.86 at seeds + 1000). Target ids are counted only "
+        "on the first sampled loss calls, so the classes of tasks two back vanishing from the "
+        "targets is never seen. Naming it needs target-id counts through the run and classes "
+        "that were targets early, are still scored by the head, and are absent for the whole "
+        "final stretch (here classes 0-5 during the last task); CLASSES_VANISH_FROM_TARGETS "
+        "is the code it would produce",
+    # real-bug batch 155
+    "distillation_soft_target_compared_with_itself":   # real-bug batch 155
+        "a distillation loss whose KL compares the teacher's softened logits with themselves "
+        "(the student's slot filled with the teacher's logits): the soft term is exactly 0 "
+        "with no gradient and the student learns from its 20 labelled rows alone; held-out "
+        "accuracy 0.702 against 0.890 for the twin (0.683 against 0.885 at seeds + 1000). "
+        "Nothing reaches a rule: watch sees only the total loss, which still falls (the "
+        "cross-entropy term). Naming it needs the loss's pieces: a summed term that is "
+        "identically 0 and has no path to the model's parameters (its graph reads only "
+        "tensors made under no_grad), i.e. LOSS_TERM_ZERO_WITHOUT_GRADIENT fed the terms",
+    "distilled_corpus_shards_merged_in_name_order":   # real-bug batch 155
+        "a teacher-labelled corpus assembled from 10 shards, the inputs in numeric order and "
+        "the teacher's outputs in file-name order (1, 10, 2, ..., 9): 9 shards of 10 pair "
+        "each image with another image's teacher label; held-out accuracy 0.382 against "
+        "0.905 for the twin (0.385 against 0.905 at seeds + 1000). The student's loss falls "
+        "(it memorises the pairs) with no other symptom, and the targets are plain class "
+        "ids. Naming it needs the pairing: the targets agree with the model far less on "
+        "held-back rows than on trained rows (memorisation without generalisation), or a "
+        "teacher's argmax on the inputs compared with the targets it was given",
+    "distillation_teacher_label_order_differs_from_student":   # real-bug batch 155
+        "a teacher fine-tuned under its own class ids (the names in alphabetical order) "
+        "distilled column by column into a student whose ids are numeric: every soft "
+        "target names a permuted class, against the student's 20 true labels; held-out "
+        "accuracy 0.110 against 0.887 for the twin (0.102 against 0.882 at seeds + 1000). "
+        "Watch sees the total loss only, which falls. Naming it needs the distillation "
+        "targets and the labels side by side: the teacher's argmax on the labelled rows "
+        "agreeing with their labels after a fixed permutation of the classes but not as "
+        "given (SOFT_TARGETS_DISAGREE_WITH_LABELS with a permutation test)",
+    "token_distillation_teacher_logits_shifted_twice":   # real-bug batch 155
+        "a per-token distillation loss that shifts the teacher's logits once more than the "
+        "student's: the student's position t is fitted to the teacher's distribution for "
+        "the character after next; held-out next-character accuracy 0.086 against 0.322 for "
+        "the twin (0.066 against 0.362 at seeds + 1000; the teacher scores 0.33). The KL "
+        "falls steadily to a plateau and nothing else moves. LABELS_MISALIGNED reads a "
+        "sequence loss rising along positions, which a soft-target KL does not show. "
+        "Naming it needs the targets: the teacher's distribution at each position agreeing "
+        "better with the input ids one step later than with the next ids (the soft "
+        "targets predict the sequence shifted by one), or the student's own predictions "
+        "scored against the next ids falling while its loss falls",
+    # real-bug batch 154
+    "dice_loss_on_raw_logits":   # real-bug batch 154
+        "a multi-class soft Dice loss fed the U-Net's raw logits (no softmax): the overlap "
+        "and area sums take any sign and size, the loss is lowered by scaling logits, and "
+        "the argmax maps end up background everywhere; held-out mean IoU 0.007 against "
+        "0.809 for the twin (0.000 against 0.724 at seeds + 1000, where the bug run draws "
+        "EXPLODING_GRADIENTS and LOSS_OSCILLATING, the symptoms, not the cause). No rule "
+        "reads what a hand-written loss consumes: the model's outputs are logits, as they "
+        "should be. Naming it needs the loss's inputs: a Dice/IoU ratio (a product summed "
+        "over pixels divided by sums) computed on values outside [0, 1] or whose class "
+        "channels do not sum to 1, or the loss going below 0 / above 1",
+    "dice_loss_ignore_index_never_applied":   # real-bug batch 154
+        "a binary Dice loss whose ignore_index argument is never applied: the void band "
+        "(label 255) drawn around every object enters the sums as a target of 255, so the "
+        "net learns to paint the band as foreground and every object grows; held-out "
+        "foreground IoU 0.370 against 0.636 for the twin (0.346 against 0.616 at seeds + "
+        "1000). Silent: the loss falls smoothly (below zero, which nothing checks for a "
+        "Dice loss), and no rule reads the targets' values. Naming it needs the targets "
+        "given to the loss: a soft-overlap loss whose target holds values far outside "
+        "[0, 1] (255 being the usual void label), or a Dice loss below 0",
+    "label_map_downsampled_by_corner_nearest":   # real-bug batch 154
+        "label maps brought to the stride-4 logits with F.interpolate(mode='nearest'), "
+        "which keeps each block's top-left pixel: the targets sit 1.5 input pixels off "
+        "where each logit looks, and the learned masks are shifted; held-out mean IoU at "
+        "full resolution 0.323 against 0.390 for the twin (0.317 against 0.418 at seeds + "
+        "1000). The loss curve is a healthy one (a consistent shift is learnable) and no "
+        "recorded statistic reads where labels sit relative to the image. Naming it needs "
+        "a spatial check on a kept batch: the label map's centre of mass (or its "
+        "cross-correlation with the input or with the model's upsampled prediction) "
+        "offset by a constant sub-block amount toward the top-left",
+    "dice_denominator_counts_void_predictions":   # real-bug batch 154
+        "a multi-class soft Dice masks the void pixels out of its overlap but not out of "
+        "the predictions in its denominator: probability put on any object class inside "
+        "the (half-width, unannotated) void strip costs Dice, so the net learns to call "
+        "object-looking pixels background; held-out mean IoU 0.643 against 0.686 for the "
+        "twin (0.488 against 0.723 at seeds + 1000). The loss falls normally and nothing "
+        "non-finite happens; no rule reads how a hand-written loss treats ignored pixels. "
+        "Naming it needs the loss's gradient at the ignored pixels: non-zero gradient "
+        "flowing to outputs whose target is the void label (255), which a masked loss "
+        "never sends there",
+    # real-bug batch 151
+    "rope_positions_rounded_in_bfloat16":   # real-bug batch 151
+        "RoPE positions made with arange(seq_len, dtype=q.dtype) under CPU bf16 autocast: "
+        "past 256 bf16 holds only every other integer, so neighbouring tokens share a "
+        "rotation and a previous-token head cannot find offset 1 there; held-out accuracy at "
+        "positions 256-511 0.64 against 0.94 for the twin (0.63 against 0.94 at seeds + "
+        "1000), positions 1-255 0.88 against 0.94. Silent: the loss falls, nothing is "
+        "non-finite, and no rule reads tensors made inside forward. Naming it needs the "
+        "position/angle tensors a rotary or sinusoidal module builds (an arange in bf16/fp16 "
+        "longer than 256/2048, i.e. repeated values in what should be distinct integer "
+        "positions), or the attention pattern's failure to separate adjacent positions late "
+        "in the sequence while it does early",
+    "rmsnorm_square_overflows_in_float16":   # real-bug batch 151
+        "a hand-written RMSNorm squares its fp16 input (under CPU fp16 autocast): a row with "
+        "an activation above 256 squares to inf, rsqrt(inf) is 0 and the whole row "
+        "normalises to exactly 0 (no NaN, no skipped scaler step); 35% of the held-out "
+        "documents (long ones) are zeroed, held-out accuracy 0.67 against 1.00 for the twin "
+        "(0.69 against 0.995 at seeds + 1000). No rule reads a module's output rows that are "
+        "exactly zero while its input rows are large. Naming it needs per-row activation "
+        "statistics at a norm layer: rows whose output is all 0 (or whose fp16 input "
+        "exceeds sqrt(65504) = 256) in a share that grows with the input's magnitude",
+    "score_distillation_backward_ignores_grad_scale":   # real-bug batch 151
+        "a custom autograd.Function returns its hand-written (SDS-style) gradient without "
+        "multiplying by grad_output, so under GradScaler it arrives unscaled and "
+        "scaler.step divides it by 65536: the model learns only the 0.01 logit penalty; "
+        "held-out accuracy 0.05 against 0.97 for the twin (0.08 against 0.97 at seeds + "
+        "1000). Named only by its symptoms (GRADIENTS_CLIPPED_AWAY, LR_TOO_LOW, "
+        "LOSS_AT_CHANCE, EXPLODING_GRADIENTS): wrong cause. Naming it needs the gradient at "
+        "the step set against the scaler's scale: parameters whose unscaled gradient is "
+        "~1/scale of what the loss given to mon.step implies, with a scaler in use and a "
+        "custom Function (a grad_fn of a Python autograd.Function class) in the graph",
+    "weight_decay_added_to_scaled_gradients":   # real-bug batch 151
+        "p.grad += wd * p runs between scaler.scale(loss).backward() and scaler.step, so "
+        "the decay is divided by the loss scale (65536) with the gradients: no effective "
+        "weight decay on a 300-row noisy-label set; held-out accuracy 0.74 against 0.89 "
+        "for the twin (0.68 against 0.82 at seeds + 1000). Silent: the loss falls (faster "
+        "than the twin's) and the optimizer's own weight_decay is 0, so no decay rule has "
+        "anything to read. Naming it needs the gradients seen before the scaler unscales "
+        "them set against the parameters: a component proportional to p of size wd * p "
+        "added to scaled gradients (their ratio to p changes by exactly the scale when "
+        "the scale changes), or the configured decay's absence from the weight-norm "
+        "trajectory",
+    # real-bug batch 153
+    "domain_adversarial_head_without_gradient_reversal":   # real-bug batch 153
+        "a DANN whose domain head reads the shared features with no gradient-reversal "
+        "Function: the feature extractor minimises the domain loss with the head, learns "
+        "features that separate source from target, and the source-trained classifier "
+        "transfers worse (target accuracy 0.357 against 0.831 for the twin with the "
+        "reversal; 0.573 against 0.714 at seeds + 1000). Every loss falls, source "
+        "accuracy is ~1.0, nothing is dead or frozen, so no rule fires. Naming it needs "
+        "the adversarial structure read: a binary source/target (domain) loss whose head "
+        "sits on features that the task head also reads, with the gradient reaching the "
+        "shared extractor from that head un-negated (no custom Function on the path that "
+        "flips the sign), and the domain loss driven towards zero (the head wins) instead "
+        "of held near chance (log 2) as a working adversary keeps it",
+    "maml_query_loss_reads_pre_adaptation_prediction":   # real-bug batch 153
+        "a MAML step (torch.func: vmap over tasks of grad for the inner step, "
+        "functional_call for the forwards) whose outer loss is computed from the output "
+        "taken before adaptation: the adapted weights are built and never used, so "
+        "meta-training is plain multi-task regression (adapted MSE on new sine tasks 2.65 "
+        "against 1.50 for the twin; 2.81 against 1.61 at seeds + 1000). As it came watch "
+        "said UNREGISTERED_PARAMETERS on both runs (the wrappers torch.func runs the model "
+        "on, taken for copies; fixed), now LOSS_OSCILLATING (the wrong cause: the sine "
+        "tasks' amplitudes make the loss swing). Naming it needs the inner step seen: "
+        "a gradient of a loss taken with respect to tensors shaped like the model's "
+        "parameters (torch.func.grad or autograd.grad with create_graph) whose result "
+        "never reaches the outer loss's graph - the adapted weights unused",
+    "hypernetwork_params_generator_exhausted_after_first_epoch":   # real-bug batch 153
+        "a hyperIQA-style regressor whose Adam is rebuilt each epoch from a filter() "
+        "object kept for the hypernetwork's group: the filter is used up by the first "
+        "optimizer, every later one gets an empty group, and the hypernetwork stays "
+        "frozen from epoch 2 on (held-out MSE 0.155 against 0.077 for list(filter(...)); "
+        "0.155 against 0.083 at seeds + 1000). watch notes OPTIMIZER_STATE_RESET (info "
+        "now: true of both runs, the report's code rebuilds Adam every epoch to halve the "
+        "rates, the twin keeps that; as it came a warning on both) and "
+        "OPTIMIZER_MISSING_PARAMS is never raised: the monitor checks the optimizer "
+        "given to watch, which did hold the hypernetwork. Naming it needs the rebuilt "
+        "optimizers read as well (the optimizer_restarts hook already sees each new one): "
+        "watched parameters held by the first optimizer and by none of the later ones "
+        "that step the model, or a param group with no parameters in an optimizer that "
+        "steps the model",
+    # real-bug batch 152
+    "mf_unrated_cells_trained_as_zero_ratings":   # real-bug batch 152
+        "a rating matrix pivoted with fillna(0) and factorised with squared error on every "
+        "cell: 88% of the targets are zeros that stand for 'not rated', the model learns "
+        "that ratings are 0 and predicts 0.33 stars on held-out real ratings (RMSE 3.03 "
+        "against 0.77 for the twin that trains on the observed ratings only; 3.04 against "
+        "0.72 at seeds + 1000). watch says LR_TOO_HIGH (the wrong cause); no rule reads "
+        "the regression targets' distribution: a target column whose single most common "
+        "value (exactly 0.0, 88% of the rows) lies outside the range of all the other "
+        "values (1-5), i.e. a fill value trained as a rating. Naming it needs the targets "
+        "seen at the loss: a point mass at one value far from the rest of the targets' "
+        "support, carrying most of the rows",
+    "category_codes_refit_on_held_out_split":   # real-bug batch 152
+        "the held-out rows' product names label-encoded by a second encoder fitted on the "
+        "held-out rows: rare products missing there shift every later code, so 90% of the "
+        "held-out rows read another product's embedding row (87% at seeds + 1000); "
+        "held-out accuracy 0.745 against 0.800 (0.647 against 0.781). Training is the same "
+        "in bug and twin, and watch sees only the validation loss, which is merely "
+        "higher. Naming it needs the validation batch's integer inputs compared with the "
+        "training ones per id: the frequency of each embedding id in validation against "
+        "training (here the ids' frequency profile shifted by one place past each "
+        "missing id), or the model's per-id validation loss far above its training loss",
+    "ncf_negatives_sampled_once_for_all_epochs":   # real-bug batch 152
+        "NCF negatives (4 per positive) drawn once before the first epoch and reused for "
+        "60 epochs: the GMF memorises the fixed negative set and ranks the unobserved "
+        "items by the luck of the draw; hit rate at 10 0.670 against 0.755 for the twin "
+        "that redraws them every epoch (0.670 against 0.830 at seeds + 1000). Every batch "
+        "is a valid shuffled draw of one fixed data set, as in any ordinary run; no rule "
+        "reads which (user, item) pairs carry label 0 across epochs. Naming it needs the "
+        "batches' (user id, item id, label) rows fingerprinted per epoch: the label-0 pairs "
+        "repeating exactly every epoch while their number is far below the unobserved "
+        "pairs they are meant to sample",
+    "target_encoding_reads_own_label":   # real-bug batch 152
+        "a 600-level category target-encoded with the mean label over all training rows, "
+        "each row's own label included (about 5 rows a level): the encoded column is part "
+        "copy of the target on the training rows only; training accuracy 0.864 against "
+        "0.808, held-out accuracy 0.756 against 0.791 for the out-of-fold twin (0.732 "
+        "against 0.757 at seeds + 1000). TARGETS_IN_INPUTS compares inputs with targets "
+        "row by row and finds no copy (the column is a mean over about 5 labels). Naming "
+        "it needs a float input column whose values are group means of the targets: rows "
+        "sharing a value of the column, with the column's value equal to their mean "
+        "label (here exactly, for every group of training rows)",
+    "target_scaler_refit_on_every_batch":   # real-bug batch 152
+        "the target StandardScaler refitted on every batch (each batch one 'day' of data) "
+        "and the last batch's scaler used to invert the predictions: the day-level part "
+        "of the target is standardised away; held-out R^2 0.49 against 0.98 for the twin "
+        "with one scaler fitted before the loop (-1.33 against 0.99 at seeds + 1000). "
+        "Silent at seed 0, LOSS_OSCILLATING (the wrong cause; its swings) at seeds + 1000; "
+        "as it came the healthy twin drew the same code at seed 0 from spikes on days not "
+        "yet fitted (batches of one chunk each: no longer counted). "
+        "Naming it needs the targets seen at the loss: every batch's targets with mean "
+        "exactly 0 and standard deviation exactly 1 (to float precision) while the "
+        "batches' inputs differ in mean from batch to batch",
     # real-bug batch 149
     "lm_collator_masks_every_eos_as_padding":   # real-bug batch 149
         "DataCollatorForLanguageModeling(mlm=False) after tokenizer.pad_token = eos_token "
