@@ -50,3 +50,19 @@ def test_check_dependencies_says_integer_inputs_need_a_float_model_and_keeps_the
     with pytest.raises(TypeError, match="inputs are int64 but the model computes in float32"):
         nd.check_dependencies(net, ids)
     assert torch.equal(torch.get_rng_state(), before)
+
+
+def test_a_lazy_model_before_its_first_forward_is_refused_with_what_to_do():
+    lazy = torch.nn.Sequential(torch.nn.LazyLinear(8), torch.nn.ReLU(), torch.nn.LazyLinear(2))
+    with pytest.raises(ValueError, match="Run one forward pass first"):
+        nd.watch(lazy, torch.optim.SGD(lazy.parameters(), lr=0.1))
+    lazy(torch.randn(3, 5))                     # initialised: watched like any model
+    optimizer = torch.optim.SGD(lazy.parameters(), lr=0.1)
+    with nd.watch(lazy, optimizer) as mon:
+        for _ in range(5):
+            loss = lazy(torch.randn(3, 5)).pow(2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    assert mon.run.n_steps == 5

@@ -25,10 +25,26 @@ def parameters(adapter, optimizer):
     held = optimizer_held(adapter, optimizer)
     times = None if held is None else optimizer_listings(adapter, optimizer)
     trainable = [(n, p) for n, p in adapter.named_parameters() if adapter.requires_grad(p)]
+    _refuse_uninitialised(trainable)
     infos = [ParamInfo(n, tuple(p.shape), True, None if held is None else id(p) in held,
                        None if times is None else times.get(id(p), 0))
              for n, p in trainable]
     return [p for _, p in trainable], infos
+
+
+def _refuse_uninitialised(named):
+    """A lazy module (``nn.LazyLinear``, ``nn.LazyConv2d``) has no shape until its first
+    forward pass: every statistic of watch needs one, so watching it before then is refused
+    with what to do (rather than torch's error from deep inside)."""
+    lazy = [name for name, p in named
+            if type(p).__name__ in ("UninitializedParameter", "UninitializedBuffer")]
+    if lazy:
+        raise ValueError(
+            f"watch needs the model's parameters to exist, but {lazy[0]}"
+            f"{f' and {len(lazy) - 1} more' if len(lazy) > 1 else ''} belong to lazy modules "
+            "(nn.LazyLinear, nn.LazyConv2d, ...) that get their shape at the first forward "
+            "pass. Run one forward pass first (model(example_batch)), then build the "
+            "optimizer and call nd.watch(model, optimizer).")
 
 
 def optimizer_listings(adapter, optimizer):
