@@ -74,6 +74,8 @@ def _keep_output_rows(adapter, observed, trainable):
     name, p = matrices[-1]
     if adapter.framework == "torch":
         import torch
+        if p.device.type == "meta":
+            return                       # no values yet (a model built on the meta device)
         with torch.no_grad():            # reduced where the weight lives, rows only moved
             norms = torch.linalg.vector_norm(p.detach().float(), dim=1).cpu().tolist()
     else:
