@@ -358,6 +358,14 @@ THINNING_CHANGES = {
         "window, the rest thinned evenly; which of them lifts it was not traced). Weighting "
         "records by the steps they stand for would make the rule independent of which "
         "records are kept; not done (found when new cases moved the sample, 2026-12-04)"),
+    "benchmarks.real_bugs.gradnorm_task_weight_driven_below_zero": (
+        {"EXPLODING_ACTIVATIONS"},
+        "a GradNorm task weight crosses zero and the pair is rescaled to about +-1e5: the "
+        "activations blow up with them. Recording every step, the records judged whole do "
+        "not name EXPLODING_ACTIVATIONS (LOSS_UNBOUNDED_BELOW names the cause, as at watch's "
+        "defaults); the budget's thinned sample of them does. Which records lift it was not "
+        "traced; the same limit as above (found when batch 161's cases moved the sample, "
+        "2026-12-05)"),
 }
 
 
