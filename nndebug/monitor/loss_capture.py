@@ -277,11 +277,14 @@ def floored_scores(scores):
     shared exactly by several columns and lies above ``FLOOR_ABOVE``, and the columns at
     that floor in every row. Distinct real scores never tie exactly; a mask (-inf, -1e9)
     lies far below the floor. Rows without a tie at their minimum (every healthy step) are
-    settled in three operations."""
+    settled in three operations, before anything dearer is looked at."""
+    if _no_tie_at_minimum(scores):
+        return 0.0, 0
     # (real-bug batch 121's captions, seen since batch 135) columns equal in every row and
     # varying from row to row are one score given twice - a CLIP batch's identical captions
     # embed identically - not scores cut at a floor: each is counted once (a column stuck at
-    # one value in every row, a dead unit, stays as it is)
+    # one value in every row, a dead unit, stays as it is). Dropping repeated columns keeps
+    # each row's minimum and can only remove ties, so the check above stays exact.
     _, first = np.unique(scores, axis=1, return_index=True)
     if len(first) < scores.shape[1]:
         constant = np.ptp(scores, axis=0) == 0
@@ -294,6 +297,11 @@ def floored_scores(scores):
         return 0.0, 0
     tied = (at_floor.sum(axis=1) >= 2) & (lowest[:, 0] > FLOOR_ABOVE)
     return float(tied.mean()), int((at_floor & tied[:, None]).all(axis=0).sum())
+
+
+def _no_tie_at_minimum(scores):
+    """True when every row's lowest score is held by one column only."""
+    return (scores == scores.min(axis=1, keepdims=True)).sum() <= scores.shape[0]
 
 
 def _is_module(adapter, value):
