@@ -1,8 +1,8 @@
 """DoReFa weight quantisation at 2 bits whose quantised weights are left on the [-1, 1]
 grid the quantiser works in: ``2 * round_k(tanh(w) / (2 max|tanh w|) + 1/2) - 1`` without
 multiplying back by the scale ``max|tanh w|``. Every weight the layer uses is then -1, -1/3,
-+1/3 or +1 whatever the float weights' size (a fan-in of 128 with unit weights where
-xavier-sized ones are ~0.1): the pre-activations are tens of times too large, the softmax
++1/3 or +1 whatever the float weights' size (rms 0.64, where PyTorch's default init gives
+0.05-0.07 at these fan-ins): the pre-activations are ten times too large per layer, the softmax
 saturates, and the network barely trains. The 1-bit path of the same quantiser keeps its
 scale (``sign(w / E) * E``), so 1-bit training works and only wider settings go wrong;
 nothing errors, the loss just stays high.
