@@ -110,6 +110,11 @@ class LossCall:
     # a softmax over the batch leaves only the second near 0 (real-bug batch 97)
     class_mass_error: "float | None" = None
     batch_mass_error: "float | None" = None
+    # the first calls' sampled rows of class scores: how many different rows the loss read
+    # and how many the model's own output rows held (monitor/gathered_rows.py; a 0/1 mask
+    # used as an index gathers one or two rows, real-bug batch 160)
+    distinct_rows: "int | None" = None
+    model_distinct_rows: "int | None" = None
 
 
 @dataclass

@@ -15,6 +15,283 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 169
+    "bce_label_smoothing_halves_positive_targets":   # real-bug batch 169
+        "binary label smoothing written target.add_(eps).div_(2) maps 1 to (1 + eps) / 2 = "
+        "0.55 and 0 to 0.05, so the classifier learns to put its positives just above one "
+        "half: held-out accuracy at the 0.5 threshold 0.850 against 0.972 for the twin "
+        "(0.838 against 0.966 at seeds + 1000; positives' mean probability 0.52 against "
+        "0.90). The loss falls normally to the soft targets' entropy and the gradients are "
+        "ordinary; no rule reads the targets a BCE loss is given. Naming it needs the "
+        "BCE's target values: soft targets whose two levels are not symmetric about one "
+        "half (a low level near 0 with a high level near 0.5, i.e. t and 1 - t not both "
+        "present) (SMOOTHED_BINARY_TARGETS_ASYMMETRIC)",
+    "cutmix_target_weight_ignores_clipped_box":   # real-bug batch 169
+        "CutMix weights the partner's label with the drawn 1 - lambda although the pasted "
+        "box, clipped at the image's edges and rounded to whole pixels, covers on average "
+        "0.23 of an 8x8 digit against the 0.50 the targets give it: held-out NLL 0.263 "
+        "against 0.185 for the twin (0.431 against 0.171 at seeds + 1000), accuracy equal "
+        "(0.98). The loss, gradients and updates are those of any CutMix run; no rule reads "
+        "the mixing weights against the inputs. Naming it needs the augmentation's box and "
+        "weight: the share of input elements taken from the partner compared with the "
+        "weight its label gets (MIX_WEIGHT_DISAGREES_WITH_MIXED_AREA)",
+    "spectral_norm_power_iteration_restarted_every_call":   # real-bug batch 169
+        "a hand-written spectral norm draws a fresh random u at every forward pass, so one "
+        "power-iteration step under-estimates each layer's top singular value and the "
+        "critic is no longer 1-Lipschitz: its estimate of a Wasserstein distance of 2 is "
+        "5.21 against 1.994 for the twin (22.2 against 1.996 at seeds + 1000; input "
+        "gradient norm 1.40 and 2.05 against 1.00). The critic's loss falls faster than the "
+        "twin's, gradients and updates stay finite and ordinary; no rule reads a "
+        "normalised layer's effective weight. Naming it needs the effective weight W / "
+        "sigma a layer multiplies by (its top singular value well above 1 and varying "
+        "between calls with the same parameters), or a buffer u that is created but never "
+        "changes while the weight it belongs to trains (SPECTRAL_NORM_VECTOR_REDRAWN)",
+    "gradient_penalty_norm_over_whole_batch":   # real-bug batch 169
+        "a WGAN-GP penalty takes one norm of the whole (batch, features) input gradient, "
+        "(1 - ||grad||)^2, so each sample's gradient is held near 1/sqrt(256): the critic's "
+        "estimate of a Wasserstein distance of 2 is 0.120 against 2.26 for the twin (0.108 "
+        "against 2.22 at seeds + 1000; input gradient norm 0.062 against 1.13). The loss "
+        "settles as any WGAN-GP's does; GRADIENT_PENALTY_NORM_OVER_ONE_AXIS looks for a norm "
+        "over dim=1 of an image-shaped gradient, and nothing reads a norm taken over the "
+        "batch axis. Naming it needs the penalty's norm: a gradient norm reduced to one "
+        "number for the batch rather than one per sample, or the per-sample input-gradient "
+        "norms measured near 1/sqrt(batch) (GRADIENT_PENALTY_NORM_OVER_WHOLE_BATCH)",
+    "inverted_dropout_scaled_again_at_prediction":   # real-bug batch 169
+        "a hand-written dropout divides by keep_prob in training (inverted dropout) and "
+        "still multiplies by keep_prob at prediction, so with p = 0.5 after both hidden "
+        "layers the eval-mode logits shrink about fourfold: held-out NLL 0.466 against "
+        "0.040 for the twin (0.445 against 0.086 at seeds + 1000; confidence 0.65 against "
+        "0.98, accuracy 0.984 against 0.988). Training is exactly the twin's, so nothing "
+        "watch reads in the training loop differs; the harm is in eval mode only. Naming "
+        "it needs an eval-mode forward compared with training-mode forwards on the same "
+        "batch: a module whose eval output is the mean training output times a constant "
+        "below 1 (DROPOUT_SCALED_TWICE)",
+    # real-bug batch 168
+    "moe_top1_weight_renormalised_to_one":   # real-bug batch 168
+        "a top-1 router renormalises its selected weight by its own sum (norm_topk_prob with "
+        "k = 1), so every token's expert weight is exactly 1.0 and the task loss has no path "
+        "to the router (the expert index is a discrete argmax); the router learns from the "
+        "balance loss alone and never specialises: held-out relative MSE 0.263 against 0.085 "
+        "for the twin (0.360 against 0.086 at seeds + 1000). The loss falls, the loads look "
+        "even, the router's gradient is small but not zero (the balance term), so NO_GRADIENT "
+        "and SOFTMAX_OVER_ONE_UNIT (a softmax, not a division) stay quiet. Naming it needs the "
+        "combine weights read per token: a routing weight that is the same constant (1.0) for "
+        "every token while the router's probabilities vary, i.e. a top-k weight normalised "
+        "over a size-1 axis, so the task loss sends the router no gradient "
+        "(ROUTING_WEIGHT_CONSTANT)",
+    "moe_top1_weights_normalised_across_tokens":   # real-bug batch 168
+        "top-1 routing takes max(dim=-1) (shape (tokens,)) and then p-normalises over dim=-1, "
+        "now the token axis: each token's weight is p / sum over the batch, so a token's "
+        "output depends on its batch-mates and the experts learn a scale that belongs to "
+        "batches of 64: held-out accuracy read one digit at a time 0.515, all 297 at once "
+        "0.936, against 0.973 for the twin (0.478 / 0.785 against 0.973 at seeds + 1000). "
+        "BATCH_MIXING would name it, but the dependency probe never ran: its float64 copy of "
+        "the model fails with 'Only Tensors created explicitly by the user (graph leaves) "
+        "support the deepcopy protocol' because the MoE layer keeps its balance loss (a "
+        "non-leaf tensor) as a module attribute (self.balance), a common MoE idiom, and the "
+        "probe then skips silently (with no attribute stored, a draft of this case drew "
+        "BATCH_MIXING). Naming it needs the probe's copy to drop or detach non-leaf tensor "
+        "attributes (a deepcopy memo mapping them to detached copies) rather than give up",
+    "moe_balance_loss_reads_topk_softmax_mean":   # real-bug batch 168
+        "a Mixtral-style balance loss averages the top-k softmax over its k weights (1/k for "
+        "every token), so the whole auxiliary loss is the constant E (8.0) and its gradient "
+        "is exactly zero; the router collapses, the capacity drops the overflow and two "
+        "experts get no token: held-out accuracy 0.909 against 0.936 for the twin, 42% "
+        "against 15% of assignments dropped (0.906 against 0.960, 37% against 17% at seeds "
+        "+ 1000). As it came watch said NO_GRADIENT on the two starved experts - the symptom, "
+        "not the cause. LOSS_TERM_WITHOUT_GRADIENT reads terms cut from the graph; this one "
+        "keeps a grad_fn. Naming it needs the loss terms' values across steps: an added term "
+        "with a grad_fn whose value is the same to float rounding at every step (and whose "
+        "gradient on the parameters is ~0) while the router's probabilities move "
+        "(BALANCE_LOSS_CONSTANT)",
+    # real-bug batch 170
+    "original_lstm_input_gate_added_not_multiplied":   # real-bug batch 170
+        "a hand-written original LSTM cell (no forget gate) updates its cell state with "
+        "c + sigmoid(i) + tanh(g) instead of c + sigmoid(i) * tanh(g): the input gate "
+        "gates nothing, every step writes into the cell, and the adding problem (two "
+        "marked values among 30) is not learned; held-out MSE 0.178 against 0.007 for the "
+        "twin (0.162 against 0.005 at seeds + 1000; the mean predictor scores 0.167). The "
+        "loss falls to the mean predictor's level and stays, gradients are ordinary and "
+        "finite, and no rule reads inside a cell written from Linear layers and "
+        "elementwise ops. Naming it needs the graph of the recurrent update: the cell "
+        "state's increment built by adding a sigmoid output to a tanh output where an "
+        "LSTM multiplies them (or, from activations, a cell state that grows by a "
+        "positive drift every step whatever the input) (LSTM_INPUT_GATE_NOT_GATING)",
+    "char_lstm_state_zeroed_every_window":   # real-bug batch 170
+        "a character LSTM trained by truncated BPTT on text read in order (16 contiguous "
+        "streams, windows of 4) starts every window from a zero state instead of the "
+        "previous window's detached state; held-out cross-entropy 2.35 against 2.16 nats "
+        "per character for the twin (2.34 against 2.17 at seeds + 1000). The training "
+        "loss falls like the twin's, gradients are ordinary, and no rule reads what "
+        "state each forward starts from or that consecutive batches continue the same "
+        "sequences. Naming it needs the batches' contents read against each other (each "
+        "batch's inputs begin where the previous batch's targets ended, column by "
+        "column) together with the recurrent layer called with hx=None on every such "
+        "batch (STATE_RESET_BETWEEN_CONTIGUOUS_WINDOWS)",
+    "packed_lstm_final_cell_state_is_hidden":   # real-bug batch 170
+        "a packed-LSTM encoder hands its decoder (h_n, h_n) instead of (h_n, c_n) (the "
+        "line that unsorts the final state indexes h twice), so the decoder's cell starts "
+        "from the encoder's output and the encoder's cell state is dropped; held-out "
+        "token accuracy of a sequence reverser 0.87 against 0.93 for the twin (0.84 "
+        "against 0.94 at seeds + 1000; whole sequences 0.50 against 0.69 and 0.47 against "
+        "0.71). Every parameter still gets gradient (c_n reaches h_n through the "
+        "outputs), the loss falls, and no rule follows which tensors are handed from one "
+        "recurrent module's returned state to another's hx. Naming it needs the hx "
+        "passed to an LSTM traced to its source: its h and c parts the same tensor (or "
+        "both slices of one returned h_n) (CELL_STATE_REPLACED_BY_HIDDEN)",
+    "gru_outputs_prepended_last_output_is_first_step":   # real-bug batch 170
+        "a hand-written GRU loop prepends each new state to its outputs (cat((h_t, "
+        "outputs), 1)) and the forecaster reads outputs[:, -1], which is the state after "
+        "the FIRST reading; next-reading MSE 0.54 against 0.013 for the twin (0.54 "
+        "against 0.015 at seeds + 1000; the readings' variance 0.54). Watch says "
+        "NO_GRADIENT on the reset gate's layer (it multiplies h = 0 at the one step that "
+        "counts), a symptom that does not name the cause; RNN_READ_BEFORE_RECURRENCE "
+        "reads torch.nn RNN modules' outputs, not a state built from Linear layers in a "
+        "Python loop. Naming it needs the step the read-out depends on: the loss "
+        "depending on the first time step's input only, although the loop ran over all "
+        "of them (the input-gradient over time concentrated at t = 0) "
+        "(RNN_READ_BEFORE_RECURRENCE)",
+    # real-bug batch 166
+    "pinn_boundary_and_collocation_points_swapped":   # real-bug batch 166
+        "a PINN's loss, written loss(x_bc, x_pde), is called as loss(x_pde, x_bc): the "
+        "boundary condition u(-pi) = 0 is imposed at every collocation point and u' = cos x "
+        "only at x = -pi, so the network learns u = 0; relative L2 error 0.99 against 0.004 "
+        "for the twin (0.99 against 0.006 at seeds + 1000). Both terms fall to nearly zero, "
+        "the gradients are ordinary, nothing is non-finite, and no rule reads which points "
+        "each loss term is evaluated at. Naming it needs the loss terms' inputs: a value "
+        "(boundary) term evaluated on a fresh random batch spread over the domain while the "
+        "derivative (residual) term is evaluated on one fixed point (PDE_POINT_SETS_SWAPPED)",
+    "neural_ode_windows_integrated_from_shared_start_time":   # real-bug batch 166
+        "a neural ODE of a forced system (dx/dt = -x + 2 sin t, a field that reads t) "
+        "integrates every training window from t = 0 though each was recorded from its own "
+        "random start time, so it learns the phase-averaged forcing; held-out relative L2 "
+        "error 0.87 against 0.016 for the twin (0.84 against 0.018 at seeds + 1000). The "
+        "loss falls and settles, gradients are ordinary, and no rule sees the times the "
+        "vector field is called with. Naming it needs the solver's time grid read against "
+        "the batch: every trajectory integrated from the same start time while the data's "
+        "recorded start times differ (ODE_WINDOWS_SHARE_ONE_CLOCK)",
+    "pinn_derivatives_taken_in_normalised_coordinates":   # real-bug batch 166
+        "a heat-equation PINN builds its residual from derivatives with respect to the "
+        "normalised inputs x' = 2x/L - 1, t' = 2t/T - 1 (the leaves requires_grad was set "
+        "on), so it solves diffusivity nu L^2 / (2T) = 4 nu; relative L2 error 0.52 against "
+        "0.002 for the twin (0.52 against 0.002 at seeds + 1000). Every loss term converges "
+        "to nearly zero and the training signal looks like a healthy PINN's; no rule reads "
+        "what autograd.grad differentiates for. Naming it needs those calls read: the inputs "
+        "differentiated for are leaves made from an affine rescaling of the sampled "
+        "coordinates outside the graph (PDE_DERIVATIVE_IN_NORMALISED_COORDINATES)",
+    "pino_interior_weight_added_to_equation_loss":   # real-bug batch 166
+        "interior_weight + interior_loss (for *): the equation residual of a Poisson PINN "
+        "enters with weight 1 instead of 1/(k pi)^4 and outweighs the boundary term about "
+        "25,000 to 1, so the linear part only the boundary decides is left off (u(0) = 2.66, "
+        "u(1) = -2.66 for 1 and -1); relative L2 error 0.90 against 0.012 for the twin (2.85 "
+        "against 0.006 at seeds + 1000). The loss falls, the added weight is a constant with "
+        "no gradient, and no rule reads how the loss is assembled from its terms. Naming it "
+        "needs the loss graph: a configured weight added to a loss term rather than "
+        "multiplying it, or the per-term gradient balance (one term's gradient four orders "
+        "above the other's) (LOSS_WEIGHT_ADDED_NOT_MULTIPLIED)",
+    # real-bug batch 165
+    "lottery_ticket_gradient_freeze_catches_negative_weights":   # real-bug batch 165
+        "the lottery-ticket loop's freeze of the pruned weights zeroes .grad where w < 1e-6, "
+        "not |w| < 1e-6, so every negative weight (and every weight an update carries below "
+        "zero) never trains, in the dense round as in the pruned one: held-out accuracy of "
+        "the ticket 0.846 against 0.960 for the twin (0.862 against 0.972 at seeds + 1000). "
+        "As it came watch said GRADIENTS_DISCARDED (.grad at the step holds 0.85-0.89 x what "
+        "backward delivered, read as a zero_grad() inside an accumulation loop): it sees "
+        "the gradient edited, not which entries. Naming it needs the edit read entry by "
+        "entry against the weights: the entries whose .grad was zeroed between backward "
+        "and step are the live (non-zero) weights of one sign - about half of each matrix, "
+        "none of them exactly zero - where a pruning mask zeroes only weights that are "
+        "exactly 0 (GRADIENT_MASK_FREEZES_LIVE_WEIGHTS). (Its healthy twin, masking only "
+        "the pruned zeros, drew GRADIENTS_ACCUMULATING as it came - held/delivered 0.994, "
+        "excess 0.079 - and is silent since a .grad holding no more than was delivered is "
+        "no carry-over: tests/test_real_bug_rules_165.py.)",
+    "dorefa_kbit_weights_not_rescaled":   # real-bug batch 165
+        "2-bit DoReFa weights left on the quantiser's [-1, 1] grid (max|tanh w| never "
+        "multiplied back): every layer uses weights of magnitude 1/3 or 1 whatever the "
+        "float weights are, the pre-activations blow up and SGD stalls: held-out accuracy "
+        "0.083 (chance) against 0.962 for the twin (0.086 against 0.967 at seeds + 1000). "
+        "As it came watch said EXPLODING_GRADIENTS, DEAD_RELU and LOSS_AT_CHANCE - the "
+        "symptoms, true, but each points at the rate or the init while the float weights "
+        "are ordinary (xavier-sized). No rule compares the weight a layer USES in its "
+        "forward with its parameter. Naming it needs that comparison: the effective weight "
+        "(output = x @ W_eff.T, recoverable from a layer's input and output, or the "
+        "quantiser's output) whose rms is many times the parameter's - here 0.64 against "
+        "0.05-0.07 on every quantised layer - while the parameter is at a healthy scale "
+        "(QUANTIZED_WEIGHTS_UNSCALED)",
+    "quantizer_bit_width_set_without_level_count":   # real-bug batch 165
+        "2-bit quantisation-aware training whose layers keep the level count of their "
+        "default 8 bits (the helper sets num_bit, not bit_range): training runs on 255 "
+        "levels and looks healthy (held-out 0.940 on that grid), but the model quantised "
+        "to the 2 bits it was set to scores 0.799 against 0.942 for the twin (0.801 against "
+        "0.947 at seeds + 1000). Nothing in the run is unhealthy - loss, gradients, "
+        "updates are those of a good 8-bit run - so no rule can see it from training "
+        "signals. Naming it needs the quantised weights read: the number of distinct "
+        "values each quantised matrix takes in the forward (here up to 256) against the "
+        "width the layer declares (num_bit = 2, 4 values), or simply against a small "
+        "expected level count given to watch (QUANTIZER_LEVELS_UNLIKE_BIT_WIDTH)",
+    "binary_activation_ste_without_gradient_cancelling":   # real-bug batch 165
+        "binarised activations whose straight-through sign passes the gradient at every "
+        "pre-activation instead of only inside [-1, 1] (no gradient cancelling): the "
+        "network trains to a worse fit, held-out 0.932 against 0.960 for the twin (0.962 "
+        "against 0.980 at seeds + 1000); a modest harm, nothing unhealthy in the loss, "
+        "gradients or updates. No rule reads a straight-through estimator's backward. "
+        "Naming it needs the sign's input read with the gradient it receives: the share "
+        "of pre-activations beyond |x| = 1 (here most of the batch-normalised units' tails) "
+        "that still receive a non-zero gradient through x + (sign(x) - x).detach(), where "
+        "a cancelled estimator gives them exactly zero "
+        "(STRAIGHT_THROUGH_GRADIENT_NOT_CANCELLED)",
+    # real-bug batch 167
+    "siamese_contrastive_loss_with_pair_labels_inverted":   # real-bug batch 167
+        "a siamese contrastive loss written for the paper's labels (0 = same pair) on pairs "
+        "labelled 1 = same: same-digit pairs are pushed past the margin, different-digit "
+        "pairs pulled together; held-out recall@1 0.40 against 0.98 for the twin (0.43 "
+        "against 0.98 at seeds + 1000). As it came watch said LR_TOO_HIGH (each update "
+        "moves the weights by 17% in the first steps, the twin at the same rate is "
+        "silent): the inverted pull/push drives large early updates, but the rate is not "
+        "the cause. No rule reads the pair labels against the distances. Naming it needs "
+        "the loss's pair term read with its labels: the distance of the pairs labelled "
+        "'same' (y = 1) grows over training while the 'different' pairs' shrinks, i.e. the "
+        "label that gets the d^2 term is the one whose distances rise "
+        "(CONTRASTIVE_PAIR_LABELS_INVERTED)",
+    "prototypical_loss_distances_over_feature_axis":   # real-bug batch 167
+        "a prototypical loss takes F.pairwise_distance of (N, D, 1) against (1, D, N), which "
+        "now reduces the last axis: (N, D) 'logits', the D features read as N classes by "
+        "cross_entropy; held-out recall@1 0.76 against 0.97 for the twin (0.78 against "
+        "0.96 at seeds + 1000). The loss falls smoothly and nothing is non-finite; watch "
+        "raises nothing. Naming it needs the cross_entropy call's logits traced to a "
+        "distance whose reduced axis was the embedding's feature axis: logits of width D "
+        "(the embedder's output size) where the targets are arange(N) over the batch's "
+        "classes, i.e. a class axis that is the model's feature axis "
+        "(DISTANCE_MATRIX_OVER_FEATURE_AXIS)",
+    "batch_all_triplet_mask_from_column_labels":   # real-bug batch 167
+        "batch-all triplet loss given (B, 1) labels: the valid-triplet mask broadcasts to "
+        "(B, B, B, B) and keeps triplets whose anchor and 'positive' come from different "
+        "classes; held-out recall@1 0.32 against 0.97 for the twin (0.34 against 0.97 at "
+        "seeds + 1000). As it came watch said LOSS_PLATEAU (the loss sits at the margin, "
+        "0.501 -> 0.500): true, but it names the symptom, not the mask. Naming it needs "
+        "the loss's broadcasting read: a product of the (B, B, B) triplet table with a "
+        "mask of one more axis built from labels of shape (B, 1) (what "
+        "LOSS_BROADCAST_OVER_BATCH reads for (N, 1) against (N,) regression targets), or "
+        "the fraction of active triplets staying at 1.0 while the loss does not fall "
+        "(TRIPLET_MASK_BROADCAST_FROM_COLUMN_LABELS)",
+    "prototypes_averaged_over_ways_not_shots":   # real-bug batch 167
+        "protonet prototypes are the support sum divided by the number of classes (5) "
+        "instead of the shots (1), shrinking each prototype toward the origin; held-out "
+        "recall@1 0.90 against 0.98 for the twin (0.90 against 0.95 at seeds + 1000), "
+        "5-way episodes 0.86 against 0.93. The loss falls, nothing is non-finite; watch "
+        "raises nothing. Naming it needs the prototypes compared with the support "
+        "embeddings they were built from: every prototype's norm a fixed fraction "
+        "(shots / ways) of its class mean's, so the prototypes lie inside the support "
+        "cloud's hull near the origin (PROTOTYPES_SCALED_BY_WAYS_NOT_SHOTS)",
+    "batch_hard_triplets_with_one_example_per_class":   # real-bug batch 167
+        "batch-hard triplet loss on a batch holding one embedding per class (one packed "
+        "example per class, only its first text embedded): the hardest positive is the "
+        "anchor itself (distance 0), so the loss only pushes classes apart; held-out "
+        "recall@1 0.925 against 0.992 for the twin (0.925 against 0.972 at seeds + 1000), "
+        "5-way episodes 0.70 against 0.99. The loss falls to zero, nothing is non-finite; "
+        "watch raises nothing. Naming it needs the labels the metric loss is called with: "
+        "no label repeated within the batch, so no anchor has a positive and the "
+        "positive term is zero on every step (TRIPLET_BATCH_WITHOUT_POSITIVES)",
     # real-bug batch 163
     "attention_mask_filled_with_minus_epsilon":   # real-bug batch 163
         "a hand-written Transformer fills its masked attention scores with -1e-12 (-e), so "
@@ -172,29 +449,6 @@ KNOWN_MISSES = {
         "1/sqrt(d_i d_j) of the off-diagonal degrees (the rows sum to well above 1, up to "
         "about 2), where a renormalised A + I has a diagonal of 1/(d_i + 1); "
         "SELF_LOOPS_ADDED_AFTER_NORMALISATION is the code it would produce",
-    "node_mask_zero_one_tensor_used_as_index":   # real-bug batch 160
-        "a transductive GCN indexes logits and labels with the training mask stored as 0/1 "
-        "int64 (as the old DGL citation datasets gave it), which gathers rows 0 and 1 600 "
-        "times instead of selecting the 120 training nodes; test accuracy 0.36 against 0.87 "
-        "for the twin (0.28 against 0.88 at seeds + 1000). At seed 0 watch says "
-        "TARGET_IDS_OFFSET (the two nodes' labels are 3 and 5, so ids 0-2 are never a "
-        "target - a symptom, read as offset ids), at seeds + 1000 nothing. Naming it needs "
-        "the index the loss's input was gathered with: the IndexBackward node between the "
-        "model's output and the loss saves an int64 index of length >= 32 holding only 0 "
-        "and 1 into a dimension of many more rows (or, without the graph, the loss's input "
-        "rows taking two distinct values over a batch of hundreds); MASK_USED_AS_INDEX is "
-        "the code it would produce",
-    "neighbor_sampler_seeds_given_as_integer_mask":   # real-bug batch 160
-        "a hand-written NeighborLoader-style sampler is given input_nodes as a 0/1 int64 "
-        "mask, which it reads as node ids, so every seed is node 0 or node 1 and each "
-        "mini-batch is those two nodes' sampled neighbourhoods; GraphSAGE test accuracy 0.31 "
-        "against 0.70 for the twin (0.22 against 0.70 at seeds + 1000). At seed 0 watch "
-        "says TARGET_IDS_OFFSET (the two seeds' labels never cover ids 0-2: a symptom), at "
-        "seeds + 1000 nothing. The index is applied to the inputs, outside the graph, so "
-        "the graph walk never sees it; naming it needs the loss's input rows compared "
-        "within a batch (32 seed rows taking 2 distinct values, the same 2 in every batch) "
-        "or the inputs' row fingerprints (the seeds' feature rows repeat across batches); "
-        "MASK_USED_AS_INDEX is the code it would produce",
     "attention_message_built_from_target_node":   # real-bug batch 160
         "a hand-written graph-attention layer (as in PyG's HANConv, pyg-team/"
         "pytorch_geometric#4752) builds each edge's message from its target node (x_i) "

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..adapters.observing import loss_inputs_from_graph
 from ..observed import LossCall
+from . import gathered_rows     # real-bug batch 160
 from . import log_prob_axes     # real-bug batch 97
 from . import position_losses   # real-bug batch 65
 from . import placeholder_points   # real-bug batch 115
@@ -179,6 +180,11 @@ class LossCapture:
             rows = min(OUTPUT_ROWS, output.shape[0])
             floored_rows, floored_units = floored_scores(scores.reshape(rows, output.shape[1]))
         class_mass, batch_mass = log_prob_axes.take(values, tuple(output.shape))   # (batch 97)
+        loss_rows = model_rows = None
+        if scores is not None and len(output.shape) == 2:   # record.output: the model's rows
+            loss_rows, model_rows = gathered_rows.compare(    # (batch 160)
+                scores.reshape(min(OUTPUT_ROWS, output.shape[0]), output.shape[1]),
+                record.output, len(self.observed.loss_calls))
         call = LossCall(step=record.step, loss=name, output_shape=tuple(output.shape),
                         target_shape=None if target is None else tuple(target.shape),
                         output_min=_or_nan(value("output_min")),
@@ -193,7 +199,8 @@ class LossCapture:
                         label_shares=label_shares(values.get(("loss_call", "target_rows")),
                                                   target),
                         predicted_classes=_picked_ids(values.get(("loss_call", "picked"))),
-                        class_mass_error=class_mass, batch_mass_error=batch_mass)
+                        class_mass_error=class_mass, batch_mass_error=batch_mass,
+                        distinct_rows=loss_rows, model_distinct_rows=model_rows)
         self.observed.loss_calls.append(call)
         position_losses.take(values, self.observed, record.step)   # (batch 65)
         placeholder_points.take(values, self.observed, record.step, name)   # (batch 115)

@@ -103,6 +103,7 @@ from . import kl_reduction  # noqa: F401
 from . import rng_reseeded  # noqa: F401
 from . import data_order  # noqa: F401
 from . import few_samples  # noqa: F401
+from . import mask_as_index  # noqa: F401  (real-bug batch 160: a 0/1 mask used as an index)
 from . import class_order  # noqa: F401
 from . import distributed  # noqa: F401
 from . import schedulers  # noqa: F401
