@@ -23,6 +23,12 @@ DISCARDED_RATIO = 0.9          # [design] |.grad| below 0.9 x what the step's ba
 EVAL_CARRY_MIN_STEPS = 2       # [design] a one-off eval-mode backward (a saliency map drawn
                                # once) touches one update; a repeated one trains on what it
                                # evaluated (monitor/carried_gradients.py)
+ADDED_ENERGY = 0.05            # [design] a .grad carried over holds more than was delivered:
+                               # (|.grad|^2 + |.grad - delivered|^2) / |delivered|^2 = 1 +
+                               # 2|old|^2 + 2 old.delivered, well above 1 (the zoo's and the real
+                               # missing-zero_grad cases); a .grad with entries zeroed or shrunk
+                               # toward 0 (a pruning mask applied to it) has its two parts
+                               # never pointing against each other: at most 1 (real-bug batch 165)
 DDP_ACCUMULATION_RATIO = 2.0  # [measured] under DDP .grad is the mean over ranks: |mean| / |own|
 # losses as the monitor names the calls it sees (nndebug.monitor.loss_capture): those that
 # apply log-softmax to their input (probabilities there are a double softmax), and those
@@ -216,7 +222,7 @@ def gradients_accumulating(ctx):
                               for a in ("held_norm", "held_excess", "grad_norm"))
         if r.backward and held is not None and excess is not None and grad is not None:
             measured.append((r.step, held, excess, grad))
-    flagged, checked, evidence, ratios = [], 0, None, []
+    flagged, checked, evidence, ratios, added_rows = [], 0, None, [], 0
     if measured:
         # every record at once, one row each: one NumPy call per test, not one per record
         held, excess, grad = (np.vstack([m[i] for m in measured]) for i in (1, 2, 3))
@@ -233,13 +239,16 @@ def gradients_accumulating(ctx):
             # scaling .grad down (clipping, unscaling) keeps it parallel: excess == |1 - held|
             carried = (held_ratio > 1 + ACCUMULATION_TOLERANCE) | \
                       (excess_ratio > np.abs(1 - held_ratio) + ACCUMULATION_TOLERANCE)
+            added = held_ratio ** 2 + excess_ratio ** 2 > 1 + ADDED_ENERGY
         compared, carried_over = ok.sum(axis=1), (carried & ok).sum(axis=1)
+        grown = (carried & added & ok).sum(axis=1)
         for row in np.flatnonzero(compared).tolist():
             checked += 1
             if carried_over[row] / compared[row] < MAJORITY:
                 continue
             step, row_ok = measured[row][0], ok[row]
             flagged.append(step)
+            added_rows += grown[row] / compared[row] >= MAJORITY
             ratios.append(float(np.median(held_ratio[row][row_ok])))
             if evidence is None:
                 evidence = {"step": step,
@@ -265,6 +274,11 @@ def gradients_accumulating(ctx):
             fix="Zero the gradients once per optimizer step, before its first backward (or "
                 "right after optimizer.step()), never between the micro-batches it "
                 "accumulates.")
+    if added_rows < MAJORITY * len(flagged):
+        # .grad is what backward delivered with parts taken out, not more: a mask or a
+        # per-entry edit on the gradient (real-bug batch 165's frozen pruned weights)
+        return _eval_gradients_carried(ctx) or _attack_gradients_kept(ctx) or \
+            velocity_never_decays(ctx)
     return Finding(
         code="GRADIENTS_ACCUMULATING", severity="error", step=flagged[0],
         message=f"At optimizer.step() the parameters' .grad held more than this step's backward "
