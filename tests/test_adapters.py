@@ -72,6 +72,28 @@ def test_private_copy_shares_hooks_that_cannot_be_copied(framework):
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_private_copy_of_a_model_keeping_a_graph_tensor_from_its_forward(framework):
+    """A layer that keeps its last balance loss as an attribute (a mixture of experts' habit,
+    real-bug batch 168): torch refuses to deep-copy a tensor that is part of a graph, and the
+    dependency probe gave up on such a model. The copy holds the value detached; the user's
+    attribute is left as it was, still in its graph."""
+    model, x, y, loss_fn = build(framework)
+    out = model(x)
+    model[0].balance = (out * out).mean()           # kept from the last forward pass
+    model[0].history = [out.sum(), {"aux": out.mean()}]
+    kept = model[0].balance
+    work = adapt(model).private_copy(np.float64)
+    copied = dict(work.named_modules())["0"]
+    assert float(work.to_numpy(copied.balance)) == pytest.approx(float(adapt(model).to_numpy(kept)))
+    assert model[0].balance is kept
+    if framework == "torch":
+        assert kept.grad_fn is not None and copied.balance.grad_fn is None
+        assert copied.history[1]["aux"].grad_fn is None
+    assert work.loss_value(x, y, loss_fn) == pytest.approx(adapt(model).loss_value(x, y, loss_fn),
+                                                           rel=1e-5)
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
 def test_state_restore_puts_back_buffers_grads_modes_and_rng(framework):
     model, x, y, loss_fn = build(framework, dropout=True)
     adapter = adapt(model)

@@ -79,19 +79,6 @@ KNOWN_MISSES = {
         "every token while the router's probabilities vary, i.e. a top-k weight normalised "
         "over a size-1 axis, so the task loss sends the router no gradient "
         "(ROUTING_WEIGHT_CONSTANT)",
-    "moe_top1_weights_normalised_across_tokens":   # real-bug batch 168
-        "top-1 routing takes max(dim=-1) (shape (tokens,)) and then p-normalises over dim=-1, "
-        "now the token axis: each token's weight is p / sum over the batch, so a token's "
-        "output depends on its batch-mates and the experts learn a scale that belongs to "
-        "batches of 64: held-out accuracy read one digit at a time 0.515, all 297 at once "
-        "0.936, against 0.973 for the twin (0.478 / 0.785 against 0.973 at seeds + 1000). "
-        "BATCH_MIXING would name it, but the dependency probe never ran: its float64 copy of "
-        "the model fails with 'Only Tensors created explicitly by the user (graph leaves) "
-        "support the deepcopy protocol' because the MoE layer keeps its balance loss (a "
-        "non-leaf tensor) as a module attribute (self.balance), a common MoE idiom, and the "
-        "probe then skips silently (with no attribute stored, a draft of this case drew "
-        "BATCH_MIXING). Naming it needs the probe's copy to drop or detach non-leaf tensor "
-        "attributes (a deepcopy memo mapping them to detached copies) rather than give up",
     "moe_balance_loss_reads_topk_softmax_mean":   # real-bug batch 168
         "a Mixtral-style balance loss averages the top-k softmax over its k weights (1/k for "
         "every token), so the whole auxiliary loss is the constant E (8.0) and its gradient "
@@ -146,8 +133,9 @@ KNOWN_MISSES = {
         "against 0.015 at seeds + 1000; the readings' variance 0.54). Watch says "
         "NO_GRADIENT on the reset gate's layer (it multiplies h = 0 at the one step that "
         "counts), a symptom that does not name the cause; RNN_READ_BEFORE_RECURRENCE "
-        "reads torch.nn RNN modules' outputs, not a state built from Linear layers in a "
-        "Python loop. Naming it needs the step the read-out depends on: the loss "
+        "reads an exactly zero gradient on torch.nn recurrent weights (weight_hh_l*), and "
+        "here the recurrence lives in the h columns of Linear layers over cat([x, h]), "
+        "whose x columns learn. Naming it needs the step the read-out depends on: the loss "
         "depending on the first time step's input only, although the loop ran over all "
         "of them (the input-gradient over time concentrated at t = 0) "
         "(RNN_READ_BEFORE_RECURRENCE)",

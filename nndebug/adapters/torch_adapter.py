@@ -11,6 +11,19 @@ import torch
 from .base import (Adapter, ArrayNamespace, HookGroup, not_numbers, is_nndebug_hook,
                    nndebug_hook, owned_tensor_hook)
 
+def _graph_tensors(values, depth=2):
+    """The tensors among ``values`` (and inside lists, tuples and dicts among them, ``depth``
+    levels down) that are results of an autograd graph, not leaves: deep copy refuses them."""
+    for value in values:
+        if isinstance(value, torch.Tensor):
+            if value.grad_fn is not None:
+                yield value
+        elif depth and isinstance(value, (list, tuple)):
+            yield from _graph_tensors(value, depth - 1)
+        elif depth and isinstance(value, dict):
+            yield from _graph_tensors(value.values(), depth - 1)
+
+
 _HOOK_TABLES = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks",
                 "_forward_hooks_with_kwargs", "_forward_pre_hooks_with_kwargs",
                 "_forward_hooks_always_called", "_state_dict_hooks", "_load_state_dict_pre_hooks")
@@ -211,9 +224,16 @@ class TorchAdapter(Adapter):
         the tables are swapped for shallow copies during the deep copy (memo), so a hook
         closing over something big or uncopyable (a file, a lock) is shared, not copied.
         A hook the copy cannot reproduce is named in a ``UserWarning``.
+
+        A tensor a module keeps from its last forward pass as a plain attribute (a mixture
+        of experts' balance loss, ``self.aux = ...``) is still part of that pass's graph, and
+        torch refuses to deep-copy such a tensor; the copy holds it detached (real-bug batch
+        168: the dependency probe gave up on such a model without a word).
         """
         memo = {}
         for module in self.model.modules():
+            for value in _graph_tensors(vars(module).values()):
+                memo[id(value)] = value.detach().clone()
             kept_ids = {}
             for table in _HOOK_TABLES:
                 live = getattr(module, table, None)
