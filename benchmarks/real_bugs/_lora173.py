@@ -1,6 +1,9 @@
 """Shared pieces of real-bug batch 173 (LoRA and adapters written by hand): a small MLP
 pretrained on the 8x8 digits, a new domain to adapt it to (the same digits mirrored left to
-right), and a held-out split of both. Each case writes its own adapter and its own bug."""
+right), and a held-out split of both. Each case writes its own adapter and its own bug.
+Used by lora_scale_multiplies_frozen_base_output, prefix_tuning_mask_zeros_hide_virtual_tokens,
+relora_reset_without_merging_adapters, relora_optimizer_state_not_pruned_at_restart and
+dora_optimizer_built_from_lora_model."""
 import torch
 from torch import nn
 
