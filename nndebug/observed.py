@@ -452,6 +452,8 @@ class Observed:
     stepped_since: "int | None" = None   # the watched step from which the optimizer's step
                                      # hook counts (None: no hook) (monitor/optimizer_steps.py)
     stepped_total: int = 0           # watched steps since then in which the optimizer stepped
+    multi_step_total: int = 0        # watched steps in which it stepped twice or more (an
+                                     # update then spans several steps: rules/adam_step_bound.py)
     unstepped_gradients: int = 0     # parameter tensors holding a gradient when findings
                                      # were read before any step() (monitor/unstepped.py)
     loss_terms: list = field(default_factory=list)        # [LossTerm] on the first steps
@@ -1229,6 +1231,7 @@ class Observed:
                 "batch_rows": [list(b) for b in self.batch_rows],
                 **{name: list(getattr(self, name)) for name in STEP_LISTS},
                 "repeated_total": self.repeated_total,
+                "multi_step_total": self.multi_step_total,
                 "unstepped_gradients": self.unstepped_gradients,
                 **{name: [list(row) for row in getattr(self, name)] for name in ROW_LISTS},
                 "window_overlap": self.window_overlap,

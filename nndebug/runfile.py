@@ -153,6 +153,7 @@ def _encode_observed(observed, arrays=None):
     data["batch_rows"] = plain(list(observed.batch_rows))
     data.update({name: [int(s) for s in getattr(observed, name)] for name in STEP_LISTS})
     data["repeated_total"] = int(observed.repeated_total)
+    data["multi_step_total"] = int(observed.multi_step_total)
     data["unstepped_gradients"] = int(observed.unstepped_gradients)
     data.update({name: plain([list(row) for row in getattr(observed, name)])
                  for name in ROW_LISTS})
@@ -187,6 +188,7 @@ def decode_observed(data, arrays=None):
     for name in STEP_LISTS:
         getattr(observed, name).extend(int(step) for step in data.get(name) or [])
     observed.repeated_total = int(data.get("repeated_total") or 0)
+    observed.multi_step_total = int(data.get("multi_step_total") or 0)
     observed.unstepped_gradients = int(data.get("unstepped_gradients") or 0)
     for name, read_row in ROW_READERS.items():
         getattr(observed, name).extend(read_row(row) for row in data.get(name) or [])

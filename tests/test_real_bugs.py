@@ -15,6 +15,106 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 173
+    "lora_scale_multiplies_frozen_base_output":   # real-bug batch 173
+        "a hand-written LoCon layer returns dropout(base(x) + up(down(x))) * multiplier * "
+        "alpha / rank instead of base(x) + dropout(delta) * multiplier * alpha / rank, so "
+        "every frozen layer's pretrained output is shrunk 8x (alpha 1, rank 8) and dropped "
+        "out before the adapter learns anything; mirrored-digit held-out accuracy 0.73 "
+        "against 0.82 for the twin (0.76 against 0.84 at seeds + 1000), and the plain "
+        "digits the model knew fall to 0.48 against 0.69. The loss starts high and falls, "
+        "nothing is flagged. Naming it needs the adapted layer's output compared with its "
+        "frozen sub-module's own output at the first step: with B still zero the adapter "
+        "must be the identity, and an output equal to c * base(x) with c far from 1 (here "
+        "0.125, a dropout mask on top) says the scale multiplies the frozen path "
+        "(ADAPTER_SCALES_FROZEN_OUTPUT)",
+    "relora_reset_without_merging_adapters":   # real-bug batch 173
+        "a hand-written ReLoRA loop re-initialises its adapters (A random, B zero) every 25 "
+        "steps without first merging B A into the frozen weight, so each cycle's learning "
+        "is discarded and the final model is the pretrained one plus the last 25 steps; "
+        "mirrored-digit held-out accuracy 0.65 against 0.90 for the twin (0.66 against "
+        "0.89 at seeds + 1000). watch reads the loss jumping back up at each restart as "
+        "LR_TOO_HIGH at seed 0 (wrong cause) and says nothing at seeds + 1000. Naming it "
+        "needs the writes outside the optimizer read per parameter: at each restart the "
+        "adapter factors are rewritten (B to zero) while the frozen weight they feed does "
+        "not change, so the layer's effective weight W + s B A loses s B A; a reset that "
+        "moves the function (the loss back to its first-step level) with no matching "
+        "write to the base weight is a reset without merge (ADAPTER_RESET_WITHOUT_MERGE)",
+    "relora_optimizer_state_not_pruned_at_restart":   # real-bug batch 173
+        "a hand-written ReLoRA loop merges and restarts its adapters every 25 steps and "
+        "means to prune Adam's moments at each restart, but looks the states up by "
+        "position while optimizer.state is keyed by tensor, so nothing is zeroed and the "
+        "fresh adapters inherit the old cycle's moments; mirrored-digit held-out accuracy "
+        "0.76 against 0.92 for the twin (0.79 against 0.91 at seeds + 1000). Nothing is "
+        "flagged: the restart jolts are short. Naming it needs the optimizer's state read "
+        "at the steps where a parameter is rewritten outside the optimizer: a parameter "
+        "re-initialised (B set to exactly zero, A redrawn) whose exp_avg / exp_avg_sq "
+        "carry on unchanged from before the rewrite gets stale momentum on its first "
+        "steps (OPTIMIZER_STATE_KEPT_AT_RESTART)",
+    # real-bug batch 172
+    "per_utterance_cmvn_erases_speaker_identity":   # real-bug batch 172
+        "speaker identification on MFCC-like frames normalised per utterance over their own "
+        "frames: the speaker lives in a per-band offset that lasts the utterance, and CMVN "
+        "subtracts exactly that, leaving phonetic content every speaker shares; held-out "
+        "speaker accuracy 0.13 against 1.00 for the twin (0.13 against 1.00 at seeds + 1000, "
+        "chance 0.125). watch says LOSS_AT_CHANCE (true, but not why). Naming it needs the "
+        "inputs read per sample: every sample's rows (features over time) have mean 0 and "
+        "std 1 along the time axis exactly, while the labels are per sample; a label the "
+        "network cannot beat chance on, with inputs standardised within each sample along "
+        "an axis the model pools over, is the per-sample normalisation erasing the class "
+        "signal (NORMALISATION_ERASES_CLASS_SIGNAL)",
+    "sed_attention_pooling_softmax_over_classes":   # real-bug batch 172
+        "a weakly labelled event tagger pools frame probabilities with attention weights "
+        "softmaxed over the classes instead of over time, so each class's weights along "
+        "time stay nearly flat and short events are diluted by silent frames; held-out tag "
+        "accuracy 0.85 against 0.95 for the twin (0.89 against 0.97 at seeds + 1000). The "
+        "loss falls smoothly, nothing is flagged. Naming it needs the softmax's output "
+        "read against the tensor it pools: a (batch, frames, classes) weight that sums to "
+        "one over the classes (the last axis) and is then summed over frames "
+        "(weights.sum(1) in the denominator) is normalised on the wrong axis; the graph "
+        "shows softmax(dim=-1) feeding a reduction over dim 1 "
+        "(ATTENTION_POOLING_NORMALISED_OVER_CLASSES)",
+    "top_db_floor_set_by_loudest_clip_in_batch":   # real-bug batch 172
+        "dB features floored at (the batch's loudest value - top_db) instead of each clip's "
+        "own peak: every clip more than top_db quieter than the batch's loudest is clamped "
+        "to a flat sheet; held-out accuracy 0.67 against 1.00 for the twin (0.68 against "
+        "1.00 at seeds + 1000). The loss falls on the loud clips and nothing is flagged. "
+        "Naming it needs the inputs per sample: a third of the samples in a batch are "
+        "constant (every element the same value, the batch maximum minus a constant), the "
+        "same constant across samples and batches shifting with each batch's maximum, while "
+        "their labels are spread over the classes (INPUTS_CLAMPED_BY_BATCH_STATISTIC)",
+    # real-bug batch 171
+    "bertadam_warmup_linear_past_t_total_goes_negative":   # real-bug batch 171
+        "a BertAdam schedules its rate inside step() with warmup_linear(step / t_total), "
+        "t_total counted from the examples (150) while the features make 300 steps: past "
+        "t_total the factor 1 - progress is negative and the optimizer climbs the gradient "
+        "down to -1 times the peak; held-out accuracy 0.09 against 0.93 for the twin (0.10 "
+        "against 0.93 at seeds + 1000). watch says EXPLODING_GRADIENTS, LOSS_DIVERGING, "
+        "LOSS_OSCILLATING: group['lr'] stays the positive 1e-3, so NEGATIVE_LEARNING_RATE "
+        "(which reads the groups' rates) cannot fire. Naming it needs the applied update "
+        "against the gradient: from some step on, delta w . grad > 0 (the update along the "
+        "gradient, cosine near +1 for an SGD-like or Adam-like step) step after step while "
+        "the loss rises (NEGATIVE_LEARNING_RATE from the updates, or UPDATES_ASCEND)",
+    "radam_cached_step_size_gives_every_group_first_lr":   # real-bug batch 171
+        "a hand-written RAdam caches lr * rectification in one ten-slot buffer shared by "
+        "all groups, so every group steps at the first group's rate: the new head (group "
+        "2, lr 1e-2) crawls at the pretrained body's 1e-4; held-out accuracy 0.19 against "
+        "0.81 for the twin (0.18 against 0.87 at seeds + 1000). watch says LR_TOO_LOW and "
+        "LOSS_AT_CHANCE, true of the run but with the wrong remedy (raising the head's "
+        "group['lr'] changes nothing). Naming it needs each group's update size against "
+        "its own group['lr']: two groups whose rates differ 100x but whose per-element "
+        "|delta w| / lr ratios differ by the inverse 100x (the same effective rate in "
+        "both) (GROUP_RATES_OVERWRITTEN read from the updates)",
+    "sam_one_step_period_restarts_from_cached_weights":   # real-bug batch 171
+        "a transparent-mode SAM wrapper with a one-step period applies each outer update "
+        "to its cached weights (here the initial ones), so every step throws the previous "
+        "ones away and the model stays one update from its initialisation; held-out "
+        "accuracy 0.23 against 0.97 for the twin (0.21 against 0.98 at seeds + 1000). "
+        "watch says LOSS_AT_CHANCE only: the gradients are ordinary and the optimizer's "
+        "steps are of a normal size. Naming it needs the weights' distance from their "
+        "initial values over the run: a distance that stops growing after the first step "
+        "(the weights after step t differ from those before it by far more than the "
+        "optimizer's own update, back towards step 0) (UPDATES_UNDONE)",
     # real-bug batch 169
     "bce_label_smoothing_halves_positive_targets":   # real-bug batch 169
         "binary label smoothing written target.add_(eps).div_(2) maps 1 to (1 + eps) / 2 = "

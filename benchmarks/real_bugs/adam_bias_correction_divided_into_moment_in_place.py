@@ -26,7 +26,9 @@ from benchmarks.real_bugs._opt171 import accuracy, batches, model, split
 
 TITLE = "Inplace bias correction"
 LINK = "https://github.com/frgfm/holocron/issues/1"
-EXPECTED = ("LR_TOO_HIGH", "ADAM_MOMENT_CORRECTED_IN_PLACE")
+# written with the code ADAM_MOMENT_CORRECTED_IN_PLACE; the rule built for it (rules/adam_step_bound.py)
+# names the cause ADAM_STEP_EXCEEDS_RATE
+EXPECTED = ("LR_TOO_HIGH", "ADAM_STEP_EXCEEDS_RATE")
 STEPS = 300
 LR = 1e-3
 

@@ -29,7 +29,9 @@ from benchmarks.real_bugs._opt171 import accuracy, batches, model, split
 
 TITLE = "AdamG has serious numerical instabilities"
 LINK = "https://github.com/kozistr/pytorch_optimizer/issues/305"
-EXPECTED = ("LR_TOO_HIGH", "ADAM_BIAS_CORRECTION_INVERTED")
+# written with the code ADAM_BIAS_CORRECTION_INVERTED; the rule built for it (rules/adam_step_bound.py)
+# names the cause ADAM_STEP_EXCEEDS_RATE
+EXPECTED = ("LR_TOO_HIGH", "ADAM_STEP_EXCEEDS_RATE")
 STEPS = 300
 LR = 1e-3
 

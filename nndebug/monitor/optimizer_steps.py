@@ -98,6 +98,8 @@ class OptimizerSteps:
             self._counted_step, self._steps = step, 0
             self.observed.stepped_total += 1      # a watched step with an optimizer step
         self._steps += 1
+        if self._steps == 2:
+            self.observed.multi_step_total += 1   # an update spanning several optimizer steps
         if self._steps >= 2 and step != self._flagged_step and \
                 self._steps > self._backwards_in(step):
             self._flagged_step = step

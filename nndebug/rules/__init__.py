@@ -115,6 +115,7 @@ from . import optimizer_numerics  # noqa: F401
 from . import low_precision_updates  # noqa: F401
 from . import settings  # noqa: F401
 from . import adam_betas  # noqa: F401
+from . import adam_step_bound  # noqa: F401  (real-bug batch 171: a hand-written Adam whose steps outgrow its rate)
 from . import functional_dropout  # noqa: F401
 from . import loss_terms  # noqa: F401
 from . import loss_reductions  # noqa: F401
