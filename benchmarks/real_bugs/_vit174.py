@@ -61,14 +61,17 @@ class Block(nn.Module):
 
 
 class ViT(nn.Module):
-    """``pos``: a (1, patches + 1, dim) Parameter the caller builds (learned or fixed)."""
+    """``pos``: a (1, patches + 1, dim) Parameter the caller builds (learned or fixed), or
+    None for the learned default; ``block``: what builds a layer from (dim, heads), the
+    hand-written pre-norm block by default. ``read`` turns the final tokens into logits
+    (a subclass may pool them otherwise)."""
 
-    def __init__(self, pos, dim=32, depth=2, heads=4):
+    def __init__(self, pos=None, dim=32, depth=2, heads=4, block=None, tokens=16):
         super().__init__()
         self.embed = nn.Linear(PATCH * PATCH, dim)
         self.class_token = nn.Parameter(torch.randn(1, 1, dim) * 0.02)
-        self.pos = pos
-        self.blocks = nn.ModuleList(Block(dim, heads) for _ in range(depth))
+        self.pos = nn.Parameter(torch.randn(1, tokens + 1, dim) * 0.02) if pos is None else pos
+        self.blocks = nn.ModuleList((block or Block)(dim, heads) for _ in range(depth))
         self.norm = nn.LayerNorm(dim)
         self.head = nn.Linear(dim, 10)
 
@@ -78,6 +81,9 @@ class ViT(nn.Module):
         x = torch.cat([cls, tokens], dim=1) + self.pos
         for block in self.blocks:
             x = block(x)
+        return self.read(x)
+
+    def read(self, x):
         return self.head(self.norm(x)[:, 0])
 
 
