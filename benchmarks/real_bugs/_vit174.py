@@ -63,7 +63,7 @@ class Block(nn.Module):
 class ViT(nn.Module):
     """``pos``: a (1, patches + 1, dim) Parameter the caller builds (learned or fixed), or
     None for the learned default; ``block``: what builds a layer from (dim, heads), the
-    hand-written pre-norm block by default. ``read`` turns the final tokens into logits
+    hand-written pre-norm block by default. ``place`` adds the positions and ``read`` turns the final tokens into logits
     (a subclass may pool them otherwise)."""
 
     def __init__(self, pos=None, dim=32, depth=2, heads=4, block=None, tokens=16):
@@ -78,10 +78,14 @@ class ViT(nn.Module):
     def forward(self, images):
         tokens = self.embed(patchify(images, PATCH))
         cls = self.class_token.expand(len(tokens), -1, -1)
-        x = torch.cat([cls, tokens], dim=1) + self.pos
+        x = self.place(torch.cat([cls, tokens], dim=1))
         for block in self.blocks:
             x = block(x)
         return self.read(x)
+
+    def place(self, x):
+        """Add the position embedding to the (batch, 1 + patches, width) tokens."""
+        return x + self.pos
 
     def read(self, x):
         return self.head(self.norm(x)[:, 0])
@@ -109,6 +113,10 @@ def train(model, optimizer, x, y, steps, seed, watch):
     return mon
 
 
-def accuracy(model, x, y):
+def accuracy(model, x, y, batch_size=None):
+    """Held-out accuracy, in batches of ``batch_size`` when given (all at once if not)."""
     with torch.no_grad():
-        return round(float((model(x).argmax(1) == y).float().mean()), 3)
+        size = batch_size or len(x)
+        right = sum(int((model(xb).argmax(1) == yb).sum())
+                    for xb, yb in zip(x.split(size), y.split(size)))
+    return round(right / len(x), 3)
