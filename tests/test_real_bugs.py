@@ -15,6 +15,99 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 174
+    "vit_average_pool_over_hidden_width":   # real-bug batch 174
+        "the ViT's readout applies AvgPool1d(width) to the (batch, tokens, width) output, "
+        "which pools the LAST axis: each token's features collapse to one number (after the "
+        "final LayerNorm, a value pinned near the mean of its bias) and the head classifies "
+        "from 17 scalars; held-out accuracy 0.86 against 0.93 for the twin at seed 0, 0.82 "
+        "against 0.95 at seeds + 1000. watch names the symptom at the head only "
+        "(COLLAPSED_ACTIVATIONS: the head's output near-constant over the batch, both seeds), "
+        "not the pooling. Naming it needs the head's input traced to a mean over the feature "
+        "axis of a LayerNorm'd (B, N, D) tensor: a head whose in_features equals the token "
+        "count, fed by a reduction over the width (POOLED_OVER_FEATURES)",
+    "vit_learned_positions_indexed_by_patch_count":   # real-bug batch 174
+        "the learned position table (max_len, 1, width), kept sequence-first, is read with "
+        "positions[x.shape[0]] (one row) instead of positions[:x.shape[0]], so the same "
+        "trained vector is added to every patch token: the encoder sees a bag of patches; "
+        "held-out accuracy 0.63 against 0.93 for the twin at seed 0, 0.65 against 0.95 at "
+        "seeds + 1000. Nothing is flagged: the table is a live Parameter whose row N gets "
+        "gradients, and rows 0..N-1 (never read) only show up as zero gradients on most of a "
+        "Parameter. Naming it needs the position add read: the addend identical across the "
+        "token axis (its variance over tokens zero) while the tokens vary "
+        "(POSITIONS_IGNORED), or a Parameter whose gradient is exactly zero on all rows but "
+        "one at every step",
+    # real-bug batch 176
+    "ctc_log_softmax_without_dim_normalises_time":   # real-bug batch 176
+        "F.log_softmax(scores) with no dim on CTC's time-major (T, B, C) scores takes the "
+        "implicit dim 0, the time axis: each class is normalised across the frames, not each "
+        "frame across the classes; the values stay <= 0, the loss falls, and the recogniser "
+        "spells no held-out line right (line accuracy 0.00 against 0.75 for the twin at seed "
+        "0, 0.00 against 0.76 at seeds + 1000). Nothing is flagged: CTC_NOT_LOG_PROBABILITIES "
+        "looks for positive inputs (none here) and LOG_PROBS_NORMALISED_OVER_BATCH reads NLL "
+        "losses only. Naming it needs the CTC call's input mass measured like the NLL one: "
+        "exp summed over the class axis (dim 2) far from 1 while the sum over dim 0 is 1",
+    "ctc_on_softmax_outputs_softmaxed_twice":   # real-bug batch 176
+        "the recogniser ends in a softmax in training too and the loss applies its own "
+        "log_softmax (warp-ctc's internal softmax), so CTC sees log_softmax of values in "
+        "[0, 1]: near-flat frames, the loss stuck high; held-out line accuracy 0.00 against "
+        "0.75 for the twin at seed 0, 0.00 against 0.76 at seeds + 1000. watch names the "
+        "symptom only (LOSS_PLATEAU, both seeds): what reaches the CTC call are valid "
+        "log-probabilities, so CTC_NOT_LOG_PROBABILITIES stays quiet, and DOUBLE_SOFTMAX "
+        "reads cross-entropy inputs. Naming it needs the model's output read (rows in [0, 1] "
+        "summing to 1 over the label axis) and traced into a log_softmax/softmax before the "
+        "CTC loss",
+    "ctc_labels_padded_with_a_symbol_counted_in_label_length":   # real-bug batch 176
+        "one-to-three-digit transcripts padded to three with an extra pad symbol and the "
+        "label length taken after padding, so CTC must also emit the pad symbols in the "
+        "silence after short lines; held-out line accuracy (pad stripped) 0.84 against 0.91 "
+        "for the twin at seed 0, 0.81 against 0.89 at seeds + 1000. The loss falls and "
+        "nothing is flagged. Naming it needs the CTC targets read: one label id filling the "
+        "tail of most rows up to exactly target_lengths = S for every row (all lengths equal "
+        "to the padded width while the inputs' frame lengths vary) says the padding is "
+        "counted as labels (CTC_TARGET_PADDING_COUNTED)",
+    "ctc_input_lengths_counted_before_downsampling":   # real-bug batch 176
+        "a stride-2 convolution halves the frames but CTC is given the input features' "
+        "lengths, twice the real output lengths (still <= T inside the zero-padded batch, "
+        "so torch does not complain); alignments run into the padding; held-out line "
+        "accuracy 0.47 against 0.89 for the twin at seed 0, 0.76 against 0.86 at seeds + "
+        "1000. Nothing is flagged. Naming it needs the CTC call's input_lengths compared "
+        "with where the model's input stops being padding, mapped through the network's "
+        "time stride (here T_in / T_out = 2): lengths that run past the mapped real frames "
+        "for most rows (CTC_INPUT_LENGTHS_EXCEED_OUTPUT)",
+    # real-bug batch 175
+    "ddpm_sinusoidal_table_masks_timestep_rows":   # real-bug batch 175
+        "a DDPM denoiser's sinusoidal timestep table applies sin and cos to ROWS (timesteps) "
+        "instead of columns (table[evens] = sin(...), table[1 - evens] = cos(table[evens])), "
+        "so odd steps are overwritten through negative indices with cos(sin()) of small even "
+        "steps and the noisiest odd steps share near-constant embeddings; held-out noise MSE "
+        "0.324 against 0.311 for the twin and samples 3.69 from the data against 3.35 (0.325 "
+        "against 0.310, 3.93 against 3.35 at seeds + 1000). The table is a fixed buffer and "
+        "the loss falls normally, so no rule reads it. Naming it needs the timestep input "
+        "read per step: embeddings of distinct timesteps that coincide (pairwise distances "
+        "near zero for many step pairs) or that are not a smooth function of t say the "
+        "embedding collapses the step (TIMESTEP_EMBEDDING_COLLAPSED)",
+    "cfg_label_dropped_separately_in_each_embedder":   # real-bug batch 175
+        "a classifier-free-guidance denoiser feeds the label to three embedders, each "
+        "drawing its own 10% dropout mask, so a fully null input (what guidance uses as the "
+        "unconditional branch) occurs for 0.1% of samples; held-out unconditional noise MSE "
+        "0.388 against 0.365 for the twin, guided samples 6.62 from the data against 5.53 "
+        "(0.393 against 0.370, 7.12 against 6.41 at seeds + 1000), the conditional loss no "
+        "worse. Nothing in the loss, gradients or weights differs visibly. Naming it needs "
+        "the conditioning inputs read together: the null id's rate per embedder (about p) "
+        "against the rate at which ALL embedders get it in the same row (about p ** k), a "
+        "joint null rate far below the per-input rate says the unconditional branch is "
+        "never trained (CFG_UNCONDITIONAL_BRANCH_UNTRAINED)",
+    "flow_matching_time_embedding_period_for_integer_steps":   # real-bug batch 175
+        "a flow-matching model embeds its continuous t in [0, 1] with the DDPM sinusoidal "
+        "embedding's max period 10,000 (meant for integer steps 0..999), so the angles are "
+        "at most 1 radian and mostly below 0.01: cosines stuck at 1, sines tiny lines in "
+        "t; held-out velocity MSE 0.719 against 0.687 for the twin (0.715 against 0.691 at "
+        "seeds + 1000), samples barely differ at this scale (3.24 against 3.20). The "
+        "embedding is computed in forward from t, no parameter or loss shows it. Naming it "
+        "needs the time-conditioning input read: most embedding columns nearly constant "
+        "across the batch's spread of t (std far below their range) say the embedding "
+        "cannot resolve t (TIMESTEP_EMBEDDING_COLLAPSED)",
     # real-bug batch 173
     "lora_scale_multiplies_frozen_base_output":   # real-bug batch 173
         "a hand-written LoCon layer returns dropout(base(x) + up(down(x))) * multiplier * "

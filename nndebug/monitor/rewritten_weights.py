@@ -23,11 +23,18 @@ the weights' path (how much of the distance travelled since the last write, or s
 ``(step, jump in median updates, distance left to the earlier weights / distance travelled
 from them, size of the written entries / size of the first step's)``: a fresh draw of the
 weights has the size of the first one (real-bug batch 143), an average that shrinks them
-does not. The hooks stop sampling when the window is full and go when the monitor closes.
+does not. After the window the same rows go on in a ring of ``WINDOW_STEPS`` more, so the
+latest steps are always followed too: a copy written into the model every few hundred
+steps from some point on (an EMA whose warm-up kept it close to the live weights until
+then: real-bug batch 175, writes from step 600 of 1,500) shows there, at a memory that
+stays bounded however long the run. The hooks go when the monitor closes.
 """
-WINDOW_STEPS = 400           # [design] optimizer steps followed: a save or sync every 10-100
-                             # steps shows several times in them; an MLP step (~1 ms) pays
-                             # two ~10 us copies
+import collections
+
+WINDOW_STEPS = 400           # [design] optimizer steps followed from the start, and again
+                             # the latest ones: a save or sync every 10-100 steps shows
+                             # several times in each; an MLP step (~1 ms) pays two ~10 us
+                             # copies (on the CPU two ~1 us NumPy copies)
 SAMPLED = 16                 # [design] entries of the followed parameter compared: any write
                              # of the whole tensor changes them, clipping changes few
 LOOKBACK_STEPS = 50          # [design] steps back the first write is compared with when no
@@ -48,6 +55,8 @@ class RewrittenWeights:
         self.observed, self.optimizer = observed, optimizer
         self.current_step, self.on_error = current_step, on_error
         self._handles, self._steps, self._read_at = [], [], 0
+        self._ring_steps = collections.deque(maxlen=WINDOW_STEPS)   # the latest steps after
+        self._ring_count = 0      # the window, and how many were sampled there in all
         self._sampling = True
         self.enabled = adapter.framework == "torch" and \
             hasattr(optimizer, "register_step_pre_hook") and \
@@ -69,14 +78,17 @@ class RewrittenWeights:
             self._followed = followed
             self._kind = (followed.dtype, followed.device)
             shape = (WINDOW_STEPS, SAMPLED)
-            self._before = torch.empty(shape, dtype=followed.dtype, device=followed.device)
-            self._after = torch.empty(shape, dtype=followed.dtype, device=followed.device)
+            self._before, self._after, self._ring_before, self._ring_after = (
+                torch.empty(shape, dtype=followed.dtype, device=followed.device)
+                for _ in range(4))
             self._as_numpy = followed.device.type == "cpu" and \
                 followed.dtype in _numpy_dtypes()
             if self._as_numpy:
                 # on the CPU the same entries as NumPy views: a row copied there costs about
                 # 1 us, where torch's indexing and copy_ dispatch cost 20-30 us a hook
-                self._before, self._after = self._before.numpy(), self._after.numpy()
+                self._before, self._after, self._ring_before, self._ring_after = (
+                    rows.numpy() for rows in (self._before, self._after, self._ring_before,
+                                              self._ring_after))
             self._follow_storage()
             self._handles = [optimizer.register_step_pre_hook(self._before_step),
                              optimizer.register_step_post_hook(self._after_step)]
@@ -97,19 +109,22 @@ class RewrittenWeights:
         self._view = view.numpy() if self._as_numpy else view
         self._storage = followed.data_ptr()
 
-    def _sample(self, rows):
+    def _sample(self, rows, ring):
         if self._followed.data_ptr() != self._storage:   # ~0.1 us a hook
             if (self._followed.dtype, self._followed.device) != self._kind:
                 self._sampling = False     # moved or cast (p.data = p.data.half()): the
-                return                     # rows no longer compare; the window ends here
+                return                     # rows no longer compare; the sampling ends here
             self._follow_storage()
-        rows[len(self._steps)] = self._view
+        if len(self._steps) < WINDOW_STEPS:
+            rows[len(self._steps)] = self._view
+        else:                              # after the window: the ring of the latest steps
+            ring[self._ring_count % WINDOW_STEPS] = self._view
 
     def _before_step(self, optimizer, args, kwargs):
         if not self._sampling:
             return
         try:
-            self._sample(self._before)
+            self._sample(self._before, self._ring_before)
         except Exception as error:        # never break the user's step
             self._stop(error)
 
@@ -117,13 +132,14 @@ class RewrittenWeights:
         if not self._sampling:
             return
         try:
-            self._sample(self._after)
-            self._steps.append(int(self.current_step()))
+            self._sample(self._after, self._ring_after)
+            if len(self._steps) < WINDOW_STEPS:
+                self._steps.append(int(self.current_step()))
+            else:
+                self._ring_steps.append(int(self.current_step()))
+                self._ring_count += 1
         except Exception as error:
             self._stop(error)
-            return
-        if len(self._steps) >= WINDOW_STEPS:
-            self._sampling = False          # the window is full
 
     # The hooks are never removed from inside themselves: torch iterates over the
     # optimizer's hooks while they run, and removing one there raised "OrderedDict mutated
@@ -143,16 +159,24 @@ class RewrittenWeights:
         self._remove()
 
     def read(self):
-        """The sampled rows to the host (once per new steps), as one row per write."""
-        steps = len(self._steps)
-        if not self.enabled or steps < 3 or steps == self._read_at:
+        """The sampled rows to the host (once per new steps), as one row per write: the
+        window's, then the ring's (the latest steps, oldest first)."""
+        steps, later = len(self._steps), self._ring_count
+        if not self.enabled or steps < 3 or steps + later == self._read_at:
             return
         try:
             before = _host_rows(self._before[:steps])
             after = _host_rows(self._after[:steps])
-            self.observed.rewritten_weights = weight_writes(before, after, self._steps)
+            writes = weight_writes(before, after, self._steps)
+            if len(self._ring_steps) >= 3:
+                kept = len(self._ring_steps)           # oldest first: the ring's next slot
+                order = [(later - kept + i) % WINDOW_STEPS for i in range(kept)]
+                writes = _largest_jumps(writes + weight_writes(
+                    _host_rows(self._ring_before[order]), _host_rows(self._ring_after[order]),
+                    list(self._ring_steps)))
+            self.observed.rewritten_weights = writes
             self.observed.weights_on_grid = grid_writes(before, after)
-            self._read_at = steps
+            self._read_at = steps + later
         except Exception as error:
             self.on_error(error)
 
@@ -193,6 +217,11 @@ def _writes(np, before, after, steps):
         rows.append((int(steps[k - 1]), jump / typical,
                      left / travelled if travelled > 0 else float("inf"), size))
         last_write = k
+    return _largest_jumps(rows)
+
+
+def _largest_jumps(rows):
+    """The ``ROWS_KEPT`` rows with the largest jumps, in step order."""
     return sorted(sorted(rows, key=lambda row: -row[1])[:ROWS_KEPT])
 
 
