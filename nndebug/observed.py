@@ -107,7 +107,8 @@ class LossCall:
     log_input: "bool | None" = None
     # a log-probability loss's (N, C, ...) input, first calls (monitor/log_prob_axes.py): the
     # largest |sum of exp - 1| over the class axis (dim 1) and over the batch axis (dim 0);
-    # a softmax over the batch leaves only the second near 0 (real-bug batch 97)
+    # a softmax over the batch leaves only the second near 0 (real-bug batch 97); for CTC's
+    # (T, N, C) input the class axis is the last and dim 0 is time (batch 176)
     class_mass_error: "float | None" = None
     batch_mass_error: "float | None" = None
     # the first calls' sampled rows of class scores: how many different rows the loss read

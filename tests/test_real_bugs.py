@@ -38,15 +38,6 @@ KNOWN_MISSES = {
         "(POSITIONS_IGNORED), or a Parameter whose gradient is exactly zero on all rows but "
         "one at every step",
     # real-bug batch 176
-    "ctc_log_softmax_without_dim_normalises_time":   # real-bug batch 176
-        "F.log_softmax(scores) with no dim on CTC's time-major (T, B, C) scores takes the "
-        "implicit dim 0, the time axis: each class is normalised across the frames, not each "
-        "frame across the classes; the values stay <= 0, the loss falls, and the recogniser "
-        "spells no held-out line right (line accuracy 0.00 against 0.75 for the twin at seed "
-        "0, 0.00 against 0.76 at seeds + 1000). Nothing is flagged: CTC_NOT_LOG_PROBABILITIES "
-        "looks for positive inputs (none here) and LOG_PROBS_NORMALISED_OVER_BATCH reads NLL "
-        "losses only. Naming it needs the CTC call's input mass measured like the NLL one: "
-        "exp summed over the class axis (dim 2) far from 1 while the sum over dim 0 is 1",
     "ctc_on_softmax_outputs_softmaxed_twice":   # real-bug batch 176
         "the recogniser ends in a softmax in training too and the loss applies its own "
         "log_softmax (warp-ctc's internal softmax), so CTC sees log_softmax of values in "

@@ -179,7 +179,7 @@ class LossCapture:
                 and output.shape[1] >= 3:
             rows = min(OUTPUT_ROWS, output.shape[0])
             floored_rows, floored_units = floored_scores(scores.reshape(rows, output.shape[1]))
-        class_mass, batch_mass = log_prob_axes.take(values, tuple(output.shape))   # (batch 97)
+        class_mass, batch_mass = log_prob_axes.take(values, tuple(output.shape), name)   # (97)
         loss_rows = model_rows = None
         if scores is not None and len(output.shape) == 2:   # record.output: the model's rows
             loss_rows, model_rows = gathered_rows.compare(    # (batch 160)
