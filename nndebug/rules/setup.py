@@ -239,6 +239,7 @@ def gradients_accumulating(ctx):
             # scaling .grad down (clipping, unscaling) keeps it parallel: excess == |1 - held|
             carried = (held_ratio > 1 + ACCUMULATION_TOLERANCE) | \
                       (excess_ratio > np.abs(1 - held_ratio) + ACCUMULATION_TOLERANCE)
+        with np.errstate(all="ignore"):
             added = held_ratio ** 2 + excess_ratio ** 2 > 1 + ADDED_ENERGY
         compared, carried_over = ok.sum(axis=1), (carried & ok).sum(axis=1)
         grown = (carried & added & ok).sum(axis=1)
