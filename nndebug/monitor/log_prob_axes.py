@@ -18,6 +18,7 @@ import numpy as np
 
 NLL_LOSSES = {"NLLLoss", "nll_loss"}
 CTC_LOSSES = {"CTCLoss", "ctc_loss"}     # (T, N, C): the classes last
+MEASURED_LOSSES = NLL_LOSSES | CTC_LOSSES
 CALLS_MEASURED = 8           # [design] the first recorded calls: a softmax's axis does not
                              # change later in the run (target_ids.CALLS_SAMPLED's reasoning)
 MAX_ELEMENTS = 1 << 16       # [design] inputs up to 65,536 values (256 KB of float32) cross
@@ -33,7 +34,7 @@ def class_axis(name):
 def pack(packet, name, output, calls_so_far):
     """Queue a small NLL input of (N >= 2, C >= 2, ...), or a CTC input of (T >= 2, N,
     C >= 2), for the host on the first calls."""
-    if name not in NLL_LOSSES | CTC_LOSSES or calls_so_far >= CALLS_MEASURED:
+    if name not in MEASURED_LOSSES or calls_so_far >= CALLS_MEASURED:
         return
     shape = tuple(output.shape)
     if len(shape) < 2 or shape[0] < 2 or shape[class_axis(name)] < 2 or \

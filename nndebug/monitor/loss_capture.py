@@ -175,16 +175,14 @@ class LossCapture:
         row_sum = value("row_sum_error")
         floored_rows = floored_units = None
         scores = values.get(("loss_call", "sample"), values.get(("loss_call", "scores")))
-        if scores is not None and name in CLASS_INDEX_LOSSES and len(output.shape) == 2 \
-                and output.shape[1] >= 3:
-            rows = min(OUTPUT_ROWS, output.shape[0])
-            floored_rows, floored_units = floored_scores(scores.reshape(rows, output.shape[1]))
-        class_mass, batch_mass = log_prob_axes.take(values, tuple(output.shape), name)   # (97)
         loss_rows = model_rows = None
-        if scores is not None and len(output.shape) == 2:   # record.output: the model's rows
-            loss_rows, model_rows = gathered_rows.compare(    # (batch 160)
-                scores.reshape(min(OUTPUT_ROWS, output.shape[0]), output.shape[1]),
-                record.output, len(self.observed.loss_calls))
+        if scores is not None and len(output.shape) == 2:
+            scores = scores.reshape(min(OUTPUT_ROWS, output.shape[0]), output.shape[1])
+            if name in CLASS_INDEX_LOSSES and output.shape[1] >= 3:
+                floored_rows, floored_units = floored_scores(scores)
+            loss_rows, model_rows = gathered_rows.compare(    # (batch 160) record.output: the
+                scores, record.output, len(self.observed.loss_calls))   # model's own rows
+        class_mass, batch_mass = log_prob_axes.take(values, tuple(output.shape), name)   # (97)
         call = LossCall(step=record.step, loss=name, output_shape=tuple(output.shape),
                         target_shape=None if target is None else tuple(target.shape),
                         output_min=_or_nan(value("output_min")),

@@ -115,10 +115,14 @@ class RewrittenWeights:
                 self._sampling = False     # moved or cast (p.data = p.data.half()): the
                 return                     # rows no longer compare; the sampling ends here
             self._follow_storage()
-        if len(self._steps) < WINDOW_STEPS:
+        if self._in_window():
             rows[len(self._steps)] = self._view
         else:                              # after the window: the ring of the latest steps
             ring[self._ring_count % WINDOW_STEPS] = self._view
+
+    def _in_window(self):
+        """Still in the first WINDOW_STEPS optimizer steps (after them: the ring)."""
+        return len(self._steps) < WINDOW_STEPS
 
     def _before_step(self, optimizer, args, kwargs):
         if not self._sampling:
@@ -133,7 +137,7 @@ class RewrittenWeights:
             return
         try:
             self._sample(self._after, self._ring_after)
-            if len(self._steps) < WINDOW_STEPS:
+            if self._in_window():
                 self._steps.append(int(self.current_step()))
             else:
                 self._ring_steps.append(int(self.current_step()))

@@ -26,7 +26,6 @@ optimizers whose step is scaled by the weights' norm by design (LAMB, LARS, Adaf
 import numpy as np
 
 from ..findings import Finding
-from ..records import record_finite
 from .context import MAJORITY, observed_list
 from .graph import rule
 
@@ -60,7 +59,7 @@ def step_over_rate(ctx, sizes):
     that measured their updates at a positive rate."""
     rows = []
     for r in ctx.records:
-        if r.update_norm is None or not r.lrs or not record_finite(r):
+        if r.update_norm is None or not r.lrs:    # (ctx.records stop before a non-finite one)
             continue
         rate = max((lr for lr in r.lrs if lr is not None), default=None)
         if rate is None or not rate > 0:

@@ -231,6 +231,7 @@ def gradients_accumulating(ctx):
         with np.errstate(all="ignore"):     # entries outside ok are never read
             held_ratio = held / grad
             excess_ratio = excess / grad
+            added = held_ratio ** 2 + excess_ratio ** 2 > 1 + ADDED_ENERGY
         if averaged_over_ranks:
             # DDP: .grad holds the mean over ranks, never what this rank's backward delivered;
             # only a .grad far larger than any mean of fresh gradients is a carry-over
@@ -239,8 +240,6 @@ def gradients_accumulating(ctx):
             # scaling .grad down (clipping, unscaling) keeps it parallel: excess == |1 - held|
             carried = (held_ratio > 1 + ACCUMULATION_TOLERANCE) | \
                       (excess_ratio > np.abs(1 - held_ratio) + ACCUMULATION_TOLERANCE)
-        with np.errstate(all="ignore"):
-            added = held_ratio ** 2 + excess_ratio ** 2 > 1 + ADDED_ENERGY
         compared, carried_over = ok.sum(axis=1), (carried & ok).sum(axis=1)
         grown = (carried & added & ok).sum(axis=1)
         for row in np.flatnonzero(compared).tolist():
