@@ -408,6 +408,7 @@ ROW_LISTS += ("head_rows",)   # real-bug batch 131 (output units that never get 
 ROW_LISTS += ("ranked_losses",)   # real-bug batch 135 (per-sample losses ranked to pick rows)
 ROW_LISTS += ("restored_checkpoints",)   # real-bug batch 139 (which weights a restore loads)
 ROW_LISTS += ("channel_scales",)   # real-bug batch 138 (each input channel's scale)
+ROW_LISTS += ("sample_normalised_inputs",)   # real-bug batch 172 (per-sample normalisation)
 
 
 @dataclass
@@ -1203,6 +1204,12 @@ class Observed:
     pruned_layers: list = field(default_factory=list)    # [(module, parameter, mask entries,
                                                           # share masked)] of torch.nn.utils.prune
                                                           # masks at close (batch 94)
+    sample_normalised_inputs: list = field(default_factory=list)  # [(step, samples, axis,
+                                                          # axis length, slices, centred
+                                                          # slices, unit-std slices)] of the
+                                                          # first training batches, read at
+                                                          # findings (batch 172, monitor/
+                                                          # sample_normalised_inputs.py)
     posterior_draws: list = field(default_factory=list)  # [(step, [[noise mean, noise std,
                                                           # mean and scale one output (0/1),
                                                           # std floored at 1 (0/1)] of each

@@ -136,17 +136,6 @@ KNOWN_MISSES = {
         "carry on unchanged from before the rewrite gets stale momentum on its first "
         "steps (OPTIMIZER_STATE_KEPT_AT_RESTART)",
     # real-bug batch 172
-    "per_utterance_cmvn_erases_speaker_identity":   # real-bug batch 172
-        "speaker identification on MFCC-like frames normalised per utterance over their own "
-        "frames: the speaker lives in a per-band offset that lasts the utterance, and CMVN "
-        "subtracts exactly that, leaving phonetic content every speaker shares; held-out "
-        "speaker accuracy 0.13 against 1.00 for the twin (0.13 against 1.00 at seeds + 1000, "
-        "chance 0.125). watch says LOSS_AT_CHANCE (true, but not why). Naming it needs the "
-        "inputs read per sample: every sample's rows (features over time) have mean 0 and "
-        "std 1 along the time axis exactly, while the labels are per sample; a label the "
-        "network cannot beat chance on, with inputs standardised within each sample along "
-        "an axis the model pools over, is the per-sample normalisation erasing the class "
-        "signal (NORMALISATION_ERASES_CLASS_SIGNAL)",
     "sed_attention_pooling_softmax_over_classes":   # real-bug batch 172
         "a weakly labelled event tagger pools frame probabilities with attention weights "
         "softmaxed over the classes instead of over time, so each class's weights along "

@@ -160,6 +160,7 @@ from .straight_through_cancellations import StraightThroughCancellations   # rea
 from .attention_scales import AttentionScales   # real-bug batch 79
 from .handwritten_errors import HandwrittenErrors   # real-bug batch 126 (hand-written MSE)
 from .ranked_losses import RankedLosses   # real-bug batch 135 (rows chosen by their losses)
+from .sample_normalised_inputs import SampleNormalisedInputs   # real-bug batch 172 (CMVN)
 
 FOREIGN_CALLS_LEFT_OPEN = 10_000  # [design] calls of modules outside this model, with no
                                   # call of the model between them, after which an armed
@@ -290,6 +291,8 @@ class Around:
                                             on_error)
         self.row_scaling = RowStandardisedInputs(adapter, observed, self.first_inputs,
                                                  on_error)   # rows standardised (batch 46)
+        self.sample_scaling = SampleNormalisedInputs(adapter, observed, self.first_inputs,
+                                                     on_error)   # per-sample CMVN (batch 172)
         self.input_signs = TrainingInputSigns(adapter, observed, self.first_inputs,
                                               on_error)   # raw or centred (core variants 7)
         self.input_precision = InputPrecision(adapter, observed, self.first_inputs,
@@ -613,6 +616,7 @@ class Around:
         self.origins.class_means.read()     # class_means.py (batch 75)
         self.origins.empty_overlaps.read()  # empty_overlaps.py (batch 75)
         self.row_scaling.read()             # row_standardised_inputs.py (batch 46)
+        self.sample_scaling.read()          # sample_normalised_inputs.py (batch 172)
         self.channel_scales.read()          # channel_scales.py (batch 138)
         self.input_signs.read()             # training_input_signs.py (core variants 7)
         self.copied_columns.read()          # duplicated_input_columns.py (batch 59)
