@@ -36,8 +36,9 @@ def run(fixed=False, steps=STEPS, **watch):
     torch.manual_seed(0)
     x, y = classification()
     train, held_out = x[:-512], x[-512:]
-    act = nn.LeakyReLU(0.01) if fixed else nn.ReLU()     # BUG: relu on the output pixels
-    model = nn.Sequential(nn.Linear(64, 16), act, nn.Linear(16, 64), act)
+    def act():
+        return nn.LeakyReLU(0.01) if fixed else nn.ReLU()  # BUG: relu, the output pixels too
+    model = nn.Sequential(nn.Linear(64, 16), act(), nn.Linear(16, 64), act())
     optimizer = torch.optim.Adam(model.parameters(), lr=LR)
     with nd.watch(model, optimizer, **watch) as mon:
         for xb, _ in batches(train, y[:-512], steps):
