@@ -130,8 +130,12 @@ def _reduced_elementwise(node, parents):
             return False                  # the table itself is the loss: not an error term
         for use in uses:
             name = type(use).__name__
-            if name in REDUCTIONS:
-                reduced = True
+            if name in REDUCTIONS and _holds_table(_shape(use), rows):
+                stack.append(use)         # summed over another axis (quantiles): followed
+            elif name in REDUCTIONS:
+                if _holds_batch_axis(_shape(use), rows):
+                    return False          # summed over one batch axis, kept per sample: a
+                reduced = True            # risk set, a normaliser - the table is meant
             elif name in ELEMENTWISE and _shape(use) == _shape(current):
                 stack.append(use)
             elif name in RESHAPES and _holds_table(_shape(use), rows):
@@ -139,6 +143,14 @@ def _reduced_elementwise(node, parents):
             else:
                 return False
     return reduced
+
+
+def _holds_batch_axis(shape, rows):
+    """Whether a reduction's result still has an axis of the batch's size: the table summed
+    over one of its axes, a value per sample (``(exp(score)[None, :] * at_risk).sum(1)``,
+    a Cox partial likelihood's risk sets; pycox and PathomicFusion write it so), not an
+    error term reduced to the loss."""
+    return shape is not None and rows in shape
 
 
 def _holds_table(shape, rows):
