@@ -15,6 +15,134 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 179
+    "byol_prediction_regressed_on_target_of_the_same_view":   # real-bug batch 179
+        "BYOL's prediction of each view is regressed on the target's projection of the "
+        "same view (not the other one): nothing asks for agreement across augmentations, "
+        "the backbone probe scores 0.241 against 0.554 for the twin at seed 0, 0.264 against "
+        "0.579 at seeds + 1000 (untrained 0.23). The loss falls smoothly to 0.02 (the twin's "
+        "to 0.63), every parameter trains at a healthy size; which input the target branch "
+        "read is invisible to the monitor (the target network is outside the watched module "
+        "and runs under no_grad). Naming it needs the two branches' inputs compared (the "
+        "same tensor object, or identical rows, fed to the online and target networks for "
+        "one regression pair), or a loss that reaches its floor far sooner than a "
+        "cross-view objective can",
+    "simclr_second_view_sliced_from_the_first_half":   # real-bug batch 179
+        "both SimCLR views are sliced [:n] from the concatenated embeddings, so each "
+        "image's positive is itself (cosine 1): backbone probe 0.268 against 0.479 for the "
+        "twin at seed 0, 0.239 against 0.448 at seeds + 1000 (untrained 0.23). The loss "
+        "still falls (negatives spread out), the second half of each forward batch gets no "
+        "gradient but its rows are not tracked separately, and the hand-written NT-Xent "
+        "hands cross_entropy a permutation target like the twin's. Naming it needs the "
+        "target logit of each row read: here it is exactly 1/temperature on every row "
+        "(an anchor scored against an identical copy of itself), which no augmented pair "
+        "reaches",
+    "cross_batch_memory_enqueued_after_the_loss":   # real-bug batch 179
+        "the cross-batch memory of a memory NT-Xent is filled after the loss, so each "
+        "batch's positives (the other view, in the same batch) are never in it: most steps "
+        "(288 of 400) have no positive pair and a loss of exactly 0, the rest pull towards "
+        "stale copies "
+        "from the previous epoch; probe 0.400 against 0.537 for the twin at seed 0, 0.412 "
+        "against 0.512 at seeds + 1000. Watch names the symptom, LOSS_OSCILLATING (the "
+        "loss jumps between 0 and about 6.5), not the cause. Naming it needs the zero-loss "
+        "steps read as 'no gradient at all this step' (every grad exactly 0 while the "
+        "forward ran) and tied to a memory read before it was written, which lives in "
+        "user code the monitor does not see",
+    "byol_trainer_zeroes_gradients_before_the_step":   # real-bug batch 179
+        "the BYOL loop calls optimizer.zero_grad() between loss.backward() and "
+        "optimizer.step(): the fresh gradients are set to None before the step, no "
+        "parameter ever moves; backbone probe 0.227 (the untrained score) against 0.554 for "
+        "the twin at seed 0, 0.251 against 0.579 at seeds + 1000. Watch names the symptom, "
+        "PARAMS_NOT_UPDATING (with LOSS_PLATEAU), whose advice points at the optimizer's "
+        "parameter list. GRADIENTS_DISCARDED compares the .grad held at optimizer.step() "
+        "with what the step's backward delivered, but a .grad of None (zero_grad's default "
+        "set_to_none) leaves no held norm to measure, so the records are skipped. Naming it "
+        "needs a held .grad of None or exactly 0 after a backward that delivered a non-zero "
+        "gradient read as held = 0 x delivered (every parameter, every step)",
+    "nt_xent_gathered_rank_by_rank_against_view_major_mask":   # real-bug batch 179
+        "the gathered embeddings of two data-parallel workers are stacked rank by rank "
+        "while the positive mask expects all first views then all second views: every "
+        "row's positive is another image; probe 0.220 against 0.470 for the twin at seed 0, "
+        "0.235 against 0.456 at seeds + 1000. Watch names the symptom, LOSS_AT_CHANCE (the "
+        "loss stays near log(2N - 1)), not the cause. As for "
+        "simclr_positives_for_interleaved_views, which rows are views of one image is "
+        "known only to the data pipeline: naming it needs each row's target compared with "
+        "the inputs at those rows (two views of one image are near copies)",
+    # real-bug batch 177
+    "vae_decoder_ends_in_relu_on_standardised_data":   # real-bug batch 177
+        "the VAE's decoder ends in a ReLU while its targets are the standardised digits "
+        "(61% of the values below 0): held-out reconstruction MSE 0.608 against 0.366 for "
+        "the twin at seed 0, 0.579 against 0.357 at seeds + 1000. TARGETS_OUTSIDE_OUTPUT_RANGE "
+        "reads the ReLU as the last layer but its margin for a range open on one side is a "
+        "quarter of the targets' own spread, and standardised sparse pixels (std near 0 on "
+        "the digit borders) reach +9 to +36 while their negatives stop at -3: the margin "
+        "(about 3) swallows every negative target. Naming it needs the share of targets "
+        "below the ReLU's 0 (here over half of them, any amount below the bound), or the "
+        "negative side's margin measured from the targets below 0 only",
+    "denoising_autoencoder_fitted_to_noisy_copies":   # real-bug batch 177
+        "the denoising autoencoder is fitted with the noisy images (noise drawn once) as "
+        "input and target: it learns the identity, held-out MSE against the clean digits "
+        "0.251 (the noisy input scores 0.25) against 0.039 for the twin at seed 0, 0.249 "
+        "against 0.043 at seeds + 1000. A plain autoencoder's target is its input too: "
+        "nothing in the graph or the batches says the input was meant to be a corrupted "
+        "copy of the target (the noise is added in the user's code before training); a rule "
+        "would need the clean tensors the noisy ones were made from (a dataset attribute, a "
+        "local named clean/noisy) or to flag a target that equals the input exactly while "
+        "the inputs' pixel histogram is a smooth spread rather than the data's own",
+    "perceptual_loss_network_not_pretrained":   # real-bug batch 177
+        "the perceptual loss is measured in a randomly initialised feature network "
+        "(torchvision's vgg16() without pretrained=True): held-out perceptual distance in "
+        "the pretrained features 0.126 against 0.103 for the twin at seed 0, 0.130 against "
+        "0.104 at seeds + 1000 (the frozen classifier's accuracy on the restored digits "
+        "0.834 / 0.861 against 0.852 / 0.871). PRETRAINED_WEIGHTS_NOT_LOADED reads only the "
+        "watched model's slow param groups and unloaded state dicts; the loss network is "
+        "another module, frozen and outside the optimizer. A rule would need the modules "
+        "called inside the loss with every parameter frozen (requires_grad False) and their "
+        "weights tested against the initialisers as FROZEN_PARAMETERS does: a frozen "
+        "network still at a fresh initialisation is never what a perceptual loss means",
+    "autoencoder_relu_output_leaves_pixels_dead":   # real-bug batch 177
+        "a dense autoencoder (64-16-64) with a ReLU on its output pixels: output units die "
+        "during training and their pixels stay black for every digit, held-out MSE 0.049 "
+        "(28% of the ink-bearing pixels dead) against 0.012 for the LeakyReLU twin at seed "
+        "0, 0.049 (19%) against 0.013 at seeds + 1000. DEAD_RELU sees 44% of the output "
+        "ReLU's units dead, under its 50% (DEAD_FRACTION), and at seeds + 1000 names only the "
+        "hidden layer, as info; many of those dead outputs are border pixels whose target "
+        "is always 0, where a dead unit costs nothing. Naming it needs the dead output units "
+        "matched with their target columns: an output ReLU unit dead on every recorded "
+        "batch while its target column is nonzero in them is a pixel that cannot be learned, "
+        "at any share of the layer",
+    # real-bug batch 178
+    "negative_binomial_scipy_probs_inverts_mean_head":   # real-bug batch 178
+        "the negative-binomial head passes scipy's success probability r / (r + mu) as "
+        "torch's probs, whose mean is r p / (1 - p): the scored distribution has mean "
+        "r^2 / mu, so the head trained and read as the mean falls where the counts rise; "
+        "held-out error of the mean head against the true mean 2.71 against 1.40 for the "
+        "twin at seed 0, 3.03 against 1.52 at seeds + 1000 (the training-mean baseline "
+        "2.49). Nothing is flagged: the likelihood is a valid negative binomial and it "
+        "converges. Naming it needs the NegativeBinomial built in the loss read: the "
+        "distribution's mean (total_count * probs / (1 - probs)) against the tensor passed "
+        "in as the mean (here r^2 / mu: correlation with the model's mean output negative), "
+        "or the mean output's rank correlation with the targets negative while the NLL "
+        "falls",
+    "cox_status_flag_passed_as_censoring_indicator":   # real-bug batch 178
+        "a Cox partial likelihood is handed the censoring column (C = 1 censored) as its "
+        "event status (1 = event): every censored subject is a death at its censoring time "
+        "and every death censored; held-out concordance 0.501 against 0.745 for the twin at "
+        "seed 0, 0.540 against 0.768 at seeds + 1000. watch says LR_TOO_HIGH and DEAD_RELU "
+        "(plus LOSS_PLATEAU at seeds + 1000), not the flag. Naming it needs the loss's 0/1 "
+        "weight column read against the durations it comes with: with right censoring, the "
+        "subjects flagged as events should be the earlier ones (their mean duration below "
+        "the flagged-0 subjects'); flagged events with longer durations than the censored "
+        "(here 0.6 of the subjects flagged) point at a reversed flag (CENSORING_FLAG_REVERSED)",
+    "ordinal_binary_targets_all_cut_at_second_class":   # real-bug batch 178
+        "the per-threshold targets of a 9-output ordinal head are all built as y > "
+        "classes[1] instead of y > classes[i]: every output learns the same question, and "
+        "the decoded grade (the count of outputs above 0.5) is 0 or 9; held-out MAE 3.12 "
+        "against 0.59 for the twin (accuracy 0.19 against 0.77) at seed 0, 3.05 against "
+        "0.57 (0.20 against 0.76) at seeds + 1000. Nothing is flagged: each output's "
+        "binary loss falls. Naming it needs the multi-label target matrix read: columns "
+        "identical to each other on every batch (ORDINAL_THRESHOLD_TARGETS_IDENTICAL), "
+        "where an ordinal encoding's columns are nested and distinct",
     # real-bug batch 174
     "vit_average_pool_over_hidden_width":   # real-bug batch 174
         "the ViT's readout applies AvgPool1d(width) to the (batch, tokens, width) output, "

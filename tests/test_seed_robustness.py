@@ -161,10 +161,11 @@ def test_tanh_units_saturated_by_a_first_blow_up_stay_a_warning():
 
 def test_an_inf_loss_on_an_unrecorded_step_after_a_steady_loss_was_born_in_its_forward():
     # at this draw the batch without a positive comes at step 7, between the records of
-    # steps 4 and 8: the loss went 2.8 -> inf with no climb, named without its operation
+    # steps 4 and 8: the loss went 2.8 -> inf with no climb. Named at that step, with the
+    # division by the positives' count the watched steps saw (real-bug batch 178)
     found = findings("loss_divided_by_zero_positives", False, 3000)
     born = [f for f in found if f.code == "NAN_BORN_IN_FORWARD"]
-    assert born and born[0].step == 7 and born[0].evidence["operation"] is None
+    assert born and born[0].step == 7 and born[0].evidence["operation"] == "x / sum(0/1 tensor)"
 
 
 def test_a_learning_rate_blow_up_is_not_called_a_birth_in_the_forward():

@@ -26,6 +26,14 @@ make it, as ``unguarded_logs.py`` reads a log of a probability. Three more such 
   in the exp's backward. An ``exp`` of a difference (a max subtracted by hand) is taken as
   guarded; ``torch.logsumexp`` is no such chain.
 
+- a division by a bare count: ``loss.sum() / mask.sum()``, ``x / (y == c).sum()``, the sum
+  of a tensor of 0s and 1s (events, positives, kept tokens) with nothing added to or
+  clamped on it. A batch that holds none of them makes it 0, and 0 / 0 is NaN in the
+  forward (a Cox loss over events on a small, heavily censored batch: pycox#124). Read by
+  identity as the spread is: the divisor is the very tensor a ``sum`` of such a tensor
+  returned on this step (its values are checked, on the device and read once, only when
+  a division by it is met). ``mask.sum().clamp(min=1)`` is another tensor.
+
 Cost: on the origin watch's steps only (the first three recorded ones and the closer looks),
 an identity test per risky call and a walk of at most ``CHAIN_LIMIT`` graph nodes per power
 or log; no device work, no host transfer. Kept in ``observed.fragile_operations``:
@@ -39,6 +47,7 @@ CHAIN_LIMIT = 12     # [design] nodes walked below one power or log (as unguarde
 SUM_DEPTH = 3        # [design] nodes between a log's sum and the exps it adds (a product by
                      # the mixture weights, a view): past this the sum is of something else
 SPREADS = frozenset({"std", "var"})
+COUNTS = frozenset({"sum"})   # a sum of 0s and 1s is a count (read for divisions only)
 DIVISIONS = frozenset({"div", "divide", "true_divide", "__truediv__"})
 POWERS = frozenset({"pow", "__pow__", "sqrt"})
 LOGS = frozenset({"log", "log2", "log10"})
@@ -71,6 +80,8 @@ class FragileOperations:
             return
         if name in SPREADS and len(self._spreads) < SPREADS_KEPT:
             self._spreads.append((result, name))
+        elif name in COUNTS and len(self._spreads) < SPREADS_KEPT and len(args) == 1:
+            self._spreads.append((result, ("count", args[0])))    # a bare t.sum() only
         elif name == "sqrt":
             made = self._spread_of(args[0])
             if made == "var" and len(self._spreads) < SPREADS_KEPT:
@@ -105,7 +116,7 @@ class FragileOperations:
     def _spread_of(self, tensor):
         for kept, made in self._spreads:
             if kept is tensor:
-                return made
+                return made if isinstance(made, str) else _count_of(made[1])
         return None
 
     def _keep(self, phase, described, source):
@@ -114,6 +125,20 @@ class FragileOperations:
             where = source() if callable(source) else source
             kept.append((int(self.step if self.step is not None else -1), phase, described,
                          str(where or "")))
+
+
+def _count_of(summed):
+    """"sum(0/1 tensor)" when ``summed`` (what a bare ``sum()`` added up) holds only 0s and
+    1s, a count that is 0 on a batch without any; else None. Booleans are counts by type;
+    other tensors are checked on the device and read once (a division by a sum is rare)."""
+    import torch
+    if not isinstance(summed, torch.Tensor) or summed.requires_grad or summed.numel() < 2:
+        return None
+    if summed.dtype == torch.bool:
+        return "sum(0/1 tensor)"
+    with torch._C.DisableTorchFunction():
+        binary = bool(((summed == 0) | (summed == 1)).all())
+    return "sum(0/1 tensor)" if binary else None
 
 
 def _parent(node, index=0):

@@ -49,7 +49,7 @@ from . import unguarded_logs
 from .class_means import ClassMeans
 from .self_masked_targets import SelfMaskedTargets   # real-bug batch 85
 from .empty_overlaps import EmptyOverlaps
-from .fragile_operations import FragileOperations   # real-bug batch 92
+from .fragile_operations import COUNTS, FragileOperations   # real-bug batches 92, 178
 from .nonfinite_nodes import NODE_OPERATIONS, flags, forward_order, grad_roots, node_kind
 from .nonfinite_nodes import saved_flags, verdict
 
@@ -203,6 +203,8 @@ class NonFiniteOrigins:
         # batch 92: divisions by a bare std (tensors without a gradient too: advantages),
         # fractional powers of probabilities, logs of summed exps
         self.fragile.on_call(name, args, out, lambda: self._call_site()[1])
+        if name not in RISKY:
+            return                 # a sum: kept for the division test only (batch 178)
         if len(self.calls) >= CALLS_PER_STEP or not isinstance(out, torch.Tensor) or \
                 not out.requires_grad or not out.is_floating_point():
             return
@@ -334,7 +336,7 @@ def _origins_class():
                 except Exception:      # a measurement never breaks the user's step
                     self.active = False
             result = func(*args, **kwargs)
-            if self.active and name in RISKY:
+            if self.active and (name in RISKY or name in COUNTS):
                 try:
                     self.on_call(name, args, kwargs, result)
                 except Exception:

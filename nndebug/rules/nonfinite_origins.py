@@ -246,6 +246,11 @@ def _unguarded_log(ctx):
 # why an operation the origin watch read on its steps makes the NaN later, and the first fix,
 # by the start of its description (monitor/fragile_operations.py, real-bug batch 92)
 FRAGILE_WHY = (
+    ("x / sum(", "divides by {what}, a count of the batch's events, positives or kept "
+                 "entries with nothing added to it or clamped on it: a batch that holds none "
+                 "of them makes it exactly 0, and 0 / 0 is NaN",
+     "Divide by count.clamp(min=1) (or count + eps), or skip the term on a batch that has "
+     "nothing to count."),
     ("x / ", "divides by {what} with nothing added to it or clamped on it: when every value "
              "it is taken over is equal - a batch of equal rewards or advantages, a constant "
              "column, a sample with one value - it is exactly 0, and 0 / 0 is NaN",
@@ -296,7 +301,9 @@ def _fragile_operation(ctx):
     blowing up. Forward-born ones (0 / 0; an Inf loss from log(0)) at the first NaN step;
     backward-born ones (a power's or the log's infinite derivative, a finite loss whose
     update made the weights NaN) at the step before it."""
-    notes = getattr(ctx.run.observed, "fragile_operations", None) or []
+    judged = {r.step for r in ctx.all_records if getattr(r, "judged", True)}
+    notes = [note for note in getattr(ctx.run.observed, "fragile_operations", None) or []
+             if note[0] in judged]          # seen on a judged record: not the clock's
     symptom = _first_nonfinite_step(ctx)
     if not notes or symptom is None or ctx.first_nan_step is None or \
             ctx.first_nan_step > symptom or "NAN_IN_INPUTS" in ctx.found:
