@@ -208,7 +208,7 @@ def _rare_optimizer_steps(ctx, observed):
 
 @rule(produces=("GRADIENTS_ACCUMULATING", "GRADIENTS_DISCARDED"),
       explains={"GRADIENTS_ACCUMULATING": {"LOSS_DIVERGING", "LOSS_OSCILLATING", "NAN_LOSS"},
-                "GRADIENTS_DISCARDED": {"LOSS_PLATEAU"}})
+                "GRADIENTS_DISCARDED": {"LOSS_PLATEAU", "PARAMS_NOT_UPDATING"}})
 def gradients_accumulating(ctx):
     # parameters the optimizer does not hold are never zeroed by optimizer.zero_grad(); that
     # is OPTIMIZER_MISSING_PARAMS, not this
@@ -255,7 +255,8 @@ def gradients_accumulating(ctx):
                             "held_over_delivered": float(np.median(held_ratio[row][row_ok])),
                             "excess_over_delivered": float(np.median(excess_ratio[row][row_ok]))}
     if len(flagged) < MIN_RECORDS or len(flagged) < MAJORITY * checked:
-        return _eval_gradients_carried(ctx) or _attack_gradients_kept(ctx) or \
+        return _gradients_cleared(ctx, measured, held_by_optimizer) or \
+            _eval_gradients_carried(ctx) or _attack_gradients_kept(ctx) or \
             velocity_never_decays(ctx)
     if not averaged_over_ranks and np.median(ratios) < DISCARDED_RATIO:
         if observed_list(ctx, "closure_steps"):
@@ -289,6 +290,43 @@ def gradients_accumulating(ctx):
         fix="Call optimizer.zero_grad() (or model.zero_grad()) once per optimizer step, before "
             "loss.backward(). To accumulate over micro-batches on purpose, zero once per "
             "optimizer step and call watch's step() only after optimizer.step().")
+
+
+def _gradients_cleared(ctx, measured, held_by_optimizer):
+    """GRADIENTS_DISCARDED from records whose backward delivered a gradient to parameters the
+    optimizer holds while, at optimizer.step(), every one of their .grad was None: a
+    zero_grad() (set_to_none, the default) between backward() and step(), so the optimizer
+    skips them and nothing moves (real-bug batch 179, a BYOL trainer zeroing before the
+    step; pytorch_warmup#12). The record is taken at watch's step(), after the optimizer's:
+    a loop that zeroes right after optimizer.step() also shows None there, so the weights
+    must not have moved either (an update of exactly 0 on every such parameter). Named on MIN_RECORDS records and a MAJORITY of those that
+    compared any parameter; an L-BFGS closure is left out, as above."""
+    cleared, compared = [], 0
+    updates = {r.step: per_parameter(r, "update_norm", len(held_by_optimizer))
+               for r in ctx.records}
+    for step, held, _, grad in measured:
+        delivered = np.isfinite(grad) & (grad > 0) & held_by_optimizer
+        update = updates.get(step)
+        if not delivered.any() or update is None:
+            continue
+        compared += 1
+        # .grad None when the step is recorded (NaN) is also a zero_grad() after step():
+        # only weights that did not move at all say the optimizer found nothing
+        if not np.isfinite(held[delivered]).any() and not np.any(update[delivered] != 0):
+            cleared.append(step)
+    if len(cleared) < MIN_RECORDS or len(cleared) < MAJORITY * compared or \
+            observed_list(ctx, "closure_steps"):
+        return None
+    return Finding(
+        code="GRADIENTS_DISCARDED", severity="error", step=cleared[0],
+        message=f"At optimizer.step() every parameter's .grad was None on {len(cleared)} of "
+                f"{compared} recorded steps, although that step's backward had delivered "
+                "gradients to them: the gradients were cleared between backward() and "
+                "step() (a zero_grad() in between), so the optimizer skipped every parameter "
+                "and the model never moves.",
+        evidence={"steps_cleared": cleared[:20], "steps_compared": compared},
+        fix="Call optimizer.zero_grad() before loss.backward() (or right after "
+            "optimizer.step()), never between backward() and step().")
 
 
 ATTACK_KEPT_EXCESS = 0.05   # [design] median |.grad - delivered| / |delivered| under which
