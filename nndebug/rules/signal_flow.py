@@ -259,14 +259,18 @@ def collapsed_activations(ctx):
         if n == 0:
             continue
         if across_batch >= max(1, MAJORITY * n):
-            found = (layer.name, "batch", step)
+            found = (layer.name, "batch", step, across_batch)
             break
         if across_units >= max(1, MAJORITY * n):
-            found = (layer.name, "units", step)
+            found = (layer.name, "units", step, across_units)
             break
     if found is None:
         return None
-    name, kind, step = found
+    name, kind, step, seen = found
+    if seen < MIN_RECORDS and not learning_poor(ctx):
+        return None     # one look (a short run has one heavy record, at step 0) at a layer
+                        # fed near-constant features by a tiny init (Instant-NGP's grids at
+                        # +-1e-4, real-bug batch 184), in a run that then learned: transient
     if kind == "units":
         message = (f"All units of {name} output the same value (no spread across units): "
                    "they compute identical functions, usually because the weights were "
