@@ -8,8 +8,8 @@ Reported: "The computation of weighted CrossEntropyLoss is not reasonable" -
 https://github.com/pytorch/pytorch/issues/50528 (the weighted mean's denominator is the
 batch's own weight sum, so ``reduction='mean'`` and ``'none'`` then ``.mean()`` disagree,
 "and most importantly, if batch_size=1, the weight argument does not work"; the
-maintainers kept the documented normalisation; the workaround is ``reduction='none'`` (or
-``'sum'``) and averaging over the batch size yourself). Here: the long-tailed digits
+weighted mean is still the one PyTorch documents; the workaround is ``reduction='none'``
+(or ``'sum'``) and averaging over the batch size yourself). Here: the long-tailed digits
 (benchmarks/real_bugs/_imb186.py: digits 0-4 with about 125 training rows each, 5-9 with
 4), an MLP, plain SGD (rate 0.01), one sample per step, w = inverse class frequency. Fix:
 ``reduction='none'`` and the mean over the batch (for one sample, ``w[y] * loss``).

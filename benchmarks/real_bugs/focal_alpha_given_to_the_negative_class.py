@@ -10,8 +10,8 @@ Reported: "alpha value is not consistent with paper?" -
 https://github.com/clcarwin/focal_loss_pytorch/issues/10 (the code builds
 ``torch.Tensor([alpha, 1 - alpha])`` and gathers it by the target, so a positive is weighted
 by ``1 - alpha`` where the paper has ``-alpha (1 - p)^gamma log p`` for y = 1: "the alpha
-should be set in an opposite way"; the fix is the table ``[1 - alpha, alpha]``, or passing
-the per-class list explicitly). Here: one digit (8) against the nine others, 12 positive
+should be set in an opposite way?" - the issue is open; following the paper means the
+table ``[1 - alpha, alpha]``, or passing the per-class list explicitly). Here: one digit (8) against the nine others, 12 positive
 rows among 1,152 (benchmarks/real_bugs/_imb186.py), a two-logit MLP, Adam, the report's
 loss with gamma 2 and alpha 0.99. Fix: the table ``[1 - alpha, alpha]``.
 
