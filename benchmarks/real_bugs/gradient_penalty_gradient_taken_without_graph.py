@@ -9,8 +9,8 @@ Reported: "WGAN-GP gradient penalty not backpropagating into discriminator weigh
 (createGraph=false in nested tape)" - https://github.com/ooples/AiDotNet/issues/1844 (every
 GAN's ComputeGradientPenalty "computes the penalty VALUE but does not backpropagate the
 penalty gradient into the discriminator's weights. The critic trains against the
-Wasserstein term alone": the inner tape's gradient was taken with createGraph false;
-fixed by taking it with the graph kept). Here the same in PyTorch (``torch.autograd.grad``
+Wasserstein term alone": the inner tape's gradient was taken with createGraph false,
+the issue's root cause; closed). Here the same in PyTorch (``torch.autograd.grad``
 without ``create_graph=True``), a WGAN-GP on the 8x8 digits: MLP generator and critic,
 penalty 10, five critic steps per generator step. Fix: ``create_graph=True``.
 
