@@ -116,6 +116,10 @@ class LossCall:
     # used as an index gathers one or two rows, real-bug batch 160)
     distinct_rows: "int | None" = None
     model_distinct_rows: "int | None" = None
+    # the first rows of a 2-D float target that hold exactly two values, 0 and one other:
+    # that other value (labels multiplied by a pixel scale arrive as 0 and 1/256, real-bug
+    # batch 185); None when not read or not two such levels
+    label_level: "float | None" = None
 
 
 @dataclass

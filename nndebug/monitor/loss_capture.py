@@ -256,11 +256,22 @@ def label_rows(rows, target):
     if rows is None or not rows.size:
         return {}
     rows = rows.reshape(-1, target.shape[1])
-    if not np.all((np.abs(rows) < LABEL_EXACT) | (np.abs(rows - 1) < LABEL_EXACT)):
-        return {"label_rows": 0}          # read, and not labels
+    zero = np.abs(rows) < LABEL_EXACT
+    if not np.all(zero | (np.abs(rows - 1) < LABEL_EXACT)):
+        return {"label_rows": 0, "label_level": _other_level(rows[~zero])}   # not labels
     ones = np.rint(rows).sum(axis=1)
     return {"label_rows": int(len(rows)), "one_hot_rows": int(np.sum(ones == 1)),
             "multi_hot_rows": int(np.sum(ones >= 2)), "max_labels_in_row": int(ones.max())}
+
+
+def _other_level(nonzero):
+    """The one value every non-zero entry of a 0/x target holds (up to float32 rounding), or
+    None: labels scaled by a constant keep two levels, probabilities and scores many."""
+    if not nonzero.size:
+        return None
+    level = float(nonzero.flat[0])
+    return level if np.all(np.abs(nonzero - level) <= LABEL_EXACT * max(1.0, abs(level))) \
+        else None
 
 
 def label_shares(rows, target):
