@@ -57,15 +57,22 @@ def optimizer_missing_params(ctx):
     everything = len(missing) == len(run.params)
     received = [i for i in missing if any(r.grad_received is not None and len(r.grad_received) > i
                                           and r.grad_received[i] for r in ctx.records)]
+    # (real-bug batch 188) a pretrained part kept in eval mode and left out of the optimizer
+    # is frozen on purpose (linear probing with requires_grad left on): said as info
+    parked = not everything and all(_in_eval_part(name, _eval_parts(ctx))
+                                    for name in missing_names)
     if everything:
         message = ("The optimizer holds none of the model's trainable parameters: "
                    "optimizer.step() changes nothing in this model (was the optimizer built "
                    "for another copy of the model, or before the model was rebuilt?).")
     else:
         message = (f"{len(missing)} trainable parameter tensor(s) are not in the optimizer "
-                   f"({short_list(missing_names)}): they get gradients but are never updated.")
+                   f"({short_list(missing_names)}): they get gradients but are never updated"
+                   + (", and their part is kept in eval mode: frozen on purpose? "
+                      "(requires_grad_(False) saves their backward)." if parked else "."))
     return Finding(
-        code="OPTIMIZER_MISSING_PARAMS", severity="error" if everything else "warning",
+        code="OPTIMIZER_MISSING_PARAMS",
+        severity="error" if everything else "info" if parked else "warning",
         where=", ".join(modules(missing_names)) if not everything else "", step=0,
         message=message,
         evidence={"missing": missing_names, "missing_count": len(missing),
@@ -74,6 +81,18 @@ def optimizer_missing_params(ctx):
         fix="Build the optimizer from the model you train, after the model is final: "
             "optimizer = Optim(model.parameters(), ...); to freeze a part on purpose set its "
             "requires_grad=False.")
+
+
+def _eval_parts(ctx):
+    """The modules holding a dropout/batch-norm layer that was in eval mode while backward
+    ran (``StepRecord.eval_layers``): a part put in eval mode, as a frozen backbone is. The
+    model itself (a top-level layer) is no part: that is TRAINING_IN_EVAL_MODE's."""
+    layers = {layer for r in ctx.records if r.backward for layer in (r.eval_layers or ())}
+    return {layer.rpartition(".")[0] for layer in layers} - {""}
+
+
+def _in_eval_part(name, parts):
+    return any(name.startswith(part + ".") for part in parts)
 
 
 def _moved(ctx, i):
@@ -407,13 +426,16 @@ def in_frozen_part(ctx, layer):
     """Whether the dropout/batch-norm ``layer`` sits in a part that does not train: its own
     parameters are all frozen, or, having none, its parent's are. A frozen backbone put in
     eval mode to fine-tune a head on it, and a frozen batch norm, are meant to be in eval
-    mode. Read from the parameter names: ``run.params`` (trainable when watch started) and
-    ``run.observed.frozen`` (frozen then)."""
+    mode. Read from the parameter names: ``run.params`` (trainable when watch started, and
+    held by the watched optimizer) and ``run.observed.frozen`` (frozen then)."""
     frozen = {t.name for t in observed_list(ctx, "frozen")}
-    trains = {p.name for p in ctx.run.params if p.trainable}
+    # a parameter the watched optimizer does not hold does not train either (a backbone left
+    # out of the optimizer with requires_grad on, kept in eval mode: real-bug batch 188)
+    trains = {p.name for p in ctx.run.params if p.trainable and p.in_optimizer is not False}
+    known = frozen | {p.name for p in ctx.run.params}
 
     def owned_by(prefix):
-        return [n for n in frozen | trains if not prefix or n.startswith(prefix + ".")]
+        return [n for n in known if not prefix or n.startswith(prefix + ".")]
     own = [n for n in owned_by(layer) if n.rpartition(".")[0] == layer]
     deciding = own or owned_by(layer.rpartition(".")[0])
     return bool(deciding) and not any(n in trains for n in deciding)
