@@ -3608,15 +3608,6 @@ KNOWN_FALSE_ALARMS = {
         "chance after each swap as LOSS_DIVERGING. The twin learns (0.78). Needs a "
         "submodule swapped between steps told from one built inside forward, and the run "
         "cut into segments at each swap"),
-    # real-bug batch 183: federated averaging simulated in one process
-    "fedavg_unweighted_mean_over_unequal_clients": (
-        {"LOSS_OSCILLATING"},
-        "the healthy twin averages five clients weighted by their sizes (one holds about "
-        "1,160 digits, four 60 each) and trains them one after the other in one watch: the "
-        "loss jumps from about 0.1 back to about 1.2 at every switch to another client's "
-        "data and takes several steps to come down, read as spikes (23 in 750 steps). The "
-        "twin learns (0.88). Needs the loads of the global state between clients read as "
-        "restarts of the curve (the first jump comes before the first recorded write)"),
     "active_learner_refit_rebuilds_network_on_new_queries_only": (
         {"LOSS_OSCILLATING"},
         "the healthy incremental learner (the network kept between fits) trains on the "
