@@ -2,9 +2,10 @@
 each step the frame is shifted by one row and the new row is filled with the predicted
 TARGET in every column, covariate included (``np.insert(frame, ..., prediction, axis=0)``
 with a scalar prediction broadcast across the features). The model was trained on the real
-covariate and leans on it (the target is two cycles plus the covariate of the step before); from the second
-step on it reads a covariate column that is really its own target forecast, and the forecast
-drifts. Training itself is healthy, and the frame keeps its shape, so nothing errors.
+covariate and leans on it (the target is two cycles plus the covariate of the step
+before); from the second step on it reads a covariate column that is really its own target
+forecast, and the forecast drifts. Training itself is healthy, and the frame keeps its
+shape, so nothing errors.
 
 Reported: "Rolling column 1 predicted data into other columns for next step" -
 https://github.com/jaungiers/LSTM-Neural-Network-for-Time-Series-Prediction/issues/36 (the
@@ -13,9 +14,9 @@ the newest row, so the predicted price is copied into every feature column - vol
 rest; the commenters agreed: either forecast the other features too, or roll the true known
 features in with the predicted target). Here a synthetic target (two cycles, noise, plus
 1.5 times an AR(1) covariate one step late) and the covariate as a second input channel, a
-scaler fitted on the first 1000 steps, an MLP on 24 lags of both channels trained with Adam for 800 steps,
-and a 12-step rolling forecast from each of 52 held-out origins. Fix: the new row holds the
-predicted target and the known covariate.
+scaler fitted on the first 1000 steps, an MLP on 24 lags of both channels trained with Adam
+for 800 steps, and a 12-step rolling forecast from each of 52 held-out origins. Fix: the new
+row holds the predicted target and the known covariate.
 
 Measured (held-out 12-step rolling forecast RMSE, standardised units; the target's std is
 about 1): seed 0: 1.18 with the bug against 0.11 for the fixed twin; seeds shifted by 1000:
