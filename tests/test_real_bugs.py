@@ -15,6 +15,122 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 191
+    "offline_value_timeouts_treated_as_terminal":   # real-bug batch 191
+        "offline TD(0) value learning whose done flag merges the dataset's timeouts with its "
+        "terminals: one target in eight (episodes cut after 8 steps) is the reward alone, so "
+        "every value is pulled far below what the never-ending task pays: held-out value RMSE "
+        "5.6 against 0.75 fixed at seed 0, 4.1 against 0.91 at seeds + 1000. The TD target is "
+        "built under no_grad and enters the MSE as a constant; the regression converges onto "
+        "it as well as the twin does (same loss floor, gradients, updates), and nothing "
+        "recorded says which rows were time-outs. Naming it needs the done mask used in the "
+        "target read against the dataset's timeout column (a bootstrap mask that is zero on "
+        "rows the data marks as truncated), e.g. an RL hook given the batch's terminal and "
+        "timeout flags",
+    "offline_value_bootstraps_from_next_episode_reset":   # real-bug batch 191
+        "the time-limit rows of the offline dataset store the next episode's reset "
+        "observation as their next state (an auto-resetting logger), so their TD targets "
+        "bootstrap from a state the episode never reached: held-out value RMSE 8.5 against "
+        "0.75 fixed at seed 0, 11.0 against 0.91 at seeds + 1000. The loss floor is only "
+        "slightly higher (the wrong targets are consistent), gradients and updates are a "
+        "healthy run's, and the next states are inputs of the target network under no_grad "
+        "that watch never sees. Naming it needs the transition's next state checked for "
+        "continuity with its state (next_state far from the state's dynamics only on "
+        "timeout rows, or equal to a later row's first state of an episode)",
+    "behaviour_cloning_state_normalisation_skipped_at_inference":   # real-bug batch 191
+        "a behaviour-cloning policy trained on standardised states is evaluated on raw ones "
+        "(the inference path returns before normalising): held-out action MSE 76 against "
+        "0.0037 fixed at seed 0, 71 against 0.0040 at seeds + 1000. Training is identical in "
+        "both runs - the bug lives entirely after the watched loop - so no rule reading "
+        "training can see it. Naming it needs the inputs of forward calls outside training "
+        "(eval-time forward hooks) compared with the training inputs' statistics: here "
+        "held-out features tens of standard deviations from what the first layer saw",
+    "model_rollouts_not_terminated_at_terminal_states":   # real-bug batch 191
+        "imagined rollouts in a fitted dynamics model go on past the task's termination "
+        "region with the alive reward and no done flag, and the value network trained on "
+        "95% imagined transitions rates states near the edge as safe: held-out value RMSE "
+        "3.6 against 0.39 fixed (2.8 too high on average) at seed 0, 3.6 against 0.36 at "
+        "seeds + 1000. LOSS_OSCILLATING is said (the TD loss's sawtooth at each target-net "
+        "sync, which the twin shows too), not the cause: the made-up transitions are "
+        "constant targets the regression fits well. Naming it needs the imagined "
+        "transitions' states compared with the real data's terminal states (imagined "
+        "states where the logged data always ends, never marked done)",
+    # real-bug batch 190
+    "recursive_forecast_prepends_prediction_to_window":   # real-bug batch 190
+        "The recursive multi-step forecast prepends each prediction to the history list and "
+        "reads its first 24 values, so from the second step the model gets its newest "
+        "prediction first and stale real values after it: held-out 12-step recursive RMSE "
+        "1.39 against 0.15 fixed at seed 0, 1.40 against 0.14 at seeds + 1000. The bug is in "
+        "the forecast loop after training: the watched training (loss, gradients, one-step "
+        "fit) is identical to the twin's and nothing watch reads differs. Naming it needs a "
+        "hook on the model's inference calls that compares each recursive input window with "
+        "the previous one (a window advanced correctly is the last one shifted by one, with "
+        "the previous output at the end).",
+    "recursive_forecast_drops_latest_observation":   # real-bug batch 190
+        "The recursion starts from a window that ends one step before the forecast origin, so "
+        "every forecast is one step late: held-out 12-step recursive RMSE 0.47 against 0.15 "
+        "fixed at seed 0, 0.50 against 0.14 at seeds + 1000. Training is untouched (the bug "
+        "is in the forecast code after the watched loop), so no rule has anything to read. "
+        "Naming it needs the forecast's origin and the data it was cut from: a check that a "
+        "recursive forecast's first input window ends at the last observed step.",
+    "rolling_forecast_copies_prediction_into_covariate":   # real-bug batch 190
+        "The rolling forecast writes the scalar target prediction into every column of the new "
+        "input row, overwriting the known covariate the model leans on: held-out 12-step "
+        "rolling RMSE 1.18 against 0.11 fixed at seed 0, 1.24 against 0.10 at seeds + 1000. "
+        "Training is healthy and identical to the twin's; the bug is only in the inference "
+        "loop. Naming it needs watch to see inference inputs: a rule that notices, during a "
+        "recursive forecast, input rows whose feature columns all hold the same value the "
+        "model just produced (columns that were distinct in every training row).",
+    "minmax_scaled_trend_below_training_range":   # real-bug batch 190
+        "A trending series' levels are min-max scaled on the training span and forecast by a "
+        "net with a ReLU output; the held-out span lies below the training minimum, scales "
+        "negative, and every forecast is clipped at 0 (the training minimum): held-out "
+        "one-step RMSE 1.39 against 0.13 for differencing at seed 0, 1.06 against 0.13 at "
+        "seeds + 1000. On the training span all targets are in [0, 1] and the fit is good; "
+        "watch sees training batches only, so the shift is invisible. Naming it needs the "
+        "held-out (or inference) inputs: their share outside the training inputs' range, "
+        "with a bounded output layer whose range excludes the held-out targets.",
+    "recursive_forecast_window_rolled_the_wrong_way":   # real-bug batch 190
+        "The recursive forecast advances its window with np.roll(+1) before writing the "
+        "prediction to the last slot, so the newest value wraps to the front and the second "
+        "newest is lost at each step: held-out 12-step recursive RMSE 1.41 against 0.15 fixed "
+        "at seed 0, 1.41 against 0.14 at seeds + 1000. Training is identical to the twin's; "
+        "the bug is only in the forecast loop after it. Naming it needs a hook on inference "
+        "calls comparing consecutive recursive windows (each should be the last shifted by "
+        "one, the previous output appended).",
+    # real-bug batch 189
+    "clip_accuracy_argmax_without_dim_keeps_first_checkpoint":   # real-bug batch 189
+        "The validation matching accuracy of a two-encoder contrastive model takes "
+        "torch.argmax over the whole (batch x batch) logit matrix (no dim), so it is ~0 "
+        "whatever the model does and the best-checkpoint logic keeps the first epoch's "
+        "weights: test matching accuracy of the restored model 0.03 against 0.21 fixed at "
+        "seed 0, 0.03 against 0.20 at seeds + 1000. Training itself is healthy (its loss "
+        "falls) and the bug lives in code watch never sees (a metric on no_grad outputs, and "
+        "a load_state_dict after the loop): both runs are silent. Naming it needs the "
+        "evaluation side: a metric reported to the monitor that stays flat at chance while "
+        "the training loss falls, or a load_state_dict at the end that restores weights "
+        "from far earlier than the best training/validation loss seen",
+    "validation_accuracy_counters_never_reset_pick_best":   # real-bug batch 189
+        "The validation accuracy counters (correct, seen) are zeroed once before the loop, "
+        "so each epoch's 'accuracy' is the running average over all passes; it keeps rising "
+        "after the real accuracy peaks (40% noisy labels, the model then memorises) and the "
+        "best checkpoint kept by it is a late, overfitted one: test accuracy of the restored "
+        "model 0.88 against 0.91 fixed at seed 0, 0.84 against 0.88 at seeds + 1000. "
+        "Training is identical in both runs (same steps, same weights), only the choice of "
+        "the checkpoint to restore differs, in plain Python after no_grad forwards: both "
+        "silent. A rule would need the validation metric series (e.g. mon.record_metric per "
+        "epoch) and see it move like a cumulative mean (each value between the previous one "
+        "and the new pass's, its changes shrinking as 1/epoch)",
+    "early_stopping_count_never_reset_on_improvement":   # real-bug batch 189
+        "Early stopping counts every epoch without a new best validation loss and never "
+        "resets the count on an improvement, so 12 scattered noisy epochs stop a run that "
+        "is still improving: stopped at step 340 against 830, test accuracy 0.84 against "
+        "0.89 fixed at seed 0; at seeds + 1000 step 390 against 810, 0.87 against 0.89. "
+        "Every step that runs is healthy training; the only difference is that the loop "
+        "ends early, which watch sees as a shorter run with a training loss still falling "
+        "(no rule reads a run's end). A rule would need the validation losses and the "
+        "reason of the stop: a run that ended while its validation loss set a new best "
+        "within the last patience-many evaluations",
     # real-bug batch 187
     "discriminator_zero_grad_never_called":   # real-bug batch 187
         "The discriminator's optimizer never zeroes its gradients, so every discriminator "
@@ -3608,6 +3724,15 @@ KNOWN_FALSE_ALARMS = {
         "chance after each swap as LOSS_DIVERGING. The twin learns (0.78). Needs a "
         "submodule swapped between steps told from one built inside forward, and the run "
         "cut into segments at each swap"),
+    # real-bug batch 191: offline model-based value learning
+    "model_rollouts_not_terminated_at_terminal_states": (
+        {"LOSS_DIVERGING", "LOSS_OSCILLATING"},
+        "the healthy twin regresses values onto bootstrapped targets with a hand-written MSE "
+        "while the values grow from 0 towards about 8: the loss rises from 0.09 to 0.43 and "
+        "settles at 0.22, and jumps at each sync of the target copy. The twin learns (value "
+        "RMSE 0.39 at seed 0, 0.36 at seeds + 1000). The moving-target test reads regression "
+        "loss calls only (a loss module or F.mse_loss); it needs the hand-written error's "
+        "targets (monitor/handwritten_errors.py) read for their growth too"),
     "active_learner_refit_rebuilds_network_on_new_queries_only": (
         {"LOSS_OSCILLATING"},
         "the healthy incremental learner (the network kept between fits) trains on the "
