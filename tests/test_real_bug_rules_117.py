@@ -70,7 +70,10 @@ def test_restores_are_read_with_their_period():
     period, steps = saved_state_restores(ctx)
     assert period == 8 and all(step % 8 == 7 for step in steps)   # each client's last step
     mask = after_restores(ctx, np.arange(64))
-    assert list(np.flatnonzero(mask)) == list(range(steps[0] + 1, 64, 8))   # right after
+    # right after each write, from the run's first period boundary on (the monitor keeps the
+    # largest writes only, so the first kept one may come after earlier restores; real-bug
+    # batch 183); a fifth of a period of 8 is one step
+    assert list(np.flatnonzero(mask)) == list(range(steps[0] % 8 + 1, 64, 8))
 
 
 def test_an_ema_copied_in_is_no_restore_and_still_named():

@@ -257,8 +257,9 @@ def label_rows(rows, target):
         return {}
     rows = rows.reshape(-1, target.shape[1])
     zero = np.abs(rows) < LABEL_EXACT
-    if not np.all(zero | (np.abs(rows - 1) < LABEL_EXACT)):
-        return {"label_rows": 0, "label_level": _other_level(rows[~zero])}   # not labels
+    if not np.all(zero | (np.abs(rows - 1) < LABEL_EXACT)):          # not labels; 0 and one
+        level = _other_level(rows[~zero]) if zero.any() else None     # other level: scaled
+        return {"label_rows": 0} if level is None else {"label_rows": 0, "label_level": level}
     ones = np.rint(rows).sum(axis=1)
     return {"label_rows": int(len(rows)), "one_hot_rows": int(np.sum(ones == 1)),
             "multi_hot_rows": int(np.sum(ones >= 2)), "max_labels_in_row": int(ones.max())}
