@@ -170,6 +170,12 @@ def _weights_survived(ctx, symptom):
             all(math.isfinite(st.get("mean", 0.0)) for st in r.activations.values())}
 
 
+def _judged_steps(ctx):
+    """The steps of the judged records (``record.judged``): births and fragile notes count
+    only there, so that a verdict never depends on which extra records the clock allowed."""
+    return {r.step for r in ctx.all_records if getattr(r, "judged", True)}
+
+
 def _where(module, source):
     return module or ("model" if source == MODEL_FORWARD else "loss")
 
@@ -193,7 +199,7 @@ def _recorded_birth(ctx):
     births = getattr(ctx.run.observed, "nonfinite_births", None) or []
     if symptom is None or not births:
         return None
-    judged = {r.step for r in ctx.all_records if getattr(r, "judged", True)}
+    judged = _judged_steps(ctx)
     survived = _weights_survived(ctx, symptom)
     births = [b for b in births if b[0] in judged and (b[0] <= symptom or b[0] in survived)]
     if not births:
@@ -301,7 +307,7 @@ def _fragile_operation(ctx):
     blowing up. Forward-born ones (0 / 0; an Inf loss from log(0)) at the first NaN step;
     backward-born ones (a power's or the log's infinite derivative, a finite loss whose
     update made the weights NaN) at the step before it."""
-    judged = {r.step for r in ctx.all_records if getattr(r, "judged", True)}
+    judged = _judged_steps(ctx)
     notes = [note for note in getattr(ctx.run.observed, "fragile_operations", None) or []
              if note[0] in judged]          # seen on a judged record: not the clock's
     symptom = _first_nonfinite_step(ctx)

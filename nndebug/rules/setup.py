@@ -59,8 +59,8 @@ def optimizer_missing_params(ctx):
                                           and r.grad_received[i] for r in ctx.records)]
     # (real-bug batch 188) a pretrained part kept in eval mode and left out of the optimizer
     # is frozen on purpose (linear probing with requires_grad left on): said as info
-    parked = not everything and all(_in_eval_part(name, _eval_parts(ctx))
-                                    for name in missing_names)
+    parts = _eval_parts(ctx) if not everything else set()
+    parked = bool(parts) and all(_in_eval_part(name, parts) for name in missing_names)
     if everything:
         message = ("The optimizer holds none of the model's trainable parameters: "
                    "optimizer.step() changes nothing in this model (was the optimizer built "
@@ -318,8 +318,9 @@ def _gradients_cleared(ctx, measured, held_by_optimizer):
     skips them and nothing moves (real-bug batch 179, a BYOL trainer zeroing before the
     step; pytorch_warmup#12). The record is taken at watch's step(), after the optimizer's:
     a loop that zeroes right after optimizer.step() also shows None there, so the weights
-    must not have moved either (an update of exactly 0 on every such parameter). Named on MIN_RECORDS records and a MAJORITY of those that
-    compared any parameter; an L-BFGS closure is left out, as above."""
+    must not have moved either (an update of exactly 0 on every such parameter). Named on
+    MIN_RECORDS records and a MAJORITY of those that compared any parameter; an L-BFGS
+    closure is left out, as above."""
     cleared, compared = [], 0
     updates = {r.step: per_parameter(r, "update_norm", len(held_by_optimizer))
                for r in ctx.records}
