@@ -15,6 +15,7 @@ import numpy as np
 
 from .context import (CLASS_INDEX_LOSSES, MIN_STEPS_FOR_TREND, curve_median, median,
                       observed_list)
+from .moving_targets import targets_moved_up   # real-bug batch 191
 
 NOISE_SIGMAS = 4.0            # [measured] a window difference must exceed 4 standard errors
                               # of the window median to count as a change (noise-aware)
@@ -318,8 +319,14 @@ def _oscillation(ctx):
     # best
     fell_below_zero = ctx.summary["start"] - ctx.summary["best"] \
         if ctx.summary["best"] < 0 else 0.0
+    # (real-bug batch 191) a regression onto targets the run computes itself (TD values that
+    # grow as they propagate, ``targets_moved_up``) has a loss whose scale grows with them:
+    # its start (0.09) is a fifth of where the healthy run's loss peaked (0.43), and the
+    # step-to-step noise of the grown problem read as 53% swings. Its scale is the highest
+    # level its window medians reached
+    grown = max(ctx.summary["medians"]) if targets_moved_up(ctx) else 0.0
     level = max(abs(ctx.summary["start"]), math.log(ctx.classes) if ctx.classes else 0,
-                above_floor, fell_below_zero, 1e-12)
+                above_floor, fell_below_zero, grown, 1e-12)
     # 1. swings: the spread around the running level after the first third of the run,
     #    relative to the starting loss, against what minibatch noise gives at this batch size
     late = resid[n // 3:]
