@@ -1743,26 +1743,6 @@ KNOWN_MISSES = {
         "dataset size (trainer.num_training_batches against len(train_dataloader)): a "
         "quarter of the data cycled is TRAINING_SUBSET_REPEATED",
     # real-bug batch 141
-    "bnn_kl_divided_by_batch_count_with_mean_likelihood":   # real-bug batch 141
-        "the ELBO's KL is divided by the number of batches (10) next to a batch-MEAN cross-"
-        "entropy, so per example it weighs 50x (the batch size) its share: every weight's "
-        "posterior is pulled back to the N(0, 1) prior and held-out accuracy is 0.07 against "
-        "0.93 for the twin (0.09 against 0.93 at seeds + 1000). The loss falls steadily (6,185 "
-        "to about 255) because the KL term, 99.9% of it, shrinks, while the cross-entropy "
-        "never leaves chance (2.31) and ends at 16 (weights drawn from a prior-wide posterior); "
-        "no rule splits a loss into its data term and a parameter-only penalty. Naming it "
-        "needs the loss's top-level addends (run.observed.loss_terms has them) read for one "
-        "that depends on the parameters alone, carries nearly all of the loss, and falls while "
-        "the data term (the cross-entropy call) stays at or above chance: ELBO_KL_OVERWEIGHTED",
-    "bnn_kl_added_unweighted_to_mean_likelihood":   # real-bug batch 141
-        "NLL + KL with no beta: the KL over all 17,610 weights and biases (61,800 at the start) is added "
-        "whole to a batch-mean cross-entropy, 500x its per-example weight; the posteriors "
-        "collapse onto the prior and held-out accuracy is 0.08 against 0.93 for the twin (0.06 "
-        "against 0.93 at seeds + 1000). The loss falls from 61,835 to about 2,230 (the KL "
-        "shrinking) while the cross-entropy stays at chance and ends at 74; the same blind spot "
-        "as bnn_kl_divided_by_batch_count_with_mean_likelihood: a rule would need the loss's "
-        "addends (run.observed.loss_terms), one of them parameter-only and nearly all of the "
-        "loss while the data term never falls below chance (ELBO_KL_OVERWEIGHTED)",
     "bbb_log_posterior_sums_second_layer_twice":   # real-bug batch 141
         "the Monte Carlo KL's log q(w) sums l1 + l2 + l2, so the output layer's entropy is "
         "missing and its posterior spread stays at its initial 0.017 (0.28 in the twin): "

@@ -186,6 +186,7 @@ from . import row_standardised_inputs  # noqa: F401  (real-bug batch 46: axis=1 
 from . import sample_normalisation  # noqa: F401  (real-bug batch 172: per-utterance CMVN)
 from . import scaled_labels  # noqa: F401  (real-bug batch 185: 0/1 labels scaled to 0/(1/256))
 from . import cancelled_class_weights  # noqa: F401  (real-bug batch 186: weights at batch size 1)
+from . import variational_terms  # noqa: F401  (real-bug batches 141, 193: a KL outweighing the NLL)
 from . import duplicated_inputs  # noqa: F401  (real-bug batch 59: copied feature lines)
 from . import scaler_range  # noqa: F401  (real-bug batch 59: a scaler fitted before the split)
 from . import teacher_forced_validation  # noqa: F401  (real-bug batch 59: teacher-forced validation)
