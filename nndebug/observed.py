@@ -163,6 +163,9 @@ class FrozenTensor:
                                      # sits in front of trained ones (a stem, a backbone)
     unfrozen: "bool | None" = None   # requires_grad set back to True during the run
     in_optimizer: "bool | None" = None   # whether the optimizer held it when last looked at
+    input_spread: "float | None" = None  # the same spread over its columns (one per input
+                                         # position of a row; None: not taken)
+    input_columns: int = 0        # columns that spread was taken over
 
 
 @dataclass

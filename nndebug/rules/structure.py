@@ -131,7 +131,7 @@ def looks_freshly_initialised(tensor):
     normal = abs(tensor.kurtosis - NORMAL_KURTOSIS) <= FRESH_SIGMAS * math.sqrt(24) / root_n
     spread = FRESH_SIGMAS * 0.71 / root_n      # the standard error of a sample std, relative
     for shape, matches in (("uniform", uniform), ("normal", normal)):
-        if not matches or not _units_alike(tensor, shape):
+        if not matches or not _units_alike(tensor, shape) or not _inputs_alike(tensor, shape):
             continue
         for name, std in initialiser_stds(tensor.fan_in, tensor.fan_out, shape).items():
             if abs(tensor.std - std) <= spread * std:
@@ -157,6 +157,29 @@ def _units_alike(tensor, shape):
     kurtosis = UNIFORM_KURTOSIS if shape == "uniform" else NORMAL_KURTOSIS
     expected = math.sqrt((kurtosis - 1) / max(1, math.prod(tensor.shape[1:])))
     margin = FRESH_SIGMAS / math.sqrt(2 * rows)
+    return expected * (1 - margin) <= value <= expected * (1 + margin)
+
+
+def _inputs_alike(tensor, shape):
+    """``_units_alike`` over the tensor's columns (one per input position of a row): fresh
+    draws give every input the same squared norm, sqrt((kurtosis - 1) / rows) relative
+    spread; training moves the weights of inputs that carry signal and not those of inputs
+    that never do (real-bug batch 195: a first layer pretrained for 300 steps on the digits,
+    frozen for test-time adaptation, kept a fresh xavier-normal draw's std, kurtosis and row
+    spread, and its columns spread 0.33 where a draw has 0.18). Runs saved before it was
+    taken have no column spread."""
+    value, columns = getattr(tensor, "input_spread", None), getattr(tensor, "input_columns", 0)
+    if value is None or columns < 2 or not math.isfinite(value) or not tensor.shape:
+        return True
+    kurtosis = UNIFORM_KURTOSIS if shape == "uniform" else NORMAL_KURTOSIS
+    rows = max(1, tensor.shape[0])
+    expected = math.sqrt((kurtosis - 1) / rows)
+    # the standard error of a sample spread, relative, is sqrt((kurtosis of the squares - 1)
+    # / (4 n)); a column's squared norm over few rows is a chi-square of ``rows`` degrees,
+    # kurtosis 3 + 12 / rows: short columns (an output layer of 2-5 classes) spread twice
+    # as widely as 1 / sqrt(2 n) says (simulated: up to 3% of fresh normal draws of 2-10 rows
+    # fell outside that margin, none above 0.5% with this one)
+    margin = FRESH_SIGMAS * math.sqrt((0.5 + 3 / rows) / columns)
     return expected * (1 - margin) <= value <= expected * (1 + margin)
 
 
