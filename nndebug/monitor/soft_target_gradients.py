@@ -19,7 +19,9 @@ takes a gradient too, and the loss trains whatever computed the target:
 An entropy term ``-(p * log p)`` has the same node, with both sides computed from ONE
 forward's scores: a product whose two sides meet within a few nodes is left out. A
 symmetric KL between two dropout draws (R-Drop) keeps both gradients on purpose and writes
-the comparison both ways: such pairs are marked.
+the comparison both ways, and ``F.kl_div`` adds the target's own entropy, p log p (an
+``xlogy`` of the target with itself), which pays nothing for a confident target (TRADES keeps
+the clean prediction's graph on purpose): both forms are marked.
 
 What is read: the nodes of the shared walk of the loss's graph (``graph_walks.LossGraph``)
 on the first ``STEPS_READ`` recorded steps; for each such product whose softmax side has a
@@ -40,13 +42,15 @@ TARGET_WALK_LIMIT = 4096     # [design] nodes of a target's graph walked at most
                              # teacher's forward is ~1,500)
 PROBABILITY_NODES = {"SoftmaxBackward0"}
 LOG_PROBABILITY_NODES = {"LogSoftmaxBackward0"}
+XLOGY_NODES = {"XlogyBackward0"}
 
 
 class SoftTargetGradients(FirstStepsReader):
     """A reader of ``graph_walks.LossGraph``: keeps (step, the watched model's parameter
     tensors a soft target's graph reaches, other parameter tensors it reaches, of which the
     watched optimizer holds, 1 where the same loss also compares the other way round - the
-    prediction's scores as a target of the target's: a symmetric KL as R-Drop writes it)
+    prediction's scores as a target of the target's: a symmetric KL as R-Drop writes it - or
+    subtracts the target's own entropy: a KL divergence)
     for each product of a softmax with a graph and a log-softmax of other scores."""
     steps = STEPS_READ
 
@@ -77,9 +81,11 @@ class SoftTargetGradients(FirstStepsReader):
         if not found:
             return
         held = self._held()
+        divergences = _own_entropy_terms(nodes)
         for target, sources, predicted in found:
             mirrored = any(other_sources & predicted and other_predicted & sources
-                           for _, other_sources, other_predicted in found)
+                           for _, other_sources, other_predicted in found) or \
+                target in divergences
             model = other = other_held = 0
             for leaf in nodes_under([target], TARGET_WALK_LIMIT):
                 variable = getattr(leaf, "variable", None)
@@ -96,6 +102,23 @@ class SoftTargetGradients(FirstStepsReader):
     def _held(self):
         groups = getattr(self._optimizer, "param_groups", None) or []
         return {id(p) for group in groups for p in group.get("params", ())}
+
+
+def _own_entropy_terms(nodes):
+    """The nodes whose values meet themselves in an ``xlogy(p, p)``: the target's own
+    entropy term, p log p, which ``F.kl_div`` adds to -p log q. With it the term is a
+    divergence, KL(p || q): its gradient on p, log p - log q + 1, pulls the target towards
+    the prediction and pays nothing for confidence, and keeping it is a choice (TRADES'
+    robust term, real-bug batch 196: its healthy twin keeps the clean prediction's graph as
+    the paper does). A soft cross-entropy, -p log q alone, rewards a confident p."""
+    found = set()
+    for node in nodes:
+        if type(node).__name__ not in XLOGY_NODES:
+            continue
+        parents = [parent for parent, _ in getattr(node, "next_functions", ())]
+        if len(parents) == 2 and parents[0] is not None and parents[0] is parents[1]:
+            found.add(parents[0])
+    return found
 
 
 def _near_nodes(root):

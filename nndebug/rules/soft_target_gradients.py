@@ -17,8 +17,10 @@ class, so being confidently wrong pays as well as being right
 indeed needed"). The prediction at chance on held-out digits is invisible in the training
 loss (the labelled rows are memorised, the unlabelled ones pushed to one confident class),
 so no poor-learning precondition is asked of the one-way form. R-Drop's symmetric KL between
-two dropout draws keeps both sides' gradient on purpose and writes the comparison both ways:
-that form is named only when the run does not learn.
+two dropout draws keeps both sides' gradient on purpose and writes the comparison both ways,
+and a divergence with the target's own entropy term (``F.kl_div``: p log p - p log q, TRADES'
+robust term between the clean and the adversarial prediction) pays nothing for a confident
+target: those forms are named only when the run does not learn.
 """
 from ..findings import Finding
 from .context import observed_list
@@ -71,8 +73,8 @@ def consistency_target_not_detached(ctx):
                 "pulling the target towards the prediction and, through -p log q, towards "
                 "the prediction's top class, so being confidently wrong pays as well as "
                 f"being right (seen on steps {steps}"
-                + ("; the comparison goes one way only, not the symmetric KL of R-Drop)."
-                   if one_way else "; the run does not learn)."),
+                + ("; a cross-entropy one way only, not a KL divergence nor the symmetric "
+                   "KL of R-Drop)." if one_way else "; the run does not learn)."),
         evidence={"steps": steps, "one_way": bool(one_way)},
         fix="Take the target under torch.no_grad() or .detach() it: "
             "target = model(x_weak).softmax(1).detach().")
