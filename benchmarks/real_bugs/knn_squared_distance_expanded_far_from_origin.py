@@ -1,12 +1,12 @@
 """A k-nearest-neighbour outlier filter whose neighbour search computes squared distances
 with the expansion ``|a|^2 + |b|^2 - 2 a.b``, on clouds given in world coordinates about
 1,000 units from the origin. In float32, ``|a|^2`` is about 2e6 there and carries about 0.1
-of rounding error, while the squared distances between neighbouring points are about 0.005:
-the expansion cancels to noise (zeros and negative "distances" included), and the k
-"nearest" points of each point are effectively random points of its cloud (about 15% of the
-true neighbours found). The network still trains - it reads each point's offsets to the
-points it was given, which are exact - but those offsets no longer say whether a point
-sits alone or on a stroke. Nothing errors and no value is out of range.
+of rounding error, while the squared distance to a point's nearest neighbour is about
+0.003: the expansion cancels to noise (a third of the "distances" come out exactly 0, 3%
+negative), and the k "nearest" points of each point are nearly random points of its cloud
+(19% of the true neighbours found). The network still trains - it reads each point's
+offsets to the points it was given, which are exact - but those offsets no longer say
+whether a point sits alone or on a stroke. Nothing errors and no value is out of range.
 
 Reported: "Incorrect square distance function" -
 https://github.com/yanx27/Pointnet_Pointnet2_pytorch/issues/151 (``square_distance`` in
