@@ -280,3 +280,119 @@ def silence_length_report(model, held, max_frames=MAX_FRAMES + 10):
     close = ((first - held["mel_len"]).abs() <= 1).float().mean().item()
     never = (first == max_frames).float().mean().item()
     return {"length_within_1": round(close, 3), "never_silent": round(never, 3)}
+
+
+# ---- real-bug batch 201 (vocoders and spectrogram losses): a synthetic voiced-sound corpus
+# and a small mel-to-waveform generator. A clip is SAMPLES samples at a nominal RATE Hz: a
+# harmonic tone whose pitch glides (80..400 Hz), its harmonics falling off as k^-1.5 under a
+# random formant bump, plus a little noise, at a per-clip gain drawn log-uniformly in
+# [GAIN_LOW, 1]. Spectrograms: a Hann STFT (N_FFT, HOP), a triangular mel filterbank of N_MELS
+# bands, and the log of its magnitudes (floored at LOG_FLOOR), as HiFi-GAN's meldataset does.
+RATE, SAMPLES, N_FFT, HOP, N_MELS = 8000, 1024, 128, 32, 16
+GAIN_LOW, LOG_FLOOR = 0.01, 1e-5
+
+
+def _hz_to_mel(hz):
+    return 2595.0 * np.log10(1.0 + hz / 700.0)
+
+
+def mel_filterbank():
+    """(N_MELS, N_FFT // 2 + 1) triangular filters equally spaced on the mel scale."""
+    bins = np.linspace(0, RATE / 2, N_FFT // 2 + 1)
+    edges = 700.0 * (10 ** (np.linspace(0, _hz_to_mel(RATE / 2), N_MELS + 2) / 2595.0) - 1)
+    bank = np.zeros((N_MELS, len(bins)), np.float32)
+    for m in range(N_MELS):
+        low, mid, high = edges[m:m + 3]
+        bank[m] = np.clip(np.minimum((bins - low) / (mid - low), (high - bins) / (high - mid)),
+                          0, None)
+    return torch.from_numpy(bank)
+
+
+FILTERS = mel_filterbank()
+WINDOW = torch.hann_window(N_FFT)
+
+
+def magnitudes(wave):
+    """|STFT| (B, N_FFT // 2 + 1, frames) of (B, samples) waveforms."""
+    return torch.stft(wave, N_FFT, HOP, window=WINDOW, return_complex=True).abs()
+
+
+def linear_mel(wave):
+    """Mel-band magnitudes (B, N_MELS, frames)."""
+    return FILTERS @ magnitudes(wave)
+
+
+def log_mel(wave):
+    return torch.log(torch.clamp(linear_mel(wave), min=LOG_FLOOR))
+
+
+def voiced_clips(n, seed=0):
+    """(n, SAMPLES) float32 waveforms (see above) and their gains (n,)."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(SAMPLES) / RATE
+    waves = np.zeros((n, SAMPLES), np.float32)
+    gains = np.exp(rng.uniform(np.log(GAIN_LOW), 0.0, n)).astype(np.float32)
+    for k in range(n):
+        f_start, f_end = rng.uniform(80, 400, 2)
+        f0 = f_start + (f_end - f_start) * t / t[-1]
+        phase = 2 * np.pi * np.cumsum(f0) / RATE + rng.uniform(0, 2 * np.pi)
+        formant, width = rng.uniform(300, 3000), rng.uniform(300, 900)
+        wave = np.zeros(SAMPLES)
+        for h in range(1, int(RATE / 2 / f0.max())):
+            amp = h ** -1.5 * (1 + 3 * np.exp(-((h * f0.mean() - formant) / width) ** 2))
+            wave += amp * np.sin(h * phase)
+        wave += rng.normal(0, 0.003, SAMPLES)
+        waves[k] = gains[k] * wave / np.abs(wave).max()
+    return torch.from_numpy(waves), torch.from_numpy(gains)
+
+
+def vocoder_corpus(seed=0, train=1024, held_out=256):
+    """(train, held_out) dicts of wave (N, SAMPLES), mel (N, N_MELS, frames) log-mel input,
+    gain (N,)."""
+    waves, gains = voiced_clips(train + held_out, seed)
+    mels = log_mel(waves)
+    split = lambda s: {"wave": waves[s], "mel": mels[s], "gain": gains[s]}    # noqa: E731
+    return split(slice(0, train)), split(slice(train, None))
+
+
+class FrameVocoder(nn.Module):
+    """Mel-to-waveform generator: 1-D convolutions over the log-mel frames, each frame's
+    output channels laid out as its HOP samples (a one-step upsampler), cut to SAMPLES."""
+
+    def __init__(self, hidden=128):
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.Conv1d(N_MELS, hidden, 3, padding=1), nn.LeakyReLU(0.1),
+            nn.Conv1d(hidden, hidden, 3, padding=1), nn.LeakyReLU(0.1),
+            nn.Conv1d(hidden, HOP, 3, padding=1))
+
+    def forward(self, mel):
+        out = self.net(mel)                                  # (B, HOP, frames)
+        return out.transpose(1, 2).reshape(len(mel), -1)[:, :SAMPLES]
+
+
+@torch.no_grad()
+def held_out_log_mel_error(model, held):
+    """Mean absolute log-mel distance (nats) of the generated waveforms on held-out clips."""
+    model.eval()
+    error = (log_mel(model(held["mel"])) - held["mel"]).abs().mean().item()
+    model.train()
+    return round(error, 3)
+
+
+class WaveDiscriminator(nn.Module):
+    """A small strided 1-D convolutional waveform discriminator (one scale of MelGAN's),
+    giving its score map and its hidden feature maps (for feature matching)."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Conv1d(1, 16, 15, 4, 7), nn.Conv1d(16, 32, 15, 4, 7),
+                                     nn.Conv1d(32, 32, 5, 2, 2)])
+        self.out = nn.Conv1d(32, 1, 3, 1, 1)
+
+    def forward(self, wave):
+        x, features = wave[:, None], []
+        for layer in self.layers:
+            x = F.leaky_relu(layer(x), 0.1)
+            features.append(x)
+        return self.out(x), features
