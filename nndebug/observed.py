@@ -416,6 +416,7 @@ ROW_LISTS += ("ranked_losses",)   # real-bug batch 135 (per-sample losses ranked
 ROW_LISTS += ("restored_checkpoints",)   # real-bug batch 139 (which weights a restore loads)
 ROW_LISTS += ("channel_scales",)   # real-bug batch 138 (each input channel's scale)
 ROW_LISTS += ("sample_normalised_inputs",)   # real-bug batch 172 (per-sample normalisation)
+ROW_LISTS += ("soft_cross_entropies",)   # real-bug batch 192 (-(t * log_softmax(s)).sum())
 
 
 @dataclass
@@ -1211,6 +1212,11 @@ class Observed:
     pruned_layers: list = field(default_factory=list)    # [(module, parameter, mask entries,
                                                           # share masked)] of torch.nn.utils.prune
                                                           # masks at close (batch 94)
+    soft_cross_entropies: list = field(default_factory=list)  # [(step, the targets' entropy
+                                                          # sum, the cross-entropy sum, the
+                                                          # smallest target)] of soft cross-
+                                                          # entropies written by hand (batch
+                                                          # 192, monitor/soft_cross_entropies.py)
     sample_normalised_inputs: list = field(default_factory=list)  # [(step, samples, axis,
                                                           # axis length, slices, centred
                                                           # slices, unit-std slices)] of the

@@ -1424,6 +1424,8 @@ ROW_READERS.update(softmax_read_as_logits=lambda row: (int(row[0]),))   # real-b
 ROW_READERS.update(ranked_losses=lambda row: (int(row[0]),))   # real-bug batch 135
 ROW_READERS.update(channel_scales=lambda row: (   # real-bug batch 138
     int(row[0]), int(row[1]), [float(v) for v in row[2]], [float(v) for v in row[3]]))
+ROW_READERS.update(soft_cross_entropies=lambda row: (   # real-bug batch 192
+    int(row[0]), float(row[1]), float(row[2]), float(row[3])))
 ROW_READERS.update(sample_normalised_inputs=lambda row: (   # real-bug batch 172
     *(int(v) for v in row),))
 ROW_READERS.update(restored_checkpoints=lambda row: (   # real-bug batch 139

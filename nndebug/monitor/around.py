@@ -160,6 +160,7 @@ from .straight_through_cancellations import StraightThroughCancellations   # rea
 from .attention_scales import AttentionScales   # real-bug batch 79
 from .handwritten_errors import HandwrittenErrors   # real-bug batch 126 (hand-written MSE)
 from .ranked_losses import RankedLosses   # real-bug batch 135 (rows chosen by their losses)
+from .soft_cross_entropies import SoftCrossEntropies   # real-bug batch 192 (their floor)
 from .sample_normalised_inputs import SampleNormalisedInputs   # real-bug batch 172 (CMVN)
 
 FOREIGN_CALLS_LEFT_OPEN = 10_000  # [design] calls of modules outside this model, with no
@@ -212,6 +213,8 @@ class Around:
         self.attention.errors = self.errors
         self.ranked = RankedLosses(observed, current_step)   # argsort of per-sample losses
         self.attention.ranked = self.ranked
+        self.soft_targets = SoftCrossEntropies(observed)   # -(t * log_softmax(s)).sum()
+        self.attention.soft = self.soft_targets
         self.carried = CarriedGradients(adapter, observed, parameters, current_step, on_error)
         self.optimizer_steps = OptimizerSteps(optimizer, observed, self.carried.backwards_in,
                                               current_step, on_error, root=adapter.model)
@@ -372,6 +375,7 @@ class Around:
         self.attention.arm()
         self.errors.arm()                 # handwritten_errors.py (through attention's mode)
         self.ranked.arm()                 # ranked_losses.py (through attention's mode)
+        self.soft_targets.arm()           # soft_cross_entropies.py (attention's mode)
         self.origins.arm(step, closer_look)   # NaN births (nonfinite_origins.py)
         self.graph.arm()             # the loss's constants, when a step showed one
         self.reductions.arm()
@@ -434,6 +438,7 @@ class Around:
         self.attention.disarm()
         self.errors.disarm()
         self.ranked.disarm()
+        self.soft_targets.disarm()
         self.graph.disarm()          # after attention's mode: ours lies under it
         self.reductions.disarm()
         self.forward_graph.disarm()
@@ -535,12 +540,14 @@ class Around:
             self.on_error(error)
         self.attention.pack(packet)
         self.errors.pack(packet)
+        self.soft_targets.pack(packet)
         self.origins.pack(packet)
 
     def take(self, values, record):
         self.losses.take(values, record)
         self.attention.take(values, record)
         self.errors.take(values, record)
+        self.soft_targets.take(values, record)
         self.origins.take(values, record)
 
     def _on_loss_function(self, name, args, kwargs):

@@ -50,6 +50,7 @@ class AttentionCapture:
         self.scales = None        # attention_scales.AttentionScales, set by around.py (batch 79)
         self.errors = None        # handwritten_errors.HandwrittenErrors, set by around.py
         self.ranked = None        # ranked_losses.RankedLosses, set by around.py
+        self.soft = None          # soft_cross_entropies.SoftCrossEntropies, set by around.py
 
     def arm(self):
         """The coming step is recorded: the mode goes on at its first module call (start)."""
@@ -138,6 +139,13 @@ class AttentionCapture:
             if self.ranked is not None and self.ranked.on_ranking(args):
                 self.used = True
             return
+        if kind == "log_softmax":         # a soft cross-entropy's (soft_cross_entropies.py)
+            if self.soft is not None:
+                self.soft.on_log_softmax(result)
+            return
+        if self.soft is not None and func.__name__ in ("mul", "__mul__", "__rmul__") and \
+                self.soft.on_product(args):
+            return
         if self.errors is None or not args:
             return
         if kind == "subtraction":
@@ -205,6 +213,8 @@ def _softmax_watch_class():
                                  torch.square, torch.Tensor.square, torch.Tensor.__mul__,
                                  torch.mul, torch.Tensor.mul, torch.abs, torch.Tensor.abs,
                                  torch.Tensor.__abs__}
+    arithmetic |= {torch.Tensor.__rmul__}   # target * log_softmax, either side (batch 192)
+    log_softmaxes = {torch.log_softmax, functional.log_softmax, torch.Tensor.log_softmax}
     # per-sample losses ranked to choose rows (ranked_losses.py, batch 135)
     rankings = {torch.argsort, torch.Tensor.argsort, torch.sort, torch.Tensor.sort,
                 torch.topk, torch.Tensor.topk}
@@ -242,6 +252,11 @@ def _softmax_watch_class():
                 try:
                     self.on_arithmetic("subtraction" if func in subtractions else "error",
                                        func, args, kwargs, result)
+                except Exception:
+                    self.active = False
+            elif self.active and self.on_arithmetic is not None and func in log_softmaxes:
+                try:
+                    self.on_arithmetic("log_softmax", func, args, kwargs, result)
                 except Exception:
                     self.active = False
             elif self.active and self.on_arithmetic is not None and func in rankings:

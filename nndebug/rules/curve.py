@@ -21,6 +21,8 @@ NOISE_SIGMAS = 4.0            # [measured] a window difference must exceed 4 sta
                               # of the window median to count as a change (noise-aware)
 PLATEAU_IMPROVEMENT = 0.05    # the end < 5% below the start: not improving [autotrainer]
                               # (their "slow convergence" compares relative loss change)
+ENTROPY_ROUNDING = 1.0001     # [design] a soft target's entropy may pass its cross-entropy by
+                              # float32 rounding only (Gibbs: H(t) <= CE(t, q) for distributions)
 PLATEAU_CONFIDENCE = 2.0      # [design] ... even 2 standard errors of minibatch noise above the gain
 CONVERGED_SHARE = 0.1         # [measured] a classifier below 10% of ln(C) has converged, not plateaued
 POOR_IMPROVEMENT = 0.2        # less than 20% better than the start: learning is poor [measured]
@@ -427,15 +429,57 @@ def guess_entropy(ctx):
     return float(median(shares)) if shares else None
 
 
+def entropy_floor(ctx):
+    """The lowest value a loss of soft cross-entropies written by hand can take: its value
+    times the share its targets' own entropy has of the cross-entropy, on the first recorded
+    steps that measured one (``run.observed.soft_cross_entropies``), the median over them;
+    None without such a loss, or when a step's numbers are not a distribution's (a target
+    below 0, an entropy above the cross-entropy). Worked out once.
+
+    A cross-entropy against a soft target t falls no lower than H(t): against a ranking
+    list's label-proportional targets H(t) was 97% of the starting loss (real-bug batch 192,
+    2.89 of 2.98), and a healthy run's 3% fall is all there was to fall."""
+    return ctx._once("entropy_floor", lambda: _entropy_floor(ctx))
+
+
+def _entropy_floor(ctx):
+    by_step = {}
+    for step, entropy, cross, lowest in observed_list(ctx, "soft_cross_entropies"):
+        if ctx.cutoff is not None and step >= ctx.cutoff:
+            continue
+        sums = by_step.setdefault(step, [0.0, 0.0, math.inf])
+        sums[0], sums[1], sums[2] = sums[0] + entropy, sums[1] + cross, min(sums[2], lowest)
+    floors = []
+    for step, (entropy, cross, lowest) in sorted(by_step.items()):
+        loss = ctx.loss_by_step.get(step)
+        if loss is None or not all(map(math.isfinite, (entropy, cross, lowest, loss))):
+            continue
+        if lowest < 0 or entropy < 0 or cross <= 0 or entropy > cross * ENTROPY_ROUNDING \
+                or loss <= 0:
+            return None                      # not a distribution's cross-entropy
+        floors.append(loss * entropy / cross)
+    return float(median(floors)) if floors else None
+
+
+def improvable(ctx, s):
+    """How far the loss could fall from its start: to its entropy floor when it has one
+    (``entropy_floor``) below the start, else all of its start (abs)."""
+    floor = entropy_floor(ctx)
+    if floor is not None and 0 <= floor < s["start"]:
+        return s["start"] - floor
+    return abs(s["start"])
+
+
 def plateaued(ctx):
     """Whether the loss is surely not improving: even the optimistic end of the noise band
-    around its gain (start window vs the last fifth) stays below PLATEAU_IMPROVEMENT, and it
-    did not rise either (a loss that rose is diverging, not flat)."""
+    around its gain (start window vs the last fifth) stays below PLATEAU_IMPROVEMENT of what
+    it could gain (``improvable``), and it did not rise either (a loss that rose is
+    diverging, not flat)."""
     s = ctx.summary
     if s is None or not ctx.enough_steps:
         return False
     gained = s["start"] - s["tail"]
-    band = PLATEAU_IMPROVEMENT * abs(s["start"])
+    band = PLATEAU_IMPROVEMENT * improvable(ctx, s)
     if gained + PLATEAU_CONFIDENCE * s["gain_error"] >= band:
         return False        # it may be improving
     if gained - PLATEAU_CONFIDENCE * s["gain_error"] < -band:
@@ -484,7 +528,8 @@ def curve_poor(ctx):
             diverging(ctx) is not None or oscillation(ctx) is not None or at_chance(ctx) or
             plateaued(ctx) or
             (s is not None and gained_beyond_noise(_from_first_loss(ctx, s),
-                                                   cross_entropy_chance(ctx)) <
+                                                   cross_entropy_chance(ctx),
+                                                   entropy_floor(ctx)) <
              POOR_IMPROVEMENT))
     return ctx.cache["curve_poor"]
 
@@ -542,7 +587,7 @@ def starts_fresh(ctx):
 
 
 
-def gained_beyond_noise(s, chance=None):
+def gained_beyond_noise(s, chance=None, floor=None):
     """The share of the starting loss gained down to the best window, that window's median
     taken BEST_WINDOW_BIAS standard errors higher; for a cross-entropy over C classes
     (``chance``: ln(C)) that started above ln(C), the share of ln(C) gained below it. A
@@ -557,9 +602,13 @@ def gained_beyond_noise(s, chance=None):
     micro-batches accumulated without dividing (accumulated_loss_not_divided, seeds shifted
     by 1000) swing the loss by 0.43 from step to step, and their best window, 1.37, made a
     run that ended above where it started (2.04 -> 2.09) count as 33% better. Taken two
-    standard errors up (0.48), it gains 10%."""
+    standard errors up (0.48), it gains 10%.
+
+    A loss with an entropy floor (``entropy_floor``: soft targets) can gain only down to it:
+    the share is of the start's height above the floor."""
     start = s["start"] if chance is None else min(s["start"], chance)
-    return (start - s["best"] - BEST_WINDOW_BIAS * s["window_error"]) / max(abs(start), 1e-12)
+    scale = start - floor if floor is not None and 0 <= floor < start else abs(start)
+    return (start - s["best"] - BEST_WINDOW_BIAS * s["window_error"]) / max(scale, 1e-12)
 
 
 def calm_before_nan(ctx):
