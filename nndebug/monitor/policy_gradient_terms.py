@@ -35,7 +35,8 @@ stacked over an episode's steps, summed over the action's dimensions). For each 
   a weight built from the same logits (an entropy ``p * log p``) is no policy weight and
   leaves no row;
 * signs: "both" when the weight holds positive and negative values (advantages, or returns
-  standardised), "one" otherwise;
+  standardised); for a weight of one value (one episode a step), "positive" or "negative";
+  "one" otherwise;
 * picked: log-probability entries picked; rows: rows of the distribution they were picked
   from.
 
@@ -367,8 +368,13 @@ def _broadcast(shapes):
 
 
 def _signs(weight):
-    if weight is None or not hasattr(weight, "numel") or weight.numel() < 2:
+    if weight is None or not hasattr(weight, "numel") or weight.numel() < 1:
         return "one"
+    if weight.numel() == 1:
+        # one episode a step (an architecture-search controller's REINFORCE, real-bug batch
+        # 200): its advantage's sign, so that signs changing between steps can be seen
+        value = float(weight.reshape(-1)[0])
+        return "positive" if value > 0 else "negative" if value < 0 else "one"
     positive = bool((weight > 0).any())
     negative = bool((weight < 0).any())
     return "both" if positive and negative else "one"

@@ -635,9 +635,13 @@ def calm_before_nan(ctx):
 
 def policy_surrogate(ctx):
     """The loss is a policy-gradient surrogate: log_prob(actions) times advantages of both
-    signs (``monitor/policy_gradient_terms.py``). Its level is no objective (it moves with
-    each batch's advantages and the policy's entropy), so a rise says nothing of divergence."""
-    return any(row[2] == "both" for row in observed_list(ctx, "policy_gradient_terms"))
+    signs (``monitor/policy_gradient_terms.py``), within a step's batch or, one episode a
+    step, between steps. Its level is no objective (it moves with each batch's advantages
+    and the policy's entropy), so a rise says nothing of divergence. (Real-bug batch 200: an
+    architecture-search controller's REINFORCE, one sampled architecture a step with its
+    reward minus a moving baseline, swung 26% and was read as oscillating.)"""
+    signs = {row[2] for row in observed_list(ctx, "policy_gradient_terms")}
+    return "both" in signs or {"positive", "negative"} <= signs
 
 
 PLAIN_REDUCTIONS = ("MeanBackward0", "SumBackward0")   # a tensor averaged or summed as it is
