@@ -64,17 +64,23 @@ def outer_differences(nodes):
         if type(node).__name__ not in PRODUCERS:
             continue
         table, children = _shape(node), _children(node)
-        if not _square_table(table) or len(children) != 2:
+        if table is None or len(children) != 2:
             continue
-        rows = table[0]
         in_graph = [child for child in children if child is not None]
         operands = [_shape(child) for child in in_graph]
-        if len(in_graph) == 2 and all(_one_per_row(shape, rows) for shape in operands):
-            pairwise = True          # the model's outputs against each other: on purpose
-        if len(in_graph) == 1 and _one_per_row(operands[0], rows) and \
-                len(found) < FOUND_PER_STEP:
+        if _square_table(table):
+            rows = table[0]
+            if len(in_graph) == 2 and all(_one_per_row(shape, rows) for shape in operands):
+                pairwise = True      # the model's outputs against each other: on purpose
+            if len(in_graph) != 1 or not _one_per_row(operands[0], rows):
+                continue
+        else:
+            rows = _rows_broadcast(table, operands[0]) if len(in_graph) == 1 else None
+            if rows is None:
+                continue
+        if len(found) < FOUND_PER_STEP:
             parents = _parents(nodes) if parents is None else parents
-            if not _reduced_elementwise(node, parents):
+            if not _reduced_elementwise(node, parents, rows):
                 continue
             found.append((list(table), list(operands[0])))
     return [] if pairwise else found
@@ -107,18 +113,41 @@ def _square_table(shape):
     return shape is not None and len(shape) == 2 and shape[0] == shape[1] >= MIN_ROWS
 
 
+def _rows_broadcast(table, operand):
+    """The batch size N when a result of more than two axes is the graph operand's rows
+    broadcast against N target rows: the operand holds one axis of N, the result two, and
+    the result is exactly N times the operand (real-bug batch 203: mixup's label weight
+    shaped (N, 1, 1, 1) for the images mixes the one-hot labels into (N, 1, N, C) targets,
+    and their product with the model's (N, C) log-probabilities scores every row against
+    every row's target); else None."""
+    if table is None or operand is None or len(table) <= 2:
+        return None
+    size = 1
+    for n in operand:
+        size *= n
+    for rows in sorted(set(operand), reverse=True):
+        if rows < MIN_ROWS or list(operand).count(rows) != 1 or \
+                sum(1 for n in table if n == rows) < 2:
+            continue
+        total = 1
+        for n in table:
+            total *= n
+        if total == rows * size:
+            return rows
+    return None
+
+
 def _one_per_row(shape, rows):
     """A column ``(N, 1)``, a row ``(1, N)`` or a vector ``(N,)``: one value per sample."""
     return shape in ((rows, 1), (1, rows), (rows,))
 
 
-def _reduced_elementwise(node, parents):
+def _reduced_elementwise(node, parents, rows):
     """Whether every use of the table, followed up, is elementwise arithmetic on the
     same table (squares, absolute values, logs, sums of such tables) that ends in a sum
     or a mean: an error term. Reshapes that keep the table's two batch axes (unsqueeze,
     view, cat, stack) are followed through. Anything else - an exponential (a kernel), a
     matrix product, a softmax - and the table is meant."""
-    rows = _shape(node)[0]
     stack, seen, reduced = [node], set(), False
     while stack:
         current = stack.pop()

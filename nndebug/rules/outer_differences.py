@@ -12,7 +12,9 @@ output into a single scalar".
 
 Reads ``run.observed.outer_differences`` (``monitor/outer_differences.py``): the
 differences or products of a tensor without gradient with the model's side into a square
-table of the batch's size, combined elementwise and then reduced, found in the loss's graph
+table of the batch's size (or, real-bug batch 203, a tensor of more axes holding the batch
+twice: mixup's label weight shaped for the images), combined elementwise and then reduced,
+found in the loss's graph
 on the first recorded steps (kernels, and losses that compare the model's outputs pairwise
 on purpose, are left out there).
 """
@@ -36,11 +38,15 @@ def loss_broadcast_over_batch(ctx):
     shape_text = ", ".join(str(n) for n in operand) + ("," if len(operand) == 1 else "")
     operand_text = f"({shape_text})"
     other_text = "a vector" if len(operand) == 2 else "a column"
+    made = f"a ({rows}, {rows}) table" if len(table) == 2 else \
+        f"a {tuple(table)} tensor with two axes of the batch's size"
+    if len(table) > 2:
+        other_text = "shaped so that it broadcasts against a new batch axis"
     return Finding(
         code="LOSS_BROADCAST_OVER_BATCH", severity="error", step=steps[0],
         message=f"The loss combines the model's {operand_text} output with a tensor "
                 f"without gradient (the targets, {other_text}) and reduces the result: "
-                f"broadcasting made it a ({rows}, {rows}) table, every output against every "
+                f"broadcasting made it {made}, every output against every "
                 f"target of the batch, on steps {steps[:5]}. It is smallest when every "
                 "output fits the batch's targets on average, so the loss stalls and the "
                 "model learns nothing about each sample. No warning comes from tensor "
