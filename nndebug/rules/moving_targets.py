@@ -38,7 +38,8 @@ MOVING_TARGETS_LATE_CALLS = 3     # [design] the first and the last calls whose 
 def targets_moved_up(ctx):
     """Whether the regression loss's targets spread out during the run by at least
     MOVING_TARGETS_MIN_GROWTH (the median spread of the last calls over that of the first
-    ones): targets the run computes itself, whose loss level may rise."""
+    ones; for a loss written by hand, the targets' largest magnitude): targets the run
+    computes itself, whose loss level may rise. Worked out once."""
     return ctx._once("targets_moved_up", lambda: _targets_moved_up(ctx))
 
 
