@@ -48,6 +48,24 @@ def nndebug_hook(fn):
     return fn
 
 
+def copy_of_model(model, memo):
+    """``copy.deepcopy(model, memo)``, or a ValueError that says why a probe cannot work on
+    this model. The probes (gradcheck, compare, overfit_one_batch, find_lr,
+    check_dependencies) run a private copy so that the user's model, optimizer and RNG stay
+    as they were; a module holding something that cannot be copied (a lock, an open file, a
+    generator, a process pool) made them fail with copy's own TypeError, deep in its stack."""
+    try:
+        return copy.deepcopy(model, memo)
+    except (TypeError, AttributeError, RuntimeError, copy.Error) as error:
+        raise ValueError(
+            f"nndebug works on a private copy of the model, and copying this "
+            f"{type(model).__name__} failed ({type(error).__name__}: {error}). Expected: a "
+            "model that copy.deepcopy can copy; found: an attribute it cannot (a lock, an "
+            "open file, a generator, a process pool, a C++ handle). Keep such objects outside "
+            "the module (pass them to forward, or hold them in the training loop), or give "
+            "their holder a __deepcopy__ that shares them.") from error
+
+
 def is_nndebug_hook(fn):
     """Ours, also inside the wrapper torch keeps some hooks in (a state-dict hook's
     ``_WrappedHook`` holds the function as ``.hook``)."""

@@ -1,6 +1,5 @@
 """The adapter for minigrad models (``minigrad.nn.Module``)."""
 import contextlib
-import copy
 
 import numpy as np
 
@@ -8,8 +7,8 @@ import minigrad as mg
 from minigrad import autograd
 from minigrad.tensor import Tensor
 
-from .base import (Adapter, ArrayNamespace, PrimitiveCall, not_numbers, is_nndebug_hook,
-                   owned_tensor_hook)
+from .base import (Adapter, ArrayNamespace, PrimitiveCall, copy_of_model, not_numbers,
+                   is_nndebug_hook, owned_tensor_hook)
 
 _HOOK_TABLES = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")
 
@@ -146,7 +145,7 @@ class MinigradAdapter(Adapter):
                     memo[id(live)] = kept
         tensor_hooks = {name: [fn for fn in p._hooks.values() if not is_nndebug_hook(fn)]
                         for name, p in self.named_parameters()} if hooks else {}
-        clone = copy.deepcopy(self.model, memo)
+        clone = copy_of_model(self.model, memo)
         dtype = np.dtype(dtype)
         for name, p in clone.named_parameters():
             p.grad = None

@@ -1,15 +1,14 @@
 """The adapter for PyTorch models (``torch.nn.Module``). Only this file imports torch."""
 import collections
 import contextlib
-import copy
 import math
 import warnings
 
 import numpy as np
 import torch
 
-from .base import (Adapter, ArrayNamespace, HookGroup, not_numbers, is_nndebug_hook,
-                   nndebug_hook, owned_tensor_hook)
+from .base import (Adapter, ArrayNamespace, HookGroup, copy_of_model, not_numbers,
+                   is_nndebug_hook, nndebug_hook, owned_tensor_hook)
 
 def _graph_tensors(values, depth=2):
     """The tensors among ``values`` (and inside lists, tuples and dicts among them, ``depth``
@@ -258,7 +257,7 @@ class TorchAdapter(Adapter):
                 memo[id(p.grad)] = None
         unreproduced = [name for name, p in self.model.named_parameters()
                         if getattr(p, "_post_accumulate_grad_hooks", None)]
-        clone = copy.deepcopy(self.model, memo)
+        clone = copy_of_model(self.model, memo)
         target = _NUMPY_TO_TORCH[np.dtype(dtype)]
         with torch.no_grad():
             for module in clone.modules():
