@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ..findings import Finding
-from .context import fmt, median, module_of, names, rms
+from .context import fmt, last_level, median, module_of, names, rms
 from .curve import adversarial_turns, calm_before_nan, diverging, learning_poor
 from .graph import rule
 
@@ -100,7 +100,7 @@ def exploding_gradients(ctx):
             reasons.append(f"at the first step the gradients are {typical:.0f} times "
                            "larger than the weights themselves")
     if profile is not None:
-        ratio = float(profile[0] / profile[-1])
+        ratio = float(profile[0]) / last_level(ctx, profile)
         evidence["first_over_last"] = ratio
         if ratio > EXPLODING_RATIO:
             reasons.append(f"the first layer's gradient is {ratio:.1e} times the last layer's")

@@ -9,6 +9,7 @@ Thresholds shared by several rule families live here; each family keeps its own.
 """
 import functools
 import math
+import re
 
 import numpy as np
 
@@ -125,6 +126,34 @@ class Context:
             if not np.isfinite(rel).any(axis=0).all():
                 return None
             return nanmedian_columns(rel)
+
+
+def last_level(ctx, profile):
+    """The depth profile's last value (``Context.layer_grad_profile``), or the median over
+    its trailing parallel heads: weights of one list of sibling modules (``heads.0.weight``
+    ... ``heads.5.weight``, one head per decision or task), which sit side by side at the
+    end of the chain rather than one after another. One saturated head among six (an
+    architecture controller's last decision, its softmax sure) had a relative gradient of
+    4e-8 where its siblings had 7e-5 to 3e-2, and the first layer's 8e-3 read as 2e5 times the
+    last layer's: exploding gradients on a healthy run (real-bug batch 200, seeds + 1000)."""
+    params = [ctx.run.params[i] for i in ctx.chain_weights]
+    last = PARALLEL_HEAD.match(params[-1].name) if params else None
+    shape = tuple(params[-1].shape) if params else ()
+    # siblings of one shape that cannot feed one another (outputs not as wide as inputs):
+    # an nn.Sequential's "net.0.weight", "net.2.weight" are a chain, not heads
+    if last is None or len(shape) != 2 or shape[0] == shape[1]:
+        return float(profile[-1])
+    k = 1
+    while k < len(params) - 1:
+        other = PARALLEL_HEAD.match(params[-1 - k].name)
+        if other is None or other.group(1) != last.group(1) or \
+                other.group(3) != last.group(3) or tuple(params[-1 - k].shape) != shape:
+            break
+        k += 1
+    return float(np.median(profile[-k:])) if k >= 2 else float(profile[-1])
+
+
+PARALLEL_HEAD = re.compile(r"^(.*)\.(\d+)\.([A-Za-z_]+)$")   # "<list>.<index>.<tensor>"
 
 
 def one_chain(run, weights):

@@ -8,7 +8,7 @@ together with a failing training signal), otherwise "info".
 import numpy as np
 
 from ..findings import Finding
-from .context import MAJORITY, MIN_RECORDS, module_of, names, rms
+from .context import MAJORITY, MIN_RECORDS, last_level, module_of, names, rms
 from .curve import adversarial_turns, learning_poor
 from .graph import rule
 
@@ -103,7 +103,7 @@ def vanishing_gradients(ctx):
     profile = ctx.layer_grad_profile()
     if profile is None:
         return None
-    ratio = float(profile[0] / profile[-1])
+    ratio = float(profile[0]) / last_level(ctx, profile)
     if not (ratio < VANISHING_RATIO or ratio < VANISHING_RATIO_STEADY and _steady_fall(profile)):
         return None
     weight_names = names(ctx.run, ctx.chain_weights)
