@@ -15,6 +15,532 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 206
+    "hungarian_matching_reads_prediction_rows_as_targets":   # real-bug batch 206
+        "a set predictor whose Hungarian matcher builds the cost with predictions on the "
+        "rows and targets on the columns but unpacks linear_sum_assignment as (target, "
+        "prediction), so each slot is regressed on the target of the INVERSE permutation; "
+        "square matrices, no shape error, the matched loss falls. Held-out optimally "
+        "matched error 1.04 against 0.090 fixed at seed 0, 0.79 against 0.069 at seeds + "
+        "1000. Watch is silent: the loss is an ordinary mean of squared distances between "
+        "gathered rows, and the assignment happens in scipy on a detached cost. Naming it "
+        "needs the gather indices compared with the cost they came from: the pairs the loss "
+        "gathers (slot i, target j) should be the minimum-cost pairs of the (pred, target) "
+        "cost matrix computed just before - here their summed cost is well above the "
+        "matrix's assignment minimum on most rows",
+    "sinkhorn_distillation_loss_assigned_not_accumulated":   # real-bug batch 206
+        "a student distilled with a per-example Sinkhorn loss in a loop whose body assigns "
+        "`loss = terms[i]` instead of `loss += terms[i]`: only the batch's last example "
+        "trains each step. Student held-out accuracy 0.655 against 0.892 fixed at seed 0, "
+        "0.555 against 0.882 at seeds + 1000. Watch is silent: one example's transport cost "
+        "is a scalar loss like any other, it falls (noisily), and the gradients are finite. "
+        "Naming it needs the loss's reach over the batch: the backward graph of the loss "
+        "touches 1 of the 64 rows of the model's output (a gradient of the loss with "
+        "respect to the output that is zero on 63 rows), while the forward used all 64",
+    "emd_loss_compares_histograms_not_cdfs":   # real-bug batch 206
+        "a NIMA-style score-distribution model whose 'EMD' loss takes the RMS difference "
+        "of the histograms without cumsum, so the ordering of the bins is lost: held-out "
+        "mean-score error 0.49 against 0.44 bins fixed at seed 0 (EMD 0.062 against "
+        "0.058), 0.46 against 0.42 at seeds + 1000 - a modest, steady harm. Watch is "
+        "silent: the loss is a sqrt(mean(square(softmax - target))) that falls normally. "
+        "Naming it needs the loss read as a distance between two probability vectors over "
+        "the same ordered bins (softmax output against rows summing to one) that is "
+        "neither cross-entropy/KL nor computed on cumulative sums - a histogram regression "
+        "where the target's bins are ordered; telling the bins are ordered needs the "
+        "target rows' shape (unimodal over adjacent bins)",
+    # real-bug batch 205
+    "prioritized_replay_weights_scale_batch_mean_loss":   # real-bug batch 205
+        "prioritized replay whose importance-sampling weights multiply F.mse_loss(pred, "
+        "target), already the batch mean, so every sample gets the batch's mean weight and "
+        "the sampling skew toward rare large rewards is never undone: the value regression "
+        "settles on the prioritized distribution's mean. Held-out value MSE 1.00 against "
+        "0.25 fixed at seed 0 (bias +0.84 against +0.05), 1.02 against 0.20 at seeds + 1000. "
+        "Watch says LOSS_DIVERGING and LOSS_OSCILLATING (the weighted loss swings with the "
+        "rare large rewards replayed by priority and each batch's own weight normaliser; "
+        "the twin draws LOSS_OSCILLATING too, a false alarm). No rule sees how a per-sample "
+        "weight vector meets the "
+        "loss. Naming it needs the captured loss graph: a (B,) tensor multiplied by a "
+        "0-dim result of a mean-reduced loss over the same B rows (then averaged), i.e. "
+        "weights broadcast over a scalar instead of the per-sample losses; "
+        "IMPORTANCE_WEIGHTS_ON_REDUCED_LOSS is the code it would produce",
+    "snpe_importance_weights_added_in_log_space":   # real-bug batch 205
+        "SNPE-B whose importance weights prior/proposal enter as log q + log prior - log "
+        "proposal: the two added terms hold no parameter, so they shift the loss by a "
+        "per-sample constant and the estimator learns the proposal's posterior. Held-out "
+        "NLL 1.82 against 1.30 fixed at seed 0 (posterior means off by 0.50 against 0.10), "
+        "1.75 against 1.43 at seeds + 1000 (0.42 against 0.23); the loss falls normally. "
+        "LOSS_TERM_WITHOUT_GRADIENT-style rules look for terms that are a whole loss, not "
+        "per-sample addends inside one mean. Naming it needs the loss graph: a per-sample "
+        "summand with no path to any parameter, added (not multiplied) to the per-sample "
+        "log-density before the reduction, whose values vary across the batch (a "
+        "constant offset would be harmless); IMPORTANCE_WEIGHTS_WITHOUT_GRADIENT_EFFECT is "
+        "the code it would produce",
+    "iwae_importance_weights_not_detached":   # real-bug batch 205
+        "an IWAE loss -(w * log w~).sum() with w = softmax(log w~) left in the graph: the "
+        "gradient gains sum_k (grad w_k) log w~_k and trains a different objective than "
+        "the IWAE bound. Held-out negative IWAE bound (50 samples) 18.32 against 17.81 nats "
+        "fixed at seed 0, 18.45 against 17.92 at seeds + 1000; training is smooth. No rule "
+        "reads where a softmax of a loss quantity is reused as that loss's weight. Naming "
+        "it needs the loss graph: a softmax over the sample axis of a tensor X that then "
+        "multiplies X itself (weights of a self-normalised estimator) without a detach; "
+        "IMPORTANCE_WEIGHTS_NOT_DETACHED is the code it would produce",
+    "hard_negatives_none_for_images_without_objects":   # real-bug batch 205
+        "SSD-style hard-negative mining with num_neg = negpos_ratio * num_pos per image: "
+        "object-free images keep no negatives and leave the loss, so backgrounds only they "
+        "show are never taught. 29.5% of held-out empty scenes get a false detection "
+        "against 0% fixed at seed 0 (28.3% against 0% at seeds + 1000), recall unchanged; "
+        "the loss (on images with objects) falls as usual. No rule counts which rows of a "
+        "batch reach the loss. Naming it needs the per-sample loss mask: a whole group of "
+        "the batch's samples (those whose targets hold no positive class) contributing "
+        "nothing on every step, systematically, not at random; "
+        "HARD_NEGATIVES_EMPTY_FOR_IMAGES_WITHOUT_POSITIVES is the code it would produce",
+    "curriculum_warmup_stuck_in_persistent_workers":   # real-bug batch 205
+        "a warm-up curriculum set on the Dataset from the loop (set_current_epoch) while a "
+        "DataLoader with persistent workers serves it: the workers keep their epoch-0 copy, "
+        "the model sees only the first 2 of 8 pixel rows for the whole run. Held-out "
+        "accuracy 0.48 against 0.90 fixed at seed 0, 0.52 against 0.90 at seeds + 1000; "
+        "the loss falls. watch sees batches, not the loader; the inputs' statistics are "
+        "stationary, so nothing changes that a rule could compare. Naming it needs the "
+        "DataLoader (persistent_workers with num_workers > 0) and a write to an attribute "
+        "of its dataset in the main process after the workers started (or the batches' "
+        "all-zero input columns never varying while the loop sets a schedule); "
+        "CURRICULUM_NEVER_REACHES_WORKERS is the code it would produce",
+    # real-bug batch 204
+    "clip_gradient_accumulation_shrinks_in_batch_negatives":   # real-bug batch 204
+        "CLIP's in-batch contrastive loss under gradient accumulation: each step of 64 "
+        "pairs is 16 micro-batches of 4, each scored in its own 4 x 4 similarity matrix, so "
+        "every image is told apart from 3 captions instead of 63. The loss falls (a 1-in-4 "
+        "choice is easy), gradients are healthy, nothing is out of range; held-out "
+        "image-to-text recall@1/@5 0.23/0.59 against 0.36/0.77 fixed at seed 0 (0.22/0.60 "
+        "against 0.38/0.82 at seeds + 1000). No rule counts the candidates of a "
+        "cross-entropy against the optimizer step's batch. Naming it needs the captured "
+        "cross-entropy calls between two optimizer steps: several calls a step whose "
+        "square logits (rows = columns = the micro-batch, targets = arange) together cover "
+        "the step's samples, i.e. an in-batch contrastive loss evaluated on slices of the "
+        "batch; CONTRASTIVE_NEGATIVES_FROM_MICRO_BATCH is the code it would produce",
+    "clip_eos_pooling_reads_bos_of_truncated_captions":   # real-bug batch 204
+        "a causal (GRU) caption tower pooled at argmax(tokens == EOS): the 51% of captions "
+        "cut before their EOS are pooled at position 0, BOS, where the causal state has "
+        "seen nothing, so all of them share one text embedding. Training runs smoothly "
+        "(the short captions are learned); held-out image-to-text recall@1/@5 0.15/0.39 "
+        "against 0.40/0.82 fixed at seed 0 (0.19/0.40 against 0.35/0.82 at seeds + 1000). "
+        "OUTPUT_READS_FEW_TOKENS exists but only in nd.check_dependencies (an explicit "
+        "call, texts of 16+ real tokens, a model whose forward takes the token ids), not "
+        "in watch, and the text path here is one tower of a two-tower model fed token ids "
+        "of at most 9. Naming it from watch needs the text tower's per-sample outputs "
+        "over a step: many distinct token rows mapped to bit-identical embeddings (here "
+        "every truncated caption's row equals every other's), or the unread-tokens "
+        "probe run on a submodule that takes integer ids",
+    "clip_retrieval_scored_by_unnormalised_dot_products":   # real-bug batch 204
+        "a healthy CLIP-style training, then held-out retrieval inside the watch block "
+        "scored by raw dot products of frame-mean clip embeddings and text embeddings, "
+        "neither L2-normalised, though the loss only ever compared directions: held-out "
+        "image-to-text recall@1/@5 0.17/0.53 against 0.34/0.76 normalised at seed 0 "
+        "(0.23/0.56 against 0.39/0.82 at seeds + 1000), the same trained model. The harm "
+        "is in evaluation under no_grad, after the last step; no rule reads evaluation "
+        "arithmetic. Naming it needs the matrix products seen after training compared with "
+        "those in the loss: the training products took unit-norm rows from both towers, "
+        "the scoring product takes rows whose norms spread widely (the towers' raw "
+        "outputs); SIMILARITY_WITHOUT_NORMALISATION is the code it would produce",
+    # real-bug batch 203
+    "cutmix_lambda_is_pasted_share_not_kept_share":   # real-bug batch 203
+        "CutMix whose per-image lambda is the pasted box's share of the image (kornia's "
+        "old RandomCutMixV2 value) used in the paper's loss lam * CE(y) + (1 - lam) * "
+        "CE(y[perm]): every target is reversed, an image that is 80% itself is trained to "
+        "be 20% its own class. Accuracy survives, the probabilities do not (held-out NLL "
+        "0.954 against 0.204 fixed at seed 0, confidence 0.40 against 0.85; 1.039 against "
+        "0.211 at seeds + 1000). The loss falls and every gradient is healthy; no rule "
+        "reads the mixing. Naming it needs the batch read per sample: the input rows "
+        "pasted from a permuted batch (pixels equal to x[perm]) measured against the "
+        "weight the loss gives the permuted labels - here the weight on y[perm] is "
+        "1 - pasted share, anti-correlated with the pasted share; "
+        "MIX_WEIGHT_DISAGREES_WITH_MIXED_AREA is the code it would produce",
+    "randaugment_rotation_never_negated":   # real-bug batch 203
+        "an AutoAugment-style rotate op that never draws a sign: every rotated training "
+        "digit turns the same way, and held-out digits turned 25 degrees the other way are "
+        "read at 0.704 against 0.940 fixed (seed 0; 0.700 against 0.938 at seeds + 1000; "
+        "upright digits unharmed). Training is as healthy as the twin's and the rotation "
+        "happens before the model sees the batch, so no rule can tell. Naming it needs "
+        "the augmentation's parameters (or the inputs' orientation statistics) seen over "
+        "steps: a random geometric parameter whose draws all share one sign; "
+        "AUGMENTATION_ONE_SIDED is the code it would produce",
+    "randaugment_translate_fraction_applied_as_pixels":   # real-bug batch 203
+        "RandAugment translate ops whose magnitude is a fraction of the image (up to 0.3) "
+        "but applied as pixels: training digits move by a third of a pixel at most, and "
+        "digits shifted by up to 2 pixels are read at 0.280 against 0.656 fixed (seed 0; "
+        "0.294 against 0.700 at seeds + 1000). The loss falls (faster than the twin's) "
+        "and nothing in the model or optimizer is off; the augmentation lives outside "
+        "the watched graph. Naming it needs the pipeline's intended magnitude against "
+        "what reaches the model: an augmentation whose output differs from its input by "
+        "far less than its configured range (sub-pixel shifts from a translate op); "
+        "AUGMENTATION_NEAR_IDENTITY is the code it would produce",
+    "randaugment_low_magnitude_posterize_blanks_digits":   # real-bug batch 203
+        "RandAugment at M = 2 with AutoAugment's Posterize/Solarize mappings, most "
+        "destructive at low levels: Posterize keeps 0 bits (a black image still carrying "
+        "its label) and Solarize inverts nearly all ink on about a third of the images "
+        "each (held-out accuracy 0.970 against 0.982 fixed, NLL 0.087 against 0.059 at "
+        "seed 0; 0.974 against 0.980, NLL 0.078 against 0.059 at seeds + 1000). The loss "
+        "is a little higher and falls a little slower, nothing else shows; no rule reads "
+        "the inputs' content. Naming it needs the batch's inputs read per row: a share "
+        "of rows that are constant (all one value) while their labels span the classes; "
+        "AUGMENTATION_ERASES_INPUTS is the code it would produce",
+    # real-bug batch 202
+    "warping_flow_upsampled_without_rescaling":   # real-bug batch 202
+        "a motion-compensated restoration network whose warping flow comes from a "
+        "quarter-resolution estimator, upsampled bilinearly and divided by 16 instead of "
+        "multiplied by the upsampling factor 4: the previous frame is hardly moved, the "
+        "network leans on an unaligned neighbour (held-out PSNR 19.3 dB against 25.6 fixed "
+        "at seed 0; 19.2 against 25.4 at seeds + 1000). The loss falls and every gradient "
+        "is healthy; the flow is computed outside the model and only its warped image "
+        "reaches the network, so no rule sees it. Naming it needs the warp read: a flow "
+        "field upsampled by F.interpolate whose values are then scaled by anything but the "
+        "size ratio before grid_sample (or the warped image matching the target no better "
+        "than the unwarped one); FLOW_NOT_RESCALED_WITH_RESOLUTION is the code it would "
+        "produce",
+    "interpolation_frames_swapped_without_reversing_time":   # real-bug batch 202
+        "arbitrary-time frame interpolation trained with the two input frames swapped at "
+        "random but the time step t kept (the target is then at 1 - t from the new first "
+        "frame): the network averages the two readings and puts every frame near the "
+        "middle (held-out PSNR at t = 1/6 and 5/6 23.3 dB against 31.5 fixed at seed 0; "
+        "23.0 against 31.4 at seeds + 1000; t = 1/2 nearly unharmed). Silent at seed 0; at "
+        "seeds + 1000 only DEAD_RELU fires, on the bug run, which is not the cause. Naming "
+        "it needs the augmentation read against a conditioning input: inputs permuted "
+        "per sample while a scalar input that describes their order (here t) is left as "
+        "it was, seen as the same (inputs, t) pairs drawing systematically different "
+        "targets; AUGMENTATION_CHANGES_LABEL is the code it would produce",
+    "training_clip_start_frame_never_used":   # real-bug batch 202
+        "a video loader that draws a random start frame and then reads every training "
+        "clip from frame 0, so each video contributes the same opening clip every epoch - "
+        "here mostly the still lead-in before the action (held-out centre-clip accuracy "
+        "0.66 against 0.96 fixed at seed 0; 0.60 against 0.93 at seeds + 1000). The loss "
+        "falls and every gradient is healthy, no rule fires. Naming it needs the batches' "
+        "sample fingerprints compared across epochs: each sample's input repeats exactly "
+        "every epoch while the loader is meant to resample (a random crop/clip drawn and "
+        "unused), and the held-out inputs come from elsewhere in the same videos; "
+        "TRAINING_CLIPS_NEVER_RESAMPLED is the code it would produce",
+    # real-bug batch 201
+    "vocoder_stft_loss_on_linear_mel":   # real-bug batch 201
+        "a mel-to-waveform vocoder trained with an L1 mel loss on LINEAR mel magnitudes "
+        "where the log-mel was meant: the distance is made of the loud low bands of the loud "
+        "clips, and the quiet bands and clips are barely fitted (held-out log-mel L1 0.566 "
+        "against 0.458 fixed, upper 8 bands 0.709 against 0.528, at seed 0; 0.540 against "
+        "0.483, 0.669 against 0.578, at seeds + 1000). The loss falls smoothly and every "
+        "gradient is healthy, so no rule fires on either run. Naming it needs the loss's "
+        "inputs read: a regression loss on non-negative spectral magnitudes (an STFT / mel "
+        "filterbank output, no log or power compression between it and the loss) whose "
+        "targets span several decades, so a few large bins carry nearly all of the loss; "
+        "SPECTRAL_LOSS_ON_LINEAR_MAGNITUDES is the code it would produce",
+    "spectral_convergence_normed_over_whole_batch":   # real-bug batch 201
+        "ParallelWaveGAN's spectral convergence ||Y - Y_hat||_F / ||Y||_F taken with the "
+        "batch axis inside both norms, so a clip's weight goes as its squared loudness and "
+        "quiet clips (gains down to 0.01) are barely fitted (held-out per-clip spectral "
+        "convergence 1.18 against 0.75 fixed, quiet clips 1.60 against 0.80, at seed 0; "
+        "2.64 against 0.86, quiet 4.25 against 0.92, at seeds + 1000). The loss falls, "
+        "gradients are healthy, no rule fires. Naming it needs the loss read per sample: a "
+        "loss that is a ratio of batch-pooled norms, where the per-sample gradient norm "
+        "tracks the sample's target energy (here over two decades) instead of its relative "
+        "error; LOSS_NORMALISED_ACROSS_BATCH is the code it would produce",
+    # real-bug batch 199
+    "chamfer_loss_fed_channels_first_clouds":   # real-bug batch 199
+        "a PointNet autoencoder's Chamfer loss is handed (B, 2, 32) clouds where it reads "
+        "(B, points, 2): it matches the x row and the y row as two 32-dimensional 'points', "
+        "an ordered regression on a random point order, and the decoder settles on blobs "
+        "(held-out Chamfer 0.120 against 0.0081 fixed at seed 0, 0.121 against 0.0087 at "
+        "seeds + 1000). The loss falls smoothly to that floor; at seed 0 DEAD_RELU and "
+        "LOSS_PLATEAU fire (wrong cause), at seeds + 1000 nothing. No rule reads the "
+        "hand-written loss's arguments. Naming it needs the loss's inputs seen: a set "
+        "distance (pairwise differences then min over an axis) taken over an axis of size "
+        "2-3 while the other axis is long, i.e. the coordinate axis read as points; "
+        "SET_LOSS_READS_CHANNEL_AXIS_AS_POINTS is the code it would produce",
+    "chamfer_nearest_distances_min_over_batch_axis":   # real-bug batch 199
+        "the per-point Chamfer distances are reduced with min(dim=0) - over the batch - "
+        "before the mean, so each point slot is scored only on the cloud of the batch that "
+        "fits it best and 31 of 32 clouds get no gradient (held-out Chamfer 0.064 against "
+        "0.0082 fixed at seed 0, 0.061 against 0.0085 at seeds + 1000). watch warns "
+        "VANISHING_GRADIENTS, DEAD_RELU and LOSS_OSCILLATING at both seeds, symptoms of the "
+        "sparse gradient, not its cause. Naming it needs the loss read per sample: a batch "
+        "loss whose gradient reaches only a few samples of each batch (most samples' "
+        "outputs get an exactly zero gradient from a min/max reduction across the batch "
+        "axis); LOSS_REDUCED_BY_MIN_OVER_BATCH is the code it would produce",
+    "knn_squared_distance_expanded_far_from_origin":   # real-bug batch 199
+        "neighbours found by |a|^2 + |b|^2 - 2 a.b in float32 on clouds ~1,000 units from "
+        "the origin: the expansion cancels to noise (19% of the true 4 neighbours "
+        "found) and a kNN outlier filter reads offsets to random points (held-out outlier "
+        "F1 0.39 against 0.55 fixed at seed 0, 0.38 against 0.57 at seeds + 1000). The "
+        "neighbour search runs under no_grad in forward, the offsets it feeds are exact and "
+        "small, and training is smooth: no rule fires. Naming it needs the inputs' "
+        "magnitude compared with their spread (coordinates whose absolute value is 1e3-1e4 "
+        "times their within-sample spread, squared in float32) together with a top-k over "
+        "a distance matrix built from them; KNN_DISTANCE_CANCELLATION is the code it would "
+        "produce",
+    "rotation_augmentation_leaves_normals_unrotated":   # real-bug batch 199
+        "random rotation turns each training cloud's positions but not the normals beside "
+        "them, so the PointNet learns canonical-frame normals and misreads a rotated test "
+        "cloud (held-out accuracy on rotated clouds 0.21 against 0.56 fixed at seed 0, "
+        "0.19 against 0.45 at seeds + 1000). The augmentation happens before forward, the "
+        "loss falls, every statistic is ordinary: no rule fires. Naming it needs the input "
+        "features' joint statistics read: two feature groups of a point whose relation "
+        "(here the angle between position and normal) is fixed in the raw data but random "
+        "in training batches, or one group's distribution rotation-invariant while its "
+        "partner's is not; AUGMENTATION_SKIPS_PAIRED_FEATURES is the code it would produce",
+    "farthest_point_sampling_fed_channels_first_cloud":   # real-bug batch 199
+        "farthest point sampling is handed (B, 2, 128) clouds where it reads (B, N, 2): it "
+        "returns indices 0, 1, 0, 0, ... and every downsampled cloud is two points and 30 "
+        "copies of the first (held-out accuracy 0.18 against 0.61 fixed at seed 0, 0.21 "
+        "against 0.60 at seeds + 1000). The sampling runs outside the module, the indices "
+        "are valid, and the classifier's loss simply stays high without any signature: no "
+        "rule fires. Naming it needs the model's input read per sample: most rows of each "
+        "input set identical (here 31 of 32 points duplicates), a set that carries one or "
+        "two distinct elements; SAMPLED_INDICES_DEGENERATE (or DUPLICATE_SET_ELEMENTS) is "
+        "the code it would produce",
+    # real-bug batch 200
+    "enas_controller_baseline_never_updated":   # real-bug batch 200
+        "the ENAS controller's REINFORCE baseline is averaged into a local variable, so the "
+        "stored baseline stays 0 and the advantage is the raw reward (validation accuracy "
+        "0.70-0.80): every sampled architecture is reinforced and the LSTM controller "
+        "settles on what it sampled early. Its greedy architecture closes 0.29 of the "
+        "worst-to-best accuracy gap (1 of 6 decisions best) against 1.00 (6 of 6) fixed at "
+        "seed 0, 0.61 (3 of 6) against 1.00 at seeds + 1000 (where LOSS_OSCILLATING, a wrong "
+        "cause, appears). The loss is a small finite policy-gradient number, gradients and "
+        "updates are ordinary, and no rule reads the weight that multiplies the picked "
+        "log-probabilities. Naming it needs that weight (policy_gradient_terms) tracked over "
+        "the steps: one sign on every step and a mean many times its spread (reward - 0 "
+        "for rewards in [0, 1]), where a baselined advantage centres near zero; "
+        "REINFORCE_BASELINE_NEVER_UPDATED is the code it would produce",
+    "nas_controller_credits_argmax_for_exploratory_action":   # real-bug batch 200
+        "an epsilon-greedy NAS controller scores its REINFORCE loss with the log-probability "
+        "of each decision's argmax, not of the operation it took, so the reward of an "
+        "exploratory child is credited to the favourite it did not use: the greedy "
+        "architecture closes 0.63 of the worst-to-best accuracy gap (1 of 6 decisions best) "
+        "against 0.99 (5 of 6) fixed at seed 0, 0.54 (3 of 6) against 1.00 (6 of 6) at seeds "
+        "+ 1000. Nothing is non-finite, flat or mis-scaled, and no rule compares the index "
+        "the loss gathers from the log-softmax with the action the rollout fed forward. "
+        "Naming it needs the policy-gradient term's picked indices seen equal to the "
+        "argmax of the same log-probabilities on every step while the actions fed back into "
+        "the rollout (the controller's next-input embedding lookups) differ from them on "
+        "some; POLICY_LOSS_READS_ACTION_NOT_TAKEN is the code it would produce",
+    "siamese_towers_built_twice_share_no_weights":   # real-bug batch 200
+        "the siamese network's two branches are two separately built embedders, so the "
+        "contrastive loss only ever compares a left embedding with a right one and neither "
+        "tower alone learns to put one class together: with the left tower as the "
+        "embedder, held-out recall@1 0.94 against 0.98 fixed and 5-way 1-shot 0.92 against "
+        "0.99 at seed 0, 0.95 against 0.98 and 0.94 against 0.98 at seeds + 1000. The loss "
+        "falls as the shared network's does and every parameter trains; no rule sees that "
+        "the two inputs of the pair distance went through two modules of identical "
+        "structure with different weights. Naming it needs the loss's graph read: a "
+        "distance between the outputs of two structurally identical submodules (same "
+        "layer types and shapes, disjoint parameters) fed rows of one input tensor; "
+        "SIAMESE_TOWERS_NOT_SHARED is the code it would produce (two-tower retrieval with "
+        "different input kinds is by design, so the rule would keep to towers fed the same "
+        "tensor)",
+
+    # real-bug batch 198
+    "complex_interaction_last_term_added_not_subtracted":   # real-bug batch 198
+        "ComplEx's interaction adds its last term <hi, ri, tr> instead of subtracting it, so "
+        "the score is symmetric in head and tail and the model cannot tell (h, r, t) from "
+        "(t, r, h): held-out direction accuracy 0.000 against 0.720 fixed at seed 0, 0.000 "
+        "against 0.756 at seeds + 1000 (tail MRR 0.090 vs 0.094, 0.102 vs 0.142). The "
+        "softplus loss falls as the twin's does (0.20 against 0.19 over the last tenth), "
+        "gradients and updates are healthy, and no rule evaluates the score function itself. "
+        "Naming it needs a probe of the scoring: rows of ONE embedding table gathered by two "
+        "index columns of the batch's triples, and a score unchanged (to float rounding) when "
+        "those two columns are swapped; DistMult is symmetric by design, so the rule would "
+        "have to keep to scores built from paired real/imaginary halves (chunk(2) of a row) "
+        "or say it as info; SCORE_SYMMETRIC_IN_HEAD_AND_TAIL is the code it would produce",
+    "transr_tail_negatives_scored_with_relation_subtracted":   # real-bug batch 198
+        "the negatives whose TAIL was corrupted are scored with ||h - r - t'|| while the true "
+        "facts, the head-corrupted negatives and the evaluation use ||h + r - t||: tail MRR "
+        "/ hits@10 0.101 / 0.257 against 0.136 / 0.345 fixed at seed 0, 0.077 / 0.197 "
+        "against 0.106 / 0.308 at seeds + 1000. The logsigmoid loss falls (0.85 over the "
+        "last tenth against the twin's 0.93), both branches are well-formed expressions of "
+        "the same tables, nothing is non-finite or flat, and no rule compares how the "
+        "positive and the negative scores are computed. Naming it needs the graph read: the "
+        "op path from the relation rows to the positive score (an add) and to part of the "
+        "negative score (a sub) differ, one torch.where joining the two branches; "
+        "NEGATIVES_SCORED_BY_OTHER_FUNCTION is the code it would produce",
+    "uniform_negatives_skip_comparator_normalisation":   # real-bug batch 198
+        "the uniformly drawn negative entities skip the cos comparator's normalisation that "
+        "every true fact gets; entity vectors start at 1e-3 and stay near norm 0.08, so a raw "
+        "negative scores within +-0.08 and the margin-0.1 ranking loss is met as soon as the "
+        "true facts' cosines pass ~0.1: the loss is exactly 0 on 214 of the 300 steps (from "
+        "step 38; the twin never reaches 0), and tail MRR / hits@10 0.079 / 0.236 against "
+        "0.228 / 0.634 fixed at seed 0, 0.084 / 0.229 against 0.239 / 0.671 at seeds + 1000. "
+        "Only EXPLODING_GRADIENTS as info shows, on the twin too. MARGIN_OUTSIDE_SIMILARITY_"
+        "RANGE reads a zero hinge on normalised embeddings but requires the loss to be 0 from "
+        "its FIRST step (here it starts at 0.15). Naming it needs the graph read: an "
+        "F.normalize on the rows of the positive path missing on one branch of the "
+        "negatives' path (one side of a torch.where), or the negatives' scores confined to a "
+        "far narrower range than the positives' cosines; NEGATIVES_SCORED_BY_OTHER_FUNCTION "
+        "is the code it would produce",
+    "corrupted_relation_vector_left_unnormalised":   # real-bug batch 198
+        "negatives that corrupt the RELATION read the drawn relation's raw vector (norm ~3.5) "
+        "where every other relation vector is unit-normalised, so their distance is far past "
+        "the margin and those pairs never give a gradient: held-out relation prediction "
+        "hits@1 / MRR 0.523 / 0.706 against 0.641 / 0.782 fixed at seed 0, 0.456 / 0.658 "
+        "against 0.544 / 0.720 at seeds + 1000 (the tail ranking hardly moves). The margin "
+        "loss ends LOWER than the twin's (0.13 against 0.23 over the last tenth: a third of "
+        "its hinges are inactive), gradients are healthy, and no rule compares the positive "
+        "and negative score paths. Naming it needs the graph read: the F.normalize applied "
+        "to the relation rows in the positive path skipped for part of the negatives (a "
+        "torch.where choosing raw rows); NEGATIVES_SCORED_BY_OTHER_FUNCTION is the code it "
+        "would produce",
+    # real-bug batch 197
+    "soft_argmax_of_unit_range_heatmap_pulled_to_centre":   # real-bug batch 197
+        "sigmoid heatmaps in [0, 1] go through a hand-written spatial soft-argmax at "
+        "temperature 1, whose softmax can weigh its brightest pixel at most e times its "
+        "darkest: the expected coordinates stay near the map's centre and border keypoints "
+        "are never reached (held-out error 2.56 px against 0.12 fixed at seed 0, 2.58 "
+        "against 0.15 at seeds + 1000). The L1 loss on coordinates falls smoothly to a "
+        "floor, gradients are healthy, and SQUASHED_LOGITS reads only a sigmoid fed to a "
+        "classification loss module, not a softmax written in the forward. Naming it needs "
+        "the graph read: a softmax whose inputs come straight out of a sigmoid/tanh (a "
+        "bounded range of width <= 1 over hundreds of entries, so its largest probability "
+        "can never exceed e / N); SOFT_ARGMAX_TEMPERATURE_TOO_LOW is the code it would "
+        "produce",
+    "keypoint_not_mirrored_with_flipped_image":   # real-bug batch 197
+        "half of each batch's images are mirrored while their keypoint keeps its x, so the "
+        "regressor learns the average of x and W - 1 - x and every prediction is pulled to "
+        "the middle column (held-out tip error 4.08 px against 0.48 fixed at seed 0, 3.69 "
+        "against 0.43 at seeds + 1000). The augmentation happens before the forward and "
+        "each (image, target) pair looks like any other; the loss falls to the variance "
+        "the wrong half leaves. Naming it needs the augmentation seen (an image transform "
+        "with no matching transform of its coordinate targets), or the outputs read: "
+        "predicted x whose spread across the batch shrinks toward the image centre while "
+        "the targets' does not; LABELS_MISALIGNED / KEYPOINTS_NOT_TRANSFORMED_WITH_IMAGE "
+        "are the codes it would produce",
+    "pose_heatmaps_collapse_to_zero_without_foreground_weight":   # real-bug batch 197
+        "a pixel-mean MSE against Gaussian maps that are about 1% keypoint: SGD with "
+        "momentum drives every output map flat and near zero (mean peak 0.03 where the "
+        "targets peak at 1) and argmax lands on noise (held-out error 3.25 px against 0.92 "
+        "fixed at seed 0, 5.14 against 0.62 at seeds + 1000). The loss falls to a small "
+        "value and stays, which reads as convergence, and RARE_POSITIVES_NEVER_PREDICTED "
+        "reads class labels of a BCE loss, not a regression target. Naming it needs the "
+        "MSE's output and target compared per sample: an output whose maximum stays far "
+        "below the target's peak (here under 5% of it) while the target is sparse "
+        "(most elements near zero); HEATMAP_COLLAPSED_TO_BACKGROUND is the code it would "
+        "produce",
+    "dsnt_targets_in_unit_range_against_signed_grid":   # real-bug batch 197
+        "labels normalised to [0, 1] trained against a DSNT head whose grid is (-1, 1): "
+        "the network must draw each keypoint's mass half way toward the far edges, which a "
+        "fully convolutional net does only roughly (held-out error 0.75 px against 0.19 "
+        "fixed at seed 0, 0.73 against 0.24 at seeds + 1000; within 1 px 0.77 against "
+        "1.00). Training is otherwise healthy and the targets lie inside the output range, "
+        "so TARGETS_OUTSIDE_OUTPUT_RANGE stays quiet. Naming it needs the targets' range "
+        "compared with the output's: every target in [0, 1] (never below 0) against an "
+        "output that a soft-argmax over a signed grid spans over (-1, 1); "
+        "COORDINATE_TARGETS_ON_OTHER_CONVENTION is the code it would produce",
+    "top_down_pose_flipped_instead_of_rotated":   # real-bug batch 197
+        "the augmentation mirrors pictures (keypoints' x moved, joints kept in their "
+        "slots) where a half turn was meant, so half the batches label each right joint as "
+        "the left one and the left/right maps light up on both sides (held-out error 3.84 "
+        "px against 1.21 fixed at seed 0, 3.97 against 0.63 at seeds + 1000; 52% of "
+        "left/right joints nearer the other side's joint, against 8% and 2%). The targets "
+        "are built from the augmented keypoints, so each is a clean single peak. Naming it "
+        "needs the augmentation seen, or each left/right output map's two peaks at "
+        "mirrored places read from the outputs; FLIPPED_KEYPOINTS_NOT_SWAPPED is the code "
+        "it would produce",
+    # real-bug batch 193
+    "bnn_kl_charged_on_unused_weight_copies":   # real-bug batch 193
+        "wrong cause: the KL is computed on a second set of (mu, rho) parameters the forward "
+        "pass never reads, so the weights that predict get no prior and their spread never "
+        "learns (0.018, its initial value): out-of-distribution AUROC 0.89 against 0.99 fixed "
+        "at seed 0, 0.79 against 0.94 at seeds + 1000 (in-distribution the bug run is the "
+        "better classifier). watch says SYMMETRIC_INIT (the constant rho copies, moved "
+        "only by the KL), NO_GRADIENT (the zero bias-mean copies, whose KL gradient mu / N "
+        "is exactly zero) and EXPLODING_GRADIENTS (the first layer's gradient against the "
+        "last's) at both seeds: the first two point at the copies but not at the cause. "
+        "Naming it needs the optimizer's parameters checked against the forward pass: "
+        "tensors that receive gradient only from a term computed from the parameters "
+        "themselves and that no module's forward (the output's autograd graph) reads",
+    "bnn_kl_computed_prior_to_posterior":   # real-bug batch 193
+        "the closed-form Gaussian KL is evaluated as KL(prior || posterior): its mu^2 / (2 "
+        "sigma^2) term is a weight decay thousands of times too strong at the small initial "
+        "spread, the means collapse to zero and the network predicts the class prior: "
+        "held-out accuracy 0.083 against 0.934 fixed at seed 0, 0.093 against 0.927 at seeds "
+        "+ 1000 (NLL 2.31 = log 10). The total loss falls (the reversed KL shrinks too), "
+        "gradients are smooth, and the total is far above log 10, so LOSS_AT_CHANCE stays "
+        "quiet. Naming it needs the KL expression read (the posterior's spread in a "
+        "denominator, 1 / sigma^2, instead of the prior's) or the outputs read: logits "
+        "that no longer vary with the input while the loss keeps falling",
+    "bnn_weight_noise_drawn_with_std_thousandth":   # real-bug batch 193
+        "the reparameterisation draws eps from N(0, 0.001^2): the weights barely move "
+        "with the spread, so the KL alone drives every softplus spread toward the prior "
+        "(mean 0.68) while the means train as a deterministic net; sampled as N(mu, "
+        "sigma^2) the learned posterior predicts noise: held-out accuracy 0.128 against "
+        "0.945 fixed at seed 0, 0.112 against 0.930 at seeds + 1000 (with the bug's own "
+        "draws the run classifies well). Training is a healthy deterministic run, so no "
+        "rule sees it. Naming it needs the sampling read: the spread parameters' gradient "
+        "from the data term about 1000 times smaller than the reparameterisation implies "
+        "(the sampled weight minus its mean, divided by the spread, has std 0.001, not 1)",
+    "gumbel_vae_kl_subtracted_from_loss":   # real-bug batch 193
+        "a Gumbel-softmax VAE minimises bce - KL: the KL of its 8 categorical latents "
+        "climbs to its maximum, 8 log 10 = 18.4 nats, every code one-hot: held-out negative "
+        "ELBO 45.5 against 24.4 nats fixed at seed 0, 45.5 against 24.2 at seeds + 1000. "
+        "The KL of a categorical is bounded, so the loss does not run away (the rule for "
+        "an unbounded loss cannot fire) and it falls like a healthy run's. Naming it needs "
+        "the loss's terms: one term subtracted that saturates at its bound, or the "
+        "encoder's softmax read (every latent's distribution pushed to one category)",
+    # real-bug batch 192
+    "ranknet_scorer_ends_in_sigmoid":   # real-bug batch 192
+        "a RankNet scorer ending in nn.Sigmoid: scores live in (0, 1), so no pair's "
+        "difference passes 1, the pairwise loss cannot fall below log(1 + e^-1) and the "
+        "saturated best and worst documents (63% of held-out outputs below 0.05 or above "
+        "0.95) pass almost no gradient: held-out NDCG@10 0.82 against 0.90 fixed at seed 0, "
+        "0.90 against 0.95 at seeds + 1000. The loss falls and settles on its floor (0.6 "
+        "against the twin's 0.14-0.27), gradients and updates are ordinary, no warning or "
+        "info. Naming it needs the model's last module read (a Sigmoid) together with how "
+        "the loss uses its output: scores subtracted pairwise and put through a logistic "
+        "loss (a probability difference used as a logit), with the share of outputs pinned "
+        "at 0 or 1",
+    "softmax_ranking_loss_fed_rank_numbers_as_labels":   # real-bug batch 192
+        "a listwise softmax loss given each document's rank NUMBER (1 = best) as its "
+        "relevance label: the target share is largest for the worst document and the "
+        "scorer learns every query upside down: held-out NDCG@10 0.07 against 0.90 fixed at "
+        "seed 0, 0.05 against 0.95 at seeds + 1000 (0.03 is the exact reverse). As it came "
+        "watch said LOSS_PLATEAU on both runs (the soft cross-entropy's floor is the "
+        "targets' entropy, 2.82, so both losses fall only 3% from 2.98); measured against "
+        "that floor now, neither run is called flat. Nothing in the run holds which way "
+        "the labels run; "
+        "naming it needs the label tensor read: a per-list label that is a permutation of "
+        "1..n (every list holding each integer once, the same set as its length), which "
+        "is a rank, not a relevance grade, fed to a loss that weights by label size",
+    "ranking_rows_reshuffled_after_group_sizes_taken":   # real-bug batch 192
+        "training rows shuffled after the query group sizes were taken from the sorted "
+        "table, so every listwise list cut by those sizes mixes documents of many queries "
+        "whose grades only compare within a query: held-out NDCG@10 0.71 against 0.90 fixed "
+        "at seed 0, 0.71 against 0.95 at seeds + 1000. As it came watch said only "
+        "LOSS_PLATEAU (the mixed lists' softmax loss hardly falls), the symptom, not the "
+        "cause; measured against the soft targets' entropy floor it says nothing now. The "
+        "query ids never reach the model or the loss; naming it needs the list boundaries "
+        "read against a query id column (rows of one list with different ids), or the "
+        "shuffle seen to act on rows rather than on whole groups",
+    # real-bug batch 194
+    "action_chunk_loss_keeps_padded_steps":   # real-bug batch 194
+        "an action-chunking BC policy regresses the episode-end padding (the last waypoint "
+        "repeated, flagged action_is_pad) as if it were demonstration, so its chunks are "
+        "damped toward standing still: held-out chunk MSE 0.0066 against 0.00026 fixed at "
+        "seed 0, 0.0068 against 0.00024 at seeds + 1000. The loss is an ordinary MSE that "
+        "plateaus a little higher, gradients and updates are a healthy run's, and the pad "
+        "mask is a tensor the loss never touches. Naming it needs the targets read: a "
+        "target tensor whose trailing steps repeat the same value row after row (a run of "
+        "identical entries along the horizon axis) while a boolean tensor of that shape sits "
+        "in the batch unused by the loss",
+    "steering_cloned_on_bgr_frames_driven_on_rgb":   # real-bug batch 194
+        "a steering CNN trained on cv2's BGR frames and driven on PIL's RGB ones: held-out "
+        "steering MSE 0.036 against 0.0024 fixed at seed 0, 0.021 against 0.0031 at seeds + "
+        "1000. Training is a flawless regression in both runs - the channel order only "
+        "changes after the watched loop - so no rule reading training can see it. Naming it "
+        "needs the inputs of forward calls outside training (eval-time forward hooks) "
+        "compared per channel with the training inputs: here the first and last channels' "
+        "means are exchanged",
+    "policy_normalisers_skip_prefixed_stats_at_inference":   # real-bug batch 194
+        "the inference pipeline looks the normalisation stats up by plain keys while the "
+        "checkpoint stores them dataset-prefixed, and passes state and action through "
+        "unchanged: held-out action MSE 161 against 2.7 degrees squared fixed at seed 0, 241 "
+        "against 4.3 at seeds + 1000. Training is identical in both runs (the bug is after "
+        "the watched loop), so no rule reading training can see it. Naming it needs the "
+        "inputs of eval-time forward calls compared with the training inputs' statistics "
+        "(raw joint angles, means up to 90, where training saw unit-variance inputs)",
     # real-bug batch 191
     "offline_value_timeouts_treated_as_terminal":   # real-bug batch 191
         "offline TD(0) value learning whose done flag merges the dataset's timeouts with its "
@@ -3661,6 +4187,92 @@ KNOWN_MISSES = {
         "with parameters still frozen that the optimizer was built to train, no step taken "
         "after the last requires_grad change (TRAINING_STAGE_SKIPPED); a stage of zero steps "
         "is invisible to a per-step monitor",
+    # real-bug batch 195
+    "coral_loss_scaled_down_by_feature_count":   # real-bug batch 195
+        "Deep CORAL's alignment term written as mean((C_s - C_t) ** 2) / (4 * d * 4): 4d "
+        "(256) times weaker than sum / (4 d^2), so under SGD it barely moves the features "
+        "and the run is a source-only classifier: held-out target accuracy 0.86 against "
+        "0.95 fixed at seed 0, 0.72 against 0.95 at seeds + 1000 (source 0.96-0.97 in "
+        "every run). The total loss falls and every gradient is healthy; the CORAL term "
+        "is in the stepped loss and has a gradient, so no missing-term rule fires. Its "
+        "gradient on the shared features is 7e-8 of the cross-entropy's at step 0 and "
+        "2e-3 at step 150, reaching 0.09 only once the cross-entropy is ~0.002 at the end "
+        "(the weighted term then 1e-3, where the correctly scaled one reads 0.3): a "
+        "term-size rule (LOSS_TERM_NEGLIGIBLE) would need the loss's terms told apart "
+        "and a term whose gradient stays under ~1e-2 of the others' through the part of "
+        "the run where they learn, while the statistic it penalises (the two batches' "
+        "feature covariances) stays far apart; a constant wrong by 4d is otherwise "
+        "invisible from the run",
+    "gradient_reversal_schedule_never_passed_to_model":   # real-bug batch 195
+        "a DANN loop computes the reversal coefficient's warm-up 2 / (1 + exp(-10 p)) - 1 "
+        "every step but calls model(x), so forward's default grl_lambda=1 reverses at full "
+        "strength from step 0: held-out target accuracy 0.64 against 0.77 fixed at seed 0, "
+        "0.52 against 0.70 at seeds + 1000 (source 0.96-0.97). Losses, gradients and "
+        "activations look like any DANN run's; the only difference is a Python float that "
+        "never reaches the graph. Naming it needs the gradient reversal read in the "
+        "backward pass (the ratio of the reversed gradient to the domain loss's "
+        "gradient at the reversal point, constant from the first step) and set against "
+        "a schedule the loop visibly computes (GRADIENT_REVERSAL_SCHEDULE_IGNORED); a "
+        "run with a constant coefficient by design looks the same, so alone this is at "
+        "most info",
+    "gradient_reversal_placed_after_domain_head":   # real-bug batch 195
+        "wrong cause: the gradient reversal sits after the domain classifier's last "
+        "linear layer, so the classifier's own weights climb the domain loss with the "
+        "features; the domain logits run to the thousands (loss ~3e3) and the target is "
+        "read through features built to be wrong about the domain: held-out target "
+        "accuracy 0.11 against 0.90 fixed at seed 0, 0.07 against 0.90 at seeds + 1000 "
+        "(source 0.96-0.97). watch says LOSS_DIVERGING at both seeds (the symptom). "
+        "Naming it (GRADIENT_REVERSAL_AFTER_ADVERSARY) needs the reversal located in the "
+        "autograd graph: a node that negates the gradient (a custom Function's backward "
+        "returning -k * grad) directly between a loss term and the last parameterised "
+        "layer that produces its input, so that no parameter lies between the loss and the "
+        "reversal - the reversed branch's own weights then ascend their loss",
+    # real-bug batch 196
+    "pgd_attack_on_normalised_batch_normalised_twice":   # real-bug batch 196
+        "PGD adversarial training on batches a loader already standardised: the attack clamps "
+        "the standardised batch to [0, 1] as if it were pixels, perturbs that and standardises "
+        "it again, so the adversarial half of every batch is a clipped, doubly standardised "
+        "digit: held-out PGD accuracy 0.705 against 0.811 fixed at seed 0, 0.720 against 0.798 "
+        "at seeds + 1000 (clean 0.975 in both runs). The loss falls, every gradient is "
+        "healthy and the clean half keeps accuracy up, so no rule fires. Naming it "
+        "(INPUT_NORMALIZED_TWICE) needs the model's inputs compared across the forwards of "
+        "one step: half the rows of the stepped batch standardised (mean ~0, std ~1 per "
+        "feature, as the loader's) and half with a different per-feature mean and spread, "
+        "saturated at the two values that [0, 1] maps to, while the attack's own forwards "
+        "saw values clamped to [0, 1]",
+    "pgd_projection_centred_on_previous_iterate":   # real-bug batch 196
+        "PGD clips each iterate to the eps-ball around the previous iterate, a no-op for a "
+        "step smaller than eps, so the perturbation drifts to eps + 10 alpha = 0.4 for a "
+        "budget of 0.1: held-out clean accuracy 0.564 against 0.967 fixed and PGD accuracy "
+        "0.458 against 0.773 at seed 0, 0.521 against 0.960 and 0.453 against 0.766 at seeds "
+        "+ 1000. At seed 0 watch is silent (the loss sits high but falls); at seeds + 1000 it "
+        "says DEAD_RELU and LOSS_AT_CHANCE, the symptom. Naming it (ATTACK_EXCEEDS_EPSILON) "
+        "needs the attack seen: the clean batch and the batch the optimizer steps on are "
+        "both model inputs of one step, and their largest per-row difference grows with "
+        "the attack's steps (0.1, 0.13, ... 0.4) instead of stopping at a fixed radius; the "
+        "budget itself is a number the loop never passes to the model",
+    "fgsm_random_init_then_full_epsilon_step":   # real-bug batch 196
+        "FGSM with a random start takes a full eps step on top of the random start and "
+        "never projects back, so the training perturbations reach 2 eps (0.5 for a budget "
+        "of 0.25): held-out clean accuracy 0.773 against 0.882 fixed at seed 0, 0.796 "
+        "against 0.917 at seeds + 1000, with no robustness bought (PGD 0.252 against 0.232, "
+        "0.247 against 0.199). Training is a healthy adversarial run at a larger radius, so "
+        "no rule fires. Naming it (ATTACK_EXCEEDS_EPSILON) needs the attack's inputs "
+        "compared with the clean batch's: the distance of the stepped batch from the attack's "
+        "starting point equal to the step size while its distance from the clean batch "
+        "is twice the random start's radius - two sizes the monitor could read from the "
+        "forwards of one step, with no eps given",
+    "iterative_fgsm_reuses_first_input_gradient":   # real-bug batch 196
+        "an iterative FGSM whose every step reads the input gradient of the original batch "
+        "(the loss is recomputed on the perturbed copy, but the gradient is taken through "
+        "the clean one), so ten steps along one sign land where a single FGSM step does: "
+        "held-out PGD accuracy 0.204 against 0.343 fixed at seed 0, 0.202 against 0.307 at "
+        "seeds + 1000, at equal clean accuracy (0.914/0.914, 0.912/0.887). The run is a "
+        "healthy FGSM-training run, so no rule fires. Naming it (ATTACK_GRADIENT_STALE) "
+        "needs the attack's backward passes read: the input gradient taken each attack "
+        "step identical from step to step while the inputs of the attack's forwards "
+        "change (or every attack forward but the first reaching no tensor that requires "
+        "grad)",
 }
 
 
@@ -3705,6 +4317,26 @@ KNOWN_FALSE_ALARMS = {
         "chance after each swap as LOSS_DIVERGING. The twin learns (0.78). Needs a "
         "submodule swapped between steps told from one built inside forward, and the run "
         "cut into segments at each swap"),
+    # real-bug batch 205: prioritized replay, importance weights normalised per batch
+    "prioritized_replay_weights_scale_batch_mean_loss": (
+        {"LOSS_OSCILLATING"},
+        "the healthy twin weights each replayed sample's squared error by its importance "
+        "weight divided by the batch's largest (as rlcode/per does): with the rare +6 "
+        "rewards replayed by priority and a different normaliser each batch, its loss "
+        "swings by 47% of its start (54% at seeds + 1000) while the value learns (held-out "
+        "MSE 0.25, 0.20). The swing test's minibatch-noise allowance knows neither "
+        "prioritized sampling nor per-sample weights; it needs the weights multiplying the "
+        "per-sample errors seen and their spread allowed for"),
+    # real-bug batch 206: a debiased Sinkhorn divergence
+    "sinkhorn_divergence_round_trips_through_numpy": (
+        {"LOSS_TERM_WITHOUT_GRADIENT"},
+        "the healthy twin's Wasserstein autoencoder penalty is the debiased Sinkhorn "
+        "divergence OT(codes, prior) - OT(codes, codes) / 2 - OT(prior, prior) / 2; its last "
+        "term holds prior samples only, so it has no graph and changes with each batch "
+        "(-1.43 to -1.53, 6-35% of the loss), read as a penalty that lost its gradient. The "
+        "twin matches the prior (divergence 0.064, 0.038 at seeds + 1000). Needs a term "
+        "computed from data alone told from one computed from the model's output and cut "
+        "(the bug's NumPy round trip)"),
     "active_learner_refit_rebuilds_network_on_new_queries_only": (
         {"LOSS_OSCILLATING"},
         "the healthy incremental learner (the network kept between fits) trains on the "
