@@ -292,7 +292,14 @@ def real_bug_runs():
     pytest.importorskip("torch")
     import warnings
 
+    import torch
+
     from benchmarks.real_bugs import cases
+    threads = torch.get_num_threads()
+    # one thread, whatever ran before in this worker: float sums over two threads round
+    # differently, and a finding near its bar (a MoE case's NO_GRADIENT after thinning)
+    # came and went with the tests a worker had run first
+    torch.set_num_threads(1)
     with pytest.MonkeyPatch.context() as patch, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -301,8 +308,11 @@ def real_bug_runs():
         except ImportError:
             pass
         chosen = cases()[::REAL_BUG_STRIDE]              # cases() is in name order
-        return [(case.__name__, case.run(overhead=None, max_history_mb=None).run)
-                for case in chosen]
+        try:
+            return [(case.__name__, case.run(overhead=None, max_history_mb=None).run)
+                    for case in chosen]
+        finally:
+            torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")
@@ -346,10 +356,10 @@ def test_zoo_findings_are_unchanged_by_thinning(zoo_runs):
 
 
 THINNING_CHANGES = {
-    # case: (codes thinning adds, why) - a known limit, checked exactly so that any other
-    # change still fails the test
+    # case: (codes thinning adds, codes it removes, why) - a known limit, checked exactly so
+    # that any other change still fails the test
     "benchmarks.real_bugs.fedavg_weights_normalised_over_all_clients": (
-        {"LR_TOO_HIGH"},
+        {"LR_TOO_HIGH"}, set(),
         "LR_TOO_HIGH's 'sustained' update size is the median over the judged records: "
         "this FedAvg loop's local updates have a median of 0.09 of the weights over all 750 "
         "steps (under the 0.1 bar), 0.04 over the 11 records watch judges at its defaults "
@@ -359,13 +369,34 @@ THINNING_CHANGES = {
         "records by the steps they stand for would make the rule independent of which "
         "records are kept; not done (found when new cases moved the sample, 2026-12-04)"),
     "benchmarks.real_bugs.gradnorm_task_weight_driven_below_zero": (
-        {"EXPLODING_ACTIVATIONS"},
+        {"EXPLODING_ACTIVATIONS"}, set(),
         "a GradNorm task weight crosses zero and the pair is rescaled to about +-1e5: the "
         "activations blow up with them. Recording every step, the records judged whole do "
         "not name EXPLODING_ACTIVATIONS (LOSS_UNBOUNDED_BELOW names the cause, as at watch's "
         "defaults); the budget's thinned sample of them does. Which records lift it was not "
         "traced; the same limit as above (found when batch 161's cases moved the sample, "
         "2026-12-05)"),
+    "benchmarks.real_bugs.bayesian_lstm_kl_not_divided_by_training_size": (
+        set(), {"LR_TOO_HIGH"},
+        "recording all 1,500 steps, the judged records' sustained update size passes "
+        "LR_TOO_HIGH's bar (the posterior means pulled to the prior by a KL 500 times too "
+        "heavy move fast); the budget's 536 kept records do not (at watch's defaults it is "
+        "not named either; ELBO_KL_OVERWEIGHTED names the cause in all three). The same "
+        "median-over-kept-records limit as fedavg's, the other way (found when batches "
+        "192-206 moved the sample, 2026-12-05)"),
+    "benchmarks.real_bugs.moe_balance_loss_reads_topk_softmax_mean": (
+        {"NO_GRADIENT"}, set(),
+        "recording all 600 steps, no finding (at watch's defaults the case is missed); the "
+        "budget's 153 kept records name NO_GRADIENT. Near its bar: with two threads it came "
+        "and went with the tests a worker had run first, so the runs are on one thread now; "
+        "which records lift it was not traced (found when batches 192-206 moved the "
+        "sample, 2026-12-05)"),
+    "benchmarks.real_bugs.temporal_ensembling_softmax_output_fed_to_softmax_loss": (
+        set(), {"DOUBLE_SOFTMAX"},
+        "recording all 600 steps names DOUBLE_SOFTMAX (it is named at watch's defaults "
+        "too); the budget's 205 kept records do not. Already so before this session's "
+        "changes (checked at a724752); which records it needs was not traced (found when "
+        "batches 192-206 moved the sample, 2026-12-05)"),
 }
 
 
@@ -377,8 +408,8 @@ def test_real_bug_findings_are_unchanged_by_thinning(real_bug_runs):
         bounded = replay(original, BoundedRun, _small_budget(original))
         assert len(bounded.records) < 0.8 * len(original.records), name
         thinned_cases += 1
-        added, _ = THINNING_CHANGES.get(name, (set(), ""))
-        if set(_codes(bounded)) != set(_codes(original)) | added:
+        added, removed, _ = THINNING_CHANGES.get(name, (set(), set(), ""))
+        if set(_codes(bounded)) != (set(_codes(original)) | added) - removed:
             differences.append((name, _codes(original), _codes(bounded)))
     assert thinned_cases >= 10
     assert not differences, differences
