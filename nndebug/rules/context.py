@@ -282,6 +282,15 @@ def judged_only(ctx, items):
     return [i for i in items if i.step in steps] if steps else list(items)
 
 
+def judged_handwritten_errors(ctx):
+    """The rows of ``run.observed.handwritten_errors`` (step first) on judged steps before
+    the cut-off: what TARGETS_UNSCALED and the moving-target test read of a loss written by
+    hand (all rows for a run without records)."""
+    steps = {r.step for r in ctx.run.records}
+    return [row for row in observed_list(ctx, "handwritten_errors")
+            if (not steps or row[0] in steps) and (ctx.cutoff is None or row[0] < ctx.cutoff)]
+
+
 def observed_list(ctx, name):
     """``run.observed.<name>`` as a list (empty for a run without what is observed around
     the model, e.g. one loaded from an older file or built by hand)."""

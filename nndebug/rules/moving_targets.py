@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from .context import judged_loss_calls, observed_list
+from .context import judged_handwritten_errors, judged_loss_calls
 
 MOVING_TARGETS_LOSSES = {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "mse_loss",
                          "l1_loss", "smooth_l1_loss", "huber_loss"}
@@ -64,7 +64,5 @@ def _handwritten_target_sizes(ctx):
     """The largest target magnitude of the first error written by hand on each judged step
     before the cut-off: it grows as bootstrapped values propagate (their spread grows with
     it); a fixed dataset's batches keep it within their sampling noise."""
-    steps = {r.step for r in ctx.run.records}
-    return [row[4] for row in observed_list(ctx, "handwritten_errors")
-            if row[1] == 0 and (not steps or row[0] in steps)
-            and (ctx.cutoff is None or row[0] < ctx.cutoff) and math.isfinite(row[4])]
+    return [row[4] for row in judged_handwritten_errors(ctx)
+            if row[1] == 0 and math.isfinite(row[4])]

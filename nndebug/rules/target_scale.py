@@ -24,7 +24,7 @@ are not small against the targets. A network that has grown into the targets' sc
 last recorded call is named as info only.
 """
 from ..findings import Finding
-from .context import fmt, judged_loss_calls, observed_list
+from .context import fmt, judged_handwritten_errors, judged_loss_calls
 from .curve import learning_poor
 from .graph import rule
 
@@ -93,9 +93,7 @@ def _handwritten_unscaled(ctx):
     "squared error written by hand"), of the hand-written error whose first target is the
     largest; the largest target magnitude of the step's other hand-written errors), each
     None without one."""
-    steps = {r.step for r in ctx.run.records}
-    rows = [row for row in observed_list(ctx, "handwritten_errors")
-            if (not steps or row[0] in steps) and (ctx.cutoff is None or row[0] < ctx.cutoff)]
+    rows = judged_handwritten_errors(ctx)
     if not rows:
         return None, None
     first = [row for row in rows if row[0] == rows[0][0]]
