@@ -2,9 +2,10 @@
 ``(spk - threshold).detach()`` instead of ``(spk * threshold).detach()``. With threshold
 1 the "reset" is -1 at every step the neuron stays silent - one unit of charge added to
 the membrane each step, whatever the input - and 0 at the steps it fires, so a spike
-never resets anything. Every neuron is driven over threshold within a step or two and
-then fires at (nearly) every step, so the spike counts the loss reads carry little of
-the input. It runs and the loss falls; nothing errors.
+never resets anything. Most neurons are driven over threshold within two steps and
+then keep firing (at initialisation 81% of the hidden neurons fire at each step from the
+third on, against 8% with the right reset), so the spike counts carry less of the
+input. It runs and the loss falls; nothing errors.
 
 Reported: "Fix reset calculation in forward function" -
 https://github.com/jeshraghian/snntorch/pull/413 (a user found that snnTorch's tutorial 6
