@@ -37,6 +37,8 @@ LABEL_EXACT = 1e-6           # [design] labels are exact 0s and 1s (float32 roun
 CALLS_KEPT = 256             # loss calls kept at most: memory stays bounded on long runs
 # losses that apply log-softmax to their input (their input should be logits)
 LOG_SOFTMAX_LOSSES = {"CrossEntropyLoss", "cross_entropy"}
+COUNT_AT_LEAST = 1.0         # [design] whole-number class scores reaching this are counts
+                             # (spike counts, votes), not logits floored by a ReLU (batch 207)
 FLOOR_ABOVE = -30.0          # [design] a tied lowest score above this is a floor, not a mask:
                              # masks use -inf or -1e4..-1e9; log-probabilities of a floored
                              # class stay above -30 (a probability of 1e-13)
@@ -296,6 +298,13 @@ def floored_scores(scores):
     lies far below the floor. Rows without a tie at their minimum (every healthy step) are
     settled in three operations, before anything dearer is looked at."""
     if _no_tie_at_minimum(scores):
+        return 0.0, 0
+    # (real-bug batch 207) scores that are all whole numbers, some of them 1 or more, are
+    # counts - a spiking network's output spike counts, votes - not real logits cut at a
+    # floor: many classes at 0 spikes tie there as discrete values do. A ReLU on real
+    # logits leaves its live scores fractional; an output dead for every sample (all 0)
+    # still counts as floored
+    if scores.max() >= COUNT_AT_LEAST and np.array_equal(scores, np.round(scores)):
         return 0.0, 0
     # (real-bug batch 121's captions, seen since batch 135) columns equal in every row and
     # varying from row to row are one score given twice - a CLIP batch's identical captions
