@@ -10,8 +10,9 @@ import numpy as np
 
 from ..findings import Finding
 from .context import median, modules, nanmedian, nanmedian_columns, short_list
-from .curve import (NOISE_SIGMAS, at_chance, calm_before_nan, curve_blew_up, curve_poor,
-                    learning_poor, loss_blew_up, starts_fresh)
+from .curve import (NOISE_SIGMAS, _from_first_loss, at_chance, calm_before_nan,
+                    cross_entropy_chance, curve_blew_up, curve_poor, entropy_floor,
+                    gained_beyond_noise, learning_poor, loss_blew_up, starts_fresh)
 from .graph import rule
 
 LR_HIGH_RATIO = 0.1           # update/weight ratio per step; ~1e-3 is healthy [karpathy];
@@ -66,6 +67,14 @@ RATE_CUT_SHARE = 0.05         # [design] or a schedule cut every group's rate to
                               # started by the run's middle, the loss still falling at the end
                               # (a cosine to zero is at half its rate there, a step decay by 0.1
                               # at a tenth)
+FLAT_MAX_RATIO = 5e-4         # [design] (real-bug batch 209) half the healthy 1e-3 [karpathy]: no
+                              # layer moves faster than this a step over the run's second half
+                              # (a DragonNet at a hard-coded SGD 1e-5 with momentum: 1.5e-4; its
+                              # twin at the user's 1e-2: 3.7e-3 to 1.3e-2)
+FLAT_GAIN = 0.05              # [design] ... and the loss gained under a twentieth of its start
+                              # beyond its noise (gained_beyond_noise, the best window taken its
+                              # standard errors up; POOR_IMPROVEMENT's 0.2 is "poor"): that
+                              # DragonNet 0.024, its twin 0.63
 
 
 def _ratio_summary(ctx):
@@ -214,7 +223,8 @@ def lr_too_low(ctx):
     fastest = float(np.max(per_layer))
     if fastest >= LR_LOW_RATIO:
         return collapsed_group_rates(ctx, ratios, live, held) or \
-            slow_at_chance(ctx, fastest) or still_falling(ctx, fastest)
+            slow_at_chance(ctx, fastest) or still_falling(ctx, fastest) or \
+            flat_with_short_steps(ctx, fastest)
     if _fast_then_stalled_at_a_steady_rate(ctx):
         return None
     lrs = _learning_rates(ctx)
@@ -400,6 +410,40 @@ def slow_at_chance(ctx, fastest):
                   "learning_rates": lrs[:5], "at_chance": True},
         fix="Raise the learning rate (try 10x steps; nndebug.find_lr suggests one) and check "
             "the optimizer's arguments: SGD(params, lr=..., momentum=..., weight_decay=...).")
+
+
+def flat_with_short_steps(ctx, fastest):
+    """(real-bug batch 209) LR_TOO_LOW for a loss that is not a classifier's at chance (the
+    slow-at-chance verdict above reads those): the loss gained almost nothing beyond its noise
+    over the whole run (under FLAT_GAIN of its start), gradients arrive, nothing else found
+    explains a loss that does not fall (SLOW_AT_CHANCE_OTHER_CAUSES), and even the fastest
+    layer moves under FLAT_MAX_RATIO of its size a step: the regression's slow-at-chance.
+    Public report: DragonNet's SGD stage built with a hard-coded lr=1e-5 that ignores the
+    user's rate (https://github.com/uber/causalml/issues/600)."""
+    s = ctx.summary
+    if s is None or fastest >= FLAT_MAX_RATIO or at_chance(ctx):
+        return None
+    if any(code in ctx.found and ctx.found[code].severity != "info"
+           for code in SLOW_AT_CHANCE_OTHER_CAUSES):
+        return None
+    gained = gained_beyond_noise(_from_first_loss(ctx, s), cross_entropy_chance(ctx),
+                                 entropy_floor(ctx))
+    if gained > FLAT_GAIN:
+        return None
+    lrs = _learning_rates(ctx)
+    rates = ", ".join(f"{lr:.1e}" for lr in lrs[:3]) or "unknown"
+    return Finding(
+        code="LR_TOO_LOW", severity="warning", step=ctx.first_step,
+        message=f"The loss has gained almost nothing beyond its noise since its first steps "
+                f"({gained:.0%} of its start), and even "
+                f"the fastest-changing layer moves only {fastest:.1e} of its weight size per "
+                "step (healthy is about 1e-3): the weights change too slowly to get anywhere "
+                f"in this run; the learning rate ({rates}) is too low (a rate hard-coded where "
+                "the user's was meant?).",
+        evidence={"update_to_weight_max_layer": fastest, "healthy_ratio": HEALTHY_RATIO,
+                  "threshold": FLAT_MAX_RATIO, "gained": gained, "learning_rates": lrs[:5]},
+        fix="Raise the learning rate (try 10x steps; nndebug.find_lr suggests one) and check "
+            "that the optimizer is built with the rate you pass.")
 
 
 def still_falling(ctx, fastest):
