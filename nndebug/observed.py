@@ -325,6 +325,7 @@ ROW_LISTS += ("aliased_state_loads", "resumed_optimizers")   # real-bug batch 33
 ROW_LISTS += ("discarded_losses", "gradients_after_step")   # real-bug batch 39 (loops)
 ROW_LISTS += ("parameter_penalties",)   # real-bug batch 36 (several losses)
 ROW_LISTS += ("other_turn_gradients",)   # real-bug batch 36 (several optimizers)
+ROW_LISTS += ("other_optimizer_carries",)   # real-bug batch 187 (an unwatched optimizer)
 ROW_LISTS += ("trained_loss_nodes",)   # real-bug batch 72 (a loss term never added)
 ROW_LISTS += ("outer_differences",)   # real-bug batch 35 (samples mixed across the batch)
 ROW_LISTS += ("reparameterisations",)   # real-bug batch 37 (generative models)
@@ -698,6 +699,12 @@ class Observed:
                                                           # such decay, decoupled)] on the
                                                           # first recorded steps
                                                           # (monitor/parameter_penalties.py)
+    other_optimizer_carries: list = field(default_factory=list)  # [(step, "carried" or
+                                                          # "cleared", parameters it holds)]:
+                                                          # whether an optimizer other than
+                                                          # the watched one cleared .grad
+                                                          # between two of its steps (monitor/
+                                                          # other_optimizer_clearing.py)
     other_turn_gradients: list = field(default_factory=list)  # [(step, "carried" or
                                                           # "cleared", the backward reached
                                                           # the other optimizer's parameters

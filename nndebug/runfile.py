@@ -404,6 +404,8 @@ def _other_turn_gradient(row):
 
 
 ROW_READERS.update(other_turn_gradients=_other_turn_gradient)   # real-bug batch 36
+ROW_READERS.update(other_optimizer_carries=lambda row: (int(row[0]), str(row[1]),
+                                                        int(row[2])))   # real-bug batch 187
 
 
 def _outer_difference(row):

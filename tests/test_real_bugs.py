@@ -659,35 +659,6 @@ KNOWN_MISSES = {
         "reason of the stop: a run that ended while its validation loss set a new best "
         "within the last patience-many evaluations",
     # real-bug batch 187
-    "discriminator_zero_grad_never_called":   # real-bug batch 187
-        "The discriminator's optimizer never zeroes its gradients, so every discriminator "
-        "step applies the running sum of all its gradients since the start (its own losses "
-        "and the generator's adversarial loss, which backpropagates through it): held-out "
-        "sample->digit / digit->sample distances 3.50 / 3.72 against 2.24 / 2.45 fixed at "
-        "seed 0, 5.20 / 5.78 against 2.15 / 2.37 at seeds + 1000. Watch holds the generator "
-        "and its optimizer (as the batch's other GAN cases): GRADIENTS_ACCUMULATING compares "
-        "what backward delivered with what the WATCHED optimizer steps with, and the "
-        "generator's optimizer zeroes every step; GRADIENT_CARRIED_FROM_OTHER_TURN fires only "
-        "when the watched network is the one that carries the other's gradient. Only symptoms "
-        "were named (TARGETS_ALL_ONE_VALUE, SATURATED_ACTIVATIONS, LOSS_OSCILLATING at seed "
-        "0; EXPLODING_GRADIENTS, LOSS_OSCILLATING at + 1000). Naming it needs the other "
-        "optimizers in the process: a torch.optim.Optimizer whose step() runs with .grad "
-        "never cleared by zero_grad() (or by set_to_none) between steps while backward keeps "
-        "adding to it (its .grad norm growing step after step), read for every optimizer "
-        "constructed, not only the watched one",
-    "critic_gradients_summed_over_critic_steps":   # real-bug batch 187
-        "A WGAN-GP with five critic steps per generator step zeroes the critic's gradients "
-        "once per round, so each critic step applies this batch's gradient plus the round's "
-        "earlier ones: held-out sample->digit / digit->sample distances 2.08 / 1.97 against "
-        "1.72 / 1.61 fixed at seed 0, 2.01 / 1.91 against 1.67 / 1.59 at seeds + 1000 (600 "
-        "generator steps; at 250 they agree). Silent at seed 0; at + 1000 only "
-        "SATURATED_ACTIVATIONS, which the fixed twin draws too (the generator's sigmoid "
-        "pixels pinned near 0 on digit backgrounds). The watched optimizer is the "
-        "generator's, which zeroes every step; GRADIENTS_ACCUMULATING does not read the "
-        "critic's optimizer, which steps five times per watched step. A rule would need the "
-        "unwatched optimizer's steps: an optimizer stepping several times between two "
-        "zero_grad() calls, each time with backward having added to the same .grad (the "
-        "critic's step k using the sum of k backward passes)",
     "discriminator_labels_swapped_generator_targets_fake":   # real-bug batch 187
         "The adversarial-loss helper maps real to target 0 and fake to 1, and the generator "
         "is trained towards 1 (the discriminator's label for FAKE): the two networks "

@@ -157,6 +157,7 @@ CONTINUED += ("duplicated_input_columns",   # real-bug batch 59 (first training 
 CONTINUED += ("discarded_losses", "gradients_after_step")   # real-bug batch 39 (loops)
 CONTINUED += ("pooled_log_probs", "ppo_ratios")   # real-bug batch 44 (first steps' loss graphs)
 CONTINUED += ("late_gradients", "uncleared_gradients")   # real-bug batch 50 (first steps)
+CONTINUED += ("other_optimizer_carries",)   # real-bug batch 187 (first other optimizer steps)
 CONTINUED += ("constant_decoder_inputs",)   # real-bug batch 49 (first steps)
 CONTINUED += ("swapped_loss_arguments", "squashed_score_terms")   # real-bug batch 52
 CONTINUED += ("derivative_calls", "per_position_gradient_norms")   # real-bug batch 56

@@ -26,6 +26,7 @@ from ..records import record_finite
 from . import discover, schedule as schedule_module
 from .around import Around
 from .parameter_penalties import ParameterPenalties
+from .other_optimizer_clearing import OtherOptimizerClearing
 from .other_turn_gradients import OtherTurnGradients
 from .late_gradients import LateGradients   # real-bug batch 50 (loop order)
 from .rewritten_weights import RewrittenWeights   # real-bug batch 58 (weight copies)
@@ -193,6 +194,8 @@ class Monitor:
                                                 self._note_error)   # L2 by hand + weight_decay
             self.other_turns = OtherTurnGradients(adapter, self.run.observed, self._params, optimizer,
                                                   lambda: self._step, self._note_error)   # GAN turns
+            self.other_clearing = OtherOptimizerClearing(   # a critic's optimizer never zeroed
+                adapter, self.run.observed, optimizer, lambda: self._step, self._note_error)
             self.late_gradients = LateGradients(adapter, self.run.observed, adapter.model, optimizer,
                                                 lambda: self._step, self._note_error)   # batch 50
             self.rewritten_weights = RewrittenWeights(adapter, self.run.observed, optimizer,
@@ -272,6 +275,7 @@ class Monitor:
             self.around.on_loss(loss)
             self.penalties.on_loss(step, loss)   # parameter_penalties.py
             self.other_turns.release()   # other_turn_gradients.py: drops its finished hook
+            self.other_clearing.release()   # other_optimizer_clearing.py: the same
             self.late_gradients.disarm()   # late_gradients.py (first recorded steps)
             for site in self.layer_sites:   # dropout_outputs.py, running_buffers.py
                 site.disarm()
@@ -426,6 +430,7 @@ class Monitor:
         self.hooks.disarm()
         self.step_snapshot.disarm()  # step_snapshot.py
         self.other_turns.close()     # other_turn_gradients.py
+        self.other_clearing.close()  # other_optimizer_clearing.py
         self.late_gradients.close()  # late_gradients.py
         for site in self.layer_sites:   # dropout_outputs.py, running_buffers.py
             site.close()

@@ -20,6 +20,8 @@ DISCARDED_RATIO = 0.9          # [design] |.grad| below 0.9 x what the step's ba
                                # a carried-over .grad is the larger one (the zoo's and the real
                                # missing-zero_grad cases: median ratios above 1)
                                # (float rounding, AMP); beyond that and larger: carried over
+OTHER_CARRY_MIN_VERDICTS = 2   # [design] steps of another optimizer seen carrying .grad
+                               # over: one may be a deliberate accumulation's first step
 EVAL_CARRY_MIN_STEPS = 2       # [design] a one-off eval-mode backward (a saliency map drawn
                                # once) touches one update; a repeated one trains on what it
                                # evaluated (monitor/carried_gradients.py)
@@ -276,7 +278,7 @@ def gradients_accumulating(ctx):
     if len(flagged) < MIN_RECORDS or len(flagged) < MAJORITY * checked:
         return _gradients_cleared(ctx, measured, held_by_optimizer) or \
             _eval_gradients_carried(ctx) or _attack_gradients_kept(ctx) or \
-            velocity_never_decays(ctx)
+            velocity_never_decays(ctx) or _other_optimizer_carried(ctx)
     if not averaged_over_ranks and np.median(ratios) < DISCARDED_RATIO:
         if observed_list(ctx, "closure_steps"):
             return None     # (real-bug batch 116) optimizer.step(closure): L-BFGS runs the
@@ -298,7 +300,7 @@ def gradients_accumulating(ctx):
         # .grad is what backward delivered with parts taken out, not more: a mask or a
         # per-entry edit on the gradient (real-bug batch 165's frozen pruned weights)
         return _eval_gradients_carried(ctx) or _attack_gradients_kept(ctx) or \
-            velocity_never_decays(ctx)
+            velocity_never_decays(ctx) or _other_optimizer_carried(ctx)
     return Finding(
         code="GRADIENTS_ACCUMULATING", severity="error", step=flagged[0],
         message=f"At optimizer.step() the parameters' .grad held more than this step's backward "
@@ -421,6 +423,35 @@ def _eval_gradients_carried(ctx):
         fix="Evaluate under torch.no_grad() (or torch.inference_mode()) and without calling "
             "backward(); if a backward in eval mode is meant (saliency, adversarial inputs), "
             "call optimizer.zero_grad() before the next training backward.")
+
+
+def _other_optimizer_carried(ctx):
+    """GRADIENTS_ACCUMULATING for an optimizer the loop steps besides the watched one (a
+    GAN's discriminator, a critic), whose ``.grad`` still held its previous step's gradient
+    at its next step on OTHER_CARRY_MIN_VERDICTS verdicts and a MAJORITY of those given
+    (``run.observed.other_optimizer_carries``): ``zero_grad()`` forgotten for it, or called
+    once per round of several of its steps (real-bug batch 187). The watched optimizer's
+    own clearing is read from its records above."""
+    rows = observed_list(ctx, "other_optimizer_carries")
+    carried = [row for row in rows if row[1] == "carried"]
+    if len(carried) < OTHER_CARRY_MIN_VERDICTS or len(carried) < MAJORITY * len(rows):
+        return None
+    step, _, held = carried[0]
+    return Finding(
+        code="GRADIENTS_ACCUMULATING", severity="error", step=step, where="other optimizer",
+        message=f"Another optimizer of this loop (not the one given to watch; it holds {held} "
+                f"parameter tensors) stepped with .grad still holding its previous step's "
+                f"gradient on {len(carried)} of {len(rows)} of its steps measured: its "
+                "gradients are never cleared between its steps (or only once per round), so "
+                "each of its updates repeats all the earlier ones. In a GAN or actor-critic "
+                "loop that is the discriminator's or critic's optimizer, and the network "
+                "watched trains against a rival that overshoots.",
+        evidence={"steps": [row[0] for row in carried[:20]], "carried": len(carried),
+                  "verdicts": len(rows), "parameters_held": held,
+                  "min_verdicts": OTHER_CARRY_MIN_VERDICTS},
+        fix="Call zero_grad() on that optimizer before each of its backward passes (for "
+            "several critic steps per generator step, inside the critic's loop, once per "
+            "critic step).")
 
 
 def in_frozen_part(ctx, layer):
