@@ -3140,12 +3140,6 @@ KNOWN_MISSES = {
         "Naming it needs functional relu outputs measured as the modules' are (all zero over "
         "a batch), or the exp of a non-negative map read as a scale that can only expand in "
         "a flow's log-determinant; DEAD_RELU is the code expected",
-    "super_resolution_residual_stays_zero_under_sgd":   # real-bug batch 105
-        "SGD at 1e-3 moves the residual branch slowly but not below LR_TOO_LOW's "
-        "update/weight bound (1e-5): the loss falls a little and plateaus, which LOSS_PLATEAU "
-        "names (wrong cause). Telling it apart from a converged model needs the output's "
-        "distance from the fixed bilinear path (the residual staying near zero), which the "
-        "monitor does not record; lowering the bound would flag healthy slow runs",
     "super_resolution_trained_on_other_degradation":   # real-bug batch 105
         "training and validation inputs are made by different degradations (blur and noise "
         "against plain downsampling) with nearly the same mean and spread, so "
