@@ -113,3 +113,22 @@ def test_the_global_hook_leaves_with_the_monitor():
     mon = _gan_loop(steps=3)
     assert len(optim_module._global_optimizer_pre_hooks) == before
     assert mon.other_clearing.done
+
+
+def test_one_optimizer_loops_lose_the_hook_early():
+    """A loop that steps only the watched optimizer gives no verdict, and the hook stops
+    looking after STEP_CALLS_MAX steps."""
+    from nndebug.monitor.other_optimizer_clearing import STEP_CALLS_MAX
+    torch.manual_seed(0)
+    model = nn.Linear(4, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    x = torch.randn(16, 4)
+    with nd.watch(model, opt) as mon:
+        for _ in range(STEP_CALLS_MAX + 5):
+            opt.zero_grad()
+            loss = model(x).pow(2).mean()
+            loss.backward()
+            opt.step()
+            mon.step(loss)
+        assert mon.other_clearing.done
+    assert mon.run.observed.other_optimizer_carries == []

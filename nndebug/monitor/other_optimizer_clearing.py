@@ -29,8 +29,9 @@ import weakref
 VERDICTS_WANTED = 6          # [design] verdicts collected: a loop's clearing habit shows on
                              # its first steps (a critic cleared once per round of five shows
                              # 4 carried of 5)
-STEP_CALLS_MAX = 200         # [design] optimizer steps seen at most (any optimizer): the hook
-                             # must not stay for the whole run of a loop that never gives one
+STEP_CALLS_MAX = 200         # [design] optimizer steps seen at most (the watched one's too):
+                             # the hook must not stay for the whole run of a loop that steps
+                             # one optimizer only (then it costs one call per step until here)
 MIN_ELEMENTS = 16            # [design] the followed parameter's size at least: two gradients
                              # of one value (a critic's last bias) point the same way whenever
                              # their signs agree, and a WGAN critic's last bias gets exactly 0
@@ -62,9 +63,13 @@ class OtherOptimizerClearing:
             on_error(error)
 
     def _before_step(self, optimizer, args, kwargs):
-        if self.done or optimizer is self._watched:
+        if self.done:
+            return                     # the handle goes in release(), outside torch's loop
+        self._calls += 1               # over the hooks (removing it here breaks that loop)
+        if optimizer is self._watched:
+            if self._calls >= STEP_CALLS_MAX:
+                self._finish()         # a loop with one optimizer: the hook leaves early
             return
-        self._calls += 1
         try:
             # torch hands the step's own arguments: (optimizer,) then closure if given
             closure = kwargs.get("closure", args[1] if len(args) > 1 else None)
