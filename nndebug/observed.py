@@ -265,6 +265,9 @@ class LossTerm:
     computed: bool = False        # made from tensors by a reduction (a penalty summed from
                                   # detached copies), not a constant started at zero
                                   # (real-bug batch 58)
+    data_only: bool = False       # computed under the constants mode from data alone: no
+                                  # tensor of the model's, nothing from the host (real-bug
+                                  # batch 206: a Sinkhorn divergence's prior-only term)
 
 
 @dataclass

@@ -119,6 +119,44 @@ HEALTHY_TERMS = {
 }
 
 
+def _prior_spread(scores):
+    """A term of fresh random draws only, different every step: the part of a debiased
+    divergence that compares the prior with itself (real-bug batch 206)."""
+    prior = torch.randn(len(scores), 4)
+    return -0.5 * torch.cdist(prior, prior).mean()
+
+
+DATA_ONLY_TERMS = {
+    "a term of prior samples only": lambda s, t: F.cross_entropy(s, t) + _prior_spread(s),
+    "of noise drawn per step": lambda s, t: F.cross_entropy(s, t) + (
+        torch.rand(16).std() * torch.rand(()) + torch.rand(())),
+}
+
+
+@pytest.mark.parametrize("loss_of", DATA_ONLY_TERMS.values(), ids=DATA_ONLY_TERMS)
+def test_a_term_computed_from_data_alone_is_left_out(loss_of):
+    """Such a term never had a gradient to lose: the monitor sees it made from data, with
+    no tensor of the model's and no trip through the host (LossTerm.data_only). (A term
+    built from a batch that came through torch.as_tensor counts as through the host: the
+    monitor cannot tell a NumPy batch from a model output sent round NumPy, and says what
+    it said before.)"""
+    mon = train_torch(loss_of)
+    terms = mon.run.observed.loss_terms
+    assert terms and all(t.data_only for t in terms if t.value is not None)
+    assert "LOSS_TERM_WITHOUT_GRADIENT" not in codes(mon)
+
+
+def test_a_term_of_the_model_through_numpy_is_not_data_only():
+    """The same shape of term computed from the model's output through NumPy, and from a
+    detached copy of it, is named: the graph was cut."""
+    through_numpy = train_torch(lambda s, t: F.cross_entropy(s, t) + torch.tensor(
+        float(np.abs(s.detach().numpy()).mean())))
+    detached = train_torch(lambda s, t: F.cross_entropy(s, t) + s.detach().abs().mean())
+    for mon in (through_numpy, detached):
+        assert not any(t.data_only for t in mon.run.observed.loss_terms)
+        assert "LOSS_TERM_WITHOUT_GRADIENT" in codes(mon)
+
+
 @pytest.mark.parametrize("name", HEALTHY_TERMS)
 def test_healthy_losses_with_constants_stay_silent(name):
     model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(),

@@ -4292,16 +4292,6 @@ KNOWN_FALSE_ALARMS = {
         "MSE 0.25, 0.20). The swing test's minibatch-noise allowance knows neither "
         "prioritized sampling nor per-sample weights; it needs the weights multiplying the "
         "per-sample errors seen and their spread allowed for"),
-    # real-bug batch 206: a debiased Sinkhorn divergence
-    "sinkhorn_divergence_round_trips_through_numpy": (
-        {"LOSS_TERM_WITHOUT_GRADIENT"},
-        "the healthy twin's Wasserstein autoencoder penalty is the debiased Sinkhorn "
-        "divergence OT(codes, prior) - OT(codes, codes) / 2 - OT(prior, prior) / 2; its last "
-        "term holds prior samples only, so it has no graph and changes with each batch "
-        "(-1.43 to -1.53, 6-35% of the loss), read as a penalty that lost its gradient. The "
-        "twin matches the prior (divergence 0.064, 0.038 at seeds + 1000). Needs a term "
-        "computed from data alone told from one computed from the model's output and cut "
-        "(the bug's NumPy round trip)"),
     "active_learner_refit_rebuilds_network_on_new_queries_only": (
         {"LOSS_OSCILLATING"},
         "the healthy incremental learner (the network kept between fits) trains on the "

@@ -16,7 +16,8 @@ for the next ``VALUE_STEPS`` recorded steps.
 from ..adapters.graph_size import walk_graph
 from ..observed import LossTerm
 from .function_modes import OwnedModes
-from .loss_terms import TERMS_PER_STEP, VALUE_STEPS, constant_addends, constants_mode
+from .loss_terms import (TERMS_PER_STEP, VALUE_STEPS, TensorOrigins, constant_addends,
+                         constants_mode)
 
 STEPS_MEASURED = 12
 
@@ -28,6 +29,7 @@ class GraphGrowth:
         self.value_steps = 0          # recorded steps measured under the constants mode
         self._notes = None            # node -> constant, written by the mode this step
         self._computed = None         # id -> one-value tensor the mode saw made by a reduction
+        self._origins = None          # where the step's tensors came from (TensorOrigins)
         self.modes = OwnedModes()     # the constants mode, and retired ones (function_modes.py)
         self.python_backwards = {}    # step -> names of the graph's Python-written backwards
                                       # (None: not known); read by the loss-scale probe
@@ -39,8 +41,8 @@ class GraphGrowth:
                 len(self.observed.graph_nodes) >= STEPS_MEASURED:
             return
         try:
-            self._notes, self._computed = {}, {}
-            self.modes.push(constants_mode(self._notes, self._computed))
+            self._notes, self._computed, self._origins = {}, {}, TensorOrigins()
+            self.modes.push(constants_mode(self._notes, self._computed, self._origins))
         except Exception:              # no mode, no values: never break the user's step
             self.modes.current, self._notes, self.values_wanted = None, None, False
 
@@ -63,21 +65,23 @@ class GraphGrowth:
             return
         notes, self._notes = self._notes, None
         computed, self._computed = self._computed or {}, None
+        origins, self._origins = self._origins, None
         nodes, python_backwards = walk_graph(self.framework, loss)
         if nodes is not None:
             self.python_backwards[int(step)] = python_backwards
             self.observed.graph_nodes.append((int(step), nodes))
-            self._read_terms(int(step), loss, notes, computed)
+            self._read_terms(int(step), loss, notes, computed, origins)
         elif getattr(loss, "requires_grad", False):
             # a loss that requires a gradient with no graph behind it: someone set
             # requires_grad on it to silence "does not require grad"; nothing trains
             self.observed.leaf_losses.append(int(step))
 
-    def _read_terms(self, step, loss, notes, computed=None):
+    def _read_terms(self, step, loss, notes, computed=None, origins=None):
         """The loss's addends without a gradient: kept when their value is known, else
         (torch, no notes this step) the mode is asked for on the next recorded steps.
         ``computed``: id -> tensor of the one-value tensors the mode saw made by a
-        reduction (``LossTerm.computed``)."""
+        reduction (``LossTerm.computed``); ``origins``: where the mode saw tensors come
+        from (``LossTerm.data_only``)."""
         terms = constant_addends(self.framework, loss, notes)
         if not terms:
             return
@@ -87,13 +91,16 @@ class GraphGrowth:
         kept = []
         for name, factor, constant in terms:
             made = computed is not None and computed.get(id(constant)) is constant
+            data_only = origins is not None and constant is not None and \
+                origins.data_only(constant)
             constant = None if constant is None else _one_value(constant)
             if factor is None or constant is None:
                 self.values_wanted = self.framework == "torch"
                 continue
             value = factor * constant
             kept.append(LossTerm(step=step, value=value, made_by=name, computed=made,
-                                 share=abs(value) / total if total > 0 else None))
+                                 share=abs(value) / total if total > 0 else None,
+                                 data_only=data_only))
         kept.sort(key=lambda t: -abs(t.value))
         self.observed.loss_terms.extend(kept[:TERMS_PER_STEP])
 

@@ -22,6 +22,7 @@ never gets the mode: it costs one short walk of the graph's top on the first rec
 steps, which ``graph_growth.py`` takes anyway.
 """
 import functools
+import weakref
 
 ADDS = {"AddBackward0", "SubBackward0", "add", "sub"}     # torch's nodes, minigrad's ops
 SCALES = {"MulBackward0", "DivBackward0", "mul", "div"}
@@ -104,12 +105,100 @@ def _minigrad_constant(tensor):
 
 
 # --- the mode that notes torch's constants -----------------------------------------------
-def constants_mode(notes, computed=None):
+def constants_mode(notes, computed=None, origins=None):
     """A fresh mode that writes node -> constant operand into ``notes`` (a dict) and, into
     ``computed`` (a dict id -> tensor), the one-value tensors without a graph that were made
     from tensors of several entries (a reduction) or from such a tensor: a penalty summed
-    from detached copies, as opposed to a constant started at zero (real-bug batch 58)."""
-    return _constants_mode_class()(notes, {} if computed is None else computed)
+    from detached copies, as opposed to a constant started at zero (real-bug batch 58).
+    ``origins`` (a ``TensorOrigins``): where the step's tensors came from."""
+    return _constants_mode_class()(notes, {} if computed is None else computed,
+                                   TensorOrigins() if origins is None else origins)
+
+
+# torch functions that build a tensor from host data (a NumPy array, Python numbers): what
+# went through them may have left the graph on the way (``.numpy()``, ``.tolist()``)
+HOST_FACTORIES = {"tensor", "as_tensor", "from_numpy", "asarray", "new_tensor"}
+
+
+class TensorOrigins:
+    """Where the tensors made under the constants mode came from (real-bug batch 206), kept
+    by weak reference (nothing is held alive): ``from_model`` - computed from a tensor that
+    requires a gradient or from one of these (a detached or ``no_grad`` copy of the model's
+    output, an ``argmax`` of it); ``from_host`` - built from host data, or computed from such
+    a tensor (a value that may have left the graph through NumPy); ``made`` - every tensor
+    made under the mode. Made, and neither from the model nor from the host, is computed
+    from data alone: a debiased Sinkhorn divergence's OT(prior, prior) term has no graph
+    because it never touches the model, not because a graph was cut."""
+
+    def __init__(self):
+        self.from_model, self.from_host, self.made = _IdSet(), _IdSet(), _IdSet()
+
+    def note(self, func, args, kwargs, result):
+        results = [t for t in _tensors(result)]
+        if not results:
+            return
+        inputs = _tensors(args) + _tensors(kwargs)
+        if any(t.requires_grad or t in self.from_model for t in inputs):
+            self.from_model.update(results)
+        elif getattr(func, "__name__", "") in HOST_FACTORIES or \
+                any(t in self.from_host for t in inputs):
+            self.from_host.update(results)
+        self.made.update(results)
+
+    def copied(self, copy, original):
+        """``copy`` (a detached copy made by the mode itself) comes from where ``original``
+        came from."""
+        for kept in (self.from_model, self.from_host, self.made):
+            if original in kept:
+                kept.add(copy)
+
+    def data_only(self, tensor):
+        """Whether ``tensor`` was made under the mode from data alone (see the class doc)."""
+        try:
+            return tensor in self.made and tensor not in self.from_model and \
+                tensor not in self.from_host
+        except TypeError:               # not a tensor (a Python number): not known
+            return False
+
+
+class _IdSet:
+    """A set of tensors by identity, holding each by weak reference (``weakref.WeakSet``
+    compares its members with ``==``, which a tensor answers element by element). Stale
+    entries are harmless: a member must still be the very object asked about. Lives one
+    step."""
+
+    def __init__(self):
+        self._refs = {}
+
+    def add(self, tensor):
+        self._refs[id(tensor)] = weakref.ref(tensor)
+
+    def update(self, tensors):
+        for tensor in tensors:
+            self.add(tensor)
+
+    def __contains__(self, tensor):
+        ref = self._refs.get(id(tensor))
+        return ref is not None and ref() is tensor
+
+
+def _tensors(value):
+    """The torch tensors in ``value``: itself, or the items of a list, tuple or dict (one
+    level deep: ``torch.cat([a, b])``, ``out=`` keywords)."""
+    import torch
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        found = []
+        for item in value:
+            if isinstance(item, torch.Tensor):
+                found.append(item)
+            elif isinstance(item, (list, tuple)):
+                found.extend(t for t in item if isinstance(t, torch.Tensor))
+        return found
+    return []
 
 
 @functools.lru_cache(maxsize=None)
@@ -120,14 +209,15 @@ def _constants_mode_class():
     class ConstantOperands(TorchFunctionMode):
         active = True
 
-        def __init__(self, notes, computed):
+        def __init__(self, notes, computed, origins):
             super().__init__()
-            self.notes, self.computed = notes, computed
+            self.notes, self.computed, self.origins = notes, computed, origins
 
         def __torch_function__(self, func, types, args=(), kwargs=None):
             result = func(*args, **(kwargs or {}))
             if self.active:
                 try:
+                    self.origins.note(func, args, kwargs or {}, result)
                     self._note_computed(result, args)
                     if getattr(func, "__name__", None) in ARITHMETIC:
                         self._note(result, args)
@@ -157,6 +247,8 @@ def _constants_mode_class():
             if len(constants) == 1:
                 constant = constants[0]
                 noted = constant.detach() if isinstance(constant, torch.Tensor) else constant
+                if noted is not constant:
+                    self.origins.copied(noted, constant)
                 self.notes[result.grad_fn] = noted
                 if isinstance(constant, torch.Tensor) and id(constant) in self.computed:
                     self.computed[id(noted)] = noted      # the same value, made the same way

@@ -6,12 +6,15 @@ trains exactly as without it, whatever its weight. The monitor reads the loss's 
 sum on the first recorded steps (``monitor/loss_terms.py``, ``run.observed.loss_terms``):
 the addends that have no graph, with their value and share of the loss.
 
-Two healthy things look alike in the graph and stay silent here: an offset that is the
-same on every step (``loss + 0``, a constant added so the loss reads as a KL divergence) is
-not a penalty anyone expects to train, and a term too small to matter (an accumulator
-started at ``torch.zeros(())``) is not worth a warning. So the term must be a sizable share
-of the loss on most measured steps, and change from step to step (it is computed from the
-batch, as a penalty is).
+Three healthy things look alike in the graph and stay silent here. A term computed from
+data alone never had a gradient to lose (real-bug batch 206: a debiased Sinkhorn divergence
+subtracts OT(prior, prior) / 2, a term of prior samples only): a term the monitor saw made
+from data, without a tensor of the model's and without a trip through the host
+(``LossTerm.data_only``), is left out. An offset that is the same on every step (``loss +
+0``, a constant added so the loss reads as a KL divergence) is not a penalty anyone expects
+to train, and a term too small to matter (an accumulator started at ``torch.zeros(())``) is
+not worth a warning. So the term must be a sizable share of the loss on most measured
+steps, and change from step to step (it is computed from the batch, as a penalty is).
 """
 import math
 
@@ -32,6 +35,8 @@ def largest_per_step(terms):
     for term in terms:
         if term.value is None or term.share is None or not math.isfinite(term.value):
             continue
+        if getattr(term, "data_only", False):
+            continue     # computed from data alone: it never had a gradient to lose
         if term.step not in by_step or abs(term.value) > abs(by_step[term.step].value):
             by_step[term.step] = term
     return dict(sorted(by_step.items()))
