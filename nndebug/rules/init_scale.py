@@ -15,7 +15,11 @@ record's update norm (|w0| >= |w1| - |w1 - w0|: a first update that blew the wei
 raw 0-255 inputs make it, is not taken for the initialisation), names the layers; the first
 loss of a class-index loss at least ``FIRST_LOSS_OVER_CHANCE`` times ln(C) says the scale
 reached the output (a pretrained model fine-tuned from trained weights, or wide weights tamed
-by a norm layer after them, start near chance and are left alone).
+by a norm layer after them, start near chance and are left alone). A regression loss has no
+ln(C): there the first loss call's outputs reaching ``FIRST_OUTPUT_OVER_TARGET`` times the
+targets' largest magnitude (at least 1) say the same (real-bug batch 216,
+jcjohnson/pytorch-examples#12: ``m.weight.data = torch.randn(shape)`` in a two-layer ReLU
+regression, first outputs in the tens against standardised targets).
 """
 import math
 
@@ -28,6 +32,11 @@ MAX_INIT_GAIN = 3.0          # [torchinit] rms(w) * sqrt(fan_in): 0.58 default, 
 FIRST_LOSS_OVER_CHANCE = 3.0  # [measured] first loss / ln(C): default inits start within 10%
                              # of ln(C); the planted wide inits at 8.7x (U(-1, 1)) and 600x
                              # (std 1); 3x leaves room on both sides
+FIRST_OUTPUT_OVER_TARGET = 10.0  # [measured] first outputs' largest magnitude / the targets'
+                             # (at least 1): default inits output values of order one (0.1-1);
+                             # batch 216's std-1 weights 25x; 10x leaves room on both sides
+REGRESSION_LOSSES = {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "mse_loss", "l1_loss",
+                     "smooth_l1_loss", "huber_loss"}   # [design] losses with a target scale
 WEIGHTED_LAYERS = {"Linear", "Conv1d", "Conv2d", "Conv3d"}   # [design] fan-in = shape[1:]
 
 
@@ -69,27 +78,56 @@ def first_loss_over_chance(ctx):
     return float(ctx.curve[0]) / math.log(ctx.classes)
 
 
+def first_output_over_target(ctx):
+    """The first regression loss call's largest output magnitude over its targets' (at
+    least 1), for a run whose first loss call is at step 0, or None."""
+    if not len(ctx.curve) or ctx.curve_steps[0] != 0:
+        return None
+    calls = judged_loss_calls(ctx, REGRESSION_LOSSES)
+    if not calls or calls[0].step != 0:
+        return None
+    first = calls[0]
+    output = max(abs(first.output_min), abs(first.output_max))
+    target = max(abs(first.target_min), abs(first.target_max), 1.0)
+    if not (math.isfinite(output) and math.isfinite(target)):
+        return None
+    return output / target
+
+
 @rule(produces="INIT_SCALE_TOO_LARGE",
       explains={"EXPLODING_ACTIVATIONS", "EXPLODING_GRADIENTS", "SATURATED_ACTIVATIONS"})
 def init_scale_too_large(ctx):
     ratio = first_loss_over_chance(ctx)
-    if ratio is None or ratio < FIRST_LOSS_OVER_CHANCE:
+    over_target = None
+    if ratio is None:
+        over_target = first_output_over_target(ctx)
+        if over_target is None or over_target < FIRST_OUTPUT_OVER_TARGET:
+            return None
+    elif ratio < FIRST_LOSS_OVER_CHANCE:
         return None
     wide = wide_layers(ctx)
     if not wide:
         return None
     widest = max(wide, key=lambda item: item[1])
+    if over_target is None:
+        start = (f"The first loss is {fmt(ratio)}x the chance level ln({ctx.classes}) = "
+                 f"{fmt(math.log(ctx.classes))}")
+    else:
+        start = (f"The first outputs reach {fmt(over_target)}x the targets' largest "
+                 "magnitude")
     return Finding(
         code="INIT_SCALE_TOO_LARGE", severity="warning", where=module_of(widest[0]),
         step=int(ctx.records[0].step),
-        message=f"The first loss is {fmt(ratio)}x the chance level ln({ctx.classes}) = "
-                f"{fmt(math.log(ctx.classes))}, and {len(wide)} layer(s) start with weights "
+        message=f"{start}, and {len(wide)} layer(s) start with weights "
                 f"far wider than their fan-in allows: rms(w) x sqrt(fan_in) up to "
                 f"{fmt(widest[1])} ({short_list(n for n, _ in wide)}), where PyTorch's "
                 f"default gives 0.58 and He's initialisation 1.41. The outputs start huge, "
-                "the softmax saturates, and the run spends its steps shrinking the weights.",
-        evidence={"first_loss_over_chance": ratio, "gains": {n: g for n, g in wide},
+                "the softmax (or the squared error) saturates, and the run spends its steps "
+                "shrinking the weights.",
+        evidence={"first_loss_over_chance": ratio, "first_output_over_target": over_target,
+                  "gains": {n: g for n, g in wide},
                   "threshold_gain": MAX_INIT_GAIN,
+                  "threshold_output_over_target": FIRST_OUTPUT_OVER_TARGET,
                   "threshold_first_loss": FIRST_LOSS_OVER_CHANCE},
         fix="Scale the initialisation to the fan-in: nn.init.normal_(w, 0.0, std) (the mean "
             "comes first), kaiming_/xavier_ initialisers, or PyTorch's default; a hand-drawn "
