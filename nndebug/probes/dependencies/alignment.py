@@ -32,6 +32,15 @@ its own position, chance 0.92, share 1.0). An input merely correlated with the l
 agreement where chance gives 50-90%) stays far below."""
 
 
+MIN_SHIFTED_POSITIONS = 2
+"""[design] Between float inputs and targets a shift (k != 0) counts only where it is seen on
+at least 2 target positions: on an axis of 2 positions a shift by one compares a single
+pair, target 0 against input 1, which an image translation whose target channel 0 equals
+its input channel 1 (a dark background moved between two colour channels; real-bug batch
+214) shows without any sequence. Token ids keep the single pair (a 2-token next-token task
+is measured against chance agreement); offset 0 (a copy) keeps its own tests."""
+
+
 FEATURE_COLUMNS = 64
 """A multivariate series, inputs (B, T, F) against targets (B, T): each of the first 64
 feature columns is tried as the targets' own series (core variants, issue #10: the series a
@@ -62,6 +71,9 @@ def measure_offset(x, y, ignore_index=-100):
             return None
     shares = {}
     for k in range(-MAX_OFFSET, MAX_OFFSET + 1):
+        if k and x.dtype.kind == "f" and \
+                min(y.shape[1], x.shape[1] - k) - max(0, -k) < MIN_SHIFTED_POSITIONS:
+            continue
         share = _share(x, y, k, ignore_index)
         if share is not None:
             shares[k] = share
