@@ -53,6 +53,32 @@ def _torch_regression(lr, steps=200):
     return mon
 
 
+def test_a_converged_regression_resumed_under_adam_is_silent():
+    """A model trained to convergence, then trained on under Adam at a small rate (a resumed
+    or fine-tuned run): flat loss, steps of about the rate - no rate too low (batch 109's
+    resumed Glow twin drew it before Adam-like optimizers were left out)."""
+    torch.manual_seed(0)
+    x, y = (torch.from_numpy(a) for a in _data())
+    model = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.Tanh(), torch.nn.Linear(32, 1))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    for _ in range(600):                                   # converge first, unwatched
+        i = torch.randint(0, len(x), (64,))
+        loss = ((model(x[i]).squeeze(1) - y[i]) ** 2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)   # resumed at a small rate
+    with nd.watch(model, optimizer) as mon:
+        for _ in range(200):
+            i = torch.randint(0, len(x), (64,))
+            loss = ((model(x[i]).squeeze(1) - y[i]) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    assert "LR_TOO_LOW" not in _problems(mon)
+
+
 def test_torch_regression_at_a_tiny_rate_is_named():
     assert "LR_TOO_LOW" in _problems(_torch_regression(1e-6))
 

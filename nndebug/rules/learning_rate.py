@@ -423,6 +423,14 @@ def flat_with_short_steps(ctx, fastest):
     s = ctx.summary
     if s is None or fastest >= FLAT_MAX_RATIO or at_chance(ctx):
         return None
+    # an Adam-like optimizer moves each weight by about the rate a step, whatever its
+    # gradient: a step under FLAT_MAX_RATIO of the weights then says only that the rate is
+    # small, as in every fine-tuned or resumed run - a Glow flow resumed from its converged
+    # checkpoint at Adam 3e-4 gained 3% and moved 4e-4 a step (batch 109's healthy twin). A
+    # step proportional to the gradient (SGD) that small is the rate times a gradient
+    settings = getattr(ctx.run.observed, "optimizer_settings", None) or []
+    if not settings or any(s_.type not in PROPORTIONAL_OPTIMIZERS for s_ in settings):
+        return None
     if any(code in ctx.found and ctx.found[code].severity != "info"
            for code in SLOW_AT_CHANCE_OTHER_CAUSES):
         return None
