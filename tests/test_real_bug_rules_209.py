@@ -114,3 +114,23 @@ def test_minigrad_regression_at_a_tiny_rate_is_named():
 
 def test_minigrad_regression_at_a_working_rate_is_silent():
     assert "LR_TOO_LOW" not in _problems(_minigrad_regression(1e-2))
+
+
+def test_a_fresh_classifier_under_adam_at_a_tiny_rate_is_named():
+    """Under an Adam-like optimizer a flat loss with tiny steps is judged when the run has
+    somewhere to go: a fresh classifier, its losses at chance (batch 210's GPT whose LambdaLR
+    returned the rate as the factor)."""
+    torch.manual_seed(0)
+    x = torch.randn(1024, 8)
+    y = (x[:, 0] + x[:, 1] > 0).long() + 2 * (x[:, 2] > 0).long()
+    model = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-7)
+    with nd.watch(model, optimizer) as mon:
+        for _ in range(200):
+            i = torch.randint(0, len(x), (64,))
+            loss = torch.nn.functional.cross_entropy(model(x[i]), y[i])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    assert "LR_TOO_LOW" in _problems(mon)

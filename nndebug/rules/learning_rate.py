@@ -426,10 +426,15 @@ def flat_with_short_steps(ctx, fastest):
     # an Adam-like optimizer moves each weight by about the rate a step, whatever its
     # gradient: a step under FLAT_MAX_RATIO of the weights then says only that the rate is
     # small, as in every fine-tuned or resumed run - a Glow flow resumed from its converged
-    # checkpoint at Adam 3e-4 gained 3% and moved 4e-4 a step (batch 109's healthy twin). A
-    # step proportional to the gradient (SGD) that small is the rate times a gradient
+    # checkpoint at Adam 3e-4 gained 3% and moved 4e-4 a step (batch 109's healthy twin).
+    # Under one, only a run with somewhere to go is judged: a fresh classifier, its first
+    # losses at chance or above (batch 210's GPT at AdamW 1e-6: 1.5e-4 a step, loss at
+    # 4.3 against ln C = 4.1). A step proportional to the gradient (SGD) that small is the
+    # rate times a gradient
     settings = getattr(ctx.run.observed, "optimizer_settings", None) or []
-    if not settings or any(s_.type not in PROPORTIONAL_OPTIMIZERS for s_ in settings):
+    proportional = bool(settings) and \
+        all(s_.type in PROPORTIONAL_OPTIMIZERS for s_ in settings)
+    if not proportional and starts_fresh(ctx) is None:
         return None
     if any(code in ctx.found and ctx.found[code].severity != "info"
            for code in SLOW_AT_CHANCE_OTHER_CAUSES):
