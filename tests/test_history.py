@@ -397,6 +397,20 @@ THINNING_CHANGES = {
         "too); the budget's 205 kept records do not. Already so before this session's "
         "changes (checked at a724752); which records it needs was not traced (found when "
         "batches 192-206 moved the sample, 2026-12-05)"),
+    "benchmarks.real_bugs.capsule_transform_init_stddev_too_small": (
+        {"LR_TOO_LOW"}, set(),
+        "a capsule network whose transform matrices start at stddev 0.001: recording all "
+        "steps names INIT_SCALE_TOO_SMALL and LOSS_AT_CHANCE, the budget's thinned records "
+        "add LR_TOO_LOW (which watch's defaults name too, beside the cause). The same "
+        "median-over-kept-records limit as fedavg's above; not traced (found when batches "
+        "207-217 moved the sample, 2026-12-05)"),
+    "benchmarks.real_bugs.fedavg_aggregate_accumulated_across_rounds": (
+        {"EXPLODING_ACTIVATIONS"}, set(),
+        "a FedAvg server whose aggregate is never cleared: its weights grow round after "
+        "round; recording all steps names EXPLODING_GRADIENTS, LOSS_DIVERGING and "
+        "LOSS_OSCILLATING, the budget's thinned records add EXPLODING_ACTIVATIONS (the "
+        "blow-up the other three describe). Which records lift it was not traced (found "
+        "when batches 207-217 moved the sample, 2026-12-05)"),
 }
 
 
