@@ -48,7 +48,7 @@ class OtherOptimizerClearing:
         self._watched = optimizer
         self._current_step = current_step
         self._followed = {}          # id(optimizer) -> [weak optimizer, weak parameter,
-                                     #                   copy of its .grad, later sum, hook]
+                                     #   copy of its .grad, gradients arrived since, hook]
         self._calls = 0
         self._handle = None
         self.done = False
@@ -63,9 +63,9 @@ class OtherOptimizerClearing:
             on_error(error)
 
     def _before_step(self, optimizer, args, kwargs):
-        if self.done:
-            return                     # the handle goes in release(), outside torch's loop
-        self._calls += 1               # over the hooks (removing it here breaks that loop)
+        if self.done:                  # the handle itself goes in release(): removing it
+            return                     # inside torch's loop over the hooks breaks that loop
+        self._calls += 1
         if optimizer is self._watched:
             if self._calls >= STEP_CALLS_MAX:
                 self._finish()         # a loop with one optimizer: the hook leaves early
@@ -86,13 +86,15 @@ class OtherOptimizerClearing:
             self.on_error(error)
 
     def _follow(self, optimizer):
-        """Copy the smallest gradient this optimizer holds, and sum what reaches it next."""
-        held = [p for group in optimizer.param_groups for p in group["params"]
-                if getattr(p, "grad", None) is not None and p.numel() >= MIN_ELEMENTS]
-        held = [p for p in held if bool(p.grad.detach().abs().max() > 0)]
-        if not held:
+        """Copy the smallest non-zero gradient this optimizer holds, and keep each gradient
+        that reaches that parameter until the optimizer's next step. The sizes are read
+        first, so only the candidates tried cost a look at their values."""
+        held = sorted((p for group in optimizer.param_groups for p in group["params"]
+                       if getattr(p, "grad", None) is not None and p.numel() >= MIN_ELEMENTS),
+                      key=lambda p: p.numel())
+        parameter = next((p for p in held if bool(p.grad.detach().abs().max() > 0)), None)
+        if parameter is None:
             return
-        parameter = min(held, key=lambda p: p.numel())
         arrivals = []
         entry = [weakref.ref(optimizer), weakref.ref(parameter),
                  parameter.grad.detach().clone(), arrivals, None]
