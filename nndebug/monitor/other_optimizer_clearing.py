@@ -26,6 +26,8 @@ backward in between one copy; then the hook returns at once until ``release``.
 """
 import weakref
 
+from .carried_state import _cosine
+
 VERDICTS_WANTED = 6          # [design] verdicts collected: a loop's clearing habit shows on
                              # its first steps (a critic cleared once per round of five shows
                              # 4 carried of 5)
@@ -157,9 +159,7 @@ class OtherOptimizerClearing:
 
 
 def _parallel(a, b):
-    """Whether two gradient tensors point the same way (cosine within PARALLEL of 1)."""
-    a, b = a.double().flatten(), b.double().flatten()
-    norms = a.norm() * b.norm()
-    if not bool(norms > 0):
-        return False
-    return bool(1.0 - (a @ b) / norms <= PARALLEL)
+    """Whether two gradient tensors point the same way (cosine within PARALLEL of 1; a zero
+    tensor points nowhere)."""
+    cosine = _cosine(a.double().flatten(), b.double().flatten())
+    return cosine == cosine and 1.0 - cosine <= PARALLEL

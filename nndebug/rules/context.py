@@ -25,6 +25,9 @@ ROW_SUM_TOLERANCE = 1e-3      # [design] rows summing to 1 within this are proba
 # losses that take class ids as targets (torch's class and functional names; minigrad's alike)
 LOOKUP_TABLES = {"Embedding", "EmbeddingBag"}   # [design] layers whose rows are looked up by id
 CLASS_INDEX_LOSSES = {"CrossEntropyLoss", "cross_entropy", "NLLLoss", "nll_loss"}
+# losses that compare outputs with targets on the targets' own scale (regression)
+REGRESSION_LOSSES = {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "mse_loss", "l1_loss",
+                     "smooth_l1_loss", "huber_loss"}
 
 
 class Context:

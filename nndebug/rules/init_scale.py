@@ -24,7 +24,8 @@ regression, first outputs in the tens against standardised targets).
 import math
 
 from ..findings import Finding
-from .context import CLASS_INDEX_LOSSES, fmt, judged_loss_calls, module_of, short_list
+from .context import (CLASS_INDEX_LOSSES, REGRESSION_LOSSES, fmt, judged_loss_calls, module_of,
+                      short_list)
 from .graph import rule
 
 MAX_INIT_GAIN = 3.0          # [torchinit] rms(w) * sqrt(fan_in): 0.58 default, 1.41 He,
@@ -35,8 +36,6 @@ FIRST_LOSS_OVER_CHANCE = 3.0  # [measured] first loss / ln(C): default inits sta
 FIRST_OUTPUT_OVER_TARGET = 10.0  # [measured] first outputs' largest magnitude / the targets'
                              # (at least 1): default inits output values of order one (0.1-1);
                              # batch 216's std-1 weights 25x; 10x leaves room on both sides
-REGRESSION_LOSSES = {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "mse_loss", "l1_loss",
-                     "smooth_l1_loss", "huber_loss"}   # [design] losses with a target scale
 WEIGHTED_LAYERS = {"Linear", "Conv1d", "Conv2d", "Conv3d"}   # [design] fan-in = shape[1:]
 
 

@@ -291,6 +291,13 @@ def _rate_cut_before_fresh_run(ctx):
             "model is re-initialised, so each run starts at the rate it was meant to.")
 
 
+def _steps_proportional(ctx):
+    """Whether every optimizer watch saw steps in proportion to the gradient
+    (PROPORTIONAL_OPTIMIZERS: a scaled gradient scales the step); False when none was seen."""
+    settings = getattr(ctx.run.observed, "optimizer_settings", None) or []
+    return bool(settings) and all(s.type in PROPORTIONAL_OPTIMIZERS for s in settings)
+
+
 def _loss_divided_per_step(ctx):
     """(real-bug batch 74) LR_TOO_LOW when the optimizer steps of the first recorded steps got
     a small share of the mean loss's gradient (``run.observed.loss_weights``: the summed
@@ -299,8 +306,7 @@ def _loss_divided_per_step(ctx):
     one times that weight. None otherwise (an Adam-like optimizer divides the scale out)."""
     weights = [w for _, w in getattr(ctx.run.observed, "loss_weights", None) or []]
     settings = getattr(ctx.run.observed, "optimizer_settings", None) or []
-    if len(weights) < MIN_WEIGHED_STEPS or not settings or \
-            any(s.type not in PROPORTIONAL_OPTIMIZERS for s in settings):
+    if len(weights) < MIN_WEIGHED_STEPS or not _steps_proportional(ctx):
         return None
     weight = float(np.median(weights))
     if not 0 < weight < LOSS_WEIGHT_LOW:
@@ -431,10 +437,7 @@ def flat_with_short_steps(ctx, fastest):
     # losses at chance or above (batch 210's GPT at AdamW 1e-6: 1.5e-4 a step, loss at
     # 4.3 against ln C = 4.1). A step proportional to the gradient (SGD) that small is the
     # rate times a gradient
-    settings = getattr(ctx.run.observed, "optimizer_settings", None) or []
-    proportional = bool(settings) and \
-        all(s_.type in PROPORTIONAL_OPTIMIZERS for s_ in settings)
-    if not proportional and starts_fresh(ctx) is None:
+    if not _steps_proportional(ctx) and starts_fresh(ctx) is None:
         return None
     if any(code in ctx.found and ctx.found[code].severity != "info"
            for code in SLOW_AT_CHANCE_OTHER_CAUSES):

@@ -27,13 +27,11 @@ by the step's one transfer (``LossCall.label_rows`` and its neighbours,
 import math
 
 from ..findings import Finding
-from .context import CLASS_INDEX_LOSSES, MAJORITY, fmt, judged_loss_calls
+from .context import CLASS_INDEX_LOSSES, MAJORITY, REGRESSION_LOSSES, fmt, judged_loss_calls
 from .contrastive_targets import positive_first_contrast
 from .graph import rule
 
 # regression losses: their target is a value the output should reach
-REGRESSION_LOSSES = {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "mse_loss", "l1_loss",
-                     "smooth_l1_loss", "huber_loss"}
 # what a bounding last layer can output (torch's Sigmoid/Hardsigmoid, Tanh/Hardtanh
 # defaults; a ReLU's output is never negative)
 OUTPUT_RANGE = {"sigmoid": (0.0, 1.0), "tanh": (-1.0, 1.0), "relu": (0.0, math.inf)}

@@ -24,12 +24,10 @@ are not small against the targets. A network that has grown into the targets' sc
 last recorded call is named as info only.
 """
 from ..findings import Finding
-from .context import fmt, judged_handwritten_errors, judged_loss_calls
+from .context import REGRESSION_LOSSES, fmt, judged_handwritten_errors, judged_loss_calls
 from .curve import learning_poor
 from .graph import rule
 
-REGRESSION_LOSSES = {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "mse_loss", "l1_loss",
-                     "smooth_l1_loss", "huber_loss"}
 TARGET_MAGNITUDE = 50.0     # [design] the targets' largest magnitude at the first call:
                             # standardised targets stay within about 5, targets scaled to
                             # [0, 1] within 1; raw prices, counts and levels reach hundreds
