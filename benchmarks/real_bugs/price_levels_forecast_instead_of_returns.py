@@ -25,7 +25,7 @@ from benchmarks.real_bugs._fin import (TRAIN_FRACTION, ar_returns, direction_acc
 
 TITLE = "Use return in finance modeling, not price!"
 LINK = "https://github.com/BenjiKCF/Neural-Net-with-Financial-Time-Series-Data/issues/8"
-EXPECTED = ("TARGET_IS_LAST_INPUT",)
+EXPECTED = ("TARGETS_IN_INPUTS",)
 STEPS = 300
 DAYS, LAGS, SCALE = 2400, 20, 0.01
 
