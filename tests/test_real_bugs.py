@@ -15,6 +15,136 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 218
+    "cross_validation_folds_split_scans_not_patients":   # real-bug batch 218
+        "brain-tumour MRI folds cut over scan files at random although each patient gives "
+        "several scans of one brain: the validation fold holds siblings of training scans, "
+        "so its accuracy measures recognition of memorised anatomies: validation accuracy "
+        "1.00 against 0.59 on new patients at seed 0 (fixed twin 0.57 against 0.51), 0.98 "
+        "against 0.56 at seeds + 1000 (twin 0.43 against 0.47). Training itself is healthy "
+        "and the validation fold is only scored after the loop, so watch sees nothing; a "
+        "rule would need the held-out rows and a group id (patient) per row, or near-twin "
+        "inputs across the training and validation batches.",
+    "ct_hu_window_clips_mri_intensities":   # real-bug batch 218
+        "a CT window (ScaleIntensityRange a_min=-175, a_max=250, clip=True) applied to MRI "
+        "slices whose tissue sits at 300-900 scanner units: every brain voxel, tumour or "
+        "not, is clipped to 1, the inputs become a few binary brain outlines and the tumour "
+        "masks cannot be found: held-out Dice 0.00 against 0.98 at seed 0 and at seeds + "
+        "1000. Watch names the symptoms (RARE_POSITIVES_NEVER_PREDICTED; "
+        "BATCHES_FROM_FEW_SAMPLES, as the clipped slices are bit-identical) but not the "
+        "cause; CONFLICTING_LABELS_ON_IDENTICAL_INPUTS skips rows of two values (one-hot "
+        "states). A rule would need to see image inputs (N, C, H, W) whose values sit almost "
+        "all at the clip bounds, identical twins carrying different targets.",
+    "ct_min_max_to_uint8_without_hu_window":   # real-bug batch 218
+        "CT slices min-max scaled to uint8 per slice with no HU window: air to bone spans "
+        "1600-2800 HU over 255 levels, a lesion 20 HU above soft tissue is 2-3 grey levels "
+        "and the tissue level moves with each slice's bone: held-out lesion Dice 0.00 "
+        "against 0.61 at seed 0, 0.00 against 0.63 at seeds + 1000. Watch says "
+        "RARE_POSITIVES_NEVER_PREDICTED (the symptom) and INPUT_VALUES_WRAPPED_AROUND (air "
+        "at level 0 beside the bone rim at 255 looks like a wrap-around: shifted by 127 "
+        "they become neighbours), not the lost contrast; a rule would need to see 8-bit levels in which nearly all "
+        "foreground values occupy a handful of levels (a narrow band of the range quantised "
+        "away).",
+    "validation_volumes_loaded_in_other_axis_order":   # real-bug batch 218
+        "a 3-D CNN trained on (z, y, x) SimpleITK arrays validated on (x, y, z) nibabel "
+        "arrays (global pooling takes either shape): validation accuracy 0.33 against 0.88 "
+        "at seed 0, 0.33 against 0.91 at seeds + 1000. Watch sees the validation loss never "
+        "improve (VALIDATION_NEVER_IMPROVED) but not why; a rule would need to compare the "
+        "shape of the validation inputs with the training inputs' (here (12, 12, 8) against "
+        "(8, 12, 12): the same sizes, permuted).",
+    "volume_bytes_reshaped_as_hwd_not_dhw":   # real-bug batch 218
+        "3-D volumes stored (depth, height, width) read back with a view to (height, width, "
+        "depth): the voxels are scattered, not transposed, and the 3-D CNN's kernels see "
+        "no contiguous structure: held-out accuracy 0.47 against 0.88 at seed 0, 0.45 "
+        "against 0.91 at seeds + 1000. Watch is silent: the synthetic volumes are a rod in "
+        "white noise, so a scrambled volume is no rougher than a good one and an "
+        "INPUT_LAYOUT_SCRAMBLED smoothness test has nothing to read; real CT would be "
+        "smooth. A rule would need a structure test that does not rely on smooth "
+        "backgrounds (e.g. the first conv's learned kernels staying unstructured).",
+    # real-bug batch 220
+    "music_lstm_categorical_crossentropy_on_raw_note_features":   # real-bug batch 220
+        "an LSTM predicting the next note's raw features (MIDI pitch ~60-83, interval in "
+        "semitones of both signs, a downbeat flag, a duration) trained with Keras' "
+        "categorical_crossentropy written by hand (outputs divided by their sum, clipped to "
+        "[1e-7, 1 - 1e-7], -sum(target * log)): the targets are no distribution, the loss "
+        "swings in the hundreds and the outputs say nothing of the next note: held-out "
+        "pitch error 71.2 semitones against 4.9 for an MSE regression on standardised "
+        "features at seed 0 (pitch-output correlation 0.01 vs 0.53), 71.2 vs 4.8 at seeds "
+        "+ 1000. The loss is computed by hand, so no recorded loss call carries the targets "
+        "and TARGETS_OUTSIDE_OUTPUT_RANGE never sees them; at seed 0 the curve is noisy but "
+        "not diverging (at seeds + 1000 EXPLODING_GRADIENTS / LOSS_DIVERGING / "
+        "LOSS_OSCILLATING fire: wrong cause). Naming it needs the targets of a hand-written "
+        "cross-entropy - the tensor multiplied with a log of the output - read and found "
+        "outside [0, 1] (negative, or rows not summing to 1).",
+    "musicgen_codebook_labels_flattened_in_wrong_order":   # real-bug batch 220
+        "a MusicGen-style decoder over 4 codebook streams whose logits are laid out "
+        "(batch * codebooks, length, vocab) while the labels are (batch, length, codebooks), "
+        "trained with cross_entropy(logits.view(-1, V), labels.view(-1)): the two "
+        "flattenings disagree, each logit is scored against another step's, another "
+        "stream's token: held-out next-step accuracy 0.08 against 0.37 with the labels "
+        "transposed first at seed 0, 0.08 vs 0.35 at seeds + 1000. The run looks like a "
+        "slow plateau near the token frequencies' entropy, no rule fires. Naming it needs "
+        "the label order tested against the logits: e.g. the loss recomputed with the "
+        "labels' flat order permuted by a transpose of the leading axes falling far below "
+        "the loss as given (or a probe that moves one label and sees which logit's "
+        "gradient changes: another row than the label's own).",
+    # real-bug batch 219
+    "price_levels_forecast_instead_of_returns":   # real-bug batch 219
+        "a next-day forecaster trained on min-max scaled price LEVELS (20-day windows in, the "
+        "next price out) instead of returns: the target is the last input plus a change a "
+        "hundred times smaller, so the fit is 'repeat the last price' and the implied move "
+        "(forecast minus today) is noise: held-out next-day direction accuracy 0.466 "
+        "against 0.595 on returns at seed 0, 0.375 against 0.642 at seeds + 1000 (AR(1) "
+        "momentum 0.4). The run is a healthy low-loss regression, so no rule fires; "
+        "TARGETS_IN_INPUTS reads an exact copy, and here the target only lies within a "
+        "fraction of its spread of the window's last value. Naming it needs the targets "
+        "compared with the inputs' last step: target minus last input a small fraction "
+        "(under ~5%) of the targets' spread in nearly every row, so a persistence forecast "
+        "already explains almost all of the loss the model is praised for",
+    "direction_label_from_same_day_return":   # real-bug batch 219
+        "an up/down label taken as the sign of the SAME day's return, the last return of "
+        "the input window, instead of the next day's: the classifier learns to read the "
+        "sign of its last input and has nothing to say about tomorrow: held-out next-day "
+        "direction accuracy 0.500 against 0.692 with next-day labels at seed 0, 0.510 "
+        "against 0.711 at seeds + 1000. The training loss falls fast (the label is in the "
+        "inputs) and nothing else is off, so no rule fires; FEATURE_HOLDS_TARGET_VALUES "
+        "compares continuous targets with features to the last bit, and TARGETS_IN_INPUTS "
+        "(dependency checks) an exact copy. Naming it needs binary targets compared with "
+        "the first training batches' input columns: the label equal to (column > 0) in "
+        "every row read, for one column of many (the label computed from a feature)",
+    "grouped_returns_computed_across_tickers":   # real-bug batch 219
+        "daily returns of a date-major stacked table of five tickers computed with a "
+        "pct_change that ignored the grouping (pandas 0.23.0, pandas-dev/pandas#21200): "
+        "each 'return' divides one ticker's price by another ticker's, so windows and "
+        "targets hold ratios of price levels with no relation to any stock's move: held-out "
+        "next-day direction accuracy (true returns) 0.535 against 0.632 at seed 0, 0.505 "
+        "against 0.620 at seeds + 1000. The column is standardised, the loss falls on the "
+        "garbage series' own persistence, so no rule fires. Naming it needs the data's "
+        "origin: per ticker the 'returns' are nearly constant ratios (a per-ticker offset "
+        "far from 0 with tiny spread, window after window) - a rule would have to read the "
+        "inputs' rows grouped by series, which the monitor does not know",
+    "volatility_target_window_mostly_in_the_past":   # real-bug batch 219
+        "a forecaster of next week's realised volatility trained on the 30-day TRAILING "
+        "realised volatility read 7 days ahead, so 23 of the target's 30 days are in the "
+        "input window and the net learns a smoothed copy of the past: held-out MSE of the "
+        "next 7 days' log volatility 0.366 against 0.285 at seed 0, 0.461 against 0.395 at "
+        "seeds + 1000. No value of the target equals an input (it is a root-mean-square "
+        "over a window that overlaps the inputs), so FEATURE_HOLDS_TARGET_VALUES and "
+        "TARGETS_IN_INPUTS stay silent; nothing in the optimisation is off. Naming it needs "
+        "the target's dependence on the inputs measured: a linear fit of the target on "
+        "functions of the window (its mean square) explaining most of its variance, far "
+        "more than any honest forecast of a noisy future quantity could",
+    "pair_spread_mean_fitted_on_whole_training_window":   # real-bug batch 219
+        "a pairs-trading deviation feature whose equilibrium level is fitted once per fold "
+        "on the whole training window (stefan-jansen/machine-learning-for-trading#763): "
+        "training rows carry a level estimated from their own future, held-out rows a level "
+        "frozen when training ended, while the equilibrium drifts: held-out next-day "
+        "direction accuracy 0.508 against 0.584 (refitted on the past every 5 days) at seed "
+        "0, 0.541 against 0.583 at seeds + 1000. The training run is healthy and the "
+        "held-out rows are never shown to watch, so no rule fires. Naming it needs the "
+        "validation inputs: the feature's mean drifting between the training and the "
+        "held-out rows (a column whose held-out mean lies many training standard errors "
+        "away) - and even then a drift of a healthy feature looks the same",
     # real-bug batch 217
     "bpr_log_likelihood_divided_by_batch_twice":   # real-bug batch 217
         "PyG's BPRLoss returned (-logsigmoid(pos - neg).mean() + lambda * ||batch "
