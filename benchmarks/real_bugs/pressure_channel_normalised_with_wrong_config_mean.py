@@ -23,7 +23,7 @@ from benchmarks.real_bugs import _wx
 
 TITLE = "config means/std incorrect for training data"
 LINK = "https://github.com/andregraubner/ClimateNet/issues/9"
-EXPECTED = ("NOT_NORMALIZED", "INPUT_CHANNELS_ON_DIFFERENT_SCALES")
+EXPECTED = ("UNNORMALIZED_INPUTS", "INPUT_CHANNELS_ON_DIFFERENT_SCALES")
 STEPS = 200
 HELDOUT = []
 PHYS_MEAN = torch.tensor([20.0, 5.0, 101000.0]).view(1, 3, 1, 1)   # TMQ kg/m2, U850 m/s, PSL Pa

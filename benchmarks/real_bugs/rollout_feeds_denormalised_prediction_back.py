@@ -20,7 +20,7 @@ from benchmarks.real_bugs import _wx
 
 TITLE = "Realtime Rollout Blowing up"
 LINK = "https://github.com/NCAR/miles-credit/issues/363"
-EXPECTED = ("NOT_NORMALIZED", "INPUT_CHANNELS_ON_DIFFERENT_SCALES")
+EXPECTED = ("UNNORMALIZED_INPUTS", "INPUT_CHANNELS_ON_DIFFERENT_SCALES")
 STEPS = 200
 HELDOUT = []
 MEAN = torch.tensor([280.0, 550.0]).view(1, 2, 1, 1)    # t850 (K), z500 (dam)
