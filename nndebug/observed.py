@@ -295,6 +295,9 @@ class LayerLayout:
     input_shape: tuple            # () where the input was no tensor (or none was given)
     output_shape: tuple           # () likewise
     kernel: "int | None" = None   # a convolution's kernel width (None: not a convolution)
+    one_hot_axis: "int | None" = None  # 1 or 2: the axis along which a channels-first
+                                       # layer's 3-D input is one-hot (each row of 0s has a
+                                       # single 1 there); None: not one-hot, or not checked
 
 
 BATCH_ROWS_REMEMBERED = 4096   # [design] distinct input rows the monitor remembers for

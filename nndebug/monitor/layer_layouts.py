@@ -8,10 +8,12 @@ kind to the other needs a ``transpose(1, 2)``; without it, shapes still fit when
 user sized the layer to match (``nn.Conv1d(max_length, ...)``), and the model trains on
 the wrong axis: the kernel slides along the features, the norm pools over them.
 
-On the first ``STEPS_KEPT`` recorded steps of a model that has both kinds of layers, a
-forward hook on each of them notes the shapes of what went in and came out, in call order.
-A model without a channels-first 1-D layer (most) gets no hook at all. Each hook call keeps
-two shape tuples: nothing is reduced, nothing moves off the device.
+On the first ``STEPS_KEPT`` recorded steps of a model that has a channels-first layer, a
+forward hook on each layer of either kind notes the shapes of what went in and came out, in
+call order. A model without a channels-first 1-D layer (most) gets no hook at all. Each hook
+call keeps two shape tuples; only the first channels-first call of a step (the data as the
+model got it, usually) has its input copied, when small, to tell whether it is one-hot and
+along which axis (a (batch, length, 4) DNA one-hot given to Conv1d as it was stored).
 """
 from ..observed import LayerLayout
 
@@ -27,7 +29,9 @@ CHANNELS_LAST = {"Embedding", "LayerNorm", "LSTM", "GRU", "RNN", "MultiheadAtten
 
 def layout_layers(adapter):
     """[(name, module, role)] of the layers whose feature axis is fixed, or [] when the
-    model lacks either kind (then there is nothing to compare)."""
+    model has no channels-first layer. A model with channels-first layers only is hooked
+    too: its first one's input may be one-hot data in the stored (batch, length, symbols)
+    layout (``one_hot_axis``)."""
     found = []
     for name, module in adapter.named_modules():
         kind = adapter.module_type(module)
@@ -36,7 +40,24 @@ def layout_layers(adapter):
         elif kind in CHANNELS_LAST:
             found.append((name, module, "channels_last"))
     roles = {role for _, _, role in found}
-    return found if roles == {"channels_first", "channels_last"} else []
+    return found if "channels_first" in roles else []
+
+
+ONE_HOT_VALUES_CHECKED = 1 << 20   # [design] larger inputs are not copied to be checked
+
+
+def one_hot_axis(adapter, value):
+    """1 or 2 where a 3-D tensor is one-hot along that axis (every value 0 or 1, and each
+    row along the axis holds exactly one 1) and not along the other; else None."""
+    if not adapter.is_tensor(value) or len(value.shape) != 3 or \
+            value.shape[1] == value.shape[2] or \
+            int(value.shape[0]) * int(value.shape[1]) * int(value.shape[2]) > ONE_HOT_VALUES_CHECKED:
+        return None
+    x = adapter.to_numpy(value)
+    if x.dtype.kind not in "fiub" or not ((x == 0) | (x == 1)).all():
+        return None
+    along = [axis for axis in (1, 2) if (x.sum(axis=axis) == 1).all()]
+    return along[0] if len(along) == 1 else None
 
 
 def _shape(adapter, value):
@@ -78,7 +99,10 @@ class LayerLayouts:
             if len(calls) >= CALLS_KEPT:
                 return
             try:
+                first = role == "channels_first" and inputs and not any(
+                    c.step == step and c.role == "channels_first" for c in calls)
                 calls.append(LayerLayout(
+                    one_hot_axis=one_hot_axis(self.adapter, inputs[0]) if first else None,
                     step=step, order=len(calls), layer=name,
                     type=self.adapter.module_type(module), role=role,
                     input_shape=_shape(self.adapter, inputs[0]) if inputs else (),

@@ -14,7 +14,10 @@ Read from ``run.observed.layer_layouts`` (``nndebug.monitor.layer_layouts``): th
 going in and out of both kinds of layers, in call order, on the first recorded steps. The
 evidence is an exact shape match: the channels-first layer's input is the shape a
 channels-last layer just gave out, or its output the shape a channels-last layer takes in
-next. Left alone: a convolution of kernel width 1 (a per-position mixing, as MLP-Mixer's
+next; or, for a convolution with no such neighbour, its input is one-hot along the LAST axis
+(``one_hot_axis`` 2: every row along axis 1 a single 1 among the symbols), the stored
+(batch, length, 4) layout of one-hot DNA given to Conv1d with in_channels = length. Left
+alone: a convolution of kernel width 1 (a per-position mixing, as MLP-Mixer's
 token mixing does on purpose), a tensor whose two last axes are equal (the shapes cannot
 tell them apart), and Linear layers (applied across time on purpose by forecasters).
 """
@@ -56,10 +59,21 @@ def misread_layouts(calls):
             elif after:
                 found.append((c, after[0], "output"))
                 seen.add(c.layer)
+            elif getattr(c, "one_hot_axis", None) == 2 and c.type.startswith("Conv"):
+                found.append((c, None, "one_hot"))
+                seen.add(c.layer)
     return found
 
 
 def _describe(c, other, side):
+    if side == "one_hot":
+        _, axis1, last = c.input_shape
+        return (f"{c.type} '{c.layer}' reads axis 1 of its {tuple(c.input_shape)} input as "
+                f"its {axis1} channels, but that input is one-hot along its LAST axis: each "
+                f"of the {axis1} rows holds a single 1 among {last} symbols, so the symbols "
+                f"(bases, residues, characters) are the features and axis 1 the positions. "
+                f"The layer {_what(c)} along the {last} symbols, and each position is a "
+                "channel of its own: no filter is shared across positions.")
     if side == "input":
         _, axis1, last = c.input_shape
         return (f"{c.type} '{c.layer}' reads axis 1 of its {tuple(c.input_shape)} input as "
@@ -91,8 +105,9 @@ def layout_not_transposed(ctx):
         message=_describe(c, other, side) + more + " Shapes fit only because the layer was "
                 "sized to the wrong axis; the model trains, on the wrong one.",
         evidence={"layer": c.layer, "type": c.type, "input_shape": tuple(c.input_shape),
-                  "output_shape": tuple(c.output_shape), "next_to": other.layer,
-                  "next_to_type": other.type, "side": side,
+                  "output_shape": tuple(c.output_shape),
+                  "next_to": other.layer if other else None,
+                  "next_to_type": other.type if other else None, "side": side,
                   "layers": [p[0].layer for p in pairs]},
         fix="Transpose between the two layouts: x.transpose(1, 2) (or permute(0, 2, 1)) "
             "before the Conv1d/BatchNorm1d, and back after it, and give the layer the "
