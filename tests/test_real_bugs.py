@@ -15,6 +15,92 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 221
+    "latitude_weights_sin_instead_of_cos":   # real-bug batch 221
+        "the training loss weights each latitude row by |sin(lat)| instead of cos(lat), so "
+        "the poles (almost no area) carry the loss and the equator almost none: held-out "
+        "cos-latitude-weighted RMSE 0.583 vs 0.445 at seed 0, 0.581 vs 0.441 at seeds + "
+        "1000. Training is healthy (the weighted loss falls steadily); nothing watch reads "
+        "knows what a grid row is. A rule would need the loss's per-element weights and the "
+        "input's spatial axes: a weight map that varies along one axis and is near zero in "
+        "its middle and largest at its ends (the inverse of an area weight), or an evaluation "
+        "metric weighted differently from the training loss.",
+    "rollout_feeds_denormalised_prediction_back":   # real-bug batch 221
+        "a 2-step training rollout feeds the model's prediction back after de-normalising it "
+        "(y * std + mean: kelvin and decametres near 280 and 550) to a network trained on "
+        "standardised fields: held-out 4-step rollout RMSE 0.764 vs 0.151 at seed 0, 0.747 "
+        "vs 0.143 at seeds + 1000. UNNORMALIZED_INPUTS reads the inputs of one forward per "
+        "step (the standardised first call), so the second call's physical-unit input is "
+        "never measured. A rule would need every forward call of a step: the same model "
+        "called again within one optimizer step on an input whose RMS is 100x that of the "
+        "first call's (a rollout's feedback on another scale).",
+    "loss_scaled_by_raw_unit_difference_std":   # real-bug batch 221
+        "the per-variable loss divides each standardised error by the std of the variable's "
+        "one-step differences in RAW units (K, kg/kg, m), so humidity (raw differences "
+        "~1e-3) outweighs geopotential by ~1e11 and the loss is humidity alone: held-out "
+        "RMSE over the three variables 0.601 vs 0.144 at seed 0, 0.673 vs 0.136 at seeds + "
+        "1000. The targets themselves are standardised, so TARGET_COLUMNS_ON_DIFFERENT_SCALES "
+        "(which reads the target columns' scales) sees nothing; the skew is in a constant "
+        "divisor inside the loss. A rule would need the loss's per-output gradient shares: "
+        "one output channel taking ~all of the loss's gradient while the others' errors stay "
+        "as large.",
+    "forecast_step_conditioned_on_block_index":   # real-bug batch 221
+        "the forecast engine's blocks are conditioned on their own block index instead of "
+        "the forecast step, so every step of the 4-step rollout sees the same conditioning "
+        "and the lead-time-dependent (diurnal) part is averaged away: held-out 4-step rollout "
+        "RMSE 0.412 vs 0.196 at seed 0, 0.403 vs 0.194 at seeds + 1000. POSITIONS_IGNORED "
+        "reads token positions of sequence models; nothing watch reads ties a conditioning "
+        "input to the rollout step. A rule would need to see that a conditioning input takes "
+        "the same values at every step of a rollout (constant across the repeated calls of "
+        "one optimizer step) while the loss per step differs.",
+    # real-bug batch 222
+    "crnn_rnn_reads_feature_channels_as_time_steps":   # real-bug batch 222
+        "a CRNN's (batch, channels, 1, width) conv feature map handed to the time-major GRU "
+        "as (channels, batch, width) instead of (width, batch, channels): the GRU steps over "
+        "the 24 channels and reads all 24 columns at each step, so the per-step CTC outputs "
+        "are not tied to line positions: held-out line accuracy 0.02 vs 0.77 at seed 0, "
+        "0.00 vs 0.79 at seeds + 1000. LAYOUT_NOT_TRANSPOSED only compares the shapes around "
+        "Conv1d/BatchNorm1d, and here the conv is a Conv2d and channels = width = 24, so the "
+        "RNN's input shape is (24, 32, 24) with or without the bug. A rule would need values, "
+        "not shapes: fingerprint a few entries of the Conv2d's output and find where they "
+        "land in the RNN's input (the channel axis of the feature map arriving as the RNN's "
+        "time axis).",
+    "ctc_blank_last_decoder_strips_label_zero_as_padding":   # real-bug batch 222
+        "CTC trained with blank = the last index (digit 0 keeps label 0), then the greedy "
+        "decoder's zero-padded output turned into transcripts by dropping every 0, so every "
+        "'0' the network reads is deleted: held-out line accuracy 0.37 vs 0.52 at seed 0, "
+        "0.45 vs 0.64 at seeds + 1000. Training is identical in both twins and healthy; the "
+        "harm is only in the decoding after the loop, which watch never sees. Naming it "
+        "would need the transcription step (a decoded class that the outputs predict but "
+        "that never reaches the transcripts), outside what a training monitor reads.",
+    # real-bug batch 223
+    "cluster_context_windows_split_across_train_and_test":   # real-bug batch 223
+        "each gene cluster expanded into 5 overlapping context windows, then the train/test "
+        "split drawn over window rows, so windows of one cluster land on both sides and the "
+        "test rows are near-copies of training rows: test accuracy 1.00 against 0.60 on new "
+        "clusters at seed 0 (fixed twin 0.48 against 0.57), 0.98 against 0.72 at seeds + "
+        "1000 (twin 0.77 against 0.60). Training itself is healthy and the test rows are "
+        "only scored after the loop, so watch sees nothing; a rule would need the held-out "
+        "rows and a group id per row, or inputs that are shifted copies (overlapping "
+        "windows) of training inputs.",
+    "one_hot_bases_ordered_acgt_for_agct_trained_filters":   # real-bug batch 223
+        "a motif CNN pretrained on A,G,C,T one-hot rows fine-tuned on sequences one-hot "
+        "encoded A,C,G,T (C and G channels swapped): held-out accuracy 0.54 vs 0.98 at seed "
+        "0, 0.56 vs 0.97 at seeds + 1000. The fine-tuning loss starts high and falls slowly, "
+        "but nothing looks broken to watch: the inputs are valid one-hot rows either way. A "
+        "rule would need the pretraining inputs' per-channel statistics (or the first "
+        "filters' preferred channel per motif position) to compare with the fine-tuning "
+        "inputs - here both are uniform over the four bases, so only the filters could "
+        "tell.",
+    "strand_augmentation_reverses_without_complement":   # real-bug batch 223
+        "strand augmentation that adds each training sequence reversed (x.flip(2)) instead "
+        "of reverse-complemented (x.flip(1, 2)): the copies carry the mirrored motif, never "
+        "the opposite-strand one, and held-out positives on the other strand are missed: "
+        "held-out accuracy 0.77 vs 0.96 at seed 0, 0.78 vs 0.95 at seeds + 1000. The "
+        "augmented rows are valid one-hot sequences and training is healthy, so watch sees "
+        "nothing; a rule would need to know the channel pairing (A-T, C-G) of a nucleotide "
+        "one-hot and test that batch rows which are position-reversed copies of other rows "
+        "also have their channels complemented.",
     # real-bug batch 218
     "cross_validation_folds_split_scans_not_patients":   # real-bug batch 218
         "brain-tumour MRI folds cut over scan files at random although each patient gives "
