@@ -16,7 +16,7 @@ demo: $(STAMP)            ## the main job: the broken-networks tour on both fram
 	$(VENV)/bin/nndebug demo --html --out nndebug-report
 
 test: $(STAMP)            ## the test suite
-	$(PY) -m pytest -n 2 tests
+	$(PY) -m pytest -n 2 --durations=30 tests
 
 bench: $(STAMP)           ## benchmarks (not part of the tests)
 	$(PY) -m benchmarks
