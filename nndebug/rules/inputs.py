@@ -8,13 +8,21 @@ import numpy as np
 
 from ..findings import Finding
 from ..records import inputs_finite
-from .context import MAJORITY, fmt, rms
+from .context import MAJORITY, fmt, observed_list, rms
+from .curve import learning_poor
 from .graph import rule
 
 INPUT_SCALE_HIGH = 5.0        # input RMS above this: not standardised [karpathy] ("normalise
                               # your data"); pixels in [0, 1] have RMS < 1, raw [0, 255] ~100
 INPUT_SCALE_LOW = 1e-2        # input RMS below this: features squashed toward 0 [measured]
 CONSTANT_INPUT_FRACTION = 0.99  # share of features identical across the batch [measured]
+NEAR_CONSTANT_SPREAD = 1e-3   # [measured] every input column's spread across the batch under
+                              # this share of the input's RMS: the samples differ by float
+                              # noise around one offset (real-bug batch 224: digital numbers
+                              # divided by 1e4, then z-scored with the digital numbers' band
+                              # statistics - columns near -2 moving by 1e-4, held-out accuracy
+                              # 0.21 vs 0.89); standardised columns have spread ~ RMS, raw
+                              # tabular units (a year near 2020) 1e-3 or more of their offset
 SCALING_LAYER_TYPES = ("Linear", "Conv1d", "Conv2d", "Conv3d")   # [design] layers whose
                               # output at the first record shows the scale they were fed
                               # (real-bug batch 61: a model that centres raw masses itself)
@@ -54,7 +62,7 @@ def constant_inputs(ctx):
         return None
     flat = [r for r in records if r.inputs["constant_features"] >= CONSTANT_INPUT_FRACTION]
     if not flat or len(flat) < MAJORITY * len(records):
-        return None
+        return _near_constant_inputs(ctx)
     r = flat[0]
     return Finding(
         code="CONSTANT_INPUTS", severity="warning", step=r.step,
@@ -65,6 +73,39 @@ def constant_inputs(ctx):
                   "records": len(records)},
         fix="Check the data pipeline: a broadcast or indexing bug (x[0] repeated), a transform "
             "that zeroes everything, or a batch built from one sample.")
+
+
+def _near_constant_inputs(ctx):
+    """CONSTANT_INPUTS when every column of a table (or every channel of a sequence) varies
+    across the batch by under NEAR_CONSTANT_SPREAD of the input's RMS and learning is poor:
+    the samples are one input plus float noise (units converted twice, a statistic of
+    another scale subtracted). Reads ``run.observed.channel_scales`` (torch only)."""
+    rows = observed_list(ctx, "channel_scales")
+    if not rows or not learning_poor(ctx):
+        return None
+    axis, width = rows[0][1], len(rows[0][2])
+    same = [row for row in rows if row[1] == axis and len(row[2]) == width]
+    spread = np.median(np.array([row[2] for row in same], dtype=float), axis=0)
+    scales = [v for v in (rms(r.inputs) for r in ctx.records) if v is not None and
+              math.isfinite(v)]
+    if width < 1 or not scales or not np.all(np.isfinite(spread)):
+        return None
+    typical = float(np.median(scales))
+    largest = float(spread.max())
+    if typical <= 0 or largest > NEAR_CONSTANT_SPREAD * typical:
+        return None
+    return Finding(
+        code="CONSTANT_INPUTS", severity="warning", step=int(same[0][0]),
+        message=f"Every one of the input's {width} columns is nearly the same in every sample: "
+                f"they vary across the batch by at most {largest:.2g} around values of "
+                f"root-mean-square {fmt(typical)} (under {NEAR_CONSTANT_SPREAD:g} of it), so "
+                "the network sees one input plus rounding noise and cannot learn anything "
+                "that depends on it.",
+        evidence={"largest_column_std": largest, "input_rms": typical, "columns": width,
+                  "axis": axis, "threshold": NEAR_CONSTANT_SPREAD},
+        fix="Check the preprocessing for two conversions of one kind: a unit change (divided "
+            "by 10000, by 255) followed by a normalisation whose mean/std were computed in "
+            "the other unit; standardise with statistics of the values actually fed.")
 
 
 def _scaled_inside_model(ctx, input_rms):
