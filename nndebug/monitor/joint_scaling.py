@@ -8,10 +8,11 @@ forecast lies: when it stays below 1 the maximum is still to come. Training lear
 that; a real forecast, scaled by the look-back alone, does not have it.
 
 What such a scaling leaves is exact and cheap to see: the statistic it sets (min 0 and
-max 1, or mean 0 and standard deviation 1) holds, to rounding, over inputs and targets
-together - on every row, or over the whole batch - but over neither part alone. A scaler
-fitted on the inputs alone leaves the inputs canonical; one fitted on a whole training
-series leaves nothing canonical in a batch.
+max 1, mean 0 and standard deviation 1, or mean 0 alone for a centring - a trajectory's
+frame put at the mean of its past AND future positions, Khrylx/AgentFormer#5) holds, to
+rounding, over inputs and targets together - on every row, or over the whole batch - but
+over neither part alone. A scaler fitted on the inputs alone leaves the inputs canonical;
+one fitted on a whole training series leaves nothing canonical in a batch.
 
 What it keeps (torch only): the first float input of the model's first ``KEPT_FORWARDS``
 training forwards (gradients on), cloned, when it is shaped like a batch of windows
@@ -45,7 +46,7 @@ AT_AN_END = 0.1            # [design] share of a row's values that may sit at 0 
                            # bounded data - pixels over 255, clipped or saturated values,
                            # 0/1 labels - piles many at a bound (a digit's pixels: ~half 0)
 LEVELS = ("row", "batch")
-STATISTICS = ("min-max", "mean-std")
+STATISTICS = ("min-max", "mean-std", "mean")
 
 
 def min_max_holds(values):
@@ -63,7 +64,13 @@ def mean_std_holds(values):
     return any(abs(float(values.std(ddof=ddof)) - 1.0) <= MOMENT_TOLERANCE for ddof in (0, 1))
 
 
-HOLDS = {"min-max": min_max_holds, "mean-std": mean_std_holds}
+def mean_holds(values):
+    """Mean 0 (a centring alone: the row minus its mean, or a frame's origin at the mean of
+    its positions), to rounding relative to the values' size."""
+    return abs(float(values.mean())) <= MOMENT_TOLERANCE * max(1.0, float(np.abs(values).max()))
+
+
+HOLDS = {"min-max": min_max_holds, "mean-std": mean_std_holds, "mean": mean_holds}
 
 
 def informative(values):

@@ -2,20 +2,22 @@
 taken over its inputs AND its targets, so the scaled inputs tell where the targets lie.
 
 A forecaster's look-back min-max scaled together with the values it must predict
-(philipperemy/n-beats#3), or a batch standardised with its own mean and spread, the values
-to predict included (arrigonialberto86/deepar#8): the input's scale then carries the
-future - a look-back that stays below 1 says the maximum is still to come - and training
-learns to read it. The loss looks better than a forecast can be, and the model is worse
-than one trained honestly once it forecasts for real, scaled by what it can know.
+(philipperemy/n-beats#3), a batch standardised with its own mean and spread, the values to
+predict included (arrigonialberto86/deepar#8), or a trajectory centred on the mean of its
+observed AND future positions (Khrylx/AgentFormer#5, a centring alone): the input's scale
+then carries the future - a look-back that stays below 1 says the maximum is still to come
+- and training learns to read it. The loss looks better than a forecast can be, and the
+model is worse than one trained honestly once it forecasts for real, scaled by what it can
+know.
 
 Reads ``run.observed.joint_scaling`` (``monitor/joint_scaling.py``): on the first training
 batches, the share of rows (or the whole batch) where min 0 and max 1, or mean 0 and
-standard deviation 1, hold over inputs and targets together, over the inputs alone and
-over the targets alone. The finding needs the statistic to hold together on every row of
-every batch read, and on neither part alone, in at least ``MIN_BATCHES`` different batches:
-a scaler fitted on the inputs alone leaves the inputs canonical; one fitted on a whole
-training series leaves no batch canonical; a batch seen again and again (full-batch
-training on one scaled series) counts once.
+standard deviation 1, or mean 0 alone, hold over inputs and targets together, over the
+inputs alone and over the targets alone. The finding needs the statistic to hold together
+on every row of every batch read, and on neither part alone, in at least ``MIN_BATCHES``
+different batches: a scaler fitted on the inputs alone leaves the inputs canonical; one
+fitted on a whole training series leaves no batch canonical; a batch seen again and again
+(full-batch training on one scaled series) counts once.
 """
 from ..findings import Finding
 from .graph import rule
@@ -27,7 +29,7 @@ EVERY_ROW = 1.0            # [design] a scaling over inputs and targets sets the
                            # scaling
 LEVEL_WORDS = {"row": "each window (row)", "batch": "each batch as a whole"}
 STATISTIC_WORDS = {"min-max": "minimum 0 and maximum 1", "mean-std": "mean 0 and standard "
-                   "deviation 1"}
+                   "deviation 1", "mean": "mean 0 (a centring on their joint mean)"}
 
 
 def _verdicts(rows):
