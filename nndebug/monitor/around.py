@@ -133,6 +133,7 @@ from .visible_targets import VisibleTargets   # real-bug batch 40
 from .sequence_reruns import SequenceReruns   # real-bug batch 40
 from .one_unit_softmaxes import OneUnitSoftmaxes   # real-bug batch 41
 from .transposing_reshapes import TransposingReshapes   # real-bug batch 41
+from .transposing_reshapes import MAX_ROWS as RESHAPE_ROWS, keep_shape_pairs   # batch 226
 from .target_column_scales import TargetColumnScales   # real-bug batch 42
 from .near_zero_divisors import NearZeroDivisors   # real-bug batch 42
 from .first_training_inputs import FirstTrainingInputs   # read by the next two
@@ -627,6 +628,9 @@ class Around:
         self.channel_scales.read()          # channel_scales.py (batch 138)
         self.input_signs.read()             # training_input_signs.py (core variants 7)
         self.copied_columns.read()          # duplicated_input_columns.py (batch 59)
+        for step, before, after, order in self.first_inputs.axis_views:   # batch 226: the
+            keep_shape_pairs(self.structure.observed.transposing_reshapes, step,   # a view
+                             [(before, after, order)], RESHAPE_ROWS)      # reordering axes
         self.input_ranges.read()            # input_ranges.py (batch 59)
         self.norm_sites.read()              # shared_norm_sites.py
         self.foreign.read()                 # foreign_networks.py (batch 55)

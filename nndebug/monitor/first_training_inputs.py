@@ -5,10 +5,14 @@ that holds the target's value; ``identical_input_rows.py``: one input with two l
 What it keeps (torch only): for each of the model's first ``KEPT_FORWARDS`` training
 forwards (gradients on), the step it belongs to, a detached reference to the first float
 tensor of the model's FIRST argument (the data; a carried recurrent state comes after it)
-and to the first float tensor of any argument. One forward pre-hook, removed after those
+and to the first float tensor of any argument; and (real-bug batch 226) whether that first
+argument is a view that reorders its base's axes (``axis_views``: taken in the hook, since a
+detached copy no longer knows its base). One forward pre-hook, removed after those
 forwards: no per-step cost after them, and one hook where each observer had its own.
 """
 import numpy as np
+
+from .transposing_reshapes import input_axis_view
 
 KEPT_FORWARDS = 4          # [design] training forwards whose inputs are kept: the loss
                            # capture keeps the targets of the first 4 calls
@@ -19,6 +23,9 @@ class FirstTrainingInputs:
         self.adapter, self.current_step, self.on_error = adapter, current_step, on_error
         self.kept = []             # [(step, first argument's float tensor or None,
                                    #   first float tensor of any argument or None)]
+        self.axis_views = []       # [(step, base shape, shape, axis order)]: the first
+                                   # argument a view that reorders its base's axes
+                                   # (transposing_reshapes.input_axis_view, batch 226)
         self._forwards, self._hook = 0, None
         if adapter.framework == "torch" and root is not None:
             import torch
@@ -31,6 +38,9 @@ class FirstTrainingInputs:
         try:
             first = self.adapter.float_leaves(inputs[:1])
             anywhere = first or self.adapter.float_leaves(inputs)
+            view = input_axis_view(first[0]) if first else None
+            if view is not None and len(self.axis_views) < KEPT_FORWARDS:
+                self.axis_views.append((self.current_step(), *view))
             self.kept.append((self.current_step(),
                               self.adapter.detach(first[0]) if first else None,
                               self.adapter.detach(anywhere[0]) if anywhere else None))

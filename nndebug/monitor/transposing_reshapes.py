@@ -69,6 +69,25 @@ def keep_shape_pairs(rows, step, found, limit):
             rows.append((step, before, after, detail))
 
 
+def input_axis_view(tensor):
+    """``(base shape, shape, base axes in the order the shape follows)`` when ``tensor`` (the
+    model's input batch, data without gradient) is a ``view`` of a whole contiguous base
+    whose shape only a reordering of the base's axes explains - (B, T, N).view(B, N, T)
+    where a permute was meant (real-bug batch 226: sensor windows stored time by sensor);
+    None otherwise. A view made before the model carries no gradient, so the graph walks
+    above never meet it; only the batch's ``_base`` still tells (torch keeps it on views).
+    A permuted or transposed batch is no contiguous view (it is the fix), and a view of part
+    of its base (a slice) holds fewer numbers than the base: neither is judged."""
+    base = getattr(tensor, "_base", None)
+    if base is None or getattr(tensor, "requires_grad", False) or \
+            not tensor.is_contiguous() or not base.is_contiguous() or \
+            base.numel() != tensor.numel() or base.storage_offset() != tensor.storage_offset():
+        return None
+    before, after = [int(n) for n in base.shape], [int(n) for n in tensor.shape]
+    order = reordering(before, after)
+    return None if order is None else (before, after, order)
+
+
 def moved_reshape_ids(nodes):
     """The ids of the nodes among ``nodes`` whose output goes straight into a transpose or
     permute (``AXIS_MOVES``)."""

@@ -6,7 +6,10 @@ A reshape keeps memory order: (B, C, H, W).view(B, H * W, C) does not put the ch
 last, it cuts each channel's map into rows of C numbers. The output's shape is that of a
 transpose, the numbers are not. Judged on the shapes alone: the output is no plain
 regrouping (neighbouring axes merged, or one axis split) of the input, but is one of the
-input with its axes reordered. No threshold to tune.
+input with its axes reordered. No threshold to tune. The rows come from the forward's and
+the loss's graphs, and (real-bug batch 226) from the model's input batch itself: data viewed
+before the model carries no gradient, so its view is read from the batch's ``_base`` in the
+first training forwards (``transposing_reshapes.input_axis_view``).
 
 Also (real-bug batch 57) a reshape that cuts an image into patch tokens, or lays patch
 tokens back out as an image, in one step (``run.observed.patch_grid_reshapes``,
