@@ -15,6 +15,127 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 226
+    "adjacency_multiplied_by_degrees_not_normalised":   # real-bug batch 226
+        "the traffic graph convolution propagates with degrees.dot(A) (the degree matrix "
+        "times the 0/1 adjacency) instead of D^-1/2 (A + I) D^-1/2, so a sensor's "
+        "aggregate grows with the square of its degree (row sums 4 to 196): held-out MAE "
+        "4.54 vs 2.79 mph at seed 0, 6.25 vs 2.81 at seeds + 1000. AGGREGATE_GROWS_WITH_"
+        "DEGREE never sees the matrix: propagation_matrices measures only MmBackward0 "
+        "products of a square 0/1 matrix of at least 32 nodes, and here the 30-sensor "
+        "matrix multiplies (B, 30, H) features (a broadcast matmul: expanded, then "
+        "BmmBackward0) and holds degrees, not 0/1. A rule would need the left operand of "
+        "batched products too (an expanded square matrix with a batch stride of 0), graphs "
+        "from ~20 nodes, and weighted matrices whose row sums spread widely (largest / "
+        "median 8 here) - or simply row sums far above 1 on a normalised-looking weighted "
+        "matrix.",
+    "diffusion_backward_support_reuses_forward_direction":   # real-bug batch 226
+        "a hand-written DCRNN diffusion convolution builds its backward support as "
+        "D_in^-1 W instead of D_in^-1 W^T, so both supports aggregate over a sensor's "
+        "downstream neighbours and no term reads the upstream sensors whose congestion "
+        "arrives next: held-out MAE 3.16 vs 2.84 mph at seed 0, 3.16 vs 2.89 at seeds + "
+        "1000. Nothing is measured: the 30-sensor supports (under MIN_NODES 32) multiply "
+        "(B, 30, H) features through a broadcast matmul (BmmBackward0), and the supports "
+        "are weighted, not 0/1. A rule would need the propagation matrices of one forward "
+        "compared pairwise: two supports of a directed graph (non-symmetric pattern) with "
+        "the SAME non-zero pattern, where a diffusion model's second support should have "
+        "the transposed one - the reverse direction is never read.",
+    "unmasked_mae_on_zero_coded_missing_speeds":   # real-bug batch 226
+        "speeds whose lost readings are stored as 0 (~12% in outages, as in METR-LA) are "
+        "trained with a plain hand-written MAE instead of Graph WaveNet's masked_mae, so "
+        "the model forecasts 0 mph for silent sensors and is tens of mph off when they "
+        "come back: held-out MAE over observed readings 3.67 vs 2.91 mph at seed 0, 3.53 "
+        "vs 2.89 at seeds + 1000. UNLABELLED_KEYPOINTS_TRAINED reads only nn loss modules "
+        "called on (..., 2)/(..., 3) point targets; this loss is written by hand over "
+        "(B, 3, 30) scalar speeds. A rule would need the regression targets of a "
+        "hand-written loss: one exact value (0) in a sizeable share of the targets while "
+        "every other target lies far from it (no real speed below ~30 mph here), reaching "
+        "the loss unmasked.",
+    "zero_filled_missing_targets_under_mse":   # real-bug batch 226
+        "sensor gaps (NaN, 6% of readings, scattered) are replaced by 0 and trained with "
+        "MSE on z-scored targets, where each lost reading is a target 3.7 std below the "
+        "mean (no real reading under 33 mph) that the model cannot foresee, pulling every "
+        "forecast down (the "
+        "reporter's 'systematic offset'): held-out MAE over observed readings 4.31 vs 2.89 "
+        "mph at seed 0, 4.19 vs 2.90 at seeds + 1000. Same gap as the unmasked-MAE case: "
+        "the placeholder reader sees only nn loss modules on 2-D/3-D point targets, not a "
+        "hand-written squared error on scalar readings. A rule would need the targets' "
+        "most frequent exact value holding a share of them and sitting far outside the "
+        "range of the rest (an isolated spike of the target histogram at the minimum).",
+    # real-bug batch 225
+    "scene_origin_averaged_over_future_positions":   # real-bug batch 225
+        "each sample is centred on the mean of all its positions, the 12 future ones "
+        "included (AgentFormer's scene origin), so the observed positions' offset from the "
+        "origin tells where the future lies: held-out ADE with the origin taken from the "
+        "observed steps 4.75 m vs 0.97 m at seed 0, 4.62 vs 1.00 m at seeds + 1000. Wrong "
+        "cause since batch 225 widened the joint-scaling check to a centring alone: watch "
+        "warns SCALED_WITH_TARGET_STATISTICS (inputs and targets together average exactly 0 "
+        "on every row, neither part alone does), which names the mechanism, while the case "
+        "expects the leak's names: no input value equals a target value "
+        "(FEATURE_HOLDS_TARGET_VALUES compares single continuous targets only; these are 24 "
+        "per row) and FUTURE_LEAK is check_dependencies' code, not watch's.",
+    "velocity_by_central_difference_over_future_steps":   # real-bug batch 225
+        "the observed steps' velocities and accelerations come from np.gradient over the "
+        "whole track (central differences), so the last observed velocity and acceleration "
+        "read the positions at t+1 and t+2 (Trajectron++'s derivative_of): held-out ADE with "
+        "derivatives from the observed steps 1.07 m vs 0.80 m at seed 0, 1.09 vs 0.86 m at "
+        "seeds + 1000. No feature equals a target value (the leak is a difference of a "
+        "future and a past position, halved), the targets are 24 values a row, and the "
+        "loss falls smoothly. A rule would need to regress the targets' first step on the "
+        "inputs: the last window step's 'velocity' holding (p[t+1] - p[t-1]) / 2 exactly, "
+        "i.e. a feature that is an exact linear combination of inputs and targets.",
+    "next_position_loss_against_current_position":   # real-bug batch 225
+        "a step-by-step trajectory LSTM is trained with loss(outputs, x_seq) instead of "
+        "loss(outputs[:, :-1], x_seq[:, 1:]) (quancore/social-lstm), so every output is "
+        "scored against the position it was just given and the network learns to repeat "
+        "it: held-out ADE of the 12-step roll-out 3.15 m vs 1.61 m at seed 0, 3.19 vs 1.75 m "
+        "at seeds + 1000. The loss falls fast and low; the targets are the model's input "
+        "tensor itself, which watch does not compare with the inputs (an autoencoder does "
+        "the same legitimately). A rule would need the targets equal, element for element, "
+        "to the inputs of a causal recurrent model's per-step outputs (no bottleneck "
+        "between them), where the next step, not the same one, is the task.",
+    "padded_step_kept_in_next_position_loss":   # real-bug batch 225
+        "tracks zero-padded to one length are trained with inputs seq[:, :-1], targets "
+        "seq[:, 1:] and the inputs' mask mask[:, :-1] (TrAISformer), so each padded track "
+        "keeps one target that is the padding (position 0) after its last real point: "
+        "held-out next-position error over the real steps 3.54 m vs 0.68 m at seed 0, 2.69 "
+        "vs 0.61 m at seeds + 1000. The loss is a hand-written masked MSE over continuous "
+        "targets; PADDING_NOT_MASKED reads class-index targets and ignore_index. A rule "
+        "would need the regression targets' rows: targets exactly 0 (all coordinates) on "
+        "some steps right after non-zero ones, and the per-element loss there tens of times "
+        "the rest, with those steps included by the mask.",
+    # real-bug batch 224
+    "nodata_labels_clipped_into_background_class":   # real-bug batch 224
+        "segmentation masks with no-data (-100) outside each tile's surveyed part (five "
+        "eighths of the pixels on average) are clipped to [0, num_classes - 1], so every "
+        "unlabelled pixel is trained as class 0 whatever its spectrum: held-out pixel "
+        "accuracy 0.21 vs 0.93 at seed 0 (the model calls nearly everything class 0), 0.19 "
+        "vs 0.93 at seeds + 1000. The loss falls smoothly to the best it can do with the "
+        "contradicting labels; the targets are valid class ids. A rule would need the "
+        "targets per pixel: one class covering contiguous rectangles of the label maps "
+        "(whole columns/rows to the tile's edge) on pixels whose inputs look like the other "
+        "classes', or the class-0 share of the targets far above the model's confident "
+        "class-0 share on the same pixels.",
+    "one_band_normalised_with_another_datasets_statistics":   # real-bug batch 224
+        "one band's (B09) mean/std were copied from another dataset's dictionary, "
+        "so that band sits near +29 (spread 3.5) after normalisation while the other ten are "
+        "standardised: held-out pixel accuracy 0.20 vs 0.90 at seed 0, 0.39 vs 0.92 at seeds "
+        "+ 1000. Watch warns UNNORMALIZED_INPUTS (with the symptoms at seed 0), which points "
+        "at the inputs but says the whole batch is off scale; "
+        "INPUT_CHANNELS_ON_DIFFERENT_SCALES compares the columns' spreads (1e3 apart), and "
+        "B09's spread is only 3.5x the others' - its harm is its offset of +29. A rule would "
+        "need per-column offsets of flat inputs: one or a few columns whose mean is tens of "
+        "their own and the others' spreads away from 0 while the rest are standardised.",
+    "bands_stacked_in_wavelength_order_for_model_trained_on_another":   # real-bug batch 224
+        "a frozen pretrained pixel encoder learned the bands in its own order (red, blue, "
+        "green, nir, ...) with mean/std in that order; the user stacks them B2..B12 and "
+        "normalises with those arrays, then trains a linear head: held-out pixel accuracy "
+        "0.88 vs 0.93 at seed 0, 0.86 vs 0.93 at seeds + 1000. Training looks healthy (the "
+        "head fits the scrambled features). INPUT_CHANNELS_REORDERED needs what the encoder "
+        "expects; a rule would need the frozen first layer's pretraining statistics (e.g. "
+        "its pre-activations per unit at pretraining vs now, or per-input-column mean/std "
+        "far from 0/1 after the shipped normalisation: here the swapped columns come out "
+        "with means from -0.8 to +1.4 and stds from 0.5 to 1.8).",
     # real-bug batch 221
     "latitude_weights_sin_instead_of_cos":   # real-bug batch 221
         "the training loss weights each latitude row by |sin(lat)| instead of cos(lat), so "
