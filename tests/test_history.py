@@ -404,6 +404,15 @@ THINNING_CHANGES = {
         "add LR_TOO_LOW (which watch's defaults name too, beside the cause). The same "
         "median-over-kept-records limit as fedavg's above; not traced (found when batches "
         "207-217 moved the sample, 2026-12-05)"),
+    "benchmarks.real_bugs.gradient_reversal_placed_after_domain_head": (
+        {"EXPLODING_ACTIVATIONS"}, set(),
+        "a reversal layer after the domain classifier's last layer: classifier and features "
+        "together climb the domain loss, its logits reach the thousands and the features "
+        "grow with them. Recording all 500 steps names LOSS_DIVERGING (at watch's defaults a "
+        "wrong cause, LOSS_DIVERGING too); the budget's thinned records add "
+        "EXPLODING_ACTIVATIONS, true of the run. Which records lift it was not traced; the "
+        "same limit as the FedAvg aggregate's below (found when batches 218-226 moved the "
+        "sample, 2026-12-05)"),
     "benchmarks.real_bugs.fedavg_aggregate_accumulated_across_rounds": (
         {"EXPLODING_ACTIVATIONS"}, set(),
         "a FedAvg server whose aggregate is never cleared: its weights grow round after "
