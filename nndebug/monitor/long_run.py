@@ -173,6 +173,7 @@ CONTINUED += ("posterior_draws",)   # real-bug batch 91 (forward and loss graphs
 CONTINUED += ("tiny_norm_batches",)   # core variants (a batch norm's 1-2 sample batches)
 CONTINUED += ("mixup_partner_rows", "augmented_target_rows")   # real-bug batch 76 (first batches)
 CONTINUED += ("sample_normalised_inputs",)   # real-bug batch 172 (first training inputs)
+CONTINUED += ("layer_layouts",)   # real-bug batches 16/223 (first two recorded steps' hooks)
 CONTINUED += ("soft_cross_entropies",)   # real-bug batch 192 (bounded: ROWS_KEPT)
 CONTINUED += ("fragile_operations",)   # real-bug batch 92 (the origin watch's steps)
 CONTINUED += ("unguarded_logs",   # real-bug batch 75 (the origin watch's first steps,
