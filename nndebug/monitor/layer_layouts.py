@@ -79,6 +79,7 @@ class LayerLayouts:
         self.layers = layout_layers(adapter)
         self.steps = 0
         self._handles = []
+        self._one_hot_checked = set()   # steps whose first channels-first input was checked
 
     def arm(self, step):
         """Hook the layers for recorded step ``step`` (not once STEPS_KEPT steps were seen)."""
@@ -99,8 +100,10 @@ class LayerLayouts:
             if len(calls) >= CALLS_KEPT:
                 return
             try:
-                first = role == "channels_first" and inputs and not any(
-                    c.step == step and c.role == "channels_first" for c in calls)
+                first = role == "channels_first" and inputs and \
+                    step not in self._one_hot_checked
+                if first:
+                    self._one_hot_checked.add(step)
                 calls.append(LayerLayout(
                     one_hot_axis=one_hot_axis(self.adapter, inputs[0]) if first else None,
                     step=step, order=len(calls), layer=name,
