@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench bench-peers clean
+.PHONY: demo test test-real-bugs bench bench-peers clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -15,8 +15,12 @@ $(STAMP): pyproject.toml constraints.txt
 demo: $(STAMP)            ## the main job: the broken-networks tour on both frameworks
 	$(VENV)/bin/nndebug demo --html --out nndebug-report
 
-test: $(STAMP)            ## the test suite
+test: $(STAMP)            ## the test suite (with a fixed sample of the real-bug replay)
 	$(PY) -m pytest -n 2 --durations=30 tests
+
+test-real-bugs: $(STAMP)  ## the rest of the real-bug replay (tests/real_bug_tiers.py); CI runs it after make test
+	$(PY) -m pytest -n 2 --durations=10 --real-bugs=rest tests/test_real_bugs.py \
+	    tests/test_history.py::test_real_bug_findings_are_unchanged_by_thinning
 
 bench: $(STAMP)           ## benchmarks (not part of the tests)
 	$(PY) -m benchmarks

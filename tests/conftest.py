@@ -52,3 +52,10 @@ try:
         _hypothesis_settings.load_profile("ci")
 except ImportError:
     pass
+
+
+def pytest_addoption(parser):
+    """``--real-bugs``: which reproduced bug reports to replay (tests/real_bug_tiers.py says why)."""
+    from real_bug_tiers import DEFAULT_TIER, TIERS
+    parser.addoption("--real-bugs", dest="real_bugs", choices=TIERS, default=DEFAULT_TIER,
+                     help="replay the real-bug cases' fixed sample (default), the rest, or all")

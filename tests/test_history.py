@@ -17,6 +17,8 @@ from nndebug.history import (BUCKET_COLUMNS, COUNT, CURVE_SHARE, FIRST, FIRST_NO
                              NONFINITE, BoundedRun, LossCurve, budget_bytes, record_bytes)
 from nndebug.records import LayerInfo, ParamInfo, RunRecord, StepRecord
 
+import real_bug_tiers
+
 P = 6
 
 
@@ -285,10 +287,10 @@ and ``tests/test_real_bugs.py`` run them all at the defaults."""
 
 
 @pytest.fixture(scope="module")
-def real_bug_runs():
+def real_bug_runs(request):
     """The project's real-bug cases (torch; the bugs, not their fixed twins; every
-    REAL_BUG_STRIDE-th), recording every step, no budget, the dependency probe off (see
-    zoo_runs)."""
+    REAL_BUG_STRIDE-th, then those of the tier asked for: tests/real_bug_tiers.py), recording
+    every step, no budget, the dependency probe off (see zoo_runs)."""
     pytest.importorskip("torch")
     import warnings
 
@@ -307,7 +309,8 @@ def real_bug_runs():
             patch.setattr(DependencyWatch, "__call__", lambda self, monitor, record: [])
         except ImportError:
             pass
-        chosen = cases()[::REAL_BUG_STRIDE]              # cases() is in name order
+        chosen = real_bug_tiers.chosen(cases()[::REAL_BUG_STRIDE],   # cases(): name order
+                                       real_bug_tiers.tier_of(request.config))
         try:
             return [(case.__name__, case.run(overhead=None, max_history_mb=None).run)
                     for case in chosen]

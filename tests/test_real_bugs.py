@@ -9,6 +9,7 @@ import pytest
 pytest.importorskip("torch")
 
 from benchmarks.real_bugs import cases  # noqa: E402
+from real_bug_tiers import chosen, short_name, tier_of  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 PROBLEMS = ("warning", "error")
@@ -4963,13 +4964,14 @@ KNOWN_MISSES = {
 }
 
 
-def name(case):
-    return case.__name__.rsplit(".", 1)[-1]
+name = short_name
 
 
-@pytest.fixture(params=cases(), ids=name)
-def case(request):
-    return request.param
+def pytest_generate_tests(metafunc):
+    """Each test that takes ``case`` runs once per case of the tier asked for (``--real-bugs``:
+    a fixed sample by default, tests/real_bug_tiers.py)."""
+    if "case" in metafunc.fixturenames:
+        metafunc.parametrize("case", chosen(cases(), tier_of(metafunc.config)), ids=name)
 
 
 def run(case, fixed):
@@ -5052,6 +5054,13 @@ def test_the_fixed_twin_is_silent(case):
             f"{name(case)} fixed: {[f.headline() for f in problems]} (update KNOWN_FALSE_ALARMS)"
         return
     assert not problems, f"{name(case)} fixed: {[f.headline() for f in problems]}"
+
+
+def test_every_listed_case_exists():
+    """An entry for a case renamed or removed would pass silently in every tier."""
+    names = {name(case) for case in cases()}
+    assert not set(KNOWN_MISSES) - names
+    assert not set(KNOWN_FALSE_ALARMS) - names
 
 
 def test_every_case_names_its_report():
