@@ -16,6 +16,62 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 231
+    "attention_score_squashed_by_tanh_after_context_vector":   # real-bug batch 231
+        "attention pooling whose instance score is tanh(context(project(h))): the tanh comes "
+        "after the product with the context vector, so every score lies in [-1, 1] and no "
+        "instance of a 48-tile bag gets more than e^2 times another's weight: held-out bag "
+        "accuracy 0.63 vs 0.92 at seed 0, 0.50 vs 0.94 at seeds + 1000. watch names "
+        "LOSS_PLATEAU and LINEAR_LAYERS_STACKED (project and context are two Linear layers "
+        "with no activation between them in the buggy path - true, and a symptom of the "
+        "same misplaced tanh), not ATTENTION_UNIFORM: that rule reads scaled dot-product "
+        "attention logits. Naming it needs the scores fed to a softmax over an instance "
+        "axis seen bounded: the softmax input the output of a tanh (or sigmoid) with no "
+        "scale after it, over an axis of many items, so the weights' max/min ratio can "
+        "never pass e^2",
+    "bag_tiles_cropped_without_shuffling":   # real-bug batch 231
+        "a slide's training bag capped at max_bag_size by keeping its first 8 of 40 tiles in "
+        "scan order, never shuffled, so a tumour region lower down is never seen and those "
+        "positives are taught from tumour-free tiles: held-out whole-slide accuracy 0.71 vs "
+        "0.99 at seed 0, 0.78 vs 1.00 at seeds + 1000. Nothing fires: every batch is a "
+        "fresh draw of slides (the bag order is shuffled), only the tiles inside each bag "
+        "repeat. Naming it (DATA_ORDER_REPEATS, or a BAG_CROP_FIXED form) needs the "
+        "model's (bags, instances, features) inputs fingerprinted per bag: the same bag "
+        "always arriving with the same first instances while the data set holds more "
+        "(the held-out bags are 5x longer than any training bag)",
+    "dsmil_high_res_features_shuffled_against_low_res_patches":   # real-bug batch 231
+        "a two-scale MIL pipeline that concatenates each low-res patch feature with the "
+        "high-res feature of another patch (the high-res features came from a DataLoader "
+        "with shuffle=True), so the pairing that defines the label is lost: held-out bag "
+        "accuracy 0.52 vs 0.93 at seed 0, 0.56 vs 0.92 at seeds + 1000. watch names only "
+        "LOSS_PLATEAU: every input column and every label is in range, the features are "
+        "precomputed tensors, and the mismatch is between two halves of one input row. "
+        "Naming it needs the feature-building step seen (a loader iterated with shuffle "
+        "during feature extraction whose outputs are concatenated in another order), which "
+        "lies before the training loop watch sees",
+    "mil_bags_drawn_at_random_nearly_all_positive":   # real-bug batch 231
+        "MNIST-bags built by drawing 40 instances at random and labelling a bag positive "
+        "when the target digit is among them: 99% of training bags are positive and the "
+        "network answers 'positive' for everything: balanced held-out bag accuracy 0.50 vs "
+        "0.98 at seed 0, 0.49 vs 0.84 at seeds + 1000. watch names LOSS_OSCILLATING (the "
+        "rare negative bags spike the loss), not TARGETS_ALL_ONE_CLASS: that rule needs every "
+        "target one class (and targets_all_one_value every call), while 15% of the batches "
+        "hold a negative. Naming it needs the mirror of RARE_POSITIVES_NEVER_PREDICTED: "
+        "over the late recorded calls of a one-column binary loss, the batches that hold a "
+        "0 target all have output_min on the positive side (the rare NEGATIVES never "
+        "predicted), read over a window of calls rather than the last three, since most "
+        "batches hold no negative at all",
+    "mil_class_folders_sorted_without_assignment":   # real-bug batch 231
+        "class ids taken from the directory listing because sorted(classes) was called "
+        "without keeping its result, so 'tumor' is 0 and 'normal' 1; a max-pooling MIL "
+        "model (a slide is positive when any tile is) cannot flag every normal slide while "
+        "keeping all tiles of a tumour slide low: held-out slide accuracy (against the "
+        "labels it trained on) 0.52 vs 0.93 at seed 0, 0.50 vs 0.96 at seeds + 1000. watch "
+        "names LOSS_PLATEAU only: the labels are consistent and balanced. Naming it needs "
+        "the max over the instance axis seen as the bag's output with the positive class "
+        "unlearnable through it: instances of the positive bags scored no higher than "
+        "those of negative bags late in the run (the 'any instance' assumption violated), "
+        "or the label-building code (an unassigned sorted()) read, which watch never sees",
     # real-bug batch 227
     "vqa_region_features_divided_by_whole_batch_norm":   # real-bug batch 227
         "a VQA model's pre-extracted region features 'L2-normalised' as v / torch.norm(v, 2) "
