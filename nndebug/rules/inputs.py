@@ -35,6 +35,12 @@ SCALED_INSIDE_SHRINK = 20.0   # [design] inputs this many times larger (RMS) tha
                               # layer's output: the model removed their scale before any
                               # weight saw it. A default-initialised layer fed the inputs
                               # puts out about 0.3-1x their RMS (PyTorch's uniform init)
+                              # The same shrink must hold for the scale the first such layer
+                              # was fed as its own weights read it at the later records
+                              # (output RMS x sqrt(outputs) / weight norm; real-bug batch 230):
+                              # a layer fed raw inputs that merely started with a tiny weight
+                              # (Linear(1, 1) under manual_seed(0): w = -0.0075) looks scaled at
+                              # the first record only
 
 
 @rule(produces="NAN_IN_INPUTS", explains={"NAN_LOSS", "NAN_GRADIENTS"})
@@ -127,8 +133,36 @@ def _scaled_inside_model(ctx, input_rms):
         return False
     values = [rms(first.activations[name]) for name in scaling
               if "std" in first.activations.get(name, {})]
-    return all(v is not None and math.isfinite(v) and v <= INPUT_SCALE_HIGH and
-               v * SCALED_INSIDE_SHRINK <= input_rms for v in values)
+    if not all(v is not None and math.isfinite(v) and v <= INPUT_SCALE_HIGH and
+               v * SCALED_INSIDE_SHRINK <= input_rms for v in values):
+        return False
+    fed = _scale_fed_to_first_layer(ctx, scaling, first)
+    return fed is None or fed * SCALED_INSIDE_SHRINK <= input_rms
+
+
+def _scale_fed_to_first_layer(ctx, scaling, first):
+    """The median, over the records after ``first``, of the input RMS the first scaling
+    layer's own weight implies from its output (output RMS x sqrt(outputs) / weight norm),
+    or None when it cannot be read: about 1 for a layer fed standardised values, about the
+    raw inputs' RMS for one fed them, whatever scale its weight started at."""
+    reader = next(name for name in scaling if "std" in first.activations.get(name, {}))
+    index = {p.name: i for i, p in enumerate(ctx.run.params)}
+    i = index.get(f"{reader}.weight" if reader else "weight")
+    if i is None or not ctx.run.params[i].shape:
+        return None
+    outputs = ctx.run.params[i].shape[0]
+    implied, before = [], None
+    for r in ctx.records:
+        previous, before = before, r
+        if r is first or r.param_norm is None or "std" not in r.activations.get(reader, {}):
+            continue
+        # the weight this forward used: the previous step's, after its update, when recorded
+        held = previous if previous is not None and previous.param_norm is not None and \
+            previous.step == r.step - 1 else r
+        out, norm = rms(r.activations[reader]), float(held.param_norm[i])
+        if out is not None and math.isfinite(out) and math.isfinite(norm) and norm > 0:
+            implied.append(out * math.sqrt(outputs) / norm)
+    return float(np.median(implied)) if implied else None
 
 
 PRETRAINED_SCALE_MATCH = 1.0   # [measured] |log10(batch var / running var)| under which the
