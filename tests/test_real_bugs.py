@@ -16,6 +16,41 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 234
+    "fusion_head_fed_table_without_text_embedding":   # real-bug batch 234
+        "two-stage fusion whose second stage is trained on the standardised table alone, the "
+        "other modality's embedding (a frozen encoder's features) computed but never "
+        "concatenated: held-out accuracy 0.63 vs 0.74 at seed 0, 0.62 vs 0.69 at seeds + "
+        "1000. watch sees a healthy tabular MLP that learns what the table holds (no "
+        "finding); no code names a modality never fed. Naming it needs the script's data "
+        "flow: a tensor derived from the batch (an embedding) that reaches no model input "
+        "and no loss, which a training-loop monitor cannot see",
+    "fusion_side_features_fed_in_raw_units":   # real-bug batch 234
+        "a two-input fusion network (noisy digits in [0, 1], six metadata columns in raw "
+        "units: offsets up to 500, scales 0.1 to 100): held-out accuracy 0.70 vs 0.83 at "
+        "seed 0, 0.64 vs 0.78 at seeds + 1000. UNNORMALIZED_INPUTS and "
+        "INPUT_CHANNELS_ON_DIFFERENT_SCALES read only the first float leaf of the forward's "
+        "inputs (the image, at unit scale; hooks._on_root_input); the metadata passed as "
+        "the second argument is never measured. Naming it needs the statistics of every "
+        "float input of the root forward (a few), with the first Linear that reads each "
+        "one, and integer-valued side inputs (timesteps, lengths) left alone",
+    "late_fusion_averages_separately_trained_branches":   # real-bug batch 234
+        "late fusion whose image and metadata branches each train on their own "
+        "cross-entropy, the prediction the mean of their softmaxes (nothing learns how to "
+        "weigh the weaker branch): held-out accuracy 0.78 vs 0.82 at seed 0, 0.72 vs 0.78 "
+        "at seeds + 1000. Each branch's loss falls as it should, so watch finds nothing "
+        "at seed 0 (LOSS_AT_CHANCE at seeds + 1000: the summed loss of two partial "
+        "classifiers stays high); the harm is only in how the outputs are combined after "
+        "training. Naming it needs the loss seen as a sum of per-branch losses over "
+        "disjoint parameter sets with no term on any combination of the branches",
+    "metadata_rows_shuffled_apart_from_images":   # real-bug batch 234
+        "the training metadata rows permuted on their own while the images and labels "
+        "keep their order (every image fused with another sample's metadata): held-out "
+        "accuracy 0.56 vs 0.83 at seed 0, 0.52 vs 0.77 at seeds + 1000. The image branch "
+        "learns, the loss falls, and no finding names it: LABELS_MISALIGNED reads the "
+        "inputs and targets of a single-input model. Naming it needs a per-input "
+        "dependency probe: the loss no better for the second input than for that input "
+        "shuffled within the batch, while its branch's weights keep moving",
     # real-bug batch 231
     "attention_score_squashed_by_tanh_after_context_vector":   # real-bug batch 231
         "attention pooling whose instance score is tanh(context(project(h))): the tanh comes "
