@@ -32,10 +32,12 @@ KNOWN_MISSES = {
         "the PyTorch names-tutorial RNN has no activation in its recurrence (hidden = "
         "i2h(cat(x, h)), output = o2o(cat(h, i2o(...))), LogSoftmax the only non-linearity): "
         "held-out next-character cross-entropy 0.972 vs 0.956 nats at seed 0, 0.991 vs 0.977 "
-        "at seeds + 1000 (small). Watch names TARGETS_IN_INPUTS instead, on the bug run and "
-        "its twin alike (a false alarm, see KNOWN_FALSE_ALARMS): the tutorial's loss is one "
-        "NLLLoss call per character, and the recorded targets of the first call (w[:, 1]) "
-        "are input column 1. LINEAR_LAYERS_STACKED does not fire, probably because the Linear "
+        "at seeds + 1000 (small). As it came, watch named TARGETS_IN_INPUTS on the bug run "
+        "and its twin alike (the tutorial's loss is one NLLLoss call per character, and the "
+        "recorded targets of the first call, w[:, 1], are input column 1); since the "
+        "dependency probe clears input column 1 read by a causal model (the next token of "
+        "output 0, shifted_inside.drop_if_next_column) both are silent: a miss, no longer a "
+        "wrong cause. LINEAR_LAYERS_STACKED does not fire, probably because the Linear "
         "layers are composed through torch.cat and a per-character loop, not one Linear "
         "feeding the next (not verified in detail); naming it needs the linear-stack rule to "
         "follow a Linear's output through cat into another Linear across recurrent steps",
@@ -5320,16 +5322,6 @@ def test_the_cause_is_named(case):
 # case -> (the codes its healthy twin draws, why): false alarms not fixed yet, checked
 # exactly, so that a fix - or any other change - fails the test until this is updated
 KNOWN_FALSE_ALARMS = {
-    # real-bug batch 236
-    "char_rnn_tutorial_recurrence_without_nonlinearity": (
-        {"TARGETS_IN_INPUTS"},
-        "the PyTorch names tutorial computes its loss one character at a time (NLLLoss of "
-        "output[:, t] against w[:, t + 1], summed over t); the recorded targets are those of "
-        "the first call, w[:, 1], which are input column 1 of the (B, T) id batch the model "
-        "reads, so the label-column probe sees a copied target. It is next-character "
-        "prediction: the output at step 0 never reads column 1 (a causal probe of output "
-        "position 0 against input column 1 would clear it). The twin learns: held-out "
-        "cross-entropy 0.956 nats (0.977 at seeds + 1000)"),
     # real-bug batch 227
     "vlm_caption_first_word_label_masked_as_bos": (
         {"TARGETS_IN_INPUTS"},

@@ -44,7 +44,7 @@ from .padding_amount import probe_padding_amount
 from .padding_layout import mixing_through_padding, probe_in_batch
 from .positions import positional_tensors, probe_positions
 from .runner import ModelFailed, Runner
-from .shifted_inside import drop_if_shifted_inside
+from .shifted_inside import drop_if_next_column, drop_if_shifted_inside
 from .state import STATE_KEPT, state_carried
 from .train_mode import probe_train_mode, worth_a_train_mode_pass
 from .target_window import probe_target_window
@@ -152,6 +152,9 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
             # labels handed over whole and shifted inside forward are no copy (shifted_inside.py)
             findings, offset = drop_if_shifted_inside(
                 runner, sequence, np.random.default_rng(seed + 1), findings, offset, notes)
+            # one step's target at a time, the next token (shifted_inside.py)
+            findings = drop_if_next_column(runner, batch, np.random.default_rng(seed + 1),
+                                           findings, notes)
             result.offset = offset
             _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, result,
                          findings, notes, y)
