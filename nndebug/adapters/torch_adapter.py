@@ -512,10 +512,17 @@ class TorchAdapter(Adapter):
 
     @contextlib.contextmanager
     def default_dtype(self, dtype):
+        """New tensors in ``dtype`` while a private copy cast to it runs; in a float64 copy,
+        ``tensor.float()`` too (``_float_means_float64``)."""
         previous = torch.get_default_dtype()
-        torch.set_default_dtype(_NUMPY_TO_TORCH[np.dtype(dtype)])
+        wanted = _NUMPY_TO_TORCH[np.dtype(dtype)]
+        torch.set_default_dtype(wanted)
         try:
-            yield
+            if wanted == torch.float64:
+                with _float_means_float64():
+                    yield
+            else:
+                yield
         finally:
             torch.set_default_dtype(previous)
 
@@ -667,6 +674,27 @@ class TorchAdapter(Adapter):
 
 
 _PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter)
+
+
+@contextlib.contextmanager
+def _float_means_float64():
+    """``tensor.float()`` gives float64 while a float64 private copy runs.
+
+    In a forward, ``x.float()`` means "the model's float dtype" (integer ids or a float16
+    batch brought to the weights' dtype). The probes run a copy cast to float64, where
+    float32 inputs meet float64 weights and torch refuses the product ("mat1 and mat2 must
+    have the same dtype"): check_dependencies, compare and gradcheck then failed on any
+    model whose forward calls ``.float()``. ``.to(torch.float32)`` is left as written."""
+    original = torch.Tensor.float
+
+    def as_the_copy(tensor, memory_format=torch.preserve_format):
+        return tensor.to(torch.float64, memory_format=memory_format)
+
+    torch.Tensor.float = as_the_copy
+    try:
+        yield
+    finally:
+        torch.Tensor.float = original
 
 
 def _detached_copy(value):
