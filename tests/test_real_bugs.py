@@ -1,7 +1,11 @@
 """The reproduced public bug reports (benchmarks/real_bugs/): watch, at its defaults, names
 each report's cause, and stays silent on every fixed twin. A case watch cannot name yet is
 listed in KNOWN_MISSES with the reason, and its test checks exactly that state (so a fix
-shows up as a failing test to update, not as silence)."""
+shows up as a failing test to update, not as silence).
+
+``make test`` replays a fixed sample of the cases, ``make test-real-bugs`` the others, and CI
+both (``--real-bugs``, tests/real_bug_tiers.py); ``--real-bugs=all -k NAME`` replays one case
+whatever its tier."""
 import warnings
 
 import pytest
