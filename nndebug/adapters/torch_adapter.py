@@ -518,10 +518,7 @@ class TorchAdapter(Adapter):
         wanted = _NUMPY_TO_TORCH[np.dtype(dtype)]
         torch.set_default_dtype(wanted)
         try:
-            if wanted == torch.float64:
-                with _float_means_float64():
-                    yield
-            else:
+            with _float_means_float64() if wanted == torch.float64 else contextlib.nullcontext():
                 yield
         finally:
             torch.set_default_dtype(previous)
