@@ -83,10 +83,19 @@ def shape_mismatch(output_shape, target_shape):
     expected = max(math.prod(output_shape), math.prod(target_shape))
     # (real-bug batch 137) fewer outputs than targets: each prediction stands for several
     # targets - a graph readout pooled the whole batch into one row, (1, 1) against (32, 1)
+    # (real-bug batch 238) the other way round, within each sample: one target per sample
+    # copied across that sample's K outputs - a head run on every time step and flattened,
+    # (32, 24) against (32, 1). Same rank, same batch axis, the target 1 wide on an axis
+    # where the output is wider; a target of shape (1,) (one constant for the whole batch)
+    # is not this.
+    targets_copied = (len(output_shape) == len(target_shape) >= 2
+                      and output_shape[0] == target_shape[0] > 1
+                      and any(t == 1 < o for o, t in zip(output_shape[1:], target_shape[1:])))
     return {"output_shape": list(output_shape), "target_shape": list(target_shape),
             "broadcast_shape": list(together), "pairs": pairs, "expected_pairs": expected,
             "cross_pairs": pairs > expected,
-            "outputs_shared": math.prod(output_shape) < math.prod(target_shape)}
+            "outputs_shared": math.prod(output_shape) < math.prod(target_shape),
+            "targets_copied": targets_copied and pairs == expected}
 
 
 def shapes_from_warning(message):
@@ -178,6 +187,16 @@ def loss_shape_mismatch(ctx):
                    "whole batch, a readout without its batch index): the loss falls towards "
                    "the targets' mean while nothing is learned per sample.")
         severity = "error"
+    elif evidence.get("targets_copied"):
+        copies = math.prod(out) // max(math.prod(target), 1)
+        message = (f"{loss} compares an output of shape {tuple(out)} with a target of shape "
+                   f"{tuple(target)}: each sample has {copies} times as many outputs as "
+                   f"targets, and broadcasting copies each target value onto {copies} outputs, "
+                   "so they are all trained towards the same number. A model meant "
+                   "to give one value per sample has a head that is too wide: a head run on "
+                   "every time step (or every position) and flattened, where only the last "
+                   "step should be read.")
+        severity = "warning"
     else:
         message = (f"{loss} gets an output of shape {tuple(out)} and a target of shape "
                    f"{tuple(target)}: the values pair up one to one after broadcasting, but "
