@@ -14,6 +14,13 @@ helper that cannot reach what it froze (nttcslab/byol-a#7: ``set_trainable`` onl
 (``monitor/turned_off_parameters.py``: the flags at watch start and at findings, Python
 attributes only) and the records' ``update_norm``.
 
+When nothing else in the watched model trains - the whole of it turned off, as a GAN's
+discriminator frozen for the generator's turn and never unfrozen, whose loss still
+backpropagates into the generator - there is no "rest of the model" to compare with: the
+recorded steps the loop went on taking with the watched optimizer count instead (real-bug
+batch 241, eriklindernoren/Keras-GAN#91). A discriminator toggled off and on inside every
+step updates on every step and is not named.
+
 Its healthy look-alike is a planned freeze part-way through (freezing a backbone or the
 embeddings after some epochs, progressive freezing): the flags and the gradients look the
 same. So it is a warning only when learning is poor, and an info note otherwise. A tensor
@@ -47,9 +54,9 @@ def requires_grad_turned_off(ctx):
     # moved = updated on that record. Not grad_received: the gradient hooks are armed when
     # a step starts, and a tensor frozen then (a discriminator between its turns, toggled
     # off and on inside every step) gets no hook even when it trains later in the step
-    records = [r for r in ctx.records
-               if r.backward and per_parameter(r, "update_norm", width) is not None]
-    if not off or len(records) < TURNED_OFF_RECORDS_AFTER + 1:
+    stepped = [r for r in ctx.records if per_parameter(r, "update_norm", width) is not None]
+    records = [r for r in stepped if r.backward]
+    if not off or not records:
         return None
     updates = np.vstack([np.nan_to_num(np.asarray(r.update_norm, float)) for r in records])
     moved = updates > 0
@@ -57,24 +64,32 @@ def requires_grad_turned_off(ctx):
     if not len(got):
         return None          # never trained while watched: NO_GRADIENT's business
     last = int(got[-1])
+    stopped = records[last].step
     others = [i for i in range(width) if i not in set(off)]
-    after = [k for k in range(last + 1, len(records)) if others and moved[k, others].any()]
-    first_step, end_step = records[0].step, records[-1].step
-    span = max(end_step - first_step, 1)
+    if others and moved[:, others].any():
+        after = [k for k in range(last + 1, len(records)) if moved[k, others].any()]
+        end_step, rest = records[-1].step, "the rest of the model trained on"
+    else:
+        # (real-bug batch 241) nothing else in the watched model trains (every tensor it
+        # trained was turned off: a GAN's discriminator frozen for the generator's turn and
+        # never unfrozen), so there is no other part to compare with: the recorded steps
+        # the loop went on taking with the watched optimizer - no backward reaches the
+        # model any more, nothing updated - count instead
+        after = [r.step for r in stepped if r.step > stopped]
+        end_step, rest = stepped[-1].step, "the loop went on stepping its optimizer"
+    span = max(end_step - records[0].step, 1)
     if len(after) < TURNED_OFF_RECORDS_AFTER or \
-            (end_step - records[last].step) < TURNED_OFF_SHARE * span:
+            (end_step - stopped) < TURNED_OFF_SHARE * span:
         return None
     names = [ctx.run.params[i].name for i in off]
     poor = learning_poor(ctx)
-    stopped = records[last].step
     return Finding(
         code="REQUIRES_GRAD_TURNED_OFF", severity="warning" if poor else "info",
         where=", ".join(dict.fromkeys(module_of(n) for n in names)), step=stopped,
         message=f"{len(off)} parameter tensor(s) trainable when training started "
                 f"({short_list(names)}) were updated up to step {stopped} and not after: "
                 "their requires_grad is False now, turned off by hand during the run and "
-                f"never turned back on, while the rest of the model trained on for "
-                f"{end_step - stopped} more steps"
+                f"never turned back on, while {rest} for {end_step - stopped} more steps"
                 + (", and the run does not learn." if poor else
                    " (if the freeze was planned, nothing is wrong)."),
         evidence={"parameters": names, "last_update_step": stopped,
