@@ -20,6 +20,50 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 245
+    "dqn_done_flag_not_used_in_td_target":   # real-bug batch 245
+        "the DQN's TD target is reward + gamma * max Q_target(next_state) on every replayed row, "
+        "the stored done flag never read (navneet-nmk/pytorch-rl#2), so cashing out (1 at once, "
+        "episode over) looks worth more than carrying on and the greedy agent cashes out at "
+        "once: held-out greedy return 1.00 vs 3.03 at seed 0, 1.00 vs 3.38 at seeds + 1000. "
+        "The target is a constant tensor built under no_grad from the target network; with or "
+        "without (1 - done) it is a regression target of the right shape and range, the loss "
+        "falls and the gradients look like the twin's. Naming it needs the replay's done "
+        "column tied to the goal: rows that ended an episode whose goal still differs from "
+        "their reward.",
+    "dqn_epsilon_decayed_every_step_not_every_episode":   # real-bug batch 245
+        "epsilon *= 0.95 inside replay(), run every environment step, where it was meant once "
+        "per episode (shivaverma/Orbit#10): exploration hits its 0.01 floor within ninety "
+        "steps and the agent exploits an untrained Q-network: held-out greedy return 1.49 vs "
+        "3.78 at seed 0, 1.21 vs 2.84 at seeds + 1000. watch says LOSS_DIVERGING at seed 0 "
+        "(wrong cause: the TD loss rises as the bootstrap grows, as in many healthy DQN runs) "
+        "and nothing at seeds + 1000. Epsilon is a plain float of the user's loop; nothing "
+        "watch records sees it. Naming it needs the exploration rate reported per step "
+        "(mon.log or an agent hook) and compared with the number of updates taken.",
+    "dqn_epsilon_never_decayed_from_one":   # real-bug batch 245
+        "self.epsilon = 1 and never changed (conditionWang/DRQN_Stock_Trading#3): every action "
+        "while learning is random, so the replay holds almost only first steps and the value "
+        "of carrying on is learned from few rows: held-out greedy return 2.41 vs 3.03 at seed "
+        "0, 2.27 vs 3.38 at seeds + 1000. Epsilon never reaches the model, optimizer or loss; "
+        "the TD regression trains normally. Naming it needs the exploration rate (or the "
+        "share of actions that disagree with the network's argmax) reported to watch.",
+    "dqn_replay_trained_once_per_episode":   # real-bug batch 245
+        "agent.replay(batch_size) after the episode loop, not inside it "
+        "(keon/deep-q-learning#12): one minibatch per 10-step episode instead of one per "
+        "environment step, a tenth of the updates over the same experience: held-out greedy "
+        "return 1.10 vs 8.04 at seed 0, 1.14 vs 7.86 at seeds + 1000. Every update watch sees "
+        "is a healthy one; it cannot know how many environment steps passed between them. "
+        "Naming it needs the environment-step count reported (a replay-ratio check).",
+    "dqn_rewards_scaled_by_a_hundredth":   # real-bug batch 245
+        "rewards stored as reward * 0.01, a leftover heuristic "
+        "(PacktPublishing/Tensorflow-2-Reinforcement-Learning-Cookbook#31): TD goals a "
+        "hundredfold smaller than the Q-network's own output noise, the argmax between "
+        "actions mostly noise: held-out greedy return 1.19 vs 3.03 at seed 0, 0.67 vs 3.38 "
+        "at seeds + 1000. The Huber loss is tiny and falls; no rule compares the spread of "
+        "the regression targets with the spread of the predictions at initialisation. Naming "
+        "it needs that comparison (targets orders of magnitude below the outputs' initial "
+        "scale, unlike TARGETS_UNSCALED's too-large case), which the goal tensor built under "
+        "no_grad does carry into the loss call.",
     # real-bug batch 241
     "discriminator_fake_term_targets_real_label":   # real-bug batch 241
         "the discriminator's non-saturating loss gives the fakes torch.ones_like targets as it "
