@@ -5568,15 +5568,6 @@ KNOWN_FALSE_ALARMS = {
         "probe sees the targets equal to the inputs and shifted_inside does not recognise a "
         "shift made by a prefix offset outside forward. The twin learns: held-out exact "
         "captions 0.68 (0.64 at seeds + 1000)"),
-    # real-bug batch 216
-    "residual_block_last_batchnorm_gamma_one": (
-        {"LINEAR_LAYERS_STACKED"},
-        "the script's stem nn.Linear(64, 64) feeds the first residual block's fc1 with no "
-        "activation between them (the block's input is the stem's raw output), so two Linear "
-        "layers do compose into one there - a true structural remark about the script, not "
-        "the bug; the twin (zero-gamma last BatchNorm) learns: held-out accuracy 0.88, 0.84 "
-        "at seeds + 1000. The rule could leave alone a Linear whose output also feeds a skip "
-        "connection (x + branch(x)), where it is not redundant"),
     # real-bug batch 213: a hand-written group norm's grouping view
     "group_norm_statistics_computed_under_no_grad": (
         {"RESHAPE_USED_AS_TRANSPOSE"},

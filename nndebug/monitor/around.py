@@ -336,6 +336,7 @@ class Around:
         # real-bug batch 57: a skip joined with *, a softmax over all heads' keys (forward)
         self.forward_graph.readers += [MultipliedSkips(observed), HeadSoftmaxes(observed),
                                        PatchGridReshapes(observed)]   # patches by one view
+        self.forward_graph.readers.append(self.stacked)   # fc1's output read beside fc2?
         self.forward_graph.readers += [ScatteredMessages(observed),   # batch 66: h[senders],
                                        FeatureAxisReadouts(observed)]   # h.mean(-1) read out
         self.resumed = ResumedOptimizers(adapter, observed, parameters, current_step, on_error)

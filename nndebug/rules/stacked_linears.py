@@ -8,7 +8,9 @@ error") and Nota-NetsPresso/netspresso-trainer#320 ("There is no activation laye
 The product has rank at most the width between the layers: when that width is smaller than
 both ends (LoRA's ``B(A(x))``, a linear bottleneck), the pair is a low-rank factorisation
 on purpose, and it is left alone; so is a pair whose first layer is frozen (a linear probe
-stacked on a fixed projection).
+stacked on a fixed projection), and (torch) one whose first output is read by more than the
+second layer (a residual skip, the keys and values beside the queries): the monitor drops
+those before they reach this rule.
 
 Reads ``run.observed.stacked_linears`` (``monitor/stacked_linears.py``): pairs seen on the
 first recorded steps, each with its widths and whether its first layer trains.
