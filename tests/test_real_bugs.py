@@ -5520,23 +5520,7 @@ def test_the_cause_is_named(case):
 # case -> (the codes its healthy twin draws, why): false alarms not fixed yet, checked
 # exactly, so that a fix - or any other change - fails the test until this is updated
 KNOWN_FALSE_ALARMS = {
-    # real-bug batch 241: GAN loops with the discriminator watched
-    "discriminator_fake_term_targets_real_label": (
-        {"GRADIENTS_DISCARDED"},
-        "the healthy loop (as the PyTorch DCGAN tutorial writes it) backpropagates the "
-        "generator's loss through the watched discriminator, leaving gradients in its .grad "
-        "that its own opt_d.zero_grad() clears at the start of its next turn: read as "
-        "gradients cleared between two backward passes of one step. The twin learns "
-        "(held-out coverage 2.61, 2.62 at seeds + 1000). Needs the backward that left them "
-        "told apart as another network's turn (its loss reaches the generator's optimizer, "
-        "and no step of the watched optimizer follows it)"),
-    "discriminator_steps_with_leftover_generator_gradient_lightning_order": (
-        {"GRADIENTS_DISCARDED"},
-        "the fix clears the discriminator's .grad before its own backward, discarding what "
-        "the generator's turn (its loss backpropagated through the discriminator) left "
-        "there - exactly the gradient the bug run wrongly steps with. The twin learns "
-        "(held-out coverage 2.62, 2.72 at seeds + 1000). Same need as "
-        "discriminator_fake_term_targets_real_label: the other network's turn recognised"),
+    # real-bug batch 241: a WGAN critic watched
     "wgan_critic_loss_parenthesis_adds_fake_score": (
         {"PARAMS_NOT_UPDATING"},
         "the healthy WGAN clips the critic's weights to [-0.01, 0.01] after every step "

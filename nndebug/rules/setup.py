@@ -283,6 +283,9 @@ def gradients_accumulating(ctx):
         if observed_list(ctx, "closure_steps"):
             return None     # (real-bug batch 116) optimizer.step(closure): L-BFGS runs the
                             # closure's zero_grad and backward several times per step
+        if cleared_another_turn(ctx, flagged):
+            return _eval_gradients_carried(ctx) or _attack_gradients_kept(ctx) or \
+                velocity_never_decays(ctx) or _other_optimizer_carried(ctx)
         return Finding(
             code="GRADIENTS_DISCARDED", severity="warning", step=flagged[0],
             message=f"At optimizer.step() the parameters' .grad held less than this step's "
@@ -311,6 +314,21 @@ def gradients_accumulating(ctx):
         fix="Call optimizer.zero_grad() (or model.zero_grad()) once per optimizer step, before "
             "loss.backward(). To accumulate over micro-batches on purpose, zero once per "
             "optimizer step and call watch's step() only after optimizer.step().")
+
+
+def cleared_another_turn(ctx, flagged):
+    """Whether the backward passes a zero_grad() took out of .grad on the ``flagged`` steps
+    were another network's turn, not the model's own loss: on most of those steps that have
+    a row in ``observed.input_gradient_passes``, a backward pass ran right after a forward on
+    an input that requires grad (a generator's fake images through the watched
+    discriminator, an attack's pass), before the step's own training backward. The healthy
+    GAN loop (the PyTorch DCGAN tutorial; real-bug batch 241) leaves the generator's pass in
+    the discriminator's .grad and clears it with the discriminator's own zero_grad() at the
+    start of its turn; a zero_grad() between micro-batches of one loss has no such pass."""
+    rows = {int(step): int(attack) for step, attack, _ in
+            observed_list(ctx, "input_gradient_passes")}
+    known = [rows[step] for step in flagged if step in rows]
+    return len(known) >= MIN_RECORDS and sum(a >= 1 for a in known) > MAJORITY * len(known)
 
 
 def _gradients_cleared(ctx, measured, held_by_optimizer):
