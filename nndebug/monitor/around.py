@@ -164,6 +164,8 @@ from .ranked_losses import RankedLosses   # real-bug batch 135 (rows chosen by t
 from .soft_cross_entropies import SoftCrossEntropies   # real-bug batch 192 (their floor)
 from .sample_normalised_inputs import SampleNormalisedInputs   # real-bug batch 172 (CMVN)
 
+INNER_CLASS_LOSSES = {"CrossEntropyLoss", "NLLLoss"}   # class-index loss modules read when
+                                 # the model's own forward builds and calls them (batch 243)
 FOREIGN_CALLS_LEFT_OPEN = 10_000  # [design] calls of modules outside this model, with no
                                   # call of the model between them, after which an armed
                                   # monitor counts as left open (a loop stopped without
@@ -490,6 +492,12 @@ class Around:
                     and id(module) not in self.structure.module_names and inputs:
                 self._loss_modules[id(module)] = module
                 self._after_loss_module(module, inputs, output)
+            elif type(module).__name__ in INNER_CLASS_LOSSES and len(inputs) > 1 and \
+                    id(module) not in self.structure.module_names:
+                # real-bug batch 243: a class-index loss built and called inside the model's
+                # forward (a Hugging Face head's `labels=` loss): its logits and targets
+                self.losses.offer(type(module).__name__, inputs[0], inputs[1],
+                                  loss_options(module))
         except Exception as error:       # never break the user's step
             self.on_error(error)
 
