@@ -20,6 +20,45 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 246
+    "added_head_layer_zero_initialised":   # real-bug batch 246
+        "an fc8 Linear-ReLU inserted into a pretrained VGG-style head with the head code's zero "
+        "initialiser (chainer/chainercv#415): every unit identical, ReLU outputs 0 and passes "
+        "no gradient, so the layer never moves and the scores are the last bias alone (one "
+        "class for every image): held-out accuracy 0.09 vs 0.74 at seed 0, 0.10 vs 0.68 at "
+        "seeds + 1000. watch says DEAD_RELU and LOSS_AT_CHANCE at both seeds (wrong cause as "
+        "scored: the ReLU is dead because its layer started all-zero, and the fix is the "
+        "init, not a lower rate or LeakyReLU). SYMMETRIC_INIT does not fire; naming it needs "
+        "a layer whose weight is exactly zero (all units copies) at the first step and still "
+        "is at the end, read before the dead-ReLU symptom it causes.",
+    "classifier_out_features_attribute_edited_not_replaced":   # real-bug batch 246
+        "the pretrained head 'resized' by assigning model.classifier[2].out_features = 3 "
+        "(discuss.pytorch.org 170534): the weight keeps the source task's 5 rows, so the "
+        "cross-entropy runs over 5 logits pretrained to mean other digits: held-out accuracy "
+        "0.84 vs 0.98 at seed 0, 0.87 vs 0.92 at seeds + 1000. Silent at both seeds: "
+        "OUTPUT_WIDER_THAN_CLASSES waits for targets reaching at most a quarter of the columns "
+        "(here 3 of 5). Naming it needs a Linear whose out_features attribute disagrees with "
+        "its weight's row count (a module attribute edited in place), or the targets never "
+        "naming the top columns of a head that came pretrained.",
+    "frozen_feature_extractor_fed_unnormalised_pixels":   # real-bug batch 246
+        "a VGG-style backbone frozen as a feature extractor and fed [0, 1] pixels instead of "
+        "the pretraining's normalised inputs (udacity/deep-learning-v2-pytorch#203): held-out "
+        "accuracy 0.70 vs 0.78 at seed 0, 0.63 vs 0.75 at seeds + 1000. Silent at both seeds: "
+        "INPUT_SCALE_UNLIKE_PRETRAINING reads the first batch norm that arrived with "
+        "pretrained running statistics, and VGG-style features have no batch norm. Naming it "
+        "needs another record of the pretraining scale: the first conv's pre-activation "
+        "statistics against what its pretrained filters imply (e.g. the input's per-channel "
+        "mean far from 0 and its std far from 1 while the first layer is pretrained and "
+        "frozen).",
+    "unfreeze_loop_picks_relu_instead_of_linear":   # real-bug batch 246
+        "after freezing the whole pretrained VGG-style model the script unfreezes "
+        "classifier[1] (the ReLU, no parameters) instead of classifier[0] "
+        "(rasbt/stat453-deep-learning-ss21#3), so the pretrained hidden Linear stays frozen: "
+        "held-out accuracy 0.63 vs 0.76 at seed 0, 0.65 vs 0.76 at seeds + 1000. Silent: "
+        "FROZEN_PARAMETERS names frozen tensors that still look freshly initialised, and these "
+        "are pretrained. Naming it needs the intent the loop missed: a requires_grad loop "
+        "over a module without parameters (an unfreeze that unfroze nothing), or a frozen "
+        "Linear between two trained layers of the same head.",
     # real-bug batch 245
     "dqn_done_flag_not_used_in_td_target":   # real-bug batch 245
         "the DQN's TD target is reward + gamma * max Q_target(next_state) on every replayed row, "
