@@ -16,12 +16,35 @@ classes. torch only: minigrad has no views to look at.
 
 Public report: "pixl-wise distillation loss"
 (https://github.com/irfanICMLL/structure_knowledge_distillation/issues/11).
+
+The same code names log-probabilities normalised over a spatial axis instead of the classes
+(real-bug batch 244): ``F.softmax(scores, dim=-1)`` on channels-first (N, C, H, W) scores -
+the default axis of a channels-last framework - then the log into NLLLoss. Every value is a
+log-probability (<= 0) and the loss falls, but exp of the input misses 1 along dim 1: each
+class map became a distribution over the positions of a row, and the classes of one pixel no
+longer compete. Read from ``LossCall.class_mass_error`` / ``batch_mass_error``
+(``monitor/log_prob_axes.py``, measured on the first NLL calls); a softmax over the batch
+axis is left to LOG_PROBS_NORMALISED_OVER_BATCH. Public report: "Using
+Categorical_crossentropy, Loss Unable to Converge"
+(https://github.com/ellisdg/3DUnetCNN/issues/94).
 """
 import math
 
 from ..findings import Finding
-from .context import CLASS_INDEX_LOSSES, MAJORITY, MIN_RECORDS, judged_loss_calls
+from .context import CLASS_INDEX_LOSSES, MAJORITY, MIN_RECORDS, fmt, judged_loss_calls
 from .graph import rule
+
+NLL_LOSSES = {"NLLLoss", "nll_loss"}
+SUMS_TO_ONE = 1e-3            # [measured] |sum of exp - 1| of a float32 softmax stays below
+                              # 1e-6 (this batch's twin); rules/log_prob_axes.NORMALISED's
+                              # room for half-precision rounding
+MISSES_ONE = 0.05             # [measured] the class-axis error of a softmax over the width of
+                              # 16x16 maps: 0.8 or more on every measured call (batch 244);
+                              # rules/log_prob_axes.UNNORMALISED
+LOG_PROBABILITY_SLACK = 0.01  # [design] log(p + eps) exceeds 0 by about eps: smoothing
+                              # constants up to 1e-2 still pass as log-probabilities
+                              # (rules/loss_side.LOG_SMOOTHING_SLACK)
+AXIS_MIN_MEASURED_CALLS = 2   # [design] two measured calls agree before a warning is given
 
 
 def scrambled(call):
@@ -35,12 +58,47 @@ def scrambled(call):
         math.prod(base) == math.prod(shape)
 
 
+def off_class_axis(call):
+    """Whether this NLL call's input - log-probabilities (every value <= 0, up to smoothing)
+    of 3 or more dimensions - misses 1 along the class axis (dim 1) while not summing to 1
+    over the batch (that case is LOG_PROBS_NORMALISED_OVER_BATCH's). None when not
+    measured."""
+    if call.class_mass_error is None or len(call.output_shape) < 3 or \
+            not math.isfinite(call.output_max):
+        return None
+    if call.batch_mass_error is not None and call.batch_mass_error < SUMS_TO_ONE:
+        return False
+    return call.class_mass_error > MISSES_ONE and call.output_max <= LOG_PROBABILITY_SLACK
+
+
+def _normalised_off_the_class_axis(ctx):
+    calls = [c for c in judged_loss_calls(ctx, NLL_LOSSES) if off_class_axis(c) is not None]
+    if len(calls) < AXIS_MIN_MEASURED_CALLS or not all(off_class_axis(c) for c in calls):
+        return None
+    first = calls[0]
+    shape = tuple(first.output_shape)
+    error = min(c.class_mass_error for c in calls)
+    return Finding(
+        code="CLASS_AXIS_SCRAMBLED", severity="warning", where=first.loss, step=first.step,
+        message=f"{first.loss} got log-probabilities of shape {shape} (every value <= 0) whose "
+                f"exp misses 1 along the class axis (dim 1, {shape[1]} classes) by "
+                f"{fmt(error)} or more over {len(calls)} measured calls: they were normalised "
+                "over another axis - a softmax over dim=-1 of channels-first scores, the "
+                "default axis of a channels-last framework - so each class map became a "
+                "distribution over positions and the classes of one position no longer "
+                "compete.",
+        evidence={"loss": first.loss, "input_shape": list(shape), "calls": len(calls),
+                  "class_mass_error": error},
+        fix="Normalise over the class axis: F.log_softmax(scores, dim=1) for (N, C, H, W) "
+            "scores, or give the raw scores to F.cross_entropy, which does it itself.")
+
+
 @rule(produces="CLASS_AXIS_SCRAMBLED", explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def class_axis_scrambled(ctx):
     calls = judged_loss_calls(ctx, CLASS_INDEX_LOSSES)
     flagged = [c for c in calls if scrambled(c)]
     if len(flagged) < MIN_RECORDS or len(flagged) < MAJORITY * len(calls):
-        return None
+        return _normalised_off_the_class_axis(ctx)
     first = flagged[0]
     base, classes = first.viewed_from, first.output_shape[1]
     return Finding(
