@@ -20,6 +20,34 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 244
+    "class_id_mask_divided_by_its_max":   # real-bug batch 244
+        "class-id masks (1 background, 2 filled, 3 outline) divided by their own maximum 'as "
+        "the image is' and cast to long for CrossEntropyLoss (milesial/Pytorch-UNet#174): ids "
+        "truncate to 0 except the image's largest, which becomes 1, so class 1 means outline "
+        "in some scenes and filled rectangle in others and class 2 never occurs: held-out "
+        "mean IoU 0.215 vs 0.695 at seed 0, 0.225 vs 0.711 at seeds + 1000. The targets are "
+        "valid ids of the 3-way head and the loss falls; no finding reads that target id 2 "
+        "never occurs while the head has 3 outputs. Naming it needs the segmentation targets' id "
+        "histogram: an output channel no target pixel ever names, or targets built by "
+        "truncating a float division of integer ids.",
+    "dice_loss_from_logits_flag_inverted":   # real-bug batch 244
+        "a hand-written DiceLoss with 'if not self.from_logits: sigmoid' "
+        "(mberkay0/pretrained-backbones-unet#7) takes the Dice ratio of raw logits: the loss "
+        "swings below zero and back (1.03, -0.64, 0.25, 0.93 ... -0.10) and the masks never "
+        "form: held-out foreground IoU 0.030 vs 0.921 at seed 0, 0.000 vs 0.887 at seeds + "
+        "1000. Watch names DEAD_RELU (and LOSS_DIVERGING at seeds + 1000), symptoms of the "
+        "wild logits, not the cause. Naming it needs a loss that should lie in [0, 1] (a "
+        "1 - ratio form) seen below zero, i.e. LOSS_UNBOUNDED_BELOW reading a loss that dips "
+        "negative while the model output it scores is unbounded.",
+    "unet_image_divided_by_255_before_normalize":   # real-bug batch 244
+        "the image is divided by 255 and then passed through A.Normalize()'s defaults, which "
+        "divide by 255 again (FrancoisPorcher/awesome-ai-tutorials#3): every pixel is about "
+        "-2.118 plus at most 0.007, the U-Net sees no shapes and predicts no foreground: "
+        "held-out foreground IoU 0.000 vs 0.942 at seed 0, 0.000 vs 0.944 at seeds + 1000. "
+        "Watch names RARE_POSITIVES_NEVER_PREDICTED, the symptom. Naming it needs the input "
+        "batch's spread against its offset: a per-channel std tiny (< 1e-2) next to a mean "
+        "of about 2, which UNNORMALIZED_INPUTS / CONSTANT_INPUTS do not read as near-constant.",
     # real-bug batch 243
     "bert_attention_mask_ones_on_padding":   # real-bug batch 243
         "a hand-written BERT fine-tuning loop builds attention_mask = (input_ids == PAD), 1 on "
