@@ -318,6 +318,7 @@ ROW_LISTS += ("policy_gradient_terms", "entropy_terms")   # real-bug batch 25 (R
 ROW_LISTS += ("lr_multipliers", "slow_group_weights")   # real-bug batch 28 (fine-tuning)
 ROW_LISTS += ("feature_moments",)   # real-bug batch 27 (tabular)
 ROW_LISTS += ("validation_sets",)   # OVERFITTING on one validation set (wrong causes)
+ROW_LISTS += ("unannounced_evaluations",)   # real-bug batch 242 (evaluations, no val_loss)
 ROW_LISTS += ("signed_targets",)   # real-bug batch 29 (loss misuse)
 ROW_LISTS += ("token_id_shares",)   # real-bug batch 30 (text pipelines)
 ROW_LISTS += ("propagation_matrices", "squashed_batch_sums")   # real-bug batch 31 (graphs)
@@ -489,6 +490,11 @@ class Observed:
                                                           # the first validation forwards;
                                                           # mean, std and share NaN for token
                                                           # ids (monitor/validation_inputs.py)
+    unannounced_evaluations: list = field(default_factory=list)  # the same rows for
+                                                          # the first eval-mode forwards
+                                                          # without gradients between steps
+                                                          # of a run that passed no val_loss
+                                                          # (monitor/validation_inputs.py)
     training_input_signs: list = field(default_factory=list)  # [(step, the share of
                                                           # negative entries)] of the first
                                                           # training batches, read only when

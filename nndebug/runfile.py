@@ -269,7 +269,8 @@ ROW_READERS = {"optimizer_starts": _optimizer_start, "validation_inputs": _valid
                "soft_target_rows": _soft_target_row, "shared_optimizers": _shared_optimizers,
                "whole_batch_norms": _whole_batch_norm, "nonfinite_births": _nonfinite_birth,
                "loss_reductions": _loss_reductions, "detached_terms": _detached_terms,
-               "self_additions": _self_additions}
+               "self_additions": _self_additions,
+               "unannounced_evaluations": _validation_input}
 
 
 def _repeated_module(row):

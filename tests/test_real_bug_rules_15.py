@@ -242,8 +242,10 @@ def test_rescaled_compares_spread_and_mean():
     assert rescaled([(0.0, 0.0)] * 5, [(4.9, 6.0)] * 2) is None        # constant inputs
 
 
-def test_a_run_without_validation_losses_never_hooks_its_evaluations():
-    """No ``val_loss``: the evaluation hook is never put on (the run pays nothing for it)."""
+def test_a_run_without_validation_losses_takes_no_training_mode_forward():
+    """No ``val_loss``: only eval-mode forwards are taken as evaluations (an unannounced
+    one, ``test_unannounced_evaluations.py``); these ran in training mode, and the hook is
+    gone when the monitor closes."""
     torch.manual_seed(0)
     model = _model()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
@@ -256,8 +258,8 @@ def test_a_run_without_validation_losses_never_hooks_its_evaluations():
             with torch.no_grad():
                 model(xb * 100)                 # an evaluation nobody reports
             mon.step(loss)
-        assert mon.around.evaluations._handle is None
     assert mon.run.observed.validation_inputs == []
+    assert mon.run.observed.unannounced_evaluations == []
     assert len(model._forward_pre_hooks) == 0
 
 

@@ -69,7 +69,7 @@ CONTINUED = ("loss_calls", "warnings", "norm_batches", "graph_nodes", "leaf_loss
              "padding_lookups", "loss_terms",
              "carried_eval_gradients", "repeated_optimizer_steps",
              "eval_mode_accumulations", "eval_mode_step_bursts",   # real-bug batch 102
-             "optimizer_starts", "seed_calls", "validation_inputs",
+             "optimizer_starts", "seed_calls", "validation_inputs", "unannounced_evaluations",
              "shared_optimizers",
              "validation_draws",
              # what the graph walks and hooks of the first recorded steps saw

@@ -11,8 +11,9 @@ are the same centred data. The validation side's share is measured with its mean
 
 What it reads (torch only): the first float tensor of the model's first argument on its
 first training forwards (``first_training_inputs.py`` keeps them), and only when the run
-passed validation losses whose inputs were measured (``run.observed.validation_inputs``):
-a run that never validates pays nothing. Measured on the host when findings are asked for,
+passed validation losses whose inputs were measured (``run.observed.validation_inputs``)
+or evaluated in eval mode without them (``unannounced_evaluations``): a run that never
+validates pays nothing. Measured on the host when findings are asked for,
 kept as ``run.observed.training_input_signs``: ``[(step, share of negative entries)]``.
 No per-step cost.
 """
@@ -25,8 +26,8 @@ class TrainingInputSigns(FirstInputsReader):
     field = "training_input_signs"
 
     def read(self):
-        if self.observed.validation_inputs:     # only runs that validate are compared
-            super().read()
+        if self.observed.validation_inputs or self.observed.unannounced_evaluations:
+            super().read()                       # only runs that validate are compared
 
     def measure(self, step, batch):
         values = np.asarray(self.adapter.to_numpy(batch), dtype=np.float64)

@@ -20,12 +20,23 @@ input are measured (one host transfer each). No-gradient forwards before a train
 unmeasured. Training forwards are left to the per-step records (``StepRecord.inputs``).
 Once MAX_KEPT validation forwards are measured the hook goes.
 
-Cost: a run that never passes ``val_loss`` pays nothing; one that does pays a grad-mode
-check per forward (about 3 microseconds: a forward pre-hook's cost in torch) from its first
-validation to the one that fills MAX_KEPT (usually the second or third). Kept in
-``run.observed.validation_inputs`` as ``(step, mean, std, norm_training,
-dropout_training, share of negative entries)`` (a declared field of ``nndebug.observed.Observed``: saved and loaded
-with the run).
+Most loops never pass ``val_loss``: they evaluate and print. Their evaluations are still
+recognisable when the user says so by switching the model to eval mode: no-gradient
+forwards with the model in eval mode, between two training steps (or after the last one),
+in a run that has passed no ``val_loss`` so far. Those (the first MAX_KEPT) are measured
+the same way, when the next training forward shows they were not part of a step, or when
+the monitor closes; they are kept apart, in ``run.observed.unannounced_evaluations``, and
+VALIDATION_INPUTS_RESCALED reads them only when no announced validation was measured (a run
+that passes ``val_loss`` is judged as before). Forwards in training mode are not taken
+without a ``val_loss``: a GAN sampling its generator, a policy acting, a pseudo-labelling
+pass look just like them.
+
+Cost: a grad-mode check per forward (about 3 microseconds: a forward pre-hook's cost in
+torch), from the start (for the evaluations no ``val_loss`` announces) until MAX_KEPT
+announced validations were measured. Kept in ``run.observed.validation_inputs`` as
+``(step, mean, std, norm_training, dropout_training, share of negative entries)`` (a
+declared field of ``nndebug.observed.Observed``: saved and loaded with the run), and
+``run.observed.unannounced_evaluations`` in the same layout.
 """
 from ..records import BATCHNORM_TYPES, DROPOUT_TYPES
 
@@ -45,51 +56,81 @@ class ValidationInputs:
         self._current_step, self._on_error = current_step, on_error
         self._handle = None
         self._pending = []                # [(step, input, norm training, dropout training)]
+        self._pending_eval = []           # for each: whether the model was in eval mode
+        self._announced = False           # a step passed val_loss
         self._mode_layers = None          # [(is batch norm, module)], found at first use
         self._grad_enabled = None
         if adapter.framework == "torch" and root is not None:
             import torch
             self._grad_enabled = torch.is_grad_enabled
+            try:
+                self._handle = adapter.add_forward_pre_hook(root, self._before_forward)
+            except Exception as error:    # a model without hooks: nothing is measured
+                on_error(error)
 
     @property
     def held(self):
         """The inputs held since the last training forward, not yet measured: ``[(step,
         input or None, norm training, dropout training)]`` (``validation_draws.py`` reads
-        them before ``saw_validation`` lets them go)."""
-        return self._pending
+        them before ``saw_validation`` lets them go). Empty until a ``val_loss`` was seen:
+        the first announced validation is not held (as when the hook went on only then)."""
+        return self._pending if self._announced else []
+
+    def _drop_pending(self):
+        self._pending, self._pending_eval = [], []
 
     def saw_validation(self):
         """``mon.step(loss, val_loss=...)`` is closing the current step: its no-gradient
         forwards were the validation's. The hook goes on after the first one (from the next
         validation), and off once MAX_KEPT validation forwards were measured."""
+        if not self._announced:           # the first validation is not measured (the
+            self._announced = True        # hook used to go on only after it)
+            self._drop_pending()
         try:
             step, kept = self._current_step(), self.observed.validation_inputs
             for at, x, norm, dropout in self._pending:
                 if at == step and len(kept) < MAX_KEPT:
-                    mean, std, negative = (float("nan"),) * 3 if x is None else \
-                        (float(v) for v in self.adapter.to_numpy(self._mean_std(x)))
-                    kept.append((step, mean, std, norm, dropout, negative))
+                    kept.append(self._row(step, x, norm, dropout))
         except Exception as error:        # never break the user's step
             self._on_error(error)
-        self._pending = []
+        self._drop_pending()
         if len(self.observed.validation_inputs) >= MAX_KEPT:
             self.close()
-        elif self._handle is None and self._grad_enabled is not None:
-            self._handle = self.adapter.add_forward_pre_hook(self.root, self._before_forward)
+
+    def _row(self, step, x, norm, dropout):
+        mean, std, negative = (float("nan"),) * 3 if x is None else \
+            (float(v) for v in self.adapter.to_numpy(self._mean_std(x)))
+        return (step, mean, std, norm, dropout, negative)
+
+    def _take_unannounced(self):
+        """No ``val_loss`` so far: the held forwards that ran in eval mode, with a float
+        input, were an evaluation the user did not announce (module doc)."""
+        kept = self.observed.unannounced_evaluations
+        try:
+            for (at, x, norm, dropout), in_eval in zip(self._pending, self._pending_eval):
+                if in_eval and x is not None and len(kept) < MAX_KEPT:
+                    kept.append(self._row(at, x, norm, dropout))
+        except Exception as error:        # never break the user's step
+            self._on_error(error)
+        self._drop_pending()
 
     def _before_forward(self, module, inputs):
         if self._grad_enabled():          # a training forward (the records measure it):
             if self._pending:             # the no-gradient forwards before it were part of
-                self._pending.clear()     # the training step (pseudo-labels), not validation
+                if not self._announced:   # the training step (pseudo-labels), not the
+                    self._take_unannounced()   # announced validation
+                self._drop_pending()
             return
         try:
             step, pending = self._current_step(), self._pending
             if pending and pending[0][0] != step:
-                pending.clear()           # an earlier step's, which passed no val_loss
+                self._drop_pending()      # an earlier step's, which passed no val_loss
+                pending = self._pending
             if len(pending) < MAX_KEPT:   # token ids have no float input: modes only
                 leaves = self.adapter.float_leaves(inputs)
                 x = self.adapter.detach(leaves[0]) if leaves else None
                 pending.append((step, x) + self._modes())
+                self._pending_eval.append(not self.adapter.is_training(self.root))
         except Exception as error:        # never break the user's forward pass
             self._on_error(error)
 
@@ -111,7 +152,9 @@ class ValidationInputs:
         return xp.stack(list(xp.mean_std(x)) + [(x < 0).float().mean()])
 
     def close(self):
-        self._pending = []
+        if self._pending and not self._announced:   # an evaluation after the last step
+            self._take_unannounced()
+        self._drop_pending()
         if self._handle is not None:
             self._handle.remove()
             self._handle = None

@@ -16,7 +16,10 @@ training set but not used in testing set").
 
 Read from the training batches' input statistics (``StepRecord.inputs``: mean and std of
 the first floating-point input) and the evaluation forwards' (``run.observed.
-validation_inputs``, ``monitor/validation_inputs.py``). Held-out data drawn like the
+validation_inputs``, ``monitor/validation_inputs.py``; in a loop that passes no
+``val_loss``, the forwards without gradients it ran in eval mode between its steps,
+``unannounced_evaluations``: real-bug batch 242, a test Dataset built without the
+training transform). Held-out data drawn like the
 training data differs from it by sampling noise; augmentation widens the training inputs a
 little; what is flagged is a spread several times wider or narrower, or a mean moved by
 several training standard deviations. A validation set cut from the end of a drifting
@@ -142,7 +145,8 @@ def _negative_shares(ctx, seen):
 def validation_inputs_rescaled(ctx):
     train = [(r.inputs["mean"], r.inputs["std"]) for r in ctx.run.records
              if r.inputs and "mean" in r.inputs and "std" in r.inputs]
-    seen = observed_list(ctx, "validation_inputs")
+    seen = observed_list(ctx, "validation_inputs") or \
+        observed_list(ctx, "unannounced_evaluations")   # eval-mode forwards, no val_loss
     shares = _negative_shares(ctx, seen)
     found = rescaled(train, [(seen_at[1], seen_at[2]) for seen_at in seen], shares)
     if found is None:
