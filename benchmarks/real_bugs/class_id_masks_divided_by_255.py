@@ -1,8 +1,10 @@
 """A U-Net tutorial's Dataset runs one `preprocess` on the image and on the mask, and
 `preprocess` divides by 255 whenever the array's maximum is above 1 - written for 0/255
 binary masks. With a multi-class mask of class ids 0..10 the ids become 0..0.04, and the
-training loop's `true_masks.to(dtype=torch.long)` truncates them all to 0: every pixel is
-background, and the network learns to predict nothing else.
+training loop's `true_masks.to(dtype=torch.long)` truncates them to 0: background. (Not
+every mask: a digit-0 mask holds ids 0 and 1 only, its maximum is not above 1, and it
+keeps them - so the targets are 0 everywhere except the zeros' ink, class 1; corrected
+after scoring, the run is unchanged.) The network learns to predict little else.
 
 Reported: "My imput mask is 0" - https://github.com/milesial/Pytorch-UNet/issues/228 (a
 KITTI mask of class ids 0 to 18 with n_classes=20: "the predict result is 0 ... My
