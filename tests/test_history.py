@@ -423,6 +423,21 @@ THINNING_CHANGES = {
         "LOSS_OSCILLATING, the budget's thinned records add EXPLODING_ACTIVATIONS (the "
         "blow-up the other three describe). Which records lift it was not traced (found "
         "when batches 207-217 moved the sample, 2026-12-05)"),
+    "benchmarks.real_bugs.bert_attention_mask_ones_on_padding": (
+        set(), {"VANISHING_GRADIENTS"},
+        "a tiny BERT at its std-0.02 init whose attention mask lets every token attend to "
+        "padding only: recording every step names INIT_SCALE_TOO_SMALL, LOSS_AT_CHANCE and "
+        "VANISHING_GRADIENTS (the last two at watch's defaults too); the budget's thinned "
+        "records drop VANISHING_GRADIENTS, a symptom near its bar. The same "
+        "median-over-kept-records limit as fedavg's above; not traced (found when batches "
+        "238-246 moved the sample, 2026-12-06)"),
+    "benchmarks.real_bugs.vq_codebook_loss_after_straight_through": (
+        {"EXPLODING_ACTIVATIONS"}, set(),
+        "a VQ layer whose codebook loss is computed after the straight-through swap: "
+        "recording every step names COLLAPSED_ACTIVATIONS, EXPLODING_GRADIENTS and "
+        "NO_GRADIENT; the budget's thinned records add EXPLODING_ACTIVATIONS. The same limit "
+        "as the FedAvg aggregate's above; not traced (found when batches 238-246 moved the "
+        "sample, 2026-12-06)"),
 }
 
 
