@@ -10,15 +10,16 @@ batches into its running statistics (and dropout keep dropping).
 
 A validation pass is a forward run without gradients (``torch.no_grad``,
 ``inference_mode``) between two ``mon.step`` calls, the second of which passes
-``val_loss``, after the step's last training forward. Once a first ``val_loss`` has shown
-that the user validates, a forward pre-hook on the model holds on to the first
-floating-point input (if any: token ids have none) of the no-gradient forwards since the
-last training forward (at most MAX_KEPT), with the training mode of its batch-norm and dropout layers; when the step then
-passes ``val_loss`` they were the validation's, and the mean and standard deviation of each
-input are measured (one host transfer each). No-gradient forwards before a training forward
-(pseudo-labels, a target network's) or in steps without a validation loss are dropped
-unmeasured. Training forwards are left to the per-step records (``StepRecord.inputs``).
-Once MAX_KEPT validation forwards are measured the hook goes.
+``val_loss``, after the step's last training forward. A forward pre-hook on the model holds
+on to the first floating-point input (if any: token ids have none) of the no-gradient
+forwards since the last training forward (at most MAX_KEPT), with the training mode of its
+batch-norm and dropout layers and of the model itself. When a step passes ``val_loss``
+(from the second such step on: the first only shows that the user validates) they were the
+validation's, and the mean and standard deviation of each input are measured (one host
+transfer each). Once a run has passed ``val_loss``, no-gradient forwards before a training
+forward (pseudo-labels) or in steps without a validation loss are dropped unmeasured.
+Training forwards are left to the per-step records (``StepRecord.inputs``). Once MAX_KEPT
+validation forwards are measured the hook goes.
 
 Most loops never pass ``val_loss``: they evaluate and print. Their evaluations are still
 recognisable when the user says so by switching the model to eval mode: no-gradient
@@ -81,8 +82,8 @@ class ValidationInputs:
 
     def saw_validation(self):
         """``mon.step(loss, val_loss=...)`` is closing the current step: its no-gradient
-        forwards were the validation's. The hook goes on after the first one (from the next
-        validation), and off once MAX_KEPT validation forwards were measured."""
+        forwards were the validation's (measured from the second such step on), and the
+        hook goes off once MAX_KEPT validation forwards were measured."""
         if not self._announced:           # the first validation is not measured (the
             self._announced = True        # hook used to go on only after it)
             self._drop_pending()
@@ -116,10 +117,10 @@ class ValidationInputs:
 
     def _before_forward(self, module, inputs):
         if self._grad_enabled():          # a training forward (the records measure it):
-            if self._pending:             # the no-gradient forwards before it were part of
-                if not self._announced:   # the training step (pseudo-labels), not the
-                    self._take_unannounced()   # announced validation
-                self._drop_pending()
+            if self._pending:             # the no-gradient forwards before it: without any
+                if not self._announced:   # val_loss, the eval-mode ones were an evaluation;
+                    self._take_unannounced()   # else part of the training step
+                self._drop_pending()      # (pseudo-labels), not the announced validation
             return
         try:
             step, pending = self._current_step(), self._pending
