@@ -31,20 +31,10 @@ Categorical_crossentropy, Loss Unable to Converge"
 import math
 
 from ..findings import Finding
-from .context import CLASS_INDEX_LOSSES, MAJORITY, MIN_RECORDS, fmt, judged_loss_calls
+from .context import (CLASS_INDEX_LOSSES, LOG_PROBS_MISS_ONE, LOG_PROBS_SUM_TO_ONE,
+                      LOG_SMOOTHING_SLACK, MAJORITY, MIN_MEASURED_NLL_CALLS, MIN_RECORDS,
+                      NLL_LOSSES, fmt, judged_loss_calls)
 from .graph import rule
-
-NLL_LOSSES = {"NLLLoss", "nll_loss"}
-SUMS_TO_ONE = 1e-3            # [measured] |sum of exp - 1| of a float32 softmax stays below
-                              # 1e-6 (this batch's twin); rules/log_prob_axes.NORMALISED's
-                              # room for half-precision rounding
-MISSES_ONE = 0.05             # [measured] the class-axis error of a softmax over the width of
-                              # 16x16 maps: 0.8 or more on every measured call (batch 244);
-                              # rules/log_prob_axes.UNNORMALISED
-LOG_PROBABILITY_SLACK = 0.01  # [design] log(p + eps) exceeds 0 by about eps: smoothing
-                              # constants up to 1e-2 still pass as log-probabilities
-                              # (rules/loss_side.LOG_SMOOTHING_SLACK)
-AXIS_MIN_MEASURED_CALLS = 2   # [design] two measured calls agree before a warning is given
 
 
 def scrambled(call):
@@ -66,14 +56,15 @@ def off_class_axis(call):
     if call.class_mass_error is None or len(call.output_shape) < 3 or \
             not math.isfinite(call.output_max):
         return None
-    if call.batch_mass_error is not None and call.batch_mass_error < SUMS_TO_ONE:
+    if call.batch_mass_error is not None and call.batch_mass_error < LOG_PROBS_SUM_TO_ONE:
         return False
-    return call.class_mass_error > MISSES_ONE and call.output_max <= LOG_PROBABILITY_SLACK
+    return call.class_mass_error > LOG_PROBS_MISS_ONE and \
+        call.output_max <= LOG_SMOOTHING_SLACK
 
 
 def _normalised_off_the_class_axis(ctx):
     calls = [c for c in judged_loss_calls(ctx, NLL_LOSSES) if off_class_axis(c) is not None]
-    if len(calls) < AXIS_MIN_MEASURED_CALLS or not all(off_class_axis(c) for c in calls):
+    if len(calls) < MIN_MEASURED_NLL_CALLS or not all(off_class_axis(c) for c in calls):
         return None
     first = calls[0]
     shape = tuple(first.output_shape)

@@ -22,6 +22,22 @@ MIN_RECORDS = 2               # [design] verdicts on recorded statistics need at
 MAJORITY = 0.5                # [design] "persistently": in at least half of the relevant records
 ROW_SUM_TOLERANCE = 1e-3      # [design] rows summing to 1 within this are probabilities
                               # (the tolerance DOUBLE_SOFTMAX uses on the model's output)
+# log-probabilities given to an NLL loss, summed along its axes (monitor/log_prob_axes.py):
+# read by rules/log_prob_axes.py (over the batch) and rules/class_axis.py (over a position)
+NLL_LOSSES = {"NLLLoss", "nll_loss"}
+LOG_PROBS_SUM_TO_ONE = 1e-3   # [measured] |sum of exp - 1| of a float32 softmax: 1e-7 over
+                              # (32, 63, 32) inputs (batch 97's twin), below 1e-6 on batch
+                              # 244's; 1e-3 leaves room for float16/bfloat16 rounding (2^-8
+                              # per value, averaging out over C)
+LOG_PROBS_MISS_ONE = 0.05     # [measured] the class-axis error of a softmax over another
+                              # axis: 1.13 over the batch (batch 97's first step, rising),
+                              # 0.8 or more over the width of 16x16 maps (batch 244); a
+                              # log_softmax over the classes stays below 1e-6
+LOG_SMOOTHING_SLACK = 0.01    # [design] log(p + eps) exceeds 0 by about eps: smoothing
+                              # constants up to 1e-2 still pass as log-probabilities; a
+                              # softmax's largest probability is at least 1/C (0.1 for 10
+                              # classes), far above it
+MIN_MEASURED_NLL_CALLS = 2    # [design] two measured calls agree before a finding is given
 # losses that take class ids as targets (torch's class and functional names; minigrad's alike)
 LOOKUP_TABLES = {"Embedding", "EmbeddingBag"}   # [design] layers whose rows are looked up by id
 CLASS_INDEX_LOSSES = {"CrossEntropyLoss", "cross_entropy", "NLLLoss", "nll_loss"}

@@ -14,17 +14,9 @@ Left alone: a square (N, N) input - a similarity matrix, where normalising each 
 the batch is what a contrastive loss over the other samples means.
 """
 from ..findings import Finding
-from .context import fmt, judged_loss_calls
+from .context import (LOG_PROBS_MISS_ONE, LOG_PROBS_SUM_TO_ONE, MIN_MEASURED_NLL_CALLS,
+                      NLL_LOSSES, fmt, judged_loss_calls)
 from .graph import rule
-
-NLL_LOSSES = {"NLLLoss", "nll_loss"}
-NORMALISED = 1e-3       # [measured] |sum of exp - 1| of a float32 softmax: 1e-7 over
-                        # (32, 63, 32) inputs (batch 97's twin); 1e-3 leaves room for
-                        # float16/bfloat16 rounding (2^-8 per value, averaging out over C)
-UNNORMALISED = 0.05     # [measured] the class-axis error of a softmax over the batch: 1.13
-                        # at the first step of batch 97's case and rising; a log_softmax over
-                        # the classes stays below 1e-6 - 0.05 sits far from both
-MIN_MEASURED_CALLS = 2  # [design] two measured calls agree before an error is given
 
 
 def _over_batch(call):
@@ -34,14 +26,15 @@ def _over_batch(call):
     shape = call.output_shape
     if len(shape) == 2 and shape[0] == shape[1]:
         return None               # a similarity matrix: columns over the batch are classes
-    return call.batch_mass_error < NORMALISED and call.class_mass_error > UNNORMALISED
+    return call.batch_mass_error < LOG_PROBS_SUM_TO_ONE and \
+        call.class_mass_error > LOG_PROBS_MISS_ONE
 
 
 @rule(produces="LOG_PROBS_NORMALISED_OVER_BATCH",
       explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE", "LOSS_DIVERGING"})
 def log_probs_normalised_over_batch(ctx):
     calls = [c for c in judged_loss_calls(ctx, NLL_LOSSES) if _over_batch(c) is not None]
-    if len(calls) < MIN_MEASURED_CALLS or not all(_over_batch(c) for c in calls):
+    if len(calls) < MIN_MEASURED_NLL_CALLS or not all(_over_batch(c) for c in calls):
         return None
     first = calls[0]
     class_error = min(c.class_mass_error for c in calls)

@@ -10,8 +10,8 @@ import math
 import re
 
 from ..findings import Finding
-from .context import (MAJORITY, MIN_RECORDS, ROW_SUM_TOLERANCE, fmt, judged_loss_calls,
-                      judged_only, observed_list, short_list)
+from .context import (LOG_SMOOTHING_SLACK, MAJORITY, MIN_RECORDS, ROW_SUM_TOLERANCE, fmt,
+                      judged_loss_calls, judged_only, observed_list, short_list)
 from .graph import rule
 
 # losses that compare output and target element by element (their shapes must be equal);
@@ -33,10 +33,6 @@ PROBABILITY_TARGET_LOSSES = {"BCELoss", "BCEWithLogitsLoss", "binary_cross_entro
                              "binary_cross_entropy_with_logits"}
 ROUNDING = 1e-6               # [design] float32 rounding allowed around 0 and 1 (labels
                               # are exact)
-LOG_SMOOTHING_SLACK = 0.01    # [design] log(p + eps) exceeds 0 by about eps: smoothing
-                              # constants up to 1e-2 still pass as log-probabilities; a
-                              # softmax's largest probability is at least 1/C (0.1 for 10
-                              # classes), far above it
 # torch's own words when a loss broadcasts output and target (F.mse_loss, F.l1_loss, ...)
 BROADCAST_WARNING = re.compile(r"target size \((?:torch\.Size\()?\[?([\d, ]*)\]?\)?\) that is "
                                r"different to the input size \((?:torch\.Size\()?\[?([\d, ]*)"
