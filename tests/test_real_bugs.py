@@ -20,6 +20,49 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 249
+    "dice_coefficient_minimised_as_loss":   # real-bug batch 249
+        "a hand-written Dice loss returns the Dice coefficient itself, not 1 - Dice "
+        "(akirasosa/mobile-semantic-segmentation #24): the U-Net minimises the overlap and "
+        "paints the background, while the printed loss falls from ~0.3 towards 0 like a "
+        "healthy one; held-out foreground IoU 0.000 vs 0.908 at seed 0, 0.000 vs 0.876 at "
+        "seeds + 1000. Watch says nothing: LOSS_SIGN_FLIPPED reads recorded likelihood calls "
+        "(NLL, log-probabilities), and a ratio of sums written by hand is no recorded loss "
+        "call. Naming it would need the stepped loss's gradient at the model's output read "
+        "against the targets: here d loss / d logit is positive on every foreground pixel "
+        "(target 1) and the output moves away from the targets as the loss falls.",
+    "class_weights_multiplied_into_logits":   # real-bug batch 249
+        "a weighted cross-entropy multiplies the logits by the class weights before the "
+        "softmax, cross_entropy(logits * class_weights, y) (jakeret/tf_unet #8): no row "
+        "counts more than another, the frequent classes' logits are squashed (weights ~0.14) "
+        "and the rare digits are almost never predicted; held-out balanced accuracy 0.443 vs "
+        "0.852 at seed 0, 0.466 vs 0.850 at seeds + 1000. RARE_CLASS_NEVER_PREDICTED waits "
+        "for a rare class expected 10 times over the last 3 recorded batches; each rare digit "
+        "is about 1 row of 64 here. The recorded F.cross_entropy call is weight-less and its "
+        "input is not the module's output: a rule would need the loss input compared with "
+        "the model output column by column (a fixed per-class factor between them on every "
+        "row: logits rescaled, not losses weighted).",
+    "bce_class_weights_computed_but_never_applied":   # real-bug batch 249
+        "a hand-written BCE, -(t log(p + eps) + (1 - t) log(1 - p + eps)), takes class "
+        "weights computed from the label counts but never reads them (MeioJane/CHR #2): with "
+        "1 positive in 36 the sigmoid model answers 'negative' everywhere; held-out balanced "
+        "accuracy 0.500 vs 0.864 at seed 0, 0.507 vs 0.871 at seeds + 1000. "
+        "RARE_POSITIVES_NEVER_PREDICTED reads recorded BCE/BCEWithLogits calls (output max "
+        "against 0/1 targets); a formula of torch.log calls is none, so the rule has no "
+        "targets to read. It would need the targets of a hand-written loss (the stepped "
+        "loss's inputs traced to a 0/1 tensor beside a final Sigmoid module's output, every "
+        "late output below 0.5 while that tensor holds ones).",
+    "focal_loss_from_log_probabilities_of_every_class":   # real-bug batch 249
+        "a multi-class focal loss builds pt from the log-probabilities (pt = onehot * log_p) "
+        "and averages -(1 - pt) ** gamma * log_p over every class entry "
+        "(HeyLynne/FocalLoss_for_multiclass #3): every wrong class's -log p_j stays in the "
+        "loss, so the classifier ends unsure of everything (held-out true-class probability "
+        "0.32 on average); held-out NLL 1.188 vs 0.625 at seed 0, 1.168 vs 0.610 at seeds + "
+        "1000 (accuracy unchanged, 0.88). A hand-written loss from F.log_softmax: no loss "
+        "call is recorded, so LOSS_MEAN_OVER_CLASSES (a one-hot-masked table's mean) has "
+        "nothing to read. Naming it would need the stepped loss's gradient at the logits: "
+        "here it pushes every row's softmax towards uniform once the label's probability "
+        "passes about a half (non-target logits rising while they are wrong).",
     # real-bug batch 247
     "hard_sigmoid_output_into_bce_keras_port":   # real-bug batch 247
         "a Keras port ends in a hand-written hard_sigmoid (clamp(0.2 x + 0.5, 0, 1)) fed to "
