@@ -127,7 +127,9 @@ class DependencyWatch(Sink):
         for given in tries[:1] if tries[0] is inputs else tries:
             try:
                 result = check_dependencies(model, given, targets,
-                                            loss_fn=_loss_fn_of(monitor))
+                                            loss_fn=_loss_fn_of(monitor),
+                                            ignore_index=_ignore_index_of(monitor, record.step,
+                                                                          targets))
                 break
             except Exception as error:    # inputs the probes cannot handle: nothing to say
                 self.skipped = f"{type(error).__name__}: {error}"   # kept for whoever debugs
@@ -200,6 +202,19 @@ def _targets_of(monitor, step):
         if seen_step == step:
             return target
     return None
+
+
+def _ignore_index_of(monitor, step, targets):
+    """The ``ignore_index`` of the loss call that received ``targets`` at ``step`` (-100,
+    torch's default, when unknown). Padding the loss skips is no position of the task: a
+    masked-LM's (batch, 5) targets padded with 0 under ``ignore_index=0`` matched a segment-id
+    input's zeros at a shift of -3, every compared position a pad (real-bug batch 243's twin)."""
+    shape = tuple(getattr(targets, "shape", ()))
+    observed = getattr(monitor.run, "observed", None)
+    ignored = {call.ignore_index for call in getattr(observed, "loss_calls", None) or []
+               if call.step == step and call.target_shape == shape
+               and getattr(call, "ignore_index", None) is not None}
+    return ignored.pop() if len(ignored) == 1 else -100
 
 
 def _without_targets(adapter, inputs, targets):
