@@ -10,7 +10,14 @@ cleared followed a forward on an input that requires grad (the generator's fake 
 another network's turn, and the rule stands down. Planted: the same discriminator trained on
 two micro-batches with a zero_grad() between them and no generator turn; named. (A GAN
 whose discriminator zeroes between its own real and fake passes is not told apart from the
-healthy loop: its step has a generator pass too.)"""
+healthy loop: its step has a generator pass too.)
+
+PARAMS_NOT_UPDATING reads the same turns: a WGAN critic's loss mean(D(fake)) - mean(D(real))
+gives its output bias no gradient at all (the bias cancels), so the bias never moves, while
+the generator's pass through the critic leaves it a gradient that the critic's zero_grad()
+clears - the look of a zero_grad() between backward() and step(). With other tensors moving
+and the generator's passes seen, the rule stands down; a critic zeroed between its own
+backward and step (nothing moves) is still named."""
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -80,3 +87,38 @@ def test_a_zero_grad_between_micro_batches_is_still_named():
             opt_d.step()
             mon.step(loss)
     assert "GRADIENTS_DISCARDED" in _codes(mon)
+
+
+def _wgan(zero_between_backward_and_step):
+    generator, critic = _nets()
+    opt_g = torch.optim.RMSprop(generator.parameters(), lr=5e-5)
+    opt_c = torch.optim.RMSprop(critic.parameters(), lr=5e-5)
+    real = _real_images()
+    with nd.watch(critic, opt_c) as mon:
+        for i, (xb, _) in enumerate(batches(real, torch.zeros(len(real)), STEPS)):
+            fake = generator(torch.randn(len(xb), 16)).detach()
+            opt_c.zero_grad()
+            loss_c = critic(fake).mean() - critic(xb).mean()    # the output bias cancels
+            loss_c.backward()
+            if zero_between_backward_and_step:
+                opt_c.zero_grad()                               # the bug
+            opt_c.step()
+            mon.step(loss_c)
+            for p in critic.parameters():                       # weight clipping
+                p.data.clamp_(-0.01, 0.01)
+            if i % 2 == 0:                                      # the generator's turn
+                opt_g.zero_grad()
+                (-critic(generator(torch.randn(len(xb), 16))).mean()).backward()
+                opt_g.step()
+    return mon
+
+
+def test_a_wgan_critic_bias_the_loss_cancels_is_silent():
+    mon = _wgan(zero_between_backward_and_step=False)
+    assert mon.run.observed.input_gradient_passes
+    assert "PARAMS_NOT_UPDATING" not in _codes(mon)
+
+
+def test_a_wgan_critic_zeroed_before_its_step_is_still_named():
+    mon = _wgan(zero_between_backward_and_step=True)
+    assert _codes(mon) & {"PARAMS_NOT_UPDATING", "GRADIENTS_DISCARDED"}

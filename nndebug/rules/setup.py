@@ -331,6 +331,21 @@ def cleared_another_turn(ctx, flagged):
     return len(known) >= MIN_RECORDS and sum(a >= 1 for a in known) > MAJORITY * len(known)
 
 
+def only_other_turns(ctx, records, got):
+    """Whether every recorded step on which the stuck tensors got a gradient (``got``: records
+    x stuck tensors) ran another network's turn first (a row with a pass after a forward on an
+    input requiring grad in ``observed.input_gradient_passes``): then that gradient was the
+    other turn's (a generator's pass through the watched critic), the critic's own
+    zero_grad() cleared it, and their own loss gives them none - a WGAN critic's output bias
+    cancels in mean(D(fake)) - mean(D(real)) (real-bug batch 241's twin). Asked only when
+    some tensors move: a zero_grad() between backward() and step() stops them all. A WGAN
+    runs the generator once per several critic steps, so one such step may be all there is."""
+    rows = {int(step): int(attack) for step, attack, _ in
+            observed_list(ctx, "input_gradient_passes")}
+    steps = [r.step for r, row in zip(records, got) if row.any()]
+    return bool(steps) and all(rows.get(step, 0) >= 1 for step in steps)
+
+
 def _gradients_cleared(ctx, measured, held_by_optimizer):
     """GRADIENTS_DISCARDED from records whose backward delivered a gradient to parameters the
     optimizer holds while, at optimizer.step(), every one of their .grad was None: a
@@ -874,6 +889,8 @@ def params_not_updating(ctx):
     held = np.vstack([per_parameter(r, "held_norm", width) if per_parameter(r, "held_norm", width)
                       is not None else np.full(width, np.nan) for r in records])[:, stuck]
     cleared = np.all(~np.isfinite(held) | (held == 0))
+    if cleared and len(stuck) < width and only_other_turns(ctx, records, got[:, stuck]):
+        return None
     if lrs and max(lrs) == 0:
         message, fix = ("The learning rate is 0, so the weights never change.",
                         "Set a positive learning rate (check schedulers that multiply it to 0).")
