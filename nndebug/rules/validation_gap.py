@@ -16,6 +16,14 @@ summed over the whole set (not averaged) starts far above the training loss. The
 speaks only when the validation loss keeps climbing (a model ever more sure of what the
 validation labels call wrong: an easy task learnt before the first validation starts its
 validation loss high already).
+
+A second, scale-free look: every validation returned exactly the same value while the
+training loss kept falling between the first and the last of them. A model whose weights
+change does not score exactly the same on held-out data three times over; the validation
+number measures something that does not depend on the model - an ``argmax`` without its
+class axis (one index into the flattened (batch, classes) table, so every "prediction" is
+wrong and the error stays 1.0), a stale variable, a frozen copy. Early stopping on such a
+number stops the run at its first patience limit.
 """
 import numpy as np
 
@@ -47,6 +55,42 @@ VAL_CLIMB = 1.25             # [design] the validation loss still climbing (its 
                              # validation labels call wrong); otherwise the two losses may be
                              # on different scales (a sum over the validation set) and are not
                              # compared
+CONSTANT_CHECKS = 3          # [design] validations that all returned one value (three epochs)
+SAME_VALUE = 1e-9            # [design] relative spread below which the validation values are one
+                             # value (a metric recomputed on a model that changed differs by far
+                             # more: float noise alone is about 1e-7 in float32)
+STILL_UNTRAINED = 0.5        # [design] at the first validation the training loss was still above
+                             # half the untrained loss: a constant from that point on is not a
+                             # perfect score the model reached before validation began
+KEPT_FALLING = 0.1           # [measured] the training loss fell by a tenth of its value at the
+                             # first validation by the last one (the reproduced argmax without an
+                             # axis, benchmarks/real_bugs/validation_argmax_without_axis_stops_
+                             # training_early.py: 15% and 14% at seeds 0 and + 1000)
+
+
+def constant_validation(steps, curve, val_steps, val):
+    """``(value, untrained, train_first, train_last)`` when every one of CONSTANT_CHECKS or
+    more validations returned the same value while the training loss, still untrained at the
+    first of them, kept falling until the last; else None. Same arguments as
+    ``validation_gap``."""
+    steps, curve = np.asarray(steps), np.asarray(curve, dtype=float)
+    val_steps, val = np.asarray(val_steps), np.asarray(val, dtype=float)
+    if len(val) < CONSTANT_CHECKS or not len(curve):
+        return None
+    value = float(val[0])
+    if float(np.max(val) - np.min(val)) > SAME_VALUE * max(abs(value), 1e-12):
+        return None
+    untrained = float(curve[0])
+    at_first = curve[steps <= val_steps[0]][-START_WINDOW:]
+    at_last = curve[steps <= val_steps[-1]][-START_WINDOW:]
+    if not untrained > 0 or not len(at_first) or not len(at_last):
+        return None
+    train_first, train_last = float(np.median(at_first)), float(np.median(at_last))
+    if train_first <= STILL_UNTRAINED * untrained:
+        return None
+    if train_last > (1 - KEPT_FALLING) * train_first:
+        return None
+    return value, untrained, train_first, train_last
 
 
 def validation_gap(steps, curve, val_steps, val):
@@ -86,7 +130,7 @@ def validation_never_improved(ctx):
     ok = np.isfinite(val)
     found = validation_gap(ctx.curve_steps, ctx.curve, steps[ok], val[ok])
     if found is None:
-        return None
+        return _constant_finding(ctx, steps[ok], val[ok])
     untrained, train_end, val_first, val_best = found
     first_step = int(steps[ok][0])
     return Finding(
@@ -105,3 +149,25 @@ def validation_never_improved(ctx):
             "mapping (sort class names before numbering them), the same preprocessing "
             "(reuse the fitted scaler or transform), and the trained model (or an average "
             "of it updated after every optimizer step).")
+
+
+def _constant_finding(ctx, val_steps, val):
+    found = constant_validation(ctx.curve_steps, ctx.curve, val_steps, val)
+    if found is None:
+        return None
+    value, untrained, train_first, train_last = found
+    return Finding(
+        code="VALIDATION_NEVER_IMPROVED", severity="warning", step=int(val_steps[0]),
+        message=f"All {len(val)} validations returned exactly {value:.6g} while the training "
+                f"loss kept falling ({train_first:.3g} at the first, {train_last:.3g} at the "
+                "last): the validation number does not depend on the model being trained, "
+                "so it can never improve (early stopping on it stops at its first patience "
+                "limit). An argmax without its class axis (dim=1) returns one index into the "
+                "flattened batch, not a class per row; a stale variable or a frozen copy of "
+                "the model gives the same.",
+        evidence={"val_value": value, "val_points": int(len(val)),
+                  "train_start": untrained, "train_at_first_val": train_first,
+                  "train_at_last_val": train_last},
+        fix="Recompute the validation metric from the current model at every check, with "
+            "predictions per sample: logits.argmax(dim=1) (axis=1 in NumPy), not "
+            "logits.argmax().")
