@@ -190,7 +190,11 @@ def _pretrained_at_this_scale(ctx):
                 "LOSS_OSCILLATING", "LOSS_AT_CHANCE"})
 def unnormalized_inputs(ctx):
     measured = [(r, rms(r.inputs)) for r in ctx.records]
-    measured = [(r, v) for r, v in measured if v is not None and math.isfinite(v)]
+    # an input that is exactly zero everywhere is no tiny data but a zero tensor: an RNN's
+    # initial state handed to forward beside integer ids, read as the first float input
+    # (real-bug batch 251's twin, ``net(ids, (h0, c0))``); CONSTANT_INPUTS is for batches
+    # whose samples are all one input
+    measured = [(r, v) for r, v in measured if v is not None and math.isfinite(v) and v > 0]
     if not measured or "CONSTANT_INPUTS" in ctx.found or _pretrained_at_this_scale(ctx):
         return None
     typical = float(np.median([v for _, v in measured]))
