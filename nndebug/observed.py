@@ -358,6 +358,7 @@ ROW_LISTS += ("identical_units",)   # real-bug batch 80 (units copies of each ot
 ROW_LISTS += ("turned_off_parameters",)   # real-bug batch 81 (requires_grad turned off)
 ROW_LISTS += ("output_row_norms",)   # real-bug batch 156 (class-incremental heads)
 ROW_LISTS += ("zero_start_parameters",)   # real-bug batch 82 (parameters started all zero)
+ROW_LISTS += ("one_signed_start_parameters",)   # real-bug batch 247 (uniform_ at its [0, 1))
 ROW_LISTS += ("pooled_log_probs", "ppo_ratios")   # real-bug batch 44 (policy-gradient losses)
 ROW_LISTS += ("validation_row_matches",   # real-bug batch 46 (rows in both splits,
               "row_standardised_inputs")   # tables standardised per row)
@@ -983,6 +984,11 @@ class Observed:
     zero_start_parameters: list = field(default_factory=list)  # [(name, shape)] trainable,
                                                           # parameters all zero at watch start
                                                           # (batch 82, start_parameters.py)
+    one_signed_start_parameters: list = field(default_factory=list)  # [(name, shape)]
+                                                          # trainable weight matrices whose
+                                                          # values all had one sign, not all
+                                                          # equal, at watch start (batch 247,
+                                                          # start_parameters.py)
     start_parameter_values: list = field(default_factory=list)  # [(name, shape, trainable,
                                                           # non-finite elements, largest finite
                                                           # |value|)] of the parameters odd at

@@ -612,6 +612,8 @@ ROW_READERS.update(start_parameter_values=_start_parameter_value,   # real-bug b
                    in_place_inputs=_in_place_input)
 ROW_READERS.update(output_row_norms=lambda row: (   # real-bug batch 156
     str(row[0]), [float(_number(v)) for v in row[1]]))
+ROW_READERS.update(one_signed_start_parameters=lambda row: (   # real-bug batch 247
+    str(row[0]), [int(n) for n in row[1]]))
 ROW_READERS.update(zero_start_parameters=lambda row: (   # real-bug batch 82
     str(row[0]), [int(n) for n in row[1]]))
 ROW_READERS.update(averaged_copies=lambda row: (   # real-bug batch 96

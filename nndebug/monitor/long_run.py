@@ -107,6 +107,7 @@ CONTINUED += ("in_place_skips", "shared_norm_sites")   # real-bug batch 43 (firs
 CONTINUED += ("start_parameter_values",   # real-bug batch 64 (read when watch first started,
               "in_place_inputs")   # first recorded steps' hooks)
 CONTINUED += ("zero_start_parameters",)   # real-bug batch 82 (read when watch first started)
+CONTINUED += ("one_signed_start_parameters",)   # real-bug batch 247 (read when watch first started)
 CONTINUED += ("input_gradient_passes",)   # real-bug batch 87 (recorded steps' hooks)
 CONTINUED += ("recomputed_segments",)   # real-bug batch 88 (first recorded steps)
 CONTINUED += ("unloaded_checkpoints",)   # real-bug batch 90 (watch start and close)

@@ -18,6 +18,12 @@ transfer per device, once; nothing during training.
 Kept in ``run.observed.start_parameter_values`` as ``[(name, shape, trainable, non-finite
 elements, largest finite |value|)]`` for the parameters with a non-finite element or a
 finite value above ``HUGE_START_VALUE`` (every other parameter: no row).
+
+The same reduction's minimum and maximum also tell the weight matrices (2+ dimensions) that
+started with every value of one sign, not all equal (``observed.one_signed_start_parameters``,
+real-bug batch 247): ``nn.init.uniform_(w)`` without bounds draws from [0, 1), TensorFlow's
+``random_uniform`` default too; every standard initialiser is centred on zero
+(``rules/init_scale.py`` reads them).
 """
 import math
 
@@ -31,6 +37,7 @@ START_PARAMETER_ROWS = 16  # [design] parameters kept at most
 OUTPUT_ROWS_KEPT = 4096   # [design] (real-bug batch 156) rows of the last weight matrix whose
                           # norms are kept: a classifier's head (a language model's 50k-row
                           # vocabulary is left out)
+ONE_SIGNED_ROWS = 256      # [design] trainable weight matrices started one-signed kept at most
 ZERO_START_ROWS = 256      # [design] names of the trainable parameters that started all zero
                            # kept at most (real-bug batch 82: LoRA's B, an adapter's
                            # up-projection; their first steps' relative sizes mean nothing)
@@ -45,11 +52,15 @@ def read_start_values(adapter, observed, on_error):
         return
     try:
         zeros = []                    # (real-bug batch 82) names of all-zero parameters
+        one_signed = []               # (real-bug batch 247) matrices started of one sign
         if adapter.framework == "torch":
-            rows = _torch_rows(named, zeros)
+            rows = _torch_rows(named, zeros, one_signed)
         else:
-            rows = _numpy_rows(adapter, named, zeros)
+            rows = _numpy_rows(adapter, named, zeros, one_signed)
         trainable = {str(name): p for name, p in named if adapter.requires_grad(p)}
+        observed.one_signed_start_parameters.extend(
+            [(name, [int(n) for n in trainable[name].shape]) for name in one_signed
+             if name in trainable][:ONE_SIGNED_ROWS])
         observed.zero_start_parameters.extend(
             [(name, [int(n) for n in trainable[name].shape]) for name in zeros
              if name in trainable][:ZERO_START_ROWS])
@@ -83,25 +94,35 @@ def _keep_output_rows(adapter, observed, trainable):
     observed.output_row_norms.append((str(name), norms))
 
 
-def _torch_rows(named, zeros):
+def _one_signed(shape, low, high):
+    """A weight matrix (2+ dimensions) whose values all have one sign and are not all equal
+    (all equal is SYMMETRIC_INIT's or a zero start's)."""
+    return len(shape) >= 2 and low < high and (low >= 0 or high <= 0)
+
+
+def _torch_rows(named, zeros, one_signed):
     import torch
     kept = [(name, p) for name, p in named if p.is_floating_point() and p.numel() > 0
             and p.device.type != "meta"]
     if not kept:
         return []
-    peaks = {}                               # device -> [(index, max |value|)]: NaN and Inf
+    peaks = {}                               # device -> [(index, [min, max])]: NaN and Inf
     with torch.no_grad():                    # propagate through min/max, so one reduction
         for i, (_, p) in enumerate(kept):    # a parameter tells the usual case (all fine)
             low, high = torch.aminmax(p.detach())   # (fastest; no |p| copy made)
-            peaks.setdefault(p.device, []).append((i, torch.maximum(-low, high).float()))
-        peak = [0.0] * len(kept)
+            peaks.setdefault(p.device, []).append((i, torch.stack([low, high]).float()))
+        bounds = [(0.0, 0.0)] * len(kept)
         for pairs in peaks.values():         # one host transfer per device
-            for (i, _), value in zip(pairs, torch.stack([v for _, v in pairs]).cpu().tolist()):
-                peak[i] = value
+            for (i, _), pair in zip(pairs, torch.stack([v for _, v in pairs]).cpu().tolist()):
+                bounds[i] = tuple(pair)
         rows = []
-        for (name, p), value in zip(kept, peak):
+        for (name, p), (low, high) in zip(kept, bounds):
+            value = max(-low, high) if math.isfinite(low) and math.isfinite(high) else \
+                float("nan")                 # NaN and Inf: looked at below
             if value == 0.0:
                 zeros.append(str(name))
+            elif math.isfinite(value) and _one_signed(tuple(p.shape), low, high):
+                one_signed.append(str(name))
             if math.isfinite(value) and value <= HUGE_START_VALUE:
                 continue
             finite = torch.isfinite(p)           # the odd few only: count and largest finite
@@ -111,7 +132,7 @@ def _torch_rows(named, zeros):
     return rows
 
 
-def _numpy_rows(adapter, named, zeros):
+def _numpy_rows(adapter, named, zeros, one_signed):
     rows = []
     for name, p in named:
         array = np.asarray(adapter.to_numpy(p))
@@ -122,6 +143,8 @@ def _numpy_rows(adapter, named, zeros):
         largest = float(np.abs(array[finite]).max()) if finite.any() else 0.0
         if bad == 0 and largest == 0.0:
             zeros.append(str(name))
+        elif bad == 0 and _one_signed(array.shape, float(array.min()), float(array.max())):
+            one_signed.append(str(name))
         if bad > 0 or (math.isfinite(largest) and largest > HUGE_START_VALUE):
             rows.append((name, p, bad, largest))
     return rows

@@ -20,12 +20,21 @@ ln(C): there the first loss call's outputs reaching ``FIRST_OUTPUT_OVER_TARGET``
 targets' largest magnitude (at least 1) say the same (real-bug batch 216,
 jcjohnson/pytorch-examples#12: ``m.weight.data = torch.randn(shape)`` in a two-layer ReLU
 regression, first outputs in the tens against standardised targets).
+
+A wide layer whose weights also started all of one sign needs no sign at the output
+(real-bug batch 247, ilkarman/DeepLearningFrameworks#31): ``nn.init.uniform_(w)`` with its
+default range [0, 1) (TensorFlow's ``random_uniform`` too) on a GRU's weights saturates every
+gate and candidate from the first step, while the first loss sits at chance - the
+recurrent layer's bounded outputs keep the head's logits small. No standard initialiser is
+one-signed, and none is that wide; recurrent layers count here too (their fan-in is their
+weights' second axis). Read from ``observed.one_signed_start_parameters``
+(``monitor/start_parameters.py``).
 """
 import math
 
 from ..findings import Finding
 from .context import (CLASS_INDEX_LOSSES, REGRESSION_LOSSES, fmt, judged_loss_calls, module_of,
-                      short_list)
+                      observed_list, short_list)
 from .graph import rule
 
 MAX_INIT_GAIN = 3.0          # [torchinit] rms(w) * sqrt(fan_in): 0.58 default, 1.41 He,
@@ -37,20 +46,22 @@ FIRST_OUTPUT_OVER_TARGET = 10.0  # [measured] first outputs' largest magnitude /
                              # (at least 1): default inits output values of order one (0.1-1);
                              # batch 216's std-1 weights 25x; 10x leaves room on both sides
 WEIGHTED_LAYERS = {"Linear", "Conv1d", "Conv2d", "Conv3d"}   # [design] fan-in = shape[1:]
+RECURRENT_LAYERS = {"RNN", "GRU", "LSTM"}   # [design] weight_ih/hh (gates x hidden, fan-in)
 
 
-def wide_layers(ctx):
-    """[(parameter name, gain)] of the Linear/Conv weights whose gain before the first
-    record's update is at least above MAX_INIT_GAIN."""
+def wide_layers(ctx, layer_types=WEIGHTED_LAYERS, only=None):
+    """[(parameter name, gain)] of the weights of ``layer_types`` (``only``: of these names)
+    whose gain before the first record's update is at least above MAX_INIT_GAIN."""
     if not ctx.records or ctx.records[0].param_norm is None:
         return []
     types = {layer.name: layer.type for layer in ctx.run.layers}
     norms = ctx.records[0].param_norm
     updates = ctx.records[0].update_norm
     found = []
-    for i in ctx.depth_weights:
+    for i in range(len(ctx.run.params)) if only is not None else ctx.depth_weights:
         param = ctx.run.params[i]
-        if types.get(module_of(param.name)) not in WEIGHTED_LAYERS:
+        if types.get(module_of(param.name)) not in layer_types or \
+                (only is not None and param.name not in only) or len(param.shape) < 2:
             continue
         shape = tuple(param.shape)
         size = math.prod(shape)
@@ -96,6 +107,9 @@ def first_output_over_target(ctx):
 @rule(produces="INIT_SCALE_TOO_LARGE",
       explains={"EXPLODING_ACTIVATIONS", "EXPLODING_GRADIENTS", "SATURATED_ACTIVATIONS"})
 def init_scale_too_large(ctx):
+    one_signed = one_signed_wide_layers(ctx)
+    if one_signed:
+        return _one_signed_finding(ctx, one_signed)
     ratio = first_loss_over_chance(ctx)
     over_target = None
     if ratio is None:
@@ -131,3 +145,31 @@ def init_scale_too_large(ctx):
         fix="Scale the initialisation to the fan-in: nn.init.normal_(w, 0.0, std) (the mean "
             "comes first), kaiming_/xavier_ initialisers, or PyTorch's default; a hand-drawn "
             "U(-1, 1) or N(0, 1) needs dividing by sqrt(fan_in).")
+
+
+def one_signed_wide_layers(ctx):
+    """[(parameter name, gain)] of the Linear/Conv/recurrent weights that started with every
+    value of one sign and are wider than MAX_INIT_GAIN."""
+    names = {str(row[0]) for row in observed_list(ctx, "one_signed_start_parameters")}
+    if not names:
+        return []
+    return wide_layers(ctx, WEIGHTED_LAYERS | RECURRENT_LAYERS, names)
+
+
+def _one_signed_finding(ctx, wide):
+    widest = max(wide, key=lambda item: item[1])
+    return Finding(
+        code="INIT_SCALE_TOO_LARGE", severity="warning", where=module_of(widest[0]),
+        step=int(ctx.records[0].step),
+        message=f"{len(wide)} weight tensor(s) started with every value of one sign and far "
+                f"wider than their fan-in allows: rms(w) x sqrt(fan_in) up to "
+                f"{fmt(widest[1])} ({short_list(n for n, _ in wide)}), where PyTorch's "
+                "default gives 0.58, centred on zero. That is nn.init.uniform_(w) at its "
+                "default range [0, 1) (or a rand() table): every unit sums its inputs with "
+                "the same sign, so pre-activations start large and alike, and gates and "
+                "tanh units saturate from the first step.",
+        evidence={"gains": {n: g for n, g in wide}, "one_signed": True,
+                  "threshold_gain": MAX_INIT_GAIN},
+        fix="Give the initialiser a range centred on zero: nn.init.uniform_(w, -a, a) with a "
+            "= 1 / sqrt(fan_in) (or 0.1 for recurrent weights), xavier_uniform_/"
+            "kaiming_uniform_, or leave PyTorch's default.")
