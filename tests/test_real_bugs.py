@@ -124,18 +124,6 @@ KNOWN_MISSES = {
         "the BCELoss call's input read for the share of elements lying exactly on 0 or 1 "
         "(the bound where BCELoss's gradient vanishes) - here most elements of the bug run, "
         "none with BCEWithLogitsLoss.",
-    "rnn_uniform_init_zero_to_one_tf_default":   # real-bug batch 247
-        "every GRU weight initialised with nn.init.uniform_ at its default range [0, 1) - "
-        "tf.random_uniform's default too (ilkarman/DeepLearningFrameworks#31: '[-0.1, 0.1] "
-        "is recommended'): all weights positive around 0.5, the gates and tanh candidate "
-        "saturate from the first step: held-out accuracy 0.42 vs 0.83 at seed 0, 0.40 vs 0.83 "
-        "at seeds + 1000. Watch is silent: INIT_SCALE_TOO_LARGE reads Linear/Conv weights "
-        "only and needs a first loss 3x ln(C) (the default-initialised Linear head reads a "
-        "bounded hidden state, so the first loss sits at chance), and the GRU's gates are "
-        "not modules an activation hook sees. Naming it would need the recurrent layer's "
-        "initial weights read for their sign (a standard initialisation is centred on zero; "
-        "U(0, 1) has mean/rms 0.87), or the saturation of the GRU's returned hidden state "
-        "(|h| near 1 for most units).",
     # real-bug batch 248
     "best_model_assigned_not_copied":   # real-bug batch 248
         "the epoch loop keeps 'best_model = model' (zhangj111/astnn#8): a second name for the "
@@ -5765,15 +5753,6 @@ def test_the_cause_is_named(case):
 # case -> (the codes its healthy twin draws, why): false alarms not fixed yet, checked
 # exactly, so that a fix - or any other change - fails the test until this is updated
 KNOWN_FALSE_ALARMS = {
-    # real-bug batch 251
-    "sentiment_rnn_state_carried_across_ordered_batches": (
-        {"UNNORMALIZED_INPUTS"},
-        "the model is called net(ids, (h, c)): the token ids are integers, so the monitor "
-        "summarises the first floating-point argument - the initial hidden state - as 'the "
-        "inputs'; the fixed twin starts every batch from zeros, whose root-mean-square 0 "
-        "reads as 'tiny inputs'. A zero state is no data: the rule's tiny branch (or the "
-        "input recorder) should skip an all-zero float leaf that follows an integer input.",
-    ),
     # real-bug batch 247
     "hard_sigmoid_output_into_bce_keras_port": (
         {"SINGLE_LABEL_WITH_BCE"},
