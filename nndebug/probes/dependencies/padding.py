@@ -8,7 +8,8 @@ in. Forgetting the mask (or passing it with the wrong polarity) trains fine and 
 Where the padding is: a mask among the inputs (a boolean array, True = padding, like
 ``key_padding_mask``; or 0/1 integers, 0 = padding, like ``attention_mask``; either
 polarity is accepted when it is the one that marks positions holding a single constant
-value at one end of each sequence), or, without a mask, the ``padding_idx`` of the
+value at one end of each sequence - and when both do, the one whose positions hold zeros),
+or, without a mask, the ``padding_idx`` of the
 embedding that reads the token ids.
 
 How it is seen: one sample with both real and padded positions is run twice side by side;
@@ -42,9 +43,14 @@ def find_padding(runner, batch):
         polarities = [(a.astype(bool), "True = padding"), (~a.astype(bool), "0 = padding")]
         if a.dtype.kind != "b":
             polarities.reverse()
-        for padded, meaning in polarities:
-            if _looks_like_padding(x, padded):
-                return padded, f"the mask input {names.get(i, f'#{i}')} ({meaning})"
+        fits = [(padded, meaning) for padded, meaning in polarities
+                if _looks_like_padding(x, padded)]
+        if fits:
+            # both polarities fit when the real positions hold one constant value too (graph
+            # nodes given a constant feature of 1, real-bug batch 253): padding is the side
+            # whose content is zero
+            padded, meaning = next((f for f in fits if not np.any(x[f[0]])), fits[0])
+            return padded, f"the mask input {names.get(i, f'#{i}')} ({meaning})"
     if x.dtype.kind in "iu":
         for name, module in runner.work.named_modules():
             index = getattr(module, "padding_idx", None)
