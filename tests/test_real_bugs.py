@@ -20,6 +20,55 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 253
+    "gcn_undirected_edges_listed_one_way":   # real-bug batch 253
+        "an undirected citation-style graph handed to a GCN as an edge list holding each edge "
+        "once (u < v), without to_undirected (pyg-team/pytorch_geometric #2219): each node "
+        "hears only from its lower-index neighbours; held-out accuracy 0.68 vs 0.88 at seed "
+        "0, 0.62 vs 0.86 at seeds + 1000. Watch says nothing: the propagation matrix is a "
+        "plain second input to forward() and nothing reads its structure. (EXPECTED was "
+        "committed as DIRECTED_ADJACENCY, a code no rule or checklist line has; corrected "
+        "after scoring to the checklist's NODES_GATHER_NOTHING.) Naming it would need a rule that "
+        "reads a square (nodes x nodes) operand multiplied into the node features and "
+        "reports one that is triangular (every nonzero above or on the diagonal) - half "
+        "of each undirected neighbourhood missing, the first rows gathering from "
+        "themselves only",
+    "gcn_tested_with_dropout_still_on":   # real-bug batch 253
+        "a GCN node classifier whose test function never calls model.eval() (dmlc/dgl "
+        "#731), so the dropout between its two graph convolutions stays on while the test "
+        "nodes are scored; held-out accuracy 0.84 vs 0.88 at seed 0, 0.81 vs 0.86 at seeds "
+        "+ 1000. Watch says nothing: the scoring is one full-graph forward pass after the "
+        "watch block has closed, so no forward in training mode without a following "
+        "optimizer step is ever recorded. (EXPECTED was committed as EVAL_MODE_MISSING, a "
+        "code no rule or checklist line has; corrected after scoring to the checklist's "
+        "VALIDATION_IN_TRAIN_MODE.) "
+        "Naming it would need the monitor to keep watching forward passes after the "
+        "training loop ends (or the scoring to happen inside the watch block) and read a "
+        "no-grad forward in training mode through a model with dropout",
+    "dense_graph_batch_pooled_over_padding_nodes":   # real-bug batch 253
+        "graph classification on padded dense batches (ToDense + DenseDataLoader) that "
+        "ignores the batch's node mask (pyg-team/pytorch_geometric #881): padding slots "
+        "hold relu(bias) after each layer and the mean readout averages all 40 slots, so a "
+        "graph's embedding shrinks with its size; held-out accuracy 0.80 vs 0.85 at seed 0, "
+        "0.81 vs 0.90 at seeds + 1000. Watch says nothing: its PADDING_LEAK probe perturbs "
+        "the padded positions of the inputs, but here the zero feature rows are not read "
+        "as padding (or the change they make is small), and PADDING_NOT_MASKED reads a "
+        "loss over padded tokens, not a readout. Naming it would need a probe that "
+        "appends all-zero node slots (with no edges) to a padded graph batch and reports an "
+        "output that moves with how many there are",
+    "featureless_graphs_given_constant_node_features":   # real-bug batch 253
+        "graphs without node features given a constant 1 on every node for a GCN graph "
+        "classifier whose classes are the graphs' shapes (pyg-team/pytorch_geometric "
+        "#1880; the fix is OneHotDegree features); held-out accuracy 0.75 vs 1.00 at seed "
+        "0 and at seeds + 1000. As it came, watch named PADDING_LEAK instead, a "
+        "misreading: it took the model's node mask (True = a real node, PyG's "
+        "DenseDataLoader convention) as True = padding and perturbed the real nodes; since "
+        "the batch-253 probe change (both polarities fit: the zero side is the padding) it "
+        "says nothing. Not CONSTANT_INPUTS: across the batch the single feature column is 1 "
+        "on every real node and 0 on padding, so it varies. Naming it would need "
+        "CONSTANT_INPUTS to read a feature axis whose values are constant over the rows "
+        "that are not all-zero padding (one input column, the same value on every real "
+        "node of every sample)",
     # real-bug batch 251
     "text_classifier_reads_last_padded_step":   # real-bug batch 251
         "a time-major LSTM text classifier reads hdn[-1, :, :] of batches padded to their "

@@ -23,7 +23,7 @@ from benchmarks.real_bugs._gnn_tutorials import TutorialGCN, evaluate, train_ful
 
 TITLE = "Dropout have not been shutdown in test mode in RGCN"
 LINK = "https://github.com/dmlc/dgl/issues/731"
-EXPECTED = ("EVAL_MODE_MISSING",)
+EXPECTED = ("VALIDATION_IN_TRAIN_MODE",)
 STEPS = 200
 
 

@@ -25,7 +25,7 @@ from benchmarks.real_bugs._gnn_tutorials import TutorialGCN, evaluate, train_ful
 
 TITLE = "about undirected graph for GCNConv"
 LINK = "https://github.com/pyg-team/pytorch_geometric/issues/2219"
-EXPECTED = ("DIRECTED_ADJACENCY",)
+EXPECTED = ("NODES_GATHER_NOTHING",)
 STEPS = 200
 
 
