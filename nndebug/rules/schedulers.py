@@ -15,6 +15,10 @@ LOSS_STILL_FALLING = 0.2      # [measured] the training loss ended 20% or more b
                               # was before the first cut: it was not on a plateau (the
                               # accuracy case: 0.40 -> 0.18; a plateau that a plateau
                               # scheduler rightly cut: under 5%, PLATEAU_IMPROVEMENT)
+FLOOR_CALLS_PER_CUT = 3       # [design] at the eps floor the counters' sum is only checked
+                              # for whole cuts, which a metric that did improve meets by
+                              # chance once in (patience + 1 + cooldown) runs: trusted from
+                              # 3 calls per cut (patience 2) up, not for patience 0 or 1
 CUT_TOLERANCE = 0.05          # [design] log(rate ratio) / log(factor) this close to a whole
                               # number: the rate moved by whole cuts of this scheduler only
 
@@ -37,17 +41,34 @@ def cuts_made(first_lr, lr_now, factor):
     return whole if whole >= 0 and abs(cuts - whole) <= CUT_TOLERANCE else None
 
 
-def improvements_missing(state, cuts):
+def at_floor(state, lr_now):
+    """True when another cut would move the rate by ``eps`` or less: ReduceLROnPlateau
+    skips such a cut, but its counters count it all the same (each cut resets them), so
+    past this floor the rate shows fewer cuts than the counters made. (A floor set by
+    ``min_lr`` is left out: the rate reaches it after a few cuts, where a metric that did
+    improve now and then can add up to whole cuts by chance.)"""
+    if not (state.factor and 0 < state.factor < 1 and lr_now > 0):
+        return False
+    return lr_now * (1 - state.factor) <= (state.eps or 0.0)
+
+
+def improvements_missing(state, cuts, floored=False):
     """True when the counters say the metric never beat its first value (outside the
     cooldowns): every call after the first then counted as bad, so the calls add up to
-    exactly ``cuts * (patience + 1)`` bad ones, the cooldown calls after each cut and the
-    bad ones since the last cut. Any improvement resets the count and breaks the sum."""
+    exactly ``k * (patience + 1)`` bad ones, the cooldown calls after each of the ``k``
+    cuts and the bad ones since the last cut. Any improvement resets the count and breaks
+    the sum. ``k`` is ``cuts``, the cuts the rate shows; when the rate sits at its eps floor
+    (``floored``), the scheduler counted cuts it could not make, and ``k`` is any whole
+    number from ``cuts`` up (with FLOOR_CALLS_PER_CUT calls or more per cut)."""
     needed = (state.patience, state.cooldown, state.cooldown_counter, state.num_bad_epochs)
-    if any(value is None for value in needed):
+    if any(value is None for value in needed) or state.calls < 2:
         return False
-    accounted = cuts * (state.patience + 1) + cuts * state.cooldown - state.cooldown_counter \
-        + state.num_bad_epochs
-    return state.calls >= 2 and accounted == state.calls - 1
+    per_cut = state.patience + 1 + state.cooldown
+    counted = state.calls - 1 + state.cooldown_counter - state.num_bad_epochs
+    if not floored or per_cut < FLOOR_CALLS_PER_CUT:
+        return counted == cuts * per_cut
+    k = counted / per_cut
+    return k == round(k) and round(k) >= cuts
 
 
 def first_cut_step(ctx, state, first_lr):
@@ -92,8 +113,11 @@ def plateau_scheduler_wrong_metric(ctx):
     """A ReduceLROnPlateau whose metric never improved on its first value, that cut the rate
     for it, while the training loss kept falling after the first cut: in mode "min" it is
     stepped with something that rises as training goes well (an accuracy, an F1 score) or
-    with a number that is not the loss at all; in mode "max", with a loss. Public report:
-    https://github.com/md-mohaiminul/ViS4mer/issues/4 (an accuracy in mode "min")."""
+    with a number that is not the loss at all; in mode "max", with a loss. Public reports:
+    https://github.com/md-mohaiminul/ViS4mer/issues/4 (an accuracy in mode "min"),
+    https://github.com/microsoft/VideoX/issues/135 (the negated validation loss in mode
+    "min", cut down to the eps floor, where the counters count cuts the rate no longer
+    shows: ``at_floor``)."""
     known = [r.lrs for r in ctx.records if r.lrs]
     if not known or not ctx.enough_steps:
         return None
@@ -101,7 +125,7 @@ def plateau_scheduler_wrong_metric(ctx):
         if state.mode not in NEVER_IMPROVED or not state.lrs:
             continue
         cuts = cuts_made(known[0][0], state.lrs[0], state.factor)
-        if not cuts or not improvements_missing(state, cuts):
+        if not cuts or not improvements_missing(state, cuts, at_floor(state, state.lrs[0])):
             continue
         fall = loss_fall_after(ctx, first_cut_step(ctx, state, known[0][0]))
         if fall is None:
