@@ -20,6 +20,58 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 255
+    "contrastive_loss_fed_similar_pairs_as_label_one":   # real-bug batch 255
+        "a siamese tutorial labels pairs 1 = same digit and trains them with the paper's "
+        "contrastive loss, where y = 1 marks a DISSIMILAR pair (keras-team/tf-keras #469): "
+        "matching pairs are pushed out to the margin, mismatched ones pulled together; "
+        "held-out 1-NN accuracy 0.462 vs 0.926 at seed 0, 0.466 vs 0.940 at seeds + 1000. "
+        "Watch says nothing: the loss is hand-written arithmetic that falls normally, and "
+        "no rule reads which pairs each hinge term is applied to. (EXPECTED is "
+        "LOSS_SIGN_FLIPPED, the closest code.) Naming it would need the pair labels tied "
+        "to the input pairs (same class or not, from the batch's labels or from identical "
+        "inputs) and the term each pair feeds: the pull term (d**2) fed by the pairs that "
+        "are most unlike each other",
+    "batch_hard_triplet_on_squared_distances":   # real-bug batch 255
+        "a batch-hard triplet loss on SQUARED Euclidean distances where the plain distance "
+        "was meant (VisualComputingInstitute/triplet-reid #12); at Adam 1e-2 the embedding "
+        "stays bunched near the origin and the loss near the margin; held-out 1-NN accuracy "
+        "0.456 vs 0.944 at seed 0, 0.544 vs 0.944 at seeds + 1000. At seed 0 watch says "
+        "nothing; at seeds + 1000 it names LR_TOO_HIGH, LOSS_PLATEAU and DEAD_RELU (wrong "
+        "cause: the fixed twin trains at the same rate). No rule reads the distance a "
+        "margin loss compares, nor embeddings that stay near one point while the loss "
+        "sits at the margin (EXPECTED COLLAPSED_ACTIVATIONS, the closest code). Naming it "
+        "would need a hinge's inputs traced to a sum of squared differences without a "
+        "square root, read with the loss pinned near the hinge's constant",
+    "triplet_distance_averaged_over_embedding_axis":   # real-bug batch 255
+        "a triplet loss takes the MEAN of squared differences over a 128-wide embedding "
+        "instead of the sum (keras-team/keras #9498), so every distance is 128 times too "
+        "small for the margin of 1 and the hinge never switches off; held-out 1-NN "
+        "accuracy 0.854 vs 0.928 at seed 0, 0.822 vs 0.930 at seeds + 1000. Watch says "
+        "nothing: the loss falls, gradients and updates are ordinary. (EXPECTED is "
+        "MARGIN_OUTSIDE_SIMILARITY_RANGE, the closest code: a margin on another scale "
+        "than the distances.) Naming it would need the hinge's constant compared with "
+        "the distances it is added to, and every triplet seen active on every step",
+    "semi_hard_triplet_l2_option_is_squared":   # real-bug batch 255
+        "a semi-hard triplet loss whose 'L2' distance is the SQUARED Euclidean one "
+        "(tensorflow/addons #1966: 'always converging to the pre-defined margin'); at "
+        "Adam 2e-2 the embedding stays bunched and drifts; held-out 1-NN accuracy 0.678 "
+        "vs 0.936 at seed 0, 0.578 vs 0.930 at seeds + 1000. Watch names LR_TOO_HIGH, "
+        "EXPLODING_GRADIENTS, LOSS_OSCILLATING and DEAD_RELU at both seeds (wrong cause: "
+        "the fixed twin trains at the same rate, silent). EXPECTED is "
+        "COLLAPSED_ACTIVATIONS, the closest code. Naming it would need a margin loss's "
+        "distance traced to squared differences with no square root, preferred over the "
+        "rate when the same rate trains the plain distance",
+    "cosine_twin_loss_on_matching_pairs_only":   # real-bug batch 255
+        "a twin network trained with 1 - cos on MATCHING pairs only, no term for "
+        "non-matching pairs (kubeflow/examples #259, which asks for a ranking/hinge loss "
+        "over non-matching pairs): every input is mapped to one direction; held-out 1-NN "
+        "accuracy 0.512 vs 0.940 at seed 0, 0.460 vs 0.938 at seeds + 1000. Watch says "
+        "nothing: the embeddings still vary in length, so per-unit spread across the "
+        "batch is not zero, and the loss simply reaches its floor. (EXPECTED is "
+        "COLLAPSED_ACTIVATIONS, the closest code.) Naming it would need the output rows' "
+        "directions read (mean pairwise cosine across a batch near 1) together with a "
+        "loss that only pulls pairs together",
     # real-bug batch 252
     "attention_weights_ignore_encoder_outputs":   # real-bug batch 252
         "the translation tutorial's AttnDecoderRNN (spro/practical-pytorch #84) scores its "
