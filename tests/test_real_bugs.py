@@ -96,16 +96,6 @@ KNOWN_MISSES = {
         "sees an encoder RNN's returned h_n never reach the loss while its per-step "
         "outputs do, in a model where a second RNN then starts from zeros",
     # real-bug batch 254
-    "scheduler_stepped_without_optimizer_step":   # real-bug batch 254
-        "scheduler.step() called after every batch in place of optimizer.step() "
-        "(pytorch/pytorch #3814): no weight ever moves; held-out accuracy 0.10 vs 0.97 at "
-        "seed 0, 0.15 vs 0.98 at seeds + 1000. Watch names the symptoms (PARAMS_NOT_UPDATING, "
-        "LOSS_AT_CHANCE, and LR_AT_ZERO from the StepLR stepped 200 times) but not "
-        "NO_OPTIMIZER_STEP: that rule fires when watch's step() was never called, and its "
-        "rare-steps branch returns when the optimizer stepped on none of the watched steps "
-        "(stepped_total == 0 is left to the first branch). Naming it would need that branch "
-        "to report zero optimizer steps over 20+ watched steps (observed.stepped_since set, "
-        "stepped_total 0) as NO_OPTIMIZER_STEP.",
     "plateau_min_lr_set_to_initial_rate":   # real-bug batch 254
         "ReduceLROnPlateau given the starting rate as its min_lr (PaulRitsche/DeepACSA #36), "
         "so it can never cut: SGD stays at 0.5 all run; accuracy 0.09 vs 0.55 at seed 0, "

@@ -172,7 +172,8 @@ FEW_STEPS_FRACTION = 0.1     # [design] the optimizer stepped on at most 1 watch
                              # micro-batch, gives 0.125-0.5 (core variants 7)
 
 
-@rule(produces="NO_OPTIMIZER_STEP")
+@rule(produces="NO_OPTIMIZER_STEP", explains={"PARAMS_NOT_UPDATING", "LOSS_AT_CHANCE",
+                                              "LOSS_PLATEAU"})
 def no_optimizer_step(ctx):
     """Backward ran under watch (parameters hold gradients) and step() was never called; or
     the optimizer stepped on only a few of the watched steps (``_rare_optimizer_steps``)."""
@@ -209,9 +210,11 @@ def _rare_optimizer_steps(ctx, observed):
         return None
     stepped = int(getattr(observed, "stepped_total", 0) or 0)
     watched = int((ctx.loss_steps >= since).sum()) if len(ctx.loss_steps) else 0
+    if stepped == 0 and watched >= FEW_STEPS_MIN_WATCHED and _nothing_moved(ctx):
+        return _never_stepped(watched, since)
     if stepped == 0 or watched < FEW_STEPS_MIN_WATCHED or \
             stepped > FEW_STEPS_FRACTION * watched:
-        return None     # never stepped: the rule above; often enough: healthy
+        return None     # never stepped: above; often enough: healthy
     poor = learning_poor(ctx)
     return Finding(
         code="NO_OPTIMIZER_STEP", severity="warning" if poor else "info", step=int(since),
@@ -225,6 +228,29 @@ def _rare_optimizer_steps(ctx, observed):
         fix="Call loss.backward() and optimizer.step() for every batch, inside the batch loop "
             "(accumulating? step every k micro-batches and call watch's step() after each "
             "optimizer.step()).")
+
+
+def _nothing_moved(ctx):
+    """Every recorded update of every parameter is exactly zero (and there are records)."""
+    updates = [np.asarray(r.update_norm, float) for r in ctx.records
+               if r.update_norm is not None and len(r.update_norm)]
+    return bool(updates) and all(np.all(u == 0) for u in updates)
+
+
+def _never_stepped(watched, since):
+    """NO_OPTIMIZER_STEP for a loop that calls watch's step() on every batch while the
+    watched optimizer never steps and no weight moves: ``scheduler.step()`` written where
+    ``optimizer.step()`` belongs (real-bug batch 254, pytorch/pytorch#3814). A loop that
+    updates the weights by hand moves them, and is left alone."""
+    return Finding(
+        code="NO_OPTIMIZER_STEP", severity="warning", step=int(since),
+        message=f"The optimizer never stepped in the {watched} watched steps, and no weight "
+                "changed: backward runs and the loss is computed every batch, but "
+                "optimizer.step() is never called (a scheduler.step() in its place, a step "
+                "left out or behind a condition that never holds).",
+        evidence={"stepped_steps": 0, "watched_steps": watched},
+        fix="Call optimizer.step() after loss.backward() on every batch (then "
+            "scheduler.step() where the schedule wants it), and watch's step() after it.")
 
 
 @rule(produces=("GRADIENTS_ACCUMULATING", "GRADIENTS_DISCARDED"),
