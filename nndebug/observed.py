@@ -397,6 +397,7 @@ ROW_LISTS += ("scattered_messages",   # real-bug batch 66 (graphs: messages by i
 ROW_LISTS += ("tiny_norm_batches",)   # core variants: a batch norm's 1-2 sample batch, any step
 ROW_LISTS += ("mixup_partner_rows",   # real-bug batch 76 (mixup labels paired by a 2nd shuffle,
               "augmented_target_rows")   # masks put through the colour jitter)
+ROW_LISTS += ("mask_placement_rows",)   # real-bug batches 67, 242 (masks not moved with images)
 ROW_LISTS += ("unguarded_logs", "picked_probability_losses",
               "class_mean_losses", "empty_overlap_targets")   # real-bug batch 75 (hand-written losses)
 ROW_LISTS += ("attention_scales",)   # real-bug batch 79 (transformer blocks: logits' factors)
@@ -1070,6 +1071,13 @@ class Observed:
                                                           # values, their correlation with
                                                           # the image under them)] (batch
                                                           # 76, monitor/augmented_targets.py)
+    mask_placement_rows: list = field(default_factory=list)  # [(first step, samples read,
+                                                          # samples whose image edges fit
+                                                          # their mask, samples a flipped or
+                                                          # turned mask fits clearly better,
+                                                          # that placement, inputs that are
+                                                          # their mask, of those moved)]
+                                                          # (monitor/mask_placement.py)
     fragile_operations: list = field(default_factory=list)  # [(step, "forward" or
                                                           # "backward", "x / std", source)]:
                                                           # divisions by a bare spread,

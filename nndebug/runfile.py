@@ -1395,6 +1395,8 @@ ROW_READERS.update(scattered_messages=lambda row: tuple(int(v) for v in row),   
 ROW_READERS.update(trained_loss_nodes=lambda row: (int(row[0]), bool(row[1])))   # batch 72
 ROW_READERS.update(tiny_norm_batches=lambda row: (int(row[0]), str(row[1]), int(row[2]),
                                                   int(row[3])))   # core variants
+ROW_READERS.update(mask_placement_rows=lambda row: (   # masks moved apart from their images
+    *(int(v) for v in row[:4]), str(row[4]), *(int(v) for v in row[5:7])))
 ROW_READERS.update(mixup_partner_rows=lambda row: tuple(int(v) for v in row),   # batch 76
                    augmented_target_rows=lambda row: (*(int(v) for v in row[:5]),
                                                       float(row[5])))

@@ -143,6 +143,7 @@ from .target_values_in_features import TargetValuesInFeatures   # real-bug batch
 from .identical_input_rows import IdenticalInputRows   # real-bug batch 45
 from .mixup_partners import MixupPartners   # real-bug batch 76
 from .augmented_targets import AugmentedTargets   # real-bug batch 76
+from .mask_placement import MaskPlacement   # masks moved apart from their images
 from .class_only_padding import ClassOnlyPadding   # real-bug batch 65
 from .row_standardised_inputs import RowStandardisedInputs   # real-bug batch 46
 from .training_input_signs import TrainingInputSigns   # core variants 7
@@ -291,6 +292,8 @@ class Around:
                                             on_error)   # labels' 2nd shuffle (batch 76)
         self.augmented_targets = AugmentedTargets(adapter, observed, self.first_inputs,
                                                   on_error)   # jittered masks (batch 76)
+        self.mask_placement = MaskPlacement(adapter, observed, self.first_inputs,
+                                            on_error)   # masks not flipped with their images
         self.class_padding = ClassOnlyPadding(adapter, observed, self.first_inputs,
                                               on_error)   # one class padded (batch 65)
         self.channel_scales = ChannelScales(adapter, observed, self.first_inputs,   # batch 138
@@ -625,6 +628,7 @@ class Around:
             self.recomputed.read()          # recomputed_segments.py (batch 88)
         self.mixup_partners.read()          # mixup_partners.py (batch 76)
         self.augmented_targets.read()       # augmented_targets.py (batch 76)
+        self.mask_placement.read()          # mask_placement.py
         self.pretrained_norms.read()        # pretrained_norm_inputs.py (batch 73)
         self.loss_weights.read()            # loss_weights.py (batch 74)
         self.class_padding.read()           # class_only_padding.py (batch 65)

@@ -12,6 +12,18 @@ edges, where padding cuts the receptive field - neither is a steady rise).
 Public report: "Sample rate error", https://github.com/sharathadavanne/doa-net/issues/4
 (the configured rate changed from 24000 to 16000 without resampling: "the labels get
 misaligned").
+
+A second reading, for segmentation: masks that do not lie on their images, a flip or a
+rotation drawn for the image and not applied to its mask (``run.observed.mask_placement_rows``,
+``monitor/mask_placement.py``). Public reports: real-bug batch 67's image and mask augmented
+by separate random generators ("image and mask get different rotation angles"), batch 242's
+ssma_pytorch#1 (the augmentation applied to the RGB and depth images, "never for the ground
+truth"). The loss falls - the model learns what the augmentation keeps. Named when enough
+samples have image edges that fit a placement of their mask (``MASK_MIN_FITTED``) and, in at
+least ``MASK_MOVED_SHARE`` of them, a flipped or turned mask fits the image clearly better than
+the mask as given. Pipelines that move both together, or do not augment geometry, leave no
+sample better fitted elsewhere; symmetric shapes tie with their own placement, which the
+margin leaves out.
 """
 import math
 
@@ -36,8 +48,21 @@ DRIFT_RANK_CORRELATION = 0.6   # [design] rank correlation of the unlearned shar
                             # (the planted case 0.90-0.92, its fixed twin -0.03-0.05)
 
 
+MASK_MIN_FITTED = 16      # [design] samples whose image edges fit their mask, needed to judge
+MASK_MOVED_SHARE = 0.2    # [measured] share of those fitting a flipped or turned mask clearly
+                          # better: a left-right flip of half the images alone moves about
+                          # half of the fitted digits (99 of 192, batch 67); masks moved with
+                          # their images 0 of 192
+MASK_COPIED_SHARE = 0.5   # [design] inputs that are their own mask in half the samples read:
+                          # the targets are in the inputs (rules/mask_inputs.py), no flip missed
+
+
 @rule(produces="LABELS_MISALIGNED", reads={"RESHAPE_USED_AS_TRANSPOSE"},
-      explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
+      explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE", "OVERFITTING"})
+def labels_misaligned(ctx):
+    return labels_drift_along_sequence(ctx) or masks_off_their_images(ctx)
+
+
 def labels_drift_along_sequence(ctx):
     if "RESHAPE_USED_AS_TRANSPOSE" in ctx.found:
         return None                 # positions mixed inside the model: another cause of
@@ -100,3 +125,26 @@ def _rank_correlation(values):
     positions -= positions.mean()
     denominator = math.sqrt(float((ranks ** 2).sum() * (positions ** 2).sum()))
     return float((ranks * positions).sum() / denominator) if denominator else 0.0
+
+
+def masks_off_their_images(ctx):
+    rows = observed_list(ctx, "mask_placement_rows")
+    if not rows:
+        return None
+    step, read, fitted, moved, placement, copied, _ = rows[0]
+    if fitted < MASK_MIN_FITTED or moved < MASK_MOVED_SHARE * fitted or \
+            copied >= MASK_COPIED_SHARE * read:
+        return None                 # (inputs that ARE their masks: rules/mask_inputs.py)
+    return Finding(
+        code="LABELS_MISALIGNED", severity="warning", where="targets", step=step,
+        message=f"In {moved} of {fitted} kept training samples whose image edges follow "
+                f"their mask, the mask {placement} (or another flip or turn) fits the image "
+                "clearly better than the mask given: the images were flipped or rotated and "
+                "their masks were not (or not the same way). The model is taught masks that "
+                "do not lie on what it sees.",
+        evidence={"samples_read": read, "samples_fitted": fitted, "samples_moved": moved,
+                  "placement_found": placement, "threshold_share": MASK_MOVED_SHARE},
+        fix="Draw each geometric augmentation once per sample and apply it to the image and "
+            "its mask together (a joint transform, e.g. transforms.v2 with tv_tensors.Mask, "
+            "or the same flip flag and angle for both); keep colour changes on the image "
+            "only.")
