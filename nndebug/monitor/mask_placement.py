@@ -42,7 +42,9 @@ MIN_EDGE_FIT = 0.5          # [measured] correlation of the image's edges with t
                             # the given one by chance (4-5 of 48 tiles at a bar of 0.3)
 CLEARLY_BETTER = 0.15       # [design] another placement's fit above the given one by this
                             # much: a symmetric object fits several placements equally
-SAMPLES_READ = 256          # [design] samples of the kept batches measured at most
+SAMPLES_READ = 256          # [design] samples of the kept batches measured at most...
+PIXELS_READ = 2 ** 21       # [design] ...and mask pixels at most (eight 512 x 512 masks): the
+                            # measure runs at close, where large images must not cost seconds
 MAX_MASK_VALUES = 64        # [design] distinct values a batch of masks holds at most (class
                             # ids; a continuous target of the image's size holds thousands)
 
@@ -136,8 +138,9 @@ def placement_row(pairs):
         masks = masks_of(y, len(x), *x.shape[-2:])
         if masks is None or not (np.isfinite(x).all() and np.isfinite(masks).all()):
             continue
+        budget = min(SAMPLES_READ, max(1, PIXELS_READ // masks[0].size))
         for image, mask in zip(np.asarray(x, dtype=np.float64), masks):
-            if read >= SAMPLES_READ:
+            if read >= budget:
                 break
             measured = best_placement(image, mask)
             if measured is None:
