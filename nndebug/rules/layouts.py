@@ -16,7 +16,14 @@ evidence is an exact shape match: the channels-first layer's input is the shape 
 channels-last layer just gave out, or its output the shape a channels-last layer takes in
 next; or, for a convolution with no such neighbour, its input is one-hot along the LAST axis
 (``one_hot_axis`` 2: every row along axis 1 a single 1 among the symbols), the stored
-(batch, length, 4) layout of one-hot DNA given to Conv1d with in_channels = length. Left
+(batch, length, 4) layout of one-hot DNA given to Conv1d with in_channels = length; or, for
+the first layer a step calls, a Conv1d reading the model's input whose kernel is wider than
+that input's length while its channels outnumber the positions many times over (``side``
+"kernel_over_length"): sensor windows stored (batch, time steps, axes) and given to
+Conv1d(in_channels = window length) slide a 7-wide kernel over 3 axes, mostly padding
+(real-bug batch 257, discuss.pytorch.org 146852). A length of 1 is left alone there (a
+feature vector given as (batch, features, 1) is as common as a window given as
+(batch, steps, 1)). Left
 alone: a convolution of kernel width 1 (a per-position mixing, as MLP-Mixer's
 token mixing does on purpose), a tensor whose two last axes are equal (the shapes cannot
 tell them apart), and Linear layers (applied across time on purpose by forecasters).
@@ -27,6 +34,21 @@ from .graph import rule
 
 # consumers whose input is ids, not features: their input shape says nothing of a layout
 ID_INPUT_LAYERS = {"Embedding"}
+CHANNELS_PER_POSITION = 4   # [design] a model input read as (channels, length) with at least
+                            # this many channels per position and a kernel wider than the
+                            # length: time steps taken for channels (64 steps over 3 axes is
+                            # 21 per position; a sensor window read right has far fewer
+                            # channels than positions)
+
+
+def kernel_over_length(call):
+    """A convolution whose 3-D input is shorter than its kernel (2 positions or more) and
+    has CHANNELS_PER_POSITION channels or more per position."""
+    shape = tuple(call.input_shape)
+    if len(shape) != 3 or not call.type.startswith("Conv") or not call.kernel:
+        return False
+    channels, length = shape[1], shape[2]
+    return 2 <= length < call.kernel and channels >= CHANNELS_PER_POSITION * length
 
 
 def ambiguous(shape):
@@ -62,6 +84,9 @@ def misread_layouts(calls):
             elif getattr(c, "one_hot_axis", None) == 2 and c.type.startswith("Conv"):
                 found.append((c, None, "one_hot"))
                 seen.add(c.layer)
+            elif c is step_calls[0] and kernel_over_length(c):
+                found.append((c, None, "kernel_over_length"))
+                seen.add(c.layer)
     return found
 
 
@@ -74,6 +99,14 @@ def _describe(c, other, side):
                 f"(bases, residues, characters) are the features and axis 1 the positions. "
                 f"The layer {_what(c)} along the {last} symbols, and each position is a "
                 "channel of its own: no filter is shared across positions.")
+    if side == "kernel_over_length":
+        _, axis1, last = c.input_shape
+        return (f"{c.type} '{c.layer}' reads the model's {tuple(c.input_shape)} input as "
+                f"{axis1} channels of length {last}, but its kernel is {c.kernel} wide: "
+                f"wider than the whole axis it slides along, so each output is mostly "
+                f"padding, and with {axis1} channels for {last} positions the layout looks "
+                f"like (batch, time steps, features): the layer slides along the {last} "
+                f"features and each of the {axis1} time steps is a channel of its own.")
     if side == "input":
         _, axis1, last = c.input_shape
         return (f"{c.type} '{c.layer}' reads axis 1 of its {tuple(c.input_shape)} input as "
