@@ -52,6 +52,38 @@ KNOWN_MISSES = {
         "the level is nuisance), and the change in the spectrum's shape keeps this loss "
         "above chance. A rule would need a counterfactual (the same model on the unscaled "
         "windows learning clearly better), which watch cannot run.",
+    # real-bug batch 257
+    "activity_window_labelled_by_step_after_it":   # real-bug batch 257
+        "sensor windows cut with Keras' TimeseriesGenerator convention, data[i - 64:i] paired "
+        "with targets[i], the activity one step AFTER the window (tensorflow/tensorflow "
+        "#33566): windows that end near an activity change are trained on the next "
+        "activity; held-out window accuracy 0.785 vs 0.878 at seed 0, 0.797 vs 0.850 at "
+        "seeds + 1000. Watch says nothing: the loss falls normally and each window still "
+        "gets one plausible class label; LABELS_MISALIGNED reads per-position losses of "
+        "sequence taggers and mask placement, not which step of a window a single label "
+        "was read from. A rule would need the label stream next to the window's span (or "
+        "notice that labels agree with the window's content markedly less near activity "
+        "changes), which a monitor of the training loop does not see.",
+    "glass_break_clips_peak_normalised_per_clip":   # real-bug batch 257
+        "every clip of a sound-event detector divided by its own peak, y = y / peak "
+        "(Industrial-Data-Science-AGH/SNN_Agent #35): the event class's main cue, its "
+        "absolute loudness, is gone; held-out clip accuracy 0.611 vs 0.779 at seed 0, 0.668 "
+        "vs 0.769 at seeds + 1000. Watch says nothing: the clips are scaled but not "
+        "centred, so monitor/sample_normalised_inputs sees no per-sample normalisation, and "
+        "NORMALISATION_ERASES_CLASS_SIGNAL also needs LOSS_AT_CHANCE, while a weak spectral "
+        "cue keeps this loss above chance. A rule would need to read that every sample "
+        "has the same peak (max |x| = 1 along the time axis) together with a loss that "
+        "stalls well above what the fixed scale reaches.",
+    "eyes_closed_eeg_windows_standardised_per_window":   # real-bug batch 257
+        "EEG windows z-scored per channel over their own samples before an eyes-open / "
+        "eyes-closed CNN (eegdash/EEGDash #419: per-window standardisation removes the "
+        "absolute alpha-power difference; microvolts gain 10 to 15 points): held-out window "
+        "accuracy 0.606 vs 0.813 at seed 0, 0.716 vs 0.859 at seeds + 1000. Watch says "
+        "nothing: the per-window z-score is observed, but NORMALISATION_ERASES_CLASS_SIGNAL "
+        "is said only with LOSS_AT_CHANCE (per-window standardisation is right wherever "
+        "the level is nuisance), and the change in the spectrum's shape keeps this loss "
+        "above chance. A rule would need a counterfactual (the same model on the unscaled "
+        "windows learning clearly better), which watch cannot run.",
     "sensor_windows_time_axis_fed_as_conv_channels":   # real-bug batch 257
         "accelerometer windows kept as (batch, 64 time steps, 3 axes) and given to "
         "Conv1d(in_channels=64) (discuss.pytorch.org 146852, '[batch_size, time_stamp, "
