@@ -394,12 +394,6 @@ THINNING_CHANGES = {
         "and went with the tests a worker had run first, so the runs are on one thread now; "
         "which records lift it was not traced (found when batches 192-206 moved the "
         "sample, 2026-12-05)"),
-    "benchmarks.real_bugs.temporal_ensembling_softmax_output_fed_to_softmax_loss": (
-        set(), {"DOUBLE_SOFTMAX"},
-        "recording all 600 steps names DOUBLE_SOFTMAX (it is named at watch's defaults "
-        "too); the budget's 205 kept records do not. Already so before this session's "
-        "changes (checked at a724752); which records it needs was not traced (found when "
-        "batches 192-206 moved the sample, 2026-12-05)"),
     "benchmarks.real_bugs.capsule_transform_init_stddev_too_small": (
         {"LR_TOO_LOW"}, set(),
         "a capsule network whose transform matrices start at stddev 0.001: recording all "
