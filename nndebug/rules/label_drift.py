@@ -64,6 +64,8 @@ def labels_misaligned(ctx):
 
 
 def labels_drift_along_sequence(ctx):
+    """The first reading (module docstring): a per-position loss that rises along the
+    sequence while the first positions are learned."""
     if "RESHAPE_USED_AS_TRANSPOSE" in ctx.found:
         return None                 # positions mixed inside the model: another cause of
                                     # a loss that differs from position to position
@@ -128,6 +130,8 @@ def _rank_correlation(values):
 
 
 def masks_off_their_images(ctx):
+    """The second reading (module docstring): masks a flip or a turn fits better than the
+    mask given, in at least MASK_MOVED_SHARE of the samples whose edges fit their mask."""
     rows = observed_list(ctx, "mask_placement_rows")
     if not rows:
         return None
