@@ -62,6 +62,14 @@ SQUARE_PLACEMENTS = {        # the other four symmetries of a square
 }
 
 
+def placements_of(mask):
+    """The placements a mask of this shape can take: the four symmetries of a rectangle, the
+    eight of a square ("as given" first)."""
+    if mask.shape[0] == mask.shape[1]:
+        return {**PLACEMENTS, **SQUARE_PLACEMENTS}
+    return PLACEMENTS
+
+
 def edge_strength(image):
     """(H, W): the gradient's magnitude of a (C, H, W) image, summed over its channels."""
     gy, gx = np.gradient(image, axis=(-2, -1))
@@ -87,10 +95,8 @@ def best_placement(image, mask):
     boundary = boundary_pixels(mask)
     if edges.std() == 0 or boundary.std() == 0:
         return None
-    placements = dict(PLACEMENTS)
-    if mask.shape[0] == mask.shape[1]:
-        placements.update(SQUARE_PLACEMENTS)
-    fits = {name: _correlation(edges, move(boundary)) for name, move in placements.items()}
+    fits = {name: _correlation(edges, move(boundary))
+            for name, move in placements_of(mask).items()}
     given = fits.pop("as given")
     other = max(fits, key=fits.get)
     return given, fits[other], other
@@ -118,8 +124,7 @@ def masks_of(y, samples, height, width):
 def copied_mask(image, mask):
     """The placement under which a channel of ``image`` IS ``mask`` value for value ("as
     given" first), or None: an input overwritten by its (transformed) target."""
-    for name, move in {**PLACEMENTS, **(SQUARE_PLACEMENTS if mask.shape[0] == mask.shape[1]
-                                        else {})}.items():
+    for name, move in placements_of(mask).items():
         moved = move(mask)
         if any(np.array_equal(channel, moved) for channel in image):
             return name

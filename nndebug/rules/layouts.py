@@ -76,17 +76,17 @@ def misread_layouts(calls):
                      and q.type not in ID_INPUT_LAYERS and not ambiguous(gave)
                      and tuple(q.input_shape) == gave]
             if before:
-                found.append((c, before[-1], "input"))
-                seen.add(c.layer)
+                other, side = before[-1], "input"
             elif after:
-                found.append((c, after[0], "output"))
-                seen.add(c.layer)
+                other, side = after[0], "output"
             elif getattr(c, "one_hot_axis", None) == 2 and c.type.startswith("Conv"):
-                found.append((c, None, "one_hot"))
-                seen.add(c.layer)
+                other, side = None, "one_hot"
             elif c is step_calls[0] and kernel_over_length(c):
-                found.append((c, None, "kernel_over_length"))
-                seen.add(c.layer)
+                other, side = None, "kernel_over_length"
+            else:
+                continue
+            found.append((c, other, side))
+            seen.add(c.layer)
     return found
 
 

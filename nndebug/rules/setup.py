@@ -351,10 +351,16 @@ def cleared_another_turn(ctx, flagged):
     GAN loop (the PyTorch DCGAN tutorial; real-bug batch 241) leaves the generator's pass in
     the discriminator's .grad and clears it with the discriminator's own zero_grad() at the
     start of its turn; a zero_grad() between micro-batches of one loss has no such pass."""
-    rows = {int(step): int(attack) for step, attack, _ in
-            observed_list(ctx, "input_gradient_passes")}
+    rows = _other_turn_passes(ctx)
     known = [rows[step] for step in flagged if step in rows]
     return len(known) >= MIN_RECORDS and sum(a >= 1 for a in known) > MAJORITY * len(known)
+
+
+def _other_turn_passes(ctx):
+    """{recorded step: backward passes that ran right after a forward on an input requiring
+    grad, before the step's own training backward} (``observed.input_gradient_passes``)."""
+    return {int(step): int(attack) for step, attack, _ in
+            observed_list(ctx, "input_gradient_passes")}
 
 
 def only_other_turns(ctx, records, got):
@@ -366,8 +372,7 @@ def only_other_turns(ctx, records, got):
     cancels in mean(D(fake)) - mean(D(real)) (real-bug batch 241's twin). Asked only when
     some tensors move: a zero_grad() between backward() and step() stops them all. A WGAN
     runs the generator once per several critic steps, so one such step may be all there is."""
-    rows = {int(step): int(attack) for step, attack, _ in
-            observed_list(ctx, "input_gradient_passes")}
+    rows = _other_turn_passes(ctx)
     steps = [r.step for r, row in zip(records, got) if row.any()]
     return bool(steps) and all(rows.get(step, 0) >= 1 for step in steps)
 
