@@ -20,6 +20,66 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 259
+    "cbow_noise_words_scored_with_context_table":   # real-bug batch 259
+        "a hand-written CBOW with negative sampling scores its noise words with "
+        "bmm(self.v_embs(neg_v), u_embs) - the noise words' CONTEXT vectors against the "
+        "target's vector - where word2vec scores their output vectors against the averaged "
+        "context, bmm(self.u_embs(neg_v), mean_v_embs) (discuss.pytorch.org 94525, 'Word2vec "
+        "CBOW mismatch'); neighbour precision of the saved context vectors 0.49 vs 0.72 at "
+        "seed 0, 0.39 vs 0.78 at seeds + 1000. Watch is silent: the loss falls, both tables "
+        "get ordinary gradients. (EXPECTED is NEGATIVES_FROM_FEW_IDS, the closest "
+        "negative-sampling code; none names a noise term read from the wrong table.) A rule "
+        "would need to see that the two embedding tables of a sampled-softmax loss swap roles "
+        "between its positive term (u[target] . mean v[context]) and its noise term "
+        "(v[noise] . u[target]): which table each Embedding lookup feeding the two "
+        "dot products comes from.",
+    "cbow_returns_inside_epoch_loop":   # real-bug batch 259
+        "a CBOW trainer's return sits inside its epoch loop, so only the first of 6 epochs "
+        "is trained (monarch-initiative/embiggen#197); neighbour precision 0.20 vs 0.96 at "
+        "seed 0 (46 optimizer steps against 276), 0.14 vs 0.98 at seeds + 1000. Watch is "
+        "silent: the 46 steps it sees are healthy, the loss is still falling when the run "
+        "ends. (EXPECTED is LR_TOO_LOW, the closest code: its 'still falling at the end' "
+        "reading.) A rule would need to know the run was meant to be longer - that the loop "
+        "ended while the loss's recent slope was still steeply negative - and say 'stopped "
+        "early', which needs the intended length (an epochs/steps argument) that watch is "
+        "not given.",
+    "skipgram_window_pairs_word_only_with_itself":   # real-bug batch 259
+        "a pure-Python skip-gram's window loop tests pos2 == pos where it means pos2 != pos, "
+        "so the only pair it trains is (word, word itself) (piskvorky/gensim#401); neighbour "
+        "precision 0.12 (chance) vs 1.00 at seed 0, 0.11 vs 0.99 at seeds + 1000. Watch is "
+        "silent: the loss falls fast (predicting a word from itself is easy) and the "
+        "gradients are ordinary. A rule would need to read the two id tensors fed to the "
+        "centre and context lookups and see them equal row for row (TARGETS_IN_INPUTS for "
+        "embedding ids: the target id is the input id), as it reads targets equal to inputs "
+        "for dense targets.",
+    "word2vec_target_and_context_share_one_embedding":   # real-bug batch 259
+        "a Keras-style word2vec looks the target word and the context word up in ONE "
+        "Embedding, where word2vec keeps two tables (datascience.stackexchange 42287: the "
+        "most similar words are context words, not words used in similar contexts); synonym "
+        "precision 0.13 vs 0.56 at seed 0, 0.09 vs 0.42 at seeds + 1000. Watch names "
+        "LR_TOO_HIGH (wrong cause) and nothing about the shared table. (EXPECTED is "
+        "MODULE_REPEATED_IN_CONTAINER, the closest code: one object where two were meant.) "
+        "A rule would need to see the same Embedding weight on both sides of a dot-product "
+        "score trained with a binary or sampled-softmax loss (both inputs to the Mul/Bmm "
+        "reached from one EmbeddingBackward0's weight), which for word2vec-style pair "
+        "scores learns co-occurrence instead of shared context; tied input/output "
+        "embeddings of a language model are the legitimate look-alike.",
+    # real-bug batch 260
+    "self_attention_output_permute_is_identity":   # real-bug batch 260
+        "a SAGAN-style Self_Attn block computes out = bmm(proj_value, attention.permute(0, 1, "
+        "2)), a permute that changes nothing where permute(0, 2, 1) was meant "
+        "(heykeetae/Self-Attention-GAN#11): the (batch, query, key) attention, normalised over "
+        "the keys, is contracted over its QUERY axis, so each position sums the values by a "
+        "column that does not sum to one and the mean over positions is the plain mean of the "
+        "values; held-out accuracy 0.287 vs 0.918 at seed 0, 0.238 vs 0.922 at seeds + 1000. "
+        "Watch names only VANISHING_GRADIENTS (wrong cause): the shapes are square so nothing "
+        "fails, and no rule reads which axis of a softmax's output a matmul contracts. A rule "
+        "would need to follow a SoftmaxBackward0 output of a square (B, N, N) score tensor "
+        "through any Permute/Transpose nodes into a Bmm/MmBackward0 and see the contracted "
+        "axis differ from the normalised one (as for the query-axis softmax of the same "
+        "attention); soft assignments (NetVLAD, capsule routing) contract a non-square "
+        "assignment over its other axis on purpose.",
     # real-bug batch 256
     "actor_critic_policy_loss_ignores_critic":   # real-bug batch 256
         "an actor-critic tutorial's policy loss weighs log-probabilities by the standardised "
