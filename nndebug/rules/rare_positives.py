@@ -34,6 +34,19 @@ weighted loss's own balance is CLASS_WEIGHTS_REVERSED's to judge), and not when 
 are one-hot (SINGLE_LABEL_WITH_BCE names that cause). Public report: "500+
 multi-labels only predicts zeros", https://github.com/appvision-ai/fast-bert/issues/52 (the
 answer: pos_weight; "the model learns to guess 0 all the time").
+
+A one-column classifier with positives too rare to fill every batch (real-bug batch 261: 12
+positives in 1,150 rows, one batch of 64 in two without any) is read from the last
+LATE_CALLS recorded calls that DO hold positives, and then every recorded call from the
+first of them on - with or without positives - must stay on the negative side. Its loss
+may be an element-wise call (``reduction="none"``) that the script weighs and averages by
+hand (a focal loss, per-row sample weights): a script whose weighting lifts the positives
+puts some of them above the threshold, so all of the late outputs staying below it is still
+the symptom. Public reports: "Shouldn't there be a `(1-alpha)` pre-factor for the
+negatives?", https://github.com/mathiaszinnen/focal_loss_torch/issues/2 (the focal loss's
+alpha given to the positives only, the negatives left at 1); "Per-Sample Weighting does not
+work when valid_size is used", https://github.com/aigamedev/scikit-neuralnetwork/issues/238
+(the balancing sample weights dropped from training).
 """
 from ..findings import Finding
 from .context import observed_list
@@ -92,6 +105,8 @@ def rare_positives_never_predicted(ctx):
     late = calls[-LATE_CALLS:]
     if len(late) < LATE_CALLS or late[-1].step < MIN_LAST_STEP:
         return None
+    if not all(_binary_targets(c) for c in late) or any(c.reduction == "none" for c in late):
+        return _sparse_positives_never_predicted(calls)
     if len({c.loss for c in late}) != 1 or any(c.reduction != "mean" for c in late):
         return None
     threshold = THRESHOLDS[late[0].loss]
@@ -140,3 +155,43 @@ def _no_label_predicted(late, threshold, labels_per_row):
         fix=("weigh each label's positives: BCEWithLogitsLoss(pos_weight=negatives / "
              "positives), one weight per label (or a focal / asymmetric loss); judge the "
              "model by per-label recall or F1 at a tuned threshold, not by accuracy"))
+
+
+def _sparse_positives_never_predicted(calls):
+    """The one-column form when not every late batch holds a positive, or the loss is an
+    element-wise call (real-bug batch 261):
+    the last LATE_CALLS recorded calls with positives, the last of them at MIN_LAST_STEP or
+    later, and no output on the positive side in any recorded call from the first of them
+    on. One loss throughout, averaged over the batch or element-wise (reduction "none")."""
+    with_positives = [i for i, c in enumerate(calls) if _binary_targets(c)][-LATE_CALLS:]
+    if len(with_positives) < LATE_CALLS or calls[with_positives[-1]].step < MIN_LAST_STEP:
+        return None
+    tail = calls[with_positives[0]:]
+    if len({c.loss for c in tail}) != 1 \
+            or any(c.reduction not in ("mean", "none") for c in tail) \
+            or not all(_one_column(c.output_shape) and not c.pos_weight for c in tail):
+        return None
+    loss = tail[0].loss
+    threshold = THRESHOLDS[loss]
+    if not all(c.target_min >= -ZERO_ONE_TOLERANCE and c.target_max <= 1 + ZERO_ONE_TOLERANCE
+               and c.output_max < threshold for c in tail):
+        return None
+    held = [calls[i] for i in with_positives]
+    return Finding(
+        code="RARE_POSITIVES_NEVER_PREDICTED", severity="warning", where=loss,
+        step=int(tail[0].step),
+        message=(f"From step {tail[0].step} on, none of the model's outputs reaches the "
+                 f"positive side of {loss} (largest {max(c.output_max for c in tail):.3g}, "
+                 f"threshold {threshold:g}), though {len(held)} of the {len(tail)} recorded "
+                 "batches hold positive targets: the classifier answers 'negative' for every "
+                 "row. With rare positives a loss that does not lift them (unweighted, or "
+                 "weighted the wrong way) rewards exactly that."),
+        evidence={"loss": loss, "steps": [int(c.step) for c in tail],
+                  "steps_with_positives": [int(c.step) for c in held],
+                  "output_max": [float(c.output_max) for c in tail],
+                  "threshold": threshold},
+        fix=("weigh the positives: BCEWithLogitsLoss(pos_weight=torch.tensor(negatives / "
+             "positives)), a focal loss's alpha on the positives and 1 - alpha on the "
+             "negatives, or per-row weights that reach the training loss (or oversample "
+             "them with a WeightedRandomSampler); judge the model by recall or balanced "
+             "accuracy, not accuracy"))
