@@ -5986,15 +5986,6 @@ def test_the_cause_is_named(case):
 # case -> (the codes its healthy twin draws, why): false alarms not fixed yet, checked
 # exactly, so that a fix - or any other change - fails the test until this is updated
 KNOWN_FALSE_ALARMS = {
-    # real-bug batch 256
-    "keras_actor_critic_value_not_stop_gradient": (
-        {"EXPLODING_GRADIENTS"},
-        "the fixed twin (value detached in the advantage) still sums the actor and huber "
-        "critic losses over every step of two cart-pole episodes, so as episodes lengthen "
-        "towards 200 steps the summed gradient norm grows with them; a property of the "
-        "Keras example's sum-over-steps reduction kept in the reproduction, not of the "
-        "reported bug (at seeds + 1000 the twin gets LR_TOO_HIGH instead).",
-    ),
     # real-bug batch 247
     "hard_sigmoid_output_into_bce_keras_port": (
         {"SINGLE_LABEL_WITH_BCE"},

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ..findings import Finding
-from .context import fmt, last_level, median, module_of, names, rms
+from .context import fmt, last_level, median, module_of, names, rms, scale_free_optimizer
 from .curve import adversarial_turns, calm_before_nan, diverging, learning_poor
 from .graph import rule
 
@@ -29,7 +29,10 @@ EXPLODING_GROWTH_DIVERGING = 20.0  # [measured] the same growth where the loss i
                               # 120) climbs 0.7 -> 3 with its gradient grown 218x
 EXPLODING_GRAD_TO_WEIGHT = 10.0  # [measured] |grad| / |weight| per layer at the first step:
                                  # healthy networks start around 0.01-0.1; at 10 one SGD
-                                 # step with lr 0.1 moves every weight by its own size
+                                 # step with lr 0.1 moves every weight by its own size. Not
+                                 # read under Adam, RMSprop and their kin (real-bug batch 256):
+                                 # they step by about lr whatever the gradient's size, so a
+                                 # loss summed over 40 time steps of an episode is no blow-up
 SPIKE_BEFORE_NAN = 10.0       # [design] largest / median gradient norm: a spike before a NaN
 CLIP_PERCENTILE = 90          # suggested clip: 90th percentile of the observed norms [pascanu]
                               # (clip at a value above typical norms, below the spikes)
@@ -87,7 +90,7 @@ def exploding_gradients(ctx):
                   getattr(ctx.run.observed, "zero_start_parameters", None) or []}
     compared = [i for i in ctx.weights if ctx.run.params[i].name not in zero_start] \
         if zero_start else ctx.weights
-    if first is not None and compared and all(
+    if first is not None and compared and not scale_free_optimizer(ctx) and all(
             v is not None and len(v) == width for v in (first.grad_norm, first.param_norm)):
         with np.errstate(all="ignore"):
             rel = np.asarray(first.grad_norm, float)[compared] / \

@@ -39,6 +39,10 @@ LOG_SMOOTHING_SLACK = 0.01    # [design] log(p + eps) exceeds 0 by about eps: sm
                               # classes), far above it
 MIN_MEASURED_NLL_CALLS = 2    # [design] two measured calls agree before a finding is given
 # losses that take class ids as targets (torch's class and functional names; minigrad's alike)
+SCALE_FREE_OPTIMIZERS = {"Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "Adagrad",
+                         "Adadelta"}   # [torchadam] optimizers that divide each gradient by a
+                         # running size of its own: multiplying the loss by k leaves their
+                         # steps as they were (up to eps), so the gradient's scale is no step size
 LOOKUP_TABLES = {"Embedding", "EmbeddingBag"}   # [design] layers whose rows are looked up by id
 CLASS_INDEX_LOSSES = {"CrossEntropyLoss", "cross_entropy", "NLLLoss", "nll_loss"}
 # losses that compare outputs with targets on the targets' own scale (regression)
@@ -314,6 +318,13 @@ def observed_list(ctx, name):
     """``run.observed.<name>`` as a list (empty for a run without what is observed around
     the model, e.g. one loaded from an older file or built by hand)."""
     return list(getattr(getattr(ctx.run, "observed", None), name, None) or [])
+
+
+def scale_free_optimizer(ctx):
+    """Whether every param group of the watched optimizer is one of SCALE_FREE_OPTIMIZERS
+    (False when the settings are unknown: a run loaded from an older file, no optimizer)."""
+    settings = observed_list(ctx, "optimizer_settings")
+    return bool(settings) and all(s.type in SCALE_FREE_OPTIMIZERS for s in settings)
 
 
 def highest_rates(ctx):

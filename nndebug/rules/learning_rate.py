@@ -12,7 +12,8 @@ from ..findings import Finding
 from .context import median, modules, nanmedian, nanmedian_columns, short_list
 from .curve import (NOISE_SIGMAS, _from_first_loss, at_chance, calm_before_nan,
                     cross_entropy_chance, curve_blew_up, curve_poor, entropy_floor,
-                    gained_beyond_noise, learning_poor, loss_blew_up, starts_fresh)
+                    gained_beyond_noise, learning_poor, loss_blew_up, loss_without_level,
+                    starts_fresh)
 from .graph import rule
 
 LR_HIGH_RATIO = 0.1           # update/weight ratio per step; ~1e-3 is healthy [karpathy];
@@ -133,6 +134,10 @@ def lr_too_high(ctx):
     blew_up = curve_blew_up(ctx) if calm_nan else loss_blew_up(ctx)
     poor = (curve_poor(ctx) if calm_nan else learning_poor(ctx)) and \
         sustained > LR_HIGH_RATIO
+    if loss_without_level(ctx) and ctx.first_nan_step is None:
+        # (real-bug batch 256) a policy surrogate's or an energy gap's curve rises and swings
+        # with the advantages, not with the rate: neither a blow-up nor a lack of progress
+        blew_up = poor = False
     # (real-bug batch 73) a pretrained model's weights rewritten within a few steps
     rewritten = bool(getattr(ctx.run.observed, "pretrained_norm_inputs", None)) and \
         early_typical is not None and \
