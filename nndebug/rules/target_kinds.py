@@ -15,7 +15,8 @@ loss (``run.observed.loss_calls``):
 - MULTI_LABEL_WITH_CROSS_ENTROPY: cross-entropy given multi-hot targets (several 1s in a
   row). torch takes a float target of the output's shape as class probabilities and does
   not check that a row sums to 1, so the softmax makes labels that do not exclude each
-  other compete for one unit of probability.
+  other compete for one unit of probability. The same competition comes one step earlier
+  when a binary cross-entropy gets multi-hot targets and softmax rows as inputs.
 - SINGLE_LABEL_WITH_BCE: a binary cross-entropy given one-hot targets over 3 or more
   columns, exactly one 1 in every row: a single-label task whose classes no longer compete
   (a Hugging Face classifier switches to BCE when its labels come as floats).
@@ -27,7 +28,8 @@ by the step's one transfer (``LossCall.label_rows`` and its neighbours,
 import math
 
 from ..findings import Finding
-from .context import CLASS_INDEX_LOSSES, MAJORITY, REGRESSION_LOSSES, fmt, judged_loss_calls
+from .context import (CLASS_INDEX_LOSSES, MAJORITY, REGRESSION_LOSSES, ROW_SUM_TOLERANCE, fmt,
+                      judged_loss_calls)
 from .contrastive_targets import positive_first_contrast
 from .graph import rule
 
@@ -155,7 +157,7 @@ def _label_rows(ctx, losses):
 def multi_label_with_cross_entropy(ctx):
     found = _label_rows(ctx, SOFTMAX_LOSSES)
     if found is None:
-        return None
+        return _softmax_into_binary_loss(ctx)
     loss, columns, rows, _, multi, most = found
     several = multi / rows
     if several == 0:
@@ -173,6 +175,39 @@ def multi_label_with_cross_entropy(ctx):
         fix="For labels that can occur together, use BCEWithLogitsLoss on the logits (one "
             "sigmoid per label) and threshold each probability at prediction time; keep "
             "CrossEntropyLoss for exactly one class per sample (class ids as targets).")
+
+
+def _softmax_into_binary_loss(ctx):
+    """The same competition one step earlier (real-bug batch 258, keras-team/keras#741): a
+    binary cross-entropy whose inputs were softmax rows - non-negative, summing to 1 over
+    the labels on every judged call (``LossCall.row_sum_error``) - while its multi-hot
+    targets hold several 1s in a row. Each label gets its own yes/no loss, but the softmax
+    before it still shares one unit of probability among them, so a sample with k labels
+    can give each at most 1/k and never clears a 0.5 threshold on two at once."""
+    found = _label_rows(ctx, BINARY_LOSSES)
+    if found is None:
+        return None
+    loss, columns, rows, _, multi, most = found
+    calls = [c for c in judged_loss_calls(ctx, BINARY_LOSSES)
+             if c.target_shape is not None and len(c.target_shape) == 2]
+    softmax_rows = [c for c in calls if c.row_sum_error is not None and
+                    c.row_sum_error < ROW_SUM_TOLERANCE and c.output_min >= -EXACT]
+    if multi == 0 or not calls or len(softmax_rows) < len(calls):
+        return None
+    return Finding(
+        code="MULTI_LABEL_WITH_CROSS_ENTROPY", severity="warning", where=loss, step=None,
+        message=f"{loss} got multi-hot targets ({multi / rows:.0%} of {rows} target rows "
+                f"carry several 1s, up to {most} of {columns}), but its inputs were softmax "
+                f"rows: on all {len(calls)} judged calls they summed to 1 over the labels. "
+                "The labels do not exclude each other, yet the softmax makes them compete "
+                "for one unit of probability: a sample with k labels can give each at most "
+                "1/k, so two labels never pass 0.5 together.",
+        evidence={"loss": loss, "rows": rows, "share_multi_label": multi / rows,
+                  "max_labels_per_row": most, "columns": columns,
+                  "softmax_inputs": True, "calls": len(calls)},
+        fix="Replace the softmax at the output with one sigmoid per label - better, return "
+            "the raw logits and use BCEWithLogitsLoss - and threshold each probability on "
+            "its own at prediction time.")
 
 
 @rule(produces="SINGLE_LABEL_WITH_BCE")
