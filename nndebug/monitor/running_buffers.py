@@ -10,12 +10,22 @@ looks fine and eval mode normalises with statistics of no data (hiwonjoon/tf-frr
 missed the part where running statistics (mean&stds) for batchnorm is updated").
 
 What is read: the model's modules that are not torch's own norm layers (their momentum is
-read as a setting) and hold floating buffers named ``running_*`` or ``moving_*``. Their
+read as a setting) and hold floating buffers named ``running_*`` or ``moving_*``, or named
+for an averaged statistic in the other spellings hand-written norms use: ``avg_*``,
+``average_*``, ``pop_*``, ``population_*`` with ``mean``, ``var`` or ``std`` in the name
+(improved-gan's ``avg_batch_mean``/``avg_batch_var``, whose queued updates the MNIST script
+never applies: openai/improved-gan#17; the "population" ``pop_mean``/``pop_var`` of
+batch-norm tutorials). A fixed normalisation constant (``mean``/``std`` of the input
+pixels) carries no such prefix and is left alone. Their
 buffers are copied once when watching starts; forward hooks on the first ``STEPS_ARMED``
 recorded steps count the calls made in training mode; before findings the buffers are
 compared with the copies (one comparison per buffer, at findings only).
 """
 RUNNING_PREFIXES = ("running_", "moving_")
+AVERAGE_PREFIXES = ("avg_", "average_", "pop_", "population_")  # [design] averaged-statistic
+                             # spellings (openai/improved-gan#17's avg_batch_mean; pop_mean):
+                             # followed only with a STATISTIC_WORDS word in the name
+STATISTIC_WORDS = ("mean", "var", "std")
 STEPS_ARMED = 8              # [design] recorded steps whose training-mode calls are counted
 LAYERS_KEPT = 32             # [design] layers with running buffers followed at most
 VALUES_KEPT = 1 << 20        # [design] buffer values copied at most (4 MB of float32)
@@ -24,7 +34,13 @@ VALUES_KEPT = 1 << 20        # [design] buffer values copied at most (4 MB of fl
 def running_buffers(module):
     """[(name, buffer)] of a module's own floating buffers named like running statistics."""
     return [(name, b) for name, b in module.named_buffers(recurse=False)
-            if name.startswith(RUNNING_PREFIXES) and b is not None and b.is_floating_point()]
+            if statistics_name(name) and b is not None and b.is_floating_point()]
+
+
+def statistics_name(name):
+    """Whether a buffer's name says it holds a running (averaged) statistic."""
+    return name.startswith(RUNNING_PREFIXES) or (
+        name.startswith(AVERAGE_PREFIXES) and any(w in name for w in STATISTIC_WORDS))
 
 
 class RunningBuffers:
