@@ -343,6 +343,7 @@ ROW_LISTS += ("visible_targets", "order_blind_outputs",
               "cross_document_reads")   # real-bug batch 40 (transformer training)
 ROW_LISTS += ("one_unit_softmaxes", "transposing_reshapes")   # real-bug batch 41 (vision)
 ROW_LISTS += ("target_column_scales",)   # real-bug batch 42 (regression numerics)
+ROW_LISTS += ("box_corner_orders",)   # real-bug batch 262 (box corners left unswapped by a flip)
 ROW_LISTS += ("near_zero_divisors",)   # real-bug batch 42 (percentage errors)
 ROW_LISTS += ("target_value_matches",)   # real-bug batch 42 (windows reading ahead)
 ROW_LISTS += ("diffusion_noise_levels",)   # real-bug batch 71 (diffusion forward process)
@@ -801,6 +802,12 @@ class Observed:
                                                           # each target column])] of the first
                                                           # multi-output regression loss calls
                                                           # (monitor/target_column_scales.py)
+    box_corner_orders: list = field(default_factory=list)  # [(step, rows, rows with column 2
+                                                          # below column 0, rows with column 3
+                                                          # below column 1, [min of each
+                                                          # column], [max of each column])] of
+                                                          # the same calls' 4-column
+                                                          # targets (monitor/target_column_scales.py)
     near_zero_divisors: list = field(default_factory=list)  # [(step, elements, smallest and
                                                           # median |divisor|)] of a loss's
                                                           # per-element constant divisors

@@ -515,6 +515,8 @@ def _target_column_scale(row):
 
 
 ROW_READERS.update(target_column_scales=_target_column_scale)   # real-bug batch 42
+ROW_READERS.update(box_corner_orders=lambda row: (   # real-bug batch 262
+    *(int(v) for v in row[:4]), [float(v) for v in row[4]], [float(v) for v in row[5]]))
 
 
 def _near_zero_divisor(row):

@@ -71,17 +71,6 @@ KNOWN_MISSES = {
         "reads sparse positives since batch 261), or the sampler object made but never "
         "given to a DataLoader.",
     # real-bug batch 262
-    "hflip_box_corners_left_unswapped":   # real-bug batch 262
-        "a random horizontal flip mirrors the image and maps the box's x corners as "
-        "W - x1, W - x2 without swapping them (Nota-NetsPresso/netspresso-trainer#196), so "
-        "on half the samples the 'x1' target is the right edge; a rectangle looks the same "
-        "flipped, the regressor averages the two conventions and its boxes shrink to a "
-        "sliver: held-out mean IoU 0.090 against 0.778 fixed at seed 0, 0.135 against 0.750 "
-        "at seeds + 1000. watch sees a smooth-L1 loss that falls and well-scaled outputs "
-        "and targets; LABELS_MISALIGNED is read from a mask that fits its flipped image "
-        "better, not from box targets. A rule would need the targets read as boxes: a "
-        "4-column target whose y2 > y1 on every row but whose x2 < x1 on a steady share of "
-        "rows (corners inverted by an augmentation), without firing on (x, y, w, h) targets",
     "iou_loss_intersection_corner_taken_with_max":   # real-bug batch 262
         "a hand-written IoU loss takes the intersection's bottom-right corner with a max "
         "instead of a min (YunYang1994/tensorflow-yolov3#10): the 'intersection' can exceed "

@@ -91,6 +91,7 @@ CONTINUED += ("ctc_alignments",)   # real-bug batch 89 (first CTC calls)
 CONTINUED += ("multiplied_skips", "head_softmaxes",
               "patch_grid_reshapes")   # real-bug batch 57 (forward walk)
 CONTINUED += ("target_column_scales",)   # real-bug batch 42 (first regression loss calls)
+CONTINUED += ("box_corner_orders",)   # real-bug batch 262 (the same calls' 4-column targets)
 CONTINUED += ("maximised_probabilities",   # real-bug batch 68 (loss graph, first steps)
               "loss_hinges", "narrow_lookups")
 CONTINUED += ("trained_loss_nodes",)   # real-bug batch 72 (loss graph, first steps)

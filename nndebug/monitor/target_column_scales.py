@@ -16,6 +16,13 @@ image or a sequence; no copy, no host transfer during the step). Read when findi
 asked for: each column's standard deviation over every other axis. Kept as
 ``run.observed.target_column_scales``: ``[(step, loss name, rows, [std per column])]``.
 Cost: nothing after the first KEPT_CALLS calls; on those, a reference kept.
+
+The same targets, when they hold exactly four columns, also give how often each pair of
+columns 2 and 0, 3 and 1 is out of order (``run.observed.box_corner_orders``: ``[(step,
+rows, rows with column 2 below column 0, rows with column 3 below column 1, [min of each
+column], [max of each column])]``): boxes given as corners (x1, y1, x2, y2) keep x2 >= x1 and y2 >= y1 on every row
+unless a flip moved the corners without swapping them (LABELS_MISALIGNED,
+``rules/label_drift.py``).
 """
 import numpy as np
 
@@ -68,13 +75,28 @@ class TargetColumnScales:
     def read(self):
         """Each kept target's column spreads (host copies, once, when findings are asked)."""
         try:
-            found = []
+            found, corners = [], []
             for step, name, target in self.kept:
                 values = np.asarray(self.adapter.to_numpy(target), dtype=np.float64)
                 columns = values.reshape(-1, values.shape[-1])
-                found.append((-1 if step is None else int(step), name, int(columns.shape[0]),
+                step = -1 if step is None else int(step)
+                found.append((step, name, int(columns.shape[0]),
                               [float(s) for s in columns.std(axis=0)]))
+                if columns.shape[1] == 4:
+                    corners.append(corner_order(step, columns))
             if found or not self.observed.target_column_scales:
                 self.observed.target_column_scales = found
+            if corners or not self.observed.box_corner_orders:
+                self.observed.box_corner_orders = corners
         except Exception as error:
             self.on_error(error)
+
+
+def corner_order(step, columns):
+    """(step, rows, rows whose column 2 lies below column 0, rows whose column 3 lies below
+    column 1, [min of each column], [max of each column]) of one kept 4-column target, as
+    (rows, 4)."""
+    return (step, int(columns.shape[0]),
+            int(np.count_nonzero(columns[:, 2] < columns[:, 0])),
+            int(np.count_nonzero(columns[:, 3] < columns[:, 1])),
+            [float(v) for v in columns.min(axis=0)], [float(v) for v in columns.max(axis=0)])

@@ -57,10 +57,22 @@ MASK_COPIED_SHARE = 0.5   # [design] inputs that are their own mask in half the 
                           # the targets are in the inputs (rules/mask_inputs.py), no flip missed
 
 
+CORNER_MIN_ROWS = 32        # [design] target rows read (the first regression calls' 4-column
+                            # targets) before the order of their corners means anything
+CORNER_FLIPPED_SHARE = (0.1, 0.9)   # [design] share of rows with one pair of corners out of
+                            # order: a flip drawn with probability p moves about p of them (the
+                            # report's p = 0.5: 47-53% of 192 rows); all rows out of order is
+                            # another convention (x2, y2 first), not a flip
+CORNER_RANGE_RATIO = 3.0    # [design] the four columns' ranges within this factor of each
+                            # other: coordinates of one picture (a 16:9 frame in pixels: 1.8);
+                            # four outputs in different units are not corners
+
+
 @rule(produces="LABELS_MISALIGNED", reads={"RESHAPE_USED_AS_TRANSPOSE"},
       explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE", "OVERFITTING"})
 def labels_misaligned(ctx):
-    return labels_drift_along_sequence(ctx) or masks_off_their_images(ctx)
+    return labels_drift_along_sequence(ctx) or masks_off_their_images(ctx) or \
+        box_corners_out_of_order(ctx)
 
 
 def labels_drift_along_sequence(ctx):
@@ -152,3 +164,44 @@ def masks_off_their_images(ctx):
             "its mask together (a joint transform, e.g. transforms.v2 with tv_tensors.Mask, "
             "or the same flip flag and angle for both); keep colour changes on the image "
             "only.")
+
+
+def box_corners_out_of_order(ctx):
+    """The third reading (real-bug batch 262, Nota-NetsPresso/netspresso-trainer#196): a
+    random horizontal flip that maps a box's corners as W - x1, W - x2 without swapping them.
+    On the flipped samples the target's "x1" is the right edge, so column 2 lies below column
+    0 on about the flip's share of the rows while columns 3 and 1, which the flip leaves
+    alone, keep their order on every row (``run.observed.box_corner_orders``). The regressor
+    learns the average of both conventions. Boxes kept in order, (x, y, w, h) or centre
+    boxes (both pairs in every order), four outputs in different units and values below 0
+    (a cart-pole's state: no pixel or normalised coordinates) stay silent."""
+    rows = observed_list(ctx, "box_corner_orders")
+    total = sum(row[1] for row in rows)
+    if total < CORNER_MIN_ROWS:
+        return None
+    lows = [min(row[4][k] for row in rows) for k in range(4)]
+    ranges = [max(row[5][k] for row in rows) - lows[k] for k in range(4)]
+    if min(lows) < 0 or min(ranges) <= 0 or max(ranges) > CORNER_RANGE_RATIO * min(ranges):
+        return None                 # not coordinates from a picture's corner (module doc)
+    x_out, y_out = sum(row[2] for row in rows), sum(row[3] for row in rows)
+    low, high = CORNER_FLIPPED_SHARE
+    for axis, out, other in (("x", x_out, y_out), ("y", y_out, x_out)):
+        if other or not low * total <= out <= high * total:
+            continue
+        kept, size = ("y", "W") if axis == "x" else ("x", "H")
+        flip = "left-right" if axis == "x" else "up-down"
+        return Finding(
+            code="LABELS_MISALIGNED", severity="warning", where="targets", step=rows[0][0],
+            message=f"The 4-column regression targets look like boxes given by their corners "
+                    f"(x1, y1, x2, y2), and on {out} of {total} kept rows the second {axis} "
+                    f"corner lies before the first while the {kept} corners keep their order "
+                    f"on every row: a {flip} flip mapped the corners to {size} - {axis}1, "
+                    f"{size} - {axis}2 without swapping them, so on the flipped samples "
+                    f"'{axis}1' is the far edge and the model learns the average of two "
+                    "conventions.",
+            evidence={"rows": total, "rows_out_of_order": out, "axis": axis,
+                      "share": out / total, "column_ranges": ranges},
+            fix=f"After flipping, swap the corners: {axis}1, {axis}2 = {size} - {axis}2, "
+                f"{size} - {axis}1 (or flip the boxes with the image in one joint transform, "
+                "e.g. torchvision's transforms.v2 with tv_tensors.BoundingBoxes).")
+    return None
