@@ -33,10 +33,11 @@ MIN_FLAT_IDS = 64      # [design] a flat batch of word ids this long is running 
                        # for one id's share to mean something (skip-gram batches: 256)
 
 
-def token_embeddings(adapter):
-    """[(name, module)] of the embedding tables large enough to hold a vocabulary."""
+def token_embeddings(adapter, types=("Embedding",)):
+    """[(name, module)] of the embedding tables large enough to hold a vocabulary (of the
+    layer ``types``: nn.Embedding unless asked)."""
     return [(name, module) for name, module in adapter.named_modules()
-            if adapter.module_type(module) == "Embedding"
+            if adapter.module_type(module) in types
             and int(getattr(module, "num_embeddings", 0) or 0) >= MIN_TABLE]
 
 
@@ -66,11 +67,12 @@ class FirstLookups:
     counted (``on_lookup`` returns whether one did): no per-step work afterwards. Shared by
     the observers that read the first lookups' ids (this one, ``visible_targets.py``)."""
     lookups_kept = CALLS_KEPT
+    table_types = ("Embedding",)
 
     def __init__(self, adapter, on_error):
         self.adapter, self.on_error = adapter, on_error
         self._handles, self._counted = {}, {}
-        for name, module in token_embeddings(adapter):
+        for name, module in token_embeddings(adapter, self.table_types):
             try:
                 self._handles[name] = adapter.add_forward_hook(module, self._make_hook(name))
             except Exception as error:        # a model without working hooks
@@ -99,6 +101,11 @@ class FirstLookups:
 
 
 class TokenIdShares(FirstLookups):
+    # nn.EmbeddingBag too (real-bug batch 264): its 2-D (bags, ids) input is pooled whole,
+    # so undeclared padding in the rows' tails is averaged into every bag (PADDING_NOT_MASKED,
+    # ``nndebug.rules.sequence``), and its flat stream can be mostly the unknown id
+    table_types = ("Embedding", "EmbeddingBag")
+
     def __init__(self, adapter, observed, current_step, on_error):
         self.observed, self.current_step = observed, current_step
         super().__init__(adapter, on_error)

@@ -4,7 +4,15 @@ PADDING_NOT_MASKED reads ``run.observed.loss_calls``: for a cross-entropy (or NL
 monitor keeps the loss's ``ignore_index`` and ``reduction`` and a summary of a sample of the
 target ids that reached it (``nndebug.monitor.target_ids``). Padding the loss does not
 skip shows up as one id that is frequent, that sits in runs (the padded tails), while the
-other ids do not, and that is not the loss's ``ignore_index``.
+other ids do not, and that is not the loss's ``ignore_index``. It also reads
+``run.observed.token_id_shares`` (``nndebug.monitor.token_id_shares``) for the inputs side
+(real-bug batch 264): an ``nn.EmbeddingBag`` given padded 2-D rows without a
+``padding_idx`` pools the padding with the words (mean, sum or max over every position), so
+a short text's bag is mostly the padding vector. Seen as the commonest id of its first
+training lookups, the same id each time, a share of the ids between PAD_MIN_SHARE and
+BAG_PAD_SHARE_MAX, and (nearly) never between two other tokens: it only fills the rows'
+tails (or heads). A declared ``padding_idx`` is left out of the bag and is not counted;
+per-sample weights that zero the padding are not seen (a known limit).
 
 ATTENTION_SATURATED reads how peaked attention rows are (``statistics.attention_peaks``),
 measured on the output of ``nn.Softmax`` layers and, on torch, of softmax function calls
@@ -22,7 +30,7 @@ batches. Only minigrad lets such a run go on silently: torch refuses the second 
 import statistics
 
 from ..findings import Finding
-from .context import CLASS_INDEX_LOSSES, fmt
+from .context import CLASS_INDEX_LOSSES, fmt, observed_list
 from .graph import rule
 from .soft_target_padding import soft_target_calls   # real-bug batch 60
 
@@ -42,6 +50,11 @@ PAD_IN_TAILS = 0.95        # [measured] (real-bug batch 89) where the whole (row
                            # runs, which the share and run tests alone took for padding). Then
                            # the other tags may repeat (I- tags: 0.58-0.61 in runs, over
                            # OTHERS_IN_RUNS_MAX)
+BAG_PAD_INNER_MAX = 0.02   # [measured] (real-bug batch 264) share of the commonest id's
+                           # occurrences lying between two other tokens: 0 for padded tails; a
+                           # frequent real word falls inside rows ((L - 2) / L of it at length L)
+BAG_PAD_SHARE_MAX = 0.98   # [design] a lookup (nearly) all one id is no padded batch: a flat
+                           # stream of unknown ids reads as one whole row (UNKNOWN_ID_DOMINATES_INPUTS)
 PAD_RUNS_BEYOND_CHANCE = 0.5   # [design] (core variants 4) the frequent id's runs must go at
                            # least half-way from what independent labels at its share give,
                            # 1 - (1 - share)^2, to every occurrence in a run: padded tails
@@ -96,6 +109,10 @@ def padding_not_masked(ctx):
     if observed is None:
         return None
     evidence = unmasked_padding(padding_calls(observed.loss_calls))
+    if evidence is None:
+        bag = pooled_padding(ctx)       # real-bug batch 264: padding averaged into bags
+        if bag is not None:
+            return bag
     soft = evidence is None   # smoothed (soft-target) losses: their rows' argmax (batch 60)
     if soft:
         evidence = unmasked_padding(soft_target_calls(getattr(observed, "soft_target_padding",
@@ -115,6 +132,39 @@ def padding_not_masked(ctx):
         evidence=evidence,
         fix=(f"Give the loss the padding id: CrossEntropyLoss(ignore_index={pad}), or set "
              "padded targets to -100 (the default ignore_index)."))
+
+
+def pooled_padding(ctx):
+    """PADDING_NOT_MASKED for an nn.EmbeddingBag that pools undeclared padding (real-bug
+    batch 264), or None."""
+    bags = {layer.name for layer in ctx.run.layers if layer.type == "EmbeddingBag"}
+    by_layer = {}
+    for row in observed_list(ctx, "token_id_shares"):
+        if row[1] in bags:
+            by_layer.setdefault(row[1], []).append(row)
+    for layer, seen in by_layer.items():
+        ids = {row[2] for row in seen}
+        shares = [row[3] for row in seen]
+        if len(seen) < MIN_SAMPLED_CALLS or len(ids) != 1 or min(shares) < PAD_MIN_SHARE \
+                or max(shares) > BAG_PAD_SHARE_MAX \
+                or max(row[4] for row in seen) > BAG_PAD_INNER_MAX:
+            continue
+        pad = ids.pop()
+        share = statistics.median(shares)
+        return Finding(
+            code="PADDING_NOT_MASKED", severity="warning", where=layer, step=seen[0][0],
+            message=(f"{fmt(100 * share)}% of the ids {layer} (an EmbeddingBag) pools are id "
+                     f"{pad}, every one of them in the padded ends of the rows, and the bag "
+                     "has no padding_idx: the padding is averaged (or summed) into every bag "
+                     "with the words, so a short text's bag is mostly the padding vector and "
+                     "what the model reads depends on how much each text was padded."),
+            evidence={"pad_id": int(pad), "pad_share": share, "layer": layer,
+                      "lookups": len(seen), "inside_rows": max(row[4] for row in seen),
+                      "steps": [row[0] for row in seen]},
+            fix=(f"Declare the padding: nn.EmbeddingBag(..., padding_idx={pad}) leaves it out "
+                 "of the bag (the mean divides by the real words), or pass the unpadded ids "
+                 "as one flat tensor with offsets."))
+    return None
 
 
 def soft_padding_finding(evidence, pad):
