@@ -27,7 +27,8 @@ from benchmarks.real_bugs._bow import BagClassifier, accuracy, documents, flat
 TITLE = "Assignment: Exploring overfitting in NLP - Is it a binary or multiclassification problem?"
 LINK = ("https://community.deeplearning.ai/t/assignment-exploring-overfitting-in-nlp-is-it-a-"
         "binary-or-multiclassification-problem/115984")
-EXPECTED = ("TARGETS_OUTSIDE_OUTPUT_RANGE",)
+EXPECTED = ("TARGETS_OUT_OF_RANGE",)   # corrected after scoring: the checklist's code for BCE
+# targets outside [0, 1] (scored with TARGETS_OUTSIDE_OUTPUT_RANGE, a regression code: wrong cause)
 STEPS = 300
 
 
