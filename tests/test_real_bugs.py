@@ -20,6 +20,33 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 265
+    "cat_images_flattened_with_reshape_that_mixes_examples":   # real-bug batch 265
+        "(m, 8, 8, 1) images flattened for a from-scratch logistic regression with "
+        "reshape(h * w * c, m) instead of reshape(m, -1).T "
+        "(amanchadha/coursera-deep-learning-specialization#23): memory order is kept, so "
+        "each example column gathers pixels of several different images while the labels "
+        "stay in image order: held-out accuracy 0.48 vs 0.873 at seed 0, 0.517 vs 0.882 at "
+        "seeds + 1000. Watch says LR_TOO_HIGH and LOSS_PLATEAU at both seeds (wrong cause: "
+        "the single sigmoid unit cannot fit pixel soup, so the loss stalls high). "
+        "RESHAPE_USED_AS_TRANSPOSE reads reshapes the monitor sees during the run; this one "
+        "is done once, in the data preparation before watch starts, and the model only ever "
+        "receives the scrambled rows. Naming it needs a reading of the training inputs "
+        "themselves: image-sized rows whose neighbouring features (adjacent pixels) are no "
+        "more alike than distant ones, where the pixels of real images correlate with their "
+        "neighbours.",
+    "mnist_columns_l2_normalised_by_keras_normalize_axis_1":   # real-bug batch 265
+        "tf.keras.utils.normalize(x, axis=1) on (n, rows, cols) images L2-normalises every "
+        "column of every image instead of scaling the pixels (ai.stackexchange.com 17963, "
+        "'Does this tutorial use normalization the right way?'): a faint stroke column comes "
+        "out as bright as a thick one and the intensities across the image are lost: "
+        "held-out accuracy 0.918 vs 0.945 at seed 0, 0.928 vs 0.955 at seeds + 1000. Watch "
+        "says nothing at either seed: the inputs are finite, non-negative, within [0, 1] and "
+        "on one scale, so no input rule fires; INPUT_ROWS_STANDARDISED reads rows "
+        "standardised to mean 0 and std 1 each, not image columns of unit length. Naming it "
+        "needs a rule that sees the training inputs as images and finds every non-empty "
+        "column (or row) of each with a sum of squares of exactly 1: a normalisation along "
+        "one spatial axis.",
     # real-bug batch 264
     "count_vectorizer_refit_on_test_reviews":   # real-bug batch 264
         "the test features come from CountVectorizer.fit_transform called again on the test "
