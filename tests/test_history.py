@@ -425,6 +425,13 @@ THINNING_CHANGES = {
         "records drop VANISHING_GRADIENTS, a symptom near its bar. The same "
         "median-over-kept-records limit as fedavg's above; not traced (found when batches "
         "238-246 moved the sample, 2026-12-06)"),
+    "benchmarks.real_bugs.focal_loss_from_log_of_batch_cross_entropy": (
+        {"EXPLODING_ACTIVATIONS"}, set(),
+        "a focal loss built on log of the batch's mean cross-entropy: minimising it drives "
+        "the cross-entropy up, the logits grow without bound; recording every step names "
+        "LOSS_UNBOUNDED_BELOW, the budget's thinned records add EXPLODING_ACTIVATIONS (the "
+        "growth the loss asks for). The same limit as the FedAvg aggregate's above; not "
+        "traced (found by the pre-check of batches 258-265, 2026-12-06)"),
     "benchmarks.real_bugs.vq_codebook_loss_after_straight_through": (
         {"EXPLODING_ACTIVATIONS"}, set(),
         "a VQ layer whose codebook loss is computed after the straight-through swap: "
