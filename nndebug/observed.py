@@ -1153,7 +1153,9 @@ class Observed:
                                                           # eval after train, longest repeat
                                                           # with dropout off, cumulative norm,
                                                           # earlier train-mode steps, earlier
-                                                          # longest repeat)]: the no-gradient
+                                                          # longest repeat, longest repeat
+                                                          # with dropout on, earlier steps
+                                                          # with dropout on)]: the no-gradient
                                                           # forwards after the last step
                                                           # (monitor/forwards_after_training.py)
     placeholder_points: list = field(default_factory=list)  # [(step, loss, points read,

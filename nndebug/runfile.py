@@ -1445,4 +1445,5 @@ ROW_READERS.update(handwritten_errors=lambda row: (   # real-bug batch 126
     int(row[0]), int(row[1]), str(row[2]), float(row[3]), float(row[4])))
 ROW_READERS.update(forwards_after_training=lambda row: (   # real-bug batches 105/114
     int(row[0]), int(row[1]), int(row[2]), int(row[3]), bool(row[4]), int(row[5]), bool(row[6]),
-    int(row[7]), int(row[8])))
+    int(row[7]), int(row[8]),
+    *(int(v) for v in row[9:11])))       # batch 263's two dropout counts (older files: none)

@@ -99,17 +99,6 @@ KNOWN_MISSES = {
         "norm that is itself the last layer. Naming it needs a rule on a model whose last "
         "module is a batch norm over the output units of a regression (MSE/L1) loss, with "
         "targets whose mean or spread lies far from the norm's beta and gamma.",
-    "sine_fit_predicted_with_dropout_still_on":   # real-bug batch 263
-        "the sine/cosine regressor with dropout 0.5 is asked for its grid predictions "
-        "without model.eval() (pytorch/pytorch#1207, 'much noise when predicting very "
-        "simple cosine and the sine function'): grid MSE 0.085 vs 0.024 at seed 0, 0.089 vs "
-        "0.030 at seeds + 1000. Watch says nothing: the forwards after the last step "
-        "(monitor/forwards_after_training.py) are judged only when a batch norm ran in "
-        "training mode, and this model has dropout alone (during validation, dropout alone "
-        "is only info). Naming it needs the after-training row's dropout count read too: "
-        "no-gradient forwards over distinct inputs with dropout in training mode and no "
-        "eval-mode forward after them, told apart from Monte Carlo dropout (the same input "
-        "passed many times), as a warning since those outputs are the ones the script keeps.",
     # real-bug batch 261
     "multiclass_focal_alpha_one_scalar_for_every_class":   # real-bug batch 261
         "kornia's multi-class focal loss multiplies one float alpha (0.25) into every "

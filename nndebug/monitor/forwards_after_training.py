@@ -29,10 +29,15 @@ after the last ``mon.step`` zero when none came after it:
     (step, forwards, with batch norm training, with dropout training, an eval-mode forward
      after the last train-mode one, longest run of one input with every dropout layer off
      (0 without dropout layers), a batch norm with a cumulative average, earlier steps with
-     no-gradient forwards in training mode, longest such run of one input at earlier steps)
+     no-gradient forwards in training mode, longest such run of one input at earlier steps,
+     longest run of one input with a dropout layer on, earlier steps with no-gradient
+     forwards with a dropout layer on)
 
-The last two say what the loop did between its steps: a GAN that samples its generator in
-training mode every few hundred steps does the same after the last one.
+The earlier-step counts say what the loop did between its steps: a GAN that samples its
+generator in training mode every few hundred steps does the same after the last one. The
+last two (real-bug batch 263) tell predictions made with dropout still on (a model asked
+for its outputs after the loop without ``model.eval()``) from Monte Carlo dropout done
+right (one input passed many times with dropout on) and from a loop's habit.
 """
 from .validation_inputs import mode_layers
 
@@ -46,6 +51,7 @@ class ForwardsAfterTraining:
         self._step = None                 # the step the counts below belong to
         self._earlier_train_mode_steps = 0
         self._earlier_longest_repeat = 0
+        self._earlier_dropout_steps = 0
         self._reset()
         if adapter.framework == "torch" and root is not None:
             import torch
@@ -59,6 +65,7 @@ class ForwardsAfterTraining:
         self._forwards = self._norm_training = self._dropout_training = 0
         self._eval_after_train = self._cumulative = False
         self._repeat = self._longest_repeat = 0
+        self._dropout_repeat = self._longest_dropout_repeat = 0
         self._previous = self._previous_version = None
 
     def _before_forward(self, module, inputs):
@@ -80,6 +87,8 @@ class ForwardsAfterTraining:
         steps, start counting anew."""
         if self._norm_training:
             self._earlier_train_mode_steps += 1
+        if self._dropout_training:
+            self._earlier_dropout_steps += 1
         self._earlier_longest_repeat = max(self._earlier_longest_repeat, self._longest_repeat)
         self._reset()
 
@@ -94,11 +103,17 @@ class ForwardsAfterTraining:
         elif norm:
             self._eval_after_train = False
         x = inputs[0] if inputs and self.adapter.is_tensor(inputs[0]) else None
-        if x is not None and has_dropout and not dropout and self._same_as_previous(x):
+        same = x is not None and self._same_as_previous(x)
+        if x is not None and has_dropout and not dropout and same:
             self._repeat += 1
         else:
             self._repeat = 1 if x is not None and has_dropout and not dropout else 0
         self._longest_repeat = max(self._longest_repeat, self._repeat)
+        if x is not None and dropout:      # the same with dropout on (batch 263)
+            self._dropout_repeat = self._dropout_repeat + 1 if same else 1
+        else:
+            self._dropout_repeat = 0
+        self._longest_dropout_repeat = max(self._longest_dropout_repeat, self._dropout_repeat)
         self._previous, self._previous_version = x, None if x is None else x._version
 
     def _same_as_previous(self, x):
@@ -138,7 +153,8 @@ class ForwardsAfterTraining:
             self.observed.forwards_after_training.append((
                 int(step), self._forwards, self._norm_training, self._dropout_training,
                 self._eval_after_train, self._longest_repeat, self._cumulative,
-                self._earlier_train_mode_steps, self._earlier_longest_repeat))
+                self._earlier_train_mode_steps, self._earlier_longest_repeat,
+                self._longest_dropout_repeat, self._earlier_dropout_steps))
         except Exception as error:
             self._on_error(error)
         finally:

@@ -71,6 +71,14 @@ SHIFT_STDS = 1.0             # [design] evaluation mean this many training stds 
 MIN_EVALUATIONS = 2          # [design] evaluation forwards measured
 MIN_TRAIN_MODE_FORWARDS = 2  # [design] as MIN_EVALUATIONS, for the forwards after the last
                              # step: one may be a stray one (a final prediction for a print)
+MIN_DROPOUT_PREDICTIONS = 1  # [design] no-gradient forwards with dropout on after the last step:
+                             # one is enough (a grid or a test set predicted in one batch, the
+                             # report's case); unlike batch norm's, a dropout pass changes
+                             # nothing in the model, so a stray forward costs nothing to
+                             # name - its output is noisy whatever it was for
+MC_DROPOUT_PASSES = 5        # [design] one input passed this many times in a row with dropout on
+                             # is Monte Carlo dropout done on purpose (as after_training.py's
+                             # MC_MIN_PASSES: tens of passes in practice, 2-3 for metrics)
 MIN_TRAINING_RECORDS = 3     # [design] training batches with input statistics
 MIN_STD = 1e-8               # [design] a training std below this is a constant input
                              # (CONSTANT_INPUTS), not a scale to compare with
@@ -184,7 +192,8 @@ def validation_in_train_mode(ctx):
     seen = observed_list(ctx, "validation_inputs")
     norm, dropout = in_train_mode(seen)
     if not (norm or dropout):
-        return _evaluated_after_training_in_train_mode(ctx)
+        return _evaluated_after_training_in_train_mode(ctx) or \
+            _predicted_after_training_with_dropout_on(ctx)
     layers = "batch-norm" + (" and dropout" if dropout else "") if norm else "dropout"
     consequence = ("each validation batch is normalised with its own statistics and folded "
                    "into the running averages: the validation data leaks into the model "
@@ -209,11 +218,40 @@ def evaluated_in_train_mode(ctx):
         return None
     row = rows[-1]
     (step, forwards, norm_training, _dropout, eval_after, _repeat, cumulative,
-     earlier_train_mode_steps, _earlier_repeat) = row
+     earlier_train_mode_steps, _earlier_repeat) = row[:9]
     if norm_training < MIN_TRAIN_MODE_FORWARDS or eval_after or cumulative or \
             earlier_train_mode_steps:
         return None
     return row
+
+
+def _predicted_after_training_with_dropout_on(ctx):
+    """(Real-bug batch 263, pytorch/pytorch#1207: a sine regressor with dropout 0.5 asked for
+    its predictions on a grid without ``model.eval()``: "much noise when predicting".) The
+    no-gradient forwards after the last step ran with dropout on, no eval-mode forward came
+    after them, no batch norm was in training mode (the reading above), the loop made no such
+    forwards between its steps (its habit), and no input was passed MC_DROPOUT_PASSES times in
+    a row (Monte Carlo dropout done right). Those outputs - the predictions the script keeps -
+    are one random thinned network's each, not the trained model's."""
+    rows = observed_list(ctx, "forwards_after_training")
+    if not rows or len(rows[-1]) < 11:
+        return None                 # a run saved before these counts were kept
+    step, forwards, norm_training, dropout_training, eval_after = rows[-1][:5]
+    longest_dropout_repeat, earlier_dropout_steps = rows[-1][9:11]
+    if dropout_training < MIN_DROPOUT_PREDICTIONS or norm_training or eval_after or \
+            earlier_dropout_steps or longest_dropout_repeat >= MC_DROPOUT_PASSES:
+        return None
+    return Finding(
+        code="VALIDATION_IN_TRAIN_MODE", severity="warning", step=int(step),
+        message=f"After the last training step the model ran {forwards} forward(s) without "
+                f"gradients, {dropout_training} of them with dropout in training mode (no "
+                "model.eval() after the loop), and no input was passed many times over (as "
+                "Monte Carlo dropout does): every prediction came from a different random "
+                "thinning of the network, noisier than the trained model's.",
+        evidence={"forwards_after_last_step": forwards, "dropout_training": dropout_training,
+                  "longest_repeat_of_one_input": longest_dropout_repeat},
+        fix="Call model.eval() after the training loop, before predicting (for Monte Carlo "
+            "dropout on purpose, pass each input many times and average).")
 
 
 def _evaluated_after_training_in_train_mode(ctx):
