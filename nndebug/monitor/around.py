@@ -224,9 +224,8 @@ class Around:
                                               current_step, on_error, root=adapter.model)
         self.restarts = OptimizerRestarts(adapter, observed, parameters, current_step, on_error)
         self.shared = SharedOptimizers(adapter, observed, parameters, current_step, on_error)
-        self.evaluations = ValidationInputs(   # unannounced evaluations' first rows go to
-            adapter, observed, adapter.model, current_step, on_error,   # validation_draws
-            on_unannounced=lambda held: self.validation_draws.take_unannounced(held))
+        self.evaluations = ValidationInputs(adapter, observed, adapter.model, current_step,
+                                            on_error)
         self.after_training = ForwardsAfterTraining(   # no-gradient forwards after the last
             adapter, observed, adapter.model, current_step, on_error)   # step (batches 105/114)
         self.validation_draws = ValidationDraws(adapter, observed, on_error)

@@ -12,10 +12,6 @@ for that validation pass (the first float input of each no-gradient forward) are
 here before they are measured; the first input of the first ``PASSES_KEPT`` passes gets its
 first ``DRAW_ROWS`` rows copied to the host. Cost: nothing per training step; one small
 copy at each of the first two measured validation passes (torch only, as the hook).
-A loop that never passes ``val_loss`` but evaluates in eval mode between steps (the
-evaluations ``validation_inputs.py`` calls unannounced) is offered the same way, through
-``take_unannounced``, at the next training forward or at close (real-bug batch 265: a
-validation set cropped at random, scored by accuracy only).
 Kept as ``run.observed.validation_draws``: ``[(step, rows as a 2-D NumPy array)]`` (a
 declared field of ``nndebug.observed.Observed``: saved with the run in its arrays section,
 and continued by a resumed monitor: the draws before the restart count towards
@@ -50,10 +46,3 @@ class ValidationDraws:
                     return
         except Exception as error:        # never break the user's step
             self._on_error(error)
-
-    def take_unannounced(self, held):
-        """``held``: the eval-mode no-gradient forwards of one evaluation no ``val_loss``
-        announced (``validation_inputs.py``), all of one step: kept as ``take`` keeps an
-        announced validation's."""
-        if held:
-            self.take(held, held[0][0])

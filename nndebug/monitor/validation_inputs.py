@@ -37,9 +37,7 @@ torch), from the start (for the evaluations no ``val_loss`` announces) until MAX
 announced validations were measured. Kept in ``run.observed.validation_inputs`` as
 ``(step, mean, std, norm_training, dropout_training, share of negative entries)`` (a
 declared field of ``nndebug.observed.Observed``: saved and loaded with the run), and
-``run.observed.unannounced_evaluations`` in the same layout. The held forwards of such an
-unannounced evaluation are also handed to ``on_unannounced`` (``validation_draws.py`` keeps
-the first rows of the first two, as it does for announced validations: real-bug batch 265).
+``run.observed.unannounced_evaluations`` in the same layout.
 """
 from ..records import BATCHNORM_TYPES, DROPOUT_TYPES
 
@@ -54,11 +52,9 @@ def mode_layers(adapter):
 
 
 class ValidationInputs:
-    def __init__(self, adapter, observed, root, current_step, on_error, on_unannounced=None):
+    def __init__(self, adapter, observed, root, current_step, on_error):
         self.adapter, self.observed, self.root = adapter, observed, root
         self._current_step, self._on_error = current_step, on_error
-        self._on_unannounced = on_unannounced   # called with an unannounced evaluation's
-                                                # held forwards (eval mode only)
         self._handle = None
         self._pending = []                # [(step, input, norm training, dropout training)]
         self._pending_eval = []           # for each: whether the model was in eval mode
@@ -115,10 +111,6 @@ class ValidationInputs:
             for (at, x, norm, dropout), in_eval in zip(self._pending, self._pending_eval):
                 if in_eval and x is not None and len(kept) < MAX_KEPT:
                     kept.append(self._row(at, x, norm, dropout))
-            if self._on_unannounced is not None:
-                held = [h for h, in_eval in zip(self._pending, self._pending_eval) if in_eval]
-                if held:
-                    self._on_unannounced(held)
         except Exception as error:        # never break the user's step
             self._on_error(error)
         self._drop_pending()

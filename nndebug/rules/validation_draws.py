@@ -8,10 +8,7 @@ images (too high) and moves with the draws; the best epoch, early stopping and a
 scheduler follow that noise. Nothing fails and the loss still falls.
 
 Reads ``run.observed.validation_draws`` (``monitor/validation_draws.py``): the first rows
-of the first validation input of two evaluations - validations announced by ``val_loss``,
-or, in a loop that passes none, two evaluations in eval mode between training steps
-(zoogzog/chexnet#27: RandomResizedCrop in the validation transform, the run scored by
-accuracy only; real-bug batch 265). A deterministic validation set gives the
+of the first validation input of two evaluations. A deterministic validation set gives the
 same rows twice (silent). A shuffled one gives other samples: each row is no closer to its
 counterpart than to any other row (chance). An augmented one gives the same samples
 altered: each row is closer to its own counterpart than to the others, either in its raw
