@@ -425,6 +425,21 @@ THINNING_CHANGES = {
         "records drop VANISHING_GRADIENTS, a symptom near its bar. The same "
         "median-over-kept-records limit as fedavg's above; not traced (found when batches "
         "238-246 moved the sample, 2026-12-06)"),
+    "benchmarks.real_bugs.bert_warmup_schedule_stepped_once_per_epoch": (
+        set(), {"VANISHING_GRADIENTS"},
+        "a BERT-style warm-up stepped once per epoch, so the rate stays near zero: recording "
+        "every step names INIT_SCALE_TOO_SMALL, LOSS_PLATEAU, LR_AT_ZERO, "
+        "LR_GROWS_DURING_TRAINING, SCHEDULE_LENGTH_MISMATCH and VANISHING_GRADIENTS; the "
+        "budget's thinned records drop VANISHING_GRADIENTS, a symptom near its bar (as the "
+        "BERT attention-mask case above). Not traced; first seen by the clean-clone CI of "
+        "2026-12-06 (batches 258-265), which passed it the session before"),
+    "benchmarks.real_bugs.graph_dataset_sorted_by_label_loaded_unshuffled": (
+        set(), {"EXPLODING_GRADIENTS"},
+        "a graph classifier fed its label-sorted dataset unshuffled: recording every step "
+        "names DEAD_RELU, EXPLODING_GRADIENTS, LOSS_DIVERGING and "
+        "RARE_POSITIVES_NEVER_PREDICTED; the budget's thinned records drop "
+        "EXPLODING_GRADIENTS (its growth over the run is read on the kept records). Not "
+        "traced; first seen by the clean-clone CI of 2026-12-06 (batches 258-265)"),
     "benchmarks.real_bugs.focal_loss_from_log_of_batch_cross_entropy": (
         {"EXPLODING_ACTIVATIONS"}, set(),
         "a focal loss built on log of the batch's mean cross-entropy: minimising it drives "
