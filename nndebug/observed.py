@@ -806,8 +806,8 @@ class Observed:
                                                           # below column 0, rows with column 3
                                                           # below column 1, [min of each
                                                           # column], [max of each column])] of
-                                                          # the same calls' 4-column
-                                                          # targets (monitor/target_column_scales.py)
+                                                          # the same calls' 4-column targets
+                                                          # (monitor/target_column_scales.py)
     near_zero_divisors: list = field(default_factory=list)  # [(step, elements, smallest and
                                                           # median |divisor|)] of a loss's
                                                           # per-element constant divisors

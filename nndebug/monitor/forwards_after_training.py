@@ -103,7 +103,7 @@ class ForwardsAfterTraining:
         elif norm:
             self._eval_after_train = False
         x = inputs[0] if inputs and self.adapter.is_tensor(inputs[0]) else None
-        same = x is not None and self._same_as_previous(x)
+        same = x is not None and has_dropout and self._same_as_previous(x)   # both counts below
         if x is not None and has_dropout and not dropout and same:
             self._repeat += 1
         else:

@@ -20,9 +20,9 @@ Cost: nothing after the first KEPT_CALLS calls; on those, a reference kept.
 The same targets, when they hold exactly four columns, also give how often each pair of
 columns 2 and 0, 3 and 1 is out of order (``run.observed.box_corner_orders``: ``[(step,
 rows, rows with column 2 below column 0, rows with column 3 below column 1, [min of each
-column], [max of each column])]``): boxes given as corners (x1, y1, x2, y2) keep x2 >= x1 and y2 >= y1 on every row
-unless a flip moved the corners without swapping them (LABELS_MISALIGNED,
-``rules/label_drift.py``).
+column], [max of each column])]``): boxes given as corners (x1, y1, x2, y2) keep x2 >= x1
+and y2 >= y1 on every row unless a flip moved the corners without swapping them
+(LABELS_MISALIGNED, ``rules/label_drift.py``).
 """
 import numpy as np
 
