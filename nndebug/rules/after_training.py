@@ -12,13 +12,8 @@ evaluated again and again with dropout off for any other reason is rare: a loop 
 loss, an accuracy and a calibration error each with its own forward makes three.
 """
 from ..findings import Finding
-from .context import observed_list
+from .context import MC_MIN_PASSES, observed_list
 from .graph import rule
-
-MC_MIN_PASSES = 5             # [design] Monte Carlo dropout is run with tens of passes (the
-                              # reproduced report's inference: 20); other repeated
-                              # evaluations of one input make 2-3 (one forward per metric);
-                              # 5 leaves room on both sides
 
 
 def _row(ctx):

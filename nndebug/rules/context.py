@@ -39,6 +39,11 @@ LOG_SMOOTHING_SLACK = 0.01    # [design] log(p + eps) exceeds 0 by about eps: sm
                               # classes), far above it
 MIN_MEASURED_NLL_CALLS = 2    # [design] two measured calls agree before a finding is given
 # losses that take class ids as targets (torch's class and functional names; minigrad's alike)
+MC_MIN_PASSES = 5             # [design] one input passed this many times in a row with dropout
+                              # on is Monte Carlo dropout done on purpose (the reproduced
+                              # report's inference: 20 passes; other repeated evaluations of
+                              # one input make 2-3, one forward per metric); 5 leaves room on
+                              # both sides. Read by after_training.py and validation_inputs.py
 SCALE_FREE_OPTIMIZERS = {"Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "Adagrad",
                          "Adadelta"}   # [torchadam] optimizers that divide each gradient by a
                          # running size of its own: multiplying the loss by k leaves their

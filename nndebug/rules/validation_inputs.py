@@ -57,7 +57,7 @@ not a slip after the loop).
 import numpy as np
 
 from ..findings import Finding
-from .context import observed_list
+from .context import MC_MIN_PASSES, observed_list
 from .graph import rule
 
 SCALE_RATIO = 1.75           # [design] evaluation std over training std (or its inverse):
@@ -76,9 +76,6 @@ MIN_DROPOUT_PREDICTIONS = 1  # [design] no-gradient forwards with dropout on aft
                              # report's case); unlike batch norm's, a dropout pass changes
                              # nothing in the model, so a stray forward costs nothing to
                              # name - its output is noisy whatever it was for
-MC_DROPOUT_PASSES = 5        # [design] one input passed this many times in a row with dropout on
-                             # is Monte Carlo dropout done on purpose (as after_training.py's
-                             # MC_MIN_PASSES: tens of passes in practice, 2-3 for metrics)
 MIN_TRAINING_RECORDS = 3     # [design] training batches with input statistics
 MIN_STD = 1e-8               # [design] a training std below this is a constant input
                              # (CONSTANT_INPUTS), not a scale to compare with
@@ -230,7 +227,7 @@ def _predicted_after_training_with_dropout_on(ctx):
     its predictions on a grid without ``model.eval()``: "much noise when predicting".) The
     no-gradient forwards after the last step ran with dropout on, no eval-mode forward came
     after them, no batch norm was in training mode (the reading above), the loop made no such
-    forwards between its steps (its habit), and no input was passed MC_DROPOUT_PASSES times in
+    forwards between its steps (its habit), and no input was passed MC_MIN_PASSES times in
     a row (Monte Carlo dropout done right). Those outputs - the predictions the script keeps -
     are one random thinned network's each, not the trained model's."""
     rows = observed_list(ctx, "forwards_after_training")
@@ -239,7 +236,7 @@ def _predicted_after_training_with_dropout_on(ctx):
     step, forwards, norm_training, dropout_training, eval_after = rows[-1][:5]
     longest_dropout_repeat, earlier_dropout_steps = rows[-1][9:11]
     if dropout_training < MIN_DROPOUT_PREDICTIONS or norm_training or eval_after or \
-            earlier_dropout_steps or longest_dropout_repeat >= MC_DROPOUT_PASSES:
+            earlier_dropout_steps or longest_dropout_repeat >= MC_MIN_PASSES:
         return None
     return Finding(
         code="VALIDATION_IN_TRAIN_MODE", severity="warning", step=int(step),
