@@ -26,6 +26,15 @@ make it, as ``unguarded_logs.py`` reads a log of a probability. Three more such 
   in the exp's backward. An ``exp`` of a difference (a max subtracted by hand) is taken as
   guarded; ``torch.logsumexp`` is no such chain.
 
+- a spread over the batch axis, ``torch.std(x, dim=0)`` or ``x.var(0)`` with the default
+  (unbiased) correction, of an activation inside the model (a GAN discriminator's minibatch
+  standard deviation, a per-batch standardisation): the spread of a single value divides
+  by n - 1 = 0, so a batch of one sample - the last, partial batch of an epoch whose size
+  leaves one over - makes it NaN in the forward (PGGAN-PyTorch#1, real-bug batch 267).
+  Read on the forward's graph: a std/var node whose reduced dimensions include the first
+  (or, on a 1-D tensor, all of them), whose correction is not 0 and whose input is itself
+  computed (not a parameter). ``correction=0`` is no such spread.
+
 - a division by a bare count: ``loss.sum() / mask.sum()``, ``x / (y == c).sum()``, the sum
   of a tensor of 0s and 1s (events, positives, kept tokens) with nothing added to or
   clamped on it. A batch that holds none of them makes it 0, and 0 / 0 is NaN in the
@@ -106,6 +115,9 @@ class FragileOperations:
             elif name in LOGS:
                 described = log_of_summed_exps(node)
                 phase = "forward"
+            elif name in SPREADS:
+                described = spread_over_batch(node, name)   # real-bug batch 267
+                phase = "forward"
             else:
                 return
         except Exception:      # a node kind we did not foresee: nothing to say
@@ -139,6 +151,29 @@ def _count_of(summed):
     with torch._C.DisableTorchFunction():
         binary = bool(((summed == 0) | (summed == 1)).all())
     return "sum(0/1 tensor)" if binary else None
+
+
+def spread_over_batch(node, name):
+    """"std over the batch axis" (or var) when ``node``, a std/var backward node, takes an
+    unbiased spread over the first axis of a computed tensor (an activation, not a
+    parameter): NaN on a batch of one sample. Else None."""
+    correction = getattr(node, "_saved_correction", None)
+    correction = 1 if correction is None else correction       # None: the default, n - 1
+    if not isinstance(correction, (int, float)) or correction == 0:
+        return None
+    try:
+        source = node._saved_self
+    except (AttributeError, RuntimeError):                      # freed: nothing to read
+        return None
+    if source is None or source.grad_fn is None or source.dim() == 0:
+        return None                                             # a parameter or a number
+    dims = getattr(node, "_saved_dim", None)
+    if dims is None:                                            # every axis: the batch's
+        reduces_batch = source.dim() == 1                       # only for a 1-D tensor
+    else:
+        dims = (dims,) if isinstance(dims, int) else tuple(dims)
+        reduces_batch = any(d % source.dim() == 0 for d in dims)
+    return f"{name} over the batch axis" if reduces_batch else None
 
 
 def _parent(node, index=0):

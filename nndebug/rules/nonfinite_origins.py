@@ -38,7 +38,9 @@ Unless the watched steps saw the structure that makes it (``observed.fragile_ope
 real-bug batch 92): a division by a bare std or variance (0 / 0 on a batch of equal
 values: NAN_BORN_IN_FORWARD at the first NaN step), a fractional power of a probability or
 its complement (an infinite derivative once it rounds to 0: NAN_BORN_IN_BACKWARD at the
-step before), a log of a sum of exps (forward for an Inf loss, backward for a NaN one). It
+step before), a log of a sum of exps (forward for an Inf loss, backward for a NaN one), an
+unbiased std/var over the batch axis of an activation (NaN on a batch of one sample:
+forward; real-bug batch 267). It
 is named for a NaN after finite losses that were not blowing up (signed losses judged by
 their typical size, not their minimum), with no NaN in the inputs.
 """
@@ -269,6 +271,16 @@ FRAGILE_WHY = (
              "exps' backward)",
      "Work in log space: torch.logsumexp(log_weights + log_terms, dim) instead of "
      "log(sum(weights * exp(log_terms)))."),
+    ("std over the batch axis", "computes {what} with the default (unbiased) correction, "
+     "which divides by n - 1: a batch of ONE sample - the last, partial batch of an epoch "
+     "whose size leaves one over - makes it 0 / 0 = NaN in the forward (real-bug batch 267)",
+     "Drop the last, partial batch (DataLoader(..., drop_last=True)) or skip batches of one "
+     "sample; or take the spread with correction=0 (unbiased=False), 0 for one sample."),
+    ("var over the batch axis", "computes {what} with the default (unbiased) correction, "
+     "which divides by n - 1: a batch of ONE sample - the last, partial batch of an epoch "
+     "whose size leaves one over - makes it 0 / 0 = NaN in the forward (real-bug batch 267)",
+     "Drop the last, partial batch (DataLoader(..., drop_last=True)) or skip batches of one "
+     "sample; or take the spread with correction=0 (unbiased=False), 0 for one sample."),
     ("", "computes {what}, a fractional power of a probability: its forward is finite when the probability rounds "
          "to exactly 1 (or 0) in float32 - a logit gap past about 17 -, but x ** gamma with "
          "0 < gamma < 1 has an infinite derivative at 0, and 0 x inf is NaN in the backward",
