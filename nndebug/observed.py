@@ -374,6 +374,7 @@ ROW_LISTS += ("rewritten_weights", "self_references")   # real-bug batch 58 (cop
 ROW_LISTS += ("constant_decoder_inputs",)   # real-bug batch 49 (a decoder fed zeros)
 ROW_LISTS += ("swapped_loss_arguments",   # real-bug batch 52 (BCE arguments,
               "squashed_score_terms")   # a critic's score through a sigmoid)
+ROW_LISTS += ("repeated_output_calls",)   # real-bug batch 269 (one output layer, two targets)
 ROW_LISTS += ("single_value_norms", "dropout_outputs", "unchanged_running_buffers",
               "soft_target_padding")   # real-bug batch 60 (norms, dropout, smoothing)
 ROW_LISTS += ("duplicated_input_columns",   # real-bug batch 59 (copied feature lines,
@@ -897,6 +898,12 @@ class Observed:
                                                           # found exactly 0, differences
                                                           # compared)], first recorded steps
                                                           # (monitor/self_references.py)
+    repeated_output_calls: list = field(default_factory=list)  # [(step, [(loss, loss, layer
+                                                          # node type)])]: regression terms
+                                                          # whose predictions are one layer
+                                                          # called twice on one input, first
+                                                          # recorded steps (real-bug batch
+                                                          # 269, monitor/repeated_output_calls.py)
     swapped_loss_arguments: list = field(default_factory=list)  # [(step, name of a binary
                                                           # cross-entropy whose prediction
                                                           # has no graph and whose target

@@ -1281,6 +1281,14 @@ ROW_READERS.update(swapped_loss_arguments=_swapped_loss_argument,
                    squashed_score_terms=_squashed_score_terms)   # real-bug batch 52
 
 
+def _repeated_output_calls(row):   # real-bug batch 269
+    step, pairs = row
+    return int(step), [(str(a), str(b), str(kind)) for a, b, kind in pairs]
+
+
+ROW_READERS.update(repeated_output_calls=_repeated_output_calls)   # real-bug batch 269
+
+
 def _soft_target_agreement(row):   # real-bug batch 55
     step, agreement, classes, rows = row
     return int(step), float(_number(agreement)), int(classes), int(rows)

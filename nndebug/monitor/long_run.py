@@ -162,6 +162,7 @@ CONTINUED += ("late_gradients", "uncleared_gradients")   # real-bug batch 50 (fi
 CONTINUED += ("other_optimizer_carries",)   # real-bug batch 187 (first other optimizer steps)
 CONTINUED += ("constant_decoder_inputs",)   # real-bug batch 49 (first steps)
 CONTINUED += ("swapped_loss_arguments", "squashed_score_terms")   # real-bug batch 52
+CONTINUED += ("repeated_output_calls",)   # real-bug batch 269 (first steps' loss graphs)
 CONTINUED += ("derivative_calls", "per_position_gradient_norms")   # real-bug batch 56
 CONTINUED += ("self_references",)   # real-bug batch 58 (first steps' loss graphs)
 CONTINUED += ("rounded_input_columns", "wrapped_input_levels",   # real-bug batch 61 (first

@@ -32,6 +32,7 @@ from .late_gradients import LateGradients   # real-bug batch 50 (loop order)
 from .rewritten_weights import RewrittenWeights   # real-bug batch 58 (weight copies)
 from .self_references import SelfReferences   # real-bug batch 58 (a reference = the model)
 from .swapped_loss_arguments import SwappedLossArguments   # real-bug batch 52
+from .repeated_output_calls import RepeatedOutputCalls   # real-bug batch 269
 from .squashed_scores import SquashedScores   # real-bug batch 52
 from .single_value_norms import SingleValueNorms   # real-bug batch 60 (norms, dropout)
 from .dropout_outputs import DropoutOutputs   # real-bug batch 60
@@ -207,6 +208,8 @@ class Monitor:
             self.around.loss_graph.readers += [   # real-bug batch 52: BCE arguments swapped,
                 SwappedLossArguments(self.run.observed),   # a critic's score squashed
                 SquashedScores(self.run.observed)]
+            self.around.loss_graph.readers.append(   # real-bug batch 269: two targets read
+                RepeatedOutputCalls(self.run.observed))   # one layer called twice
             self.around.loss_graph.readers.append(   # real-bug batch 60: one-value groups
                 SingleValueNorms(self.run.observed, adapter.model))
             self.layer_sites = [   # real-bug batch 60: dropout as the output, lost statistics
