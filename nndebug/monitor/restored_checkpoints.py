@@ -16,11 +16,19 @@ asked for, the fingerprints travel to the host in one copy and
 ``run.observed.restored_checkpoints`` gets (kind, step, [sums]) rows, kind "validation" or
 "load", the first ``VALIDATIONS_KEPT`` passes and ``LOADS_KEPT`` loads
 (``rules.context.restored_checkpoint`` matches them).
+
+(real-bug batch 266) A pre-hook on the model's ``state_dict`` notes the steps at which the
+loop itself took the weights (``best = copy.deepcopy(model.state_dict())``,
+``torch.save(model.state_dict(), "best.pt")``; the monitor's own keep_vars reads are not
+counted): rows
+("save", step, []), the first ``SAVES_KEPT``. A loop that keeps the best pass's weights and
+never loads them back ends with the last pass's (``rules/unrestored_best.py``).
 """
 from ..adapters.base import nndebug_hook
 
 VALIDATIONS_KEPT = 512   # [design] validation passes fingerprinted (an epoch each: plenty)
 LOADS_KEPT = 8           # [design] loads fingerprinted
+SAVES_KEPT = 512         # [design] steps at which the loop took the weights (one per pass)
 
 
 class RestoredCheckpoints:
@@ -30,7 +38,9 @@ class RestoredCheckpoints:
         self.model = model
         self.names = None         # the floating-point tensors fingerprinted, in order
         self.validations, self.loads = [], []   # [(step, device vector of sums)]
-        self._handle = None
+        self.saves = []           # steps at which the loop took model.state_dict()
+        self._handle = self._save_handle = None
+        self._own_read = False    # inside the fingerprint's own state_dict()
         if adapter.framework != "torch" or model is None:
             return
         try:
@@ -39,12 +49,22 @@ class RestoredCheckpoints:
         except Exception as error:        # a torch without the public pre-hook
             on_error(error)
             self.model = None
+            return
+        try:
+            self._save_handle = model.register_state_dict_pre_hook(
+                nndebug_hook(lambda *args: self._before_save(*args)))
+        except Exception:                 # a torch without it: no "save" rows
+            self._save_handle = None
 
     def saw_validation(self, step):
         if self.model is None or len(self.validations) >= VALIDATIONS_KEPT:
             return
         try:
-            state = self.model.state_dict(keep_vars=True)
+            self._own_read = True
+            try:
+                state = self.model.state_dict(keep_vars=True)
+            finally:
+                self._own_read = False
             if self.names is None:
                 self.names = [name for name, t in state.items()
                               if hasattr(t, "is_floating_point") and t.is_floating_point()]
@@ -52,6 +72,13 @@ class RestoredCheckpoints:
         except Exception as error:        # never break the user's step
             self._on_error(error)
             self.model = None
+
+    def _before_save(self, module, prefix, keep_vars=False, *rest):
+        if self._own_read or keep_vars or prefix or len(self.saves) >= SAVES_KEPT:
+            return                        # the monitor's own reads (keep_vars), a wrapper's
+        step = self._current_step()
+        if not self.saves or self.saves[-1] != step:
+            self.saves.append(step)
 
     def _before_load(self, module, state_dict, prefix, *rest):
         if prefix or self.names is None or len(self.loads) >= LOADS_KEPT:
@@ -70,6 +97,7 @@ class RestoredCheckpoints:
             for kind, kept in (("validation", self.validations), ("load", self.loads)):
                 for step, sums in kept:
                     rows.append((kind, int(step), [float(v) for v in sums.cpu().tolist()]))
+            rows.extend(("save", int(step), []) for step in self.saves)
         except Exception as error:
             self._on_error(error)
             return
@@ -79,6 +107,9 @@ class RestoredCheckpoints:
         if self._handle is not None:
             self._handle.remove()
             self._handle = None
+        if self._save_handle is not None:
+            self._save_handle.remove()
+            self._save_handle = None
 
 
 def _sums(tensors):

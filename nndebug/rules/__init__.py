@@ -68,6 +68,7 @@ from . import inputs  # noqa: F401  (one line per rule file, in cause order)
 from . import setup  # noqa: F401
 from . import output_units  # noqa: F401  (real-bug batch 131: output units never trained)
 from . import checkpoint_choice  # noqa: F401  (real-bug batch 139: a late checkpoint restored)
+from . import unrestored_best  # noqa: F401  (real-bug batch 266: the best never loaded back)
 from . import channel_scales  # noqa: F401  (real-bug batch 138: channels in other units)
 from . import optimizer_setup  # noqa: F401
 from . import handwritten_updates  # noqa: F401  (real-bug batch 99: update rules by hand)
