@@ -61,8 +61,9 @@ def best_weights_not_restored(ctx):
                 f"{best_step}, validation loss {best_val:.3g}) but loaded nothing back: the "
                 f"run ends with the weights of its last pass (step {int(steps[-1])}, "
                 f"validation loss {end_val:.3g}, {(end_val - best_val) / abs(best_val):.0%} "
-                "above the best). The model evaluated and handed on after training is the "
-                "over-fitted last one, not the saved best.",
+                "above the best). A model evaluated or handed on after this loop is the "
+                "over-fitted last one, not the saved best (a best.pt loaded later elsewhere is "
+                "not seen).",
         evidence=evidence,
         fix="Load the saved best weights before testing or returning the model "
             "(model.load_state_dict(torch.load('best.pt')) or "
