@@ -20,6 +20,51 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 272
+    "moco_keys_shuffled_for_batchnorm_never_unshuffled":   # real-bug batch 272
+        "MoCo's key batch is shuffled for 'shuffle BN' and never unshuffled (DenseCL#1), so "
+        "each query's positive key is another image: probe 0.255 against 0.562 for the twin "
+        "at seed 0, 0.254 against 0.594 at seeds + 1000 (untrained 0.227 / 0.251). Watch "
+        "names the symptom, LOSS_AT_CHANCE (InfoNCE stays near ln(1 + K)), not the cause: "
+        "the key encoder is outside the watched module and runs under no_grad, and the "
+        "positive sits in column 0 exactly as in the twin. As for "
+        "simclr_positives_for_interleaved_views, naming it needs each query row compared "
+        "with the input its positive key was computed from (two views of one image are "
+        "near copies; a random partner is not)",
+    "nt_xent_denominator_scaled_by_norms_not_divided":   # real-bug batch 272
+        "a hand-written NT-Xent divides the positive pair's dot product by the norms "
+        "(cosine) but multiplies the denominator's by them (sunjesse/pytorch-simclr#1): the "
+        "projections shrink and collapse to one direction (mean pairwise cosine of the "
+        "outputs 0.99999 at the end, per-unit spread across the batch 0.0006 against a norm "
+        "of 0.10; the twin's 0.11 and 0.12 against 0.70); probe 0.095 against 0.608 for the "
+        "twin at seed 0, 0.119 against 0.618 at seeds + 1000. Watch names LOSS_AT_CHANCE "
+        "(the loss 3.54 happens to sit near ln(32), the output width), not the collapse: "
+        "COLLAPSED_ACTIVATIONS wants a spread below 1e-4 of the layer's scale (a constant "
+        "layer) and batch_spread is measured only at the heavy step-0 record (0.59 of the "
+        "scale then). Naming it needs the output's spread across the batch read late in "
+        "the run (it falls about 20x) in an embedding loss, and for the cause the "
+        "denominator's similarities scaled by the norms",
+    "simclr_loss_log_of_the_batch_mean_probability":   # real-bug batch 272
+        "the SimCLR loss is -log(mean_i p_i) instead of mean_i(-log p_i) "
+        "(mpatacchiola/self-supervised-relational-reasoning#3): hard views get almost no "
+        "gradient; probe 0.527 against 0.632 for the twin at seed 0, 0.555 against 0.639 at "
+        "seeds + 1000 (the maintainer saw little difference at CIFAR scale). Watch is "
+        "silent: the loss falls smoothly and every layer trains at a healthy size; the "
+        "reduction is user code with no loss function call to read. Naming it needs the "
+        "loss graph read: a Log taken after a Mean over per-sample probabilities gathered "
+        "from a softmax (LogBackward fed by MeanBackward), where a cross-entropy takes the "
+        "log per sample",
+    "simsiam_prediction_compared_with_its_own_view":   # real-bug batch 272
+        "lightly's SimSiam tutorial compared each view's prediction with the detached "
+        "projection of the same view, criterion(p0, z0) + criterion(p1, z1) (lightly PR "
+        "#599): the predictor only learns to map a projection onto itself; probe 0.219 "
+        "against 0.534 for the twin at seed 0, 0.252 against 0.542 at seeds + 1000 "
+        "(untrained about 0.23). Watch is silent; as for batch 179's "
+        "byol_prediction_regressed_on_target_of_the_same_view, nothing it records says "
+        "which view the target came from. Here both branches are the watched model, so it "
+        "is readable in principle: the target z0.detach() shares its storage with an "
+        "activation on the prediction's own path (the projector's output that the "
+        "predictor read), while the twin's target comes from the other forward call",
     # real-bug batch 269
     "signed_target_squared_into_sigmoid_range":   # real-bug batch 269
         "a signed utility score in [-0.454, 1] is squared to fit the sigmoid output's [0, 1] "
