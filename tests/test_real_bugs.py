@@ -6278,19 +6278,6 @@ KNOWN_FALSE_ALARMS = {
         "0.932, 0.962 at seeds + 1000, against NaN for the bug). The architecture is the "
         "report's own, not the bug reproduced",
     ),
-    # real-bug batch 267
-    "minibatch_std_of_one_image_last_batch_nan": (
-        {"BATCH_MIXING"},
-        "the discriminator's minibatch-standard-deviation layer (ProGAN's, the report's "
-        "Minibatch_std) appends the batch's mean per-feature spread to every sample's "
-        "features: each score reads the other samples of its batch by design, in the bug "
-        "run and in the fixed twin (which only drops the last, one-digit batch) alike, and "
-        "the dependency probe names that mixing. The twin learns (sample coverage 2.54, "
-        "2.59 at seeds + 1000, against NaN for the bug). Needs the minibatch-std idiom told "
-        "from a leak: a batch statistic reduced to one value per batch (a spread over the "
-        "batch axis, averaged) and concatenated as an extra feature, which carries no "
-        "sample's label to another",
-    ),
     # real-bug batch 263
     "regression_output_layer_followed_by_batchnorm": (
         {"UNNORMALIZED_INPUTS"},

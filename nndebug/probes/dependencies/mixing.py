@@ -23,7 +23,7 @@ import numpy as np
 from ...findings import Finding
 from .batch import perturbed_rows
 from .measure import (RELATIVE_TOLERANCE, describe_place, first_culprit, gradient_mass, relative,
-                      row_changes)
+                      row_changes, scale_of)
 from .runner import ModelFailed
 
 MAX_PAIRS_SHOWN = 12
@@ -69,6 +69,19 @@ def probe_batch_mixing(runner, batch, n, base_out, rng, time_on_dim1=False):
             evidence=_evidence(matrix, mixed, n, method, where, after),
             fix="nothing to fix if intended; use track_running_stats=True (the default) for "
                 "per-sample outputs at inference")], []
+    summary = _batch_summary(runs, n, where, seen_at)
+    if summary:
+        return [Finding(
+            "BATCH_MIXING", "info", where,
+            message=f"samples meet only through a statistic of the batch appended to every "
+                    f"sample ({summary['mixed_values']} of {summary['values']} values per sample "
+                    f"read other samples, and each holds at most {summary['distinct']} "
+                    "value(s) across the batch): minibatch discrimination, as ProGAN and "
+                    "StyleGAN discriminators do on purpose",
+            evidence={**_evidence(matrix, mixed, n, method, where, after), **summary},
+            fix="nothing to fix if intended; such a statistic is undefined on a batch of one "
+                "(the unbiased std of one sample is NaN): drop the last partial batch "
+                "(DataLoader(..., drop_last=True)) and score single samples in batches")], []
     share = len(mixed) / (n * (n - 1))
     place = describe_place(where, kind, seen_at, after)
     pairs = ", ".join(f"{i}<-{j}" for i, j in mixed[:4])
@@ -217,6 +230,45 @@ def _first_mixing_module(runs, n):
             return None           # no sample axis to read
         return bool(_off_diagonal(np.stack([row_changes(base, a) for a in changed], axis=1)))
     return first_culprit(base_calls, shows)
+
+
+SUMMARY_SHARE = 0.25   # [design] a statistic appended to each sample is a few of its values
+                       # (ProGAN's minibatch std: one feature map of 257; StyleGAN's: one of
+                       # 513); a mix-up moves most of them (a batch-mean concatenated to the
+                       # features: half; a view across the batch: all)
+
+
+def _batch_summary(runs, n, where, seen_at):
+    """Evidence when samples meet only through a statistic of the batch appended to each
+    sample (minibatch discrimination): at the first tensor that mixes - the output of
+    ``seen_at``, or its input when the mix was made around it (``where`` is then its parent)
+    - the values that move with another sample are at most SUMMARY_SHARE of a sample's
+    values, and each of them takes at most n // 2 different values across the samples (one
+    per group the statistic is taken over: the whole batch, or StyleGAN's groups of 4).
+    A mix-up gives each sample its own changed values and moves most of them. None
+    otherwise."""
+    if not seen_at:
+        return None
+    which = "input" if where != seen_at else "output"
+    base_calls = runs[0][1]
+    number = next((c for c, call in enumerate(base_calls) if call.name == seen_at), None)
+    if number is None or any(len(calls) != len(base_calls) for _, calls in runs):
+        return None
+    arrays = [getattr(calls[number], which) for _, calls in runs]
+    if any(a is None or a.shape != arrays[0].shape or a.shape[0] != n for a in arrays):
+        return None
+    base = np.asarray(arrays[0], np.float64).reshape(n, -1)
+    moved = np.zeros(base.shape[1], dtype=bool)
+    for k, changed in enumerate(arrays[1:]):
+        change = np.abs(np.asarray(changed, np.float64).reshape(n, -1) - base) / scale_of(base)
+        moved |= (np.delete(change, k, axis=0) > RELATIVE_TOLERANCE).any(axis=0)
+    if not moved.any() or moved.sum() > SUMMARY_SHARE * base.shape[1]:
+        return None
+    distinct = max(len(np.unique(column)) for column in base[:, moved].T)
+    if distinct > max(1, n // 2):
+        return None
+    return {"kind": "batch statistic appended", "mixed_values": int(moved.sum()),
+            "values": int(base.shape[1]), "distinct": int(distinct)}
 
 
 def _evidence(matrix, mixed, n, method, where, after, share=None):
