@@ -26,7 +26,7 @@ from benchmarks.real_bugs._grad_accum import accuracy, digits_split, micro_batch
 
 TITLE = "gradient_accumulation及warmup_steps参数问题"
 LINK = "https://github.com/Morizeyao/GPT2-Chinese/issues/60"
-EXPECTED = ("LR_TOO_LOW", "SCHEDULE_LENGTH_MISMATCH")
+EXPECTED = ("LR_TOO_LOW", "SCHEDULE_LENGTH_MISMATCH", "LR_GROWS_DURING_TRAINING")
 STEPS = 200              # optimizer steps
 GRADIENT_ACCUMULATION, MICRO_BATCH = 8, 16
 LR, WARMUP_STEPS = 3e-3, 2000

@@ -29,7 +29,7 @@ from benchmarks.real_bugs._grad_accum import (TRAIN_ROWS, accuracy, digits_split
 
 TITLE = "Fix learning rate problems in run_classifier.py"
 LINK = "https://github.com/huggingface/transformers/pull/218"
-EXPECTED = ("SCHEDULE_LENGTH_MISMATCH", "LR_TOO_LOW")
+EXPECTED = ("SCHEDULE_LENGTH_MISMATCH", "LR_TOO_LOW", "LR_GROWS_DURING_TRAINING")
 STEPS = 120              # optimizer steps
 BATCH_SIZE, GRADIENT_ACCUMULATION_STEPS = 128, 32
 LEARNING_RATE, WARMUP_PROPORTION = 2e-3, 0.1
