@@ -21,13 +21,16 @@ While watching, ``torch.autograd.grad`` (reached as ``torch.autograd.grad`` or
 ``autograd.grad`` after ``from torch import autograd``) is replaced by a wrapper that calls
 the original and, on the first ``DERIVATIVE_STEPS_NOTED`` steps that call it, notes per call:
 ``(step, order, with respect to, create_graph, result exactly zero, repeats an earlier call
-of the step, rank of the result)``. ``order`` is 1 plus the largest order among the
-call's outputs (a derivative of a derivative is 2). Calls from nndebug's own code are not
-noted; ``close()`` puts the original back. Cost: nothing once the steps are noted (the
-wrapper passes through); on a noted step one host sync per call (whether the result is all
-zeros). The tensors of the step's calls are held until the next step's first call (so an
-id is not reused within a step): after the last noted step, one step's derivatives stay
-referenced until the monitor closes. A function imported before watching (``from
+of the step, rank of the result)``; "with respect to" is "parameters", "inputs", or
+"computed": a tensor the graph computed (a model output), with create_graph=True, and the
+results came back without a graph (``grad(y.sum(), y)``: a constant, real-bug batch 274).
+``order`` is 1 plus the largest order among the call's outputs (a derivative of a
+derivative is 2). Calls from nndebug's own code are not noted; ``close()`` puts the
+original back. Cost: nothing once the steps are noted (the wrapper passes through); on
+a noted step one host sync per call (whether the result is all zeros). The tensors of the
+step's calls are held until the next step's first call (so an id is not reused within a
+step): after the last noted step, one step's derivatives stay referenced until the monitor
+closes. A function imported before watching (``from
 torch.autograd import grad``) is not seen.
 """
 import sys
@@ -93,6 +96,8 @@ class DerivativeCalls:
         create_graph = bool(kwargs.get("create_graph", args[2] if len(args) > 2 else False))
         order = 1 + max((self._results.get(id(o), (None, 0))[1] for o in outputs), default=0)
         wrt = "parameters" if any(id(t) in self._param_ids for t in inputs) else "inputs"
+        if wrt == "inputs" and create_graph and _constant_of_computed(inputs, results):
+            wrt = "computed"      # real-bug batch 274: d sum(y) / dy, the output by itself
         key = (tuple(id(o) for o in outputs), tuple(id(t) for t in inputs))
         repeats = key in self._calls
         self._calls[key] = (outputs, inputs)
@@ -167,6 +172,17 @@ def _norms_per_sample(node, shape):
         if axis not in dims:
             left *= shape[axis]
     return (rank, len(dims), left) if left > 1 else None
+
+
+def _constant_of_computed(inputs, results):
+    """Whether the call differentiates with respect to a tensor the graph computed (not a
+    leaf the loop made: an output, a hidden value) and, asked for a graph, got results
+    with none: the outputs are linear in that tensor with constant coefficients (the
+    prediction differentiated by itself, grad(y.sum(), y) = ones), so the derivative is a
+    constant that no weight moves - never the model's derivative with respect to its input,
+    which a graph over the weights always carries (real-bug batch 274)."""
+    return any(getattr(t, "grad_fn", None) is not None for t in inputs) and \
+        not any(r.requires_grad for r in results)
 
 
 def _as_tuple(value):

@@ -6,6 +6,13 @@ trains exactly as without it, whatever its weight. The monitor reads the loss's 
 sum on the first recorded steps (``monitor/loss_terms.py``, ``run.observed.loss_terms``):
 the addends that have no graph, with their value and share of the loss.
 
+The same code names a derivative in the loss that is a constant (real-bug batch 274): a
+torch.autograd.grad call with create_graph=True, taken with respect to a tensor the model
+computed rather than an input it reads, whose result has no graph (``grad(y.sum(), y)``,
+the prediction differentiated by itself: ones), on most noted steps
+(``run.observed.derivative_calls``, "computed"). A residual dy/dt + y built from it reads
+1 + y: the derivative part never moves a weight and the network never sees the equation.
+
 Three healthy things look alike in the graph and stay silent here. A term computed from
 data alone never had a gradient to lose (real-bug batch 206: a debiased Sinkhorn divergence
 subtracts OT(prior, prior) / 2, a term of prior samples only): a term the monitor saw made
@@ -25,6 +32,8 @@ from .graph import rule
 SIZABLE_SHARE = 0.01         # [design] a term above 1% of |loss| is meant to matter
 MOST_STEPS = 0.5             # [design] sizable on more than half of the measured steps
 MIN_STEPS = 3                # [design] measured steps needed: one batch's value is not a habit
+CONSTANT_DERIVATIVE_STEPS = 2   # [design] noted steps with a constant derivative: one
+                                # step's call could be a one-off (a logging call)
 VARIES = 1e-3                # [design] its values spread over more than 0.1% of the largest:
                              # below, an offset added the same on every step
 
@@ -57,11 +66,44 @@ def penalty_without_gradient(terms):
     return by_step
 
 
+def constant_derivative_steps(calls):
+    """The noted steps on which a torch.autograd.grad call with create_graph=True, taken
+    with respect to a tensor the graph computed, returned a constant (``monitor/
+    derivative_calls.py`` notes it "computed"); None unless most noted steps show it."""
+    steps = sorted({c[0] for c in calls})
+    flagged = sorted({c[0] for c in calls if c[2] == "computed"})
+    if len(flagged) < CONSTANT_DERIVATIVE_STEPS or len(flagged) <= MOST_STEPS * len(steps):
+        return None
+    return flagged
+
+
+def _constant_derivative(ctx):
+    """LOSS_TERM_WITHOUT_GRADIENT for a derivative in the loss that is a constant: the
+    prediction differentiated by itself (real-bug batch 274, discourse.julialang.org
+    103723: ``gradient(prediction -> sum(prediction), prediction)`` "evaluates to all
+    ones")."""
+    flagged = constant_derivative_steps(observed_list(ctx, "derivative_calls"))
+    if flagged is None:
+        return None
+    return Finding(
+        code="LOSS_TERM_WITHOUT_GRADIENT", severity="warning", where="loss", step=flagged[0],
+        message=f"A derivative the loop takes carries no gradient: torch.autograd.grad with "
+                f"create_graph=True, with respect to a tensor the model computed (not an "
+                f"input it reads), returned a constant on {len(flagged)} noted step(s). "
+                "Differentiating the prediction by itself (grad(y.sum(), y)) gives ones, not "
+                "dy/dt: a residual built from it never sees the equation, and no weight "
+                "moves that term.",
+        evidence={"steps": flagged, "with_respect_to": "computed tensor"},
+        fix="Differentiate the output with respect to the input the model reads: t = "
+            "t.requires_grad_(True); y = model(t); dy_dt = torch.autograd.grad(y, t, "
+            "torch.ones_like(y), create_graph=True)[0].")
+
+
 @rule(produces="LOSS_TERM_WITHOUT_GRADIENT")
 def loss_term_without_gradient(ctx):
     by_step = penalty_without_gradient(observed_list(ctx, "loss_terms"))
     if by_step is None:
-        return None
+        return _constant_derivative(ctx)
     shares = [t.share for t in by_step.values()]
     first = next(iter(by_step.values()))
     # real-bug batch 56: gradients taken by torch.autograd.grad without create_graph=True
