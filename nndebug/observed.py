@@ -474,6 +474,10 @@ class Observed:
     stepped_since: "int | None" = None   # the watched step from which the optimizer's step
                                      # hook counts (None: no hook) (monitor/optimizer_steps.py)
     stepped_total: int = 0           # watched steps since then in which the optimizer stepped
+    train_backward_total: int = 0    # train-mode backward passes that reached the watched
+                                     # model's first trainable tensor since watch began: a
+                                     # multiple of the steps when gradients are accumulated
+                                     # (monitor/carried_gradients.py)
     multi_step_total: int = 0        # watched steps in which it stepped twice or more (an
                                      # update then spans several steps: rules/adam_step_bound.py)
     unstepped_gradients: int = 0     # parameter tensors holding a gradient when findings
@@ -1302,6 +1306,7 @@ class Observed:
                 **{name: list(getattr(self, name)) for name in STEP_LISTS},
                 "repeated_total": self.repeated_total,
                 "multi_step_total": self.multi_step_total,
+                "train_backward_total": self.train_backward_total,
                 "unstepped_gradients": self.unstepped_gradients,
                 **{name: [list(row) for row in getattr(self, name)] for name in ROW_LISTS},
                 "window_overlap": self.window_overlap,

@@ -154,6 +154,7 @@ def _encode_observed(observed, arrays=None):
     data.update({name: [int(s) for s in getattr(observed, name)] for name in STEP_LISTS})
     data["repeated_total"] = int(observed.repeated_total)
     data["multi_step_total"] = int(observed.multi_step_total)
+    data["train_backward_total"] = int(observed.train_backward_total)
     data["unstepped_gradients"] = int(observed.unstepped_gradients)
     data.update({name: plain([list(row) for row in getattr(observed, name)])
                  for name in ROW_LISTS})
@@ -189,6 +190,7 @@ def decode_observed(data, arrays=None):
         getattr(observed, name).extend(int(step) for step in data.get(name) or [])
     observed.repeated_total = int(data.get("repeated_total") or 0)
     observed.multi_step_total = int(data.get("multi_step_total") or 0)
+    observed.train_backward_total = int(data.get("train_backward_total") or 0)
     observed.unstepped_gradients = int(data.get("unstepped_gradients") or 0)
     for name, read_row in ROW_READERS.items():
         getattr(observed, name).extend(read_row(row) for row in data.get(name) or [])

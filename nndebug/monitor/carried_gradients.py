@@ -16,7 +16,10 @@ step is kept in ``run.observed.carried_eval_gradients``. The non-zero test reads
 (a host sync on an accelerator), but only on those rare steps.
 
 The same hook counts the backward passes of each step (``backwards_in``), which
-``optimizer_steps.py`` compares with the optimizer's steps.
+``optimizer_steps.py`` compares with the optimizer's steps, and the train-mode ones of the
+whole run (``observed.train_backward_total``: a multiple of the steps when gradients are
+accumulated, which a schedule sized in micro-batches is read against,
+``rules/schedule_length.py``).
 
 The mirror case (real-bug batch 102): a backward in eval mode after a backward in train mode
 of the same watched step, finding ``.grad`` still holding that training gradient, adds an
@@ -65,6 +68,7 @@ class CarriedGradients:
                 self._note_mixed_accumulation(step)
             return
         self._train_backward_step = step
+        self.observed.train_backward_total += 1
         if not self._eval_backwards:
             return
         self._eval_backwards = 0

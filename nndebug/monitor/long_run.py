@@ -274,6 +274,7 @@ class LongRun(Sink):
                 getattr(observed, name)[:] = getattr(before, name)
         observed.repeated_total += before.repeated_total
         observed.multi_step_total += before.multi_step_total
+        observed.train_backward_total += before.train_backward_total
         by_name = {t.name: t for t in before.frozen}
         observed.frozen[:] = [by_name.get(t.name, t) for t in observed.frozen]
         self._changed_before = {t.name for t in before.frozen if t.changed}

@@ -17,6 +17,15 @@ Two ways it goes wrong, both silent:
   https://github.com/deepcam-cn/FaceQuality/issues/10 ("T_max hard-code 10 epochs (10 *
   len(train_loader)) ... this would make the LR varies in a cyclical way").
 
+- **planned in micro-batches, stepped per optimizer step**: with gradients accumulated over
+  k micro-batches, a total counted as ``len(train_loader) * epochs`` is k times the
+  optimizer steps the run takes; stepped after each ``optimizer.step()``, the schedule walks
+  1/k of its plan - a warm-up that barely ends, a decay that never does. Public report:
+  "Linear decay scheduler doesn't take gradient accumulation into account",
+  https://github.com/PiotrNawrot/nanoT5/pull/8 (real-bug batch 271: the cosine ended at 98%
+  of its peak). Read against the train-mode backward passes the run took
+  (``observed.train_backward_total``): the plan equals them, not the optimizer steps.
+
 A schedule planned in epochs and stepped per epoch has a length far below the run's
 optimizer steps and is not judged by the first; ``CosineAnnealingWarmRestarts`` (restarts
 meant) has no length here and is not judged by the second.
@@ -57,6 +66,9 @@ PLATEAU_PER_STEP_CUTS = 3     # [design] whole cuts made by it: three cuts (1000
                               # factor 0.1) in one run are noise in batch losses read as
                               # plateaus, not a plateau reached three times (core variants 7:
                               # patience 3, six cuts in 150 batches, 3e-3 to 3e-9)
+ACCUMULATED = 2.0             # [design] at least 2 train-mode backward passes per watched
+                              # step: gradients accumulated over micro-batches (the reports:
+                              # 8 and 32)
 MINI_BATCHES = 2.0            # [design] distinct rows seen at least twice the batch: mini-batch
                               # training (full-batch training steps once per epoch)
 
@@ -127,6 +139,40 @@ def sized_in_epoch_batches(state, n_steps):
         return None
     base = max(state.base_lrs)
     return (stride, epochs) if base > 0 and max(state.lrs) >= ENDED_HIGH * base else None
+
+
+def sized_in_micro_batches(ctx, state, n_steps):
+    """Backward passes per optimizer step (k) when the run accumulated gradients over
+    ACCUMULATED micro-batches or more, the schedule was stepped about once per optimizer step
+    and its length is the run's backward passes - micro-batches - within PLANNED_FOR_RUN: it
+    walked 1/k of its plan; else None."""
+    observed = getattr(ctx.run, "observed", None)
+    backwards = int(getattr(observed, "train_backward_total", 0) or 0)
+    if not state.length or not n_steps or backwards < ACCUMULATED * n_steps:
+        return None
+    if abs(state.calls - n_steps) > PLANNED_FOR_RUN * n_steps or \
+            abs(state.length - backwards) > PLANNED_FOR_RUN * backwards:
+        return None
+    return backwards / n_steps
+
+
+def micro_batches_finding(state, accumulated, n_steps):
+    base, end = max(state.base_lrs or (0.0,)), max(state.lrs or (0.0,))
+    ended = f" and the rate ended at {end / base:.0%} of its base" if base > 0 else ""
+    return Finding(
+        code="SCHEDULE_LENGTH_MISMATCH", severity="warning", where="optimizer",
+        message=f"The {state.type} is planned for {state.length} steps - the backward passes "
+                f"(micro-batches) this run took - but was stepped once per optimizer step, "
+                f"{state.calls} times: with {accumulated:.3g} micro-batches accumulated per "
+                f"step it walked {state.calls / state.length:.0%} of its plan{ended}. Its "
+                "warm-up and decay were counted in micro-batches.",
+        evidence={"scheduler": state.type, "planned_steps": state.length,
+                  "scheduler_calls": state.calls, "optimizer_steps": n_steps,
+                  "micro_batches_per_step": accumulated, "lr_at_end": end, "base_lr": base,
+                  "threshold": ACCUMULATED},
+        fix="Count the schedule in optimizer steps: num_training_steps = len(train_loader) "
+            "* epochs // accumulation_steps (the warm-up likewise), or step the scheduler "
+            "after every micro-batch if it is meant per micro-batch.")
 
 
 def epoch_batches_finding(state, stride, epochs, n_steps):
@@ -212,6 +258,9 @@ def schedule_length_mismatch(ctx):
         in_batches = sized_in_epoch_batches(state, n_steps)
         if in_batches is not None:
             return epoch_batches_finding(state, *in_batches, n_steps)
+        accumulated = sized_in_micro_batches(ctx, state, n_steps)
+        if accumulated is not None:
+            return micro_batches_finding(state, accumulated, n_steps)
         end_share = ended_up_a_climb(state)
         if end_share is not None:
             return climb_finding(state, end_share)
