@@ -321,6 +321,7 @@ ROW_LISTS += ("validation_sets",)   # OVERFITTING on one validation set (wrong c
 ROW_LISTS += ("unannounced_evaluations",)   # real-bug batch 242 (evaluations, no val_loss)
 ROW_LISTS += ("signed_targets",)   # real-bug batch 29 (loss misuse)
 ROW_LISTS += ("token_id_shares",)   # real-bug batch 30 (text pipelines)
+ROW_LISTS += ("category_id_shares",)   # real-bug batch 273 (tabular categorical columns)
 ROW_LISTS += ("propagation_matrices", "squashed_batch_sums")   # real-bug batch 31 (graphs)
 ROW_LISTS += ("maximised_probabilities",   # real-bug batch 68 (minus a mean probability,
               "loss_hinges",   # hinges beside a normalisation,
@@ -641,6 +642,11 @@ class Observed:
                                                           # of it between other tokens, ids
                                                           # counted)] of the first training
                                                           # lookups (monitor/token_id_shares.py)
+    category_id_shares: list = field(default_factory=list)  # [(step, embedding, commonest
+                                                          # id, its share, ids counted, table
+                                                          # rows)] of the first training
+                                                          # lookups of one id per example
+                                                          # (monitor/token_id_shares.py)
     reversed_concatenations: list = field(default_factory=list)  # [(step, recurrent layer
                                                           # whose output is in reversed time
                                                           # order, layer in forward order)]

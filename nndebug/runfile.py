@@ -353,6 +353,14 @@ def _token_id_share(row):
 ROW_READERS.update(token_id_shares=_token_id_share)   # real-bug batch 30
 
 
+def _category_id_share(row):
+    step, layer, common, share, counted, rows = row
+    return (int(step), str(layer), int(common), float(_number(share)), int(counted), int(rows))
+
+
+ROW_READERS.update(category_id_shares=_category_id_share)   # real-bug batch 273
+
+
 def _propagation_matrix(row):
     step, nodes, binary, median, largest, triangular, empty, no_loops, symmetric = row
     return (int(step), int(nodes), bool(binary), float(_number(median)),

@@ -97,7 +97,7 @@ from .validation_sets import ValidationSets   # OVERFITTING on one validation se
 from .joint_scaling import JointScaling
 from .whole_batch_norms import WholeBatchNorms
 from .outer_differences import OuterDifferences
-from .token_id_shares import TokenIdShares   # real-bug batch 30
+from .token_id_shares import CategoryIdShares, TokenIdShares   # real-bug batches 30, 273
 from .propagation_matrices import PropagationMatrices   # real-bug batch 31
 from .scattered_messages import ScatteredMessages   # real-bug batch 66
 from .feature_axis_readouts import FeatureAxisReadouts   # real-bug batch 66
@@ -325,6 +325,8 @@ class Around:
         self.norm_sites = SharedNormSites(adapter, observed, on_error)   # one BN, two sites
         self.constant_decoder = ConstantDecoderInputs(adapter, observed, on_error)   # zeros fed
         self.token_ids = TokenIdShares(adapter, observed, current_step, on_error)   # <unk> share
+        self.category_ids = CategoryIdShares(adapter, observed, current_step,
+                                             on_error)   # a categorical column all one id
         self.reversed_steps = ReversedSteps(adapter, observed, on_error)   # rnn(x.flip(1)) unflipped
         # one walk of the forward's graph on the first recorded steps, read by each
         self.forward_graph = ForwardGraph(adapter, [
@@ -697,6 +699,7 @@ class Around:
         self.restarts.close()
         self.shared.close()
         self.token_ids.close()
+        self.category_ids.close()
         self.categorical.close()            # categorical_inputs.py (batch 63)
         self.validation_targets.close()     # validation_targets.py (batch 61)
         self.visible_targets.close()

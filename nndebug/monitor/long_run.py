@@ -88,6 +88,7 @@ CONTINUED += ("visible_targets", "order_blind_outputs",
               "cross_document_reads")   # real-bug batch 40 (first token calls)
 CONTINUED += ("one_unit_softmaxes", "transposing_reshapes")   # real-bug batch 41 (graph walks)
 CONTINUED += ("ctc_alignments",)   # real-bug batch 89 (first CTC calls)
+CONTINUED += ("category_id_shares",)   # real-bug batch 273 (first categorical lookups)
 CONTINUED += ("multiplied_skips", "head_softmaxes",
               "patch_grid_reshapes")   # real-bug batch 57 (forward walk)
 CONTINUED += ("target_column_scales",)   # real-bug batch 42 (first regression loss calls)

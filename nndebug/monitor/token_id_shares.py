@@ -33,12 +33,12 @@ MIN_FLAT_IDS = 64      # [design] a flat batch of word ids this long is running 
                        # for one id's share to mean something (skip-gram batches: 256)
 
 
-def token_embeddings(adapter, types=("Embedding",)):
+def token_embeddings(adapter, types=("Embedding",), min_table=MIN_TABLE):
     """[(name, module)] of the embedding tables large enough to hold a vocabulary (of the
-    layer ``types``: nn.Embedding unless asked)."""
+    layer ``types``: nn.Embedding unless asked; at least ``min_table`` rows)."""
     return [(name, module) for name, module in adapter.named_modules()
             if adapter.module_type(module) in types
-            and int(getattr(module, "num_embeddings", 0) or 0) >= MIN_TABLE]
+            and int(getattr(module, "num_embeddings", 0) or 0) >= min_table]
 
 
 def commonest_id_share(ids, padding_idx=None):
@@ -68,11 +68,12 @@ class FirstLookups:
     the observers that read the first lookups' ids (this one, ``visible_targets.py``)."""
     lookups_kept = CALLS_KEPT
     table_types = ("Embedding",)
+    min_table = MIN_TABLE
 
     def __init__(self, adapter, on_error):
         self.adapter, self.on_error = adapter, on_error
         self._handles, self._counted = {}, {}
-        for name, module in token_embeddings(adapter, self.table_types):
+        for name, module in token_embeddings(adapter, self.table_types, self.min_table):
             try:
                 self._handles[name] = adapter.add_forward_hook(module, self._make_hook(name))
             except Exception as error:        # a model without working hooks
@@ -123,4 +124,43 @@ class TokenIdShares(FirstLookups):
         if found is not None:
             self.observed.token_id_shares.append((-1 if step is None else int(step),
                                                   name, *found))
+        return True
+
+
+# real-bug batch 273 (tabular categorical columns): a categorical column's embedding reads
+# ONE id per example; when every example of every first lookup is the same id, the column
+# reaches the model as one vector - its values all failed the lookup (a vocabulary built
+# from " Male" looked up with "Male": every value the out-of-vocabulary index) or its codes
+# collapsed before the lookup
+CATEGORY_ROWS_MIN = 3   # [design] a table of one or two rows is a constant or a flag
+                        # (a [CLS] vector, BERT's segment ids: all 0 on one-sentence tasks)
+CATEGORY_IDS_MIN = 16   # [design] a batch this large all of one id is no draw of a column
+                        # with several values (tabular batches: 32-256 rows)
+
+
+class CategoryIdShares(FirstLookups):
+    """The first training lookups of one id per example - 1-D ids, or (batch, 1) - into
+    tables of at least ``CATEGORY_ROWS_MIN`` rows: kept in ``run.observed.
+    category_id_shares`` as ``[(step, layer, commonest id, its share of the ids, ids counted,
+    table rows)]``."""
+    min_table = CATEGORY_ROWS_MIN
+
+    def __init__(self, adapter, observed, current_step, on_error):
+        self.observed, self.current_step = observed, current_step
+        super().__init__(adapter, on_error)
+
+    def on_lookup(self, name, module, inputs):
+        ids = training_lookup_ids(self.adapter, module, inputs)
+        if ids is None or ids.dtype.kind not in "iu":
+            return False
+        if ids.ndim == 2 and ids.shape[1] == 1:
+            ids = ids[:, 0]
+        if ids.ndim != 1 or ids.size < CATEGORY_IDS_MIN:
+            return False
+        values, counts = np.unique(ids, return_counts=True)
+        step = self.current_step()
+        self.observed.category_id_shares.append((
+            -1 if step is None else int(step), name, int(values[int(np.argmax(counts))]),
+            float(counts.max() / ids.size), int(ids.size),
+            int(getattr(module, "num_embeddings", 0) or 0)))
         return True

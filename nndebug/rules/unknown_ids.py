@@ -8,6 +8,12 @@ word is about 6% of running text, its commonest character, the space, about 18%)
 that is half the text on every lookup is the ``<unk>`` id: the lookup failed for most
 words (a vocabulary built from lower-cased text read with cased words, a vocabulary from
 another corpus or tokenizer), and the model trains on one shared vector where they were.
+
+A categorical column's embedding (real-bug batch 273) reads one id per example, read from
+``run.observed.category_id_shares``: when EVERY id of every first lookup is one and the same,
+the column reaches the model as one vector - its values all failed the lookup (a vocabulary
+built from the CSV's " Male" looked up with "Male": every value the out-of-vocabulary
+index) - and the model learns from the other columns alone.
 """
 from ..findings import Finding
 from .context import fmt, observed_list
@@ -19,6 +25,9 @@ UNKNOWN_SHARE_MIN = 0.5   # [measured] half the running text: the benchmark's he
 UNKNOWN_INNER_MIN = 0.25  # [design] padding lies at the rows' ends (0 here); an unknown id
                           # falls anywhere (about (L - 2) / L of it inside rows of L tokens)
 UNKNOWN_LOOKUPS_MIN = 2   # [design] lookups that must all show it (not one odd batch)
+CATEGORY_SHARE_MIN = 1.0  # [design] every id of the lookup: a column of several values is
+                          # never one value over a batch of 16+ rows, while a dominant real
+                          # category stays below (Adult's native-country: 91% United-States)
 
 
 @rule(produces="UNKNOWN_ID_DOMINATES_INPUTS",
@@ -50,4 +59,36 @@ def unknown_id_dominates_inputs(ctx):
             fix="Look the inputs up the way the vocabulary was built: the same lower-casing "
                 "and normalisation, the same tokenizer, one vocabulary for every split; "
                 "count the unknown ids of a batch."))
+    findings += _one_id_per_categorical_column(ctx)
     return findings or None
+
+
+def _one_id_per_categorical_column(ctx):
+    """Findings for the categorical columns whose first lookups are all one id (batch 273)."""
+    by_layer = {}
+    for row in observed_list(ctx, "category_id_shares"):
+        by_layer.setdefault(row[1], []).append(row)
+    findings = []
+    for layer, seen in by_layer.items():
+        ids = {row[2] for row in seen}
+        if len(seen) < UNKNOWN_LOOKUPS_MIN or len(ids) != 1 or \
+                min(row[3] for row in seen) < CATEGORY_SHARE_MIN:
+            continue
+        common, rows = ids.pop(), seen[0][5]
+        counted = sum(row[4] for row in seen)
+        findings.append(Finding(
+            code="UNKNOWN_ID_DOMINATES_INPUTS", severity="warning", where=layer,
+            step=seen[0][0],
+            message=f"Every id {layer} was given on its first {len(seen)} training lookups "
+                    f"({counted} examples, one id each) is {common}, in a table of {rows} "
+                    "rows: the column reaches the model as one vector. Its values all "
+                    "failed the lookup (a vocabulary built from strings written differently "
+                    "from the data's - ' Male' against 'Male' - sends every value to the "
+                    "unknown index) or its codes collapsed before it (scaled, truncated), and "
+                    "the model learns from the other inputs alone.",
+            evidence={"id": common, "share": 1.0, "lookups": len(seen), "ids": counted,
+                      "table_rows": rows},
+            fix="Look the values up as the vocabulary was built (strip and normalise the "
+                "strings on both sides, one encoder fitted on the training data) and count "
+                "the ids of a batch: a column of several values is never one id."))
+    return findings
