@@ -962,8 +962,11 @@ class Observed:
                                                           # moved, later moved)] of one probed
                                                           # validation forward (batch 59,
                                                           # monitor/teacher_forced_validation.py)
-    derivative_calls: list = field(default_factory=list)  # [(step, order, "inputs" or
-                                                          # "parameters", create_graph, result
+    derivative_calls: list = field(default_factory=list)  # [(step, order, "inputs",
+                                                          # "parameters" or "computed" (a
+                                                          # computed tensor's constant
+                                                          # derivative, batch 274),
+                                                          # create_graph, result
                                                           # all zero, repeats a call of the step,
                                                           # result rank)] of torch.autograd.grad
                                                           # (batch 56, monitor/derivative_calls.py)
