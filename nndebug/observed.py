@@ -332,6 +332,7 @@ ROW_LISTS += ("straight_through_cancellations",)   # real-bug batch 32 (gradient
 ROW_LISTS += ("aliased_state_loads", "resumed_optimizers")   # real-bug batch 33 (loops)
 ROW_LISTS += ("discarded_losses", "gradients_after_step")   # real-bug batch 39 (loops)
 ROW_LISTS += ("parameter_penalties",)   # real-bug batch 36 (several losses)
+ROW_LISTS += ("penalty_decays",)   # real-bug batch 277 (a hand-written L2 penalty's strength)
 ROW_LISTS += ("other_turn_gradients",)   # real-bug batch 36 (several optimizers)
 ROW_LISTS += ("other_optimizer_carries",)   # real-bug batch 187 (an unwatched optimizer)
 ROW_LISTS += ("trained_loss_nodes",)   # real-bug batch 72 (a loss term never added)
@@ -724,6 +725,12 @@ class Observed:
                                                           # with weight_decay > 0, the largest
                                                           # such decay, decoupled)] on the
                                                           # first recorded steps
+                                                          # (monitor/parameter_penalties.py)
+    penalty_decays: list = field(default_factory=list)  # [(step, watched tensors a squared
+                                                          # penalty scales, the largest 2 x
+                                                          # its coefficient: the weight decay
+                                                          # it is under SGD)] on the first
+                                                          # recorded steps
                                                           # (monitor/parameter_penalties.py)
     other_optimizer_carries: list = field(default_factory=list)  # [(step, "carried" or
                                                           # "cleared", parameters it holds)]:

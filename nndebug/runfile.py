@@ -407,6 +407,8 @@ def _parameter_penalty(row):
 
 
 ROW_READERS.update(parameter_penalties=_parameter_penalty)   # real-bug batch 36
+ROW_READERS.update(penalty_decays=lambda row: (int(row[0]), int(row[1]),
+                                               float(_number(row[2]))))   # real-bug batch 277
 
 
 def _other_turn_gradient(row):

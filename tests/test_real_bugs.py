@@ -105,16 +105,6 @@ KNOWN_MISSES = {
         "rule would need to note Tensor.item() values of quantities computed from the "
         "parameters and find them again added into the loss (the loss minus its "
         "differentiable part moving with the weights' norm)",
-    "l2_penalty_lambda_overwhelms_digits_loss":   # real-bug batch 277
-        "an L2 penalty of strength 0.5 added to the loss by hand (devhide 46270720: 97% "
-        "without the regulariser, about 11% with lambda 0.5 to 2.0): the pull 2 * lambda * w "
-        "outweighs the cross-entropy's gradient and the weights collapse; held-out accuracy "
-        "0.078 vs 0.942 at seed 0, 0.086 vs 0.914 at seeds + 1000. Watch names LR_TOO_HIGH "
-        "and LOSS_AT_CHANCE (wrong cause): SGD_WEIGHT_DECAY_TOO_LARGE reads the optimizer's "
-        "weight_decay, which is 0 here; a rule would need to see that each weight's gradient "
-        "is mostly the weight itself (gradient nearly parallel to w, |grad| / |w| about the "
-        "same 2 * lambda on every layer and step): an L2 term in the loss whose decay, "
-        "lr x 2 lambda, erases the weights in tens of steps",
     # real-bug batch 273
     "minmax_scaler_over_label_encoded_columns_before_embedding":   # real-bug batch 273
         "one MinMaxScaler over the whole table, the label-encoded categorical columns "

@@ -136,6 +136,7 @@ from .transposing_reshapes import TransposingReshapes   # real-bug batch 41
 from .transposing_reshapes import MAX_ROWS as RESHAPE_ROWS, keep_shape_pairs   # batch 226
 from .target_column_scales import TargetColumnScales   # real-bug batch 42
 from .near_zero_divisors import NearZeroDivisors   # real-bug batch 42
+from .parameter_penalties import PenaltyStrengths   # real-bug batch 277
 from .first_training_inputs import FirstTrainingInputs   # read by the next two
 from .recomputed_segments import RecomputedSegments   # real-bug batch 88 (checkpointing)
 from .diffusion_noise_levels import DiffusionNoiseLevels   # real-bug batch 71
@@ -254,6 +255,8 @@ class Around:
                                                  on_error)   # outputs in other units
         self.divisors = NearZeroDivisors(adapter, observed, on_error)   # |y - p| / |y|
         self.loss_graph.readers.append(self.divisors.in_loss)   # its scan of the loss graph
+        self.penalties = PenaltyStrengths(adapter, observed, parameters, on_error)   # lambda
+        self.loss_graph.readers.append(self.penalties.in_loss)   # its scan (batch 277)
         self.loss_graph.readers.append(PooledLogProbs(observed))   # mean(lp) * returns (batch 44)
         self.loss_graph.readers.append(TrainedLossNodes(observed))   # a term never added (batch 72)
         self.loss_graph.readers.append(SoftTargetGradients(
@@ -376,6 +379,7 @@ class Around:
         self.armed = True
         self.policy_terms.arm(step)       # first: its mode lies under the forward's modes
         self.divisors.arm(step)           # so does this one (near_zero_divisors.py)
+        self.penalties.arm(step)          # and this one (parameter_penalties.py)
         self.ppo_ratios.arm(step)         # and this one (ppo_ratios.py)
         self.losses.arm()
         self.structure.arm(step)
@@ -457,6 +461,7 @@ class Around:
         self.reversed_steps.disarm()
         self.policy_terms.disarm()
         self.divisors.disarm()            # near_zero_divisors.py
+        self.penalties.disarm()           # parameter_penalties.py
         self.in_place_skips.disarm()      # in_place_skip_inputs.py
         self.in_place_inputs.disarm()     # in_place_inputs.py (batch 64)
         self.pretrained_norms.disarm()    # pretrained_norm_inputs.py (batch 73)

@@ -21,6 +21,12 @@ A warning only when the run shows it: the weight matrices shrank (norm at most
 ``SGD_DECAY_SHRUNK`` of the first recorded) and learning is poor. Adam and its family are
 judged by COUPLED_WEIGHT_DECAY_TOO_LARGE (``settings.py``), AdamW's decoupled decay by
 neither.
+
+The same decay written by hand is read too (real-bug batch 277, "Can't seem to implement L2
+regularization correctly in Python - low accuracy scores": lambda 0.5 to 2 on a digits
+network): ``loss + lambda * sum(w ** 2)`` adds ``2 x lambda x w`` to each gradient, so under
+SGD it is weight_decay = 2 x lambda, with the same time constant
+(``run.observed.penalty_decays``, ``monitor/parameter_penalties.py``).
 """
 from ..findings import Finding
 from .context import observed_list
@@ -60,17 +66,36 @@ def shrunk_matrices(ctx):
     return out
 
 
+def penalty_time_constant(ctx):
+    """(SGD group setting, the hand-written penalty's decay, time constant) when a squared
+    penalty in the loss (``penalty_decays``) is, under the watched plain SGD, a decay whose
+    time constant is at most SGD_DECAY_TIME_CONSTANT_LIMIT steps; else None."""
+    rows = observed_list(ctx, "penalty_decays")
+    settings = [s for s in observed_list(ctx, "optimizer_settings")
+                if s.type in SGD_DECAY_TYPES and s.lr]
+    if not rows or not settings:
+        return None
+    decay = max(row[2] for row in rows)
+    setting = max(settings, key=lambda s: s.lr)
+    tau = (1.0 - (setting.momentum or 0.0)) / (setting.lr * decay) if decay > 0 else None
+    return (setting, decay, tau) if tau is not None and \
+        tau <= SGD_DECAY_TIME_CONSTANT_LIMIT else None
+
+
 @rule(produces="SGD_WEIGHT_DECAY_TOO_LARGE", explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def sgd_weight_decay_too_large(ctx):
     groups = [(s, time_constant(s)) for s in observed_list(ctx, "optimizer_settings")
               if s.type in SGD_DECAY_TYPES and not s.decoupled]
     groups = [(s, tau) for s, tau in groups if tau is not None and
               tau <= SGD_DECAY_TIME_CONSTANT_LIMIT]
-    if not groups or not (ctx.enough_steps and learning_poor(ctx)):
+    by_hand = None if groups else penalty_time_constant(ctx)
+    if not (groups or by_hand) or not (ctx.enough_steps and learning_poor(ctx)):
         return None
     shrunk = shrunk_matrices(ctx)
     if not shrunk:
         return None
+    if by_hand:
+        return _penalty_finding(*by_hand, shrunk)
     setting, tau = min(groups, key=lambda pair: pair[1])
     lowest = min(shrunk.values())
     return Finding(
@@ -87,3 +112,22 @@ def sgd_weight_decay_too_large(ctx):
         fix="Use a weight decay of 1e-4 to 5e-4 with SGD (a per-layer decay multiplier of a "
             "config is not the decay itself); check the time constant (1 - momentum) / "
             "(lr x weight_decay) is thousands of steps, not tens.")
+
+
+def _penalty_finding(setting, decay, tau, shrunk):
+    lowest = min(shrunk.values())
+    return Finding(
+        code="SGD_WEIGHT_DECAY_TOO_LARGE", severity="warning", where="loss",
+        message=f"The loss adds a hand-written L2 penalty whose coefficient makes it a weight "
+                f"decay of {decay:g} (2 x lambda) under SGD at lr={setting.lr:g} (momentum "
+                f"{setting.momentum or 0:g}): on its own it shrinks every weight by e in "
+                f"{tau:.0f} steps. The weights fell to {lowest:.0%} of their first norm and "
+                "learning is poor: the penalty, not the data, sets the weights, and the "
+                "network answers much the same for every input.",
+        evidence={"optimizer": setting.type, "lr": setting.lr, "penalty_decay": decay,
+                  "momentum": setting.momentum, "time_constant_steps": tau,
+                  "limit": SGD_DECAY_TIME_CONSTANT_LIMIT, "shrunk_weights": shrunk},
+        fix="Use an L2 coefficient of about 1e-4 to 5e-4 (lambda * sum(w ** 2) adds "
+            "2 * lambda * w to each gradient), or drop the hand-written term and give the "
+            "optimizer weight_decay=1e-4 to 5e-4; the time constant (1 - momentum) / (lr x "
+            "2 x lambda) should be thousands of steps, not tens.")
