@@ -84,12 +84,15 @@ class BackwardWatch:
     is not armed on every recorded step of the run. The owner implements
     ``on_backward(step, loss)``; an error there or in the mode stops the watch for good."""
     steps = 3
+    first_backward_only = False   # an owner that reads the step's first backward alone
+                                  # (the loss's graph; a second backward would repeat it)
 
     def __init__(self, enabled, on_error):
         self.enabled, self.on_error = enabled, on_error
         self.wanted, self.measured = False, 0
         self.modes = OwnedModes()
         self.step = None
+        self._backward_seen = False
 
     def arm(self, step):
         if not self.enabled or not self.wanted or self.measured >= self.steps or step is None:
@@ -100,6 +103,7 @@ class BackwardWatch:
                 return                     # an older mode still waits on the stack
             self.step = int(step)
             self.measured += 1
+            self._backward_seen = False
             self.begin_step(self.step)
             self.modes.push(self.make_mode())
         except Exception as error:         # no mode: nothing is read, the step runs as ever
@@ -125,6 +129,9 @@ class BackwardWatch:
     def _on_backward(self, loss):
         if self.step is None or getattr(loss, "grad_fn", None) is None:
             return
+        if self.first_backward_only and self._backward_seen:
+            return
+        self._backward_seen = True
         self.on_backward(self.step, loss)
 
     def on_backward(self, step, loss):

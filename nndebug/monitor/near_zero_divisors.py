@@ -51,22 +51,16 @@ class NearZeroDivisors(BackwardWatch):
     sets ``wanted``; the backward watch (``function_modes.BackwardWatch``) keeps the
     divisors on the next MEASURED_STEPS recorded steps."""
     steps = MEASURED_STEPS
+    first_backward_only = True
 
     def __init__(self, adapter, observed, on_error):
         super().__init__(adapter.framework == "torch", on_error)
         self.adapter, self.observed = adapter, observed
         self.in_loss = _QuotientScan(observed, self)
-        self._read_this_step = False
         self.kept = []             # [(step, detached divisor)]
-
-    def begin_step(self, step):
-        self._read_this_step = False
 
     def on_backward(self, step, loss):
         """``loss.backward()`` is about to run: keep the divisors it would free."""
-        if self._read_this_step:
-            return
-        self._read_this_step = True
         try:
             for node in nodes_under([loss.grad_fn], WALK_LIMIT):
                 if constant_divisor_quotient(node):

@@ -142,21 +142,15 @@ class PenaltyStrengths(BackwardWatch):
     backward watch then reads the penalty's coefficients before ``backward()`` frees them,
     on the next STEPS_MEASURED recorded steps (see the module doc)."""
     steps = STEPS_MEASURED
+    first_backward_only = True
 
     def __init__(self, adapter, observed, parameters, on_error):
         super().__init__(adapter.framework == "torch", on_error)
         self.observed = observed
         self.watched = {id(p) for p in parameters}
         self.in_loss = _PenaltyScan(observed, self)
-        self._read_this_step = False
-
-    def begin_step(self, step):
-        self._read_this_step = False
 
     def on_backward(self, step, loss):
-        if self._read_this_step:
-            return
-        self._read_this_step = True
         try:
             decays = [2.0 * c for key, c in penalty_coefficients(loss.grad_fn).items()
                       if key in self.watched and c > 0]

@@ -94,6 +94,11 @@ class FirstLookups:
     def on_lookup(self, name, module, inputs):
         raise NotImplementedError
 
+    def integer_ids(self, module, inputs):
+        """The ids of a training lookup as an integer array; None for anything else."""
+        ids = training_lookup_ids(self.adapter, module, inputs)
+        return ids if ids is not None and ids.dtype.kind in "iu" else None
+
     def close(self):
         """Remove the hooks still waiting for lookups (the monitor closed first)."""
         for handle in self._handles.values():
@@ -112,8 +117,8 @@ class TokenIdShares(FirstLookups):
         super().__init__(adapter, on_error)
 
     def on_lookup(self, name, module, inputs):
-        ids = training_lookup_ids(self.adapter, module, inputs)
-        if ids is None or ids.dtype.kind not in "iu":
+        ids = self.integer_ids(module, inputs)
+        if ids is None:
             return False
         if ids.ndim == 1 and ids.size >= MIN_FLAT_IDS:
             ids = ids.reshape(1, -1)           # one row of running text
@@ -138,20 +143,17 @@ CATEGORY_IDS_MIN = 16   # [design] a batch this large all of one id is no draw o
                         # with several values (tabular batches: 32-256 rows)
 
 
-class CategoryIdShares(FirstLookups):
+class CategoryIdShares(TokenIdShares):
     """The first training lookups of one id per example - 1-D ids, or (batch, 1) - into
     tables of at least ``CATEGORY_ROWS_MIN`` rows: kept in ``run.observed.
     category_id_shares`` as ``[(step, layer, commonest id, its share of the ids, ids counted,
     table rows)]``."""
     min_table = CATEGORY_ROWS_MIN
-
-    def __init__(self, adapter, observed, current_step, on_error):
-        self.observed, self.current_step = observed, current_step
-        super().__init__(adapter, on_error)
+    table_types = ("Embedding",)
 
     def on_lookup(self, name, module, inputs):
-        ids = training_lookup_ids(self.adapter, module, inputs)
-        if ids is None or ids.dtype.kind not in "iu":
+        ids = self.integer_ids(module, inputs)
+        if ids is None:
             return False
         if ids.ndim == 2 and ids.shape[1] == 1:
             ids = ids[:, 0]
