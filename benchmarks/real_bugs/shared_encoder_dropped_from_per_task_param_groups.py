@@ -5,7 +5,7 @@ owns it. The loop picks each task's parameters with ``if`` ... ``if`` ... ``else
 and the ``else`` of the second test then overwrites it with the head alone. The encoder ends
 up in no group at all: backward fills its gradients every step and nothing ever applies them,
 so every head trains on the encoder's random initial features. The summed loss falls (the
-heads fit what they can) and nothing warns.
+heads fit what they can) and torch raises nothing.
 
 Reported: "Different lr for each task" - https://github.com/cc-ai/climategan/pull/138 (a
 per-task learning-rate builder: ``if task == "m"`` takes the encoder's parameters, then ``if
