@@ -20,6 +20,100 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 280
+    "one_hot_uint8_masks_scaled_by_to_tensor":   # real-bug batch 280
+        "A 3-layer conv segmenter of noisy 8x8 digits trained with BCEWithLogitsLoss "
+        "on one-hot (background, stroke) masks stored as uint8 and converted by "
+        "ToTensor's rule, which divides uint8 by 255: every target 1 becomes 0.0039. "
+        "Reported as \"Custom dataset labels change if numpy dtype is uint8\" (\"the "
+        "optimizer will train the model to return 0\"). Held-out stroke IoU 0.000 "
+        "against 0.803 for the int32-loaded twin. nndebug raised nothing, no warning "
+        "and no info. A rule would need to see that a BCE target's largest value "
+        "across the batches is about 1/255 (or 1/256) of 1 while its smallest is 0, "
+        "and name BINARY_TARGETS_SCALED_DOWN.",
+    "keypoint_targets_cast_to_long_all_zero":   # real-bug batch 280
+        "A 64-64-10 MLP regressing ten keypoint coordinates of each digit, scaled to "
+        "[-1, 1], whose targets went through "
+        "torch.from_numpy(y).type(torch.LongTensor), which truncates every coordinate"
+        " to exactly 0. Reported as \"Forcing type will return zeroed tensor using "
+        "torch.from_numpy\" (\"a tensor with all elements as 0\"). Held-out MSE 0.162 "
+        "against 0.0084 for the float twin. nndebug raised nothing: no warning and no"
+        " info. A rule would need to see that an MSE target holds one value (0) in "
+        "every element of every batch (an integer tensor cast to float on the way to "
+        "the loss) and name TARGETS_ALL_ONE_VALUE for float regression targets too.",
+    # real-bug batch 283
+    "word_lm_carries_hidden_output_but_not_cell_state":   # real-bug batch 283
+        "A word-level LSTM language model trained by truncated BPTT over 16 "
+        "batchified streams hands the detached hidden output h to the next window but"
+        " restarts the cell state c at zero every 4 words (Lasagne Recipes 'Language "
+        "model': it 'can only remember the hidden outputs for the next batch, but "
+        "cannot do that for the cell states'). Held-out cross-entropy 2.03 nats/word "
+        "(perplexity 7.6) against 1.90 (6.7) for the twin; seeds+1000 2.02 against "
+        "1.93. nndebug raised no warning or error. A rule would need to see the state"
+        " each window's LSTM call receives: h equal to the previous call's returned h"
+        " while c is all zeros, though the streams continue.",
+    "word_lm_batchify_reshaped_without_transpose":   # real-bug batch 283
+        "A word-level LSTM language model trained by truncated backpropagation "
+        "through time whose batchify reshapes the stream to (rows, 16), not (16, "
+        "rows).t(): each column read holds every 16th word and the target is the word"
+        " 16 places ahead ('hw4 Penn Treebank dataset batchify': rows come out 'a b c"
+        " d / e f g h' and the loss stays large). Held-out cross-entropy 4.10 "
+        "nats/word (perplexity 60) against 1.90 (6.7); seeds+1000 4.11 against 1.93. "
+        "nndebug raised nothing. A rule would need to compare how well each input "
+        "predicts its neighbour across a row against down a column: here the row "
+        "neighbour is the real next word, the trained target is not.",
+    # real-bug batch 282
+    "mixup_class_ids_blended_then_cast_to_long":   # real-bug batch 282
+        "A digits MLP trained with mixup whose script blends the integer class ids "
+        "like the images, lam * y + (1 - lam) * y[perm], and casts the result to long"
+        " for CrossEntropyLoss, so most mixed samples are trained towards a class "
+        "between their partners' ids neither image shows (\"How do I turn mixup_labels"
+        " into integers?\", CuMix #8). Held-out accuracy 0.584 against the twin's "
+        "0.950. nndebug said nothing at either seed. A rule would need to see that "
+        "the class ids fed to the loss are, per sample, neither the id of the sample "
+        "nor that of its mixing partner, i.e. a blend of the two ids rounded down.",
+    "mixup_inside_forward_still_mixes_at_evaluation":   # real-bug batch 282
+        "A digits MLP whose own forward draws lambda and a batch permutation and "
+        "blends its inputs, with no check of self.training, so every evaluation in "
+        "eval mode still mixes each held-out digit with another from its batch (\"I "
+        "don't know where set the is_train false\", unsky/mixup #2). Held-out accuracy"
+        " 0.504 against the twin's 0.950. nndebug said nothing at the case's seeds "
+        "and STATE_CARRIED_ACROSS_BATCHES (a warning) with seeds + 1000. A rule would"
+        " need to see that in eval mode (and under no_grad) each output still depends"
+        " on other rows of the batch, and that it changes between two identical "
+        "evaluation passes: batch mixing that survives model.eval().",
+    # real-bug batch 281
+    "ink_regression_in_raw_units_swamps_digit_head":   # real-bug batch 281
+        "A shared 64-64-32 encoder on the 8x8 digits with a digit head "
+        "(cross-entropy) and an ink-regression head whose target is left in raw "
+        "pixel-sum units (about 310 +- 35), the two losses summed at weight 1 (\"why "
+        "not normalize the loss of regression?\": regression loss above 100, "
+        "classification below 1). Held-out digit accuracy 0.101 with the bug vs 0.872"
+        " for the standardised twin (seeds+1000: 0.118 vs 0.869). nndebug raised no "
+        "warning, only DEAD_RELU as info. A rule would need to see one term of a "
+        "summed multi-task loss, a squared error against targets of mean ~300, "
+        "outweigh the other term 10^4-fold while that term never leaves chance.",
+    "task_labels_zipped_with_heads_in_wrong_order":   # real-bug batch 281
+        "A shared encoder on the 8x8 digits with two binary heads (\"5 or more\", "
+        "\"even\") trained by zip(outputs.values(), labels.values()): the heads come in"
+        " model order, the label columns in alphabetical order, so each head learns "
+        "the other head's question (\"Matching multiple labels to multiple outputs\": "
+        "labels and outputs \"will not be properly aligned\"). Held-out accuracy of "
+        "each head on its own question 0.380 vs 0.926 for the twin pairing by name "
+        "(seeds+1000: 0.387 vs 0.946). nndebug said nothing, not even at info level. "
+        "A rule would need to see that the loss pairs named outputs with named target"
+        " columns by position while their names disagree.",
+    # real-bug batch 278
+    "resumed_checkpoint_classes_renumbered_from_a_set":   # real-bug batch 278
+        "A digits MLP saved after 300 steps, then resumed after a runtime reset with "
+        "its class-to-index table rebuilt from a set of the class names, whose order "
+        "changes per interpreter: the checkpoint's output units now answer for other "
+        "classes (\"each time my runtime was reset, a single label would take "
+        "different values\"). After 100 resumed steps held-out accuracy is 0.80 "
+        "against 0.97 with sorted names (0.86 vs 0.94 at seeds+1000). nndebug raised "
+        "nothing. A rule would need to see that a loaded model's first losses sit far"
+        " above chance while its confident predictions are a one-to-one permutation "
+        "of the targets.",
     # real-bug batch 276
     "tagger_ignore_index_zero_is_the_o_tag":   # real-bug batch 276
         "a BiLSTM BIO tagger whose F.cross_entropy gets ignore_index=0 to skip the padding "
