@@ -20,6 +20,18 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 279
+    "price_window_positions_added_over_batch_axis":   # real-bug batch 279
+        "A batch-first transformer price forecaster (AR(2) windows, last-step "
+        "readout) adds the tutorial's sequence-first sinusoidal table, x + "
+        "pe[:x.size(0)], to (batch, window, d) inputs, so window b gets pe[b] at "
+        "every step and no step knows its place (dylanmiao7 issue 4: the encoding's "
+        "shape disagrees with the dataloader's). Held-out MSE 0.383 vs 0.087 "
+        "(seeds+1000: 0.434 vs 0.081). nndebug raised BATCH_MIXING: outputs do change"
+        " with a row's batch index, but no sample reads another's values; order being"
+        " invisible is the cause. A rule would need to see that permuting a window's "
+        "steps leaves the output unchanged while the added table varies along the "
+        "batch axis, and name POSITIONS_IGNORED.",
     # real-bug batch 280
     "one_hot_uint8_masks_scaled_by_to_tensor":   # real-bug batch 280
         "A 3-layer conv segmenter of noisy 8x8 digits trained with BCEWithLogitsLoss "
