@@ -333,6 +333,7 @@ ROW_LISTS += ("aliased_state_loads", "resumed_optimizers")   # real-bug batch 33
 ROW_LISTS += ("discarded_losses", "gradients_after_step")   # real-bug batch 39 (loops)
 ROW_LISTS += ("parameter_penalties",)   # real-bug batch 36 (several losses)
 ROW_LISTS += ("penalty_decays",)   # real-bug batch 277 (a hand-written L2 penalty's strength)
+ROW_LISTS += ("summed_errors",)   # real-bug batch 281 (a squared error after the first loss)
 ROW_LISTS += ("other_turn_gradients",)   # real-bug batch 36 (several optimizers)
 ROW_LISTS += ("other_optimizer_carries",)   # real-bug batch 187 (an unwatched optimizer)
 ROW_LISTS += ("trained_loss_nodes",)   # real-bug batch 72 (a loss term never added)
@@ -726,6 +727,11 @@ class Observed:
                                                           # such decay, decoupled)] on the
                                                           # first recorded steps
                                                           # (monitor/parameter_penalties.py)
+    summed_errors: list = field(default_factory=list)  # [(step, loss, largest |output|,
+                                                        # largest |target|, the step's first
+                                                        # loss)]: squared errors a recorded
+                                                        # step called after its first loss
+                                                        # call (monitor/loss_capture.py)
     penalty_decays: list = field(default_factory=list)  # [(step, watched tensors a squared
                                                           # penalty scales, the largest 2 x
                                                           # its coefficient: the weight decay

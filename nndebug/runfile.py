@@ -409,6 +409,8 @@ def _parameter_penalty(row):
 ROW_READERS.update(parameter_penalties=_parameter_penalty)   # real-bug batch 36
 ROW_READERS.update(penalty_decays=lambda row: (int(row[0]), int(row[1]),
                                                float(_number(row[2]))))   # real-bug batch 277
+ROW_READERS.update(summed_errors=lambda row: (int(row[0]), str(row[1]), float(_number(row[2])),
+                                              float(_number(row[3])), str(row[4])))   # batch 281
 
 
 def _other_turn_gradient(row):

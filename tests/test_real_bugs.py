@@ -95,16 +95,6 @@ KNOWN_MISSES = {
         " on other rows of the batch, and that it changes between two identical "
         "evaluation passes: batch mixing that survives model.eval().",
     # real-bug batch 281
-    "ink_regression_in_raw_units_swamps_digit_head":   # real-bug batch 281
-        "A shared 64-64-32 encoder on the 8x8 digits with a digit head "
-        "(cross-entropy) and an ink-regression head whose target is left in raw "
-        "pixel-sum units (about 310 +- 35), the two losses summed at weight 1 (\"why "
-        "not normalize the loss of regression?\": regression loss above 100, "
-        "classification below 1). Held-out digit accuracy 0.101 with the bug vs 0.872"
-        " for the standardised twin (seeds+1000: 0.118 vs 0.869). nndebug raised no "
-        "warning, only DEAD_RELU as info. A rule would need to see one term of a "
-        "summed multi-task loss, a squared error against targets of mean ~300, "
-        "outweigh the other term 10^4-fold while that term never leaves chance.",
     "task_labels_zipped_with_heads_in_wrong_order":   # real-bug batch 281
         "A shared encoder on the 8x8 digits with two binary heads (\"5 or more\", "
         "\"even\") trained by zip(outputs.values(), labels.values()): the heads come in"

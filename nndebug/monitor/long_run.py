@@ -79,7 +79,7 @@ CONTINUED = ("loss_calls", "warnings", "norm_batches", "graph_nodes", "leaf_loss
              "joint_scaling", "signed_targets", "token_id_shares",
              "propagation_matrices", "squashed_batch_sums", "reversed_concatenations",
              "straight_through_cancellations", "outer_differences",
-             "parameter_penalties", "penalty_decays", "other_turn_gradients",
+             "parameter_penalties", "penalty_decays", "summed_errors", "other_turn_gradients",
              "reparameterisations",
              "whole_batch_overlaps", "ctc_blank_targets",
              # validation passes' fingerprints, loads of the model's own tensors,

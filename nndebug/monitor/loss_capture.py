@@ -33,6 +33,13 @@ from .target_ids import (CALLS_SAMPLED, CLASS_INDEX_LOSSES, MAX_CLASSES, SAMPLE_
                          loss_options, summarize)
 
 TARGETS_KEPT = 4             # target batches kept (references) for probes
+# real-bug batch 281 (multi-task losses): a squared error summed after the step's first loss
+# call (``cross_entropy(...) + mse_loss(...)``) is not that call, and only the first is kept;
+# of such later squared errors only the scale of what they compare is kept
+SUMMED_SQUARED_ERRORS = {"mse_loss", "MSELoss"}
+SUMMED_CALLS_KEPT = 2        # [design] later squared errors read per step: multi-task heads
+                             # number two or three; one more is never the one that swamps
+SUMMED_ROWS_KEPT = 64        # [design] rows kept at most (the first recorded steps decide)
 LABEL_EXACT = 1e-6           # [design] labels are exact 0s and 1s (float32 rounding only)
 CALLS_KEPT = 256             # loss calls kept at most: memory stays bounded on long runs
 # losses that apply log-softmax to their input (their input should be logits)
@@ -59,6 +66,7 @@ class LossCapture:
         self.loss_module = loss_fn if loss_fn is not None and _is_module(adapter, loss_fn) \
             else None
         self.call = None         # (name, output, target) of this recorded step
+        self.summed = []         # [(name, output, target)]: later squared errors of the step
         self.options = {}        # the call's ignore_index / reduction (target_ids.py)
         self.armed = False
         self._handle = None
@@ -66,6 +74,7 @@ class LossCapture:
     # --- on and off (with the step's other hooks) ------------------------------------------
     def arm(self):
         self.call, self.armed = None, True
+        self.summed = []
         if self.loss_module is not None:
             self._handle = self.adapter.add_forward_hook(self.loss_module, self._on_loss_module)
 
@@ -94,11 +103,18 @@ class LossCapture:
                        loss_options(module))
 
     def offer(self, name, output, target, options=None):
-        """A loss call was seen; kept when it is this recorded step's first training call."""
-        if self.call is not None or not self.armed or not self.adapter.is_tensor(output):
+        """A loss call was seen; kept when it is this recorded step's first training call
+        (a later squared error of the step: its scale only, ``summed``)."""
+        if not self.armed or not self.adapter.is_tensor(output):
             return
         if not getattr(output, "requires_grad", False):
             return                # an evaluation loss (no graph): not what is trained
+        if self.call is not None:
+            if name in SUMMED_SQUARED_ERRORS and len(self.summed) < SUMMED_CALLS_KEPT and \
+                    self.adapter.is_tensor(target) and _size(output) > 0:
+                self.summed.append((name, self.adapter.detach(output),
+                                    self.adapter.detach(target)))
+            return
         if _size(output) == 0:
             return                # a loss over no rows (a batch without positives): it shows
                                   # nothing, and a later call of the step may
@@ -123,6 +139,9 @@ class LossCapture:
             return
         name, output, target = self.call
         xp = self.xp
+        for i, (_, summed_output, summed_target) in enumerate(self.summed):
+            packet.add(("summed_error", i, "output"), xp.amax(xp.abs(xp.asfloat(summed_output))))
+            packet.add(("summed_error", i, "target"), xp.amax(xp.abs(xp.asfloat(summed_target))))
         out = xp.asfloat(output)
         low, high = xp.aminmax(out)
         packet.add(("loss_call", "output_min"), low)
@@ -168,6 +187,7 @@ class LossCapture:
             return
         name, output, target = self.call
         self.call = None
+        self._take_summed(values, record.step, name)
         if len(self.observed.loss_calls) >= CALLS_KEPT:
             return
 
@@ -211,6 +231,19 @@ class LossCapture:
         if target is not None and len(self.observed.targets) < TARGETS_KEPT:
             self.observed.targets.append((record.step, target))
 
+
+    def _take_summed(self, values, step, first):
+        """The step's later squared errors into ``run.observed.summed_errors``: ``(step,
+        loss, its output's and its target's largest magnitude, the step's first loss)``."""
+        summed, self.summed = self.summed, []
+        for i, (name, _, _) in enumerate(summed):
+            output = values.get(("summed_error", i, "output"))
+            target = values.get(("summed_error", i, "target"))
+            if output is None or target is None or \
+                    len(self.observed.summed_errors) >= SUMMED_ROWS_KEPT:
+                continue
+            self.observed.summed_errors.append((int(step), name, float(output[0]),
+                                                float(target[0]), first))
 
     def _target_summary(self, values, target):
         ids = values.get(("loss_call", "target_ids"))

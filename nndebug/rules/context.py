@@ -311,11 +311,16 @@ def judged_only(ctx, items):
 
 
 def judged_handwritten_errors(ctx):
-    """The rows of ``run.observed.handwritten_errors`` (step first) on judged steps before
-    the cut-off: what TARGETS_UNSCALED and the moving-target test read of a loss written by
-    hand (all rows for a run without records)."""
+    """The rows of ``run.observed.handwritten_errors`` on judged steps before the cut-off:
+    what TARGETS_UNSCALED and the moving-target test read of a loss written by hand."""
+    return judged_step_rows(ctx, "handwritten_errors")
+
+
+def judged_step_rows(ctx, name):
+    """The rows of ``run.observed.<name>`` (step first) on judged steps before the cut-off
+    (all rows for a run without records)."""
     steps = {r.step for r in ctx.run.records}
-    return [row for row in observed_list(ctx, "handwritten_errors")
+    return [row for row in observed_list(ctx, name)
             if (not steps or row[0] in steps) and (ctx.cutoff is None or row[0] < ctx.cutoff)]
 
 

@@ -22,9 +22,17 @@ duration errors). A run whose last layer starts at the targets'
 scale (its bias set to their mean, a fixed output scale) is not judged: its first outputs
 are not small against the targets. A network that has grown into the targets' scale by its
 last recorded call is named as info only.
+
+A squared error summed after another loss (``cross_entropy(digit) + mse_loss(ink, raw_ink)``:
+a multi-task head; ``run.observed.summed_errors``, real-bug batch 281, "why not normalize
+the loss of regression?", https://github.com/yuanwei1989/landmark-detection/issues/2) is
+read the same way when the step's first loss is no regression: its raw-unit errors outweigh
+a classification loss of order one, so the shared layers learn the regression alone and the
+other head stays at chance although the summed loss falls.
 """
 from ..findings import Finding
-from .context import REGRESSION_LOSSES, fmt, judged_handwritten_errors, judged_loss_calls
+from .context import (CLASS_INDEX_LOSSES, REGRESSION_LOSSES, fmt, judged_handwritten_errors,
+                      judged_loss_calls, judged_step_rows, observed_list)
 from .curve import learning_poor
 from .graph import rule
 
@@ -54,6 +62,8 @@ def targets_unscaled(ctx):
         beside = None
     else:
         seen, beside = _handwritten_unscaled(ctx)
+        if seen is None:
+            seen, beside = _summed_unscaled(ctx)
     if seen is None:
         return None
     (step, outputs, targets, loss), (_, end_outputs, end_targets, _) = seen
@@ -73,10 +83,7 @@ def targets_unscaled(ctx):
                 "raw units, so the first losses are huge and the network spends its steps "
                 "growing its output scale instead of learning the relation (at the last "
                 f"recorded step its outputs reach {fmt(end_outputs)} against targets of "
-                f"{fmt(end_targets)})." + (
-                    f" It is summed with errors whose targets reach only {fmt(beside)}: "
-                    "in raw units it outweighs them, and what they train starves."
-                    if swamps else ""),
+                f"{fmt(end_targets)})." + (_swamped(loss, beside) if swamps else ""),
         evidence={"target_magnitude": targets, "output_magnitude": outputs,
                   "other_errors_target_magnitude": beside,
                   "end_target_magnitude": end_targets, "end_output_magnitude": end_outputs,
@@ -84,6 +91,16 @@ def targets_unscaled(ctx):
         fix="Standardise the targets with the training set's mean and std (or the input "
             "window's own, for a per-window normaliser) and undo it on the predictions; at "
             "the least, initialise the last layer's bias to the targets' mean.")
+
+
+def _swamped(loss, beside):
+    """What the other terms of the summed loss lose, in the message's words."""
+    if SUMMED_AFTER in loss:
+        return (f" Its sum with {loss.split(SUMMED_AFTER)[1]}, a loss of order one, is almost "
+                "all squared error: the layers the heads share learn the regression alone, "
+                "and the other head starves.")
+    return (f" It is summed with errors whose targets reach only {fmt(beside)}: in raw units "
+            "it outweighs them, and what they train starves.")
 
 
 def _handwritten_unscaled(ctx):
@@ -101,3 +118,35 @@ def _handwritten_unscaled(ctx):
     name = f"{own[0][2]} error written by hand"
     return ([(row[0], row[3], row[4], name) for row in (own[0], own[-1])],
             max(others) if others else None)
+
+
+# the loss a squared error is summed with, when that loss is of order one whatever the
+# targets' units: log-probabilities of class ids and of binary labels
+ORDER_ONE_LOSSES = CLASS_INDEX_LOSSES | {"BCEWithLogitsLoss", "binary_cross_entropy_with_logits",
+                                         "BCELoss", "binary_cross_entropy"}
+SQUARED_ERROR_NODE = "MseLossBackward0"   # [torch] the graph node of mse_loss / MSELoss
+SUMMED_AFTER = " summed after "            # how such an error is named in the finding
+
+
+def _summed_unscaled(ctx):
+    """Like ``_handwritten_unscaled``, of the squared errors a step summed after a first loss
+    of order one (``run.observed.summed_errors``): the first and last rows of the one whose
+    first target is the largest; beside, 1 - the order of the classification loss. Not read
+    when the loss's graph multiplies a squared error by a constant (``loss_reductions``: a
+    weight whose value the graph no longer holds at ``step()``; an error weighted by 1e-4 is
+    meant to be small)."""
+    rows = [row for row in judged_step_rows(ctx, "summed_errors") if row[4] in ORDER_ONE_LOSSES]
+    if not rows or _squared_error_weighted(ctx):
+        return None, None
+    first = max((row for row in rows if row[0] == rows[0][0]), key=lambda row: row[3])
+    own = [row for row in rows if row[1] == first[1]]
+    name = f"{first[1]}{SUMMED_AFTER}{first[4]}"
+    return ([(row[0], row[2], row[3], name) for row in (own[0], own[-1])], 1.0)
+
+
+def _squared_error_weighted(ctx):
+    """Whether a squared error of the loss's graph, on the first recorded steps, was scaled
+    by anything but a sign or an addition's ``alpha`` of 1 (scale None or not 1)."""
+    return any(operation == SQUARED_ERROR_NODE and scale != 1.0
+               for _, addends in observed_list(ctx, "loss_reductions")
+               for operation, _, scale, _ in addends)
