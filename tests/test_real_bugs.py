@@ -33,16 +33,6 @@ KNOWN_MISSES = {
         "steps leaves the output unchanged while the added table varies along the "
         "batch axis, and name POSITIONS_IGNORED.",
     # real-bug batch 280
-    "one_hot_uint8_masks_scaled_by_to_tensor":   # real-bug batch 280
-        "A 3-layer conv segmenter of noisy 8x8 digits trained with BCEWithLogitsLoss "
-        "on one-hot (background, stroke) masks stored as uint8 and converted by "
-        "ToTensor's rule, which divides uint8 by 255: every target 1 becomes 0.0039. "
-        "Reported as \"Custom dataset labels change if numpy dtype is uint8\" (\"the "
-        "optimizer will train the model to return 0\"). Held-out stroke IoU 0.000 "
-        "against 0.803 for the int32-loaded twin. nndebug raised nothing, no warning "
-        "and no info. A rule would need to see that a BCE target's largest value "
-        "across the batches is about 1/255 (or 1/256) of 1 while its smallest is 0, "
-        "and name BINARY_TARGETS_SCALED_DOWN.",
     "keypoint_targets_cast_to_long_all_zero":   # real-bug batch 280
         "A 64-64-10 MLP regressing ten keypoint coordinates of each digit, scaled to "
         "[-1, 1], whose targets went through "

@@ -37,6 +37,11 @@ TARGETS_KEPT = 4             # target batches kept (references) for probes
 # call (``cross_entropy(...) + mse_loss(...)``) is not that call, and only the first is kept;
 # of such later squared errors only the scale of what they compare is kept
 SUMMED_SQUARED_ERRORS = {"mse_loss", "MSELoss"}
+# real-bug batch 280: a binary loss over maps (masks, per-pixel labels) whose labels were
+# scaled with the pixels (BINARY_TARGETS_SCALED_DOWN reads 2-D label rows, and these)
+BINARY_MAP_LOSSES = {"BCELoss", "BCEWithLogitsLoss", "binary_cross_entropy",
+                     "binary_cross_entropy_with_logits"}
+MAP_SAMPLE = 4096            # [design] values of such a target carried to the host (16 KB)
 SUMMED_CALLS_KEPT = 2        # [design] later squared errors read per step: multi-task heads
                              # number two or three; one more is never the one that swamps
 SUMMED_ROWS_KEPT = 64        # [design] rows kept at most (the first recorded steps decide)
@@ -174,6 +179,10 @@ class LossCapture:
                   t.shape[1] <= OUTPUT_MAX_COLUMNS and not _integer_dtype(target) and
                   len(self.observed.loss_calls) < CALLS_SAMPLED):
                 packet.add(("loss_call", "target_rows"), t[:OUTPUT_ROWS])   # label_rows()
+            elif (name in BINARY_MAP_LOSSES and t.ndim > 2 and
+                  tuple(t.shape) == tuple(out.shape) and not _integer_dtype(target) and
+                  len(self.observed.loss_calls) < CALLS_SAMPLED):
+                packet.add(("loss_call", "target_spread"), spread_sample(xp, t))   # map_level()
         position_losses.pack(packet, name, output, target, self.options,
                              self.observed)   # per-position losses (batch 65)
         log_prob_axes.pack(packet, name, out, len(self.observed.loss_calls))   # (batch 97)
@@ -216,6 +225,7 @@ class LossCapture:
                         floored_units=None if floored_units is None else int(floored_units),
                         **self.options, **self._target_summary(values, target),
                         **label_rows(values.get(("loss_call", "target_rows")), target),
+                        **map_level(values.get(("loss_call", "target_spread"))),
                         label_shares=label_shares(values.get(("loss_call", "target_rows")),
                                                   target),
                         predicted_classes=_picked_ids(values.get(("loss_call", "picked"))),
@@ -298,6 +308,28 @@ def label_rows(rows, target):
     ones = np.rint(rows).sum(axis=1)
     return {"label_rows": int(len(rows)), "one_hot_rows": int(np.sum(ones == 1)),
             "multi_hot_rows": int(np.sum(ones >= 2)), "max_labels_in_row": int(ones.max())}
+
+
+def spread_sample(xp, target):
+    """``MAP_SAMPLE`` values of ``target`` taken at even strides over all of it (the first
+    values of a mask are often one image's empty corner)."""
+    flat = xp.reshape(target, (-1,))
+    stride = max(1, int(flat.shape[0]) // MAP_SAMPLE)
+    return flat[::stride][:MAP_SAMPLE]
+
+
+def map_level(sample):
+    """A binary loss's N-D target (a segmentation mask, per-pixel labels) read like
+    ``label_rows`` reads 2-D rows, for the one thing said of it: 0 and one other level,
+    ``LossCall.label_level`` (real-bug batch 280: uint8 masks divided by 255 on their way
+    to a BCE loss); nothing for 0/1 labels, soft maps and unsampled calls."""
+    if sample is None or not sample.size:
+        return {}
+    zero = np.abs(sample) < LABEL_EXACT
+    if not zero.any() or np.all(zero | (np.abs(sample - 1) < LABEL_EXACT)):
+        return {}
+    level = _other_level(sample[~zero])
+    return {} if level is None else {"label_rows": 0, "label_level": level}
 
 
 def _other_level(nonzero):

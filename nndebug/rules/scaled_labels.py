@@ -12,8 +12,11 @@ https://github.com/sukritshankar/Caffe-LMDBCreation-MultiLabel/issues/8 (real-bu
 185: micro-F1 0.00 against 0.76).
 
 Read from ``run.observed.loss_calls`` (``LossCall.label_level``, monitor/loss_capture.py):
-the first sampled rows of a 2-D float target of a binary loss hold exactly two values, 0
-and one other at most LEVEL_MAX, on every call read. Soft labels (smoothing: eps and
+the first sampled rows of a 2-D float target of a binary loss - or a strided sample of an
+N-D one, a mask of per-pixel labels (real-bug batch 280: uint8 masks divided by 255 by
+ToTensor, "Custom dataset labels change if numpy dtype is uint8",
+https://github.com/pytorch/pytorch/issues/53959) - hold exactly two values, 0 and one
+other at most LEVEL_MAX, on every call read. Soft labels (smoothing: eps and
 1 - eps; a teacher's probabilities; 0.5 for an uncertain label beside 0 and 1) hold other
 values and are never read as such.
 """
