@@ -5,7 +5,8 @@ every picture, the gradient reaching the network is zero, and the squared error 
 where it started for the whole run.
 
 Reported: "Why can't I use softmax in regression task for probabilities?" -
-https://stackoverflow.com/questions/63909566 (a Dense(1, activation='softmax') output
+https://stackoverflow.com/questions/63909566 (read in its mirror at
+https://example-a.com/answer/63909566; a Dense(1, activation='softmax') output
 trained with mean squared error on targets in [0, 1]: "the loss does not change at all
 between epochs and remains constant"; the accepted fix is a sigmoid, since a softmax of
 one value is always 1). Here an MLP (64 -> 64 -> 1) on the flattened 8x8 digits predicts
