@@ -375,6 +375,8 @@ class Monitor:
             found = rules.diagnose(self.run.judged_view()) + extra
             for sink in list(self.sinks):      # then a sink may annotate them (e.g. the ranks)
                 found = self._call_sink(sink, "annotate", found) or found
+            # MONITOR_ERROR: the monitor itself could not measure part of the run (the user's
+            # step ran as ever), so the findings may be incomplete.
             if self._error is not None:
                 found.append(Finding(
                     "MONITOR_ERROR", "info", "", None,

@@ -7,6 +7,23 @@ copied into the training set, a class that is 50 times rarer than the others.
 
 Every finding carries counts and a few example indices in ``.evidence`` so the rows can
 be looked at directly. Arrays may be NumPy arrays, torch tensors or minigrad tensors.
+
+The codes (``docs/codes.md`` lists every code nndebug gives):
+
+- NAN_IN_DATA: NaN or Inf values in a split.
+- NOT_NORMALIZED: features far from unit scale (pixels left in 0..255), or of scales
+  that differ by orders of magnitude.
+- CONSTANT_FEATURES: columns with one value in every training row (a failed load, a
+  placeholder).
+- SPLITS_SCALED_DIFFERENTLY: train and test scaled differently (one normalised, the other
+  not).
+- CLASS_IMBALANCE: the commonest class 10 or more times the rarest, or one class only.
+- CLASSES_MISSING_FROM_TRAIN: test labels that never occur in training.
+- DUPLICATES_ACROSS_SPLITS: test samples that are exact copies of training samples.
+- NEAR_DUPLICATES_ACROSS_SPLITS: test samples that are near-copies of training samples
+  (augmented or re-encoded).
+- DUPLICATES_WITHIN_TRAIN: training samples that repeat earlier ones exactly (they weigh
+  double in the loss).
 """
 import contextlib
 import math

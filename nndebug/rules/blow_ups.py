@@ -41,6 +41,7 @@ CLIP_PERCENTILE = 90          # suggested clip: 90th percentile of the observed 
 @rule(produces="EXPLODING_ACTIVATIONS", reads={"EXPLODING_GRADIENTS"},
       explains={"NAN_LOSS", "NAN_GRADIENTS", "LOSS_DIVERGING", "EXPLODING_GRADIENTS", "DEAD_RELU"})
 def exploding_activations(ctx):
+    """EXPLODING_ACTIVATIONS: a layer's outputs grow by orders of magnitude during training."""
     worst, first = None, None     # the layer with the largest typical RMS; the first huge one
     for layer in ctx.run.layers:
         values = [rms(r.activations[layer.name]) for r in ctx.records
@@ -76,6 +77,8 @@ def exploding_activations(ctx):
 @rule(produces="EXPLODING_GRADIENTS",
       explains={"NAN_LOSS", "NAN_GRADIENTS", "LOSS_DIVERGING", "LOSS_OSCILLATING", "DEAD_RELU"})
 def exploding_gradients(ctx):
+    """EXPLODING_GRADIENTS: gradients far larger than the weights they update, or growing step
+    after step."""
     profile = ctx.layer_grad_profile()
     g = ctx.matrix("grad_norm")
     total = np.sqrt(np.nansum(np.where(np.isfinite(g), g, np.nan) ** 2, axis=1)) if g.size else g
@@ -155,6 +158,8 @@ def _clip_suggestion(norms):
 
 @rule(produces="NAN_LOSS", explains={"NAN_GRADIENTS"})
 def nan_loss(ctx):
+    """NAN_LOSS: the loss became NaN or Inf; the finding names the first step and what went before
+    it."""
     if ctx.first_nan_step is None:
         return None
     step = ctx.first_nan_step
@@ -190,6 +195,7 @@ def nan_loss(ctx):
 
 @rule(produces="NAN_GRADIENTS", explains={"NAN_LOSS"})
 def nan_gradients(ctx):
+    """NAN_GRADIENTS: gradients became NaN or Inf."""
     run = ctx.run
     for r, finite in zip(ctx.all_records, ctx.grads_finite):
         if finite:

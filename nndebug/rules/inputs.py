@@ -45,6 +45,7 @@ SCALED_INSIDE_SHRINK = 20.0   # [design] inputs this many times larger (RMS) tha
 
 @rule(produces="NAN_IN_INPUTS", explains={"NAN_LOSS", "NAN_GRADIENTS"})
 def nan_in_inputs(ctx):
+    """NAN_IN_INPUTS: a training batch holds NaN or Inf before the model ever sees it."""
     bad = [r.step for r in ctx.all_records if not inputs_finite(r)]
     if not bad:
         return None
@@ -63,6 +64,8 @@ def nan_in_inputs(ctx):
 @rule(produces="CONSTANT_INPUTS",
       explains={"COLLAPSED_ACTIVATIONS", "LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def constant_inputs(ctx):
+    """CONSTANT_INPUTS: every sample of the training batches is the same, or a feature never
+    changes: nothing to learn from."""
     records = [r for r in ctx.records if "constant_features" in r.inputs]
     if len(records) < 1:
         return None
@@ -189,6 +192,8 @@ def _pretrained_at_this_scale(ctx):
                 "NAN_LOSS", "LOSS_PLATEAU", "EXPLODING_GRADIENTS", "LR_TOO_HIGH",
                 "LOSS_OSCILLATING", "LOSS_AT_CHANCE"})
 def unnormalized_inputs(ctx):
+    """UNNORMALIZED_INPUTS: the inputs are in raw units (pixels 0-255, prices, counts) instead of
+    a scale near one."""
     measured = [(r, rms(r.inputs)) for r in ctx.records]
     # an input that is exactly zero everywhere is no tiny data but a zero tensor: an RNN's
     # initial state handed to forward beside integer ids, read as the first float input

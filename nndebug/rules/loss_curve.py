@@ -48,6 +48,7 @@ CHANCE_CAUSES = ("DOUBLE_SOFTMAX", "DEAD_RELU", "LR_TOO_LOW", "VANISHING_GRADIEN
 
 @rule(produces="LOSS_DIVERGING")
 def loss_diverging(ctx):
+    """LOSS_DIVERGING: the loss rises and stays above where it started."""
     step = diverging(ctx)
     if step is None or loss_without_level(ctx) or targets_moved_up(ctx):   # batches 44, 130
         return None
@@ -72,6 +73,7 @@ def _game_allowance(ctx, s):
 
 @rule(produces="LOSS_AT_CHANCE", reads=set(CHANCE_CAUSES))
 def loss_at_chance(ctx):
+    """LOSS_AT_CHANCE: a classifier's loss stays at chance level (ln of the number of classes)."""
     if not at_chance(ctx):
         return None
     s = ctx.summary
@@ -99,6 +101,7 @@ def loss_at_chance(ctx):
 
 @rule(produces="LOSS_OSCILLATING")
 def loss_oscillating(ctx):
+    """LOSS_OSCILLATING: the loss swings far more than the noise of its mini-batches explains."""
     seen = oscillation(ctx)
     if seen is None or loss_without_level(ctx):   # real-bug batches 44, 130
         return None
@@ -129,6 +132,7 @@ def loss_oscillating(ctx):
 
 @rule(produces="LOSS_PLATEAU", reads={"LOSS_AT_CHANCE"})
 def loss_plateau(ctx):
+    """LOSS_PLATEAU: the loss stopped falling early, far above where it should end."""
     if "LOSS_AT_CHANCE" in ctx.found or not plateaued(ctx) or adversarial_turns(ctx):
         return None     # at chance is the more specific verdict
     s = ctx.summary
@@ -147,6 +151,7 @@ def loss_plateau(ctx):
 
 @rule(produces="OVERFITTING")
 def overfitting(ctx):
+    """OVERFITTING: the validation loss rises while the training loss keeps falling."""
     steps, val = ctx.run.val_array()
     ok = np.isfinite(val)
     steps, val = steps[ok], val[ok]

@@ -145,6 +145,8 @@ def _observed(ctx):
 @rule(produces="LOSS_SHAPE_MISMATCH",
       explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE", "LOSS_DIVERGING", "LOSS_OSCILLATING"})
 def loss_shape_mismatch(ctx):
+    """LOSS_SHAPE_MISMATCH: output and target shapes that broadcast against each other inside the
+    loss ((N, 1) against (N,)), so every output is compared with every target."""
     observed = _observed(ctx)
     if observed is None:
         return None
@@ -382,6 +384,8 @@ def _probabilities_maximised(ctx):
 @rule(produces="TARGETS_OUT_OF_RANGE",
       explains={"LOSS_DIVERGING", "LOSS_OSCILLATING", "LOSS_PLATEAU", "NAN_LOSS"})
 def targets_out_of_range(ctx):
+    """TARGETS_OUT_OF_RANGE: targets outside what the loss accepts (a binary cross-entropy's
+    targets outside [0, 1])."""
     observed = _observed(ctx)
     if observed is None:
         return None
@@ -409,6 +413,8 @@ def targets_out_of_range(ctx):
 
 @rule(produces="FRAMEWORK_WARNING")
 def framework_warnings(ctx):
+    """FRAMEWORK_WARNING: a warning the framework raised inside a watched step, kept with its step
+    instead of lost in the console."""
     observed = _observed(ctx)
     if observed is None or not observed.warnings:
         return None

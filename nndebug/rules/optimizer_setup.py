@@ -71,6 +71,8 @@ def _all_zero(record, width):
 @rule(produces="GRADIENTS_CLIPPED_AWAY",
       explains={"PARAMS_NOT_UPDATING", "LR_TOO_LOW", "LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def gradients_clipped_away(ctx):
+    """GRADIENTS_CLIPPED_AWAY: between backward and optimizer.step() the gradients are scaled
+    to almost nothing (a clipping threshold far too small), so the optimizer barely moves."""
     if not ctx.run.has_optimizer:
         # (real-bug batch 99) without a watched optimizer .grad is read at ``mon.step``,
         # after a hand-written update (``p -= lr * p.grad; p.grad.zero_()``) cleared it on
@@ -151,6 +153,9 @@ def _loss_rows(calls, classes):
       explains={"EXPLODING_GRADIENTS", "LOSS_DIVERGING", "LOSS_OSCILLATING", "NAN_LOSS",
                 "NAN_GRADIENTS", "LR_TOO_HIGH"})
 def loss_scaled_for_backward(ctx):
+    """LOSS_SCALED_FOR_BACKWARD: the gradients at optimizer.step() are far larger than the loss
+    can give: backward ran on the loss times a large factor (a GradScaler's scale) that was
+    never undone before the step."""
     classes = ctx.classes
     if classes is None or classes < 2:
         return None

@@ -57,6 +57,8 @@ def _noise_reading(mean, std):
 
 @rule(produces="VAE_NOISE_NOT_STANDARD_NORMAL")
 def vae_noise_not_standard_normal(ctx):
+    """VAE_NOISE_NOT_STANDARD_NORMAL: the noise of z = mu + eps * std is not drawn from N(0, 1)
+    (uniform, or scaled)."""
     steps = _steps_showing(ctx, _not_standard_normal)
     if not steps:
         return None
@@ -79,6 +81,8 @@ def vae_noise_not_standard_normal(ctx):
 
 @rule(produces="VAE_MEAN_AND_SCALE_FROM_ONE_OUTPUT")
 def vae_mean_and_scale_from_one_output(ctx):
+    """VAE_MEAN_AND_SCALE_FROM_ONE_OUTPUT: the mean and the scale of the posterior are the same
+    tensor of the encoder."""
     steps = _steps_showing(ctx, lambda draw: draw[2] > 0)
     if not steps:
         return None
@@ -99,6 +103,8 @@ def vae_mean_and_scale_from_one_output(ctx):
 
 @rule(produces="VAE_STD_NEVER_BELOW_PRIOR")
 def vae_std_never_below_prior(ctx):
+    """VAE_STD_NEVER_BELOW_PRIOR: the posterior's standard deviation is made >= 1 on its way
+    from the encoder (an exp of a softplus or relu), so it is never narrower than the prior."""
     steps = _steps_showing(ctx, lambda draw: draw[3] > 0)
     if not steps:
         return None
@@ -118,6 +124,7 @@ def vae_std_never_below_prior(ctx):
 
 @rule(produces="VAE_SAMPLE_NOT_DECODED")
 def vae_sample_not_decoded(ctx):
+    """VAE_SAMPLE_NOT_DECODED: the decoder reads the mean, not the reparameterised draw z."""
     rows = observed_list(ctx, "posterior_draws")
     showing = [row[0] for row in rows if len(row) > 2 and row[2] > 0]
     if len(showing) < DRAW_MIN_STEPS or len(showing) < len(rows):

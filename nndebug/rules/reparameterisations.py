@@ -33,6 +33,8 @@ def _showing(ctx, column):
 
 @rule(produces="VAE_KL_TERM_MISSING")
 def vae_kl_term_missing(ctx):
+    """VAE_KL_TERM_MISSING: a VAE whose loss has no KL term: its encoder's scale never learns to
+    match the prior."""
     showing = _showing(ctx, 2)
     if not showing:
         return None
@@ -54,6 +56,8 @@ def vae_kl_term_missing(ctx):
 
 @rule(produces="VAE_NOISE_SCALED_BY_VARIANCE")
 def vae_noise_scaled_by_variance(ctx):
+    """VAE_NOISE_SCALED_BY_VARIANCE: the reparameterised draw multiplies the noise by the variance
+    (or log-variance) where the standard deviation is meant."""
     showing = _showing(ctx, 3)
     if not showing:
         return None

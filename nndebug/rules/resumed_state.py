@@ -39,6 +39,8 @@ def resumes(ctx):
 
 @rule(produces="OPTIMIZER_STATE_NOT_RESTORED")
 def optimizer_state_not_restored(ctx):
+    """OPTIMIZER_STATE_NOT_RESTORED: a run resumed from a checkpoint with fresh optimizer state
+    (Adam's moments at zero) where the saved state was meant."""
     empty = [(step, kind) for step, kind, before, after, _ in resumes(ctx) if after and not before]
     if not empty:
         return None
@@ -60,6 +62,8 @@ def optimizer_state_not_restored(ctx):
 
 @rule(produces="SCHEDULER_RESTARTED_ON_RESUME")
 def scheduler_restarted_on_resume(ctx):
+    """SCHEDULER_RESTARTED_ON_RESUME: a run resumed from a checkpoint whose learning-rate schedule
+    starts again from its first step."""
     for at, _, _, _, schedulers in resumes(ctx):
         for kind, calls in schedulers:
             if kind in STATELESS_SCHEDULERS or calls > 0:

@@ -211,6 +211,8 @@ def peaked_attention(records):
 
 @rule(produces="ATTENTION_SATURATED")
 def attention_saturated(ctx):
+    """ATTENTION_SATURATED: attention rows that put all their weight on one position from the
+    start (logits too large: a missing scale)."""
     found = peaked_attention(ctx.all_records)
     if not found:
         return None
@@ -257,6 +259,8 @@ def growing_graph(graph_nodes):
 
 @rule(produces="HIDDEN_STATE_NOT_DETACHED")
 def hidden_state_not_detached(ctx):
+    """HIDDEN_STATE_NOT_DETACHED: a recurrent state carried from batch to batch without detach(),
+    so each backward runs through every earlier batch."""
     observed = getattr(ctx.run, "observed", None)
     evidence = growing_graph(getattr(observed, "graph_nodes", []) if observed else [])
     if evidence is None:

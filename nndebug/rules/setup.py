@@ -257,6 +257,9 @@ def _never_stepped(watched, since):
       explains={"GRADIENTS_ACCUMULATING": {"LOSS_DIVERGING", "LOSS_OSCILLATING", "NAN_LOSS"},
                 "GRADIENTS_DISCARDED": {"LOSS_PLATEAU", "PARAMS_NOT_UPDATING"}})
 def gradients_accumulating(ctx):
+    """GRADIENTS_ACCUMULATING: gradients never zeroed, so each step adds every earlier
+    batch's gradient. GRADIENTS_DISCARDED: gradients zeroed between backward and the step
+    (or on every micro-batch of an accumulation), so the step uses (almost) nothing."""
     # parameters the optimizer does not hold are never zeroed by optimizer.zero_grad(); that
     # is OPTIMIZER_MISSING_PARAMS, not this
     held_by_optimizer = np.array([p.in_optimizer is not False for p in ctx.run.params], bool)
@@ -568,6 +571,8 @@ def eval_mode_micro_batches(ctx):
 
 @rule(produces="TRAINING_IN_EVAL_MODE")
 def training_in_eval_mode(ctx):
+    """TRAINING_IN_EVAL_MODE: the model is trained while in eval mode, so dropout is off and batch
+    norm uses (and never updates) its running statistics."""
     relevant = [r for r in ctx.records if r.backward]
     if not any(r.eval_layers for r in relevant):
         return eval_mode_micro_batches(ctx)
@@ -634,6 +639,8 @@ def _double_softmax_from_loss_calls(ctx):
 
 @rule(produces="DOUBLE_SOFTMAX", explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def double_softmax(ctx):
+    """DOUBLE_SOFTMAX: probabilities (rows already summing to 1) fed to a loss that applies a
+    softmax itself."""
     policy = _policy_of_probabilities(ctx)
     if policy is not None:
         return policy
@@ -844,6 +851,8 @@ def _shift_blind_biases(run, zeroed, grads, received):
 
 @rule(produces="NO_GRADIENT", explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def no_gradient(ctx):
+    """NO_GRADIENT: trainable parameters whose gradient is exactly zero on every recorded step: no
+    loss reaches them."""
     cut = loss_without_graph(ctx) or never_backpropagated(ctx)
     if cut is not None:
         return cut
@@ -904,6 +913,8 @@ def _visible_gradients(records, width):
 
 @rule(produces="PARAMS_NOT_UPDATING", explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def params_not_updating(ctx):
+    """PARAMS_NOT_UPDATING: parameters that get gradients but do not change: the optimizer does
+    not hold them or never steps."""
     run = ctx.run
     width = len(run.params)
     records = [r for r in ctx.records if r.backward and all(

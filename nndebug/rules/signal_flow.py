@@ -51,6 +51,8 @@ COLLAPSED_SPREAD = 1e-4       # [measured] spread across samples (or units) rela
 @rule(produces="SATURATED_ACTIVATIONS", reads={"TARGETS_OUTSIDE_OUTPUT_RANGE"},
       explains={"VANISHING_GRADIENTS", "LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def saturated_activations(ctx):
+    """SATURATED_ACTIVATIONS: tanh or sigmoid units stuck at their flat ends, where their gradient
+    is almost zero."""
     # a last layer pushed to its bound by targets beyond its range saturates because of them:
     # that cause is named already, and this symptom's fix (scale the inputs, smaller
     # weights) would not help
@@ -100,6 +102,8 @@ def _saturation_grew(ctx, name):
 @rule(produces="VANISHING_GRADIENTS", reads={"SATURATED_ACTIVATIONS", "LOSS_DIVERGING"},
       explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def vanishing_gradients(ctx):
+    """VANISHING_GRADIENTS: the gradients shrink by orders of magnitude from the last layers to
+    the first, so the first layers barely learn."""
     profile = ctx.layer_grad_profile()
     if profile is None:
         return None
@@ -236,6 +240,8 @@ def _floored_logits(ctx):
 @rule(produces="COLLAPSED_ACTIVATIONS", reads={"CONSTANT_INPUTS"},
       explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def collapsed_activations(ctx):
+    """COLLAPSED_ACTIVATIONS: a layer gives (almost) the same output for every sample: what comes
+    after it cannot tell the inputs apart."""
     if "CONSTANT_INPUTS" in ctx.found:
         return None
     found = None

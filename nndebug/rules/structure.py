@@ -233,6 +233,9 @@ def _observed(ctx):
 @rule(produces="UNREGISTERED_PARAMETERS",
       explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE", "NO_GRADIENT"})
 def unregistered_parameters(ctx):
+    """UNREGISTERED_PARAMETERS: tensors that get gradients, or modules that run in forward,
+    without being part of the model: the optimizer never updates them and eval() never reaches
+    them."""
     observed = _observed(ctx)
     if observed is None:
         return None
@@ -417,6 +420,8 @@ def _occasional_tiny_batch(observed, steps_run):
 
 @rule(produces="BATCHNORM_MOMENTUM_INVERTED", explains={"OVERFITTING"})
 def batchnorm_momentum_inverted(ctx):
+    """BATCHNORM_MOMENTUM_INVERTED: a batch norm's momentum written in TensorFlow's convention
+    (0.99), so its running statistics are almost only the last batch's."""
     observed = _observed(ctx)
     if observed is None or not getattr(observed, "norm_settings", None):
         return None
