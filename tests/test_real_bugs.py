@@ -20,6 +20,89 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 287
+    "density_count_summed_after_upsampling_to_image_size":   # real-bug batch 287
+        "A stride-4 density-map counter trained correctly against sum-pooled ground "
+        "truth, but evaluated by bilinearly upsampling the predicted map to image "
+        "size and summing it, which inflates every count about sixteen-fold (CLIP-EBC"
+        " #11, \"Model consistently predicts roughly double the gt count\"; the "
+        "upsampling changes the total). Held-out count MAE 164.98 vs 0.87. nndebug "
+        "said nothing: training, its loss and gradients are identical in both runs "
+        "and the mistake lives only in the evaluation after the watched loop. A rule "
+        "would need to see the evaluation itself, a count read from a map resized by "
+        "interpolation rather than by a mass-preserving sum.",
+    # real-bug batch 286
+    "seq2seq_decoder_rereads_the_step_it_just_decoded":   # real-bug batch 286
+        "A GRU encoder-decoder forecaster whose decoder loop builds the next input "
+        "from inputs[:, t], the row it just read, not inputs[:, t + 1]: steps 0 and 1"
+        " read the same row, and every later step gets the previous step's known "
+        "covariate (and, when teacher forced, the target from two steps back). "
+        "Reported as \"loop problem in DecoderBase.forward\" (\"curr_input in t = 0 is "
+        "excuted twice\"). Held-out free-running 12-step RMSE 0.64 vs 0.28 for the "
+        "twin. nndebug said nothing. To name it, a rule would need to test the "
+        "decoder's per-step inputs against the targets and find them one step behind "
+        "the position they are scored at.",
+    "lstm_window_repeats_its_oldest_step":   # real-bug batch 286
+        "A next-value LSTM forecaster whose window builder appends data[i - steps] on"
+        " every pass of its inner loop, so each 10-step window is the oldest value "
+        "repeated 10 times and the network never sees the latest observations. "
+        "Reported as \"Repeated feature in get_lstm_input() function?\" (the author: "
+        "\"You are completely right!\"). Held-out one-step RMSE 0.94 vs 0.20 for the "
+        "twin. nndebug said nothing: no warning, no error, no info. To name it, a "
+        "rule would need to see that every time step of each input sequence holds the"
+        " same value, so the recurrent input is a copied feature carrying nothing "
+        "new.",
+    "recursive_forecast_feeds_zero_then_lagged_predictions":   # real-bug batch 286
+        "A 24-lag MLP forecaster, trained correctly, whose recursive 12-step forecast"
+        " appends a placeholder (0.0 first, then the last forecast) at the date it is"
+        " about to predict before building that date's lags. The first lag-1 input is"
+        " therefore a made-up zero, and each later forecast sits one date too late. "
+        "Reported as \"Recursive Strategy Bug\" (\"inserting the first prediction (N=1) "
+        "... with 0.0 value\"). Held-out recursive RMSE 0.21 vs 0.15 for the twin. "
+        "nndebug said nothing, since training is healthy. To name it, a rule would "
+        "need to watch the forecast loop and see its fed-back inputs out of step with"
+        " the predictions it made.",
+    # real-bug batch 285
+    "name_pair_sides_sorted_by_their_own_lengths":   # real-bug batch 285
+        "A two-tower GRU judging whether two surnames share a language packs each "
+        "side with enforce_sorted=True: the batch and labels follow the first names' "
+        "length sort, while the second names are sorted again by their own lengths "
+        "and never restored, so each first name meets another pair's second name "
+        "(\"sorted utterance batches don't match each other\", hred#5). Held-out pair "
+        "accuracy 0.49 vs 0.81 for the twin. nndebug only said LOSS_AT_CHANCE, true "
+        "but not the cause. A rule would need to perturb one sample's second input "
+        "and see another sample's output move across the two packed towers "
+        "(BATCH_MIXING through a sort permutation).",
+    # real-bug batch 284
+    "progress_print_break_ends_every_epoch_early":   # real-bug batch 284
+        "A digits MLP trained by a hand-written epoch loop (shuffled DataLoader, "
+        "Adam, per-epoch MultiStepLR) with a `break` left inside the every-10-batches"
+        " progress block, so each epoch trains 10 of its 45 batches and the run makes"
+        " 80 of its 360 updates (Super-SloMo, \"Next epoch starts after 100 "
+        "iterations.\"). Held out 0.750 vs 0.861 (seeds+1000: 0.722 vs 0.858). nndebug"
+        " said nothing: the loss falls smoothly and every recorded step looks "
+        "healthy. A rule would need to see that every epoch (a reshuffle of the "
+        "loader) is cut off at the same batch index, right after the step where the "
+        "running loss is read, so most batches per epoch are never trained.",
+    "epoch_loop_nested_inside_batch_loop":   # real-bug batch 284
+        "A digits MLP (Adam 3e-3, shuffled DataLoader) whose epoch loop sits inside "
+        "the batch loop, so each mini-batch gets its 10 updates in a row before the "
+        "next batch is drawn; the run takes the right number of steps but ends shaped"
+        " by the last batches (zplizzi/pytorch-ppo, \"Should epoch loop be inside or "
+        "outside batch loop?\"). Held out 0.853 vs 0.894 (seeds+1000: 0.872 vs 0.903)."
+        " nndebug said nothing, not DATA_ORDER_REPEATS. A rule would need to read the"
+        " batch fingerprints as runs of identical consecutive batches (each repeated "
+        "exactly N times, the loss dropping within each run and jumping at each new "
+        "batch) rather than only as orders repeated across epochs.",
+    "linear_decay_stepped_before_each_epoch_ends_at_zero":   # real-bug batch 284
+        "A digits MLP (Adam 1e-3, 5 epochs) with LambdaLR 1 - epoch/epochs stepped at"
+        " the top of each epoch, before its updates, so the epochs train at 4/5 ... "
+        "1/5 and the last at a rate of exactly 0 (ReActNet, \"scheduler.step() is "
+        "being invoked right before the for loop\"). Held out 0.769 vs 0.819 "
+        "(seeds+1000: 0.747 vs 0.808). nndebug said nothing, not LR_AT_ZERO, though "
+        "the last 45 optimizer steps ran at lr 0 and moved no weight. A rule would "
+        "need to read the optimizer's rate at each recorded step and flag a tail of "
+        "steps taken at rate zero (no update size) before the run ends.",
     # real-bug batch 279
     "price_window_positions_added_over_batch_axis":   # real-bug batch 279
         "A batch-first transformer price forecaster (AR(2) windows, last-step "
