@@ -20,6 +20,28 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 288
+    "bert_new_layers_stepped_at_bert_rate":   # real-bug batch 288
+        "A pretrained tiny BertModel with a new, randomly initialised two-layer "
+        "reasoning head is fine-tuned by one AdamW at BERT's rate 1e-5 for every "
+        "parameter, so the new head barely leaves its initialisation (LSR's \"Correct "
+        "optimizer for BERT + LSR\": the BERT and new parts \"need to be different\" "
+        "rates). Held-out accuracy 0.157 vs 1.00 (seeds+1000: 0.35 vs 1.00). nndebug "
+        "said nothing on either run. A rule would need that freshly initialised "
+        "layers (the ones not in the pretrained body) take updates of ~1e-5 relative "
+        "to their weights while the loss falls slowly from ln(C), and name the shared"
+        " rate as too low for them.",
+    "bert_label_map_rebuilt_from_set_for_eval":   # real-bug batch 288
+        "A tiny BERT news classifier's label ids come from enumerate(set(names)); an "
+        "evaluation-only run rebuilds the map in another Python process, where the "
+        "set order of strings differs, so the saved model's ids are read under new "
+        "names (Socialbird tutorial PR \"Label map may change when you only eval\"). "
+        "Training is healthy; the evaluation run's held-out accuracy is 0.00 vs 1.00 "
+        "(seeds+1000: 0.00 vs 1.00). nndebug reported only VANISHING_GRADIENTS as "
+        "info on both runs. The bug lives outside the watched loop: a rule would need"
+        " the evaluation's label mapping (or its predictions against the training "
+        "run's) to see that a perfectly fitted model scores below chance under a "
+        "permuted class-to-index map.",
     # real-bug batch 287
     "density_count_summed_after_upsampling_to_image_size":   # real-bug batch 287
         "A stride-4 density-map counter trained correctly against sum-pooled ground "
