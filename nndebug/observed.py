@@ -424,6 +424,7 @@ ROW_LISTS += ("random_projections",)   # real-bug batch 113 (random features dra
 ROW_LISTS += ("forwards_after_training",)   # real-bug batches 105/114 (forwards after the last step)
 ROW_LISTS += ("closure_steps",)   # real-bug batch 116 (optimizer.step(closure): L-BFGS)
 ROW_LISTS += ("negative_rates",)   # real-bug batch 123 (a learning rate below zero)
+ROW_LISTS += ("stopped_rates",)   # real-bug batch 284 (a rate at zero between judged records)
 ROW_LISTS += ("softmax_read_as_logits",)   # real-bug batch 124 (Categorical(logits=probs))
 ROW_LISTS += ("handwritten_errors",)   # real-bug batch 126 (((pred - target) ** 2).mean())
 ROW_LISTS += ("head_rows",)   # real-bug batch 131 (output units that never get a gradient)
@@ -1173,6 +1174,11 @@ class Observed:
                                                           # target magnitude)] of regression
                                                           # errors written by hand (monitor/
                                                           # handwritten_errors.py)
+    stopped_rates: list = field(default_factory=list)    # [(first step, highest rate before)]
+                                                          # of the stretch, still running, of
+                                                          # optimizer steps at a rate below
+                                                          # 1e-6 of the run's highest
+                                                          # (monitor/optimizer_steps.py)
     negative_rates: list = field(default_factory=list)    # [(step, param group, rate)] of the
                                                           # first optimizer step taken with a
                                                           # rate below zero (monitor/

@@ -1451,6 +1451,7 @@ ROW_READERS.update(random_projections=lambda row: (   # real-bug batch 113
     str(row[0]), str(row[1]), int(row[2]), str(row[3])))
 ROW_READERS.update(closure_steps=lambda row: (int(row[0]),))   # real-bug batch 116
 ROW_READERS.update(negative_rates=lambda row: (int(row[0]), int(row[1]), float(row[2])))
+ROW_READERS.update(stopped_rates=lambda row: (int(row[0]), float(row[1])))   # batch 284
 ROW_READERS.update(softmax_read_as_logits=lambda row: (int(row[0]),))   # real-bug batch 124
 ROW_READERS.update(ranked_losses=lambda row: (int(row[0]),))   # real-bug batch 135
 ROW_READERS.update(channel_scales=lambda row: (   # real-bug batch 138

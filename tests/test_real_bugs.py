@@ -116,15 +116,6 @@ KNOWN_MISSES = {
         " batch fingerprints as runs of identical consecutive batches (each repeated "
         "exactly N times, the loss dropping within each run and jumping at each new "
         "batch) rather than only as orders repeated across epochs.",
-    "linear_decay_stepped_before_each_epoch_ends_at_zero":   # real-bug batch 284
-        "A digits MLP (Adam 1e-3, 5 epochs) with LambdaLR 1 - epoch/epochs stepped at"
-        " the top of each epoch, before its updates, so the epochs train at 4/5 ... "
-        "1/5 and the last at a rate of exactly 0 (ReActNet, \"scheduler.step() is "
-        "being invoked right before the for loop\"). Held out 0.769 vs 0.819 "
-        "(seeds+1000: 0.747 vs 0.808). nndebug said nothing, not LR_AT_ZERO, though "
-        "the last 45 optimizer steps ran at lr 0 and moved no weight. A rule would "
-        "need to read the optimizer's rate at each recorded step and flag a tail of "
-        "steps taken at rate zero (no update size) before the run ends.",
     # real-bug batch 279
     "price_window_positions_added_over_batch_axis":   # real-bug batch 279
         "A batch-first transformer price forecaster (AR(2) windows, last-step "

@@ -144,6 +144,8 @@ CONTINUED += ("placeholder_points",)   # real-bug batch 115 (first recorded loss
 READ_ANEW += ("forwards_after_training",)   # real-bug batches 105/114 (written at close)
 CONTINUED += ("closure_steps",)   # real-bug batch 116 (the first steps given a closure)
 CONTINUED += ("negative_rates",)   # real-bug batch 123 (the first step with a rate below 0)
+FIRST_START += ("stopped_rates",)   # real-bug batch 284: a stretch at zero that ran on over a
+                                    # resume began before it (a new one: this monitor's row)
 CONTINUED += ("softmax_read_as_logits",)   # real-bug batch 124 (probabilities as logits)
 CONTINUED += ("handwritten_errors",)   # real-bug batch 126 (bounded: ROWS_KEPT)
 CONTINUED += ("head_rows",)   # real-bug batch 131 (the first records only)

@@ -26,6 +26,13 @@ The same hook notes the first optimizer step taken with a param group's rate bel
 two judged records; ``run.observed.negative_rates`` as (step, group, rate)). One comparison
 per param group and optimizer step, none after the first such step.
 
+The same hook follows the highest rate of the param groups (real-bug batch 284: a linear
+decay stepped before each epoch's batches reaches 0 for the whole last epoch, between two
+judged records): ``run.observed.stopped_rates`` holds ``(first step, highest rate before)``
+of the stretch of updates, still running, taken at a rate below a millionth of the run's
+highest so far, and is emptied when the rate rises again. One comparison per param group
+and optimizer step.
+
 The same hook notes optimizer steps taken while the watched model is in eval mode (real-bug
 batch 102: an evaluation loop that calls ``loss.backward()`` and ``optimizer.step()`` on the
 test batches trains on them). A watched step with two or more of them, or any after the last
@@ -44,6 +51,8 @@ steps still sees N backward passes for N steps.
 MAX_STEPS_KEPT = 64     # [design] steps noted; the rule counts them all (``repeated_total``)
 CLOSURE_STEPS_KEPT = 4   # [design] steps given a closure noted: a loop passes one to every
                         # step or to none (L-BFGS needs it), the first few say which
+STOPPED_RATE = 1e-6      # [design] a rate below a millionth of the run's highest is stopped:
+                        # the bar of LR_AT_ZERO (rules/stopped_learning_rate.STOPPED_FRACTION)
 
 # (core variants 4) An optimizer subclass whose ``step`` calls ``super().step()`` (clipping
 # inside a custom SGD) runs torch's step hooks twice for one update when the parent class's
@@ -63,6 +72,7 @@ class OptimizerSteps:
         self._flagged_step = None
         self._handle = self._pre_handle = None
         self._depth, self._depth_step = 0, None       # nested step() calls now running
+        self._peak_rate = 0.0                         # the highest rate of the run so far
         register = getattr(optimizer, "register_step_post_hook", None)
         if register is not None:
             try:
@@ -90,6 +100,7 @@ class OptimizerSteps:
         self._count_mode(step)
         if not self.observed.negative_rates:
             self._note_negative_rate(optimizer, step)
+        self._follow_stopped_rate(optimizer, step)
         if len(self.observed.closure_steps) < CLOSURE_STEPS_KEPT and \
                 (any(callable(a) for a in args) or callable(kwargs.get("closure"))):
             self.observed.closure_steps.append((int(step),))   # (torch's args hold the
@@ -113,6 +124,21 @@ class OptimizerSteps:
             if isinstance(rate, (int, float)) and rate < 0:
                 self.observed.negative_rates.append((int(step), group, float(rate)))
                 return
+
+    def _follow_stopped_rate(self, optimizer, step):
+        rates = [settings.get("lr") for settings in getattr(optimizer, "param_groups", None) or ()
+                 if isinstance(settings, dict)]
+        rates = [rate for rate in rates if isinstance(rate, (int, float))]
+        if not rates:
+            return
+        highest = max(rates)
+        rows = self.observed.stopped_rates
+        if highest > STOPPED_RATE * self._peak_rate:
+            if rows:
+                rows.clear()                  # the rate rose again: no stretch runs now
+            self._peak_rate = max(self._peak_rate, float(highest))
+        elif not rows and self._peak_rate > 0:
+            rows.append((int(step), self._peak_rate))
 
     def _count_mode(self, step):
         """Counts this optimizer step as taken in train or eval mode; the eval-mode ones of

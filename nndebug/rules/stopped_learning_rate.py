@@ -12,11 +12,19 @@ The records know each group's rate at their step (``StepRecord.lrs``, read when 
 is recorded: before or after the loop stepped its scheduler, which one the rule cannot
 tell); the records thin out as the run grows, so the stretch at zero is bounded from below:
 from the step after the first record of a zero tail to the end of the run, from the start
-of the run to the last record of a zero head (that record's own step not counted). The schedulers the monitor found (``run.observed.schedulers``) tell the rate at the end
-and how often they were stepped, which the message names when it explains the cause.
+of the run to the last record of a zero head (that record's own step not counted). The
+schedulers the monitor found (``run.observed.schedulers``) tell the rate at the end and how
+often they were stepped, which the message names when it explains the cause.
+
+A tail between two records is known exactly from the optimizer's step hook
+(``run.observed.stopped_rates``: the first update of the stretch at zero still running at
+the end; real-bug batch 284, "Learning rate is 0 in last epoch",
+https://github.com/liuzechun/ReActNet/issues/32: a linear decay stepped before each epoch's
+batches reaches 0 at the start of the last epoch, whose 45 of 225 steps then change no
+weight while the records, at steps 64 and 128, still saw the rate falling).
 """
 from ..findings import Finding
-from .context import highest_rates
+from .context import highest_rates, observed_list
 from .graph import rule
 
 STOPPED_FRACTION = 1e-6   # [design] a rate below a millionth of the run's highest is stopped:
@@ -58,6 +66,15 @@ def _zero_stretches(rates, peak, n_steps, end_rate):
     return head, tail
 
 
+def _hooked_tail(ctx, n_steps):
+    """The updates at zero at the end of the run the step hook saw (0 without its row)."""
+    rows = observed_list(ctx, "stopped_rates")
+    if not rows:
+        return 0
+    start = int(rows[-1][0])
+    return max(0, n_steps - start) if 0 <= start < n_steps else 0
+
+
 @rule(produces="LR_AT_ZERO",
       explains={"LR_TOO_LOW", "PARAMS_NOT_UPDATING", "LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def lr_at_zero(ctx):
@@ -70,6 +87,7 @@ def lr_at_zero(ctx):
         return None           # never above zero: nothing was scheduled (or no rate known)
     end_rate, calls = _scheduler_end(ctx)
     head, tail = _zero_stretches(rates, peak, n_steps, end_rate)
+    tail = max(tail, _hooked_tail(ctx, n_steps))
     stopped = head + tail
     if stopped < STOPPED_SHARE * n_steps:
         return None
@@ -94,4 +112,5 @@ def lr_at_zero(ctx):
         fix="Make the schedule span the steps the run really takes: build it for the number "
             "of optimizer steps (epochs x batches / accumulation, times the processes when "
             "each process steps it), and step it once per optimizer step (or once per epoch "
-            "when it counts epochs).")
+            "when it counts epochs, after that epoch's batches: stepped before them, the "
+            "last epoch runs at the rate the schedule ends on).")
