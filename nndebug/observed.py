@@ -433,6 +433,7 @@ ROW_LISTS += ("restored_checkpoints",)   # real-bug batch 139 (which weights a r
 ROW_LISTS += ("channel_scales",)   # real-bug batch 138 (each input channel's scale)
 ROW_LISTS += ("sample_normalised_inputs",)   # real-bug batch 172 (per-sample normalisation)
 ROW_LISTS += ("soft_cross_entropies",)   # real-bug batch 192 (-(t * log_softmax(s)).sum())
+ROW_LISTS += ("window_borders",)   # real-bug batches 170/283 (a state reset between windows)
 
 
 @dataclass
@@ -1304,6 +1305,14 @@ class Observed:
                                                           # first training batches, read at
                                                           # findings (batch 172, monitor/
                                                           # sample_normalised_inputs.py)
+    window_borders: list = field(default_factory=list)  # [(step, time axis of the ids,
+                                                          # streams, [first input id of each
+                                                          # kept stream], [last target id of
+                                                          # each], [(recurrent layer, state
+                                                          # kind it started from)])] of the
+                                                          # first recorded steps of a language
+                                                          # model (batches 170/283, monitor/
+                                                          # window_borders.py)
     posterior_draws: list = field(default_factory=list)  # [(step, [[noise mean, noise std,
                                                           # mean and scale one output (0/1),
                                                           # std floored at 1 (0/1)] of each

@@ -1470,3 +1470,12 @@ ROW_READERS.update(forwards_after_training=lambda row: (   # real-bug batches 10
     int(row[0]), int(row[1]), int(row[2]), int(row[3]), bool(row[4]), int(row[5]), bool(row[6]),
     int(row[7]), int(row[8]),
     *(int(v) for v in row[9:11])))       # batch 263's two dropout counts (older files: none)
+
+
+def _window_border(row):
+    step, time_axis, streams, first, last, states = row
+    return (int(step), int(time_axis), int(streams), [int(v) for v in first],
+            [int(v) for v in last], [(str(layer), str(kind)) for layer, kind in states])
+
+
+ROW_READERS.update(window_borders=_window_border)   # real-bug batches 170/283

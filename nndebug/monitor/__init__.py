@@ -69,6 +69,7 @@ One file per job:
       validation_draws.py    the first rows of two validation passes (same samples changed?)
       window_overlap.py   validation windows that are training windows shifted a few steps
       random_states.py    RNN initial states drawn at random in forward, read from source once
+      window_borders.py   the state each RNN starts a window from, and whether windows continue
       soft_target_rows.py    row sums of probability targets given to cross-entropy
       module_flags.py     requires_grad set on a module object (not its parameters)
       parameter_dtypes.py    the storage dtype of each parameter (bfloat16/float16 updates)

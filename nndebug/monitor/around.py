@@ -22,6 +22,8 @@
 - ``SeedCalls`` (``seed_calls.py``): ``torch.manual_seed`` calls while training runs;
 - ``WindowOverlap`` (``window_overlap.py``): evaluation windows that are training windows
   shifted by a few steps;
+- ``WindowBorders`` (``window_borders.py``): the state each recurrent layer starts a
+  training window from, and whether consecutive batches continue the same streams of text;
 and the global module hooks of a recorded step (torch's, and minigrad's own in
 ``minigrad/nn/hooks.py``), dispatched to the first two (one pair of hooks for both). Everything lands in ``run.observed``.
 
@@ -165,6 +167,7 @@ from .handwritten_errors import HandwrittenErrors   # real-bug batch 126 (hand-w
 from .ranked_losses import RankedLosses   # real-bug batch 135 (rows chosen by their losses)
 from .soft_cross_entropies import SoftCrossEntropies   # real-bug batch 192 (their floor)
 from .sample_normalised_inputs import SampleNormalisedInputs   # real-bug batch 172 (CMVN)
+from .window_borders import WindowBorders   # real-bug batches 170/283 (states at windows)
 
 INNER_CLASS_LOSSES = {"CrossEntropyLoss", "NLLLoss"}   # class-index loss modules read when
                                  # the model's own forward builds and calls them (batch 243)
@@ -327,6 +330,7 @@ class Around:
                                                      on_error)   # data vs pretrained BN (batch 73)
         self.norm_sites = SharedNormSites(adapter, observed, on_error)   # one BN, two sites
         self.constant_decoder = ConstantDecoderInputs(adapter, observed, on_error)   # zeros fed
+        self.window_borders = WindowBorders(adapter, observed, on_error)   # states at borders
         self.token_ids = TokenIdShares(adapter, observed, current_step, on_error)   # <unk> share
         self.category_ids = CategoryIdShares(adapter, observed, current_step,
                                              on_error)   # a categorical column all one id
@@ -403,6 +407,7 @@ class Around:
         self.pretrained_norms.arm(step)   # pretrained_norm_inputs.py (first step, batch 73)
         self.norm_sites.arm(step)         # shared_norm_sites.py (first steps)
         self.constant_decoder.arm(step)   # constant_decoder_inputs.py (first steps)
+        self.window_borders.arm(step)     # window_borders.py (first steps)
         self.categorical.arm(step)        # categorical_inputs.py: drops its finished hooks
         self.scoped_loaders.arm(step)     # scoped_loaders.py (batch 95)
         if self.global_needed and self.global_steps >= STEPS_TO_FIND_A_USE and \
@@ -467,6 +472,7 @@ class Around:
         self.pretrained_norms.disarm()    # pretrained_norm_inputs.py (batch 73)
         self.norm_sites.disarm()          # shared_norm_sites.py
         self.constant_decoder.disarm()    # constant_decoder_inputs.py
+        self.window_borders.disarm()      # window_borders.py
         self.ppo_ratios.disarm()          # ppo_ratios.py
         self.recomputed.after_step()      # recomputed_segments.py (batch 88)
         self.scoped_loaders.disarm()      # scoped_loaders.py (batch 95)
@@ -549,6 +555,7 @@ class Around:
             self.loss_graph.on_loss(self._current_step(), loss)
             self.detached.on_loss(self._current_step(), loss)
             self.policy_terms.on_loss(self._current_step(), loss)   # log_prob x weight
+            self.window_borders.on_loss(self._current_step(), self.losses.call)   # its targets
         except Exception as error:
             self.on_error(error)
 
