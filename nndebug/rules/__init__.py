@@ -150,6 +150,7 @@ from . import aliased_loads  # noqa: F401  (real-bug batch 33: best weights kept
 from . import resumed_state  # noqa: F401  (real-bug batch 33: resumed without optimizer state)
 from . import recurrent_state  # noqa: F401  (real-bug batch 34: hidden state never passed back)
 from . import reversed_steps  # noqa: F401  (real-bug batch 34: reversed half not flipped back)
+from . import contiguous_windows  # noqa: F401  (real-bug batches 170/283: state reset per window)
 from . import constant_targets  # noqa: F401  (real-bug batch 31: all-ones implicit feedback)
 from . import graph_propagation  # noqa: F401  (real-bug batch 31: adjacency built wrong)
 from . import batch_sums  # noqa: F401  (real-bug batch 31: a batch's sum squashed)
