@@ -140,16 +140,6 @@ KNOWN_MISSES = {
         "every element of every batch (an integer tensor cast to float on the way to "
         "the loss) and name TARGETS_ALL_ONE_VALUE for float regression targets too.",
     # real-bug batch 283
-    "word_lm_carries_hidden_output_but_not_cell_state":   # real-bug batch 283
-        "A word-level LSTM language model trained by truncated BPTT over 16 "
-        "batchified streams hands the detached hidden output h to the next window but"
-        " restarts the cell state c at zero every 4 words (Lasagne Recipes 'Language "
-        "model': it 'can only remember the hidden outputs for the next batch, but "
-        "cannot do that for the cell states'). Held-out cross-entropy 2.03 nats/word "
-        "(perplexity 7.6) against 1.90 (6.7) for the twin; seeds+1000 2.02 against "
-        "1.93. nndebug raised no warning or error. A rule would need to see the state"
-        " each window's LSTM call receives: h equal to the previous call's returned h"
-        " while c is all zeros, though the streams continue.",
     "word_lm_batchify_reshaped_without_transpose":   # real-bug batch 283
         "A word-level LSTM language model trained by truncated backpropagation "
         "through time whose batchify reshapes the stream to (rows, 16), not (16, "
@@ -3783,17 +3773,6 @@ KNOWN_MISSES = {
         "state's increment built by adding a sigmoid output to a tanh output where an "
         "LSTM multiplies them (or, from activations, a cell state that grows by a "
         "positive drift every step whatever the input) (LSTM_INPUT_GATE_NOT_GATING)",
-    "char_lstm_state_zeroed_every_window":   # real-bug batch 170
-        "a character LSTM trained by truncated BPTT on text read in order (16 contiguous "
-        "streams, windows of 4) starts every window from a zero state instead of the "
-        "previous window's detached state; held-out cross-entropy 2.35 against 2.16 nats "
-        "per character for the twin (2.34 against 2.17 at seeds + 1000). The training "
-        "loss falls like the twin's, gradients are ordinary, and no rule reads what "
-        "state each forward starts from or that consecutive batches continue the same "
-        "sequences. Naming it needs the batches' contents read against each other (each "
-        "batch's inputs begin where the previous batch's targets ended, column by "
-        "column) together with the recurrent layer called with hx=None on every such "
-        "batch (STATE_RESET_BETWEEN_CONTIGUOUS_WINDOWS)",
     "packed_lstm_final_cell_state_is_hidden":   # real-bug batch 170
         "a packed-LSTM encoder hands its decoder (h_n, h_n) instead of (h_n, c_n) (the "
         "line that unsorts the final state indexes h twice), so the decoder's cell starts "
