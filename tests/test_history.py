@@ -361,6 +361,15 @@ def test_zoo_findings_are_unchanged_by_thinning(zoo_runs):
 THINNING_CHANGES = {
     # case: (codes thinning adds, codes it removes, why) - a known limit, checked exactly so
     # that any other change still fails the test
+    "benchmarks.real_bugs.sine_fit_loop_never_zeroes_gradients": (
+        {"EXPLODING_ACTIVATIONS"}, set(),
+        "a sine-fitting loop that never zeroes its gradients: each step adds every earlier "
+        "gradient, the weights swing further and further and the activations with them. "
+        "Recording every step, the records judged whole do not name EXPLODING_ACTIVATIONS "
+        "(GRADIENTS_ACCUMULATING names the cause, as at watch's defaults); the budget's "
+        "thinned sample of them does. Which records lift it was not traced; the same limit "
+        "as below (found when this round's cases, batches 266-288, moved the sample onto "
+        "this case, 2026-12-06)"),
     "benchmarks.real_bugs.fedavg_weights_normalised_over_all_clients": (
         {"LR_TOO_HIGH"}, set(),
         "LR_TOO_HIGH's 'sustained' update size is the median over the judged records: "
