@@ -336,27 +336,6 @@ KNOWN_MISSES = {
         "is written into param_groups by hand, no scheduler holds a plan. A rule would need to "
         "read the hand-set rate still climbing on the last step (a warm-up never finished) "
         "against a run that accumulates micro-batches",
-    "cosine_total_steps_not_divided_by_accumulation":   # real-bug batch 271
-        "nanoT5's total_steps = len(train loader) * epochs not divided by grad_acc (nanoT5#8): "
-        "the warm-up + cosine LambdaLR is planned for 1360 steps (the micro-batches) and "
-        "stepped 170 times, once per optimizer step, so the rate is 98% of its peak at the "
-        "end, never annealed. Held-out accuracy 0.90 against 0.94 for the twin at seed 0, "
-        "0.88 against 0.93 at seeds + 1000 (40% noisy labels). Watch says nothing: "
-        "SCHEDULE_LENGTH_MISMATCH reads the plan (1360) but a schedule stepped on every "
-        "optimizer step that walked 1/8 of its plan looks like a run stopped early (early "
-        "stopping, a truncated run). A rule would need the backward passes per optimizer step "
-        "(8 here, not observed yet) and find the plan equal to the run's micro-batches, not "
-        "its optimizer steps",
-    "linear_decay_train_steps_ignore_accumulation":   # real-bug batch 271
-        "TFTrainer's train_steps = ceil(examples / batch) not divided by "
-        "gradient_accumulation_steps (transformers#5072): the linear decay is planned for "
-        "1408 steps (about the 1400 micro-batches) and stepped 175 times, once per optimizer "
-        "step, so the rate ends at 7/8 of its peak, never annealed. Held-out accuracy 0.89 "
-        "against 0.93 for the twin at seed 0, 0.89 against 0.92 at seeds + 1000 (50% noisy "
-        "labels). Watch says nothing, for the reason given for "
-        "cosine_total_steps_not_divided_by_accumulation: a plan 8 times the optimizer steps "
-        "taken reads as a truncated run unless the backward passes per optimizer step are "
-        "counted and the plan matches the micro-batches",
     # real-bug batch 272
     "moco_keys_shuffled_for_batchnorm_never_unshuffled":   # real-bug batch 272
         "MoCo's key batch is shuffled for 'shuffle BN' and never unshuffled (DenseCL#1), so "
