@@ -21,16 +21,6 @@ PROBLEMS = ("warning", "error")
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
     # real-bug batch 288
-    "bert_new_layers_stepped_at_bert_rate":   # real-bug batch 288
-        "A pretrained tiny BertModel with a new, randomly initialised two-layer "
-        "reasoning head is fine-tuned by one AdamW at BERT's rate 1e-5 for every "
-        "parameter, so the new head barely leaves its initialisation (LSR's \"Correct "
-        "optimizer for BERT + LSR\": the BERT and new parts \"need to be different\" "
-        "rates). Held-out accuracy 0.157 vs 1.00 (seeds+1000: 0.35 vs 1.00). nndebug "
-        "said nothing on either run. A rule would need that freshly initialised "
-        "layers (the ones not in the pretrained body) take updates of ~1e-5 relative "
-        "to their weights while the loss falls slowly from ln(C), and name the shared"
-        " rate as too low for them.",
     "bert_label_map_rebuilt_from_set_for_eval":   # real-bug batch 288
         "A tiny BERT news classifier's label ids come from enumerate(set(names)); an "
         "evaluation-only run rebuilds the map in another Python process, where the "

@@ -48,6 +48,10 @@ def pretrained_encoder(steps=150, seed=1, topics=10):
     from benchmarks.real_bugs._beginner_bert_finetune import minibatches, split
     torch.manual_seed(seed)
     key = (torch.initial_seed(), steps, topics)
+    # the random state after this call must not depend on whether the weights were cached:
+    # what the caller draws next (a new head's initial weights) would otherwise differ
+    # between a first call and a later one in the same process
+    after = torch.get_rng_state()
     if key not in _PRETRAINED:
         (ids, mask, labels), _ = split(n_train=800, n_test=0, topics=topics)
         body = tiny_encoder()
@@ -62,6 +66,7 @@ def pretrained_encoder(steps=150, seed=1, topics=10):
             loss.backward()
             optimizer.step()
         _PRETRAINED[key] = body.state_dict()
+    torch.set_rng_state(after)
     body = tiny_encoder()
     body.load_state_dict(copy.deepcopy(_PRETRAINED[key]))
     return body
