@@ -116,6 +116,7 @@ class LossCapture:
             return                # an evaluation loss (no graph): not what is trained
         if self.call is not None:
             if name in SUMMED_SQUARED_ERRORS and len(self.summed) < SUMMED_CALLS_KEPT and \
+                    len(self.observed.summed_errors) < SUMMED_ROWS_KEPT and \
                     self.adapter.is_tensor(target) and _size(output) > 0:
                 self.summed.append((name, self.adapter.detach(output),
                                     self.adapter.detach(target)))
@@ -249,8 +250,7 @@ class LossCapture:
         for i, (name, _, _) in enumerate(summed):
             output = values.get(("summed_error", i, "output"))
             target = values.get(("summed_error", i, "target"))
-            if output is None or target is None or \
-                    len(self.observed.summed_errors) >= SUMMED_ROWS_KEPT:
+            if output is None or target is None:
                 continue
             self.observed.summed_errors.append((int(step), name, float(output[0]),
                                                 float(target[0]), first))

@@ -126,12 +126,13 @@ class OptimizerSteps:
                 return
 
     def _follow_stopped_rate(self, optimizer, step):
-        rates = [settings.get("lr") for settings in getattr(optimizer, "param_groups", None) or ()
-                 if isinstance(settings, dict)]
-        rates = [rate for rate in rates if isinstance(rate, (int, float))]
-        if not rates:
+        highest = None                        # one pass, no lists: this runs on every step
+        for settings in getattr(optimizer, "param_groups", None) or ():
+            rate = settings.get("lr") if isinstance(settings, dict) else None
+            if isinstance(rate, (int, float)) and (highest is None or rate > highest):
+                highest = rate
+        if highest is None:
             return
-        highest = max(rates)
         rows = self.observed.stopped_rates
         if highest > STOPPED_RATE * self._peak_rate:
             if rows:
