@@ -18,7 +18,7 @@ start/end head, 2,000 questions, Adam 3e-3, 300 steps of 32.
 Fix: ``nn.LSTM(..., batch_first=True)``.
 
 Measured (exact match on 500 held-out questions, best span of at most 4 tokens over the
-passage): 0.00 with the bug, 0.99 fixed; seeds + 1000: 0.00 vs 0.99.
+passage): 0.29 with the bug, 1.00 fixed; seeds + 1000: 0.26 vs 1.00.
 """
 import numpy as np
 import torch

@@ -24,7 +24,7 @@ Adam 3e-3, 300 steps of 32.
 Fix: ``char_to_token(answer_end - 1)``, the answer's last character.
 
 Measured (exact match on 500 held-out questions, best span of at most 4 tokens over the
-passage): 0.00 with the bug, 0.99 fixed; seeds + 1000: 0.00 vs 0.99.
+passage): 0.23 with the bug, 1.00 fixed; seeds + 1000: 0.12 vs 1.00.
 """
 import numpy as np
 import torch
