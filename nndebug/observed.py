@@ -367,6 +367,7 @@ ROW_LISTS += ("pooled_log_probs", "ppo_ratios")   # real-bug batch 44 (policy-gr
 ROW_LISTS += ("validation_row_matches",   # real-bug batch 46 (rows in both splits,
               "row_standardised_inputs")   # tables standardised per row)
 ROW_LISTS += ("input_gradient_passes",)   # real-bug batch 87 (adversarial training)
+ROW_LISTS += ("split_sizes",)   # real-bug batch 268 (a held-out split larger than training)
 ROW_LISTS += ("unloaded_checkpoints",)   # real-bug batch 90 (checkpoints never loaded)
 ROW_LISTS += ("averaged_copies",)   # real-bug batch 96 (EMA/SWA copies of the model)
 ROW_LISTS += ("pruned_weight_regrowth", "pruned_layers")   # real-bug batch 94 (pruning)
@@ -869,6 +870,11 @@ class Observed:
                                                           # kept, values per row)], read at
                                                           # findings (batch 46,
                                                           # monitor/validation_rows.py)
+    split_sizes: list = field(default_factory=list)  # [(distinct training rows, training
+                                                   # rows kept, distinct held-out rows,
+                                                   # evaluation rows kept)], one row, read at
+                                                   # findings (batch 268,
+                                                   # monitor/validation_rows.py)
     row_standardised_inputs: list = field(default_factory=list)  # [(step, rows,
                                                           # features, rows with mean 0 and
                                                           # std 1 over the features, the

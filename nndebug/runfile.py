@@ -689,6 +689,13 @@ ROW_READERS.update(validation_row_matches=_validation_row_match,   # real-bug ba
 ROW_READERS.update(training_input_signs=_training_input_sign)   # core variants 7
 
 
+def _split_size(row):   # real-bug batch 268
+    return tuple(int(n) for n in row)
+
+
+ROW_READERS.update(split_sizes=_split_size)   # real-bug batch 268
+
+
 def _constant_decoder_input(row):
     step, index, shape, value, spread = row
     return int(step), int(index), tuple(int(n) for n in shape), float(value), float(spread)

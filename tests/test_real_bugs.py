@@ -415,27 +415,6 @@ KNOWN_MISSES = {
         "of the loop's bookkeeping (the monitor's own validation forwards), or a reading that "
         "the handed values behave like a cumulative mean (each change shrinking like 1/n).",
     # real-bug batch 268
-    "split_ratio_read_as_training_share":   # real-bug batch 268
-        "the split ratio mlpack's data::Split reads as the held-out share is set to the "
-        "share meant for training (mlpack/examples#8, RATIO = 0.9), so the network trains "
-        "on 150 of the 1497 labelled digits and validates on the other 1347: test accuracy "
-        "0.887 vs 0.96 at seed 0, 0.863 vs 0.937 at seeds + 1000. The training loss falls "
-        "towards 0 while the validation loss settles near 0.4 without rising, so "
-        "OVERFITTING (a validation loss 10% above its best) does not fire and nothing else "
-        "is wrong with the run. Naming it needs the split's sizes read: the distinct rows "
-        "the training loop comes round (150) several times fewer than the rows one "
-        "validation pass scores (1347) - a held-out set larger than the training set, told "
-        "from few-shot and active-learning runs that mean it.",
-    "validation_count_computed_from_training_fraction":   # real-bug batch 268
-        "the number of validation items is computed from the training fraction "
-        "(andreariba/DeepCycle#10: 958 batches to validation, 170 to training, where 17% "
-        "was meant for validation), so the regression MLP trains on 255 of 1500 rows and "
-        "validates on 1245: held-out MSE 0.182 vs 0.147 at seed 0, 0.245 vs 0.172 at seeds "
-        "+ 1000. Training and validation losses both settle without the validation loss "
-        "rising, so OVERFITTING stays silent and the run looks healthy. Naming it needs the "
-        "same reading as split_ratio_read_as_training_share: the distinct training rows "
-        "the loop cycles through (255) several times fewer than the rows of one validation "
-        "pass (1245).",
     # real-bug batch 265
     "validation_images_randomly_resized_cropped_like_training":   # real-bug batch 265
         "the validation transform keeps the training's RandomResizedCrop (zoogzog/chexnet#27), "

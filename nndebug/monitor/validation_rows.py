@@ -44,3 +44,29 @@ def matched_rows(train, evaluations):
         matched = sum(row.tobytes() in known for row in rows)
         found.append((number, len(rows), int(matched), len(distinct), len(train), values))
     return found
+
+
+def split_sizes(train, evaluations):
+    """The sizes of the two splits as the kept rows show them (VALIDATION_LARGER_THAN_TRAINING,
+    ``nndebug.rules.split_sizes``): ``[(distinct training rows, training rows kept, distinct
+    held-out rows, evaluation rows kept)]``, one row (``run.observed.split_sizes``).
+
+    Held-out rows are the distinct evaluation rows (of at least MIN_DISTINCT_VALUES values)
+    equal to no kept training row, over all kept evaluation batches together: a second pass
+    over a small validation set adds no row, and a training-accuracy pass adds none either.
+    The distinct training rows are the training set's size only when the kept rows came round
+    to rows already kept; the rule checks that from the two training counts."""
+    train = np.ascontiguousarray(train, dtype=np.float64)
+    distinct = np.unique(train, axis=0)
+    known = {row.tobytes() for row in distinct}
+    held_out, kept = set(), 0
+    for batch in evaluations:
+        batch = np.ascontiguousarray(batch, dtype=np.float64)
+        if batch.shape[1:] != train.shape[1:]:
+            continue
+        kept += len(batch)
+        for row in np.unique(batch, axis=0):
+            key = row.tobytes()
+            if key not in known and len(np.unique(row)) >= MIN_DISTINCT_VALUES:
+                held_out.add(key)
+    return [(len(distinct), len(train), len(held_out), kept)]

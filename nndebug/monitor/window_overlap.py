@@ -26,7 +26,7 @@ parts exactly equal), and how many equal a training row outright. The rule judge
 """
 import numpy as np
 
-from .validation_rows import matched_rows
+from .validation_rows import matched_rows, split_sizes
 
 TRAIN_ROWS = 2048          # [design] training rows kept (the first batches)
 EVAL_ROWS = 1024           # [design] evaluation rows kept
@@ -113,6 +113,8 @@ class WindowOverlap:
                     self.observed.window_overlap = compare(train, evaluations)
                     # the same rows, batch by batch: rows in both splits (validation_rows.py)
                     self.observed.validation_row_matches = matched_rows(train, batches)
+                    # how many rows each split holds (split_sizes.py)
+                    self.observed.split_sizes = split_sizes(train, batches)
         except Exception as error:
             self._on_error(error)
 
