@@ -9,10 +9,10 @@ Reported: "같은 문장을 추론하는데도 다른 결과가 나오는 경우
 sentence sometimes gets different results at inference) -
 https://github.com/eagle705/pytorch-bert-crf-ner/issues/21 (a BERT-CRF NER model; the
 maintainer asked whether inference ran in eval() with dropout off; the reporter found, in
-translation, that model.eval() had been left out of the inference step). Here: the hand-written CRF of
-benchmarks/real_bugs/_crf_tagging.py on its synthetic BIO sentences, its BiLSTM with a
-dropout layer before the emission layer, Adam; held-out sentences decoded in batches of
-100 under torch.no_grad().
+translation, that model.eval() had been left out of the inference step). Here: the
+hand-written CRF of benchmarks/real_bugs/_crf_tagging.py on its synthetic BIO sentences,
+its BiLSTM with a dropout layer before the emission layer, Adam; held-out sentences
+decoded in batches of 100 under torch.no_grad().
 Fix: ``model.eval()`` before decoding (and ``model.train()`` after).
 
 Measured (300 Adam steps, batch 32, entity F1 of the Viterbi paths on 400 held-out
