@@ -185,6 +185,7 @@ from . import self_references  # noqa: F401  (real-bug batch 58: a reference = t
 from . import target_id_offset  # noqa: F401  (real-bug batch 46: label ids offset)
 from . import validation_rows  # noqa: F401  (real-bug batch 46: rows in both splits)
 from . import split_sizes  # noqa: F401  (real-bug batch 268: a held-out split larger than training)
+from . import early_stop  # noqa: F401  (real-bug batches 139, 266: a run ended while improving fast)
 from . import row_standardised_inputs  # noqa: F401  (real-bug batch 46: axis=1 scaling)
 from . import sample_normalisation  # noqa: F401  (real-bug batch 172: per-utterance CMVN)
 from . import scaled_labels  # noqa: F401  (real-bug batch 185: 0/1 labels scaled to 0/(1/256))
