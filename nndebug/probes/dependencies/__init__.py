@@ -191,8 +191,10 @@ def _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, resu
         result.checked.append(name)
         return found
 
+    # dimension 0 is known to be the batch when the targets are the inputs shifted along
+    # dimension 1 (core variants 4) or hold one label per row of dimension 0 (batch 289)
     found = attempt("batch mixing", _mixing, runner, batch, n, base_out, rng,
-                    time_on_dim1=bool(offset))    # core variants 4: targets shifted along dim 1
+                    time_on_dim1=bool(offset) or one_label_per_row_of_dim0(batch, y))
     mixing = any(f.severity != "info" for f in found)
     if mixing and batch.length and not batch.is_float:
         # samples meeting only through the padding layout: read each where it sits (batch 77)
@@ -238,6 +240,20 @@ def _name_padding_layout(attempt, runner, batch, n, base_out, rng, mixing_found)
         finding.message = ("samples meet only through the batch's padding layout (another "
                            "sample's tokens never move an output; where its padding starts "
                            "does): " + finding.message)
+
+
+def one_label_per_row_of_dim0(batch, y):
+    """The targets that reached the loss hold one label per row of the inputs' dimension 0,
+    (B,) against inputs (B, T, ...) with T != B: the loss pairs each row of dimension 0 with a
+    sample's label, so dimension 0 is the batch. A recurrent layer built without
+    ``batch_first=True`` and fed such rows runs along the batch, with its time axis
+    independent - which, without the labels, reads like sequence-first data (jojonki/BiDAF#1,
+    real-bug batch 289). Sequence-first data with one label per sample pair the labels with
+    dimension 1 and are not matched."""
+    x = batch.x
+    if y is None or getattr(y, "ndim", 0) != 1 or getattr(x, "ndim", 0) < 2:
+        return False
+    return len(y) == x.shape[0] and x.shape[1] != len(y)
 
 
 def _mixing(runner, batch, n, base_out, rng, time_on_dim1=False):
