@@ -537,7 +537,10 @@ class Observed:
     policy_gradient_terms: list = field(default_factory=list)  # [(step, weight kind,
                                                           # "both"/"one" signs, log-probs
                                                           # picked, rows of their
-                                                          # distribution)]: log_prob(action)
+                                                          # distribution, entries of the
+                                                          # log-prob side as multiplied
+                                                          # (batch 294: a ratio broadcast
+                                                          # after the pick))]: log_prob(action)
                                                           # x weight products of the loss, on
                                                           # the first recorded steps
                                                           # (monitor/policy_gradient_terms.py)

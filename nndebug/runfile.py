@@ -290,8 +290,9 @@ ROW_READERS.update(repeated_modules=_repeated_module, stacked_linears=_stacked_l
 
 
 def _policy_gradient_term(row):
-    step, weight, signs, picked, rows = row
-    return int(step), str(weight), str(signs), int(picked), int(rows)
+    step, weight, signs, picked, rows, *multiplied = row   # files before batch 294: 5 fields
+    multiplied = multiplied[0] if multiplied else picked
+    return int(step), str(weight), str(signs), int(picked), int(rows), int(multiplied)
 
 
 def _entropy_term(row):

@@ -34,7 +34,7 @@ norm of each row dividing that row (no expand, no cat) are not kept.
 Cost: a name check per walked node on the first three recorded steps; nothing on the
 device.
 """
-from .graph_walks import FirstStepsReader
+from .graph_walks import FirstStepsReader, saved_axis
 
 STEPS_MEASURED = 3           # [design] recorded steps walked
 ELEMENTWISE_DEPTH = 4        # [design] elementwise nodes allowed between the producing layer
@@ -76,9 +76,7 @@ def measure_readouts(nodes):
             dims = tuple(getattr(child, "_saved_dim", ()) or ())
             if len(shape) < 3 or len(dims) != 1:
                 continue
-            dim = int(dims[0])
-            dim = (dim - 2 ** 64 if dim >= 2 ** 63 else dim) % len(shape)
-            if dim != len(shape) - 1:
+            if saved_axis(dims[0], len(shape)) != len(shape) - 1:
                 continue
             if getattr(child, "_saved_keepdim", False):
                 continue
@@ -97,8 +95,7 @@ def _reduced_axis(node):
     dims = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
     if len(shape) < 3 or len(dims) != 1:
         return None
-    dim = int(dims[0])
-    return shape, (dim - 2 ** 64 if dim >= 2 ** 63 else dim) % len(shape)
+    return shape, saved_axis(dims[0], len(shape))
 
 
 def _broadcast_back_pools(layer):

@@ -143,6 +143,19 @@ def hand_over(readers, wanting, step, nodes, on_error):
     return [reader for reader in readers if reader not in failed]
 
 
+UNSIGNED_WRAP = 2 ** 64      # autograd nodes save a negative dim as an unsigned 64-bit number
+
+
+def saved_axis(dim, ndim):
+    """The axis, counted from 0, that an autograd node's saved ``dim`` names for a tensor of
+    ``ndim`` axes: nodes save a negative dim as an unsigned 64-bit number (-1 as 2**64 - 1),
+    which indexes nothing as it is."""
+    dim = int(dim)
+    if dim >= UNSIGNED_WRAP // 2:
+        dim -= UNSIGNED_WRAP
+    return dim % max(1, ndim)
+
+
 def constant_operand(node):
     """The saved operand of a product node (``MulBackward0``) that takes no gradient - a
     mask, a one-hot table, a constant weight -, or None when both operands are computed

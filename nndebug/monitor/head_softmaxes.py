@@ -21,7 +21,7 @@ Read from the shared walk of the forward's graph (``graph_walks.ForwardGraph``) 
 first ``HEAD_SOFTMAX_STEPS`` recorded steps: node types and saved shapes, no host transfer,
 nothing per step after them.
 """
-from .graph_walks import FirstStepsReader
+from .graph_walks import FirstStepsReader, saved_axis
 
 HEAD_SOFTMAX_STEPS = 3         # [design] recorded steps read: the forward's wiring is the same
                                # on every step
@@ -36,7 +36,6 @@ PASS_UP = RESHAPES | {"TransposeBackward0", "TransposeBackward1", "PermuteBackwa
                       "UnsqueezeBackward0", "SqueezeBackward0", "SqueezeBackward1",
                       "MulBackward0", "DivBackward0", "MaskedFillBackward0"}
 PRODUCTS = {"BmmBackward0", "MmBackward0"}
-UNSIGNED_WRAP = 2 ** 64        # a negative dim saved as an unsigned number (-1 -> 2**64 - 1)
 
 
 class HeadSoftmaxes(FirstStepsReader):
@@ -74,8 +73,7 @@ def _merged_softmax_input(node):
     if result is None or dim is None or not node.next_functions:
         return None
     shape = tuple(int(n) for n in result.shape)
-    dim = int(dim) - UNSIGNED_WRAP if int(dim) >= UNSIGNED_WRAP // 2 else int(dim)
-    if not shape or dim % len(shape) != len(shape) - 1:
+    if not shape or saved_axis(dim, len(shape)) != len(shape) - 1:
         return None
     child = node.next_functions[0][0]
     if child is None or type(child).__name__ not in RESHAPES:

@@ -20,12 +20,11 @@ own log-softmax, and the model's layers under it) and the model's forward graph
 (``graph_walks.ForwardGraph``, for a loop that hands no loss to the monitor), on the first
 ``WALK_STEPS`` recorded steps only: no per-step cost after them, no host transfer.
 """
-from .graph_walks import FirstStepsReader
+from .graph_walks import FirstStepsReader, saved_axis
 
 WALK_STEPS = 3            # [design] recorded steps read: the graph has the same shape on
                           # every step of an ordinary loop
 SOFTMAXES = {"SoftmaxBackward0": "softmax", "LogSoftmaxBackward0": "log_softmax"}
-DIM_WRAP = 2 ** 64        # negative axes are stored as unsigned 64-bit numbers
 MAX_ROWS = 8              # [design] distinct (function, shape, axis) kept per run
 
 
@@ -58,8 +57,7 @@ def find_one_unit_softmaxes(nodes):
         shape = [int(n) for n in metadata[0].shape]
         if not shape:
             continue
-        dim = int(dim)
-        axis = (dim - DIM_WRAP if dim >= DIM_WRAP // 2 else dim) % len(shape)
+        axis = saved_axis(dim, len(shape))
         numbers = 1
         for n in shape:
             numbers *= n

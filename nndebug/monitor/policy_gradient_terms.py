@@ -57,6 +57,7 @@ weight and entropy gradient found (a host read each, on a handful of steps only)
 import functools
 
 from .function_modes import BackwardWatch
+from .graph_walks import saved_axis
 
 STEPS_MEASURED = 6        # [design] recorded steps read (as loss_reductions.py): the loop's
                           # habit, not one step
@@ -158,7 +159,11 @@ class PolicyGradientTerms(BackwardWatch):
             kind = self._weight_kind(weight_node, source)
             if kind is None:
                 return None                # p * log p of the same logits: an entropy
-            return kind, _signs(weight), int(picked), int(rows)
+            # (real-bug batch 294) the log-prob side as multiplied: a (B, 1) column of picked
+            # log-probabilities minus the old (B,) ones broadcasts to (B, B) after the pick
+            multiplied = _entries(product, "_saved_self" if side == 0 else "_saved_other",
+                                  children[side])
+            return kind, _signs(weight), int(picked), int(rows), multiplied or int(picked)
         return None
 
     def _weight_kind(self, node, source):
@@ -182,6 +187,20 @@ class PolicyGradientTerms(BackwardWatch):
                     stack.append(child)
         return "model" if reaches_model else "other"
 
+
+
+def _entries(product, operand, node):
+    """Entries of one operand of ``product`` as multiplied: the product saves it only when the
+    other operand needs a gradient (an advantage does not), so else read it where the node
+    that made it saved it (``exp``'s result, ``clamp``'s input); None when neither kept it."""
+    for holder, name in ((product, operand), (node, "_saved_result"), (node, "_saved_self")):
+        try:
+            value = getattr(holder, name, None)
+        except RuntimeError:              # freed by a backward already run
+            value = None
+        if value is not None and hasattr(value, "numel"):
+            return int(value.numel())
+    return None
 
 
 def _products(root):
@@ -333,12 +352,10 @@ def _rows(node, name, logged, structure_only=False):
             (name == "SubBackward0" and any(type(c).__name__ == "LogsumexpBackward0"
                                             for c, _ in node.next_functions))
         return 0 if is_source else None
-    if name == "LogSoftmaxBackward0":
-        result, dim = node._saved_result, node._saved_dim
-        return result.numel() // max(1, result.shape[dim])
-    if name == "SoftmaxBackward0" and logged:
-        result, dim = node._saved_result, node._saved_dim
-        return result.numel() // max(1, result.shape[dim])
+    if name == "LogSoftmaxBackward0" or (name == "SoftmaxBackward0" and logged):
+        # (real-bug batch 294) dim=-1 is saved as 2**64 - 1: read it as an axis first
+        result = node._saved_result
+        return result.numel() // max(1, result.shape[saved_axis(node._saved_dim, result.dim())])
     if name == "SubBackward0":
         for child, _ in node.next_functions:
             if type(child).__name__ == "LogsumexpBackward0":

@@ -23,7 +23,7 @@ Node types and saved sizes outlive the backward, so the nodes come from the shar
 the loss's graph (``graph_walks.LossGraph``) on the first ``WALK_STEPS`` recorded steps:
 no per-step cost after them, no host transfer.
 """
-from .graph_walks import FirstStepsReader
+from .graph_walks import FirstStepsReader, saved_axis
 from .policy_gradient_terms import log_probability
 
 WALK_STEPS = 3            # [design] recorded steps read: the loss's graph has the same shape
@@ -35,7 +35,6 @@ JOINS = {"StackBackward0", "CatBackward0"}
 PASS_UP = {"NegBackward0", "MulBackward0", "DivBackward0", "ViewBackward0",
            "UnsqueezeBackward0", "SqueezeBackward0", "SqueezeBackward1"}
 LOOK_UP = 4               # [design] pass-through nodes followed up from a product at most
-DIM_WRAP = 2 ** 64        # negative axes are stored as unsigned 64-bit numbers
 
 
 class PooledLogProbs(FirstStepsReader):
@@ -95,7 +94,7 @@ def _reduces_every_axis(node, shape):
     dims = getattr(node, "_saved_dim", None)
     if dims is None:                       # SumBackward0 / MeanBackward0: everything
         return True
-    axes = {(d - DIM_WRAP if d >= DIM_WRAP // 2 else d) % max(1, len(shape)) for d in dims}
+    axes = {saved_axis(d, len(shape)) for d in dims}
     return axes == set(range(len(shape)))
 
 

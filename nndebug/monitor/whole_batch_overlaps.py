@@ -19,7 +19,7 @@ The sizes and reduced axes outlive the backward, so the nodes come from the shar
 the loss's graph (``graph_walks.LossGraph``) on the first ``WALK_STEPS`` recorded steps:
 no per-step cost after them.
 """
-from .graph_walks import FirstStepsReader
+from .graph_walks import FirstStepsReader, saved_axis
 
 WALK_STEPS = 3            # [design] recorded steps read: the loss's graph has the same shape
                           # on every step of an ordinary loop
@@ -31,7 +31,6 @@ PASS_THROUGH = {"AddBackward0", "AddBackward1", "SubBackward0", "SubBackward1",
 WHOLE_SUMS = {"SumBackward0", "SumBackward1", "MeanBackward0", "MeanBackward1"}
 PRODUCTS = {"MulBackward0"}
 LOOK_DOWN = 4             # [design] pass-through nodes followed down at most per operand
-DIM_WRAP = 2 ** 64        # negative axes are stored as unsigned 64-bit numbers
 
 
 class WholeBatchOverlaps(FirstStepsReader):
@@ -92,5 +91,5 @@ def _whole_shape(node):
     dims = getattr(node, "_saved_dim", None)
     if dims is None:                       # SumBackward0 / MeanBackward0: everything
         return shape
-    axes = {(d - DIM_WRAP if d >= DIM_WRAP // 2 else d) % len(shape) for d in dims}
+    axes = {saved_axis(d, len(shape)) for d in dims}
     return shape if axes == set(range(len(shape))) else None

@@ -16,7 +16,11 @@ squared: every action of the batch scored under every state, the ``(B, B)`` tabl
 makes of ``dist.log_prob(actions)`` with actions of shape ``(B, 1)`` against a batch-``B``
 distribution (LucasAlegre/morl-baselines#88). Each state is pushed toward every rewarded
 action of the batch, and the policy loses which state asks for which. Several samples per
-state (``dist.sample((k,))``) pick ``k`` times the rows, not the rows squared.
+state (``dist.sample((k,))``) pick ``k`` times the rows, not the rows squared. The same table
+made after the pick (real-bug batch 294): ``gather(1, actions)`` keeps a ``(B, 1)`` column,
+and ``exp(new_log_prob - old_log_prob)`` with the old ones of shape ``(B,)`` is ``(B, B)``
+(JuliaReinforcementLearning/ReinforcementLearningZoo.jl#169): the product multiplies the
+rows squared while the pick took one per row.
 
 ENTROPY_BONUS_MINIMISED: next to a policy-gradient term, the loss holds an entropy term
 (``p * log p`` of one distribution) whose gradient makes descent LOWER the entropy: the
@@ -59,21 +63,30 @@ def policy_weight_not_detached(ctx):
       explains={"LOSS_DIVERGING", "LOSS_PLATEAU", "LOSS_OSCILLATING"})
 def log_prob_broadcast(ctx):
     rows = [r for r in observed_list(ctx, "policy_gradient_terms")
-            if r[4] > 1 and r[3] == r[4] * r[4]]
+            if r[4] > 1 and r[4] * r[4] in (r[3], r[-1])]
     if len({r[0] for r in rows}) < POLICY_MIN_STEPS:
         return None
-    step, _, _, picked, states = rows[0]
+    step, _, _, picked, states = rows[0][:5]
+    multiplied = rows[0][-1]
     return Finding(
         code="LOG_PROB_BROADCAST", severity="warning", where="loss", step=step,
-        message=f"The policy-gradient term picks {picked} log-probabilities from a "
-                f"distribution over {states} states: {states} x {states}, every action of "
-                "the batch scored under every state. dist.log_prob(actions) with actions of "
-                "shape (B, 1) against a batch-B distribution broadcasts to (B, B); each "
-                "state is then pushed toward every rewarded action of the batch.",
-        evidence={"picked": int(picked), "rows": int(states),
+        message=(f"The policy-gradient term picks {picked} log-probabilities from a "
+                 f"distribution over {states} states: {states} x {states}, every action of "
+                 "the batch scored under every state. dist.log_prob(actions) with actions of "
+                 "shape (B, 1) against a batch-B distribution broadcasts to (B, B); each "
+                 "state is then pushed toward every rewarded action of the batch."
+                 if picked == states * states else
+                 f"The policy-gradient term picks {picked} log-probabilities, one per state, "
+                 f"but multiplies {multiplied} = {states} x {states} entries by the weight: "
+                 "the picked column (B, 1) (gather(1, actions) keeps the dimension) met a (B,) "
+                 "tensor - the old log-probabilities of a PPO ratio, the advantages - and "
+                 "broadcast to (B, B), every state's ratio paired with every action's "
+                 "advantage."),
+        evidence={"picked": int(picked), "rows": int(states), "multiplied": int(multiplied),
                   "steps": sorted({int(r[0]) for r in rows})[:10]},
         fix="Give log_prob the actions with the distribution's batch shape: "
-            "dist.log_prob(actions.squeeze(-1)) (one log-probability per state).")
+            "dist.log_prob(actions.squeeze(-1)) (one log-probability per state); after "
+            "gather(1, actions), squeeze(1) before combining with (B,) tensors.")
 
 
 @rule(produces="ENTROPY_BONUS_MINIMISED",
