@@ -330,6 +330,31 @@ def observed_list(ctx, name):
     return list(getattr(getattr(ctx.run, "observed", None), name, None) or [])
 
 
+def fresh_beside_trained_in_slow_groups(ctx):
+    """The weight tensors of the slow param groups (``run.observed.slow_group_weights``: at a
+    fine-tuning rate, 1/5 or less of the fastest group's) split by how they looked when
+    watching started: ``(fresh [(group, lr, fastest lr, name, initialiser)], trained
+    [names])`` when at least one looks freshly initialised and more than MAJORITY of their
+    values are in tensors that do not; else None. Pretrained weights at the slow rate show
+    that the checkpoint was loaded and that the slow rate is the fine-tuning rate the loop
+    meant for them: a fresh tensor beside them is a NEW layer (a head, an adapter) put in the
+    pretrained body's group, not a checkpoint that never arrived (PRETRAINED_WEIGHTS_NOT_LOADED
+    leaves it to LR_TOO_LOW). Counted in values, not tensors: a small re-initialised tensor
+    can miss the fresh test by sampling noise (a first conv's 144 weights in batch 28's
+    re-initialised body), a pretrained body is most of the values."""
+    rows = observed_list(ctx, "slow_group_weights")
+    fresh = [tuple(r) for r in rows if r[4]]
+    if not fresh:
+        return None
+    sizes = {p.name: int(np.prod(p.shape)) for p in getattr(ctx.run, "params", ())}
+    trained = [r[3] for r in rows if not r[4]]
+    trained_values = sum(sizes.get(name, 0) for name in trained)
+    all_values = sum(sizes.get(r[3], 0) for r in rows)
+    if not all_values or trained_values <= MAJORITY * all_values:
+        return None
+    return fresh, trained
+
+
 def scale_free_optimizer(ctx):
     """Whether every param group of the watched optimizer is one of SCALE_FREE_OPTIMIZERS
     (False when the settings are unknown: a run loaded from an older file, no optimizer)."""

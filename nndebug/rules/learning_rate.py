@@ -9,7 +9,8 @@ import warnings
 import numpy as np
 
 from ..findings import Finding
-from .context import median, modules, nanmedian, nanmedian_columns, short_list
+from .context import (fresh_beside_trained_in_slow_groups, median, modules, nanmedian,
+                      nanmedian_columns, short_list)
 from .curve import (NOISE_SIGMAS, _from_first_loss, at_chance, calm_before_nan,
                     cross_entropy_chance, curve_blew_up, curve_poor, entropy_floor,
                     gained_beyond_noise, learning_poor, loss_blew_up, loss_without_level,
@@ -204,6 +205,9 @@ SLOW_AT_CHANCE_OTHER_CAUSES = ("DOUBLE_SOFTMAX", "DEAD_RELU", "VANISHING_GRADIEN
 @rule(produces="LR_TOO_LOW", reads={"PARAMS_NOT_UPDATING", *SLOW_AT_CHANCE_OTHER_CAUSES},
       explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def lr_too_low(ctx):
+    fresh = fresh_layers_at_fine_tuning_rate(ctx)    # real-bug batch 298: read at the start
+    if fresh is not None:
+        return fresh
     if not ctx.enough_steps or not learning_poor(ctx) or "PARAMS_NOT_UPDATING" in ctx.found:
         return None     # asked first: both verdicts need it, and it spares the per-layer medians
     divided = _loss_divided_per_step(ctx)   # real-bug batch 74
@@ -247,6 +251,41 @@ def lr_too_low(ctx):
                   "lr_decayed": bool(decayed)},
         fix="Raise the learning rate (try 10x steps; nndebug.find_lr suggests one)" +
             ("; check the scheduler: step it once per epoch, not per batch." if decayed else "."))
+
+
+def fresh_layers_at_fine_tuning_rate(ctx):
+    """(real-bug batch 298) LR_TOO_LOW for new layers put in the pretrained body's param
+    group: a slow group (1/5 or less of the fastest group's rate) holds weight tensors that
+    looked freshly initialised when watching started, beside a majority that looked trained
+    (``context.fresh_beside_trained_in_slow_groups``). The trained ones show the checkpoint
+    arrived and the slow rate is the fine-tuning rate meant for them; a random layer at that
+    rate stays close to where it was drawn, and everything after it reads the body through
+    noise. Said whatever the curve: the evidence is the layout of the groups, read at the
+    start. Public reports: a spatial-tuning adapter given the backbone's rate
+    (https://github.com/lightly-ai/lightly-train/pull/646: "As the STA is randomly
+    initialized during training the backbone learning rate is too low"); a book's
+    differential rates [1e-2, 1e-4, 1e-8], meant head first, zipped with groups listed input
+    side first (https://github.com/falloutdurham/beginners-pytorch-deep-learning/pull/27)."""
+    found = fresh_beside_trained_in_slow_groups(ctx)
+    if found is None:
+        return None
+    fresh, trained = found
+    group, lr, fastest, name, how = min(fresh, key=lambda row: row[1])
+    names = [row[3] for row in fresh]
+    return Finding(
+        code="LR_TOO_LOW", severity="warning", where=", ".join(modules(names)), step=0,
+        message=f"{len(names)} weight tensor(s) that looked freshly initialised when training "
+                f"started ({short_list(names)}; {name}: {how}) train in a slow param group "
+                f"(group {group} at {lr:g}, {fastest / lr:.0f}x below the fastest group's "
+                f"{fastest:g}), beside {len(trained)} that looked trained "
+                f"({short_list(trained)}): the fine-tuning rate meant for pretrained weights "
+                "was given to a new layer, which barely moves from its random start.",
+        evidence={"fresh": {row[3]: row[4] for row in fresh},
+                  "fresh_groups": sorted({row[0] for row in fresh}), "lr": lr,
+                  "fastest_lr": fastest, "trained_weights": len(trained)},
+        fix="Put new layers (head, adapter, neck) in the group with the new parts' rate, and "
+            "check the order when pairing a list of rates with groups: print "
+            "[(g['lr'], len(g['params'])) for g in optimizer.param_groups].")
 
 
 RATE_CUT_BEFORE_RUN = 20     # [design] the same 1/20 as LR_TOO_LOW's "a schedule cut the rate

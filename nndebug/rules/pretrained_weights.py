@@ -25,9 +25,13 @@ when the model did not hold it then (as far from it as an independent initialisa
 was still that far at the end, and the run learned poorly: a strict=False load whose keys
 carry a prefix (pytorch/examples#1029), Lightning's ``load_from_checkpoint`` called on an
 instance and its returned model dropped (Lightning-AI/pytorch-lightning#4789).
+
+Not said when at least half of the slow groups' weights look trained (real-bug batch 298):
+the checkpoint reached the body, and the fresh tensors beside it are new layers put in its
+group (``context.fresh_beside_trained_in_slow_groups``; LR_TOO_LOW names them).
 """
 from ..findings import Finding
-from .context import MAJORITY, observed_list, short_list
+from .context import MAJORITY, fresh_beside_trained_in_slow_groups, observed_list, short_list
 from .curve import learning_poor
 from .graph import rule
 
@@ -51,6 +55,10 @@ CHECKPOINT_FAR = 0.9   # [design] median relative distance |w - w_ckpt| / |w_ckp
 def pretrained_weights_not_loaded(ctx):
     observed = getattr(ctx.run, "observed", None)
     rows = list(getattr(observed, "slow_group_weights", None) or [])
+    if fresh_beside_trained_in_slow_groups(ctx) is not None:
+        # (real-bug batch 298) most slow weights look pretrained: the checkpoint arrived, and
+        # the fresh ones are new layers given its fine-tuning rate (LR_TOO_LOW says so)
+        rows = []
     by_group = {}
     for group, lr, fastest, name, looks_like in rows:
         by_group.setdefault(group, (lr, fastest, [], []))
