@@ -14,8 +14,8 @@ between the others), weights and biases updated by hand every step from the hand
 gradients of the cross-entropy (no autograd), full-batch, lr 0.1. Fix: the bias gradient
 summed over the batch axis only.
 
-Measured (held-out accuracy on 600 fresh points after 300 steps): 0.667 with the bug,
-0.958 fixed; seeds + 1000: 0.667 vs 0.955.
+Measured (held-out accuracy on 600 fresh points after 300 steps): 0.708 with the bug,
+0.992 fixed; seeds + 1000: 0.745 vs 0.988.
 """
 import torch
 from torch import nn
