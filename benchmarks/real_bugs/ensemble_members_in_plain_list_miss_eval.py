@@ -18,6 +18,12 @@ Fix: self.members = nn.ModuleList(Net() for _ in range(3)).
 Measured (held-out negative log-likelihood of the ensemble after ensemble.eval(), lower
 is better): seed 0: 0.262 with the bug, 0.151 fixed; seeds + 1000: 0.256 vs 0.172
 (held-out accuracy 0.952 vs 0.966; seeds + 1000: 0.950 vs 0.952).
+
+EXPECTED widened after scoring (missed at seeds 0 and + 1000 as it came, a MONITOR_ERROR
+beside: the monitor failed on a model with no float state): UNREGISTERED_PARAMETERS, the
+code for sub-networks kept in a plain list, is listed in docs/codes.md but was missing from
+the checklist this case's writer chose from; watch now says it for a model that registers
+no parameter while its optimizer holds some. Counted among the cases named after rule work.
 """
 import torch
 import torch.nn.functional as F
@@ -29,7 +35,7 @@ from benchmarks.real_bugs._hand_ensembles301 import digits
 
 TITLE = "model.eval() with ensemble of CNN is not extended to the sub models"
 LINK = "https://github.com/pytorch/pytorch/issues/23309"
-EXPECTED = ("VALIDATION_IN_TRAIN_MODE", "DROPOUT_IGNORES_EVAL")
+EXPECTED = ("VALIDATION_IN_TRAIN_MODE", "DROPOUT_IGNORES_EVAL", "UNREGISTERED_PARAMETERS")
 STEPS = 300
 MEMBERS = 3
 

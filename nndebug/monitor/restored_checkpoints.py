@@ -68,6 +68,9 @@ class RestoredCheckpoints:
             if self.names is None:
                 self.names = [name for name, t in state.items()
                               if hasattr(t, "is_floating_point") and t.is_floating_point()]
+            if not self.names:            # (real-bug batch 301) a model that registers no
+                self.model = None         # float state (its parts in a plain list): nothing
+                return                    # a checkpoint of it could restore
             self.validations.append((step, _sums([state.get(name) for name in self.names])))
         except Exception as error:        # never break the user's step
             self._on_error(error)

@@ -239,6 +239,9 @@ def unregistered_parameters(ctx):
     observed = _observed(ctx)
     if observed is None:
         return None
+    empty = model_without_parameters(ctx, observed)     # real-bug batch 301
+    if empty is not None:
+        return empty
     judged_steps = {r.step for r in ctx.run.records}
     seen = [u for u in observed.unregistered
             if not judged_steps or judged_steps.intersection(u.steps)]
@@ -281,6 +284,29 @@ def unregistered_parameters(ctx):
         fix="Build every layer in __init__ and assign it to self (not inside forward); keep "
             "lists of layers in nn.ModuleList / nn.ModuleDict (not a Python list or dict) and "
             "tensors to learn in nn.Parameter attributes or nn.ParameterList.")
+
+
+def model_without_parameters(ctx, observed):
+    """(real-bug batch 301) UNREGISTERED_PARAMETERS when the watched model registers no
+    parameter at all while the watched optimizer holds some: whatever it trains lives
+    outside the model - sub-networks kept in a plain Python list or dict (an ensemble's
+    members: pytorch/pytorch#23309, "model.eval() with ensemble of CNN is not extended to the
+    sub models"). A model of nothing is never what a training loop means to watch, so no
+    forward needs to be seen for this; the optimizer's own count says it."""
+    held = sum(int(s.parameters or 0) for s in observed.optimizer_settings)
+    if ctx.run.params or not held:
+        return None
+    return Finding(
+        code="UNREGISTERED_PARAMETERS", severity="warning", where="(model)", step=None,
+        message=f"The watched model registers no parameters at all, while its optimizer "
+                f"holds {held} parameter tensor(s): the layers it trains live outside the "
+                "model (kept in a plain Python list or dict, or built elsewhere). "
+                "model.parameters(), state_dict() and train()/eval() never reach them: a "
+                "saved checkpoint is empty and dropout stays on when the model is evaluated.",
+        evidence={"model_parameters": 0, "optimizer_parameters": held},
+        fix="Keep sub-networks in nn.ModuleList / nn.ModuleDict (not a Python list or dict) "
+            "and assign layers to attributes of the model; build the optimizer from "
+            "model.parameters().")
 
 
 @rule(produces="FROZEN_PARAMETERS", explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})

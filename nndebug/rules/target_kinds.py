@@ -6,7 +6,9 @@ loss (``run.observed.loss_calls``):
 - TARGETS_OUTSIDE_OUTPUT_RANGE: a regression loss whose targets lie beyond what the
   model's last layer can output (a sigmoid never exceeds 1, a tanh never leaves [-1, 1], a
   ReLU is never negative): targets left in raw units (pixels 0-255) while the output is
-  squashed, or standardised targets behind a final ReLU.
+  squashed, or standardised targets behind a final ReLU. Without such a layer, an output
+  that stays in [-1, 1] pressed against a bound while the targets lie beyond it: a cosine
+  similarity regressed on raw scores (batches 295, 296).
 - TARGETS_ALL_ONE_CLASS: every target of a class-index loss (cross-entropy, NLL) is the
   same class, on every recorded step: the labels were built wrong (a colour or a name that
   never matches), the loss falls to zero and the accuracy reads 1.00 while nothing is
@@ -71,13 +73,70 @@ def _squashing_last_layer(ctx):
     return layers[-1].name, layers[-1].kind, OUTPUT_RANGE[layers[-1].kind]
 
 
+UNIT_BOUND = 1.0              # [design] a cosine similarity (or a dot product of unit vectors)
+                              # never leaves [-1, 1]
+PRESSED = 0.97                # [design] on a late call, the output nearest the bound it pushes
+                              # at reaches this far (and none is on the other side of 0): the
+                              # batch pinned at a cosine of 0.95-1.0 in batches 295 and 296,
+                              # whose twins spread from -0.4 to 1
+
+
+def _unit_bounded_output(ctx, calls):
+    """(real-bug batches 295, 296) (call, bound) when the regression's outputs never left
+    [-1, 1] on any recorded call, on every call of the last third all of them sat in
+    one bound's half with the nearest reaching PRESSED of it, and most
+    calls' targets lie beyond that bound by more than a quarter of the range: the output is a
+    cosine similarity (``F.cosine_similarity``, ``CosineEmbedding``-style heads, a dot product
+    of L2-normalised vectors) regressed on raw scores - STS's 0-5, star ratings 1-5 - which it
+    cannot reach, so every pair is pulled to the same cosine. No layer says so (the bound is
+    a function in forward), hence the outputs must show it. Else None."""
+    if any(not (-UNIT_BOUND - EXACT <= c.output_min and c.output_max <= UNIT_BOUND + EXACT)
+           for c in calls):
+        return None
+    late = calls[-max(MIN_TARGET_CALLS, len(calls) // 3):]     # the last third, 3 at least
+    for sign in (1.0, -1.0):
+        bound = sign * UNIT_BOUND
+        pressed = all((c.output_min if sign > 0 else -c.output_max) >= 0 and
+                      (c.output_max if sign > 0 else -c.output_min) >= PRESSED for c in late)
+        margin = BEYOND_SHARE * 2 * UNIT_BOUND
+        beyond = [c for c in calls if (c.target_max > bound + margin if sign > 0 else
+                                       c.target_min < bound - margin)]
+        if pressed and beyond and \
+                len(beyond) >= MAJORITY * len(calls):
+            return beyond, bound
+    return None
+
+
+def _unit_bounded_finding(calls, beyond, bound):
+    t_low = min(c.target_min for c in beyond)
+    t_high = max(c.target_max for c in beyond)
+    return Finding(
+        code="TARGETS_OUTSIDE_OUTPUT_RANGE", severity="warning", where=beyond[0].loss,
+        step=beyond[0].step,
+        message=f"{beyond[0].loss}'s inputs never left [-1, 1] and were pressed against "
+                f"{fmt(bound)} on every late recorded call, while its targets range from "
+                f"{fmt(t_low)} to {fmt(t_high)} ({len(beyond)} of {len(calls)} calls): the "
+                "output is bounded like a cosine similarity (a dot product of normalised "
+                "vectors), and targets beyond the bound cannot be reached - every pair is "
+                "pulled to the same similarity and the scores' order is lost.",
+        evidence={"output_range": [-UNIT_BOUND, UNIT_BOUND], "bound_pressed": bound,
+                  "target_min": t_low, "target_max": t_high, "calls_beyond": len(beyond),
+                  "calls": len(calls), "bounded_by": "cosine-like output"},
+        fix="Scale the targets into the similarity's range (STS scores 0-5: divide by 5; "
+            "ratings 1-5: map to [-1, 1]) and undo it on predictions, or predict with an "
+            "unnormalised head.")
+
+
 @rule(produces="TARGETS_OUTSIDE_OUTPUT_RANGE",
       explains={"LOSS_PLATEAU", "SATURATED_ACTIVATIONS"})
 def targets_outside_output_range(ctx):
     calls = judged_loss_calls(ctx, REGRESSION_LOSSES)
     last = _squashing_last_layer(ctx)
-    if len(calls) < MIN_TARGET_CALLS or last is None:
+    if len(calls) < MIN_TARGET_CALLS:
         return None
+    if last is None:
+        bounded = _unit_bounded_output(ctx, calls)
+        return None if bounded is None else _unit_bounded_finding(calls, *bounded)
     name, kind, (low, high) = last
     inside = [c for c in calls if low - EXACT <= c.output_min and c.output_max <= high + EXACT]
     beyond = [c for c in inside if c.target_max > high + _margin(low, high, c) or
