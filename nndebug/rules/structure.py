@@ -292,10 +292,12 @@ def model_without_parameters(ctx, observed):
     outside the model - sub-networks kept in a plain Python list or dict (an ensemble's
     members: pytorch/pytorch#23309, "model.eval() with ensemble of CNN is not extended to the
     sub models"). A model of nothing is never what a training loop means to watch, so no
-    forward needs to be seen for this; the optimizer's own count says it."""
+    forward needs to be seen for this; the optimizer's own count says it. A model whose
+    parameters are all frozen (``observed.frozen``; a training-prep helper that froze the
+    adapters too, batch 82) registers them and is FROZEN_PARAMETERS' business."""
     held = sum(int(s.parameters or 0) for s in observed.optimizer_settings)
-    if ctx.run.params or not held:
-        return None
+    if ctx.run.params or observed.frozen or not held:
+        return None           # run.params holds the trainable ones only: frozen ones count too
     return Finding(
         code="UNREGISTERED_PARAMETERS", severity="warning", where="(model)", step=None,
         message=f"The watched model registers no parameters at all, while its optimizer "
