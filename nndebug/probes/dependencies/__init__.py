@@ -211,8 +211,7 @@ def _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, resu
     if batch.length and not mixing and find_padding(runner, batch):
         leaked = attempt("padding", probe_padding, runner, batch, rng)
         if not leaked:
-            attempt("padding amount", probe_padding_amount, runner, batch, rng,
-                    left_padding=wants_causal)        # batch 291: a left-padded decoder
+            attempt("padding amount", probe_padding_amount, runner, batch, rng)
     if batch.length and not mixing and not batch.is_float:
         # its own generator: the probes after it draw what they drew before it was added
         attempt("unread tokens", probe_unread_tokens, runner, batch, base_out, rng.spawn(1)[0])

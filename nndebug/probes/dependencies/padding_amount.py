@@ -7,19 +7,10 @@ there*: a convolution's bias at a padded position is an activation like any othe
 max-pooling over time lets it win. The same text then gets another prediction alone than
 padded in a batch with a longer one.
 
-How it is seen: one padded sample is run as it is and with its padding cut off (every
+How it is seen: one right-padded sample is run as it is and with its padding cut off (every
 per-sample array of the batch's length cut alike, so a mask stays aligned); the outputs at
 its real positions (or its one output, for a pooled model) must not move beyond rounding.
-A right-padded sample is preferred; else, for a next-token model (the targets are the
-inputs shifted by one), a left-padded one (real-bug batch 291), whose cut also shows a model
-that counts positions along the padded row: a GPT fine-tuned on left-padded batches with
-position ids from ``arange`` puts each text's first token at the position its batch's
-longest text leaves it (tloen/alpaca-lora#315), where generation, one prompt at a time or
-with ids from the mask, puts it at 0. Position ids handed in as an input are cut alike, so
-ids derived from the mask (0 at the first real token) pass. An encoder read left-padded
-(BERT-style, absolute positions from ``arange``) is left alone: its positions shift with the
-padding too, a layout its pretraining may hold by design, and two healthy twins of the
-benchmark read it so.
+Left padding is not cut: absolute positions shift with it, which a model may read by design.
 """
 import numpy as np
 
@@ -38,28 +29,24 @@ positions win its max-pool, moves its logits by 7e-4 untrained and 3e-3 at watch
 step (measured, relative): three orders of magnitude either way."""
 
 
-def probe_padding_amount(runner, batch, rng, left_padding=False):
-    """(findings, notes). ``left_padding``: a left-padded sample may be cut too - asked for
-    a next-token model only (see the module's docstring)."""
+def probe_padding_amount(runner, batch, rng):
+    """(findings, notes)."""
     found = find_padding(runner, batch)
     if found is None:
         return [], []
     padded, how = found
     right = padded[:, -1] & ~padded[:, 0] & ~padded.all(axis=1)
-    left = padded[:, 0] & ~padded[:, -1] & ~padded.all(axis=1) & left_padding
-    side = right if right.any() else left
-    if not side.any():
+    if not right.any():
         return [], []
     counts = (~padded).sum(axis=1)
-    sample = int(np.flatnonzero(side)[np.argmin(counts[side])])
+    sample = int(np.flatnonzero(right)[np.argmin(counts[right])])
     real = int(counts[sample])
     one = Batch(batch.rows([sample]), batch.primary)
     full = batch.length
-    kept_positions = slice(0, real) if right.any() else slice(full - real, full)
 
     def cut(i, a):
         if i in one.per_sample and a.ndim >= 2 and a.shape[1] == full:
-            return a[:, kept_positions].copy()
+            return a[:, :real].copy()
         return a
     try:
         kept, _ = runner.forward(one.tree, 1, full)
@@ -75,20 +62,17 @@ def probe_padding_amount(runner, batch, rng, left_padding=False):
     if (a is None) != (b is None):
         return [], []
     moved = float(row_changes(kept, stripped).max()) if a is None else \
-        float(row_changes(a[:, kept_positions], b).max())    # positions are axis 1
+        float(row_changes(a[:real], b[:real]).max())
     if not moved > PADDING_STRIPPED_TOLERANCE:
         return [], []
     return [Finding(
         "PADDING_LEAK", "error", None,
         message=f"the outputs at real positions change when the padding is cut off (sample "
-                f"{sample}: {real} real positions, {full - real} padded "
-                f"{'after' if right.any() else 'before'} them, found from {how}; "
+                f"{sample}: {real} real positions, {full - real} padded, found from {how}; "
                 f"change {moved:.2g} relative): the padding's content is hidden, but not its "
                 f"presence - a text gets another prediction alone than in a padded batch",
         evidence={"sample": sample, "real_positions": real, "padded_positions": full - real,
-                  "padding_side": "right" if right.any() else "left",
                   "found_from": how, "strength": moved, "probe": "padding cut off"},
         fix="keep padded positions out of every reduction over positions, not only out of the "
             "embedding: fill them with -inf (the dtype's minimum) before a max-pool, leave them "
-            "out of a mean, mask them as attention keys; with left padding, number the "
-            "positions from the mask (position_ids = attention_mask.cumsum(-1) - 1)")], []
+            "out of a mean, mask them as attention keys")], []
