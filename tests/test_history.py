@@ -463,6 +463,13 @@ THINNING_CHANGES = {
         "NO_GRADIENT; the budget's thinned records add EXPLODING_ACTIVATIONS. The same limit "
         "as the FedAvg aggregate's above; not traced (found when batches 238-246 moved the "
         "sample, 2026-12-06)"),
+    "benchmarks.real_bugs.word_lm_nll_loss_on_raw_decoder_scores": (
+        {"EXPLODING_ACTIVATIONS"}, set(),
+        "a word LM whose nll_loss reads raw decoder scores: recording every step names "
+        "COLLAPSED_ACTIVATIONS, LOSS_UNBOUNDED_BELOW and NLL_ON_PROBABILITIES; the budget's "
+        "thinned records add EXPLODING_ACTIVATIONS (the scores grow without bound, as the "
+        "loss asks). The same limit as the FedAvg aggregate's above; not traced (found by "
+        "the clean-clone CI rehearsal when batches 289-302 moved the sample, 2026-12-06)"),
 }
 
 
