@@ -25,25 +25,33 @@ MIN_DISTINCT_VALUES = 6    # [design] distinct values a row needs to be compared
                            # MIN_DISTINCT, for the same reason)
 
 
+def compare_splits(train, evaluations):
+    """Both readings from one pass over the kept rows (the distinct rows of the training set
+    and of each evaluation batch found once): ``(matched_rows(...), split_sizes(...))``."""
+    train = np.ascontiguousarray(train, dtype=np.float64)
+    known = {row.tobytes() for row in np.unique(train, axis=0)}
+    distinct = len(known)
+    values = int(np.prod(train.shape[1:]))
+    matches, held_out, kept = [], set(), 0
+    for number, batch in enumerate(evaluations):
+        batch = np.ascontiguousarray(batch, dtype=np.float64)
+        if batch.shape[1:] != train.shape[1:]:
+            continue
+        kept += len(batch)
+        rows = [row.tobytes() for row in np.unique(batch, axis=0)
+                if len(np.unique(row)) >= MIN_DISTINCT_VALUES]
+        matched = sum(row in known for row in rows)
+        matches.append((number, len(rows), int(matched), distinct, len(train), values))
+        held_out.update(row for row in rows if row not in known)
+    return matches, [(distinct, len(train), len(held_out), kept)]
+
+
 def matched_rows(train, evaluations):
     """``train``: the kept training rows, one 2-D or 3-D float array; ``evaluations``: the
     kept evaluation batches, each an array of the same row shape. Returns ``[(batch, rows
     compared, rows equal to a training row, distinct training rows, training rows kept,
     values per row)]`` (``run.observed.validation_row_matches``)."""
-    train = np.ascontiguousarray(train, dtype=np.float64)
-    distinct = np.unique(train, axis=0)
-    known = {row.tobytes() for row in distinct}
-    values = int(np.prod(train.shape[1:]))
-    found = []
-    for number, batch in enumerate(evaluations):
-        batch = np.ascontiguousarray(batch, dtype=np.float64)
-        if batch.shape[1:] != train.shape[1:]:
-            continue
-        rows = [row for row in np.unique(batch, axis=0)
-                if len(np.unique(row)) >= MIN_DISTINCT_VALUES]
-        matched = sum(row.tobytes() in known for row in rows)
-        found.append((number, len(rows), int(matched), len(distinct), len(train), values))
-    return found
+    return compare_splits(train, evaluations)[0]
 
 
 def split_sizes(train, evaluations):
@@ -56,17 +64,4 @@ def split_sizes(train, evaluations):
     over a small validation set adds no row, and a training-accuracy pass adds none either.
     The distinct training rows are the training set's size only when the kept rows came round
     to rows already kept; the rule checks that from the two training counts."""
-    train = np.ascontiguousarray(train, dtype=np.float64)
-    distinct = np.unique(train, axis=0)
-    known = {row.tobytes() for row in distinct}
-    held_out, kept = set(), 0
-    for batch in evaluations:
-        batch = np.ascontiguousarray(batch, dtype=np.float64)
-        if batch.shape[1:] != train.shape[1:]:
-            continue
-        kept += len(batch)
-        for row in np.unique(batch, axis=0):
-            key = row.tobytes()
-            if key not in known and len(np.unique(row)) >= MIN_DISTINCT_VALUES:
-                held_out.add(key)
-    return [(len(distinct), len(train), len(held_out), kept)]
+    return compare_splits(train, evaluations)[1]

@@ -26,7 +26,7 @@ parts exactly equal), and how many equal a training row outright. The rule judge
 """
 import numpy as np
 
-from .validation_rows import matched_rows, split_sizes
+from .validation_rows import compare_splits
 
 TRAIN_ROWS = 2048          # [design] training rows kept (the first batches)
 EVAL_ROWS = 1024           # [design] evaluation rows kept
@@ -111,10 +111,10 @@ class WindowOverlap:
                 evaluations = _rows(self.adapter, batches)
                 if train is not None and evaluations is not None:
                     self.observed.window_overlap = compare(train, evaluations)
-                    # the same rows, batch by batch: rows in both splits (validation_rows.py)
-                    self.observed.validation_row_matches = matched_rows(train, batches)
-                    # how many rows each split holds (split_sizes.py)
-                    self.observed.split_sizes = split_sizes(train, batches)
+                    # the same rows, batch by batch: rows in both splits, and how many rows
+                    # each split holds (validation_rows.py), from one pass
+                    self.observed.validation_row_matches, self.observed.split_sizes = \
+                        compare_splits(train, batches)
         except Exception as error:
             self._on_error(error)
 

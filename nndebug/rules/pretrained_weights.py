@@ -53,12 +53,11 @@ CHECKPOINT_FAR = 0.9   # [design] median relative distance |w - w_ckpt| / |w_ckp
 
 @rule(produces="PRETRAINED_WEIGHTS_NOT_LOADED", explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE"})
 def pretrained_weights_not_loaded(ctx):
-    observed = getattr(ctx.run, "observed", None)
-    rows = list(getattr(observed, "slow_group_weights", None) or [])
     if fresh_beside_trained_in_slow_groups(ctx) is not None:
         # (real-bug batch 298) most slow weights look pretrained: the checkpoint arrived, and
         # the fresh ones are new layers given its fine-tuning rate (LR_TOO_LOW says so)
-        rows = []
+        return checkpoint_never_loaded(ctx)
+    rows = observed_list(ctx, "slow_group_weights")
     by_group = {}
     for group, lr, fastest, name, looks_like in rows:
         by_group.setdefault(group, (lr, fastest, [], []))

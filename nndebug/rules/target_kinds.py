@@ -81,8 +81,8 @@ PRESSED = 0.97                # [design] on a late call, the output nearest the 
                               # whose twins spread from -0.4 to 1
 
 
-def _unit_bounded_output(ctx, calls):
-    """(real-bug batches 295, 296) (call, bound) when the regression's outputs never left
+def _unit_bounded_output(calls):
+    """(real-bug batches 295, 296) (calls beyond, bound) when the regression's outputs never left
     [-1, 1] on any recorded call, on every call of the last third all of them sat in
     one bound's half with the nearest reaching PRESSED of it, and most
     calls' targets lie beyond that bound by more than a quarter of the range: the output is a
@@ -94,15 +94,14 @@ def _unit_bounded_output(ctx, calls):
            for c in calls):
         return None
     late = calls[-max(MIN_TARGET_CALLS, len(calls) // 3):]     # the last third, 3 at least
+    margin = _margin(-UNIT_BOUND, UNIT_BOUND, calls[0])          # a quarter of the range
     for sign in (1.0, -1.0):
         bound = sign * UNIT_BOUND
         pressed = all((c.output_min if sign > 0 else -c.output_max) >= 0 and
                       (c.output_max if sign > 0 else -c.output_min) >= PRESSED for c in late)
-        margin = BEYOND_SHARE * 2 * UNIT_BOUND
         beyond = [c for c in calls if (c.target_max > bound + margin if sign > 0 else
                                        c.target_min < bound - margin)]
-        if pressed and beyond and \
-                len(beyond) >= MAJORITY * len(calls):
+        if pressed and beyond and len(beyond) >= MAJORITY * len(calls):
             return beyond, bound
     return None
 
@@ -135,7 +134,7 @@ def targets_outside_output_range(ctx):
     if len(calls) < MIN_TARGET_CALLS:
         return None
     if last is None:
-        bounded = _unit_bounded_output(ctx, calls)
+        bounded = _unit_bounded_output(calls)
         return None if bounded is None else _unit_bounded_finding(calls, *bounded)
     name, kind, (low, high) = last
     inside = [c for c in calls if low - EXACT <= c.output_min and c.output_max <= high + EXACT]
