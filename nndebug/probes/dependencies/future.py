@@ -57,10 +57,14 @@ def _probe(runner, batch, rng, sample, reason, notes):
     if not rows_are_copies(out):
         return [], notes + ["future leak not checked: two identical copies of a sample got "
                             "different outputs (randomness in the forward pass?)"]
-    matrix, method = _perturbation_matrix(out, length), "perturbation"
+    layouts = (False, True) if _two_position_axes(raw, length) else (False,)
+    matrix, method = _fewest_leaks(_perturbation_matrix(_arranged(raw, length, moved), length)
+                                   for moved in layouts), "perturbation"
     if batch.is_float:      # exact: a gradient that does not exist is exactly zero
         try:
-            matrix, method = _gradient_matrix(runner, batch, sample, length, rng), "gradient"
+            matrix, method = _fewest_leaks(
+                _gradient_matrix(runner, batch, sample, length, rng, moved)
+                for moved in layouts), "gradient"
         except ModelFailed:
             pass            # e.g. a model that only accepts one batch size: perturbation it is
     leaks = _leaks(matrix)
@@ -106,6 +110,26 @@ def positions_first(array, length):
     return None
 
 
+def _two_position_axes(array, length):
+    """Whether both axis 1 and the last axis of ``array`` have the inputs' length: (N, T, F)
+    and (N, C, T) cannot be told apart by shape. A WaveNet with as many output levels as
+    the positions it was trained on (16 and 16, real-bug batch 308) read along its levels
+    showed every output reading every position."""
+    return array is not None and array.ndim >= 3 and array.shape[1] == length == array.shape[-1]
+
+
+def _arranged(array, length, moved):
+    """``array`` with positions on axis 1: its last axis moved there when ``moved``."""
+    return np.moveaxis(array, -1, 1) if moved else positions_first(array, length)
+
+
+def _fewest_leaks(matrices):
+    """Of the dependence matrices of the layouts an output may have, the one with the fewest
+    future pairs: read along the wrong axis, a causal model's output seems to read
+    everything; read along the right one, a leaking model leaks in both readings."""
+    return min(matrices, key=lambda matrix: len(_leaks(matrix)))
+
+
 def _copies(batch, sample, rng):
     """Rows: the sample unchanged, an unchanged control, then one copy per position p with
     position p changed."""
@@ -121,13 +145,14 @@ def _perturbation_matrix(out, length):
     return np.stack([row_changes(base, out[2 + p]) for p in range(length)], axis=1)
 
 
-def _gradient_matrix(runner, batch, sample, length, rng):
+def _gradient_matrix(runner, batch, sample, length, rng, moved=False):
     """M[t, p]: size of d(output at t . random direction)/d(input at p), one backward pass on
-    ``length`` copies of the sample (copy t carries the direction at its position t)."""
+    ``length`` copies of the sample (copy t carries the direction at its position t).
+    ``moved``: the output's positions are on its last axis (``_two_position_axes``)."""
     tree = batch.rows([sample] * length)
     out, _ = runner.forward(tree, length, length)
     cotangent = np.zeros_like(out)
-    arranged = positions_first(cotangent, length)       # a view: writes land in cotangent
+    arranged = _arranged(cotangent, length, moved)     # a view: writes land in cotangent
     for t in range(length):
         arranged[t, t] = rng.normal(size=arranged[t, t].shape)
     grad = runner.input_gradient(tree, batch.primary, cotangent)
