@@ -77,6 +77,7 @@ from .graph_walks import ForwardGraph, LossGraph
 from .self_additions import SelfAdditions
 from .reparameterisations import Reparameterisations   # real-bug batch 37
 from .posterior_draws import PosteriorDraws   # real-bug batch 91
+from .picked_targets import PickedTargets
 from .policy_gradient_terms import PolicyGradientTerms
 from .target_ids import CLASS_INDEX_LOSSES, function_call_options, loss_options
 from .binary_loss_options import binary_function_options
@@ -213,6 +214,7 @@ class Around:
             LossHinges(observed),            # relu(sim - margin) (batch 68)
             WholeBatchOverlaps(observed)], on_error)   # a Dice summed over the batch
         self.policy_terms = PolicyGradientTerms(adapter, observed, parameters, optimizer, on_error)
+        self.picked_targets = PickedTargets(adapter, on_error)   # gather(log_softmax)
         self.attention = AttentionCapture(adapter, self._attention_site, on_error,
                                           on_loss_call=self._on_loss_function)
         self.attention.scales = AttentionScales(observed, current_step, on_error)   # batch 79
@@ -382,6 +384,7 @@ class Around:
             self.disarm()          # never two sets of hooks at once
         self.armed = True
         self.policy_terms.arm(step)       # first: its mode lies under the forward's modes
+        self.picked_targets.arm(step)     # so does this one (picked_targets.py)
         self.divisors.arm(step)           # so does this one (near_zero_divisors.py)
         self.penalties.arm(step)          # and this one (parameter_penalties.py)
         self.ppo_ratios.arm(step)         # and this one (ppo_ratios.py)
@@ -465,6 +468,7 @@ class Around:
         self.loss_weights.disarm()        # loss_weights.py (batch 74)
         self.reversed_steps.disarm()
         self.policy_terms.disarm()
+        self.picked_targets.disarm()
         self.divisors.disarm()            # near_zero_divisors.py
         self.penalties.disarm()           # parameter_penalties.py
         self.in_place_skips.disarm()      # in_place_skip_inputs.py
@@ -555,6 +559,8 @@ class Around:
             self.loss_graph.on_loss(self._current_step(), loss)
             self.detached.on_loss(self._current_step(), loss)
             self.policy_terms.on_loss(self._current_step(), loss)   # log_prob x weight
+            self.picked_targets.on_loss(self._current_step(), loss,   # labels picked by hand
+                                        _with_targets(self.losses.call))
             self.window_borders.on_loss(self._current_step(), self.losses.call)   # its targets
         except Exception as error:
             self.on_error(error)
@@ -734,3 +740,7 @@ class Around:
         self.first_inputs.close()           # first_training_inputs.py
         self.detached.close()
 
+
+def _with_targets(call):
+    """Whether the step's loss call (``LossCapture.call``: name, output, target) had targets."""
+    return call is not None and call[2] is not None

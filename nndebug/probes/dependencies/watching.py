@@ -81,6 +81,8 @@ class DependencyWatch(Sink):
         if inputs is None:
             return []
         targets = _targets_of(monitor, record.step)
+        if targets is None:
+            targets = _picked_targets(monitor, self.adapter, inputs, record.step)
         return self._dependencies(monitor, record, inputs, targets) + \
             self._loss_scale(monitor, inputs, targets, record.step)
 
@@ -202,6 +204,30 @@ def _targets_of(monitor, step):
         if seen_step == step:
             return target
     return None
+
+
+def _picked_targets(monitor, adapter, inputs, step):
+    """The labels a hand-written log-likelihood picked at ``step``, when no loss call showed
+    its targets (``monitor/picked_targets.py``): of several picks (DPO scores a chosen and a
+    rejected batch), the one whose offset against the kept inputs - the step's last forward -
+    is measured, else the first; None when nothing was picked."""
+    from .alignment import measure_offset
+    picked = getattr(getattr(monitor, "around", None), "picked_targets", None)
+    candidates = picked.targets_at(step) if picked is not None else []
+    if len(candidates) < 2:
+        return candidates[0] if candidates else None
+    try:
+        first = inputs if adapter.is_tensor(inputs) else next(
+            value for value in (inputs.values() if isinstance(inputs, dict) else inputs)
+            if adapter.is_tensor(value))
+        x = adapter.to_numpy(first)
+    except Exception:              # inputs we cannot read: the first pick
+        return candidates[0]
+    for labels in candidates:
+        if tuple(labels.shape) == tuple(x.shape[:2]) and \
+                measure_offset(x, adapter.to_numpy(labels)) is not None:
+            return labels
+    return candidates[0]
 
 
 def _ignore_index_of(monitor, step, targets):
