@@ -12,7 +12,8 @@ discrete, and names:
 - FUTURE_LEAK         a next-position predictor reads the position it predicts (future.py)
 - TARGETS_IN_INPUTS   the target of a position is the input at that position (alignment.py),
                       or is read there in training mode only: teacher forcing one step too
-                      late (train_mode.py)
+                      late (train_mode.py), or is a measurement a causal sequence model was
+                      just given (causal_copy.py)
 - LABELS_MISALIGNED   the targets are the inputs shifted by the wrong offset  (alignment.py)
 - POSITIONS_IGNORED   positional parameters that make no difference           (positions.py)
 - PADDING_LEAK        the real positions read the padded ones                 (padding.py),
@@ -34,6 +35,7 @@ from ...adapters import adapt
 from ...findings import sort_findings
 from ... import validation
 from .alignment import measure_offset, probe_alignment, probe_label_column
+from .causal_copy import probe_causal_copy
 from .batch import Batch, array_leaves, to_tree
 from .future import probe_future_leak
 from .loss_shift import loss_shift
@@ -217,6 +219,10 @@ def _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, resu
         attempt("unread tokens", probe_unread_tokens, runner, batch, base_out, rng.spawn(1)[0])
     if batch.length and not mixing and positional_tensors(runner.work):
         attempt("positions", probe_positions, runner, batch, rng)
+    if not mixing and _float_copy(sequence, y, offset):
+        # a forecaster scored on the input it was just given (causal_copy.py)
+        attempt("copy through a causal model", probe_causal_copy, runner, sequence,
+                rng.spawn(1)[0])
     if not mixing and y is not None and not (wants_causal and sequence.length):
         # a forecast window that starts inside the input window (target_window.py)
         attempt("target window", probe_target_window, runner, sequence, y, base_out, rng)
@@ -240,6 +246,16 @@ def _name_padding_layout(attempt, runner, batch, n, base_out, rng, mixing_found)
         finding.message = ("samples meet only through the batch's padding layout (another "
                            "sample's tokens never move an output; where its padding starts "
                            "does): " + finding.message)
+
+
+def _float_copy(sequence, y, offset):
+    """Float targets equal to the float inputs position by position (offset 0, same shape),
+    inputs of (batch, positions, features): an autoencoder's, or a forecaster's scored on the
+    input it was just given. (A flat (batch, features) autoencoder has no positions.)"""
+    return offset == 0 and y is not None and sequence.is_float and sequence.length and \
+        sequence.x.ndim >= 3 and \
+        getattr(y, "dtype", None) is not None and y.dtype.kind == "f" and \
+        tuple(y.shape) == tuple(sequence.x.shape)
 
 
 def one_label_per_row_of_dim0(batch, y):
