@@ -1,5 +1,5 @@
 """TARGETS_IN_INPUTS for a causal sequence model scored on the input it was just given
-(``probes/dependencies/causal_copy.py``; quancore/social-lstm#11, real-bug batch 84's
+(``probes/dependencies/causal_copy.py``; quancore/social-lstm#11, real-bug batch 225's
 ``next_position_loss_against_current_position``).
 
 Planted: a step-by-step LSTM whose outputs are scored against the inputs at the same
