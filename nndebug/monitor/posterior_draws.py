@@ -48,6 +48,7 @@ NON_NEGATIVE_MAPS = ("SoftplusBackward0", "ReluBackward0", "AbsBackward0",
                      "SigmoidBackward0", "ExpBackward0")   # outputs >= 0 by construction
 STD_FLOOR = 1.0              # [convention] the standard normal prior's std: a posterior std
                              # never below it is never narrower than the prior
+VALUES_COMPARED = 64         # [design] values of a candidate looked up in the model's inputs
 FLOOR_TOLERANCE = 1e-6       # [design] float32 rounding of exp(0) = 1
 LAYER_OUTPUTS = ("AddmmBackward0", "LinearBackward0", "MmBackward0", "ConvolutionBackward0")
 SPLITS = ("SplitBackward0", "SplitWithSizesBackward0", "SliceBackward0", "UnbindBackward0")
@@ -64,6 +65,7 @@ class PosteriorDraws:
         self.forward_reads = 0    #  one output, floored) of this step's forward
         self.outside = []         # (product node, operand from outside the graph), unread
         self.input_storages = set()   # storages of the model's inputs, this forward
+        self.input_tensors = []       # and its float input tensors
         self.forward_step = None  # the step whose forward was read (a loop calling the
                                   # model's parts, not the model, has none: nothing judged)
         self.in_forward = _ForwardReader(self)
@@ -78,16 +80,19 @@ class _ForwardReader:
         return self.shared.forward_reads < STEPS_MEASURED
 
     def note_inputs(self, inputs):
-        """The storages of the tensors the model was called with (``ForwardGraph``)."""
+        """The storages of the tensors the model was called with (``ForwardGraph``), and
+        the float tensors themselves (their values, ``values_of_inputs``)."""
         self.shared.input_storages = input_storages(inputs)
+        self.shared.input_tensors = float_tensors(inputs)
 
     def read(self, step, nodes):
         self.shared.forward_reads += 1
         self.shared.forward_step = step
         means = mean_operands(nodes)
         inputs, self.shared.input_storages = self.shared.input_storages, set()
-        self.shared.draws = [draw for draw in (candidate(node, means, inputs) for node in nodes)
-                             if draw is not None]
+        tensors, self.shared.input_tensors = self.shared.input_tensors, []
+        self.shared.draws = [draw for draw in (candidate(node, means, inputs, tensors)
+                                               for node in nodes) if draw is not None]
         self.shared.outside = outside_operands(nodes)
 
 
@@ -138,16 +143,19 @@ def mean_operands(nodes):
     return means
 
 
-def candidate(node, means, inputs=frozenset()):
+def candidate(node, means, inputs=frozenset(), input_tensors=()):
     """(node, scale edge, noise mean, noise std, one output, floored) when ``node``
     multiplies a continuous random draw (outside the graph) by a positive map of an
-    activation; otherwise None. ``inputs``: storages of the model's inputs (not draws)."""
+    activation; otherwise None. ``inputs``: storages of the model's inputs (not draws);
+    ``input_tensors``: the float inputs themselves."""
     found = scaled_noise(node)   # graph structure first: measuring the noise syncs
     if found is None:
         return None
     noise, scale = found
     if inputs and storage_address(noise) in inputs:
         return None              # the batch itself, scaled: a flow's coupling, not a draw
+    if values_of_inputs(noise, input_tensors):
+        return None              # the batch rearranged (a flow's squeeze), then scaled
     stats = continuous_draw(noise)
     if stats is None:
         return None
@@ -170,6 +178,30 @@ def input_storages(inputs):
                 if address:
                     found.add(address)
     return found
+
+
+def float_tensors(inputs):
+    """The floating-point tensors among a forward's inputs (one level of lists, tuples and
+    dicts inside them too)."""
+    found = []
+    for value in inputs:
+        inner = value.values() if isinstance(value, dict) else \
+            value if isinstance(value, (list, tuple)) else (value,)
+        found += [t for t in inner if hasattr(t, "is_floating_point") and t.is_floating_point()]
+    return found
+
+
+def values_of_inputs(noise, input_tensors):
+    """Whether the first VALUES_COMPARED values of ``noise`` all occur in one of the model's
+    float inputs: the batch reshaped, permuted or sliced inside forward has new storage but
+    the batch's values. A normalizing flow squeezes its (B, 1, 8, 8) images into (B, 4, 4, 4)
+    before its first coupling scales half of them, ``x * exp(s) + t`` (real-bug batch 307's
+    RealNVP twin drew VAE_NOISE_NOT_STANDARD_NORMAL). A fresh draw's values are in no batch."""
+    import torch
+    sample = noise.detach().flatten()[:VALUES_COMPARED]
+    return any(data.numel() >= sample.numel() and data.dtype == sample.dtype and
+               bool(torch.isin(sample, data.detach().flatten()).all())
+               for data in input_tensors)
 
 
 def continuous_draw(tensor):
