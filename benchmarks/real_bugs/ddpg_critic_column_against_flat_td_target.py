@@ -5,8 +5,9 @@ compares every prediction with every row's target: each Q(s, a) is pulled toward
 batch's AVERAGE target, the critic forgets which action leads where, and the actor, climbing
 a flat critic, learns nothing.
 
-Silent: no error and no shape warning (the loss is written by hand); the loss is a number
-of the usual size, and the run trains to its end.
+Quiet: no error and no shape warning (the loss is written by hand), and the run trains to
+its end; its TD loss rises from an early low and swings from step to step, which a beginner
+reads as the usual restlessness of a TD loss whose targets move.
 
 Reported: "what is the role of tf.squeeze for DDPG code in tensorflow ?" -
 https://github.com/openai/spinningup/issues/339 (Spinning Up's DDPG squeezes the critic's
