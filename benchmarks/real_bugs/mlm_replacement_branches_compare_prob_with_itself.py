@@ -8,10 +8,10 @@ learns to fill in a [MASK], which it never sees.
 
 Reported: "update dataset.py" - https://github.com/codertimo/BERT-pytorch/pull/23 ("if
 condition prob < prob * 0.8 can't be true"; the repository's masking now rescales the
-draw, prob /= 0.15, before comparing it with 0.8 and 0.9). Here the tutorial's loop on character sentences
-of the sonnets ([CLS] chars [SEP], padded to 40), a BiGRU masked-LM (BERT's Transformer in
-the report; the bug is in the data) under BERT's head, its output layer tied to the token
-embedding, Adam 5e-3, 300 steps of 32 sentences.
+draw, prob /= 0.15, before comparing it with 0.8 and 0.9). Here the tutorial's loop on
+character sentences of the sonnets ([CLS] chars [SEP], padded to 40), a BiGRU masked-LM
+(BERT's Transformer in the report; the bug is in the data) under BERT's head, its output
+layer tied to the token embedding, Adam 5e-3, 300 steps of 32 sentences.
 
 Fix: rescale the draw to the chosen share first (prob / 0.15), then [MASK] below 0.8, a
 random character below 0.9, the token kept otherwise.
