@@ -64,3 +64,34 @@ def accuracy(model, data, fixed=True):
 
 def rng(seed):
     return np.random.default_rng(seed)
+
+
+TOPIC_WORDS = 4                  # topics 0..3 own ids 1 + 4 * topic + (0..3)
+TOPIC_VOCAB = 80                 # id 0 pads; 1..16 topic words; 17..79 filler
+
+
+def topic_texts(n, rng, max_length=32):
+    """``n`` texts of 8-32 ids, each holding three words of its topic among filler,
+    padded with 0 to ``max_length``; returns (list of id lists, list of labels)."""
+    texts, labels = [], []
+    for _ in range(n):
+        topic = int(rng.integers(4))
+        length = int(rng.integers(8, max_length + 1))
+        ids = list(rng.integers(17, TOPIC_VOCAB, size=length))
+        for spot in rng.choice(length, size=3, replace=False):
+            ids[spot] = 1 + TOPIC_WORDS * topic + int(rng.integers(TOPIC_WORDS))
+        texts.append([int(i) for i in ids] + [0] * (max_length - length))
+        labels.append(topic)
+    return texts, labels
+
+
+class MeanOfWords(nn.Module):
+    """Embedding, a mean over the non-padding ids, a hidden layer, four topics."""
+    def __init__(self, dim=32):
+        super().__init__()
+        self.emb = nn.Embedding(TOPIC_VOCAB, dim)
+        self.out = nn.Sequential(nn.Linear(dim, 64), nn.ReLU(), nn.Linear(64, 4))
+
+    def forward(self, ids):
+        real = (ids != 0).unsqueeze(-1).float()
+        return self.out((self.emb(ids) * real).sum(1) / real.sum(1).clamp(min=1))
