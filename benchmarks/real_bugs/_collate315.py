@@ -95,3 +95,60 @@ class MeanOfWords(nn.Module):
     def forward(self, ids):
         real = (ids != 0).unsqueeze(-1).float()
         return self.out((self.emb(ids) * real).sum(1) / real.sum(1).clamp(min=1))
+
+
+EOS, USER, SYS = 0, 1, 2         # the end-of-text id doubles as the padding id
+AMBIGUOUS, CLEAR = range(3, 7), range(7, 11)
+CHAT_VOCAB = 70                  # 11..69 filler
+
+
+def chats(n, rng):
+    """``n`` shop dialogues ([USER] turn [SYS] turn ... [USER] last turn) with 0-2 earlier
+    turn pairs; label 1 when the last user turn holds an ambiguous-reference word, 0 when
+    it holds a clear one (earlier turns hold cue words of either kind, at random)."""
+    out = []
+    for _ in range(n):
+        ids = []
+        for _ in range(int(rng.integers(0, 3))):
+            for speaker in (USER, SYS):
+                turn = list(rng.integers(11, CHAT_VOCAB, size=rng.integers(3, 9)))
+                if rng.random() < 0.5:
+                    turn[int(rng.integers(len(turn)))] = int(rng.integers(3, 11))
+                ids += [speaker] + turn
+        label = int(rng.integers(2))
+        last = list(rng.integers(11, CHAT_VOCAB, size=rng.integers(3, 9)))
+        cues = AMBIGUOUS if label else CLEAR
+        last[int(rng.integers(len(last)))] = int(rng.choice(cues))
+        out.append(([int(i) for i in ids + [USER] + last], label))
+    return out
+
+
+def pad_batch(rows, side):
+    """Pads a list of id lists with EOS to the longest, on ``side``; returns ids and the
+    attention mask, as a tokenizer with that padding side does."""
+    width = max(len(r) for r in rows)
+    ids = torch.full((len(rows), width), EOS, dtype=torch.int64)
+    mask = torch.zeros((len(rows), width), dtype=torch.int64)
+    for i, r in enumerate(rows):
+        if side == "left":
+            ids[i, width - len(r):], mask[i, width - len(r):] = torch.tensor(r), 1
+        else:
+            ids[i, :len(r)], mask[i, :len(r)] = torch.tensor(r), 1
+    return ids, mask
+
+
+class CausalClassifier(nn.Module):
+    """A small decoder-only stand-in (embedding, one causal GRU layer) with a sequence
+    classification head read, as GPT2ForSequenceClassification did, at the position
+    ``(ids != pad_id).sum(-1) - 1``."""
+    def __init__(self, dim=32):
+        super().__init__()
+        self.emb = nn.Embedding(CHAT_VOCAB, dim)
+        self.rnn = nn.GRU(dim, dim, batch_first=True)
+        self.score = nn.Linear(dim, 2)
+
+    def forward(self, ids, mask):
+        h, _ = self.rnn(self.emb(ids) * mask.unsqueeze(-1))
+        logits = self.score(h)
+        last = (ids != EOS).sum(-1) - 1
+        return logits[torch.arange(len(ids)), last]
