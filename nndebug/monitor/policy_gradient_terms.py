@@ -77,7 +77,10 @@ SHAPE_OPS = {"SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2", "Squeez
              "ClampBackward1", "LogBackward0",
              # (real-bug batch 124) log-probabilities stacked over an episode's steps, and a
              # Gaussian's summed over the action's dimensions
-             "StackBackward0", "CatBackward0", "SumBackward0", "SumBackward1"}
+             "StackBackward0", "CatBackward0", "SumBackward0", "SumBackward1",
+             # (real-bug batch 318) a tour's log-probability summed step by step,
+             # log_prob = log_prob + logp[rows, pick], as a pointer network decodes
+             "AddBackward0"}
 PICKS = {"GatherBackward0", "IndexBackward0"}
 DISTRIBUTION_OPS = {"SoftmaxBackward0", "LogSoftmaxBackward0", "LogsumexpBackward0"}
 
