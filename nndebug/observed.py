@@ -381,6 +381,7 @@ ROW_LISTS += ("swapped_loss_arguments",   # real-bug batch 52 (BCE arguments,
 ROW_LISTS += ("repeated_output_calls",)   # real-bug batch 269 (one output layer, two targets)
 ROW_LISTS += ("single_value_norms", "dropout_outputs", "unchanged_running_buffers",
               "soft_target_padding")   # real-bug batch 60 (norms, dropout, smoothing)
+ROW_LISTS += ("duplicated_arguments",)   # real-bug batches 314-315 (one tensor given twice)
 ROW_LISTS += ("duplicated_input_columns",   # real-bug batch 59 (copied feature lines,
               "input_ranges",   # a scaler fitted before the split in time,
               "validation_teacher_inputs")   # a decoder teacher-forced at validation)
@@ -970,6 +971,11 @@ class Observed:
                                                           # outside the model run in a training
                                                           # step that hold a gradient at close
                                                           # (monitor/foreign_networks.py)
+    duplicated_arguments: list = field(default_factory=list)  # [(step, id arguments compared
+                                                          # in pairs, [[i, j], ...] equal ones)]
+                                                          # of the first training forwards
+                                                          # (batches 314-315, monitor/
+                                                          # first_training_inputs.py)
     duplicated_input_columns: list = field(default_factory=list)  # [(step, rows, features,
                                                           # varied columns, [[column, its exact
                                                           # copies...]])] of the first training

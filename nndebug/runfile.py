@@ -564,6 +564,11 @@ def _duplicated_input_column(row):   # real-bug batch 59
         [[int(c) for c in group] for group in groups]
 
 
+def _duplicated_argument(row):   # real-bug batches 314-315
+    step, compared, pairs = row
+    return int(step), int(compared), [[int(i) for i in pair] for pair in pairs]
+
+
 def _input_range(row):   # real-bug batch 59
     kind, step, forwards, low, high = row
     return str(kind), int(step), int(forwards), float(low), float(high)
@@ -575,6 +580,7 @@ def _validation_teacher_input(row):   # real-bug batch 59
         bool(earlier), bool(own), bool(later)
 
 
+ROW_READERS.update(duplicated_arguments=_duplicated_argument)   # real-bug batches 314-315
 ROW_READERS.update(duplicated_input_columns=_duplicated_input_column,   # real-bug batch 59
                    input_ranges=_input_range,
                    validation_teacher_inputs=_validation_teacher_input)

@@ -661,6 +661,9 @@ class Around:
         self.channel_scales.read()          # channel_scales.py (batch 138)
         self.input_signs.read()             # training_input_signs.py (core variants 7)
         self.copied_columns.read()          # duplicated_input_columns.py (batch 59)
+        if self.first_inputs.equal_arguments:   # one tensor given twice (batches 314-315)
+            self.copied_columns.observed.duplicated_arguments = \
+                list(self.first_inputs.equal_arguments)
         for step, before, after, order in self.first_inputs.axis_views:   # batch 226: the
             keep_shape_pairs(self.structure.observed.transposing_reshapes, step,   # a view
                              [(before, after, order)], RESHAPE_ROWS)      # reordering axes

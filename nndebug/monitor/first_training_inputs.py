@@ -5,7 +5,8 @@ that holds the target's value; ``identical_input_rows.py``: one input with two l
 What it keeps (torch only): for each of the model's first ``KEPT_FORWARDS`` training
 forwards (gradients on), the step it belongs to, a detached reference to the first float
 tensor of the model's FIRST argument (the data; a carried recurrent state comes after it)
-and to the first float tensor of any argument; and (real-bug batch 226) whether that first
+and to the first float tensor of any argument; which integer arguments are equal element for
+element (``equal_id_arguments``, real-bug batches 314-315); and (real-bug batch 226) whether that first
 argument is a view that reorders its base's axes (``axis_views``: taken in the hook, since a
 detached copy no longer knows its base). One forward pre-hook, removed after those
 forwards: no per-step cost after them, and one hook where each observer had its own.
@@ -16,6 +17,10 @@ from .transposing_reshapes import input_axis_view
 
 KEPT_FORWARDS = 4          # [design] training forwards whose inputs are kept: the loss
                            # capture keeps the targets of the first 4 calls
+MIN_ID_VALUES = 16         # [design] an id argument compared with the others holds at least
+                           # this many values (a batch of texts, not a scalar or a flag)
+MIN_DISTINCT_IDS = 3       # [design] and, when equal to another, at least 3 distinct values:
+                           # two masks or two all-zero token-type tensors agree by design
 
 
 class FirstTrainingInputs:
@@ -23,6 +28,8 @@ class FirstTrainingInputs:
         self.adapter, self.current_step, self.on_error = adapter, current_step, on_error
         self.kept = []             # [(step, first argument's float tensor or None,
                                    #   first float tensor of any argument or None)]
+        self.equal_arguments = []  # [(step, id arguments compared in pairs, [[i, j], ...]
+                                   #   positional arguments equal element for element)]
         self.axis_views = []       # [(step, base shape, shape, axis order)]: the first
                                    # argument a view that reorders its base's axes
                                    # (transposing_reshapes.input_axis_view, batch 226)
@@ -41,6 +48,7 @@ class FirstTrainingInputs:
             view = input_axis_view(first[0]) if first else None
             if view is not None and len(self.axis_views) < KEPT_FORWARDS:
                 self.axis_views.append((self.current_step(), *view))
+            self.equal_arguments.append((self.current_step(), *equal_id_arguments(inputs)))
             self.kept.append((self.current_step(),
                               self.adapter.detach(first[0]) if first else None,
                               self.adapter.detach(anywhere[0]) if anywhere else None))
@@ -72,6 +80,30 @@ class FirstTrainingInputs:
         if self._hook is not None:
             self._hook.remove()
             self._hook = None
+
+
+def equal_id_arguments(inputs):
+    """(pairs compared, [[i, j], ...]): the model's positional integer arguments (ids, at
+    least MIN_ID_VALUES of them) of one shape that are equal element for element and take
+    MIN_DISTINCT_IDS values or more. A pair model whose second text was tokenised from the
+    first (real-bug batch 314), token types collated from the input ids (batch 315): the
+    model is given one tensor twice, and what the second was meant to carry never reaches
+    it (INPUT_FEATURES_DUPLICATED, ``rules/duplicated_inputs.py``). On the device: one
+    comparison per pair of the first training forwards, a count of distinct values only for
+    an equal pair."""
+    import torch
+    ids = [(i, t) for i, t in enumerate(inputs)
+           if isinstance(t, torch.Tensor) and not t.is_floating_point() and not t.is_complex()
+           and t.dtype != torch.bool and t.numel() >= MIN_ID_VALUES]
+    compared, equal = 0, []
+    for a, (i, x) in enumerate(ids):
+        for j, y in ids[a + 1:]:
+            if x.shape != y.shape:
+                continue
+            compared += 1
+            if torch.equal(x, y) and int(torch.unique(x).numel()) >= MIN_DISTINCT_IDS:
+                equal.append([i, j])
+    return compared, equal
 
 
 class FirstInputsReader:

@@ -158,6 +158,7 @@ READ_ANEW += ("foreign_norm_statistics",
 READ_ANEW += ("outside_parameters",)   # real-bug batches 155/161 (read when it closes)
 CONTINUED += ("row_standardised_inputs",)   # real-bug batch 46 (first training tables)
 CONTINUED += ("training_input_signs",)   # core variants 7 (first training batches' signs)
+CONTINUED += ("duplicated_arguments",)   # real-bug batches 314-315 (first training inputs)
 CONTINUED += ("duplicated_input_columns",   # real-bug batch 59 (first training inputs,
               "input_ranges",   # the first forwards' and validation passes' ranges,
               "validation_teacher_inputs")   # one probed validation forward)

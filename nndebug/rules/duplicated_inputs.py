@@ -10,6 +10,13 @@ https://github.com/natashaklingenbrunn/Transformer-Time-Series-Forecasting/issue
 ("Stumbled upon these identical lines in your preprocessing ... I assume they should have
 .day and .month instead of .hour?"; the author: "Absolutely, you caught a bug I oversaw").
 
+The same mistake one level up: the model given one tensor twice, ``model(q1, q1)`` where
+``model(q1, q2)`` was meant (a pair's second text tokenised from the first, real-bug batch
+314; token types collated from the input ids, batch 315). Read from
+``run.observed.duplicated_arguments`` (``monitor/first_training_inputs.py``): positional
+integer arguments equal element for element, with several distinct values (two masks agree
+by design), in every one of the first training forwards (at least DUPLICATE_MIN_BATCHES).
+
 Read from ``run.observed.duplicated_input_columns`` (``monitor/duplicated_input_columns
 .py``): columns that take several values, none in most rows, and equal another column to
 the last bit in every row, in each of the kept batches (at least DUPLICATE_MIN_BATCHES of
@@ -65,8 +72,40 @@ def _describe(groups):
                      f"{', '.join(str(c) for c in g[1:])} = column {g[0]}" for g in groups)
 
 
+def arguments_given_twice(rows):
+    """[[i, j], ...]: positional id arguments equal in every first training forward that
+    compared any (at least DUPLICATE_MIN_BATCHES of them); [] otherwise."""
+    measured = [row for row in rows if row[1] > 0]
+    if len(measured) < DUPLICATE_MIN_BATCHES:
+        return []
+    common = {tuple(pair) for pair in measured[0][2]}
+    for row in measured[1:]:
+        common &= {tuple(pair) for pair in row[2]}
+    return sorted(list(pair) for pair in common)
+
+
+def _argument_finding(pairs, forwards):
+    first, second = pairs[0]
+    return Finding(
+        code="INPUT_FEATURES_DUPLICATED", severity="warning", where="inputs", step=None,
+        message=f"The model's arguments {first} and {second} (counted from 0) hold the same "
+                f"token ids, element for element, in every one of its first {forwards} "
+                "training forwards, though they take many values: one tensor is given twice "
+                "where two were meant (a second text tokenised from the first, token types "
+                "collated from the input ids), and what the second was to carry never "
+                "reaches the model.",
+        evidence={"arguments": pairs, "forwards": forwards,
+                  "meaning": "model(*args): args[i] and args[j] equal in every forward read"},
+        fix="Check how each argument is built: each should come from its own field (the "
+            "second question's text, the speaker ids), not a copy of the first.")
+
+
 @rule(produces="INPUT_FEATURES_DUPLICATED")
 def input_features_duplicated(ctx):
+    arguments = observed_list(ctx, "duplicated_arguments")
+    pairs = arguments_given_twice(arguments)
+    if pairs:
+        return _argument_finding(pairs, sum(1 for row in arguments if row[1] > 0))
     found = copied_columns(observed_list(ctx, "duplicated_input_columns"))
     if found is None:
         return None
