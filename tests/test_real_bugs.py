@@ -118,16 +118,6 @@ KNOWN_MISSES = {
         "encoder outputs it is matched against and notice that almost every row is "
         "never selected (index collapse) from the first step.",
     # real-bug batch 315
-    "token_types_collated_from_input_ids":   # real-bug batch 315
-        "A two-speaker dialogue classifier (GPT-2 style: token types looked up in the"
-        " word embedding table and added to the words, per-token MLP, mean pool) "
-        "whose collate function pads the token types from each sample's input ids "
-        "instead of its speaker field, as in \"maybe wrong in PadCollate\" (\"should "
-        "change 0 to 1\"). Speaker identity vanishes, so which-word-by-which-speaker "
-        "stays at half: held-out accuracy 0.49 vs 1.00 for the twin. nndebug said "
-        "nothing on the bug run. A rule would need to see that a second integer input"
-        " of the forward (the token types) equals the first (the input ids) element "
-        "for element in every batch.",
     "default_collate_transposes_token_id_lists":   # real-bug batch 315
         "A mean-of-embeddings topic classifier whose Dataset returns padded token ids"
         " as a Python list; default_collate collates them per position, and "
@@ -149,16 +139,6 @@ KNOWN_MISSES = {
         "left-padded rows lies before their last real token (outputs independent of "
         "the final tokens, or dependent on padding).",
     # real-bug batch 314
-    "question_pair_second_question_tokenized_from_first":   # real-bug batch 314
-        "A siamese duplicate-question classifier (shared mean-of-embeddings encoder, "
-        "head on [u, v, |u-v|, u*v]) whose preprocessing tokenises question 1 into "
-        "both inputs: a copied line still reading question1 (TwinBert pull request "
-        "\"Tokenize Question2 fix\", \"a typo while tokenizing the Question2\"). Every "
-        "pair looks identical, so held-out accuracy is 0.51 against 1.00 for the twin"
-        " (0.51 vs 0.99 at seeds+1000). nndebug said only LOSS_AT_CHANCE, a symptom, "
-        "not INPUT_FEATURES_DUPLICATED. A rule would need to see that the model's two"
-        " input tensors are equal element for element on every batch (the second "
-        "input a copy of the first).",
     # real-bug batch 313
     "text_cnn_every_word_given_the_vector_for_dog":   # real-bug batch 313
         "A Kim-style text CNN over static pretrained word vectors whose preprocessing"
@@ -1292,12 +1272,12 @@ KNOWN_MISSES = {
     "skipgram_window_pairs_word_only_with_itself":   # real-bug batch 259
         "a pure-Python skip-gram's window loop tests pos2 == pos where it means pos2 != pos, "
         "so the only pair it trains is (word, word itself) (piskvorky/gensim#401); neighbour "
-        "precision 0.12 (chance) vs 1.00 at seed 0, 0.11 vs 0.99 at seeds + 1000. Watch is "
-        "silent: the loss falls fast (predicting a word from itself is easy) and the "
-        "gradients are ordinary. A rule would need to read the two id tensors fed to the "
-        "centre and context lookups and see them equal row for row (TARGETS_IN_INPUTS for "
-        "embedding ids: the target id is the input id), as it reads targets equal to inputs "
-        "for dense targets.",
+        "precision 0.12 (chance) vs 1.00 at seed 0, 0.11 vs 0.99 at seeds + 1000. Watch now "
+        "reads the two id tensors fed to the centre and context lookups and sees them equal "
+        "row for row, but names it INPUT_FEATURES_DUPLICATED (one tensor given twice, the "
+        "reading batches 314-315 asked for); the case expects TARGETS_IN_INPUTS (the context "
+        "the model must predict is the centre it is given). A rule would need to know which "
+        "argument plays the target's part in a loss without targets (negative sampling).",
     "word2vec_target_and_context_share_one_embedding":   # real-bug batch 259
         "a Keras-style word2vec looks the target word and the context word up in ONE "
         "Embedding, where word2vec keeps two tables (datascience.stackexchange 42287: the "
