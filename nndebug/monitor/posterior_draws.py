@@ -165,30 +165,24 @@ def candidate(node, means, inputs=frozenset(), input_tensors=()):
             int(floored(scale)))
 
 
-def input_storages(inputs):
-    """Storages of the tensors among a forward's inputs (one level of lists, tuples, dicts
-    inside them too)."""
-    found = set()
+def _values_in(inputs):
+    """The values among a forward's inputs, one level of lists, tuples and dicts inside
+    them opened."""
     for value in inputs:
-        inner = value.values() if isinstance(value, dict) else \
+        yield from value.values() if isinstance(value, dict) else \
             value if isinstance(value, (list, tuple)) else (value,)
-        for tensor in inner:
-            if hasattr(tensor, "untyped_storage"):
-                address = storage_address(tensor)
-                if address:
-                    found.add(address)
-    return found
+
+
+def input_storages(inputs):
+    """Storages of the tensors among a forward's inputs (``_values_in``)."""
+    return {address for address in (storage_address(t) for t in _values_in(inputs)
+                                     if hasattr(t, "untyped_storage")) if address}
 
 
 def float_tensors(inputs):
-    """The floating-point tensors among a forward's inputs (one level of lists, tuples and
-    dicts inside them too)."""
-    found = []
-    for value in inputs:
-        inner = value.values() if isinstance(value, dict) else \
-            value if isinstance(value, (list, tuple)) else (value,)
-        found += [t for t in inner if hasattr(t, "is_floating_point") and t.is_floating_point()]
-    return found
+    """The floating-point tensors among a forward's inputs (``_values_in``)."""
+    return [t for t in _values_in(inputs)
+            if hasattr(t, "is_floating_point") and t.is_floating_point()]
 
 
 def values_of_inputs(noise, input_tensors):

@@ -19,7 +19,7 @@ a question-pair encoder that hides its padding moved its prediction by 0.14 that
 import numpy as np
 
 from ...findings import Finding
-from .batch import Batch, map_arrays
+from .batch import Batch, array_leaves, map_arrays
 from .future import positions_first
 from .measure import row_changes
 from .padding import find_padding
@@ -102,7 +102,6 @@ def _only_padding_after(array, real):
 def _second_text(one, full, real):
     """Whether an array of the batch's length other than the primary holds more than padding
     past the primary's real positions."""
-    from .batch import array_leaves
     return any(i != one.primary and i in one.per_sample and a.ndim >= 2 and
                a.shape[1] == full and not _only_padding_after(a, real)
                for i, a in enumerate(array_leaves(one.tree)))
