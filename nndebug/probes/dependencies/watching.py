@@ -212,15 +212,13 @@ def _picked_targets(monitor, adapter, inputs, step):
     rejected batch), the one whose offset against the kept inputs - the step's last forward -
     is measured, else the first; None when nothing was picked."""
     from .alignment import measure_offset
+    from .batch import array_leaves, to_tree
     picked = getattr(getattr(monitor, "around", None), "picked_targets", None)
     candidates = picked.targets_at(step) if picked is not None else []
     if len(candidates) < 2:
         return candidates[0] if candidates else None
     try:
-        first = inputs if adapter.is_tensor(inputs) else next(
-            value for value in (inputs.values() if isinstance(inputs, dict) else inputs)
-            if adapter.is_tensor(value))
-        x = adapter.to_numpy(first)
+        x = array_leaves(to_tree(adapter, inputs))[0]   # the probe's own first input
     except Exception:              # inputs we cannot read: the first pick
         return candidates[0]
     for labels in candidates:
