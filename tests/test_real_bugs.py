@@ -950,16 +950,6 @@ KNOWN_MISSES = {
         "its grad_outputs are all ones and its inputs are the same multi-column tensor (a "
         "column-summed Hessian, never a Laplacian); derivative_calls does not note the "
         "widths or the grad_outputs",
-    "line_fit_network_ends_in_tanh_output":   # real-bug batch 274
-        "a 1-16-8-4-1 MLP fitted to y = 10 x (targets -20..20) ends in a tanh (Keras "
-        "activation='tanh' on the last Dense, example-a.com/answer/77588498): the output "
-        "cannot leave (-1, 1). Held-out R^2 0.137 against 0.996 for the twin at seed 0, 0.144 "
-        "against 0.997 at seeds + 1000. TARGETS_OUTSIDE_OUTPUT_RANGE reads only the targets "
-        "of recorded loss calls (nn.MSELoss, F.mse_loss ...), and this loop writes its "
-        "squared error by hand ((model(x) - y) ** 2).mean(), so no target is recorded. A rule "
-        "would need the loss capture to read a hand-written squared error from the loss "
-        "graph (PowBackward0 of SubBackward0 of the model's output and a tensor without "
-        "grad) and hand its other operand on as the target",
     # real-bug batch 271
     "warmup_horizon_counted_in_micro_batches":   # real-bug batch 271
         "info: the BERT script's schedule horizon is counted in micro-batches (len(train) / "
@@ -1922,16 +1912,6 @@ KNOWN_MISSES = {
         "layer of the model (a softmax as a hidden activation), keeping attention weights "
         "(softmax over keys fed to a matmul with values) and gating/mixture weights that "
         "multiply other tensors silent",
-    "rating_autoencoder_sigmoid_on_last_decoder_layer":   # real-bug batch 240
-        "a rating autoencoder's decoder applies the sigmoid to its last layer too "
-        "(DeepRecommender's off-by-one on the last layer), so every predicted rating lies in "
-        "(0, 1) while the ratings are 1-5 stars - held-out RMSE 2.38 vs 0.89 at seed 0, 2.35 "
-        "vs 0.88 at seeds + 1000. Watch is silent: TARGETS_OUTSIDE_OUTPUT_RANGE reads the "
-        "recorded library loss calls, and the repo's masked MSE is written by hand "
-        "(((out - x) ** 2 * mask).sum() / mask.sum()), so no loss call is recorded at all; "
-        "naming it needs the targets' range from a hand-written squared error (the tensor "
-        "subtracted from the model's output in the loss graph) compared with the bounded last "
-        "layer, as the rule already does for mse_loss",
     # real-bug batch 236
     "makemore_rnn_cell_fed_start_state_every_step":   # real-bug batch 236
         "makemore's hand-written RNN hands every step's cell the learned start state (hprev "

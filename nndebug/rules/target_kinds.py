@@ -8,7 +8,10 @@ loss (``run.observed.loss_calls``):
   ReLU is never negative): targets left in raw units (pixels 0-255) while the output is
   squashed, or standardised targets behind a final ReLU. Without such a layer, an output
   that stays in [-1, 1] pressed against a bound while the targets lie beyond it: a cosine
-  similarity regressed on raw scores (batches 295, 296).
+  similarity regressed on raw scores (batches 295, 296). A regression error written by
+  hand (``((output - target) ** 2).mean()``) shows no loss call; its largest prediction
+  and target magnitudes (``run.observed.handwritten_errors``) are read instead, for a last
+  layer bounded on both sides (a line fit ending in tanh, star ratings behind a sigmoid).
 - TARGETS_ALL_ONE_CLASS: every target of a class-index loss (cross-entropy, NLL) is the
   same class, on every recorded step: the labels were built wrong (a colour or a name that
   never matches), the loss falls to zero and the accuracy reads 1.00 while nothing is
@@ -31,7 +34,7 @@ import math
 
 from ..findings import Finding
 from .context import (CLASS_INDEX_LOSSES, MAJORITY, REGRESSION_LOSSES, ROW_SUM_TOLERANCE, fmt,
-                      judged_loss_calls)
+                      judged_handwritten_errors, judged_loss_calls)
 from .contrastive_targets import positive_first_contrast
 from .graph import rule
 
@@ -132,7 +135,7 @@ def targets_outside_output_range(ctx):
     calls = judged_loss_calls(ctx, REGRESSION_LOSSES)
     last = _squashing_last_layer(ctx)
     if len(calls) < MIN_TARGET_CALLS:
-        return None
+        return None if last is None or calls else _handwritten_beyond(ctx, *last)
     if last is None:
         bounded = _unit_bounded_output(calls)
         return None if bounded is None else _unit_bounded_finding(calls, *bounded)
@@ -160,6 +163,45 @@ def targets_outside_output_range(ctx):
             f"Scale the targets into [{fmt(low)}, {fmt(high)}] (pixels 0-255: divide by "
             f"255) and undo the scaling on predictions, or drop the final {kind} and let "
             "the last linear layer output the targets' units.")
+
+
+def _handwritten_beyond(ctx, name, kind, bounds):
+    """TARGETS_OUTSIDE_OUTPUT_RANGE read from regression errors written by hand (real-bug
+    cases: a 1-16-8-4-1 line fit to y = 10 x ending in tanh, a rating autoencoder whose
+    sigmoid meets 1-5 stars, both with ``((out - y) ** 2).mean()``), or None. Only the
+    largest magnitudes are kept of each side (``monitor/handwritten_errors.py``), so only a
+    range bounded on both sides is judged: every prediction of one error (its index in the
+    step) inside the bound, and most of its targets beyond it by the library rule's margin."""
+    low, high = bounds
+    if not math.isfinite(high - low):
+        return None
+    bound = max(abs(low), abs(high))
+    reach = bound + BEYOND_SHARE * (high - low)
+    by_index = {}
+    for row in judged_handwritten_errors(ctx):
+        by_index.setdefault(row[1], []).append(row)
+    for index, rows in sorted(by_index.items()):
+        beyond = [row for row in rows if row[4] > reach]
+        if len(rows) < MIN_TARGET_CALLS or len(beyond) < MAJORITY * len(rows) or \
+                any(row[3] > bound + EXACT for row in rows):
+            continue
+        largest = max(row[4] for row in beyond)
+        return Finding(
+            code="TARGETS_OUTSIDE_OUTPUT_RANGE", severity="warning", where=name,
+            step=beyond[0][0],
+            message=f"The model ends in a {kind} ({name}), whose output lies in [{fmt(low)}, "
+                    f"{fmt(high)}], but the regression error written by hand in the loss "
+                    f"compares it with targets as large as {fmt(largest)} in magnitude "
+                    f"({len(beyond)} of {len(rows)} recorded steps): those targets cannot be "
+                    f"reached, the {kind} saturates at its bound trying, its gradient "
+                    "vanishes there, and the loss stays high.",
+            evidence={"layer": name, "kind": kind, "output_range": [low, high],
+                      "target_magnitude": largest, "steps_beyond": len(beyond),
+                      "steps": len(rows), "loss": "written by hand"},
+            fix=f"Scale the targets into [{fmt(low)}, {fmt(high)}] and undo the scaling on "
+                f"predictions, or drop the final {kind} and let the last linear layer output "
+                "the targets' units.")
+    return None
 
 
 @rule(produces="TARGETS_ALL_ONE_CLASS", explains={"LOSS_PLATEAU"})
