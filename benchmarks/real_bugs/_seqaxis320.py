@@ -1,6 +1,7 @@
 """Shared pieces of real-bug batch 320 (beginner batch-axis and sequence-axis mistakes in
-recurrent and attention models): the 8x8 digits split into training and held-out rows, and
-a synthetic sequence-reversal task for a small encoder-decoder."""
+recurrent and attention models): the 8x8 digits split into training and held-out rows,
+random token sequences for a small sequence autoencoder, and ascending-or-shuffled token
+sequences for an order-sensitive transformer classifier."""
 import numpy as np
 import torch
 
