@@ -586,7 +586,8 @@ class Monitor:
         record, histograms = build_record(
             step, len(params), values, got, [i for i, _ in comparable],
             None if forward.output is None else forward.output.shape,
-            on_error=self._statistic_failed, identical=identical)
+            on_error=self._statistic_failed, identical=identical,
+            emptied_after_step=self.step_snapshot.written_after_step(params))
         self.around.take(values, record)
         self.head_rows.take(values, record)
         if row_sample is not None:

@@ -15,8 +15,18 @@ optimizer did. Without such a hook (minigrad's optimizers, an optimizer-free loo
 optimizer that never steps in that interval) the copy taken when the hooks went on stays.
 Writes between steps are followed on their own (``rewritten_weights.py``).
 
+The same hook notes which tensor each parameter's ``.grad`` is and its in-place version
+counter. The monitor reads ``.grad`` when the recorded step closes (watch's ``step()``),
+after the optimizer's step; a gradient emptied in place in between - an optimizer written
+by hand whose step clears the gradients it used (real-bug batch 322's Adagrad), or
+``zero_grad(set_to_none=False)`` before watch's ``step()`` - holds zeros that say nothing of
+what the step used, and was read as gradients clipped to nothing (GRADIENTS_CLIPPED_AWAY)
+on a healthy run. ``written_after_step`` names those parameters; a clip before the step
+changes ``.grad`` before the hook and is still seen.
+
 Cost: one more copy of the trainable weights per recorded step (a memcpy of the model's
-size, into buffers that already exist), and one hook added and removed per recorded step.
+size, into buffers that already exist), one hook added and removed per recorded step, and
+two attribute reads per parameter when the optimizer steps.
 """
 
 
@@ -29,10 +39,12 @@ class SnapshotBeforeOptimizerStep:
             if adapter.framework == "torch" else None
         self._handle = None
         self._taken = False
+        self._grads = None     # [(.grad, its version) or None] per parameter, at the step
 
     def arm(self):
         """The step's hooks went on (their copy is taken): watch for the optimizer's step."""
         self._taken = False
+        self._grads = None
         if self._register is None or self._handle is not None:
             return
         try:
@@ -48,9 +60,20 @@ class SnapshotBeforeOptimizerStep:
         self._taken = True
         try:
             self.hooks.retake_snapshot()
+            self._grads = [None if p.grad is None else (p.grad, p.grad._version)
+                           for p in self.hooks.params]
         except Exception as error:        # never break the user's step
             self.on_error(error)
         return None
+
+    def written_after_step(self, params):
+        """Indices of ``params`` whose ``.grad`` is the tensor it was when the optimizer's
+        step began and was written in place since (cleared by the step itself or by a
+        ``zero_()`` after it); empty when the step was not seen."""
+        if self._grads is None or len(self._grads) != len(params):
+            return []
+        return [i for i, (p, seen) in enumerate(zip(params, self._grads))
+                if seen is not None and p.grad is seen[0] and p.grad._version != seen[1]]
 
     def disarm(self):
         """The recorded step closed (or the monitor did): the hook goes."""

@@ -101,13 +101,16 @@ class Packet:
 
 
 def build_record(step, n_params, values, got, comparable, output_shape=None, on_error=None,
-                 identical=()):
+                 identical=(), emptied_after_step=()):
     """A ``StepRecord`` (and the step's histograms) from the host values of one packet.
 
     ``got``: indices of the parameters that received a gradient; ``comparable``: those
     whose ``.grad`` was compared with what backward delivered through norms in the packet;
     ``identical``: those whose ``.grad`` holds exactly what was delivered (its norm is the
-    delivered one, its excess zero: nothing was packed for them); ``output_shape``:
+    delivered one, its excess zero: nothing was packed for them); ``emptied_after_step``:
+    those whose ``.grad`` was written in place after the optimizer's step began
+    (``step_snapshot.py``): held at exactly zero, it was cleared after use and says nothing
+    of what the step used, so it counts as not measured; ``output_shape``:
     the shape of the output sample, if one was packed. A layer statistic that cannot be
     turned into its record field goes to ``on_error(what, error)`` and is left out.
     """
@@ -125,6 +128,9 @@ def build_record(step, n_params, values, got, comparable, output_shape=None, on_
     if identical:
         record.held_norm[identical] = record.grad_norm[identical]
         record.held_excess[identical] = 0.0
+    for i in emptied_after_step:
+        if record.held_norm[i] == 0.0:
+            record.held_norm[i] = record.held_excess[i] = np.nan
     record.param_norm = values.get("param_norm", np.zeros(0)).astype(float)
     record.update_norm = values.get("update_norm", np.zeros(0)).astype(float)
     record.inputs, histograms = {}, {}
