@@ -10,12 +10,20 @@ The copy runs in eval mode: batch-norm in training mode normalises with the batc
 statistics, which mixes samples by design, and dropout - as a layer, or inside attention
 and user code through ``self.training`` - draws a different mask for every sample, which
 would look like a dependence.
+
+Forwards run without a graph, except when that gives non-finite outputs: torch's
+transformer layers take an inference fast path in eval mode without a graph, and it
+reads a float attention mask differently from the training path - a SASRec whose
+"causal" mask was ``torch.tril(torch.ones(T, T))`` (added to the scores, hiding nothing:
+real-bug batch 319) got NaN at its padded queries there, finite outputs in training, and
+the probes gave up ("the output holds NaN or inf"). Such a model is then run with the
+graph on, the path its training took.
 """
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._training import no_grad
+from .._training import grad_enabled, no_grad
 from .batch import array_leaves
 
 
@@ -46,6 +54,7 @@ class Runner:
         self.good_size = None  # a batch size the model is known to accept
         self.chunk = None      # rows per call, when the model only accepts that batch size
         self.fold_positions = False   # outputs flattened per position are folded per sample
+        self.training_path = False    # forwards keep the graph (see the module doc)
 
     # --- forward -------------------------------------------------------------------
     def forward(self, tree, rows, length=None, capture=False):
@@ -121,16 +130,20 @@ class Runner:
                 if name:
                     handles.append(self.work.add_forward_hook(module, record))
         try:
-            self.replay()
-            with self.work.default_dtype(np.float64), no_grad(self.work):
-                output = self.work.call_model(self.work.model, self.work.prepare(tree))
+            output = self._call(tree)
+            main = _main_output(self.work, output, rows)
+            if main is not None and not self.training_path and \
+                    self.work.framework == "torch" and not np.all(np.isfinite(main)):
+                self.training_path = True           # the inference fast path's NaN
+                del calls[:]
+                output = self._call(tree)
+                main = _main_output(self.work, output, rows)
         except Exception as error:
             raise ModelFailed(f"{type(error).__name__}: {error}") from error
         finally:
             for handle in handles:
                 handle.remove()
         self.n_forward += 1
-        main = _main_output(self.work, output, rows)
         if main is None:
             raise ValueError("check_dependencies expected the model to return a float tensor "
                              f"(or a tuple/dict holding one), got {type(output).__name__}")
@@ -141,6 +154,14 @@ class Runner:
                              f"per sample ({rows}), got shape {main.shape}; the probes need "
                              "batch-first outputs (pass batch_first data, or wrap the model)")
         return main, calls
+
+    def _call(self, tree):
+        """The model's output for ``tree``: without a graph, or with it once the inference
+        path gave non-finite outputs (``training_path``)."""
+        self.replay()
+        graph = grad_enabled if self.training_path else no_grad
+        with self.work.default_dtype(np.float64), graph(self.work):
+            return self.work.call_model(self.work.model, self.work.prepare(tree))
 
     # --- gradient -------------------------------------------------------------------
     def input_gradient(self, tree, primary, cotangent):
