@@ -36,6 +36,8 @@ from ...findings import sort_findings
 from ... import validation
 from .alignment import measure_offset, probe_alignment, probe_label_column
 from .causal_copy import probe_causal_copy
+from .copy_path import drop_if_reconstruction
+from .encoded_next import targets_in_next_inputs
 from .batch import Batch, array_leaves, to_tree
 from .future import probe_future_leak
 from .loss_shift import loss_shift
@@ -157,9 +159,15 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
             # one step's target at a time, the next token (shifted_inside.py)
             findings = drop_if_next_column(runner, batch, np.random.default_rng(seed + 1),
                                            findings, notes)
+            # an autoencoder's targets are its inputs on purpose (copy_path.py, batch 320)
+            findings = drop_if_reconstruction(runner, sequence, np.random.default_rng(seed + 1),
+                                              findings, notes,
+                                              causal is not None or task_offset is not None)
             result.offset = offset
             _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, result,
-                         findings, notes, y)
+                         findings, notes, y,
+                         next_encoded=not offset and targets_in_next_inputs(
+                             sequence.x, y, ignore_index))
         else:
             notes.append(f"dependencies on other samples and positions not checked: {reason}")
         if runner.switched:
@@ -176,7 +184,7 @@ def check_dependencies(model, inputs, targets=None, *, causal=None, task_offset=
 
 
 def _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, result, findings,
-                 notes, y=None):
+                 notes, y=None, next_encoded=False):
     """The probes that run the model: mixing, then (unless samples mix) the future leak,
     padding, positions and the training-mode pass. Findings and notes are appended to the
     lists given; a probe the model cannot run (it refuses the rearranged inputs) leaves a
@@ -201,14 +209,18 @@ def _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, resu
     if mixing and batch.length and not batch.is_float:
         # samples meeting only through the padding layout: read each where it sits (batch 77)
         _name_padding_layout(attempt, runner, batch, n, base_out, rng, found)
-    wants_causal = causal if causal is not None else (offset == 1)
+    # the targets are the next inputs, or written into them (encoded_next.py, batch 321)
+    wants_causal = causal if causal is not None else (offset == 1 or next_encoded)
     if wants_causal and sequence.length:
         if mixing:
             notes.append("future leak not checked: samples already mix (fix BATCH_MIXING "
                          "first; the position probe runs copies of a sample side by side)")
         else:
             reason = "causal=True was given" if causal else \
-                "the targets are the next positions (targets[:, t] == inputs[:, t + 1])"
+                "the targets are the next positions (targets[:, t] == inputs[:, t + 1])" \
+                if offset == 1 else \
+                "each target is determined by the next position's input id (it is written " \
+                "into inputs[:, t + 1])"
             attempt("future leak", probe_future_leak, runner, sequence, rng, reason=reason)
     if batch.length and not mixing and find_padding(runner, batch):
         leaked = attempt("padding", probe_padding, runner, batch, rng)
