@@ -436,6 +436,7 @@ ROW_LISTS += ("channel_scales",)   # real-bug batch 138 (each input channel's sc
 ROW_LISTS += ("sample_normalised_inputs",)   # real-bug batch 172 (per-sample normalisation)
 ROW_LISTS += ("soft_cross_entropies",)   # real-bug batch 192 (-(t * log_softmax(s)).sum())
 ROW_LISTS += ("window_borders",)   # real-bug batches 170/283 (a state reset between windows)
+ROW_LISTS += ("norms_at_findings",)   # real-bug batch 325 (weights trained between records)
 
 
 @dataclass
@@ -1320,6 +1321,12 @@ class Observed:
                                                           # first training batches, read at
                                                           # findings (batch 172, monitor/
                                                           # sample_normalised_inputs.py)
+    norms_at_findings: list = field(default_factory=list)  # [(parameter index, norm of its
+                                                          # weights when findings were last
+                                                          # asked)]: a tensor that got no
+                                                          # gradient on any judged record but
+                                                          # moved since was trained between
+                                                          # them (batch 325, NO_GRADIENT)
     window_borders: list = field(default_factory=list)  # [(step, time axis of the ids,
                                                           # streams, [first input id of each
                                                           # kept stream], [last target id of

@@ -1493,3 +1493,5 @@ def _window_border(row):
 
 
 ROW_READERS.update(window_borders=_window_border)   # real-bug batches 170/283
+ROW_READERS.update(norms_at_findings=lambda row: (   # real-bug batch 325
+    int(row[0]), float(row[1])))

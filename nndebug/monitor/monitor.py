@@ -367,6 +367,7 @@ class Monitor:
             self.late_gradients.read()        # late_gradients.py
             self.layer_sites[1].read()        # running_buffers.py (batch 60)
             self.rewritten_weights.read()     # rewritten_weights.py
+            self._read_norms_at_findings()    # NO_GRADIENT: trained between records
             extra = list(self.extra_findings)
             for sink in list(self.sinks):      # first, so a sink can bring the run up to date
                 extra += self._call_sink(sink, "findings") or []
@@ -524,6 +525,22 @@ class Monitor:
                 info.in_optimizer = id(p) in held
                 self._findings_cache = None
         return held
+
+    def _read_norms_at_findings(self):
+        """Each trainable tensor's weight norm now, in one batched call and one host copy
+        (``run.observed.norms_at_findings``). Detailed records are sparse: a task head
+        trained only on the last fifth of a run (a continual learner's, real-bug batch 325)
+        got gradients on no judged record and was told NO_GRADIENT; its weights moved all
+        the same, and this shows it."""
+        params = getattr(self, "_params", None)
+        if not params:
+            return
+        try:
+            norms = self.adapter.to_numpy(self.adapter.norms(params))
+            self.run.observed.norms_at_findings = [(i, float(v)) for i, v in enumerate(norms)
+                                                   if math.isfinite(v)]   # NaN says nothing
+        except Exception as error:        # a reading, never a reason to fail findings
+            self._note_error(error)
 
     # --- one recorded step -------------------------------------------------------------------
     def _arm(self, kind=JUDGED):

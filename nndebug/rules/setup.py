@@ -796,6 +796,7 @@ def zeroed_gradient(ctx, records, received):
     grads = np.vstack([np.asarray(g, float) for g in measured])
     # whole columns at once (one NumPy call per test, not one per parameter)
     zeroed = np.flatnonzero(received.all(axis=0) & (grads == 0).all(axis=0)).tolist()
+    zeroed = [i for i in zeroed if not _grew_between_records(ctx, records, i, width)]
     if not zeroed or _shift_blind_biases(run, zeroed, grads, received):
         return None
     zeroed_names = names(run, zeroed)
@@ -866,6 +867,9 @@ def no_gradient(ctx):
     never = np.flatnonzero(~received.any(axis=0)).tolist()    # whole columns at once
     if not never:
         return zeroed_gradient(ctx, records, received)
+    never = [i for i in never if not _grew_between_records(ctx, records, i, width)]
+    if not never:
+        return None
     never_names = names(run, never)
     later = [i for i in range(width) if i > max(never) and received[:, i].any()]
     detached = bool(later) and never == list(range(len(never)))
@@ -885,6 +889,24 @@ def no_gradient(ctx):
     return Finding(code="NO_GRADIENT", severity="warning", where=", ".join(modules(never_names)),
                    step=records[0].step, message=message,
                    evidence={"parameters": never_names, "records": len(records)}, fix=fix)
+
+
+GREW = 1e-5     # [design] relative growth of a tensor's weight norm that is training, not
+                # float rounding (norms of the same weights agree to ~1e-7 in float32)
+
+
+def _grew_between_records(ctx, records, index, width):
+    """(real-bug batch 325) Whether parameter ``index``'s weight norm grew after the first
+    record: on a later record, or when findings were asked (``run.observed.
+    norms_at_findings``). Weights that grew were trained on steps no judged record saw (a
+    continual learner's last task head, used on the last fifth of the run), so they did
+    get gradients. Growth only: weight decay moves a tensor without a gradient too, but
+    only ever shrinks it."""
+    norms = [n[index] for r in records
+             if (n := per_parameter(r, "param_norm", width)) is not None]
+    norms += [row[1] for row in observed_list(ctx, "norms_at_findings") if row[0] == index]
+    norms = [float(n) for n in norms if np.isfinite(n)]
+    return len(norms) >= 2 and max(norms[1:]) > norms[0] * (1 + GREW)
 
 
 FLOAT32_RESOLUTION = 2.0 ** -24  # [design] the smallest relative change a float32 weight shows
