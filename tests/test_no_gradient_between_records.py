@@ -62,3 +62,33 @@ def test_a_head_behind_a_zero_gate_is_still_named(weight_decay):
                 heads=1)
     found = no_gradient(mon)
     assert found and "heads.0" in found[0].where, mon.findings()
+
+
+class BiasNeverAdded(torch.nn.Module):
+    """A hand-written layer that declares a bias and forgets to add it."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(2, 10) * 0.3)
+        self.bias = torch.nn.Parameter(torch.full((2,), 0.1))
+
+    def forward(self, x):
+        return x @ self.weight.T
+
+
+def test_a_bias_the_forward_never_adds_is_named_beside_its_trained_weight():
+    torch.manual_seed(0)
+    x = torch.randn(512, 10)
+    y = (x[:, 0] > 0).long()
+    model = BiasNeverAdded()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with nd.watch(model, optimizer) as mon:
+        for _ in range(200):
+            rows = torch.randint(0, 512, (32,))
+            loss = F.cross_entropy(model(x[rows]), y[rows])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    found = no_gradient(mon)
+    assert found and "bias" in str(found[0].evidence["parameters"]), mon.findings()

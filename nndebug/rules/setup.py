@@ -796,7 +796,7 @@ def zeroed_gradient(ctx, records, received):
     grads = np.vstack([np.asarray(g, float) for g in measured])
     # whole columns at once (one NumPy call per test, not one per parameter)
     zeroed = np.flatnonzero(received.all(axis=0) & (grads == 0).all(axis=0)).tolist()
-    zeroed = [i for i in zeroed if not _grew_between_records(ctx, records, i, width)]
+    zeroed = _not_trained_between_records(ctx, records, zeroed, width)
     if not zeroed or _shift_blind_biases(run, zeroed, grads, received):
         return None
     zeroed_names = names(run, zeroed)
@@ -867,7 +867,7 @@ def no_gradient(ctx):
     never = np.flatnonzero(~received.any(axis=0)).tolist()    # whole columns at once
     if not never:
         return zeroed_gradient(ctx, records, received)
-    never = [i for i in never if not _grew_between_records(ctx, records, i, width)]
+    never = _not_trained_between_records(ctx, records, never, width)
     if not never:
         return None
     never_names = names(run, never)
@@ -895,18 +895,36 @@ GREW = 1e-5     # [design] relative growth of a tensor's weight norm that is tra
                 # float rounding (norms of the same weights agree to ~1e-7 in float32)
 
 
-def _grew_between_records(ctx, records, index, width):
+def _norm_moved(ctx, records, index, width, up_only=True):
     """(real-bug batch 325) Whether parameter ``index``'s weight norm grew after the first
     record: on a later record, or when findings were asked (``run.observed.
     norms_at_findings``). Weights that grew were trained on steps no judged record saw (a
     continual learner's last task head, used on the last fifth of the run), so they did
     get gradients. Growth only: weight decay moves a tensor without a gradient too, but
-    only ever shrinks it."""
+    only ever shrinks it. ``up_only=False``: whether the norm moved at all, up or down."""
     norms = [n[index] for r in records
              if (n := per_parameter(r, "param_norm", width)) is not None]
     norms += [row[1] for row in observed_list(ctx, "norms_at_findings") if row[0] == index]
     norms = [float(n) for n in norms if np.isfinite(n)]
-    return len(norms) >= 2 and max(norms[1:]) > norms[0] * (1 + GREW)
+    if len(norms) < 2:
+        return False
+    if not up_only:
+        return max(abs(v - norms[0]) for v in norms[1:]) > GREW * abs(norms[0])
+    return max(norms[1:]) > norms[0] * (1 + GREW)
+
+
+def _not_trained_between_records(ctx, records, indices, width):
+    """``indices`` less the tensors trained between the judged records: those whose norm
+    grew (``_norm_moved``), and those that moved at all in a module where one
+    did. A layer's weight and bias are trained together, and a trained bias may shrink
+    (batch 325's late head: its weight grew 1.81 -> 2.86, its bias went 0.213 -> 0.206); a
+    bias the forward never uses keeps its value exactly, beside a weight that trains."""
+    run = ctx.run
+    module = {i: run.params[i].name.rpartition(".")[0] for i in indices}
+    grew = {i for i in indices if _norm_moved(ctx, records, i, width)}
+    trained_modules = {module[i] for i in grew}
+    return [i for i in indices if i not in grew and not (
+        module[i] in trained_modules and _norm_moved(ctx, records, i, width, up_only=False))]
 
 
 FLOAT32_RESOLUTION = 2.0 ** -24  # [design] the smallest relative change a float32 weight shows
