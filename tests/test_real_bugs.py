@@ -20,6 +20,193 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 326
+    "srcnn_loss_taken_against_its_own_input":   # real-bug batch 326
+        "An SRCNN (5x5, 1x1 and 3x3 convolutions) on bilinearly upsampled 4x4 digits "
+        "whose MSE compares the output with the input batch instead of the sharp "
+        "digit (\"Training Labels Might Be Not Correct?\": the label was X_tr_t, not "
+        "Y_tr_t). It learns the identity: held-out PSNR 12.68 dB, bilinear upsampling"
+        " alone 12.71, against 14.70 for the twin. nndebug said nothing, no finding "
+        "of any severity. A rule would need to see that the loss's target is the very"
+        " tensor the model was given as input (equal values, same shape) in a network"
+        " with no bottleneck, where copying the input is always reachable.",
+    "denoiser_noise_cast_to_uint8_before_adding":   # real-bug batch 326
+        "A DnCNN-style residual denoiser (three 3x3 convolutions, clean = noisy minus"
+        " predicted noise) trained on digits whose sigma-25.5 Gaussian noise was "
+        "rounded and clamped to 0-255, as a uint8 cast does, before being added: "
+        "half-Gaussian noise that only brightens (\"uint8 operation will make the "
+        "noise to be always positive\"). On held-out digits with real Gaussian noise: "
+        "22.60 dB against 23.78 for the twin (noisy input 21.87). nndebug said "
+        "nothing, though the validation loss was given every 25 steps. A rule would "
+        "need to compare training inputs minus targets (never negative, mean 0.04) "
+        "with validation inputs minus targets (signed, zero-mean).",
+    "srresnet_block_second_conv_reads_pre_activation":   # real-bug batch 326
+        "An SRResNet-style x2 super-resolver (stem, three residual blocks, conv and "
+        "PixelShuffle) whose blocks feed their second convolution the first one's "
+        "output, so the ReLU is computed and never used (the report: conv2 should "
+        "read relu, not conv1; \"thanks for finding this bug\"). Every block is two "
+        "stacked linear convolutions and the trunk is linear: held-out PSNR 16.77 dB "
+        "against 17.51 for the twin. nndebug said nothing. A rule would need to see "
+        "an activation whose output no later operation reads while the convolutions "
+        "around it compose directly, the stacked-linear-layers check carried over to "
+        "Conv2d layers inside a module's own forward.",
+    "edsr_residual_scaling_applied_after_the_sum":   # real-bug batch 326
+        "An EDSR-style x2 super-resolver (head conv, three residual blocks, global "
+        "skip, conv and PixelShuffle) whose residual scaling of 0.1 multiplies the "
+        "block's sum, (x + res) * 0.1, instead of the branch (\"scaling is placed "
+        "after element-wise sum\"; the maintainer: \"that's indeed a bug\"). The body's "
+        "output shrinks a thousandfold, the global skip drowns it and the net is "
+        "nearly a linear upsampler: held-out PSNR 14.69 dB against 15.85 for the "
+        "twin. nndebug said nothing. A rule would need to see each residual block's "
+        "output as a fixed fraction below one of its input, the skip path itself "
+        "scaled down and compounding across the blocks.",
+    # real-bug batch 325
+    "replayed_samples_scored_by_current_task_head":   # real-bug batch 325
+        "A task-incremental MLP with one 10-way head per permuted-digits task mixes "
+        "replayed old-task digits into each batch but scores the whole batch with the"
+        " current task's head, so the old heads never see their replay and forget as "
+        "without memory (avalanche 502, \"MultiHeadPlugin working incorrectly with "
+        "Replay\"). Held-out task-IL accuracy 0.683 vs 0.831 for the twin (seeds+1000:"
+        " 0.655 vs 0.817). nndebug first said NO_GRADIENT on heads 2 and 4, on the "
+        "twin too (heads trained only between judged records; fixed since: the twin "
+        "is silent, and the bug run now says nothing). A rule would need to "
+        "see rows whose task id differs from the head that scored them, while that "
+        "row's own head gets no gradient after its task.",
+    "replay_quota_from_current_task_size":   # real-bug batch 325
+        "A class-incremental digits MLP with a rehearsal memory of 800 sizes each "
+        "task's quota as min(memory, len(current task)) // tasks seen, so every old "
+        "task shrinks to about 65 digits and the memory stays mostly empty (avalanche"
+        " 543, \"Possible Replay bug\": \"What if len(curr_data) is smaller than "
+        "self.mem_size?\"). Held-out 10-class accuracy 0.718 vs 0.832 (seeds+1000: "
+        "0.734 vs 0.822). nndebug said nothing at either seed. A rule would need to "
+        "follow the class mix of the batches over the run: old classes falling to a "
+        "quarter of the current ones' share, and their predictions vanishing, while a"
+        " rehearsal memory feeds them.",
+    "ewc_fisher_estimated_on_next_task_data":   # real-bug batch 325
+        "A single-head MLP on five permuted-digit tasks with EWC whose diagonal "
+        "Fisher is estimated at the start of each task on the NEW task's data, so the"
+        " penalty protects the weights the new inputs use, not the old tasks' "
+        "(AprLie/TrafficStream 4: the importance \"seems to be\" computed on the "
+        "current task's training set). Held-out mean accuracy 0.469 vs 0.720 "
+        "(seeds+1000: 0.463 vs 0.616). nndebug said nothing at the case's seeds and "
+        "LOSS_DIVERGING at seeds+1000 (the penalty term rising). A rule would need to"
+        " compare the penalty's importance tensors with gradients of the batches the "
+        "run trained before it, and see them match the current batches instead.",
+    # real-bug batch 324
+    "yolo_label_grid_cell_indices_swapped":   # real-bug batch 324
+        "A hand-written YOLOv1 (a fully convolutional 4x4-grid detector, one box per "
+        "cell, sum-squared loss) fills its label grid as label[grid_x][grid_y], but "
+        "the output grid and the decoder index it [row][column], so every object is "
+        "written into the cell mirrored across the diagonal "
+        "(DeepBaksuVision/You_Only_Look_Once 8, \"np_label index problem\"). The loss "
+        "falls, and the held-out IoU of the top box is 0.337 against 0.780 fixed "
+        "(seeds+1000: 0.293 vs 0.772). nndebug said nothing. A rule would need to see"
+        " that the object-cell targets fit the image better once the grid is "
+        "transposed (the targets' positive cell lies where the input's object is not,"
+        " until the row and column are swapped).",
+    "yolo_ignore_mask_matches_boxes_of_whole_batch":   # real-bug batch 324
+        "A hand-written YOLOv3 loss (4x4 grid, three anchors) builds its ignore mask "
+        "by comparing each image's predicted boxes with the true boxes of the whole "
+        "batch flattened into one list, so most background predictions overlap some "
+        "other image's box and are never pushed down (zzh8829/yolov3-tf2 146, \"you "
+        "mixed all together\", labelled bug). Held-out false detections per image are "
+        "0.322 against 0.156 fixed (seeds+1000: 0.234 vs 0.070). nndebug said "
+        "nothing. A rule would need to see that the objectness loss of one image "
+        "changes when another image's targets in the batch change (a per-sample loss "
+        "that reads other samples' targets).",
+    "yolo_head_divides_xy_by_grid_height_width":   # real-bug batch 324
+        "A YAD2K-style YOLOv2 head divides the (x, y) cell offsets and (w, h) sizes "
+        "by the feature map's (height, width), so on wide 16x32 images x and w come "
+        "out doubled and y and h halved. The ignore mask in training and every "
+        "decoded detection use these boxes (allanzelener/YAD2K 86, \"Critical problem "
+        "with non-squared image\"). The held-out top-box IoU is 0.011 against 0.647 "
+        "fixed (seeds+1000: 0.014 vs 0.580). nndebug said nothing. A rule would need "
+        "to see the decoded boxes the loss compares with the targets: on non-square "
+        "maps they fit far better once the two normalising dimensions are swapped.",
+    # real-bug batch 323
+    "lstm_cell_input_gate_replaced_by_forget_gate":   # real-bug batch 323
+        "A hand-written LSTM cell on the 12-step adding problem updates its memory as"
+        " c = f * c + f * g, the forget gate where the input gate belongs (CMSIS-NN "
+        "PR \"replace forget_gate * cell_gate with input_gate * cell_gate\"), so "
+        "keeping and writing become one decision. Held-out MSE 0.0044 vs 0.0023 for "
+        "the twin (seeds+1000: 0.0063 vs 0.0024). nndebug said nothing. The input "
+        "gate's rows of w_ih and w_hh never receive a gradient while the rest of "
+        "those tensors train; a rule would need to see a block of rows of one "
+        "parameter whose gradient stays exactly zero every step.",
+    # real-bug batch 322
+    "adam_moments_rebound_never_stored_in_state":   # real-bug batch 322
+        "A digit-value regression MLP trained by a hand-written Adam whose step "
+        "rebinds m and v to new tensors (m = beta1 * m + ...) and never writes them "
+        "back, so the stored moments stay zero and every update is a bias-corrected "
+        "sign step of about 3x the rate (rust-autograd #16, \"the optimizer just uses "
+        "zero initialized values for m and v\"). Held-out MSE 0.739 vs 0.119 "
+        "(seeds+1000: 0.783 vs 0.126). nndebug said LR_TOO_HIGH and LOSS_DIVERGING at"
+        " the case's seeds and nothing at seeds+1000. A rule would need to read the "
+        "optimizer's per-parameter state between steps and see exp_avg-like buffers "
+        "that stay zero while the weights move.",
+    "nesterov_momentum_term_added_with_wrong_sign":   # real-bug batch 322
+        "A digits MLP trained by hand-written Nesterov SGD (lr 0.05, mu 0.9) whose "
+        "update is w - lr*g + lr*mu*v: the momentum term is added with the wrong "
+        "sign, so from the second step each update climbs the loss (Paddle PR #12231,"
+        " \"will cause the network does not converge\"). Held-out accuracy 0.102 vs "
+        "0.965 (seeds+1000: 0.102 vs 0.957). nndebug named the symptoms: LR_TOO_HIGH,"
+        " NAN_LOSS, EXPLODING_GRADIENTS, LOSS_DIVERGING, but not an update that goes "
+        "uphill. A rule would need to compare each step's weight change with the "
+        "gradient and see it pointing along +grad, not -grad.",
+    "rmsprop_square_average_missing_one_minus_decay":   # real-bug batch 322
+        "A digits MLP trained by a hand-written RMSprop (fastbook style, lr 1e-3, "
+        "sqr_mom 0.99) whose squared-gradient average drops the (1 - sqr_mom) weight,"
+        " so the average is ~100x too big and every step ~10x too small (fastbook PR "
+        "#342, \"missing the (1-sqr_mom) term\"). Held-out accuracy 0.772 vs 0.947 "
+        "(seeds+1000: 0.660 vs 0.935). nndebug said nothing at either seed: the loss "
+        "falls smoothly, only slowly. A rule would need to measure the per-weight "
+        "update size relative to the stated learning rate and notice adaptive steps "
+        "at about a tenth of lr.",
+    # real-bug batch 321
+    "dkt_prediction_gathered_at_current_question":   # real-bug batch 321
+        "A DKT GRU's per-skill outputs are gathered with the current questions "
+        "(skills[:, :-1]) while the labels are the next answers (correct[:, 1:]), so "
+        "each column learns the next answer to whatever skill follows (GenAL issue "
+        "10, the DKT training script \"may be off by one\": question ids and answer "
+        "labels do not match). Held-out AUC, read at the next skill's column: 0.736 "
+        "vs 0.763 (seeds+1000: 0.745 vs 0.777). nndebug raised nothing. A rule would "
+        "need to see that the index tensor picking the output column comes from the "
+        "input step itself rather than the step whose label is scored.",
+    "dkvmn_predictions_shifted_against_labels":   # real-bug batch 321
+        "A read-before-write tracer (DKVMN style) already predicts the current "
+        "question's answer, yet the loss pairs predictions[:, :-1] with labels[:, "
+        "1:], scoring the prediction for question t against answer t+1 (EduStudio PR "
+        "16, \"Fix DKVMN based loss, labels-predictions mismatch\": these models \"don't"
+        " need shifting\"). Held-out AUC, each answer from its own step: 0.734 vs "
+        "0.747 (seeds+1000: 0.751 vs 0.767). nndebug raised no warning or error. A "
+        "rule would need to notice that the loss's prediction and label slices are "
+        "offset by one step while the model's output at step t already reads the "
+        "question of step t, i.e. a LABELS_MISALIGNED check on per-step sequence "
+        "losses.",
+    # real-bug batch 320
+    "sinusoidal_positions_indexed_by_batch_row":   # real-bug batch 320
+        "A 2-layer batch-first TransformerEncoder that tells ascending 8-token "
+        "sequences from shuffled ones, whose sinusoidal positional encoding takes its"
+        " positions from x.size(0), the batch rows, so every token of a sequence gets"
+        " one vector and order is invisible (\"positional encoding fix for "
+        "05_transformers?\": all tokens \"get the SAME positional encoding\"). Held-out "
+        "accuracy 0.512 vs 0.830 fixed (seeds+1000: 0.508 vs 0.804). nndebug said "
+        "BATCH_MIXING and LOSS_AT_CHANCE - true of the run, each output depends on "
+        "its row number - but not POSITIONS_IGNORED. A rule would need to see that "
+        "shuffling a sample's tokens leaves its output unchanged while moving it to "
+        "another batch row changes it.",
+    # real-bug batch 319
+    "sasrec_right_padded_histories_read_at_last_slot":   # real-bug batch 319
+        "A SASRec trained on right-padded histories (items first, id-0 padding after)"
+        " recommends from model(seq)[:, -1], the window's last slot, which for every "
+        "short history is a padding slot never trained on (padding targets are "
+        "ignored), so recommendations barely depend on the user ('Same output when "
+        "right padding', pmixer/SASRec.pytorch 24). Held-out HR@10 0.243 vs 0.543 for"
+        " the left-padded twin. nndebug said nothing: training itself is healthy and "
+        "the fault sits in the readout. A rule would need to see the "
+        "inference/readout position land on padding for most rows (the last slot's "
+        "input id is the padding id), as the checklist names for "
+        "pad_packed(...)[0][:, -1].",
     # real-bug batch 318
     "pointer_net_sort_without_visited_mask":   # real-bug batch 318
         "An LSTM pointer network sorting lists of six numbers, teacher forced on the "
