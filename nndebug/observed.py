@@ -437,6 +437,7 @@ ROW_LISTS += ("sample_normalised_inputs",)   # real-bug batch 172 (per-sample no
 ROW_LISTS += ("soft_cross_entropies",)   # real-bug batch 192 (-(t * log_softmax(s)).sum())
 ROW_LISTS += ("window_borders",)   # real-bug batches 170/283 (a state reset between windows)
 ROW_LISTS += ("norms_at_findings",)   # real-bug batch 325 (weights trained between records)
+ROW_LISTS += ("backward_passes",)   # real-bug batch 330 (gradients averaged by hand)
 
 
 @dataclass
@@ -1321,6 +1322,10 @@ class Observed:
                                                           # first training batches, read at
                                                           # findings (batch 172, monitor/
                                                           # sample_normalised_inputs.py)
+    backward_passes: list = field(default_factory=list)  # [(step, backward passes that
+                                                          # reached the first weight's .grad)]
+                                                          # of the first recorded steps
+                                                          # (batch 330, GRADIENTS_DISCARDED)
     norms_at_findings: list = field(default_factory=list)  # [(parameter index, norm of its
                                                           # weights when findings were last
                                                           # asked)]: a tensor that got no

@@ -1495,3 +1495,5 @@ def _window_border(row):
 ROW_READERS.update(window_borders=_window_border)   # real-bug batches 170/283
 ROW_READERS.update(norms_at_findings=lambda row: (   # real-bug batch 325
     int(row[0]), float(row[1])))
+ROW_READERS.update(backward_passes=lambda row: (   # real-bug batch 330
+    int(row[0]), int(row[1])))

@@ -132,6 +132,7 @@ READ_ANEW = ("module_freeze_flags", "soft_target_rows", "repeated_modules", "lr_
 READ_ANEW += ("validation_row_matches",)   # real-bug batch 46 (compared at findings)
 READ_ANEW += ("split_sizes",)   # real-bug batch 268 (counted at findings)
 READ_ANEW += ("norms_at_findings",)   # real-bug batch 325 (measured at findings)
+CONTINUED += ("backward_passes",)   # real-bug batch 330 (first recorded steps: bounded)
 READ_ANEW += ("rewritten_weights",)   # real-bug batch 58 (read at findings)
 READ_ANEW += ("weights_on_grid",)   # real-bug batch 106 (read at findings)
 READ_ANEW += ("pruned_layers",)   # real-bug batch 94 (prune masks read at close)

@@ -60,6 +60,8 @@ DEFAULT_OVERHEAD = 0.01      # share of training time records beyond the judged 
                              # a small model's step; 2% left a 64-64-10 MLP at 1.07-1.10x
                              # over 10k-1M steps (benchmarks/watch_long_run.py)
 HISTOGRAM_EVERY = 10         # every 10th record also keeps histograms and spread statistics
+BACKWARD_PASS_ROWS = 64      # [design] recorded steps whose backward passes are counted: a
+                             # bounded list on long runs; the rule reads the judged ones
 
 
 def _check_arguments(every, overhead, histogram_every, sinks, probes=(), loss_fn=None):
@@ -620,6 +622,10 @@ class Monitor:
             before = events[:max(events.rfind("TB"), 0)]
             self.run.observed.input_gradient_passes.append(
                 (step, before.count("AB"), events.count("B")))
+        if len(self.run.observed.backward_passes) < BACKWARD_PASS_ROWS:
+            # backward passes that reached the first weight's .grad this step: gradients can
+            # be cleared between two passes only (GRADIENTS_DISCARDED, rules/setup.py)
+            self.run.observed.backward_passes.append((step, hooks.events.count("B")))
         record.lrs = self._learning_rates()
         record.judged = self._recording == JUDGED
         self.run.records.append(record)

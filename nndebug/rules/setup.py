@@ -253,6 +253,17 @@ def _never_stepped(watched, since):
             "scheduler.step() where the schedule wants it), and watch's step() after it.")
 
 
+def _one_backward_pass(ctx, flagged):
+    """(real-bug batch 330) Whether every flagged step whose backward passes were counted
+    (``run.observed.backward_passes``) had one pass only into the watched model: gradients
+    cannot be cleared between two passes there. Its .grad was rewritten by the loop - the
+    mean over replicas a data-parallel loop written by hand copies into every replica's
+    gradients before they step - which is no lost gradient."""
+    counted = {step: passes for step, passes in observed_list(ctx, "backward_passes")}
+    seen = [counted[step] for step in flagged if step in counted]
+    return bool(seen) and all(passes == 1 for passes in seen)
+
+
 @rule(produces=("GRADIENTS_ACCUMULATING", "GRADIENTS_DISCARDED"),
       explains={"GRADIENTS_ACCUMULATING": {"LOSS_DIVERGING", "LOSS_OSCILLATING", "NAN_LOSS"},
                 "GRADIENTS_DISCARDED": {"LOSS_PLATEAU", "PARAMS_NOT_UPDATING"}})
@@ -312,7 +323,7 @@ def gradients_accumulating(ctx):
         if observed_list(ctx, "closure_steps"):
             return None     # (real-bug batch 116) optimizer.step(closure): L-BFGS runs the
                             # closure's zero_grad and backward several times per step
-        if cleared_another_turn(ctx, flagged):
+        if cleared_another_turn(ctx, flagged) or _one_backward_pass(ctx, flagged):
             return _eval_gradients_carried(ctx) or _attack_gradients_kept(ctx) or \
                 velocity_never_decays(ctx) or _other_optimizer_carried(ctx)
         return Finding(
