@@ -131,7 +131,8 @@ READ_ANEW = ("module_freeze_flags", "soft_target_rows", "repeated_modules", "lr_
              "slow_group_weights")
 READ_ANEW += ("validation_row_matches",)   # real-bug batch 46 (compared at findings)
 READ_ANEW += ("split_sizes",)   # real-bug batch 268 (counted at findings)
-READ_ANEW += ("norms_at_findings",)   # real-bug batch 325 (measured at findings)
+FIRST_START += ("norms_at_findings",)   # real-bug batch 325: the saved run's last reading
+                                        # stands until this monitor's first findings
 CONTINUED += ("backward_passes",)   # real-bug batch 330 (first recorded steps: bounded)
 READ_ANEW += ("rewritten_weights",)   # real-bug batch 58 (read at findings)
 READ_ANEW += ("weights_on_grid",)   # real-bug batch 106 (read at findings)
