@@ -361,6 +361,15 @@ def test_zoo_findings_are_unchanged_by_thinning(zoo_runs):
 THINNING_CHANGES = {
     # case: (codes thinning adds, codes it removes, why) - a known limit, checked exactly so
     # that any other change still fails the test
+    "benchmarks.real_bugs.coteaching_selected_mean_divided_again_by_kept_count": (
+        {"CLASS_WEIGHTS_SHRINK_LOSS"}, set(),
+        "two co-taught MLPs whose kept samples' mean loss is divided again by their count, so "
+        "every gradient is 1/38-1/64 of the intended one. At watch's defaults the judged "
+        "records name CLASS_WEIGHTS_SHRINK_LOSS (a wrong cause, in KNOWN_MISSES); recording "
+        "every step, the records judged whole name nothing, and the budget's thinned sample "
+        "of them names it again. Which records lift it was not traced; the same limit as the "
+        "entries below (found in the clean-clone CI rehearsal when batches 319-332 moved the "
+        "sample onto this case, 2026-12-07)"),
     "benchmarks.real_bugs.vq_codebook_loss_reads_straight_through_output": (
         {"EXPLODING_ACTIVATIONS"}, set(),
         "a VQ-VAE whose codebook loss reads the straight-through output: the codebook never "
