@@ -906,36 +906,50 @@ GREW = 1e-5     # [design] relative growth of a tensor's weight norm that is tra
                 # float rounding (norms of the same weights agree to ~1e-7 in float32)
 
 
-def _norm_moved(ctx, records, index, width, up_only=True):
-    """(real-bug batch 325) Whether parameter ``index``'s weight norm grew after the first
-    record: on a later record, or when findings were asked (``run.observed.
-    norms_at_findings``). Weights that grew were trained on steps no judged record saw (a
-    continual learner's last task head, used on the last fifth of the run), so they did
-    get gradients. Growth only: weight decay moves a tensor without a gradient too, but
-    only ever shrinks it. ``up_only=False``: whether the norm moved at all, up or down."""
-    norms = [n[index] for r in records
-             if (n := per_parameter(r, "param_norm", width)) is not None]
-    norms += [row[1] for row in observed_list(ctx, "norms_at_findings") if row[0] == index]
-    norms = [float(n) for n in norms if np.isfinite(n)]
-    if len(norms) < 2:
-        return False
-    if not up_only:
-        return max(abs(v - norms[0]) for v in norms[1:]) > GREW * abs(norms[0])
-    return max(norms[1:]) > norms[0] * (1 + GREW)
+def _norm_histories(ctx, records, indices, width):
+    """{index: the finite weight norms of parameter ``index``}, read once for all of
+    ``indices``: on each record in order, then when findings were asked
+    (``run.observed.norms_at_findings``)."""
+    wanted = set(indices)
+    histories = {i: [] for i in indices}
+    for r in records:
+        norms = per_parameter(r, "param_norm", width)
+        if norms is not None:
+            for i in indices:
+                histories[i].append(float(norms[i]))
+    for index, norm in observed_list(ctx, "norms_at_findings"):
+        if index in wanted:
+            histories[index].append(float(norm))
+    return {i: [v for v in norms if np.isfinite(v)] for i, norms in histories.items()}
+
+
+def _norm_grew(norms):
+    """(real-bug batch 325) Whether a weight norm grew after the first record: weights that
+    grew were trained on steps no judged record saw (a continual learner's last task head,
+    used on the last fifth of the run), so they did get gradients. Growth only: weight decay
+    moves a tensor without a gradient too, but only ever shrinks it."""
+    return len(norms) >= 2 and max(norms[1:]) > norms[0] * (1 + GREW)
+
+
+def _norm_changed(norms):
+    """Whether a weight norm moved at all after the first record, up or down."""
+    return len(norms) >= 2 and max(abs(v - norms[0]) for v in norms[1:]) > GREW * abs(norms[0])
 
 
 def _not_trained_between_records(ctx, records, indices, width):
     """``indices`` less the tensors trained between the judged records: those whose norm
-    grew (``_norm_moved``), and those that moved at all in a module where one
-    did. A layer's weight and bias are trained together, and a trained bias may shrink
-    (batch 325's late head: its weight grew 1.81 -> 2.86, its bias went 0.213 -> 0.206); a
-    bias the forward never uses keeps its value exactly, beside a weight that trains."""
-    run = ctx.run
-    module = {i: run.params[i].name.rpartition(".")[0] for i in indices}
-    grew = {i for i in indices if _norm_moved(ctx, records, i, width)}
+    grew (``_norm_grew``), and those that moved at all in a module where one did. A layer's
+    weight and bias are trained together, and a trained bias may shrink (batch 325's late
+    head: its weight grew 1.81 -> 2.86, its bias went 0.213 -> 0.206); a bias the forward
+    never uses keeps its value exactly, beside a weight that trains."""
+    if not indices:
+        return indices
+    history = _norm_histories(ctx, records, indices, width)
+    module = {i: ctx.run.params[i].name.rpartition(".")[0] for i in indices}
+    grew = {i for i in indices if _norm_grew(history[i])}
     trained_modules = {module[i] for i in grew}
     return [i for i in indices if i not in grew and not (
-        module[i] in trained_modules and _norm_moved(ctx, records, i, width, up_only=False))]
+        module[i] in trained_modules and _norm_changed(history[i]))]
 
 
 FLOAT32_RESOLUTION = 2.0 ** -24  # [design] the smallest relative change a float32 weight shows
