@@ -47,7 +47,8 @@ class KANLayer(nn.Module):
     def set_range(self, low, high, grid):
         """Place each input's knots on its own [low_i, high_i] (the first layer's part of a
         grid update from samples: the knots follow where the inputs are)."""
-        rows = [knot_vector(float(lo), float(hi), grid, self.order) for lo, hi in zip(low, high)]
+        rows = [knot_vector(float(lo), float(hi), grid, self.order)
+                for lo, hi in zip(low, high)]
         self.knots.copy_(torch.stack(rows))
 
     def forward(self, x):

@@ -12,8 +12,8 @@ between them), Adam (lr 1e-2), batches of 64, 300 steps, 500 digits held out.
 
 Fix: the author's - keep the argument of acos strictly inside (-1, 1): tanh(x) * 0.99.
 
-Measured (held-out accuracy): 0.10 with the bug (its weights NaN within the first steps), 0.91 fixed;
-seeds + 1000: 0.10 vs 0.91.
+Measured (held-out accuracy): 0.10 with the bug (its weights NaN within the first
+steps), 0.91 fixed; seeds + 1000: 0.10 vs 0.91.
 """
 import torch
 from torch import nn

@@ -35,7 +35,8 @@ GRID = 5
 
 def data():
     x = uniform_inputs(2500, (5.0, 4.0, 1.0), seed=0)
-    noise = torch.from_numpy(np.random.default_rng(1).normal(0, 0.05, 2500).astype(np.float32))
+    noise = np.random.default_rng(1).normal(0, 0.05, 2500).astype(np.float32)
+    noise = torch.from_numpy(noise)
     y = torch.sin(x[:, 0]) + torch.cos(1.5 * x[:, 1]) + x[:, 2] ** 2 + noise
     return split(x, y)
 
