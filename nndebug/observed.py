@@ -1300,7 +1300,10 @@ class Observed:
                                                           # (grad, weight), median a, median b,
                                                           # share b > 0, pairs fitted, share
                                                           # linear in (previous update, grad),
-                                                          # median c)] (batch 99,
+                                                          # median c, steps compared for
+                                                          # direction, share climbing the
+                                                          # gradient)] (batch 99; the last
+                                                          # two batch 322,
                                                           # monitor/update_samples.py)
     pruned_weight_regrowth: list = field(default_factory=list)   # [(step pruned, parameter,
                                                           # zero share the step before, when

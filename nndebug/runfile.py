@@ -653,7 +653,10 @@ ROW_READERS.update(carried_state=lambda row: (   # real-bug batch 100 (monitor/c
     str(row[0]), str(row[1]), float(_number(row[2]))))
 ROW_READERS.update(update_fits=lambda row: (   # real-bug batch 99 (monitor/update_samples.py)
     str(row[0]), int(row[1]), *(float(_number(v)) for v in row[2:6]), int(row[6]),
-    *(float(_number(v)) for v in row[7:9])))
+    *(float(_number(v)) for v in row[7:9]),
+    # steps compared for direction, share climbing the gradient (batch 322; absent in runs
+    # saved before it)
+    *((int(row[9]), float(_number(row[10]))) if len(row) > 10 else ())))
 ROW_READERS.update(   # real-bug batch 94 (monitor/pruned_weights.py)
     pruned_weight_regrowth=lambda row: (int(row[0]), str(row[1]),
                                         *(float(v) for v in row[2:6])),

@@ -282,15 +282,6 @@ KNOWN_MISSES = {
         " the case's seeds and nothing at seeds+1000. A rule would need to read the "
         "optimizer's per-parameter state between steps and see exp_avg-like buffers "
         "that stay zero while the weights move.",
-    "nesterov_momentum_term_added_with_wrong_sign":   # real-bug batch 322
-        "A digits MLP trained by hand-written Nesterov SGD (lr 0.05, mu 0.9) whose "
-        "update is w - lr*g + lr*mu*v: the momentum term is added with the wrong "
-        "sign, so from the second step each update climbs the loss (Paddle PR #12231,"
-        " \"will cause the network does not converge\"). Held-out accuracy 0.102 vs "
-        "0.965 (seeds+1000: 0.102 vs 0.957). nndebug named the symptoms: LR_TOO_HIGH,"
-        " NAN_LOSS, EXPLODING_GRADIENTS, LOSS_DIVERGING, but not an update that goes "
-        "uphill. A rule would need to compare each step's weight change with the "
-        "gradient and see it pointing along +grad, not -grad.",
     "rmsprop_square_average_missing_one_minus_decay":   # real-bug batch 322
         "A digits MLP trained by a hand-written RMSprop (fastbook style, lr 1e-3, "
         "sqr_mom 0.99) whose squared-gradient average drops the (1 - sqr_mom) weight,"

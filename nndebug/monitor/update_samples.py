@@ -211,10 +211,27 @@ def _median(values):
                                                               # in a saved row)
 
 
+def uphill_share(grads, deltas):
+    """(steps compared, share of them whose update climbs the gradient): per step, the dot
+    product of the sampled update and gradient entries. A descent step moves against the
+    gradient (dot < 0): plain SGD always, Adam and RMSprop entry by entry (their per-entry
+    scale is positive), heavy-ball momentum on most early steps (its velocity is a decayed sum
+    of recent gradients, which point the same way while the loss falls). An update along the
+    gradient raises the loss to first order (real-bug batch 322: a hand-written Nesterov step
+    that adds its momentum term, so from the second step on each update climbs)."""
+    ok = np.isfinite(grads) & np.isfinite(deltas)
+    grads, deltas = np.where(ok, grads, 0.0), np.where(ok, deltas, 0.0)
+    dots = (grads * deltas).sum(1)
+    moved = (ok.sum(1) >= 8) & (np.abs(grads).sum(1) > 0) & (np.abs(deltas).sum(1) > 0)
+    steps = int(moved.sum())
+    return steps, float((dots[moved] > 0).mean()) if steps else 0.0
+
+
 def update_fits(name, weights, grads, deltas):
     """(name, steps, linear share, median a, median b, share b > 0, pairs, memory share,
-    median c) from per-step rows of sampled weights, gradients and updates; None when no
-    step moved. The medians are 0.0 when no step (pair) fitted."""
+    median c, steps compared for direction, share of them climbing the gradient) from
+    per-step rows of sampled weights, gradients and updates; None when no step moved. The
+    medians are 0.0 when no step (pair) fitted."""
     a, b, r2, fitted = _fits(grads, weights, deltas)
     if not fitted.any():
         return None
@@ -225,4 +242,5 @@ def update_fits(name, weights, grads, deltas):
     pairs = int(paired.sum())
     return (name, steps, float(linear.sum()) / steps, _median(a[linear]), _median(b[linear]),
             float((b[linear] > 0).mean()) if linear.any() else 0.0,
-            pairs, float(remembered.sum()) / pairs if pairs else 0.0, _median(c[remembered]))
+            pairs, float(remembered.sum()) / pairs if pairs else 0.0, _median(c[remembered]),
+            *uphill_share(grads, deltas))

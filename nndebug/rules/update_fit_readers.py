@@ -28,7 +28,7 @@ def velocity_never_decays(ctx):
     """GRADIENTS_ACCUMULATING when the updates of the first optimizer steps are exactly the
     previous update plus a multiple of the new gradient (c >= NO_DECAY), or None."""
     kept = []
-    for name, _, _, _, _, _, pairs, memory, c in update_fit_rows(ctx):
+    for name, _, _, _, _, _, pairs, memory, c, *_ in update_fit_rows(ctx):
         if pairs >= MIN_FITTED_STEPS and memory >= SAME_RULE_SHARE and np.isfinite(c) and \
                 c >= NO_DECAY:
             kept.append((name, c, memory))
