@@ -43,6 +43,14 @@ make it, as ``unguarded_logs.py`` reads a log of a probability. Three more such 
   returned on this step (its values are checked, on the device and read once, only when
   a division by it is met). ``mask.sum().clamp(min=1)`` is another tensor.
 
+- an inverse cosine or sine of a tanh: ``acos(tanh(x))``, ``asin(tanh(x))`` (a Chebyshev
+  KAN's ``cos(n * acos(tanh(x)))``, real-bug batch 340: ChebyKAN#11). tanh rounds to
+  exactly +-1 in float32 once its input passes about 9; acos is finite there, but its derivative -1 / sqrt(1 - t^2) is infinite, and 0 x inf is
+  NaN in the backward. Read on the graph: the acos/asin node's argument reaches the tanh
+  through views (or a product by exactly 1.0, a shrink factor left at 1) only; a product
+  by less (``tanh(x) * 0.99``, the report's fix) or a clamp whose bounds hold strictly
+  inside (-1, 1) in the dtype is no such chain.
+
 Cost: on the origin watch's steps only (the first three recorded ones and the closer looks),
 an identity test per risky call and a walk of at most ``CHAIN_LIMIT`` graph nodes per power
 or log; no device work, no host transfer. Kept in ``observed.fragile_operations``:
@@ -63,6 +71,10 @@ LOGS = frozenset({"log", "log2", "log10"})
 LOG_PROBABILITIES = {"logsoftmax": "softmax", "logsigmoid": "sigmoid"}
 PROBABILITIES = frozenset({"softmax", "sigmoid"})
 PRODUCTS = frozenset({"mul", "div"})
+INVERSE_TRIG = {"acos": "acos", "arccos": "acos", "asin": "asin", "arcsin": "asin"}
+SQUASHED_TO_ONE = frozenset({"tanh"})   # reaches exactly +-1 with a gradient through it
+                                        # (hardtanh's backward masks its flat parts with a
+                                        # where: inf x 0 never forms, measured)
 SPREADS_KEPT = 16    # [design] std/var results remembered per step (a loss makes one or two)
 
 
@@ -118,6 +130,9 @@ class FragileOperations:
             elif name in SPREADS:
                 described = spread_over_batch(node, name)   # real-bug batch 267
                 phase = "forward"
+            elif name in INVERSE_TRIG:
+                described = inverse_trig_of_squashed(node, INVERSE_TRIG[name], dtype)
+                phase = "backward"                          # real-bug batch 340
             else:
                 return
         except Exception:      # a node kind we did not foresee: nothing to say
@@ -219,6 +234,56 @@ def fractional_power_of_probability(node, dtype):
             return None
         current = _parent(current)
     return None
+
+
+def inverse_trig_of_squashed(node, name, dtype):
+    """"acos(tanh)" when ``node`` (an acos or asin backward node) takes its argument from a
+    tanh through views (and products by exactly 1) only, with no clamp that keeps it strictly inside
+    (-1, 1) in ``dtype``; else None."""
+    current = _parent(node)
+    for _ in range(CHAIN_LIMIT):
+        if current is None:
+            return None
+        kind = _kind(current)
+        if kind in SQUASHED_TO_ONE:
+            return f"{name}({kind})"
+        if kind in ("clamp", "clampmin", "clampmax", "clip"):
+            if dtype is None or _strictly_inside_one(current, dtype):
+                return None
+        elif kind == "mul":
+            if not _times_one(current):     # x 0.99 keeps it inside; x 1.0 does not
+                return None
+        elif kind not in PASS_THROUGH:
+            return None
+        current = _parent(current)
+    return None
+
+
+def _times_one(node):
+    """Whether a mul node multiplies by a plain number of magnitude exactly 1 (a shrink
+    factor left at 1.0): the product reaches +-1 wherever its input does."""
+    import torch
+    try:
+        other = node._saved_other
+    except (AttributeError, RuntimeError):
+        return False
+    if not isinstance(other, torch.Tensor) or other.numel() != 1 or \
+            other.device.type != "cpu" or other.requires_grad:
+        return False
+    return abs(float(other)) == 1.0
+
+
+def _strictly_inside_one(node, dtype):
+    """Whether a clamp node's bounds keep its output strictly inside (-1, 1) in ``dtype``
+    (a bound we cannot read counts as keeping it: not ours to judge)."""
+    import torch
+    low, high = _clamp_bound(node, "low"), _clamp_bound(node, "high")
+    try:
+        low = None if low is None else float(torch.tensor(float(low), dtype=dtype))
+        high = None if high is None else float(torch.tensor(float(high), dtype=dtype))
+    except (TypeError, ValueError, RuntimeError):
+        return True
+    return low is not None and high is not None and low > -1.0 and high < 1.0
 
 
 def _exp_of_log_probability(node):

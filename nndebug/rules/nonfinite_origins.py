@@ -281,6 +281,16 @@ FRAGILE_WHY = (
      "whose size leaves one over - makes it 0 / 0 = NaN in the forward (real-bug batch 267)",
      "Drop the last, partial batch (DataLoader(..., drop_last=True)) or skip batches of one "
      "sample; or take the spread with correction=0 (unbiased=False), 0 for one sample."),
+    ("acos(", "computes {what}: tanh rounds to exactly +-1 in float32 once its input passes "
+              "about 9, where acos is finite but its derivative "
+              "-1 / sqrt(1 - t^2) is infinite, and 0 x inf is NaN in the backward",
+     "Keep the argument strictly inside (-1, 1): acos(tanh(x) * (1 - 1e-6)), or clamp it "
+     "to [-1 + 1e-6, 1 - 1e-6] (float32) before the call."),
+    ("asin(", "computes {what}: tanh rounds to exactly +-1 in float32 once its input passes "
+              "about 9, where asin is finite but its derivative "
+              "1 / sqrt(1 - t^2) is infinite, and 0 x inf is NaN in the backward",
+     "Keep the argument strictly inside (-1, 1): asin(tanh(x) * (1 - 1e-6)), or clamp it "
+     "to [-1 + 1e-6, 1 - 1e-6] (float32) before the call."),
     ("", "computes {what}, a fractional power of a probability: its forward is finite when the probability rounds "
          "to exactly 1 (or 0) in float32 - a logit gap past about 17 -, but x ** gamma with "
          "0 < gamma < 1 has an infinite derivative at 0, and 0 x inf is NaN in the backward",
@@ -324,8 +334,12 @@ def _fragile_operation(ctx):
              if note[0] in judged]          # seen on a judged record: not the clock's
     symptom = _first_nonfinite_step(ctx)
     if not notes or symptom is None or ctx.first_nan_step is None or \
-            ctx.first_nan_step > symptom or "NAN_IN_INPUTS" in ctx.found:
+            "NAN_IN_INPUTS" in ctx.found:
         return None
+    # a recorded step's gradients went non-finite under its finite loss: that step's own
+    # backward made the NaN (real-bug batch 340: acos(tanh) on step 8, recorded but not
+    # measured by the origin watch); only a backward-born note can explain it
+    gradients_first = ctx.first_nan_step > symptom
     before = ctx.losses[(ctx.loss_steps < symptom) & np.isfinite(ctx.losses)]
     if not _steady_before(before):
         return None
@@ -333,11 +347,13 @@ def _fragile_operation(ctx):
     loss = ctx.loss_by_step.get(symptom)
     if described.startswith("log("):           # log(0) itself: an Inf loss; a NaN one: the
         phase = "forward" if loss is not None and math.isinf(loss) else "backward"   # 1 / sum
-    if phase == "backward" and before.size == 0:
+    if gradients_first and phase != "backward":
+        return None
+    if phase == "backward" and before.size == 0 and not gradients_first:
         return None                            # a backward's NaN shows on a later loss
     why, fix = next((w, f) for start, w, f in FRAGILE_WHY if described.startswith(start))
     what = described[4:] if described.startswith("x / ") else described
-    step = symptom if phase == "forward" else symptom - 1
+    step = symptom if phase == "forward" or gradients_first else symptom - 1
     evidence = {"step": step, "operation": described, "source": source, "phase": phase,
                 "first_nonfinite_step": symptom, "seen_on_step": seen,
                 "finite_steps_before": int(before.size), "inferred": True}
@@ -350,6 +366,15 @@ def _fragile_operation(ctx):
                     f"steps that were not blowing up. No record watched that step, but the "
                     f"step {where} {seen_what}. The NaN loss and gradients that follow are "
                     "its consequence.",
+            evidence=evidence, fix=fix)
+    if gradients_first:
+        return Finding(
+            code="NAN_BORN_IN_BACKWARD", severity="error", where="loss", step=step,
+            message=f"At step {step} the loss was finite but the gradients were not, after "
+                    f"{before.size} finite steps that were not blowing up: that step's "
+                    f"backward made the NaN, and its update turns the weights into NaN. The "
+                    f"origin watch did not measure that step, but the loss {where} "
+                    f"{seen_what}.",
             evidence=evidence, fix=fix)
     return Finding(
         code="NAN_BORN_IN_BACKWARD", severity="error", where="loss", step=step,
