@@ -1,18 +1,20 @@
 """Shared pieces of real-bug batch 333 (capsule networks written by hand from first
 tutorials): the 8x8 digits split once into 1397 training and 400 held-out images, a small
-CapsNet (a 3x3 convolution, 72 primary capsules of 4 values from a 2x2 stride-2 convolution, ten digit capsules of 8
-values reached by dynamic routing, lengths scored by the margin loss, a decoder reading the digit
-capsules masked by the true class), and the plain watched loop the cases share.
+CapsNet (a 3x3 convolution, 72 primary capsules of 4 values from a 2x2 stride-2
+convolution, ten digit capsules of 8 values reached by dynamic routing, lengths scored by
+the margin loss, a decoder reading the digit capsules masked by the true class), and the
+plain watched loop the cases share.
 
-Every case changes one piece of it through the arguments below; the defaults are the
-paper's: squash over each capsule's own vector, coupling coefficients a softmax over the
-ten parent capsules, routing logits started at zero for every image on every call, margin
-loss with its squares, the decoder given the true class's capsule. Tried here and left without a case, because
-on these digits they did not clearly hurt (held-out accuracy within 2 points of the
-fixed net at both seeds): the primary capsules squashed over the capsule axis
-(timomernick/pytorch-capsule#8), the digit capsules squashed over the class axis or over a
-trailing axis of size one (jindongwang/Pytorch-CapsuleNet#21), routing logits averaged over
-the batch (naturomics/CapsNet-Tensorflow#27), the margin loss without its squares
+Every case changes one piece of it through the arguments below (or the loss it hands the
+loop); the defaults are the paper's: squash over each capsule's own vector, coupling
+coefficients a softmax over the ten parent capsules, routing logits started at zero for
+every image on every call, margin loss with its squares, the decoder given the true
+class's capsule. Tried here and left without a case, because on these digits they did not
+clearly hurt (held-out accuracy within 2 points of the fixed net at both seeds): the
+primary capsules squashed over the capsule axis (timomernick/pytorch-capsule#8), the
+digit capsules squashed over the class axis or over a trailing axis of size one
+(jindongwang/Pytorch-CapsuleNet#21), routing logits averaged over the batch
+(naturomics/CapsNet-Tensorflow#27), the margin loss without its squares
 (higgsfield/Capsule-Network-Tutorial#1), the decoder masked by the longest capsule
 (timomernick/pytorch-capsule#6) or fed the true capsule alone
 (naturomics/CapsNet-Tensorflow#30).
@@ -46,10 +48,11 @@ def squash(s, dim=-1):
 
 class CapsNet(nn.Module):
     """primary_squash_dim: the axis the primary capsules are squashed over (-1: each
-    capsule's 4 values); coupling_dim: the axis of b (B, 72, 10, 1) the coupling softmax runs
-    over (2: the ten parents; None: F.softmax(b) without a dim); shared_logits: routing agreements averaged over the batch into one b for
-    all images; kept_logits: b kept in a buffer between calls, started from what the last
-    call left; digit_squash_dim: the axis the digit capsules (B, 10, 8) are squashed
+    capsule's 4 values); coupling_dim: the axis of b (B, 72, 10, 1) the coupling softmax
+    runs over (2: the ten parents; None: F.softmax(b) without a dim); shared_logits:
+    routing agreements averaged over the batch into one b for all images; kept_logits: b
+    kept in a buffer between calls, started from what the last call left;
+    digit_squash_dim: the axis the digit capsules (B, 10, 8) are squashed
     over (-1: each capsule's 8 values)."""
 
     def __init__(self, primary_squash_dim=-1, coupling_dim=2, shared_logits=False,
@@ -127,7 +130,8 @@ def accuracy(model, x, y, batch_size=100):
     model.eval()
     right = 0
     for start in range(0, len(x), batch_size):
-        right += (model(x[start:start + batch_size]).argmax(1) == y[start:start + batch_size]).sum().item()
+        rows = slice(start, start + batch_size)
+        right += (model(x[rows]).argmax(1) == y[rows]).sum().item()
     model.train()
     return right / len(x)
 
