@@ -1,9 +1,9 @@
 """A CapsNet whose routing logits b live in the layer (a buffer, like a non-trainable
 weight) and are never reset: every forward starts routing from what the last call left,
 adds the batch's agreements (averaged over its images) and writes b back. The couplings
-drift with every batch seen, training and held-out alike, until each primary capsule is
-routed to the same parents whatever the image shows; a prediction depends on the batches
-that came before it and on the other images of its own batch.
+drift with every batch seen, training and held-out alike, so they no longer come from
+the image routed alone: a prediction depends on the batches that came before it and on
+the other images of its own batch.
 
 Reported: "dynamic routing" - https://github.com/XifengGuo/CapsNet-Keras/issues/1 ("you
 will update bias every time you send in some data, even with Variable be set as
