@@ -130,6 +130,8 @@ class RaisedWarning:
     where: str = ""               # the module running when it was raised ("" when unknown)
     filename: str = ""
     lineno: int = 0
+    input_dims: int = -1          # the dimensions of a softmax input whose dim was implicit
+                                  # (-1: another warning; real-bug batch 333)
 
 
 @dataclass

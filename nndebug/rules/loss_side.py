@@ -38,6 +38,14 @@ BROADCAST_WARNING = re.compile(r"target size \((?:torch\.Size\()?\[?([\d, ]*)\]?
                                r"different to the input size \((?:torch\.Size\()?\[?([\d, ]*)"
                                r"\]?\)?\)")
 MAX_WARNINGS_REPORTED = 5     # [design] distinct framework warnings listed, at most
+# torch's words for a softmax (log_softmax, softmin) called without dim (real-bug batch 333)
+IMPLICIT_DIM_WARNING = re.compile(r"Implicit dimension choice for (\w+) has been deprecated")
+IMPLICIT_DIM_RISKY = 3        # [source] torch's _get_softmax_dim: dim 0 for 0, 1 or 3
+                              # dimensions, else 1. On 2-D (samples, classes) that is the rows'
+                              # own axis; from 3 on it is the batch axis (3-D: a batch-first
+                              # (N, T, C) output normalised across samples) or the second axis
+                              # whatever it holds (a capsule layer's input capsules: Capsule-
+                              # Network-Tutorial#7)
 # a sigmoid applied to probabilities before a loss that takes probabilities (BCELoss):
 # sigmoid maps [0, 1] onto [0.5, 0.731]; core variants (issue #10)
 PROBABILITY_INPUT_LOSSES = {"BCELoss", "binary_cross_entropy"}
@@ -426,6 +434,10 @@ def framework_warnings(ctx):
     findings = []
     for (category, text), warning in list(distinct.items())[:MAX_WARNINGS_REPORTED]:
         where = f" in {warning.where}" if warning.where else ""
+        implicit = _implicit_softmax_dim(warning, where)
+        if implicit is not None:
+            findings.append(implicit)
+            continue
         findings.append(Finding(
             code="FRAMEWORK_WARNING", severity="info", where=warning.where, step=warning.step,
             message=f"The framework warned{where} at step {warning.step}: {category}: {text}",
@@ -436,3 +448,31 @@ def framework_warnings(ctx):
             fix="Read the warning: it was raised inside your training step (watch keeps it "
                 "here instead of letting it scroll away in the console)."))
     return findings
+
+
+def _implicit_softmax_dim(warning, where):
+    """A warning-severity FRAMEWORK_WARNING for a softmax called without dim on a tensor of
+    IMPLICIT_DIM_RISKY dimensions or more (the dimensions read when the warning was shown:
+    ``RaisedWarning.input_dims``), or None."""
+    match = IMPLICIT_DIM_WARNING.search(warning.message)
+    dims = getattr(warning, "input_dims", -1)
+    if match is None or dims is None or dims < IMPLICIT_DIM_RISKY:
+        return None
+    function, chosen = match.group(1), 0 if dims == 3 else 1
+    axis = ("the batch axis of a batch-first tensor: each value is normalised across the "
+            "samples of the batch" if chosen == 0 else
+            "the second axis, whatever it holds (right only for classes in the channel "
+            "axis of an image batch)")
+    line = f" ({warning.filename}:{warning.lineno})" if warning.filename else ""
+    return Finding(
+        code="FRAMEWORK_WARNING", severity="warning", where=warning.where, step=warning.step,
+        message=f"A {function} was called without dim{where}{line} at step {warning.step} on a "
+                f"{dims}-D tensor: torch then picks dim {chosen}, {axis}. The framework warned "
+                f"({warning.category}: {warning.message}); the weights are probably normalised "
+                "over the wrong axis.",
+        evidence={"category": warning.category, "warning": warning.message,
+                  "file": warning.filename, "line": warning.lineno, "input_dims": dims,
+                  "dim_chosen": chosen, "threshold": IMPLICIT_DIM_RISKY},
+        fix=f"Give the axis the {function} must normalise over: {function}(x, dim=-1) for "
+            "classes in the last axis, or the axis you mean (a capsule layer's routing "
+            "softmax runs over the parent capsules).")
