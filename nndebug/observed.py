@@ -389,6 +389,7 @@ ROW_LISTS += ("duplicated_input_columns",   # real-bug batch 59 (copied feature 
               "validation_teacher_inputs")   # a decoder teacher-forced at validation)
 ROW_LISTS += ("derivative_calls",   # real-bug batch 56 (losses built from derivatives:
               "per_position_gradient_norms")   # autograd.grad calls, norms per pixel)
+ROW_LISTS += ("derivative_reach",)   # real-bug batch 336 (a penalty computed, never added)
 ROW_LISTS += ("soft_target_agreement", "foreign_norm_statistics",
               "foreign_train_dropouts")   # real-bug batch 55 (distillation, teachers)
 ROW_LISTS += ("outside_parameters",)   # real-bug batches 155/161 (parts outside the model)
@@ -1004,6 +1005,10 @@ class Observed:
                                                           # all zero, repeats a call of the step,
                                                           # result rank)] of torch.autograd.grad
                                                           # (batch 56, monitor/derivative_calls.py)
+    derivative_reach: list = field(default_factory=list)  # [(step, results of create_graph
+                                                          # calls, results a later pass
+                                                          # reached)] per noted step (batch
+                                                          # 336, monitor/derivative_calls.py)
     per_position_gradient_norms: list = field(default_factory=list)  # [(step, gradient rank,
                                                           # axes reduced, norms per sample)] of
                                                           # norms over part of an input

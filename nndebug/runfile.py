@@ -1359,6 +1359,7 @@ def _per_position_gradient_norm(row):   # real-bug batch 56
 
 ROW_READERS.update(derivative_calls=_derivative_call,
                    per_position_gradient_norms=_per_position_gradient_norm)   # real-bug batch 56
+ROW_READERS.update(derivative_reach=lambda row: tuple(int(v) for v in row[:3]))   # batch 336
 
 
 def _single_value_norm(row):   # real-bug batch 60

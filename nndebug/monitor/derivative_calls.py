@@ -32,6 +32,15 @@ step's calls are held until the next step's first call (so an id is not reused w
 step): after the last noted step, one step's derivatives stay referenced until the monitor
 closes. A function imported before watching (``from
 torch.autograd import grad``) is not seen.
+
+Whether anything trains through them (real-bug batch 336: a WGAN-GP critic whose gradient
+penalty is computed and never added, LixiangHan/GANs-for-1D-Signal#7): each result of a
+``create_graph=True`` call gets a hook that marks it when a later backward (or gradient
+call) reaches it. ``create_graph`` is asked for exactly so that a loss can be trained
+through the derivative; on a noted step where none of those results was reached, the term
+built from them was left out of the loss. Kept per noted step, when the next step's first
+call comes or the monitor closes: ``run.observed.derivative_reach``, ``(step, results made
+with a graph, results reached)``.
 """
 import sys
 
@@ -51,6 +60,8 @@ class DerivativeCalls:
         self._calls = {}            # (outputs, inputs) ids of this step's calls -> the
                                     # tensors (held: an id is not reused within the step)
         self._image_gradients = {}  # result's grad_fn -> its shape, this step only (norms)
+        self._reach = None          # [step, results made with a graph, results reached] of
+                                    # the step being noted (batch 336)
         self.norms = PerPositionNorms(self)
         if adapter.framework != "torch":
             return
@@ -81,6 +92,7 @@ class DerivativeCalls:
     def _note(self, outputs, inputs, result, args, kwargs):
         step = int(self._current_step())
         if step != self._step:
+            self._flush_reach()
             if len(self._steps) >= DERIVATIVE_STEPS_NOTED:
                 self._steps.append(step)          # past the noted steps: stop noting
                 self._results, self._calls, self._image_gradients = {}, {}, {}
@@ -104,6 +116,8 @@ class DerivativeCalls:
         import torch
         with torch.no_grad():     # one host sync per result, until one is not all zero
             zero = not any(bool(r.detach().ne(0).any()) for r in results)
+        if create_graph:
+            self._watch_reach(step, results)
         for r in results:
             self._results[id(r)] = (r, order)
             if wrt == "inputs" and create_graph and r.ndim >= 3 and r.grad_fn is not None:
@@ -111,7 +125,31 @@ class DerivativeCalls:
         self.observed.derivative_calls.append(
             (step, order, wrt, create_graph, zero, repeats, max(r.ndim for r in results)))
 
+    def _watch_reach(self, step, results):
+        """A hook on each result that carries a graph: marks it reached by a later pass."""
+        if self._reach is None or self._reach[0] != step:
+            self._reach = [step, 0, 0]
+        counts = self._reach
+        for r in results:
+            if not r.requires_grad:
+                continue
+            counts[1] += 1
+            reached = [False]
+
+            def mark(grad, reached=reached, counts=counts):
+                if not reached[0]:
+                    reached[0] = True
+                    counts[2] += 1
+            r.register_hook(mark)
+
+    def _flush_reach(self):
+        """The noted step's (step, made, reached) row, once its passes are over."""
+        if self._reach is not None and self._reach[1] > 0:
+            self.observed.derivative_reach.append(tuple(self._reach))
+        self._reach = None
+
     def close(self):
+        self._flush_reach()
         wrapper, self._wrapper = self._wrapper, None     # a wrapper left behind passes through
         self._results, self._calls, self._image_gradients = {}, {}, {}
         if wrapper is None:

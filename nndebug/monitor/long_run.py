@@ -173,6 +173,7 @@ CONTINUED += ("constant_decoder_inputs",)   # real-bug batch 49 (first steps)
 CONTINUED += ("swapped_loss_arguments", "squashed_score_terms")   # real-bug batch 52
 CONTINUED += ("repeated_output_calls",)   # real-bug batch 269 (first steps' loss graphs)
 CONTINUED += ("derivative_calls", "per_position_gradient_norms")   # real-bug batch 56
+CONTINUED += ("derivative_reach",)   # real-bug batch 336 (the noted steps' create_graph results)
 CONTINUED += ("self_references",)   # real-bug batch 58 (first steps' loss graphs)
 CONTINUED += ("rounded_input_columns", "wrapped_input_levels",   # real-bug batch 61 (first
               "validation_target_kinds")   # training inputs, first validation loss calls)

@@ -18,6 +18,13 @@ the label term computed and never added, a regulariser trained alone. Healthy lo
 stay silent: a classifier trained by its cross-entropy (its NLL node is in the graph), a
 hand-written cross-entropy or label smoothing (a log_softmax), an autoencoder with a logged
 cross-entropy metric (an MSE node), a metric computed under no_grad (no training call).
+
+Also (real-bug batch 336, LixiangHan/GANs-for-1D-Signal#7): a derivative taken with
+``torch.autograd.grad(..., create_graph=True)`` - a WGAN-GP gradient penalty, a physics
+residual, a gradient-norm regulariser - whose results no later backward reached on every
+noted step (``run.observed.derivative_reach``, ``monitor/derivative_calls.py``). A graph is
+built through a derivative only to train through it; none reached means the term made
+from it was computed and never added to the loss that was back-propagated.
 """
 from ..findings import Finding
 from .context import observed_list
@@ -40,7 +47,7 @@ def losses_not_backpropagated(ctx):
     rows = observed_list(ctx, "discarded_losses")
     shown = [row for row in rows if _discards(row)]
     if len(shown) < DISCARDED_MIN_STEPS or 2 * len(shown) <= len(rows):
-        return _class_loss_never_added(ctx, rows)    # real-bug batch 72
+        return _class_loss_never_added(ctx, rows) or _derivative_never_trained(ctx)
     step, forwards, calls, reached = shown[0][:4]
     return Finding(
         code="LOSSES_NOT_BACKPROPAGATED", severity="warning", where="loss", step=step,
@@ -87,3 +94,29 @@ def _class_loss_never_added(ctx, rows):
             ctx, "loss_calls") if c.step in steps})},
         fix="Add every term to the total under its own weight (if w_label > 0: loss = loss + "
             "w_label * label_loss) and print each term next to the total.")
+
+
+def _derivative_never_trained(ctx):
+    """Real-bug batch 336: on every noted step (at least DISCARDED_MIN_STEPS) the results of
+    the step's ``create_graph=True`` derivative calls were made and no later pass reached
+    any of them (``observed.derivative_reach``): the penalty or residual built from them
+    is not in the trained loss."""
+    rows = observed_list(ctx, "derivative_reach")
+    if len(rows) < DISCARDED_MIN_STEPS or any(reached for _, _, reached in rows):
+        return None
+    steps = [step for step, _, _ in rows]
+    wrt = sorted({call[2] for call in observed_list(ctx, "derivative_calls")
+                  if call[0] in steps and call[3]})
+    of = " and ".join({"inputs": "the inputs", "parameters": "the parameters",
+                       "computed": "a computed tensor"}.get(w, w) for w in wrt) or "tensors"
+    return Finding(
+        code="LOSSES_NOT_BACKPROPAGATED", severity="warning", where="loss", step=steps[0],
+        message=f"On steps {steps} the training step took derivatives with respect to {of} "
+                "with torch.autograd.grad(..., create_graph=True) - the graph that lets a "
+                "loss train through them (a gradient penalty, a physics residual) - but no "
+                "backward reached any of them: the term built from them was computed and "
+                "never added to the loss that was back-propagated.",
+        evidence={"steps": steps, "results_made": [made for _, made, _ in rows],
+                  "with_respect_to": wrt},
+        fix="Add the term to the loss you call backward() on (loss = loss_critic + "
+            "lambda_gp * gradient_penalty), and print each term beside the total.")
