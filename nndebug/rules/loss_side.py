@@ -40,7 +40,7 @@ BROADCAST_WARNING = re.compile(r"target size \((?:torch\.Size\()?\[?([\d, ]*)\]?
 MAX_WARNINGS_REPORTED = 5     # [design] distinct framework warnings listed, at most
 # torch's words for a softmax (log_softmax, softmin) called without dim (real-bug batch 333)
 IMPLICIT_DIM_WARNING = re.compile(r"Implicit dimension choice for (\w+) has been deprecated")
-IMPLICIT_DIM_RISKY = 3        # [source] torch's _get_softmax_dim: dim 0 for 0, 1 or 3
+IMPLICIT_DIM_RISKY = 3        # [design] from torch's _get_softmax_dim: dim 0 for 0, 1 or 3
                               # dimensions, else 1. On 2-D (samples, classes) that is the rows'
                               # own axis; from 3 on it is the batch axis (3-D: a batch-first
                               # (N, T, C) output normalised across samples) or the second axis
