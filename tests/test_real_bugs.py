@@ -7477,18 +7477,6 @@ KNOWN_FALSE_ALARMS = {
         "bidirectional attention, where the fix is healthy; a transformer "
         "re-reproduction was tried after scoring but its bug run did not learn worse,"
         " so the scored BiGRU version was kept unchanged."),
-    # real-bug batch 327
-    "revin_statistics_overwritten_by_decoder_input": (
-        {"LOSS_OSCILLATING"},
-        "LOSS_OSCILLATING fired on the twin (both seeds). The twin normalises once "
-        "with the encoder's statistics and builds its decoder input from the "
-        "normalised series, which is the report's fix; its loss is MSE on the "
-        "denormalised forecast, whose per-batch size swings with the amplitudes (0.5 "
-        "to 20, squared) of the 32 series drawn, so the oscillation is largely batch "
-        "composition rather than an unstable optimiser. The finding may be partly "
-        "true: this seq2seq twin reaches 0.55 amplitude-scaled MSE, weaker than the "
-        "encoder-only patch twin (0.23) on the same data, so its Adam 1e-3 steps may "
-        "be somewhat noisy."),
     # real-bug batch 314
     "reply_choices_concatenated_with_gold_always_last": (
         {"TARGETS_ALL_ONE_CLASS"},

@@ -20,6 +20,8 @@ it got becomes the record's ``output``, so DOUBLE_SOFTMAX sees what the loss saw
 The targets of the first ``TARGETS_KEPT`` calls stay available, detached, as
 ``run.observed.targets`` (``[(step, target tensor)]``) for probes that need targets.
 """
+import math
+
 import numpy as np
 
 from ..adapters.observing import loss_inputs_from_graph
@@ -49,6 +51,11 @@ LABEL_EXACT = 1e-6           # [design] labels are exact 0s and 1s (float32 roun
 CALLS_KEPT = 256             # loss calls kept at most: memory stays bounded on long runs
 # losses that apply log-softmax to their input (their input should be logits)
 LOG_SOFTMAX_LOSSES = {"CrossEntropyLoss", "cross_entropy"}
+# element-wise regression losses whose per-sample values are read for their spread across the
+# batch (real-bug batch 335): a squared or an absolute error per element
+SQUARED_ERROR_LOSSES = {"MSELoss", "mse_loss"}
+ABSOLUTE_ERROR_LOSSES = {"L1Loss", "l1_loss", "SmoothL1Loss", "smooth_l1_loss", "HuberLoss",
+                         "huber_loss"}
 COUNT_AT_LEAST = 1.0         # [design] whole-number class scores reaching this are counts
                              # (spike counts, votes), not logits floored by a ReLU (batch 207)
 FLOOR_ABOVE = -30.0          # [design] a tied lowest score above this is a floor, not a mask:
@@ -184,11 +191,30 @@ class LossCapture:
                   tuple(t.shape) == tuple(out.shape) and not _integer_dtype(target) and
                   len(self.observed.loss_calls) < CALLS_SAMPLED):
                 packet.add(("loss_call", "target_spread"), spread_sample(xp, t))   # map_level()
+        self._pack_sample_losses(packet, name, out, target)    # (batch 335)
         position_losses.pack(packet, name, output, target, self.options,
                              self.observed)   # per-position losses (batch 65)
         log_prob_axes.pack(packet, name, out, len(self.observed.loss_calls))   # (batch 97)
         placeholder_points.pack(packet, name, output, target, len(self.observed.loss_calls),
                                 self.options.get("reduction"))   # (batch 115)
+
+    def _pack_sample_losses(self, packet, name, out, target):
+        """(real-bug batch 335) The mean and spread across the batch of each sample's error
+        (squared for an MSE, absolute for an L1 or Huber loss), for the loss's own noise: a
+        batch mean of heavy-tailed errors (a price series' crash days) swings from batch to
+        batch far more than one of Gaussian errors, on a healthy run."""
+        squared = name in SQUARED_ERROR_LOSSES
+        if not (squared or name in ABSOLUTE_ERROR_LOSSES) or target is None or \
+                len(out.shape) == 0 or out.shape[0] < 2 or \
+                tuple(target.shape) != tuple(out.shape):
+            return
+        xp = self.xp
+        diff = out - xp.asfloat(target)
+        errors = diff * diff if squared else xp.abs(diff)
+        per_sample = xp.mean(xp.reshape(errors, (out.shape[0], -1)), axis=1)
+        mean, spread = xp.mean_std(per_sample)
+        packet.add(("loss_call", "sample_loss_mean"), mean)
+        packet.add(("loss_call", "sample_loss_std"), spread)
 
     def take(self, values, record):
         """Turn this step's host values into a ``LossCall`` (and the logits sample into
@@ -231,7 +257,9 @@ class LossCapture:
                                                   target),
                         predicted_classes=_picked_ids(values.get(("loss_call", "picked"))),
                         class_mass_error=class_mass, batch_mass_error=batch_mass,
-                        distinct_rows=loss_rows, model_distinct_rows=model_rows)
+                        distinct_rows=loss_rows, model_distinct_rows=model_rows,
+                        sample_loss_cv=_spread_over_mean(value("sample_loss_mean"),
+                                                         value("sample_loss_std")))
         self.observed.loss_calls.append(call)
         position_losses.take(values, self.observed, record.step)   # (batch 65)
         placeholder_points.take(values, self.observed, record.step, name)   # (batch 115)
@@ -410,6 +438,13 @@ def _size(tensor):
 def _integer_dtype(tensor):
     name = str(getattr(tensor, "dtype", ""))
     return any(word in name for word in ("int", "long", "bool"))
+
+
+def _spread_over_mean(mean, spread):
+    """The per-sample errors' spread over their mean (nan when not read or the mean is 0)."""
+    if mean is None or spread is None or not mean > 0 or not math.isfinite(spread):
+        return float("nan")
+    return float(spread) / float(mean)
 
 
 def _or_nan(value):

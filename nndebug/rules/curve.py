@@ -45,6 +45,12 @@ OSCILLATION_WINDOW = 9        # [design] running median width (steps, odd) the s
 OSCILLATION_AMPLITUDE = 0.2   # [measured] spread around it above 20% of the starting loss;
                               # healthy digits runs reach ~8% at batch 16 (21 configurations)
 OSCILLATION_REFERENCE_BATCH = 16  # [measured] ... allowed more below batch 16 (noise ~ 1/sqrt(batch))
+SAMPLE_NOISE_MIN_CALLS = 2    # [design] loss calls whose per-sample errors were read, for the
+                              # loss's own noise (real-bug batch 335)
+SAMPLE_NOISE_SIGMAS = 1.5     # [design] the swing allowed in standard errors of the batch mean:
+                              # the robust spread around a running median reads about one on
+                              # pure noise (a Student-t regression, df 4, read 0.206 against
+                              # 0.21 explained), so one alone leaves healthy runs at the edge
 OSCILLATION_SIGMAS = 8.0      # [measured] a spike is 8 robust sigmas above the running median ...
 OSCILLATION_REL = 0.25        # ... and above it by a quarter of the starting loss [measured]
 OSCILLATION_MIN_SPIKES = 3    # [design] ... at least 3 of them, and ...
@@ -336,6 +342,7 @@ def _oscillation(ctx):
     batch = batch_size(ctx)
     allowed = OSCILLATION_AMPLITUDE * math.sqrt(max(1.0, OSCILLATION_REFERENCE_BATCH / batch)) \
         if batch else OSCILLATION_AMPLITUDE
+    allowed = max(allowed, _sample_noise(ctx, curve[n // 3:], level, batch))   # batch 335
     # 2. spikes: single steps far above the running level; below the reference batch the
     #    bar rises like the swings' allowance (one hard sample weighs 1/batch of the mean: at
     #    batch 4 a single confidently wrong digit lifts the loss by over a quarter of ln 10,
@@ -354,6 +361,25 @@ def _oscillation(ctx):
         return None
     return {"swing": swing, "allowed": allowed, "batch": batch, "spikes": spikes, "n": n,
             "spike_rel": spike_rel}
+
+
+def _sample_noise(ctx, late, level, batch):
+    """(real-bug batch 335) The swing a regression loss's own noise explains, in units of
+    ``level``: the batch mean of B samples' errors spreads by cv / sqrt(B) of its value, cv
+    the samples' errors' spread over their mean (``LossCall.sample_loss_cv``, the median over
+    the recorded calls of an element-wise regression loss), and its value late in the run is
+    the median of ``late``. Gaussian errors give cv = sqrt(2) for a squared error (pure noise
+    then swings a batch-16 regression by 35% of its level, more than the curve's own
+    allowance, which was measured on classifiers); a price series with a crash day in 20
+    gives cv about 3, and a healthy forecaster's loss swung by 28% at batch 64. SAMPLE_NOISE_SIGMAS
+    of those standard errors are allowed. 0.0 when fewer than
+    SAMPLE_NOISE_MIN_CALLS calls were read."""
+    cvs = [c.sample_loss_cv for c in observed_list(ctx, "loss_calls")
+           if math.isfinite(getattr(c, "sample_loss_cv", math.nan))]
+    if len(cvs) < SAMPLE_NOISE_MIN_CALLS or not batch or len(late) == 0:
+        return 0.0
+    now = max(float(np.median(late)), 0.0) / level
+    return SAMPLE_NOISE_SIGMAS * float(np.median(cvs)) / math.sqrt(batch) * now
 
 
 FLOORED_LOSSES = ("PoissonNLLLoss", "poisson_nll_loss")   # [design] (real-bug batch 69)
