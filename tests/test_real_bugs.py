@@ -20,6 +20,195 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 340
+    "kan_grid_left_on_unit_range_for_wide_inputs":   # real-bug batch 340
+        "A hand-written B-spline KAN [3, 5, 1] keeps its first layer's spline grid on"
+        " the default [-1, 1] while the inputs span [-5, 5], [-4, 4] and [-1, 1], and"
+        " the grid is never updated, so on most of x1 and x2 only the SiLU base "
+        "branch acts (pykan 263, \"about dataset input value\"; the maintainer: "
+        "update_grid_from_samples handles that). Held-out R^2 0.90 against 0.996 for "
+        "the twin whose knots follow the training inputs' range. nndebug said "
+        "nothing. A rule would need to see, per spline layer, the share of its inputs"
+        " that fall outside its knot vector (where every basis is zero), large on the"
+        " inputs that carry the target.",
+    "kan_bspline_knots_not_extended_past_grid":   # real-bug batch 340
+        "A hand-written B-spline KAN [2, 5, 1] builds its cubic bases on only the "
+        "grid's six knots, without the order extra knots on each side (pykan 441, "
+        "\"Modify B_batch function to use its extend option\"), so each edge has 2 "
+        "bases instead of 8, and they fall to zero toward both ends of [-1, 1]. "
+        "Held-out R^2 on the tutorial's exp(sin(pi x1) + x2^2) is 0.88 against 0.999 "
+        "with the extended knots. nndebug gave no warning at all. A rule would need "
+        "to evaluate the spline basis over the layer's own range and see it does not "
+        "sum to one (it vanishes near the ends where inputs lie).",
+    # real-bug batch 339
+    "dp_virtual_batch_zeroed_on_every_physical_batch":   # real-bug batch 339
+        "A hand-written DP-SGD MLP on the digits with virtual batches: Poisson "
+        "logical batches of 256 run in chunks of 64, each chunk's clipped per-sample "
+        "gradients summed into param.grad, noise and the /256 added after the last "
+        "chunk - but optimizer.zero_grad() still runs at the top of every chunk, so "
+        "each step keeps only the last chunk's share of the signal "
+        "(ftramer/Handcrafted-DP#1: 48% where the paper reports 59%). Held-out "
+        "accuracy 0.62 against 0.81 fixed. nndebug gave nothing; the gradients never "
+        "come from backward() (vmap, assigned to .grad). A rule would need to see "
+        "gradients written into .grad between steps and wiped by zero_grad before the"
+        " step uses them.",
+    # real-bug batch 338
+    "childsum_treelstm_internal_nodes_drop_their_own_word":   # real-bug batch 338
+        "A Child-Sum Tree-LSTM run level by level over dependency trees whose nodes "
+        "with children take their i, o, u gates from the children's summed h alone, "
+        "dropping the node's own word term W_iou x, as DGL's reduce step does "
+        "(\"Reduce func in NaryTreeLSTMCell\": the owner calls it a bug in DGL). "
+        "Negators and sentiment words at internal nodes reach the cell only through "
+        "the forget gate. Held-out root accuracy 0.860 against 0.988 for the twin "
+        "(seeds+1000: 0.898 vs 0.990). nndebug gave no warning at all. A rule would "
+        "need to perturb each node's own token and see that the root output ignores "
+        "the tokens of every node with children.",
+    # real-bug batch 337
+    "lru_diagonal_recurrence_written_as_dot_product":   # real-bug batch 337
+        "A hand-written Linear Recurrent Unit reads the 8x8 digits row by row. Its "
+        "diagonal update is written as Lambda @ state, with Lambda the vector of "
+        "eigenvalues, so the dot product collapses the state to one complex number "
+        "added to every unit (Gothos/LRU-pytorch#2, \"bug diag recurrence\"). The "
+        "rank-one recurrence has eigenvalue |sum lambda| = 2.5: the output grows "
+        "about 2.5x per row. Held-out accuracy 0.608 vs 0.982 (seeds+1000: 0.396 vs "
+        "0.974). nndebug said nothing at either seed. To name it, a rule would have "
+        "to see a recurrent layer's output grow geometrically along the time steps of"
+        " one forward pass.",
+    # real-bug batch 336
+    "wgan_critic_loss_negated_to_match_paper":   # real-bug batch 336
+        "A weight-clipped WGAN on the 8x8 digits (RMSprop, clip 0.01, a generator "
+        "step every 5th batch) whose critic minimises mean(D(real)) - mean(D(fake)), "
+        "the paper's maximised objective taken as a loss, while the generator still "
+        "minimises -mean(D(fake)), so it runs towards what the critic calls fake. "
+        "Reported as \"loss_D about wgan\" (eriklindernoren/PyTorch-GAN#17: inverted "
+        "digits). Held-out distances 5.90 / 5.98 against 1.60 / 2.00. Watch, on the "
+        "critic, gave nothing. A rule would need to compare the signs of the real and"
+        " fake scores in the critic's loss with the generator's loss: both must not "
+        "push fake scores the same way.",
+    "wgangp_critic_keeps_batchnorm":   # real-bug batch 336
+        "A WGAN-GP on the 8x8 digits whose MLP critic keeps a BatchNorm1d copied from"
+        " a DCGAN discriminator, scoring the real batch, the fake batch and the "
+        "interpolates in separate training-mode calls, so each batch is normalised by"
+        " its own statistics and the per-sample penalty means little. Reported as "
+        "\"wgan-gp\" (eriklindernoren/Keras-GAN#48, \"No critic batch normalization\"). "
+        "Held-out distances 3.08 / 3.30 against 1.42 / 1.58. Watch named "
+        "PARAMS_NOT_UPDATING (the bias before the batch norm), not the cause. A rule "
+        "would need to see a batch-statistics layer inside a network differentiated "
+        "per sample for an input-gradient penalty.",
+    # real-bug batch 335
+    "price_csv_newest_first_trained_backwards":   # real-bug batch 335
+        "An LSTM next-day return forecaster trained on a price file listed newest "
+        "first and never sorted by date, so every window runs backwards and its "
+        "target is the day before it (lilianweng/stock-rnn 13, \"The Time-reversed "
+        "Problem of Some Crawled Data\"). Forecasting the 500 later days forward, its "
+        "MSE is 3.82 against 2.44 for the sorted twin, worse than forecasting zero "
+        "(3.22). nndebug gave only LOSS_OSCILLATING as it came, which the twin gave "
+        "too (the stock's one-day crashes swing batch losses); with the regression "
+        "loss's own noise allowed (this session) it says nothing on either. A rule "
+        "would need to see time order itself: dates running backwards, or the "
+        "training windows' drift and move asymmetry reversed against a forward "
+        "held-out series.",
+    "ohlc_average_taken_over_volume_column_too":   # real-bug batch 335
+        "A first-tutorial stacked-LSTM forecaster whose series is the OHLC average "
+        "taken as the mean of every column of the price table, Volume included, so "
+        "the average is a fifth of the day's volume "
+        "(NourozR/Stock-Price-Prediction-LSTM PR 10: \"the ohlc_avg was in millions\")."
+        " The de-normalised forecast correlates 0.10 with the real next-day average "
+        "against 0.996 fixed. nndebug named RNN_READ_BEFORE_RECURRENCE and "
+        "NO_GRADIENT, true of both runs (the tutorial's one-day windows leave "
+        "weight_hh without gradient), nothing about the mixed units. A rule would "
+        "need the raw table before it is averaged: a column in different units folded"
+        " into one input before the scaler.",
+    # real-bug batch 334
+    "symmetry_augmentation_mirrors_board_not_policy":   # real-bug batch 334
+        "An AlphaZero-style tic-tac-toe net whose replay buffer is doubled with each "
+        "board's left-right mirror while the policy target stays unmirrored, the "
+        "getSymmetries slip of alpha-zero-general's \"connect4 symmetries\" (\"shouldn't"
+        " the vector pi also be reversed along with the board?\"). Held-out share of "
+        "positions whose top legal move is a best move: 0.75 against 0.90 for the "
+        "twin (seeds + 1000: 0.74 vs 0.88). nndebug said nothing. A rule would need "
+        "to see that the policy targets fit the training boards markedly better after"
+        " the same cell permutation (mirroring) that relates duplicated inputs, i.e. "
+        "a geometric augmentation applied to a spatial input but not to its spatial "
+        "target.",
+    "value_target_signed_for_player_who_just_moved":   # real-bug batch 334
+        "An AlphaZero-style tic-tac-toe net whose value targets are the game's result"
+        " signed for the player who moved into each position instead of the player to"
+        " move (muzero-general's \"fix reward sign in compute_target_value()\": \"the "
+        "reward sign is reversed\"), so every target's sign is flipped while the board"
+        " is read from the mover's view. Held-out share of positions whose rounded "
+        "value is the true result: 0.21 against 0.62 (seeds + 1000: 0.20 vs 0.60). "
+        "nndebug said nothing. A rule would need game knowledge: e.g. that a value "
+        "target anti-correlates with an obvious proxy (an immediate win available to "
+        "the mover), which the loss curve and tensors alone cannot show.",
+    "self_play_records_alias_one_board":   # real-bug batch 334
+        "A self-play loop for an AlphaZero-style tic-tac-toe net appends the live "
+        "numpy board (mutated move after move) to the game's state list, so every "
+        "stored position is the game's final board (sanghyunyi/alphago_zero: "
+        "\"state_list is full of the last state\"). Value accuracy on fresh self-play "
+        "positions: 0.50 against 0.63 for the copy-appending twin (seeds + 1000: 0.45"
+        " vs 0.67). nndebug named LOSS_AT_CHANCE (the loss sits near its "
+        "conflicting-target floor), not the cause. A rule would need to see that the "
+        "training rows come in groups of identical inputs with differing targets "
+        "across the buffer, not only inside one batch.",
+    "board_encoded_for_x_value_for_player_to_move":   # real-bug batch 334
+        "An AlphaZero-style tic-tac-toe net reads every board from X's side (X plane,"
+        " O plane) while its value and policy targets are for the player to move "
+        "(open_spiel's \"AlphaZero network to estimate the current player's value "
+        "function\" fix: observe from the current player's perspective). Only the "
+        "marks' parity tells whose turn it is. Held-out value accuracy: 0.55 against "
+        "0.62 (seeds + 1000: 0.55 vs 0.60). nndebug said nothing. A rule would need "
+        "to see that the targets flip sign with a feature the input holds only "
+        "implicitly (whose turn), e.g. that swapping the two input planes and "
+        "negating the value fits the data as well.",
+    "legal_mask_multiplied_into_policy_logits":   # real-bug batch 334
+        "An AlphaZero-style tic-tac-toe net multiplies its policy logits by the 0/1 "
+        "legal-move mask before the softmax, so occupied cells keep logit 0 and a "
+        "share of the probability (reversi-alpha-zero's \"Policy out softmax with "
+        "illegal moves\": \"Is not equal softmax((0, -0.5, 0.5))[1:2] and "
+        "softmax((-0.5,0.5))\"). Held-out share of positions whose top move under the "
+        "model's own policy is a best move: 0.84 against 0.91 for the masked_fill "
+        "twin (seeds + 1000: 0.82 vs 0.90). nndebug said nothing (DEAD_RELU's "
+        "floored-rows reading did not fire). A rule would need to see class scores "
+        "pinned at exactly 0 wherever a 0/1 tensor multiplied them, while their "
+        "targets are 0.",
+    # real-bug batch 333
+    "capsule_routing_softmax_without_dim_over_input_capsules":   # real-bug batch 333
+        "A hand-written CapsNet on the digits (three routing iterations, margin loss,"
+        " masked reconstruction) turns its routing logits b (batch, 72, 10, 1) into "
+        "coupling coefficients with F.softmax(b) and no dim, so torch normalises over"
+        " the 72 input capsules instead of the ten parents "
+        "(higgsfield/Capsule-Network-Tutorial#7, \"it will choose dim=1\"). Held-out "
+        "accuracy 0.285 vs 0.91 for the fixed twin (seeds+1000: 0.465 vs 0.93). "
+        "nndebug gave nothing: torch's implicit-dim UserWarning did not come out as a"
+        " FRAMEWORK_WARNING. Since this session watch names it a warning (a softmax "
+        "without dim on a 4-D tensor) when the warning reaches Python's display, as "
+        "it does by default; this benchmark and tests/test_real_bugs.py silence "
+        "warnings with an 'ignore' filter, which hides them from the capture, so the "
+        "row stays missed. A rule would have to see a softmax whose weights are then "
+        "summed away over the same axis they were normalised over, or keep torch's "
+        "implicit-dim warning from a watched step.",
+    "capsule_routing_logits_kept_between_calls":   # real-bug batch 333
+        "A hand-written CapsNet keeps its routing logits b in a buffer of the layer. "
+        "Each forward starts from what the last call left, adds the batch-mean "
+        "agreements and writes b back, in training and in evaluation "
+        "(XifengGuo/CapsNet-Keras#1, \"you will update bias every time you send in "
+        "some data\"). Held-out accuracy 0.84 vs 0.91 in batches of 100 and 0.70 vs "
+        "0.91 one digit at a time (seeds+1000: 0.87 vs 0.93; 0.61 vs 0.93). nndebug "
+        "gave nothing. A rule would have to notice a non-norm buffer that forward "
+        "writes and the next forward reads, or run the same batch twice and compare, "
+        "as the STATE_CARRIED_ACROSS_BATCHES probe does outside watch.",
+    "capsule_margin_loss_arguments_swapped":   # real-bug batch 333
+        "A hand-written CapsNet's margin loss is a module written as forward(labels, "
+        "lengths) and called with the capsule lengths first and the one-hot targets "
+        "second (sxhxliang/CapsNet_Mxnet#3, \"the order of parameter is wrong\"). What "
+        "is left is linear in the lengths, with no margins, and shrinking every "
+        "capsule is nearly as cheap as raising the right one. Held-out accuracy 0.475"
+        " vs 0.91 (seeds+1000: 0.42 vs 0.93). nndebug named DEAD_RELU and "
+        "COLLAPSED_ACTIVATIONS, symptoms of the collapsed capsules, not the swap. A "
+        "rule would have to see a hand-written loss whose exact 0/1 one-hot tensor "
+        "fills the prediction slot while the model's output fills the labels slot, "
+        "beyond binary cross-entropy.",
     # real-bug batch 332
     "link_predictor_left_in_train_mode_at_test":   # real-bug batch 332
         "A GCN encoder with an MLP link predictor (the product of the endpoint "
@@ -7443,6 +7632,29 @@ def test_the_cause_is_named(case):
 # case -> (the codes its healthy twin draws, why): false alarms not fixed yet, checked
 # exactly, so that a fix - or any other change - fails the test until this is updated
 KNOWN_FALSE_ALARMS = {
+    # real-bug batch 337
+    "mamba_dt_projection_init_overwritten_by_model_init": (
+        {"TARGETS_IN_INPUTS"},
+        "TARGETS_IN_INPUTS fired on the twin, a one-block Mamba with the report's fix"
+        " (dt_proj keeps its inverse-softplus step-size init), which reaches 1.000 "
+        "held-out accuracy at both seeds. The task is a MAD-style recall task: the "
+        "first token is one of 8 keys, and the model names it at the last step. The "
+        "label is the first input id by construction, so the finding is literally "
+        "true of the data. But reading that id across 15 noise tokens is the task, "
+        "not a leak. The bug run got the same finding as well as "
+        "INIT_SCALE_TOO_SMALL, the cause."),
+    # real-bug batch 335
+    "ohlc_average_taken_over_volume_column_too": (
+        {"NO_GRADIENT", "RNN_READ_BEFORE_RECURRENCE"},
+        "RNN_READ_BEFORE_RECURRENCE and NO_GRADIENT fired on the twin (Volume dropped"
+        " before averaging), naming lstm1.weight_hh_l0 and lstm2.weight_hh_l0, which "
+        "get exactly zero gradient on every step. The findings are true of the twin: "
+        "the tutorial feeds windows of one day (step_size = 1), so each LSTM runs a "
+        "single step from a zero state and its recurrent weights can never learn; the"
+        " layers act as feed-forward cells. The twin still forecasts well "
+        "(correlation 0.996, RMSE $1.25) since persistence needs no memory, but a "
+        "one-step LSTM is a design flaw the report's fix left in, so these are "
+        "findings about the tutorial, not false ones."),
     # real-bug batch 332
     "link_predictor_left_in_train_mode_at_test": (
         {"OVERFITTING"},
