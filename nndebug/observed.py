@@ -120,8 +120,9 @@ class LossCall:
     # that other value (labels multiplied by a pixel scale arrive as 0 and 1/256, real-bug
     # batch 185); None when not read or not two such levels
     label_level: "float | None" = None
-    sample_loss_cv: float = float("nan")   # an element-wise regression loss: the spread of
-                                           # the samples' errors over their mean (batch 335)
+    sample_loss_cv: "float | None" = None  # an element-wise regression loss: the spread of
+                                           # the samples' errors over their mean (batch 335;
+                                           # None when not read)
 
 
 @dataclass

@@ -441,9 +441,11 @@ def _integer_dtype(tensor):
 
 
 def _spread_over_mean(mean, spread):
-    """The per-sample errors' spread over their mean (nan when not read or the mean is 0)."""
-    if mean is None or spread is None or not mean > 0 or not math.isfinite(spread):
-        return float("nan")
+    """The per-sample errors' spread over their mean (None when not read, not finite or the
+    mean is 0: a saved file then holds no NaN, and a loaded call equals the one saved)."""
+    if mean is None or spread is None or not mean > 0 or not math.isfinite(spread) or \
+            not math.isfinite(mean):
+        return None
     return float(spread) / float(mean)
 
 

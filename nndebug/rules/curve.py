@@ -375,7 +375,7 @@ def _sample_noise(ctx, late, level, batch):
     of those standard errors are allowed. 0.0 when fewer than
     SAMPLE_NOISE_MIN_CALLS calls were read."""
     cvs = [c.sample_loss_cv for c in observed_list(ctx, "loss_calls")
-           if math.isfinite(getattr(c, "sample_loss_cv", math.nan))]
+           if getattr(c, "sample_loss_cv", None) is not None and math.isfinite(c.sample_loss_cv)]
     if len(cvs) < SAMPLE_NOISE_MIN_CALLS or not batch or len(late) == 0:
         return 0.0
     now = max(float(np.median(late)), 0.0) / level
