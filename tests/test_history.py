@@ -487,6 +487,14 @@ THINNING_CHANGES = {
         "thinned records add EXPLODING_ACTIVATIONS (the scores grow without bound, as the "
         "loss asks). The same limit as the FedAvg aggregate's above; not traced (found by "
         "the clean-clone CI rehearsal when batches 289-302 moved the sample, 2026-12-06)"),
+    "benchmarks.real_bugs.dp_noise_for_clipped_sum_added_to_mean": (
+        {"EXPLODING_ACTIVATIONS"}, set(),
+        "DP-SGD whose noise, sized for the clipped sum, is added to the mean: 64 times too "
+        "large, the weights blow up; recording every step names LOSS_DIVERGING, "
+        "LOSS_OSCILLATING and LR_TOO_HIGH, the budget's thinned records add "
+        "EXPLODING_ACTIVATIONS (the growth read on the kept records). The same limit as the "
+        "FedAvg aggregate's above; not traced (found by the clean-clone CI rehearsal when "
+        "batches 333-340 moved the sample, 2026-12-07)"),
 }
 
 
