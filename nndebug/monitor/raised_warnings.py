@@ -71,15 +71,12 @@ _SKIPPED_DIRS = None
 
 
 def _skipped_dirs():
-    """The folders of torch, nndebug and the warnings module: the user's line is the first
-    frame outside them."""
+    """The folders of torch and nndebug (the origin watch's, ``nonfinite_origins._own_dirs``)
+    and the warnings module: the user's line is the first frame outside them."""
     global _SKIPPED_DIRS
     if _SKIPPED_DIRS is None:
-        import torch
-        ours = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        _SKIPPED_DIRS = tuple(os.path.dirname(os.path.abspath(path)) + os.sep
-                              for path in (torch.__file__, ours + os.sep + "x")) + \
-            (os.path.abspath(warnings.__file__),)
+        from .nonfinite_origins import _own_dirs
+        _SKIPPED_DIRS = _own_dirs() + (os.path.abspath(warnings.__file__),)
     return _SKIPPED_DIRS
 
 
