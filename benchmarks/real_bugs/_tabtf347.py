@@ -1,11 +1,9 @@
-"""Data and pieces the batch-347 cases share (tabular transformers: FT-Transformer feature
-tokenizers and their CLS readout, binned numerical embeddings, TabNet's sparsemax masks).
+"""Data and pieces the batch-347 cases share (tabular transformers: TabTransformer's
+inputs, TabNet's attentive transformers and sparsemax masks).
 
 mixed_rows       rows of standard-normal numeric columns and a few categorical columns,
                  with a binary label that depends on both (smooth non-linear numeric terms,
                  one interaction, an effect per category)
-FeatureTokenizer FT-Transformer's tokenizer: numeric column j -> x_j * W_j + b_j, each
-                 categorical column looked up in one shared table at its own offset
 Block            one pre-norm transformer block (attention + feed-forward), batch first
 binary_accuracy  accuracy of a one-logit model on held-out rows
 Sparsemax        sparsemax over dim 1 with a hand-written backward (per-sample support size,
@@ -38,23 +36,6 @@ def split_rows(seed=0, train=2000, held=1000, **kw):
     return mixed_rows(rng, train, **kw), mixed_rows(rng, held, **kw)
 
 
-def fresh_batches(seed, steps, batch_size=64, **kw):
-    """A new batch of rows every step from one generator (a prior-fitted network's
-    training: the data are drawn, never revisited), labels cut at the median logit of a
-    20,000-row draw; and 1,000 held-out rows drawn the same way."""
-    rng = np.random.default_rng(seed)
-    cut = _median_logit(seed + 1, **kw)
-    held = mixed_rows(rng, 1000, threshold=cut, **kw)
-    return (mixed_rows(rng, batch_size, threshold=cut, **kw) for _ in range(steps)), held
-
-
-def _median_logit(seed, numbers=6, levels=(6, 8, 5), effect=1.0, noise=0.3):
-    rng = np.random.default_rng(seed)
-    x = rng.normal(size=(20000, numbers))
-    codes = np.stack([rng.integers(0, n, 20000) for n in levels], 1)
-    return float(np.median(_logit(x, codes, levels, effect, noise, rng)))
-
-
 def _logit(x, codes, levels, effect, noise, rng):
     tables = [np.random.default_rng(7 + i).normal(scale=effect, size=n)
               for i, n in enumerate(levels)]
@@ -62,25 +43,6 @@ def _logit(x, codes, levels, effect, noise, rng):
              + 0.5 * np.abs(x[:, 5]))
     logit = logit + sum(table[codes[:, i]] for i, table in enumerate(tables))
     return logit + noise * rng.normal(size=len(x))
-
-
-class FeatureTokenizer(nn.Module):
-    """One d-dimensional token per column: numbers through a per-column affine map,
-    categories through one table read at each column's offset."""
-
-    def __init__(self, numbers, levels, dim):
-        super().__init__()
-        self.weight = nn.Parameter(torch.randn(numbers, dim) / dim ** 0.5)
-        self.bias = nn.Parameter(torch.randn(numbers, dim) / dim ** 0.5)
-        self.table = nn.Embedding(sum(levels), dim)
-        nn.init.normal_(self.table.weight, std=dim ** -0.5)
-        offsets = torch.tensor([0] + list(np.cumsum(levels)[:-1]), dtype=torch.long)
-        self.register_buffer("offsets", offsets)
-
-    def forward(self, x, codes):
-        numeric = x.unsqueeze(-1) * self.weight + self.bias          # (B, numbers, d)
-        categorical = self.table(codes + self.offsets)               # (B, fields, d)
-        return torch.cat([numeric, categorical], 1)
 
 
 class Block(nn.Module):
