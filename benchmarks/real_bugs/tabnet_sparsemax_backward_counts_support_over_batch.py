@@ -9,10 +9,12 @@ sums to 1) and the loss falls; the masks are just trained along the wrong direct
 Reported: "Fix backprop with minibatch" -
 https://github.com/gokceneraslan/SparseMax.torch/pull/3 ("For minbatch case, each sample
 should have a different |S(Z)| value"; a user: with the old code the attention weights
-"will divergence"). That module was ported to PyTorch and into TabNet implementations. Here
+"will divergence"); the module was later ported to PyTorch as sparsemax-pytorch). Here
 a 3-step TabNet (GLU feature transformers, attentive transformer = Linear + BatchNorm +
 prior-scaled sparsemax over the 64 pixel features, relaxation 1.3) classifying the 8x8
 digits (1,500 to train, 297 held out); Adam 2e-2, 200 steps of 64.
+
+The Function is ``_tabtf347.Sparsemax``; ``per_sample=False`` is the bug.
 
 Fix: divide each sample's masked gradient sum by that sample's own support size.
 
