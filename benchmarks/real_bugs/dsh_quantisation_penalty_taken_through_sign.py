@@ -13,8 +13,8 @@ absolute value, "I made a mistake", fixed to abs). Here the report's DSH loss on
 digits: a 64 -> 128 -> 16-bit MLP hash layer (linear output, as DSH), pairwise
 labels built from the classes of every pair in the batch (the DSH paper's in-batch pairs;
 the reporting repository also compares with a memory bank of past codes), margin 2 * bits,
-alpha 0.1 (the report's), Adam 3e-3, 400 batches of 64; codes binarised with sign and 500 held-out digits
-ranked by Hamming distance against the 1297 training digits.
+alpha 0.1 (the report's), Adam 3e-3, 400 batches of 64; codes binarised with sign and
+500 held-out digits ranked by Hamming distance against the 1297 training digits.
 Fix: alpha * (1 - u.abs()).abs().mean().
 
 Measured (held-out mAP under Hamming ranking, 500 queries against the training digits):
