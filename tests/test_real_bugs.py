@@ -6,12 +6,12 @@ shows up as a failing test to update, not as silence).
 ``make test`` replays a fixed sample of the cases, ``make test-real-bugs`` the others, and CI
 both (``--real-bugs``, tests/real_bug_tiers.py); ``--real-bugs=all -k NAME`` replays one case
 whatever its tier."""
-import warnings
 
 import pytest
 
 pytest.importorskip("torch")
 
+from benchmarks.bench_real_bugs import warnings_unprinted  # noqa: E402
 from benchmarks.real_bugs import cases  # noqa: E402
 from real_bug_tiers import chosen, short_name, tier_of  # noqa: E402
 
@@ -173,21 +173,6 @@ KNOWN_MISSES = {
         "pinned at exactly 0 wherever a 0/1 tensor multiplied them, while their "
         "targets are 0.",
     # real-bug batch 333
-    "capsule_routing_softmax_without_dim_over_input_capsules":   # real-bug batch 333
-        "A hand-written CapsNet on the digits (three routing iterations, margin loss,"
-        " masked reconstruction) turns its routing logits b (batch, 72, 10, 1) into "
-        "coupling coefficients with F.softmax(b) and no dim, so torch normalises over"
-        " the 72 input capsules instead of the ten parents "
-        "(higgsfield/Capsule-Network-Tutorial#7, \"it will choose dim=1\"). Held-out "
-        "accuracy 0.285 vs 0.91 for the fixed twin (seeds+1000: 0.465 vs 0.93). "
-        "nndebug gave nothing: torch's implicit-dim UserWarning did not come out as a"
-        " FRAMEWORK_WARNING. Since this session watch names it a warning (a softmax "
-        "without dim on a 4-D tensor) when the warning reaches Python's display, as "
-        "it does by default; this benchmark and tests/test_real_bugs.py silence "
-        "warnings with an 'ignore' filter, which hides them from the capture, so the "
-        "row stays missed. A rule would have to see a softmax whose weights are then "
-        "summed away over the same axis they were normalised over, or keep torch's "
-        "implicit-dim warning from a watched step.",
     "capsule_routing_logits_kept_between_calls":   # real-bug batch 333
         "A hand-written CapsNet keeps its routing logits b in a buffer of the layer. "
         "Each forward starts from what the last call left, adds the batch-mean "
@@ -7610,8 +7595,7 @@ def pytest_generate_tests(metafunc):
 
 
 def run(case, fixed):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with warnings_unprinted():       # seen by watch as a user's console would show them
         return case.run(fixed=fixed).findings()
 
 
