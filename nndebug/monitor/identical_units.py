@@ -46,6 +46,7 @@ class IdenticalUnits:
         import torch
         candidates = [(str(name), p) for name, p in adapter.named_parameters()
                       if p.is_floating_point() and p.dim() >= 2 and p.shape[0] >= 2
+                      and p.numel() > 0       # a layer of zero inputs has no rows to compare
                       and p.device.type != "meta" and adapter.requires_grad(p)]
         if not candidates:
             return

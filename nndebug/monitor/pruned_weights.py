@@ -142,7 +142,8 @@ def _followed_weights(model):
     weights of 2+ dimensions (views share the weight's storage: in-place writes show)."""
     import torch
     weights = [(name, p) for name, p in model.named_parameters()
-               if p.dim() >= 2 and p.is_floating_point() and p.is_contiguous()]
+               if p.dim() >= 2 and p.is_floating_point() and p.is_contiguous()
+               and p.numel() > 0]             # a layer of zero inputs has no entries
     weights = sorted(weights, key=lambda item: -item[1].numel())[:MAX_FOLLOWED]
     followed = []
     for name, p in weights:

@@ -152,7 +152,7 @@ def _followed_weights(model):
     arrays (a row copy is about a microsecond), elsewhere device tensors (no host read)."""
     import torch
     weights = [(name, p) for name, p in model.named_parameters()
-               if p.requires_grad and p.dim() >= 2 and p.is_floating_point() and
+               if p.requires_grad and p.dim() >= 2 and p.is_floating_point() and p.numel() and
                p.is_contiguous()]
     weights = sorted(weights, key=lambda item: -item[1].numel())[:MAX_FOLLOWED]
     followed = []

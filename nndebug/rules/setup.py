@@ -816,6 +816,7 @@ def zeroed_gradient(ctx, records, received):
     zero_start = {row[0] for row in getattr(run.observed, "zero_start_parameters", None) or []}
     started_zero = [n for n in zeroed_names if n in zero_start]
     factors = len(started_zero) >= 2 and 2 * len(started_zero) >= len(zeroed_names)
+    empty = _empty_weights(run, zeroed)
     return Finding(
         code="NO_GRADIENT", severity="warning", where=", ".join(modules(zeroed_names)),
         step=records[0].step,
@@ -824,13 +825,18 @@ def zeroed_gradient(ctx, records, received):
                     f"{len(started_zero)} of them started all zero "
                     f"({short_list(started_zero)}): factors multiplied together that all "
                     "start at zero (a LoRA adapter's A and B) give each other a gradient of "
-                    "zero forever. " if factors else "") + "Something "
+                    "zero forever. " if factors else "") + (
+                    f"{short_list([f'{n} {tuple(shape)}' for n, shape in empty])} "
+                    "hold no elements: a layer built for 0 input features reads an empty "
+                    "slice, and outputs its bias alone, the same for every sample (a width "
+                    "computed as a difference of two sizes that came out 0). "
+                    if empty else "") + "Something "
                 "between them and the loss multiplies by zero: a Dropout whose p is 1 (a keep "
                 "probability passed as PyTorch's drop probability), a mask or gate of zeros, "
                 "a multiplication by a constant 0, or a step function (torch.sign, "
                 "torch.round, floor) whose gradient is zero everywhere.",
         evidence={"parameters": zeroed_names, "records": len(records), "exactly_zero": True,
-                  "started_zero": started_zero},
+                  "started_zero": started_zero, "empty": [n for n, _ in empty]},
         fix=("Start one factor of each product at random (LoRA: A random, B zero), and check "
              "that no init routine run after the adapters were added zeroes both; " if factors
              else "") +
@@ -838,6 +844,14 @@ def zeroed_gradient(ctx, records, received):
             "nn.Dropout(p) takes the probability of DROPPING (p = 1 - keep_prob); a mask "
             "must be 1 where values are kept; a hard threshold or rounding needs a "
             "straight-through or sigmoid surrogate to pass a gradient.")
+
+
+def _empty_weights(run, indices):
+    """[(name, shape)] of the parameters among ``indices`` that hold no elements (a
+    Linear(0, n)'s weight: real-bug batch 347, TabNet's attentive layers given a zero-width
+    split when feature_dim equals output_dim)."""
+    return [(run.params[i].name, run.params[i].shape) for i in indices
+            if 0 in tuple(run.params[i].shape)]
 
 
 def _shift_blind_biases(run, zeroed, grads, received):
