@@ -262,7 +262,8 @@ class SchedulerState:
 @dataclass
 class LossTerm:
     """An addend of the loss's top-level sum (through +, - and scaling by constants) that is
-    a constant: it moves the loss's value, not one parameter (``monitor/loss_terms.py``)."""
+    a constant, or computed through sign/round/floor: it moves the loss's value, not one
+    parameter (``monitor/loss_terms.py``)."""
     step: int
     value: "float | None"         # what it adds to the loss (None: the graph did not say)
     share: "float | None"         # |value| / |loss| (None: value not known)
@@ -273,6 +274,9 @@ class LossTerm:
     data_only: bool = False       # computed under the constants mode from data alone: no
                                   # tensor of the model's, nothing from the host (real-bug
                                   # batch 206: a Sinkhorn divergence's prior-only term)
+    cut_by: str = ""              # a term with a graph that a zero-derivative operation cuts
+                                  # from every parameter ("SignBackward0"; real-bug batch
+                                  # 346); "" for a constant
 
 
 @dataclass

@@ -89,7 +89,7 @@ class GraphGrowth:
             self.value_steps += 1
         total = abs(_one_value(loss) or 0.0)
         kept = []
-        for name, factor, constant in terms:
+        for name, factor, constant, cut in terms:
             made = computed is not None and computed.get(id(constant)) is constant
             data_only = origins is not None and constant is not None and \
                 origins.data_only(constant)
@@ -100,7 +100,7 @@ class GraphGrowth:
             value = factor * constant
             kept.append(LossTerm(step=step, value=value, made_by=name, computed=made,
                                  share=abs(value) / total if total > 0 else None,
-                                 data_only=data_only))
+                                 data_only=data_only, cut_by=cut))
         kept.sort(key=lambda t: -abs(t.value))
         self.observed.loss_terms.extend(kept[:TERMS_PER_STEP])
 

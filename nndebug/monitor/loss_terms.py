@@ -12,6 +12,16 @@ and scaling by a constant (``0.5 * (a + b)``, ``(a + b) / n``). A constant met d
 constant inside a loss op, a mask, ``p * p.log()`` inside a hand-written KL) is not a term
 of the loss, and not looked at.
 
+A term can also keep its graph and still carry no gradient: computed through ``sign``,
+``round``, ``floor``, ``ceil`` or ``trunc``, whose derivative is zero wherever it is defined
+(real-bug batch 346: DSH's quantisation penalty typed ``(1 - u.sign()).abs()`` for ``(1 -
+u.abs()).abs()``). torch keeps such an operation in the graph and backpropagates zeros
+through it. An addend with a graph is such a term when every path from it to a tensor that
+takes a gradient goes through one of those operations (``zero_derivative_cut``); the walk
+stops at the first tensor it reaches that takes a gradient, so a live term costs a few
+nodes. minigrad's ``sign`` returns a tensor without a graph: there such a term is a constant
+addend already.
+
 A constant's value is what tells a penalty (a sizable, changing share of the loss) from a
 harmless offset (``loss + 0``, an accumulator started at ``torch.zeros(())``). minigrad keeps
 the constant in the graph. torch does not (``AddBackward0`` saves only ``alpha``), so once
@@ -30,6 +40,11 @@ SUBTRACTIONS = {"SubBackward0", "sub"}
 DIVISIONS = {"DivBackward0", "div"}
 ARITHMETIC = {"add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "true_divide",
               "subtract", "multiply", "divide"}   # torch function names the mode notes
+ZERO_DERIVATIVE = {"SignBackward0", "SgnBackward0", "RoundBackward0", "RoundBackward1",
+                   "FloorBackward0", "CeilBackward0", "TruncBackward0"}  # torch's nodes whose
+                   # backward is zeros: piecewise-constant functions
+CUT_WALK_LIMIT = 4096    # [design] nodes walked under one addend at most to find a tensor
+                         # that takes a gradient; past it the addend counts as live
 WALK_LIMIT = 32          # [design] nodes of the top-level sum walked at most: a loss of a
                          # dozen weighted terms is far under it
 TERMS_PER_STEP = 4       # [design] constant addends kept per step (the largest first)
@@ -39,19 +54,44 @@ CONSTANTS_PER_STEP = 256  # [design] one-value arithmetic results the mode notes
 
 
 def constant_addends(framework, loss, constants=None):
-    """[(operation, sign x scale or None, constant or None)] for each addend of the loss's
-    top-level sum that has no graph. ``constants`` (torch): node -> the constant operand,
-    as the mode noted it; without it the values are None (only the structure is known)."""
+    """[(operation, sign x scale or None, value or None, cut)] for each addend of the loss's
+    top-level sum that carries no gradient: a constant (``cut`` ""), or a term whose graph
+    is cut by a zero-derivative operation (``cut``: its node's name, torch only).
+    ``constants`` (torch): what the mode noted - node -> the constant operand, (node, index)
+    -> the value of an operand with a graph; without it the values are None (only the
+    structure is known)."""
     if framework == "torch":
-        return _walk(getattr(loss, "grad_fn", None), _torch_node(constants or {}))
+        return _walk(getattr(loss, "grad_fn", None), _torch_node(constants or {}),
+                     zero_derivative_cut)
     if framework == "minigrad":
         return _walk(getattr(loss, "_node", None), _minigrad_node)
     return []
 
 
-def _walk(root, read):
+def zero_derivative_cut(node):
+    """The name of the zero-derivative operation (``ZERO_DERIVATIVE``) met on the way when
+    no path from the torch graph node ``node`` reaches a tensor that takes a gradient
+    without going through one; None when a path does (or the walk was too long to tell)."""
+    seen, stack, cut = set(), [node], None
+    while stack:
+        current = stack.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        name = type(current).__name__
+        if name in ZERO_DERIVATIVE:
+            cut = cut or name
+            continue
+        if name == "AccumulateGrad" or len(seen) > CUT_WALK_LIMIT:
+            return None
+        stack.extend(child for child, _ in getattr(current, "next_functions", ()))
+    return cut
+
+
+def _walk(root, read, cut_of=None):
     """The top-level sum under ``root``. ``read(node)`` -> (operation name, [(input node or
-    None, constant or None)]) for one node."""
+    None, constant or None)]) for one node; ``cut_of(node)`` -> the zero-derivative
+    operation that cuts an addend's graph, or None."""
     found, stack, walked = [], [(root, 1.0)], 0
     while stack and walked < WALK_LIMIT:
         node, scale = stack.pop()
@@ -63,8 +103,11 @@ def _walk(root, read):
             for index, (child, constant) in enumerate(inputs):
                 sign = -1.0 if name in SUBTRACTIONS and index == 1 else 1.0
                 factor = None if scale is None else scale * sign
+                cut = cut_of(child) if cut_of is not None and child is not None else None
                 if child is None:
-                    found.append((name, factor, constant))
+                    found.append((name, factor, constant, ""))
+                elif cut is not None:
+                    found.append((name, factor, constant, cut))
                 else:
                     stack.append((child, factor))
         elif name in SCALES and len(inputs) == 2:
@@ -88,8 +131,9 @@ def _torch_node(constants):
     def read(node):
         children = [child for child, _ in getattr(node, "next_functions", ())]
         constant = constants.get(node)
-        return type(node).__name__, [(child, constant if child is None else None)
-                                     for child in children]
+        return type(node).__name__, [(child, constant if child is None else
+                                      constants.get((node, index)))
+                                     for index, child in enumerate(children)]
     return read
 
 
@@ -241,6 +285,11 @@ def _constants_mode_class():
             if not isinstance(result, torch.Tensor) or result.numel() != 1 or \
                     result.grad_fn is None or len(args) < 2 or \
                     len(self.notes) >= CONSTANTS_PER_STEP:
+                return
+            if all(isinstance(a, torch.Tensor) and a.requires_grad and a.numel() == 1
+                   for a in args[:2]):
+                for index, operand in enumerate(args[:2]):   # two terms with graphs: their
+                    self.notes[(result.grad_fn, index)] = operand.detach()   # values
                 return
             constants = [a for a in args[:2] if isinstance(a, (int, float)) or
                          isinstance(a, torch.Tensor) and not a.requires_grad]

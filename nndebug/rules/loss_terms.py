@@ -52,18 +52,30 @@ def largest_per_step(terms):
 
 
 def penalty_without_gradient(terms):
-    """The per-step terms when they read as a penalty: sizable on most steps, and changing
-    from step to step; None otherwise."""
+    """The per-step terms when they read as a penalty: sizable on most steps (a term cut by
+    sign or round: on one step at least), and changing from step to step; None otherwise."""
     by_step = largest_per_step(terms)
     if len(by_step) < MIN_STEPS:
         return None
     sizable = [t for t in by_step.values() if t.share > SIZABLE_SHARE]
     values = [t.value for t in by_step.values()]
     spread = max(values) - min(values)
-    if len(sizable) <= MOST_STEPS * len(by_step) or \
+    if len(sizable) < _sizable_steps_needed(by_step) or \
             spread <= VARIES * max(abs(v) for v in values):
         return None
     return by_step
+
+
+def _sizable_steps_needed(by_step):
+    """More than half the measured steps for a constant; one step for terms computed
+    through a zero-derivative operation on every step. A constant may be an accumulator
+    started at zero or an offset, and only its size tells a penalty; a sign() or round()
+    of the model's output is a penalty by construction, and the share of a penalty grows as
+    the main loss falls (real-bug batch 346: DSH's quantisation term, 0.7% of the loss on
+    the first recorded steps, 8% by step 128)."""
+    if all(getattr(t, "cut_by", "") for t in by_step.values()):
+        return 1
+    return math.floor(MOST_STEPS * len(by_step)) + 1
 
 
 def constant_derivative_steps(calls):
@@ -112,19 +124,31 @@ def loss_term_without_gradient(ctx):
     cause = (f" torch.autograd.grad was called without create_graph=True on "
              f"{len(set(graphless))} noted step(s): the gradients it returns are constants, "
              "and a penalty built from them is one too." if graphless else "")
+    cut = getattr(first, "cut_by", "")
+    how = (f"computed through {_operation(cut)}, whose derivative is zero wherever it is "
+           "defined: the graph keeps it and backpropagates zeros" if cut else
+           f"a constant added through {first.made_by}")
     return Finding(
         code="LOSS_TERM_WITHOUT_GRADIENT", severity="warning", where="loss", step=first.step,
         message=f"A term of the loss has no gradient: it adds {min(shares):.0%} to "
-                f"{max(shares):.0%} of the loss's value on the measured steps (a constant "
-                f"added through {first.made_by}), but no gradient flows from it, so the "
-                "model trains exactly as without it, whatever its weight." + cause,
+                f"{max(shares):.0%} of the loss's value on the measured steps ({how}), but "
+                "no gradient flows from it, so the model trains exactly as without it, "
+                "whatever its weight." + cause,
         evidence={"steps": list(by_step), "values": [t.value for t in by_step.values()],
-                  "shares": shares, "made_by": first.made_by,
+                  "shares": shares, "made_by": first.made_by, "cut_by": cut,
                   "sizable_share": SIZABLE_SHARE,
                   "grad_calls_without_graph": len(graphless)},
         fix=("Pass create_graph=True to torch.autograd.grad when its result enters the loss. "
              if graphless else "") +
+            (f"{_operation(cut)} is flat: write the penalty with a function that has a "
+             "slope (|u| for sign(u) in a quantisation term, u itself or a straight-through "
+             "estimator, u + (u.round() - u).detach(), for round). " if cut else "") +
             "Compute the term from differentiable operations on the model's output: "
             "argmax, .item(), NumPy and torch.no_grad() cut the graph (a soft version, e.g. "
             "the probability mass of the disagreeing classes, trains). If the term is only "
             "reported, log it beside the loss instead of adding it.")
+
+
+def _operation(node_name):
+    """torch's node name as the call the user wrote: "SignBackward0" -> "sign()"."""
+    return node_name.split("Backward")[0].lower() + "()"
