@@ -20,6 +20,179 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 348
+    "pointer_generator_copy_ids_clamped_to_unk":   # real-bug batch 348
+        "A hand-written pointer-generator summariser (BiLSTM encoder, additive "
+        "attention, p_gen mixture) whose copy ids for out-of-vocabulary article words"
+        " are patched to UNK, with the summaries' names patched the same way, so "
+        "every name can only be copied as UNK. This is atulkum/pointer_summarizer 8, "
+        "\"patch those wordID to zero if it is larger than the size of Vocab\". "
+        "Held-out exact summaries: 0.240 against 0.998 for the twin (seeds+1000: "
+        "0.296 against 1.000). nndebug raised nothing on the bug run. To name it, a "
+        "rule would need to see that UNK is a large share of the gold words a "
+        "hand-written likelihood gathers.",
+    # real-bug batch 347
+    "tabnet_sparsemax_backward_counts_support_over_batch":   # real-bug batch 347
+        "A 3-step TabNet on the 8x8 digits whose attentive masks use a hand-written "
+        "sparsemax autograd.Function. Its backward divides each sample's masked "
+        "gradient sum by the whole mini-batch's support size, not the sample's own "
+        "(SparseMax.torch PR 3, \"Fix backprop with minibatch\": \"each sample should "
+        "have a different |S(Z)| value\"). The forward pass is exact and the loss "
+        "falls, but the masks train along the wrong direction: held-out accuracy "
+        "0.707 vs the twin's 0.882 (seeds + 1000: 0.697 vs 0.946). nndebug said "
+        "nothing. A rule would need to gradcheck custom autograd Functions inside the"
+        " watched model against finite differences on recorded inputs.",
+    "tabnet_feature_dim_equal_to_output_dim_empties_attention_input":   # real-bug batch 347
+        "A TabNet on the 8x8 digits configured with feature_dim equal to output_dim, "
+        "so the attentive transformer's slice h[:, output_dim:] is an empty (batch, "
+        "0) tensor: Linear(0, 64) returns its bias and every sample gets one global "
+        "mask (tf-TabNet issue 9, \"No inter-sample variation of per-step attention "
+        "masks\"). In eval mode BatchNorm over that constant gives yet another mask. "
+        "Held-out accuracy 0.364 vs 0.899 (seeds + 1000: 0.219 vs 0.939), with a "
+        "lower training loss than the twin. nndebug said NO_GRADIENT, not the "
+        "COLLAPSED_ACTIVATIONS expected; since this session its message lists the "
+        "weights that hold no elements (attentive.0.0.weight (64, 0)) and says a "
+        "layer built for 0 inputs outputs its bias alone, and watch no longer stops "
+        "measuring on the empty weight (MONITOR_ERROR as it came). A rule would need "
+        "to see a layer fed a zero-width input, or masks identical across a batch's "
+        "samples.",
+    # real-bug batch 346
+    "triplet_quantisation_loss_not_squared":   # real-bug batch 346
+        "A triplet-loss hashing MLP (16 linear units, codes by sign) whose "
+        "quantisation loss mean(sum(z - sign(z))) lost its square, so the term is "
+        "linear in z and pushes every unit negative without bound; all codes collapse"
+        " to -1s. Reported in thulab/DeepHash \"weak-Orthogonal Quantization\" "
+        "(\"doesn't square the quantization loss\", the maintainer: a bug). Held-out "
+        "mAP 0.106 (chance) vs 0.824 (seeds+1000: 0.104 vs 0.823). nndebug raised "
+        "nothing, not LOSS_UNBOUNDED_BELOW: the loss only sinks to about -0.6 in 400 "
+        "steps. A rule would need to see a loss term whose gradient is the same "
+        "constant for every output unit and sample, or code units all drifting one "
+        "way until every sign is equal.",
+    "hashnet_pairwise_loss_without_similar_pair_weights":   # real-bug batch 346
+        "A HashNet-style 48-bit tanh hashing MLP trained with the pairwise likelihood"
+        " loss over in-batch pairs, similarity from the ten digit classes, but "
+        "without the paper's pair weights |S|/|S1| and |S|/|S0|, so dissimilar pairs "
+        "outweigh similar ones nine to one. Reported as \"pairwise loss in pytorch "
+        "code\" (maintainer: \"in pytorch, we only use w_ij=1\", a weight bug). Held-out"
+        " mAP 0.785 vs 0.864 (seeds+1000: 0.753 vs 0.859). nndebug said nothing. A "
+        "rule would need to read the pair-similarity target matrix built inside the "
+        "loss, see that positives are about one in ten, and that the loss averages "
+        "them unweighted.",
+    "unsupervised_hash_codes_fitted_to_nonnegative_cosines":   # real-bug batch 346
+        "An unsupervised hashing MLP (16 bits, straight-through sign) trained so each"
+        " pair's code cosine matches the cosine of their nonnegative features (pixels"
+        " here, ReLU activations in the report); that target lies in [0, 1] while "
+        "code cosines span [-1, 1], so nearly every pair is told to agree. Reported "
+        "as \"about the loss function for image features and hash codes\" (\"numerical "
+        "ranges ... are not the same\", the author agreed). Held-out mAP 0.313 vs "
+        "0.473 with the target rescaled to 2*cos-1 (seeds+1000: 0.346 vs 0.448). "
+        "nndebug said nothing. A rule would need to compare a regression target's "
+        "range, only nonnegative here, with the signed range its prediction takes.",
+    # real-bug batch 345
+    "coordinates_centred_per_atom_over_xyz":   # real-bug batch 345
+        "A three-layer EGNN regressing an invariant pair energy gets its PyG-style "
+        "flat positions (atoms, 3) centred with pos - pos.mean(1, keepdim=True): each"
+        " atom's mean over its own x, y, z, not the molecule's centroid, so every "
+        "atom is projected onto the plane x + y + z = 0 and every distance is "
+        "distorted (Steerable-E3-GNN #12, \"the mean is taken for every single node\")."
+        " Held-out R^2 0.64 vs 0.78 for the twin (0.55 vs 0.69 at seeds + 1000). "
+        "nndebug said nothing. A rule would need to see that every coordinate row "
+        "reaching the model has an exact zero mean over its three columns: rows "
+        "centred over their own features.",
+    # real-bug batch 344
+    "nca_update_layer_default_init_blows_up":   # real-bug batch 344
+        "A growing neural cellular automaton whose last update convolution keeps "
+        "PyTorch's kaiming-uniform default instead of starting at zero "
+        "(distillpub/post--growing-ca 12, \"Faster and more stable training\": with "
+        "kaiming_uniform on the update layer the picture will soon \"blow up\"). Over "
+        "32-40-step rollouts the residual updates compound (first loss 1.25 against "
+        "0.18 for the twin); held-out RGBA error 0.058 vs 0.025, seeds+1000 0.069 vs "
+        "0.028. nndebug named only CONSTANT_INPUTS and BATCHES_FROM_FEW_SAMPLES, "
+        "which it also raised on the twin, not EXPLODING_ACTIVATIONS or "
+        "EXPLODING_GRADIENTS. A rule would need to see one module called 32-40 times "
+        "within a forward pass, its input's scale growing call after call on the "
+        "first steps.",
+    # real-bug batch 343
+    "mae_masked_only_loss_keeps_the_visible_patches":   # real-bug batch 343
+        "A tiny MAE on the 8x8 digits (16 patches of 2x2, 4 kept, 12 removed) whose "
+        "'masked-only' loss indexes the per-patch error with the keep mask, so only "
+        "the patches the encoder sees are graded (asparagus PR 12: the masked-only "
+        "path zeroed the masked voxels, 'leaving the visible/kept voxels to define "
+        "the loss'). Held-out squared error on the masked patches: 0.187 against "
+        "0.074 for the twin (seeds + 1000: 0.177 vs 0.074). nndebug said nothing at "
+        "either seed. A rule would need to see that every graded position is a patch "
+        "whose pixels went into the encoder unchanged.",
+    "mae_features_extracted_with_random_masking_on":   # real-bug batch 343
+        "A linear probe on a frozen tiny MAE encoder whose features come from the "
+        "pretraining forward with random masking still on: each call keeps a fresh "
+        "random four of sixteen patches, in training and evaluation alike "
+        "(transformers 20328: 'noises are added in random_masking() which hasn't been"
+        " removed for prediction'). Held-out probe accuracy 0.18 against 0.56 for the"
+        " twin (seeds + 1000: 0.23 vs 0.62). nndebug named only LOSS_AT_CHANCE at the"
+        " case's seeds (the symptom, not the cause) and nothing at seeds + 1000. A "
+        "rule would need to see the model in eval mode answer the same validation "
+        "batch differently on every pass.",
+    "videomae_mask_ratio_compared_the_wrong_way":   # real-bug batch 343
+        "A tiny MAE on the 8x8 digits whose boolean mask is drawn as rand > "
+        "mask_ratio with a ratio of 0.85, so it hides about 15% of the patches and "
+        "the encoder sees the rest (Echo-Vison-FM issue 2: 'This will make 85% as 0, "
+        "which should stands for unmasked patches'). The loss on the few masked "
+        "patches falls normally; the encoder's features probe at 0.63 against 0.74 "
+        "for the twin (seeds + 1000: 0.60 vs 0.72). nndebug said nothing at either "
+        "seed. A rule would need to compare the share of positions the loss grades "
+        "with the share the encoder sees.",
+    # real-bug batch 342
+    "rectified_flow_path_runs_data_to_noise_against_sampler":   # real-bug batch 342
+        "A minimal rectified flow (MLP velocity field, 2-D two moons) trained on the "
+        "path noise * t + data * (1 - t) with target data - noise, while the Euler "
+        "sampler starts from noise at t = 0: each time gets the mirrored time's "
+        "field. Reported as 'Bug in nano_flow.py' (\"i inverted the direction from "
+        "noise to data\"). Sample energy distance 0.027 against the twin's 0.016 "
+        "(seeds + 1000: 0.072 vs 0.020). nndebug said nothing. A rule would need to "
+        "compare the target with the path's time derivative and see they disagree in "
+        "sign.",
+    "flow_matching_velocity_net_reads_data_point_not_interpolant":   # real-bug batch 342
+        "A target-conditional flow matcher (sigma 0.1, MLP velocity field, two-moons "
+        "data) whose loop computes t, xt and ut and then calls the network on the "
+        "data point x1 and t instead of xt. Reported as 'Problem training 8 gaussians"
+        " to moons with TargetConditionalFlowMatcher' (\"the model is not training "
+        "properly\"). Sample energy distance 0.642 against 0.014 (seeds + 1000: 0.559 "
+        "vs 0.017). nndebug said nothing. A rule would need to notice that the "
+        "model's input row is the clean endpoint the target is built from (the target"
+        " minus a noise term is a linear function of the input), information a "
+        "sampler never has.",
+    "bridge_flow_matching_loss_on_first_sample_only":   # real-bug batch 342
+        "A Schrodinger-bridge conditional flow matcher (sigma 0.1, MLP velocity "
+        "field, two-moons data) that builds a batch of 256 paths and targets, then "
+        "runs the network and the MSE on row 0 only: net(x[:1], t[:1]) against "
+        "ut[:1]. Reported as '`sbcfm` cannot perform well' (\"you're actually only "
+        "training on one point in the batch\"). Sample energy distance 0.070 against "
+        "0.015 (seeds + 1000: 0.034 vs 0.018). nndebug said nothing. A rule would "
+        "need to see the forward and loss run on one row while the loop's batch "
+        "tensors (targets computed for 256 rows) are larger, i.e. the batch sliced to"
+        " its first sample.",
+    "flow_matching_sampled_from_uniform_noise":   # real-bug batch 342
+        "A rectified flow trained from torch.randn noise to two-moons data (MLP "
+        "velocity field, Euler sampler) whose sampler starts from torch.rand noise, "
+        "uniform on [0, 1). Reported as 'inconsistency about the initialization "
+        "distribution of noise' (training randn, inference rand, \"which is uniform "
+        "distribution\"). Sample energy distance 0.498 against 0.016 (seeds + 1000: "
+        "0.552 vs 0.020). nndebug said nothing; training is identical to the twin's, "
+        "so no training-time rule can see it. A rule would need to watch the no-grad "
+        "sampling calls and find the first input they get distributed unlike the "
+        "source the model trained on (mean 0.5, spread 0.29, no negatives).",
+    # real-bug batch 341
+    "fno2d_truncation_keeps_only_positive_first_axis_modes":   # real-bug batch 341
+        "A 2-D Fourier neural operator whose spectral layer weights only x_ft[:, :, "
+        ":m1, :m2] after rfft2, dropping every wave with a negative first-axis "
+        "wavenumber (the other diagonal): the first-modes-only truncation of \"Use "
+        "smarter truncation for Fourier Modes\" (FluxNeuralOperators.jl 117, \"fairs "
+        "poorly for advection dominated ones\"). On periodic advection the held-out "
+        "relative L2 error is 0.35 against 0.014 for the twin that also weights the "
+        "-m1: block (0.34 vs 0.013 at seeds + 1000). nndebug said nothing at either "
+        "seed setting. A rule would need to compare the spectral layer's output "
+        "spectrum with the target's: energy in a full-FFT axis's negative-wavenumber "
+        "block the layer never outputs.",
     # real-bug batch 340
     "kan_grid_left_on_unit_range_for_wide_inputs":   # real-bug batch 340
         "A hand-written B-spline KAN [3, 5, 1] keeps its first layer's spline grid on"
@@ -7616,6 +7789,17 @@ def test_the_cause_is_named(case):
 # case -> (the codes its healthy twin draws, why): false alarms not fixed yet, checked
 # exactly, so that a fix - or any other change - fails the test until this is updated
 KNOWN_FALSE_ALARMS = {
+    # real-bug batch 344
+    "nca_update_layer_default_init_blows_up": (
+        {"BATCHES_FROM_FEW_SAMPLES", "CONSTANT_INPUTS"},
+        "The zero-initialised twin raised CONSTANT_INPUTS and "
+        "BATCHES_FROM_FEW_SAMPLES. Both are literally true and by design: a growing "
+        "cellular automaton is trained, as in the Distill recipe, from one fixed seed"
+        " grid (a single live cell), so every batch is four copies of the same input "
+        "and the inputs never vary; the randomness lives in the per-cell update masks"
+        " and the rollout lengths, not in the data. The twin is healthy: it grows the"
+        " target disc and ring, with held-out RGBA error 0.025 (seeds+1000 0.028), "
+        "against 0.18 for the untrained rule."),
     # real-bug batch 337
     "mamba_dt_projection_init_overwritten_by_model_init": (
         {"TARGETS_IN_INPUTS"},
