@@ -62,3 +62,33 @@ def test_the_same_net_with_a_gate_input_is_silent():
     found = _findings(gate_width=4)
     assert not {f.code for f in found if f.severity in ("warning", "error")} & \
         {"NO_GRADIENT", "MONITOR_ERROR"}
+
+
+class ZeroUnitBranch(torch.nn.Module):
+    """A branch of 0 units beside the real head (a layer width computed as 0): its output
+    is an empty (batch, 0) tensor, whose statistics (an absolute maximum) do not exist."""
+
+    def __init__(self):
+        super().__init__()
+        self.empty = torch.nn.Linear(8, 0)
+        self.head = torch.nn.Linear(8, 3)
+
+    def forward(self, x):
+        return self.head(x) + self.empty(x).sum(1, keepdim=True)
+
+
+def test_an_empty_layer_output_is_left_unmeasured():
+    torch.manual_seed(0)
+    model = ZeroUnitBranch()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with warnings_unprinted(), nd.watch(model, optimizer, every=1) as mon:
+        for _ in range(12):
+            x, y = torch.randn(16, 8), torch.randint(0, 3, (16,))
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            mon.step(loss)
+    assert "MONITOR_ERROR" not in {f.code for f in mon.findings()}
+    assert all("empty" not in r.activations for r in mon.run.records)
+    assert any("head" in r.activations for r in mon.run.records)

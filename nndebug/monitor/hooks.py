@@ -195,8 +195,8 @@ class StepHooks:
             if calls > MAX_CALLS_PER_LAYER:
                 return
             leaves = self.adapter.float_leaves(output)
-            if leaves:
-                key = name if calls == 1 else f"{name}#{calls}"
+            if leaves and _size(leaves[0]) > 0:     # an empty output has nothing to measure
+                key = name if calls == 1 else f"{name}#{calls}"   # (a layer of 0 units)
                 out = self.adapter.detach(leaves[0])
                 if self._measure_late(buffer, key, kind, out):
                     return
@@ -214,7 +214,7 @@ class StepHooks:
         if self.heavy or not self._checked or kind in statistics.SPECIAL_KINDS or \
                 key in self.changed_later:
             return False
-        size = out.numel() if hasattr(out, "numel") else out.size
+        size = _size(out)
         if size > MEASURED_LATE_MAX or buffer.late_size + size > MEASURED_LATE_TOTAL:
             return False
         version = self.adapter.version_counter(out)
@@ -285,3 +285,8 @@ class StepHooks:
         buffer.eval_layers = [n for n, m in self.mode_layers if not self.adapter.is_training(m)]
         self._finish(buffer)
         self.forward, self.buffer = buffer, None
+
+
+def _size(tensor):
+    """The number of elements of a torch tensor or a minigrad tensor / NumPy array."""
+    return tensor.numel() if hasattr(tensor, "numel") else tensor.size
