@@ -6,8 +6,8 @@ frame (flat, as scanned) and never learns that a turned set is the same set; the
 loss falls as it should, and every held-out set, which arrives in an arbitrary
 orientation, is misread.
 
-Reported: "Bug in sample_random_trans() function" - https://github.com/chrischoy/FCGF/
-issues/31 (the datasets call it with np.pi / 4 while "it actually should accept the unit of
+Reported: "Bug in sample_random_trans() function" -
+https://github.com/chrischoy/FCGF/issues/31 (the datasets call it with np.pi / 4 while "it actually should accept the unit of
 degree instead of radian as the argument"; the author: "it seems that I didn't apply random
 rotation"). The helper here draws, like that one, a random axis and an angle uniform in
 +-range / 2 degrees. A three-layer message-passing network whose edge messages read both
