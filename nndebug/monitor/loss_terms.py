@@ -103,10 +103,11 @@ def _walk(root, read, cut_of=None):
             for index, (child, constant) in enumerate(inputs):
                 sign = -1.0 if name in SUBTRACTIONS and index == 1 else 1.0
                 factor = None if scale is None else scale * sign
-                cut = cut_of(child) if cut_of is not None and child is not None else None
                 if child is None:
                     found.append((name, factor, constant, ""))
-                elif cut is not None:
+                    continue
+                cut = cut_of(child) if cut_of is not None else None
+                if cut is not None:
                     found.append((name, factor, constant, cut))
                 else:
                     stack.append((child, factor))

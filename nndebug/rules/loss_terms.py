@@ -73,7 +73,7 @@ def _sizable_steps_needed(by_step):
     of the model's output is a penalty by construction, and the share of a penalty grows as
     the main loss falls (real-bug batch 346: DSH's quantisation term, 0.7% of the loss on
     the first recorded steps, 8% by step 128)."""
-    if all(getattr(t, "cut_by", "") for t in by_step.values()):
+    if all(t.cut_by for t in by_step.values()):
         return 1
     return math.floor(MOST_STEPS * len(by_step)) + 1
 
@@ -124,7 +124,7 @@ def loss_term_without_gradient(ctx):
     cause = (f" torch.autograd.grad was called without create_graph=True on "
              f"{len(set(graphless))} noted step(s): the gradients it returns are constants, "
              "and a penalty built from them is one too." if graphless else "")
-    cut = getattr(first, "cut_by", "")
+    cut = first.cut_by
     how = (f"computed through {_operation(cut)}, whose derivative is zero wherever it is "
            "defined: the graph keeps it and backpropagates zeros" if cut else
            f"a constant added through {first.made_by}")
