@@ -51,6 +51,16 @@ make it, as ``unguarded_logs.py`` reads a log of a probability. Three more such 
   by less (``tanh(x) * 0.99``, the report's fix) or a clamp whose bounds hold strictly
   inside (-1, 1) in the dtype is no such chain.
 
+- the same traps on a cosine: ``acos(cos)`` and ``sqrt(1 - cos ** 2)``, cos a product of
+  unit vectors (``F.linear(F.normalize(x), F.normalize(W))``, ``F.cosine_similarity``), as
+  every angular-margin head (ArcFace, CosFace) computes its angle or its sine (real-bug batch
+  350: arcface-pytorch#68, ``sqrt((1 - cos ** 2).clamp(0, 1))``). A cosine rounds to exactly
+  +-1 once a feature lines up with its class weight; the sqrt's derivative is then
+  infinite and the clamp's zero gradient makes it NaN. Read on the graph: a matrix product
+  (or the sum of an element-wise product) whose two inputs are each divided by their norm,
+  reached through views and clamps that do not hold strictly inside (-1, 1);
+  ``cos.clamp(-1 + 1e-7, 1 - 1e-7)`` (the report's fix) is no such chain.
+
 Cost: on the origin watch's steps only (the first three recorded ones and the closer looks),
 an identity test per risky call and a walk of at most ``CHAIN_LIMIT`` graph nodes per power
 or log; no device work, no host transfer. Kept in ``observed.fragile_operations``:
@@ -225,6 +235,8 @@ def fractional_power_of_probability(node, dtype):
         if inner is not None:
             base = f"(1 - {inner})" if complement else inner
             return f"{base} ** {exponent:g}"
+        if complement and _squares(current) and _cosine_below(_parent(current), dtype):
+            return f"(1 - cosine ** 2) ** {exponent:g}"         # real-bug batch 350
         if kind == "rsub":
             need, complement = ("high" if need == "low" else "low"), not complement
         elif kind in ("clamp", "clampmin", "clampmax", "clip"):
@@ -247,6 +259,8 @@ def inverse_trig_of_squashed(node, name, dtype):
         kind = _kind(current)
         if kind in SQUASHED_TO_ONE:
             return f"{name}({kind})"
+        if _is_cosine(current):
+            return f"{name}(cosine)"                            # real-bug batch 350
         if kind in ("clamp", "clampmin", "clampmax", "clip"):
             if dtype is None or _strictly_inside_one(current, dtype):
                 return None
@@ -257,6 +271,78 @@ def inverse_trig_of_squashed(node, name, dtype):
             return None
         current = _parent(current)
     return None
+
+
+def _squares(node):
+    """Whether ``node`` squares its input: ``x ** 2``, ``torch.pow(x, 2)`` or ``x * x``."""
+    if _kind(node) == "pow":
+        return _exponent(node) == 2.0
+    return _kind(node) == "mul" and _parent(node, 0) is not None and \
+        _parent(node, 0) is _parent(node, 1)
+
+
+def _cosine_below(node, dtype):
+    """Whether ``node`` is a cosine reached through views and clamps that let it touch +-1
+    (see ``_is_cosine``): a clamp strictly inside (-1, 1) in ``dtype`` guards it."""
+    current = node
+    for _ in range(CHAIN_LIMIT):
+        if current is None:
+            return False
+        if _is_cosine(current):
+            return True
+        kind = _kind(current)
+        if kind in ("clamp", "clampmin", "clampmax", "clip"):
+            if dtype is None or _strictly_inside_one(current, dtype):
+                return False
+        elif kind not in PASS_THROUGH:
+            return False
+        current = _parent(current)
+    return False
+
+
+COSINE_PRODUCTS = frozenset({"mm", "bmm", "mv", "dot", "matmul"})
+NORMS = frozenset({"linalgvectornorm", "norm"})
+
+
+def _is_cosine(node):
+    """Whether ``node`` computes cosines: a matrix product of two unit-vector tensors
+    (``F.linear(F.normalize(x), F.normalize(W))``), or the sum of their element-wise product
+    (``F.cosine_similarity``). A cosine reaches exactly +-1 in floating point."""
+    kind = _kind(node)
+    if kind == "sum":
+        node, kind = _parent(node), _kind(_parent(node)) if _parent(node) else None
+        if kind != "mul":
+            return False
+    elif kind not in COSINE_PRODUCTS:
+        return False
+    return all(_unit_vectors(_parent(node, i)) for i in (0, 1))
+
+
+def _unit_vectors(node):
+    """Whether ``node`` (through views) divides a tensor by its norm (``F.normalize``)."""
+    for _ in range(CHAIN_LIMIT):
+        if node is None:
+            return False
+        if _kind(node) == "div":
+            return _divisor_is_norm(_parent(node, 1))
+        if _kind(node) not in PASS_THROUGH:
+            return False
+        node = _parent(node)
+    return False
+
+
+def _divisor_is_norm(node):
+    """Whether a divisor is a norm, through views and a floor on it (``clamp_min(eps)``)."""
+    for _ in range(CHAIN_LIMIT):
+        if node is None:
+            return False
+        kind = _kind(node)
+        if kind in NORMS:
+            return True
+        if kind not in PASS_THROUGH and kind not in ("clampmin", "clamp", "add"):
+            return False
+        node = _parent(node)
+    return False
 
 
 def _times_one(node):

@@ -38,7 +38,8 @@ Unless the watched steps saw the structure that makes it (``observed.fragile_ope
 real-bug batch 92): a division by a bare std or variance (0 / 0 on a batch of equal
 values: NAN_BORN_IN_FORWARD at the first NaN step), a fractional power of a probability or
 its complement (an infinite derivative once it rounds to 0: NAN_BORN_IN_BACKWARD at the
-step before), a log of a sum of exps (forward for an Inf loss, backward for a NaN one), an
+step before), acos(tanh) and the same traps on a cosine of unit vectors (acos(cos),
+sqrt(1 - cos ** 2): an angular-margin head, real-bug batch 350), a log of a sum of exps (forward for an Inf loss, backward for a NaN one), an
 unbiased std/var over the batch axis of an activation (NaN on a batch of one sample:
 forward; real-bug batch 267). It
 is named for a NaN after finite losses that were not blowing up (signed losses judged by
@@ -281,6 +282,26 @@ FRAGILE_WHY = (
      "whose size leaves one over - makes it 0 / 0 = NaN in the forward (real-bug batch 267)",
      "Drop the last, partial batch (DataLoader(..., drop_last=True)) or skip batches of one "
      "sample; or take the spread with correction=0 (unbiased=False), 0 for one sample."),
+    ("acos(cosine)", "computes {what}: a cosine of unit vectors rounds to exactly +-1 once a "
+                     "feature lines up with a class weight (or two embeddings coincide), "
+                     "where acos is finite but its derivative -1 / sqrt(1 - c^2) is "
+                     "infinite, and 0 x inf is NaN in the backward (real-bug batch 350)",
+     "Clamp the cosine strictly inside (-1, 1) before the call: "
+     "cos.clamp(-1 + 1e-7, 1 - 1e-7) in float32."),
+    ("(1 - cosine ** 2)", "computes {what}, the sine of an angle from its cosine (as "
+                          "angular-margin heads such as ArcFace do): the cosine of unit "
+                          "vectors rounds to exactly +-1 once a feature lines up with its "
+                          "class weight, the square root's derivative is infinite at 0, and "
+                          "0 x inf is NaN in the backward (a clamp(0, 1) on the difference "
+                          "does not help: its zero gradient times inf is NaN; real-bug "
+                          "batch 350)",
+     "Clamp the cosine strictly inside (-1, 1) before squaring it: "
+     "cos.clamp(-1 + 1e-7, 1 - 1e-7) in float32 (or add an eps inside the square root)."),
+    ("asin(cosine)", "computes {what}: a cosine of unit vectors rounds to exactly +-1, where "
+                     "asin is finite but its derivative 1 / sqrt(1 - c^2) is infinite, and "
+                     "0 x inf is NaN in the backward (real-bug batch 350)",
+     "Clamp the cosine strictly inside (-1, 1) before the call: "
+     "cos.clamp(-1 + 1e-7, 1 - 1e-7) in float32."),
     ("acos(", "computes {what}: tanh rounds to exactly +-1 in float32 once its input passes "
               "about 9, where acos is finite but its derivative "
               "-1 / sqrt(1 - t^2) is infinite, and 0 x inf is NaN in the backward",
