@@ -179,6 +179,9 @@ class NormBatch:
     layer: str
     samples: int                  # batch size N
     values_per_channel: int       # N times the spatial size: what each mean/variance is over
+    momentum: "float | None" = None   # the layer's momentum during this call (None: a
+                                  # cumulative average, no running statistics, or not read);
+                                  # a loop may change it between calls (SAM's bypass helpers)
 
 
 @dataclass

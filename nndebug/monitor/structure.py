@@ -215,7 +215,8 @@ class StructureWatch:
                     return
                 samples = int(x.shape[0])
                 values = samples * math.prod(int(n) for n in x.shape[2:])
-                self.observed.norm_batches.append(NormBatch(self._step, name, samples, values))
+                self.observed.norm_batches.append(NormBatch(self._step, name, samples, values,
+                                                            _momentum_now(module)))
             except Exception as error:
                 self.on_error(error)
         return on_output
@@ -358,3 +359,15 @@ def _fans(name, shape, all_shapes):
         shape = weight
     receptive = math.prod(shape[2:]) if len(shape) > 2 else 1
     return int(shape[1] * receptive), int(shape[0] * receptive)
+
+
+def _momentum_now(module):
+    """The momentum a batch-norm layer updates its running statistics with in this call, or
+    None (a cumulative average, no running statistics kept, or a value we cannot read). Read
+    at each call because a loop may change it between calls: SAM's bypass helpers set it to
+    0 for the second forward and put it back for the next step's first (real-bug batch 353)."""
+    if getattr(module, "running_mean", None) is None:
+        return None
+    momentum = getattr(module, "momentum", None)
+    return float(momentum) if isinstance(momentum, (int, float)) and \
+        not isinstance(momentum, bool) else None

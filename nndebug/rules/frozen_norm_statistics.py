@@ -45,12 +45,38 @@ def never_updated(rows):
             if calls >= UPDATING_CALLS_MIN and not changed]
 
 
+FROZEN_STEPS_MIN = 2   # [design] recorded steps after a layer's first on which it trained with
+                       # momentum 0 in every call, before its statistics count as frozen by
+                       # the loop: one such step could be a bypassed extra forward
+
+
+def zeroed_while_training(norm_batches):
+    """{layer: recorded steps} of the batch-norm layers whose every training-mode call on
+    every recorded step after their first had momentum FROZEN_MOMENTUM or less, on
+    FROZEN_STEPS_MIN steps or more: the loop set the momentum to 0 and never put it back
+    for a forward that counts (SAM's ``enable_running_stats`` called after the first forward
+    instead of before it, real-bug batch 353: davda54/sam#87). A loop that zeroes it for the
+    second forward only (SAM done right) still updates in the first, on every step."""
+    steps, updating = {}, {}
+    for batch in norm_batches:
+        steps.setdefault(batch.layer, set()).add(batch.step)
+        momentum = getattr(batch, "momentum", None)
+        if momentum is None or momentum > FROZEN_MOMENTUM:
+            updating.setdefault(batch.layer, set()).add(batch.step)
+    frozen = {}
+    for layer, seen in steps.items():
+        later = sorted(seen)[1:]
+        if len(later) >= FROZEN_STEPS_MIN and not updating.get(layer, set()) & set(later):
+            frozen[layer] = later
+    return frozen
+
+
 @rule(produces="BATCHNORM_STATISTICS_FROZEN", explains={"OVERFITTING"})
 def batchnorm_statistics_frozen(ctx):
     first_step = first_training_batches(ctx)
     frozen = frozen_momenta(observed_list(ctx, "norm_settings"), first_step)
     if not frozen:
-        return hand_written_statistics_frozen(ctx)
+        return momentum_zeroed_by_the_loop(ctx) or hand_written_statistics_frozen(ctx)
     layer, momentum = next(iter(frozen.items()))
     return Finding(
         code="BATCHNORM_STATISTICS_FROZEN", severity="warning", where=layer,
@@ -65,6 +91,29 @@ def batchnorm_statistics_frozen(ctx):
         fix="Use PyTorch's default momentum=0.1 (1 - tf_momentum for a TensorFlow port, e.g. "
             "0.01), or momentum=None for a cumulative average. To keep the statistics fixed "
             "on purpose, put the layer in eval() instead.")
+
+
+def momentum_zeroed_by_the_loop(ctx):
+    """The same harm from a momentum that started right but that the training loop set to 0
+    before every forward that counts (``zeroed_while_training``)."""
+    frozen = zeroed_while_training(observed_list(ctx, "norm_batches"))
+    if not frozen:
+        return None
+    layer, steps = next(iter(frozen.items()))
+    return Finding(
+        code="BATCHNORM_STATISTICS_FROZEN", severity="warning", where=layer, step=steps[0],
+        message=f"Batch norm {short_list(list(frozen))} started with an updating momentum, "
+                f"but on every recorded step from step {steps[0]} on ({len(steps)} steps) it "
+                "ran in training mode only with momentum=0: the loop sets it to 0 and does "
+                "not put it back before a forward that counts, so the running mean and "
+                "variance stop where the first steps left them. Training normalises with "
+                "each batch's own statistics and looks fine; eval mode normalises with "
+                "statistics that describe no data, and evaluation accuracy suffers.",
+        evidence={"layers": {name: s[:8] for name, s in frozen.items()},
+                  "threshold": FROZEN_MOMENTUM, "steps_min": FROZEN_STEPS_MIN},
+        fix="Restore the momentum before the forward whose statistics should count: with "
+            "SAM's helpers, enable_running_stats(model) BEFORE the first forward of each step "
+            "and disable_running_stats(model) before the second.")
 
 
 def hand_written_statistics_frozen(ctx):
