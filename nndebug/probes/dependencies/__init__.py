@@ -193,9 +193,14 @@ def _probe_model(runner, batch, sequence, n, base_out, rng, causal, offset, resu
         try:
             found, more = probe(*args, **kwargs)
         except ModelFailed as error:
-            notes.append(f"{name} not checked: the model failed on the rearranged inputs "
-                         f"({error})")
-            return []
+            if batch.is_float or batch.x.ndim < 2 or batch.ids_per_column:
+                notes.append(f"{name} not checked: the model failed on the rearranged inputs "
+                             f"({error})")
+                return []
+            # integer columns with ranges of their own (categorical fields): ids drawn from
+            # the whole batch can be out of a column's range; draw each from its column
+            batch.ids_per_column = True
+            return attempt(name, probe, *args, **kwargs)
         findings.extend(found)
         notes.extend(more)
         result.checked.append(name)

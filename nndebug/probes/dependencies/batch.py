@@ -63,6 +63,9 @@ class Batch:
                              f"hold {len(leaves)} arrays ({_describe(tree)})")
         self.tree = tree
         self.size = int(leaves[self.primary].shape[0])
+        self.ids_per_column = False   # integer ids replaced within their column (see
+                                      # ``perturbed_rows``): set once the model refused ids
+                                      # drawn from the whole batch
         self.per_sample = {i for i, a in enumerate(leaves)
                            if a.ndim >= 1 and a.shape[0] == self.size}
         # a recurrent state (num_layers, batch, hidden) or a sequence-first tensor holds its
@@ -110,12 +113,19 @@ class Batch:
         return map_arrays(self.tree, pick)
 
 
-def perturbed_rows(x, rows, changes, rng):
+def perturbed_rows(x, rows, changes, rng, per_column=False):
     """``x[rows]`` (a copy), with, for each row r, ``changes[r]`` applied (an index into
     one sample: a position, or ``...`` for the whole sample). Floats get Gaussian noise of
     the data's own scale; integer ids are replaced by other ids seen in ``x`` (never one the
     model has not seen, so an embedding index stays in range). Vectorised: the probes change
-    up to a few hundred rows at once."""
+    up to a few hundred rows at once.
+
+    ``per_column``: each id is replaced by another id seen in its own column (dimension 1)
+    - for tabular categorical fields, each with its own range of ids (a CTR model adding
+    per-field offsets into one table fails on an id of another field: real-bug batch 352).
+    A column holding one value is left as it is."""
+    if per_column and x.dtype.kind != "f" and x.ndim >= 2:
+        return _perturbed_per_column(x, rows, changes, rng)
     out = x[np.asarray(rows, dtype=np.int64)].copy()
     whole = np.array([r for r, where in changes.items() if where is Ellipsis], dtype=np.int64)
     at = [(r, where) for r, where in changes.items() if where is not Ellipsis]
@@ -138,6 +148,22 @@ def perturbed_rows(x, rows, changes, rng):
         current = out[index]
         shift = rng.integers(1, vocabulary.size, size=current.shape)
         out[index] = vocabulary[(np.searchsorted(vocabulary, current) + shift) % vocabulary.size]
+    return out
+
+
+def _perturbed_per_column(x, rows, changes, rng):
+    """``perturbed_rows`` with each column's own vocabulary (see there)."""
+    out = x[np.asarray(rows, dtype=np.int64)].copy()
+    for r, where in changes.items():
+        columns = range(x.shape[1]) if where is Ellipsis else [where]
+        for c in columns:
+            vocabulary = np.unique(x[:, c])
+            if vocabulary.size < 2:
+                continue
+            current = out[r, c]
+            shift = rng.integers(1, vocabulary.size, size=np.shape(current))
+            out[r, c] = vocabulary[(np.searchsorted(vocabulary, current) + shift) %
+                                   vocabulary.size]
     return out
 
 

@@ -111,7 +111,8 @@ def mixing_anywhere(runner, batch, rng):
             others = [i for i in range(size) if (i >> bit) & 1 != side]
             if not chosen or not others:
                 continue
-            changed = perturbed_rows(batch.x, range(size), {i: ... for i in chosen}, rng)
+            changed = perturbed_rows(batch.x, range(size), {i: ... for i in chosen}, rng,
+                                 per_column=batch.ids_per_column)
             out, _ = runner.forward(batch.rows(range(size), primary=changed), size, batch.length)
             if row_changes(base, out)[others].max() > RELATIVE_TOLERANCE:
                 return True
@@ -142,7 +143,8 @@ def _mixing_by_design(runner, batch, n, base_out, rng):
     if columns < 2 or base_out.ndim < 2 or base_out.shape[1] != columns:
         return None
     for k in range(min(columns, MAX_COLUMNS_PROBED)):
-        changed = perturbed_rows(x, range(n), {r: k for r in range(n)}, rng)
+        changed = perturbed_rows(x, range(n), {r: k for r in range(n)}, rng,
+                                 per_column=batch.ids_per_column)
         out, _ = runner.forward(batch.rows(range(n), primary=changed), n, batch.length)
         moved = row_changes(base_out, out, axis_rows=1)
         if np.delete(moved, k).max() > RELATIVE_TOLERANCE:
@@ -205,7 +207,8 @@ def _perturbation_runs(runner, batch, n, rng):
     x = batch.x[:n]
     runs = [runner.forward(batch.rows(range(n)), n, batch.length, capture=True)]
     for k in range(n):
-        changed = perturbed_rows(x, range(n), {k: ...}, rng)
+        changed = perturbed_rows(x, range(n), {k: ...}, rng,
+                                 per_column=batch.ids_per_column)
         runs.append(runner.forward(batch.rows(range(n), primary=changed), n, batch.length,
                                    capture=True))
     return runs
