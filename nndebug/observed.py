@@ -451,6 +451,7 @@ ROW_LISTS += ("soft_cross_entropies",)   # real-bug batch 192 (-(t * log_softmax
 ROW_LISTS += ("window_borders",)   # real-bug batches 170/283 (a state reset between windows)
 ROW_LISTS += ("norms_at_findings",)   # real-bug batch 325 (weights trained between records)
 ROW_LISTS += ("backward_passes",)   # real-bug batch 330 (gradients averaged by hand)
+ROW_LISTS += ("mask_indexes",)   # real-bug batch 351 (a 0/1 mask read as positions)
 
 
 @dataclass
@@ -1369,6 +1370,12 @@ class Observed:
                                                           # of two encoder outputs and reads
                                                           # no noise draw at all)]
                                                           # (batch 91, monitor/posterior_draws.py)
+    mask_indexes: list = field(default_factory=list)  # [(step, "gather" or "__getitem__",
+                                                      # size of the dimension indexed,
+                                                      # source)]: 0/1 integer masks used
+                                                      # as positions on the origin watch's
+                                                      # steps (batch 351,
+                                                      # monitor/mask_indexes.py)
 
     def to_dict(self):
         from dataclasses import asdict

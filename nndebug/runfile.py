@@ -1501,3 +1501,5 @@ ROW_READERS.update(norms_at_findings=lambda row: (   # real-bug batch 325
     int(row[0]), float(row[1])))
 ROW_READERS.update(backward_passes=lambda row: (   # real-bug batch 330
     int(row[0]), int(row[1])))
+ROW_READERS.update(mask_indexes=lambda row: (   # real-bug batch 351
+    int(row[0]), str(row[1]), int(row[2]), str(row[3])))

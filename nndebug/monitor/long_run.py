@@ -190,6 +190,7 @@ CONTINUED += ("sample_normalised_inputs",)   # real-bug batch 172 (first trainin
 CONTINUED += ("layer_layouts",)   # real-bug batches 16/223 (first two recorded steps' hooks)
 CONTINUED += ("soft_cross_entropies",)   # real-bug batch 192 (bounded: ROWS_KEPT)
 CONTINUED += ("fragile_operations",)   # real-bug batch 92 (the origin watch's steps)
+CONTINUED += ("mask_indexes",)   # real-bug batch 351 (the origin watch's first steps)
 CONTINUED += ("window_borders",)   # real-bug batches 170/283 (first recorded steps' hooks)
 CONTINUED += ("unguarded_logs",   # real-bug batch 75 (the origin watch's first steps,
               "picked_probability_losses",   # the loss graph's first steps,

@@ -50,6 +50,8 @@ from .class_means import ClassMeans
 from .self_masked_targets import SelfMaskedTargets   # real-bug batch 85
 from .empty_overlaps import EmptyOverlaps
 from .fragile_operations import COUNTS, FragileOperations   # real-bug batches 92, 178
+from . import mask_indexes                                # real-bug batch 351
+from .mask_indexes import INDEXING
 from .nonfinite_nodes import NODE_OPERATIONS, flags, forward_order, grad_roots, node_kind
 from .nonfinite_nodes import saved_flags, verdict
 
@@ -199,6 +201,10 @@ class NonFiniteOrigins:
     def _on_call(self, name, args, kwargs, result):
         """A risky call returned ``result``: measure it (device values only, no transfer)."""
         import torch
+        if name in INDEXING:       # batch 351: a 0/1 mask read as positions
+            mask_indexes.note(self.observed, self.step, name, args, kwargs,
+                              lambda: self._call_site()[1])
+            return
         out = result[0] if isinstance(result, (tuple, list)) and result else result
         # batch 92: divisions by a bare std (tensors without a gradient too: advantages),
         # fractional powers of probabilities, logs of summed exps
@@ -336,7 +342,7 @@ def _origins_class():
                 except Exception:      # a measurement never breaks the user's step
                     self.active = False
             result = func(*args, **kwargs)
-            if self.active and (name in RISKY or name in COUNTS):
+            if self.active and (name in RISKY or name in COUNTS or name in INDEXING):
                 try:
                     self.on_call(name, args, kwargs, result)
                 except Exception:

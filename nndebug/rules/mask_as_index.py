@@ -20,6 +20,11 @@ a binary output (two columns: two saturated scores are no index).
 
 The labels are gathered with the same mask, so only one or two label ids ever reach the
 loss: TARGET_IDS_OFFSET's "ids below k never named" is then a symptom this explains.
+
+The same slip anywhere else in the loss's computation (real-bug batch 351: a batch-hard
+triplet loss taking each anchor's negatives as ``dist[i][1 - mask[i]]``) is read by its
+index, not by the rows it picked: an integer index exactly as long as the dimension it
+indexes, holding only 0s and 1s (``monitor/mask_indexes.py``, ``mask_read_as_positions``).
 """
 from ..findings import Finding
 from .context import CLASS_INDEX_LOSSES, observed_list
@@ -44,7 +49,7 @@ def mask_used_as_index(ctx):
     if len(calls) < GATHERED_CALLS_NEEDED or any(
             c.distinct_rows > GATHERED_ROWS or c.model_distinct_rows < MIN_MODEL_ROWS
             for c in calls):
-        return None
+        return mask_read_as_positions(ctx)
     first = calls[0]
     return Finding(
         code="MASK_USED_AS_INDEX", severity="warning", step=first.step,
@@ -61,3 +66,30 @@ def mask_used_as_index(ctx):
                   "distinct_model_rows": [c.model_distinct_rows for c in calls]},
         fix="Select with a boolean mask: out[mask.bool()] (or out[mask.nonzero().squeeze(1)] "
             "for ids); the same for the labels and for seed nodes handed to a sampler.")
+
+
+def mask_read_as_positions(ctx):
+    """The same slip anywhere in the loss's computation (``observed.mask_indexes``,
+    ``monitor/mask_indexes.py``; real-bug batch 351: a batch-hard triplet loss reading each
+    anchor's negatives as ``dist[i][1 - mask[i]]``, open-reid#24): an integer index exactly
+    as long as the dimension it indexes, holding only 0s and 1s, met on the first recorded
+    steps. A list of positions that long holds other values; a boolean mask selects."""
+    rows = observed_list(ctx, "mask_indexes")
+    if not rows:
+        return None
+    step, operation, size, source = rows[0]
+    call = {"__getitem__": "t[index]"}.get(operation, operation)
+    return Finding(
+        code="MASK_USED_AS_INDEX", severity="warning", step=step,
+        message=f"At step {step} the loss's computation indexed a dimension of {size} "
+                f"entries ({call}{' at ' + source if source else ''}) with an integer tensor "
+                f"of {size} entries holding only 0s and 1s: a mask, one entry per element, "
+                "read as positions. An integer index picks elements 0 and 1 over and over "
+                "instead of selecting where the mask is 1 (1 - mask, mask.long() or a mask "
+                "stored as 0/1 integers are such indexes), so the loss reads the wrong "
+                "values and still falls.",
+        evidence={"step": step, "operation": operation, "indexed_size": size,
+                  "source": source, "calls": len(rows)},
+        fix="Select with a boolean mask: t[mask.bool()] or t[mask == 0] for its complement "
+            "(t.masked_fill(~mask, value) to keep the shape), never with 1 - mask or an "
+            "integer 0/1 tensor.")
