@@ -41,6 +41,20 @@ SCALED_INSIDE_SHRINK = 20.0   # [design] inputs this many times larger (RMS) tha
                               # a layer fed raw inputs that merely started with a tiny weight
                               # (Linear(1, 1) under manual_seed(0): w = -0.0075) looks scaled at
                               # the first record only
+FED_SCALE_SHRINK = 4.0        # [measured] where that reading exists it decides alone, with this
+                              # factor: it divides out the layer's own weight, so a layer fed
+                              # the raw inputs reads about their RMS (ratio near 1) and one fed
+                              # standardised values about 1, whatever the inputs' scale. Raw
+                              # inputs start at INPUT_SCALE_HIGH = 5, so SCALED_INSIDE_SHRINK
+                              # (made for output scales, which carry the weight's) could never
+                              # credit a model that standardises inputs of RMS 5-20 itself
+                              # (real-bug batch 355: each utterance layer-normed in the forward,
+                              # inputs of RMS 9.0, read as 1.07, a ratio of 8.4)
+FED_UNIT_SCALE = 3.0          # [measured] ... and the scale it reads must itself be near one:
+                              # models that standardise their inputs read 0.5-1.7 (batches 61,
+                              # 327, 355, a k-NN on raw coordinates), a RevIN that centres each
+                              # window but skips its division (batch 327, PyPOTS#453) 6.0 on
+                              # inputs of RMS 29: centred is not standardised
 
 
 @rule(produces="NAN_IN_INPUTS", explains={"NAN_LOSS", "NAN_GRADIENTS"})
@@ -118,12 +132,14 @@ def _near_constant_inputs(ctx):
 
 
 def _scaled_inside_model(ctx, input_rms):
-    """Whether every linear and convolution layer of the model put out unit-scale values,
-    SCALED_INSIDE_SHRINK times smaller than the inputs, on the first record that measured
-    them (at their initial weights): the model brought its large inputs to unit scale itself
-    before any weight saw them (``(mz - 600) / 4`` in its forward, a normalisation layer in
-    front). Raw inputs fed to a layer make its output about as large as they are (pixels in
-    [0, 255]: tens)."""
+    """Whether the model brought its large inputs to unit scale itself before any weight saw
+    them (``(mz - 600) / 4`` in its forward, a normalisation layer in front, each utterance
+    layer-normed): every linear and convolution layer put out values of at most unit scale
+    on the first record that measured them, and the first such layer, reading the scale it
+    was fed through its own weight, reads it near one (FED_UNIT_SCALE) and FED_SCALE_SHRINK
+    times smaller than the inputs' (where that reading is missing: every layer's output SCALED_INSIDE_SHRINK times
+    smaller than the inputs). Raw inputs fed to a layer make its output about as large as
+    they are (pixels in [0, 255]: tens)."""
     layers = getattr(ctx.run, "layers", None) or []
     first = next((layer for layer in layers if layer.type in
                   SCALING_LAYER_TYPES + RECURRENT_LAYER_TYPES + ("Embedding",)), None)
@@ -136,11 +152,12 @@ def _scaled_inside_model(ctx, input_rms):
         return False
     values = [rms(first.activations[name]) for name in scaling
               if "std" in first.activations.get(name, {})]
-    if not all(v is not None and math.isfinite(v) and v <= INPUT_SCALE_HIGH and
-               v * SCALED_INSIDE_SHRINK <= input_rms for v in values):
+    if not all(v is not None and math.isfinite(v) and v <= INPUT_SCALE_HIGH for v in values):
         return False
     fed = _scale_fed_to_first_layer(ctx, scaling, first)
-    return fed is None or fed * SCALED_INSIDE_SHRINK <= input_rms
+    if fed is not None:     # the first layer's own reading of its inputs' scale decides
+        return fed <= FED_UNIT_SCALE and fed * FED_SCALE_SHRINK <= input_rms
+    return all(v * SCALED_INSIDE_SHRINK <= input_rms for v in values)
 
 
 def _scale_fed_to_first_layer(ctx, scaling, first):
