@@ -2,8 +2,8 @@
 instead of selecting rows, so the loss reads two rows repeated. Both batch-160 cases were
 missed as they came (TARGET_IDS_OFFSET at seed 0, nothing at seeds + 1000); the planted
 full-batch and mini-batch versions are named, and the look-alikes stay silent: the same
-mask as booleans, a data set that really holds two samples, a binary output, a collapsed
-network whose scores are one row."""
+mask as booleans, a data set that really holds two samples, a collapsed network whose
+scores are one row. On a binary output the rows cannot tell; the index itself does."""
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -71,8 +71,16 @@ def test_a_data_set_of_two_samples_is_not_taken_for_a_mask():
     assert "MASK_USED_AS_INDEX" not in _codes(mon)
 
 
-def test_a_binary_output_is_not_read():
-    assert "MASK_USED_AS_INDEX" not in _codes(_full_batch(_zero_one, classes=2))
+def test_a_binary_output_is_named_by_its_index_not_by_its_rows():
+    """Two class scores that saturate look like two rows, so the rows are not read on a
+    binary output; the index itself is (batch 351, ``mask_read_as_positions``): an integer
+    0/1 mask as long as the rows it indexes."""
+    found = [f for f in _full_batch(_zero_one, classes=2).findings()
+             if f.code == "MASK_USED_AS_INDEX"]
+    assert found and found[0].evidence["operation"] == "__getitem__"
+    assert "distinct_loss_rows" not in found[0].evidence
+    bools = _full_batch(lambda n: _zero_one(n).bool(), classes=2)
+    assert "MASK_USED_AS_INDEX" not in _codes(bools)
 
 
 def test_a_collapsed_network_scores_one_row_and_is_not_taken_for_a_mask():
