@@ -20,6 +20,133 @@ PROBLEMS = ("warning", "error")
 
 # case -> why it is missed; a reason starting "info:" means the cause is named, but only as info
 KNOWN_MISSES = {
+    # real-bug batch 356
+    "ddnet_motion_feature_subtracts_first_frame":   # real-bug batch 356
+        "A small DD-Net (joint-collection distances plus slow and fast motion "
+        "branches, 1-D convolutions) classifies synthetic hand gestures whose class"
+        " is the frequency of a quick rigid shake. Its motion features are computed"
+        " as x[:, :1] - x[:, :-1] instead of x[:, 1:] - x[:, :-1], so the first "
+        "frame is broadcast against every frame. This reproduces fandulu/DD-Net "
+        "issue 6 (\"Current operation in fact subtract the first postion for all "
+        "frames with array broadcast\"). Held-out accuracy is 0.16 with the bug "
+        "(chance) and 0.99 fixed, and 0.17 vs 0.98 with seeds + 1000. nndebug named"
+        " LOSS_AT_CHANCE, a true symptom but not the cause; no code names a size-1 "
+        "axis broadcast inside a feature computation, and LOSS_SHAPE_MISMATCH was "
+        "picked as the nearest. A rule would need to see that a tensor computed in "
+        "forward as a difference of two time slices of the input keeps a slice of "
+        "length 1 (x[:, :1]) and broadcasts it along the time axis where two slices"
+        " of equal length, offset by one step, were meant.",
+    # real-bug batch 355
+    "xvector_stats_pooled_over_padded_frames":   # real-bug batch 355
+        "An x-vector network whose statistics pooling takes the mean and std over "
+        "all frames of a zero-padded batch, padded frames included, ignoring each "
+        "utterance's length (NVIDIA-NeMo/Speech 5401, \"`StatsPoolLayer` ignores "
+        "lengths\": \"statistics are pooled across what should be padded elements in "
+        "LID, etc.\"; fixed by PR 5403). On unseen speakers the cosine "
+        "enrolment/test accuracy is 0.465 with the bug against 0.558 fixed (seeds +"
+        " 1000: 0.452 vs 0.572). nndebug said nothing on the bug run or the twin at"
+        " either seed setting. In the bug the model's forward takes the lengths as "
+        "a second argument and never uses them, and nothing is masked, so the "
+        "padded frames reach every pooled output without any error or odd shape. A "
+        "rule would need to find the padded tail of each row (trailing all-zero "
+        "frames whose count varies across the batch, or an unused lengths "
+        "argument), perturb those frames only, and see the pooled output of that "
+        "same row move.",
+    # real-bug batch 354
+    "recurrent_ppo_minibatch_shuffles_timesteps":   # real-bug batch 354
+        "PPO with a GRU policy on a T-maze shuffles the collected batch sample by "
+        "sample before cutting it back into the (time, lane) sequences it unrolls, "
+        "so the state carried into each step comes from unrelated steps of other "
+        "episodes (ray-project/ray PR 2996, the maintainer's fix: \"Shuffling "
+        "destroys the sequence ordering\", after which PPO \"reliably reaches 200\"). "
+        "The greedy policy turns correctly 0.51 of the time with the bug against "
+        "1.00 fixed (0.53 vs 1.00 with seeds + 1000). nndebug said nothing. No code"
+        " names this cause; STATE_CARRIED_ACROSS_BATCHES was chosen as the nearest."
+        " A rule would need to see that the rows fed to a recurrent module along "
+        "its time axis are a permutation of the rows the policy acted on (their "
+        "episode-start flags no longer at episode starts, consecutive observations "
+        "not consecutive in play), e.g. by comparing the order of the inputs of the"
+        " update unroll with the order recorded at collection.",
+    "recurrent_q_state_reset_by_the_steps_own_done":   # real-bug batch 354
+        "A recurrent Q-learner (GRU) unrolled over stored streams of T-maze play "
+        "zeroes its state using the done flag the step returned instead of the "
+        "previous step's, so the state is wiped just before the junction, the one "
+        "step where the cue must be remembered (bold-lab-ai/JaxMARL 119, labelled "
+        "bug: \"any given timestep actually consists of the last obs + new done, "
+        "instead of last obs + last done\", fixed by PR 127). The greedy agent turns"
+        " correctly 0.49 of the time with the bug against 1.00 fixed (0.53 vs 1.00 "
+        "with seeds + 1000). nndebug said nothing. No code names this cause; "
+        "STATE_RESET_BETWEEN_CONTIGUOUS_WINDOWS was chosen as the nearest. A rule "
+        "would need to see a recurrent module whose state is zeroed per lane by a "
+        "mask that coincides with the step that ends an episode (the last step "
+        "before a reward or terminal flag), not the step after it, e.g. by checking"
+        " that the reset mask equals the loss's done/no-bootstrap mask rather than "
+        "that mask shifted by one.",
+    # real-bug batch 353
+    "gsam_rho_scheduled_from_schedule_factor_not_learning_rate":   # real-bug batch 353
+        "A hand-written GSAM step around Adam whose perturbation radius is "
+        "scheduled with the learning rate, but is handed the schedule's factor "
+        "(0..1) where the learning rate (factor times 1e-3) is meant, so rho comes "
+        "out hundreds of times rho_max and the second gradient is taken far from "
+        "the model's weights. Report: google-research/big_vision PR 8, \"implement "
+        "gsam in jax\": the reviewers' runs exploded until \"learning_rate = "
+        "sched_fns[0](step) # Wrong / learning_rate = sched_fns[0](step) * "
+        "config[\"lr\"] # Your fix ... It doesn't explode\". Held-out accuracy 0.16 "
+        "with the bug against 0.89 fixed (0.10 vs 0.90 with seeds + 1000). nndebug "
+        "named LOSS_AT_CHANCE, a true symptom, not the LOSS_DIVERGING / "
+        "EXPLODING_GRADIENTS expected (no code names the cause; those were the "
+        "nearest to the report's explosion). A rule would need to see that the "
+        "gradient the optimizer steps with was computed at weights displaced from "
+        "the current ones by a distance comparable to or larger than the weights' "
+        "own norm (a second forward/backward at w + e with ||e|| >> typical update "
+        "and ~ ||w||), i.e. measure the size of the perturbation between the two "
+        "backward passes of a step.",
+    # real-bug batch 351
+    "reid_combineall_merges_test_persons_into_train_ids":   # real-bug batch 351
+        "fast-reid's COMBINEALL pooled a dataset's train and test subsets with each"
+        " subset's own person ids, so CUHK03's test persons share 377 ids with "
+        "different training persons (JDAI-CV/fast-reid PR #447: 'the person "
+        "identities are totally different ... extra prefix should be added'). Here "
+        "80 extra persons with ids from 0 collide with training persons 0-79, so 80"
+        " labels each hold two different people for the ID loss and the P x K "
+        "triplet sampler. Held-out rank-1 on unseen persons is 0.533 with the bug "
+        "against 0.717 with the prefix (seeds + 1000: 0.417 vs 0.650). nndebug said"
+        " nothing; no code names the cause, and "
+        "CONFLICTING_LABELS_ON_IDENTICAL_INPUTS was chosen as the nearest. A rule "
+        "would need to see that the samples under one label form two well-separated"
+        " clusters in the model's own embedding (or the input space) far more often"
+        " than chance, i.e. that labels fuse distinct identities.",
+    "reid_gallery_ranked_by_unnormalised_bnneck_dot_product":   # real-bug batch 351
+        "fast-reid's demo/visualize_result.py ranks the gallery by 'cosine "
+        "distance' 1 - q_feat @ g_feat.T on features that were never L2-normalised "
+        "(JDAI-CV/fast-reid #733: 'I think there should be a nomalization before "
+        "torch.mm ... the similarities over 1'). Here a BNNeck model (triplet "
+        "before the BN, ID loss after it) is trained normally and only the "
+        "query/gallery ranking uses the raw post-BN dot product. Held-out rank-1 is"
+        " 0.533 with the bug against 0.733 with normalised features (seeds + 1000: "
+        "0.400 vs 0.567). nndebug said nothing; no code names this cause, and "
+        "EMBEDDINGS_NORMALIZED_OVER_BATCH was chosen as the nearest. A rule would "
+        "need to watch the evaluation pass, see a similarity computed as a plain "
+        "matrix product of embeddings whose row norms vary widely (scores above 1 "
+        "in a 'cosine'), and name the missing per-row normalisation.",
+    # real-bug batch 350
+    "arcface_angle_clamped_to_one_radian":   # real-bug batch 350
+        "An ArcFace header (jonasgrebe/pt-femb-face-embeddings's ArcMarginHeader) "
+        "writes theta = torch.acos(logits).clamp(-1, 1), capping the angle at 1 "
+        "radian; jonasgrebe/pt-femb-face-embeddings 3 reports \"The arccos must not "
+        "be clamped to (-1, 1), as the returned function values are between 0 and "
+        "pi\" (fixed in PR 4; the report's other flaw, the weight re-wrapped as a "
+        "new Parameter each forward, did not hurt here and is left out). A fresh "
+        "16-D embedding sits near 90 degrees from every class weight, so the target"
+        " logit is the constant s*cos(1.5) with zero gradient, and the loss falls "
+        "to 0.000 by pushing the other classes' cosines down only: held-out "
+        "nearest-centre accuracy 0.238 against 0.938 fixed (0.132 vs 0.946 at seeds"
+        " + 1000). nndebug said nothing. No code names a clamp that freezes the "
+        "target logit; DEAD_RELU was chosen as the nearest. A rule would need to "
+        "see that the one-hot-selected target scores of most rows hold one and the "
+        "same value (s*cos(1 + m)) and receive exactly zero gradient while the "
+        "training loss still falls towards zero through the non-target scores "
+        "alone.",
     # real-bug batch 348
     "pointer_generator_copy_ids_clamped_to_unk":   # real-bug batch 348
         "A hand-written pointer-generator summariser (BiLSTM encoder, additive "
