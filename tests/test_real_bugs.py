@@ -7528,10 +7528,11 @@ KNOWN_MISSES = {
         "the Cox loss gathers rows 0 and 1 of the time-sorted batch with a 0/1 integer event "
         "tensor: the loss still falls and every row still gets a gradient (through those "
         "two rows' risk-set denominators), so nothing in the loss curve or the gradients is "
-        "abnormal; LR_TOO_HIGH or nothing is named (wrong cause / missed). Naming it needs "
-        "the loss graph read: an index (gather) of a batch-long tensor by an integer tensor "
-        "holding only 0 and 1, as long as the batch - a graph reader not built in batch 112; "
-        "LOSS_READS_FEW_ROWS is the code it would produce",
+        "abnormal. Since batch 351 the index itself is read (an integer index as long as "
+        "the batch, holding only 0 and 1: monitor/mask_indexes.py) and the run is told "
+        "MASK_USED_AS_INDEX, which names the cause; but this case's EXPECTED, chosen before "
+        "any run, is LOSS_READS_FEW_ROWS, so it stays a wrong cause (MASK_USED_AS_INDEX, "
+        "LR_TOO_HIGH, DEAD_RELU)",
     "cox_censored_subjects_counted_as_events":   # real-bug batch 112
         "the event flags handed to the Cox loss are all 1: a valid (if wrong) target, and the "
         "loss trains normally and plateaus (LOSS_PLATEAU: wrong cause). Naming it needs the "
