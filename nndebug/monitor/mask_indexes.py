@@ -26,9 +26,11 @@ KEPT = 4            # [design] rows kept: the rule needs one
 
 def note(observed, step, name, args, kwargs, source):
     """Keep the call when its index is a 0/1 mask read as positions (see the module doc)."""
+    import torch
     if len(observed.mask_indexes) >= KEPT or not args:
         return
-    found = _mask_as_positions(name, args, kwargs)
+    with torch._C.DisableTorchFunction():     # our own reads do not re-enter the mode
+        found = _mask_as_positions(name, args, kwargs)
     if found is not None:
         observed.mask_indexes.append((int(step if step is not None else -1), name, found,
                                       str(source() if callable(source) else source or "")))
@@ -69,6 +71,4 @@ def _mask_as_positions(name, args, kwargs):
     if index.dtype in (torch.bool, torch.uint8) or index.is_floating_point() or \
             size < MIN_INDEXED or length != size:
         return None
-    with torch._C.DisableTorchFunction():
-        only_bits = bool(((index == 0) | (index == 1)).all())
-    return int(size) if only_bits else None
+    return int(size) if bool(((index == 0) | (index == 1)).all()) else None

@@ -60,8 +60,7 @@ def zeroed_while_training(norm_batches):
     steps, updating = {}, {}
     for batch in norm_batches:
         steps.setdefault(batch.layer, set()).add(batch.step)
-        momentum = getattr(batch, "momentum", None)
-        if momentum is None or momentum > FROZEN_MOMENTUM:
+        if batch.momentum is None or batch.momentum > FROZEN_MOMENTUM:
             updating.setdefault(batch.layer, set()).add(batch.step)
     frozen = {}
     for layer, seen in steps.items():

@@ -137,9 +137,9 @@ def _scaled_inside_model(ctx, input_rms):
     layer-normed): every linear and convolution layer put out values of at most unit scale
     on the first record that measured them, and the first such layer, reading the scale it
     was fed through its own weight, reads it near one (FED_UNIT_SCALE) and FED_SCALE_SHRINK
-    times smaller than the inputs' (where that reading is missing: every layer's output SCALED_INSIDE_SHRINK times
-    smaller than the inputs). Raw inputs fed to a layer make its output about as large as
-    they are (pixels in [0, 255]: tens)."""
+    times smaller than the inputs' (where that reading is missing: every layer's output
+    SCALED_INSIDE_SHRINK times smaller than the inputs). Raw inputs fed to a layer make its
+    output about as large as they are (pixels in [0, 255]: tens)."""
     layers = getattr(ctx.run, "layers", None) or []
     first = next((layer for layer in layers if layer.type in
                   SCALING_LAYER_TYPES + RECURRENT_LAYER_TYPES + ("Embedding",)), None)

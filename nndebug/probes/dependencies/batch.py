@@ -145,10 +145,15 @@ def perturbed_rows(x, rows, changes, rng, per_column=False):
         raise ValueError("the integer inputs hold a single value; perturbing them needs at least "
                          "two different ids (pass a real batch)")
     for index in targets:
-        current = out[index]
-        shift = rng.integers(1, vocabulary.size, size=current.shape)
-        out[index] = vocabulary[(np.searchsorted(vocabulary, current) + shift) % vocabulary.size]
+        out[index] = _other_ids(out[index], vocabulary, rng)
     return out
+
+
+def _other_ids(current, vocabulary, rng):
+    """Each id of ``current`` replaced by a different one of ``vocabulary`` (sorted, unique,
+    holding every id of ``current``), drawn uniformly."""
+    shift = rng.integers(1, vocabulary.size, size=np.shape(current))
+    return vocabulary[(np.searchsorted(vocabulary, current) + shift) % vocabulary.size]
 
 
 def _perturbed_per_column(x, rows, changes, rng):
@@ -160,10 +165,7 @@ def _perturbed_per_column(x, rows, changes, rng):
             vocabulary = np.unique(x[:, c])
             if vocabulary.size < 2:
                 continue
-            current = out[r, c]
-            shift = rng.integers(1, vocabulary.size, size=np.shape(current))
-            out[r, c] = vocabulary[(np.searchsorted(vocabulary, current) + shift) %
-                                   vocabulary.size]
+            out[r, c] = _other_ids(out[r, c], vocabulary, rng)
     return out
 
 

@@ -136,7 +136,7 @@ def _copies(batch, sample, rng):
     length = batch.length
     rows = [sample] * (length + 2)
     changed = perturbed_rows(batch.x, rows, {2 + p: p for p in range(length)}, rng,
-                                 per_column=batch.ids_per_column)
+                             per_column=batch.ids_per_column)
     return rows, changed
 
 

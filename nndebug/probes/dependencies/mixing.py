@@ -112,7 +112,7 @@ def mixing_anywhere(runner, batch, rng):
             if not chosen or not others:
                 continue
             changed = perturbed_rows(batch.x, range(size), {i: ... for i in chosen}, rng,
-                                 per_column=batch.ids_per_column)
+                                     per_column=batch.ids_per_column)
             out, _ = runner.forward(batch.rows(range(size), primary=changed), size, batch.length)
             if row_changes(base, out)[others].max() > RELATIVE_TOLERANCE:
                 return True
