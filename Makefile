@@ -18,9 +18,11 @@ demo: $(STAMP)            ## the main job: the broken-networks tour on both fram
 test: $(STAMP)            ## the test suite (with a fixed sample of the real-bug replay)
 	$(PY) -m pytest -n 2 --durations=30 tests
 
+REAL_BUGS ?= rest
 test-real-bugs: $(STAMP)  ## the rest of the real-bug replay (tests/real_bug_tiers.py; the one-worker thinning
-                          ## test first, so the other worker replays cases meanwhile); CI runs it after make test
-	$(PY) -m pytest -n 2 --durations=10 --real-bugs=rest \
+                          ## test first, so the other worker replays cases meanwhile); CI runs one half of it
+                          ## after make test (REAL_BUGS=half-0 or half-1, .ci/run)
+	$(PY) -m pytest -n 2 --durations=10 --real-bugs=$(REAL_BUGS) \
 	    tests/test_history.py::test_real_bug_findings_are_unchanged_by_thinning tests/test_real_bugs.py
 
 bench: $(STAMP)           ## benchmarks (not part of the tests)

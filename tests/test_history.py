@@ -284,7 +284,8 @@ REAL_BUG_STRIDE = 6
 cases of every third one took 14 minutes of one test worker (829 s), the largest single cost
 of the suite. With 1676 cases, the clean-clone CI rehearsal of 2026-12-07 (a slow day)
 took 22 minutes for ``make test`` and was half-way through ``make test-real-bugs`` after 46,
-against CI's 90 minutes for both. A sixth (some 280 cases, a subset of the third that
+against CI's 90 minutes for both (CI now replays half of that rest: tests/real_bug_tiers.py,
+and this test the sixth's cases in that half). A sixth (some 280 cases, a subset of the third that
 earlier landings checked) still spans every kind of case the table holds;
 ``benchmarks/bench_real_bugs.py`` and ``tests/test_real_bugs.py`` run them all at the
 defaults."""

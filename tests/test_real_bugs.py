@@ -4,8 +4,8 @@ listed in KNOWN_MISSES with the reason, and its test checks exactly that state (
 shows up as a failing test to update, not as silence).
 
 ``make test`` replays a fixed sample of the cases, ``make test-real-bugs`` the others, and CI
-both (``--real-bugs``, tests/real_bug_tiers.py); ``--real-bugs=all -k NAME`` replays one case
-whatever its tier."""
+the sample and one half of the others, taking turns (``--real-bugs``, tests/real_bug_tiers.py);
+``--real-bugs=all -k NAME`` replays one case whatever its tier."""
 
 import pytest
 
