@@ -13,7 +13,9 @@ for a specific reason or it is just a bug?"; the author: "Definitely looks like 
 for catching it. Should be fixed now."). The repository's ``tf_normal`` scores the values
 with a Gaussian (softplus scale) and, in its pen/sign term, each +-1 bit b with
 ``log(max(1e-20, rho)) * (1 + b) + log(max(1e-20, 1 - rho)) * (1 - b)``, rho from a sigmoid
-head of its own. Here a small MLP decoder reads the last 3 steps of a synthetic pen trace
+head of its own (in the one version of ``model_vrnn.py`` read for this case that bit term
+is commented out, so the swap there left rho with no loss at all; here the term is kept, as
+written, so that the swap is what the report asks about). Here a small MLP decoder reads the last 3 steps of a synthetic pen trace
 (offsets plus 2 pen bits: pen lifted, stroke ends) and predicts the next step with the same
 heads (mu, softplus sigma, sigmoid rho) and the same loss, Adam, 128-row batches.
 Fix: ``get_lossfunc(..., dec_mu, dec_sigma, dec_rho, ...)``.
