@@ -418,6 +418,7 @@ ROW_LISTS += ("tiny_norm_batches",)   # core variants: a batch norm's 1-2 sample
 ROW_LISTS += ("mixup_partner_rows",   # real-bug batch 76 (mixup labels paired by a 2nd shuffle,
               "augmented_target_rows")   # masks put through the colour jitter)
 ROW_LISTS += ("mask_placement_rows",)   # real-bug batches 67, 242 (masks not moved with images)
+ROW_LISTS += ("target_offset_rows",)   # real-bug batch 360 (input and target cropped apart)
 ROW_LISTS += ("unguarded_logs", "picked_probability_losses",
               "class_mean_losses", "empty_overlap_targets")   # real-bug batch 75 (hand-written losses)
 ROW_LISTS += ("attention_scales",)   # real-bug batch 79 (transformer blocks: logits' factors)
@@ -1155,6 +1156,15 @@ class Observed:
                                                           # that placement, inputs that are
                                                           # their mask, of those moved)]
                                                           # (monitor/mask_placement.py)
+    target_offset_rows: list = field(default_factory=list)  # [(first step, samples read,
+                                                          # samples whose input edges fit
+                                                          # their target at some shift,
+                                                          # samples another shift fits
+                                                          # clearly better, distinct shifts
+                                                          # among those, the commonest as
+                                                          # "rows,columns", the samples it
+                                                          # moved)] (batch 360,
+                                                          # monitor/target_offsets.py)
     fragile_operations: list = field(default_factory=list)  # [(step, "forward" or
                                                           # "backward", "x / std", source)]:
                                                           # divisions by a bare spread,

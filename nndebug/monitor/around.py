@@ -148,6 +148,7 @@ from .identical_input_rows import IdenticalInputRows   # real-bug batch 45
 from .mixup_partners import MixupPartners   # real-bug batch 76
 from .augmented_targets import AugmentedTargets   # real-bug batch 76
 from .mask_placement import MaskPlacement   # masks moved apart from their images
+from .target_offsets import TargetOffsets   # inputs and targets cropped apart (batch 360)
 from .class_only_padding import ClassOnlyPadding   # real-bug batch 65
 from .row_standardised_inputs import RowStandardisedInputs   # real-bug batch 46
 from .training_input_signs import TrainingInputSigns   # core variants 7
@@ -302,6 +303,8 @@ class Around:
                                                   on_error)   # jittered masks (batch 76)
         self.mask_placement = MaskPlacement(adapter, observed, self.first_inputs,
                                             on_error)   # masks not flipped with their images
+        self.target_offsets = TargetOffsets(adapter, observed, self.first_inputs,
+                                            on_error)   # cropped apart (batch 360)
         self.class_padding = ClassOnlyPadding(adapter, observed, self.first_inputs,
                                               on_error)   # one class padded (batch 65)
         self.channel_scales = ChannelScales(adapter, observed, self.first_inputs,   # batch 138
@@ -649,6 +652,7 @@ class Around:
         self.mixup_partners.read()          # mixup_partners.py (batch 76)
         self.augmented_targets.read()       # augmented_targets.py (batch 76)
         self.mask_placement.read()          # mask_placement.py
+        self.target_offsets.read()          # target_offsets.py (batch 360)
         self.pretrained_norms.read()        # pretrained_norm_inputs.py (batch 73)
         self.loss_weights.read()            # loss_weights.py (batch 74)
         self.class_padding.read()           # class_only_padding.py (batch 65)

@@ -186,6 +186,7 @@ CONTINUED += ("posterior_draws",)   # real-bug batch 91 (forward and loss graphs
 CONTINUED += ("tiny_norm_batches",)   # core variants (a batch norm's 1-2 sample batches)
 CONTINUED += ("mixup_partner_rows", "augmented_target_rows")   # real-bug batch 76 (first batches)
 CONTINUED += ("mask_placement_rows",)   # masks moved apart from their images (first batches)
+CONTINUED += ("target_offset_rows",)   # inputs and targets cropped apart (first batches)
 CONTINUED += ("sample_normalised_inputs",)   # real-bug batch 172 (first training inputs)
 CONTINUED += ("layer_layouts",)   # real-bug batches 16/223 (first two recorded steps' hooks)
 CONTINUED += ("soft_cross_entropies",)   # real-bug batch 192 (bounded: ROWS_KEPT)

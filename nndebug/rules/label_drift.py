@@ -24,6 +24,9 @@ least ``MASK_MOVED_SHARE`` of them, a flipped or turned mask fits the image clea
 the mask as given. Pipelines that move both together, or do not augment geometry, leave no
 sample better fitted elsewhere; symmetric shapes tie with their own placement, which the
 margin leaves out.
+
+A fourth reading, for any image-to-image pair: an input and its target cut by two different
+random crops (``rules/target_offsets.py``).
 """
 import math
 
@@ -32,6 +35,7 @@ import numpy as np
 from ..findings import Finding
 from .context import observed_list
 from .graph import rule
+from .target_offsets import targets_cut_elsewhere
 
 DRIFT_RECORDS = 2           # [design] the latest recorded steps, averaged (watch records
                             # steps 1, 2, 4, ...: the last two lie in the run's second half)
@@ -72,7 +76,7 @@ CORNER_RANGE_RATIO = 3.0    # [design] the four columns' ranges within this fact
       explains={"LOSS_PLATEAU", "LOSS_AT_CHANCE", "OVERFITTING"})
 def labels_misaligned(ctx):
     return labels_drift_along_sequence(ctx) or masks_off_their_images(ctx) or \
-        box_corners_out_of_order(ctx)
+        box_corners_out_of_order(ctx) or targets_cut_elsewhere(ctx)
 
 
 def labels_drift_along_sequence(ctx):
