@@ -1163,7 +1163,9 @@ class Observed:
                                                           # clearly better, distinct shifts
                                                           # among those, the commonest as
                                                           # "rows,columns", the samples it
-                                                          # moved)] (batch 360,
+                                                          # moved, samples a continuous
+                                                          # target fits clearly better
+                                                          # transposed)] (batches 360, 115,
                                                           # monitor/target_offsets.py)
     fragile_operations: list = field(default_factory=list)  # [(step, "forward" or
                                                           # "backward", "x / std", source)]:

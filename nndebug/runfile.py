@@ -1440,7 +1440,7 @@ ROW_READERS.update(tiny_norm_batches=lambda row: (int(row[0]), str(row[1]), int(
 ROW_READERS.update(mask_placement_rows=lambda row: (   # masks moved apart from their images
     *(int(v) for v in row[:4]), str(row[4]), *(int(v) for v in row[5:7])))
 ROW_READERS.update(target_offset_rows=lambda row: (   # inputs and targets cropped apart
-    *(int(v) for v in row[:5]), str(row[5]), int(row[6])))
+    *(int(v) for v in row[:5]), str(row[5]), *(int(v) for v in row[6:8])))
 ROW_READERS.update(mixup_partner_rows=lambda row: tuple(int(v) for v in row),   # batch 76
                    augmented_target_rows=lambda row: (*(int(v) for v in row[:5]),
                                                       float(row[5])))

@@ -99,7 +99,7 @@ def test_one_shift_shared_by_every_sample_is_silent():
             batches(big, torch.zeros(len(x)), STEPS))
     mon = _segment(data, F.mse_loss)
     assert CODE not in _codes(mon)
-    step, read, fitted, moved, distinct, common, common_moved = \
+    step, read, fitted, moved, distinct, common, common_moved, _ = \
         mon.run.observed.target_offset_rows[0]
     assert moved >= 0.9 * fitted and common == "-2,-1" and common_moved >= 0.9 * moved
 
@@ -129,10 +129,11 @@ def test_the_row_itself():
     shifts = rng.integers(-2, 3, (24, 2))
     apart = np.stack([image[:, 2 + dy:18 + dy, 2 + dx:18 + dx]
                       for image, (dy, dx) in zip(images, shifts)])
-    step, read, fitted, moved, distinct, common, common_moved = offset_row([(0, inputs, apart)])
+    step, read, fitted, moved, distinct, common, common_moved, swapped = \
+        offset_row([(0, inputs, apart)])
     moved_for_real = int((np.abs(shifts).sum(axis=1) > 0).sum())
     assert read == 24 and moved >= moved_for_real - 2 and distinct >= 5
-    assert common_moved <= moved // 2
+    assert common_moved <= moved // 2 and swapped == 0
     assert offset_row([(0, inputs, inputs.copy())])[3] == 0
     assert offset_row([(0, inputs, inputs[:, :, :8])]) is None      # not the input's size
     assert offset_row([(0, inputs[:, :, :4, :4], inputs[:, :, :4, :4])]) is None   # too small

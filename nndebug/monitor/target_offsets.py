@@ -24,7 +24,11 @@ paired with the kept targets (``run.observed.targets``). Measured (NumPy) when f
 asked for; kept as ``run.observed.target_offset_rows``: ``[(first step, samples read, samples
 whose edges fit their target at some shift, samples another shift fits clearly better,
 distinct shifts among those, the shift most often found as "rows,columns", the samples it
-moved)]``. No per-step cost.
+moved, samples a continuous target fits clearly better transposed)]``. No per-step cost.
+
+The last count tells another bug (HEATMAP_TARGET_AXES_SWAPPED, ``rules/target_axes.py``): a
+target map drawn with its x and y exchanged fits its input best with its two axes swapped
+back, in every sample that is not symmetric about the diagonal.
 """
 import collections
 
@@ -85,21 +89,24 @@ def shift_fits(edges, structure):
 
 
 def _structure(y, samples, height, width):
-    """(samples, H, W) target structure: class boundaries of masks, edges of a continuous
-    target, or None when the target is not an image of the input's size."""
+    """((samples, H, W) target structure, whether the target is masks): class boundaries of
+    masks, edges of a continuous target; None when the target is not an image of the
+    input's size."""
     if len(y) != samples or y.shape[-2:] != (height, width) or y.ndim not in (3, 4):
         return None
     masks = masks_of(y, samples, height, width)
     if masks is not None:
-        return np.stack([boundary_pixels(mask) for mask in masks])
+        return np.stack([boundary_pixels(mask) for mask in masks]), True
     if not np.issubdtype(y.dtype, np.floating):
         return None
     images = y[:, None] if y.ndim == 3 else y
-    return np.stack([edge_strength(image) for image in np.asarray(images, dtype=np.float64)])
+    return np.stack([edge_strength(image)
+                     for image in np.asarray(images, dtype=np.float64)]), False
 
 
 def _pair_maps(x, y):
-    """(input edges, target structure) of one batch, both (n, h, w), or None."""
+    """(input edges, target structure, whether the target is masks) of one batch, the maps
+    both (n, h, w), or None."""
     if x.ndim != 4 or not np.issubdtype(x.dtype, np.floating) or min(x.shape[-2:]) < MIN_SIDE:
         return None
     target_channels = y.shape[1] if y.ndim == 4 else 1
@@ -107,16 +114,17 @@ def _pair_maps(x, y):
         return None
     if not (np.isfinite(x).all() and np.isfinite(y).all()):
         return None
-    structure = _structure(y, len(x), *x.shape[-2:])
-    if structure is None:
+    measured = _structure(y, len(x), *x.shape[-2:])
+    if measured is None:
         return None
+    structure, masks = measured
     edges = np.stack([edge_strength(image) for image in np.asarray(x, dtype=np.float64)])
-    return _pooled(edges, MAX_SIDE), _pooled(structure, MAX_SIDE)
+    return _pooled(edges, MAX_SIDE), _pooled(structure, MAX_SIDE), masks
 
 
 def offset_row(pairs):
     """The ``target_offset_rows`` row of ``[(step, inputs, targets)]``, or None."""
-    read = fitted = moved = 0
+    read = fitted = moved = transposed = 0
     found = collections.Counter()
     first = None
     for step, x, y in pairs:
@@ -125,7 +133,7 @@ def offset_row(pairs):
         maps = _pair_maps(x, y)
         if maps is None:
             continue
-        edges, structure = (m[:SAMPLES_READ - read] for m in maps)
+        edges, structure = (m[:SAMPLES_READ - read] for m in maps[:2])
         fits = shift_fits(edges, structure)
         given = fits.pop((0, 0))
         others = np.stack(list(fits.values()))            # (shifts, n)
@@ -136,18 +144,32 @@ def offset_row(pairs):
         first = step if first is None else min(first, step)
         best = np.nanargmax(np.where(np.isfinite(others), others, -np.inf), axis=0)
         best_fit = others[best, np.arange(others.shape[1])]
+        swapped = _transposed_fits(edges, structure, masks=maps[2])
         read += int(measurable.sum())
         for sample in np.flatnonzero(measurable):
-            if max(given[sample], best_fit[sample]) < MIN_EDGE_FIT:
+            if max(given[sample], best_fit[sample], swapped[sample]) < MIN_EDGE_FIT:
                 continue
             fitted += 1
-            if best_fit[sample] >= given[sample] + CLEARLY_BETTER:
+            if swapped[sample] >= max(given[sample] + CLEARLY_BETTER, best_fit[sample]):
+                transposed += 1
+            elif best_fit[sample] >= given[sample] + CLEARLY_BETTER:
                 moved += 1
                 found[shifts[best[sample]]] += 1
     if not read:
         return None
     (common, count), = found.most_common(1) if found else [((), 0)]
-    return (first, read, fitted, moved, len(found), ",".join(map(str, common)), count)
+    return (first, read, fitted, moved, len(found), ",".join(map(str, common)), count,
+            transposed)
+
+
+def _transposed_fits(edges, structure, masks):
+    """Per-sample fit of a continuous target with its two spatial axes swapped (square maps
+    only; nan otherwise): a target map built on a grid whose x and y were exchanged
+    (real-bug batch 115's heatmaps, ``meshgrid`` unpacked in the other order). Masks are
+    left to ``mask_placement.py``, whose placements include the transpose."""
+    if masks or edges.shape[1] != edges.shape[2]:
+        return np.full(len(edges), np.nan)
+    return _correlations(edges, structure.transpose(0, 2, 1))
 
 
 class TargetOffsets:

@@ -218,6 +218,7 @@ from . import wrapped_inputs  # noqa: F401  (real-bug batch 61: uint8 arithmetic
 from . import validation_targets  # noqa: F401  (real-bug batch 61: validation targets .long())
 from . import class_padding  # noqa: F401  (real-bug batch 65: one class padded)
 from . import label_drift  # noqa: F401  (real-bug batch 65: labels drift along the frames)
+from . import target_axes  # noqa: F401  (real-bug batch 115: heatmaps drawn on swapped axes)
 from . import uninitialised_parameters  # noqa: F401  (real-bug batch 64: torch.Tensor weights)
 from . import init_scale_small  # noqa: F401  (real-bug batch 64: a fan-in of every weight)
 from . import in_place_inputs  # noqa: F401  (real-bug batch 64: x += noise on the data)

@@ -33,7 +33,7 @@ def targets_cut_elsewhere(ctx):
     rows = observed_list(ctx, "target_offset_rows")
     if not rows:
         return None
-    step, read, fitted, moved, distinct, common, common_moved = rows[0]
+    step, read, fitted, moved, distinct, common, common_moved, _ = rows[0]
     if fitted < OFFSET_MIN_FITTED or moved < OFFSET_MOVED_SHARE * fitted or \
             distinct < OFFSET_MIN_DISTINCT or common_moved > OFFSET_COMMON_SHARE * moved:
         return None
