@@ -169,21 +169,27 @@ def placement_row(pairs):
 
 
 class MaskPlacement:
+    """Sets ``observed.<FIELD>`` to the one row ``ROW`` makes of the kept image inputs paired
+    with their targets of 3+ axes (``target_offsets.TargetOffsets`` reads the same pairs
+    another way)."""
+    FIELD = "mask_placement_rows"
+    ROW = staticmethod(placement_row)
+
     def __init__(self, adapter, observed, inputs, on_error):
         """``inputs``: the shared ``first_training_inputs.FirstTrainingInputs``."""
         self.adapter, self.observed, self.on_error = adapter, observed, on_error
         self.inputs = inputs
 
     def read(self):
-        """Set ``observed.mask_placement_rows`` from the kept images and masks (host copies,
-        once per findings; only targets of 3+ axes are copied)."""
+        """Set the row from the kept images and targets (host copies, once per findings;
+        only targets of 3+ axes are copied)."""
         try:
             targets = [(step, t) for step, t in self.observed.targets
                        if len(getattr(t, "shape", ())) >= 3]
             if not targets:
                 return
-            row = placement_row(self.inputs.paired_with(targets, "first argument"))
+            row = self.ROW(self.inputs.paired_with(targets, "first argument"))
             if row is not None:
-                self.observed.mask_placement_rows = [row]
+                setattr(self.observed, self.FIELD, [row])
         except Exception as error:
             self.on_error(error)

@@ -34,7 +34,7 @@ import collections
 
 import numpy as np
 
-from .mask_placement import boundary_pixels, edge_strength, masks_of
+from .mask_placement import MaskPlacement, boundary_pixels, edge_strength, masks_of
 
 MIN_SIDE = 8                # [design] images smaller than 8 x 8 have too few shifts to compare
 MAX_SIDE = 32               # [design] larger images are averaged down to at most this side
@@ -172,22 +172,7 @@ def _transposed_fits(edges, structure, masks):
     return _correlations(edges, structure.transpose(0, 2, 1))
 
 
-class TargetOffsets:
-    def __init__(self, adapter, observed, inputs, on_error):
-        """``inputs``: the shared ``first_training_inputs.FirstTrainingInputs``."""
-        self.adapter, self.observed, self.on_error = adapter, observed, on_error
-        self.inputs = inputs
-
-    def read(self):
-        """Set ``observed.target_offset_rows`` from the kept inputs and targets (host copies,
-        once per findings; only targets of 3+ axes are copied)."""
-        try:
-            targets = [(step, t) for step, t in self.observed.targets
-                       if len(getattr(t, "shape", ())) >= 3]
-            if not targets:
-                return
-            row = offset_row(self.inputs.paired_with(targets, "first argument"))
-            if row is not None:
-                self.observed.target_offset_rows = [row]
-        except Exception as error:
-            self.on_error(error)
+class TargetOffsets(MaskPlacement):
+    """``observed.target_offset_rows`` from the same pairs ``MaskPlacement`` reads."""
+    FIELD = "target_offset_rows"
+    ROW = staticmethod(offset_row)
