@@ -8025,6 +8025,24 @@ def test_the_cause_is_named(case):
             f"{name(case)} ({case.LINK}): expected {case.EXPECTED}, got {sorted(problems)}")
 
 
+# case -> (the codes its healthy twin may draw, why): twins whose findings depend on the
+# CPU's float rounding - the same script, seeds and library gave them on one machine and
+# not on another, the count behind the finding sitting at its bar - checked as "these or
+# none", not exactly. Each one is a finding too near its bar to be stable: a rule to fix,
+# listed here so that the run it depends on is said, not hidden.
+ROUNDING_DEPENDENT_ALARMS = {
+    "bilstm_classifier_reads_backward_half_at_last_step": (   # real-bug batch 237
+        {"LOSS_OSCILLATING"},
+        "the healthy twin's loss falls from 0.69 to 0.002 over 300 steps and jumps above "
+        "its running level during the fall: 10 spikes of over a quarter of the start on "
+        "this machine and on CI's of 2026-12-07 (the bar is 3% of the steps, 9), fewer where "
+        "the case was written and on earlier CI machines. Its batch size (32 token-id rows) "
+        "is not recorded, so the spike bar is not scaled; a spike count that depends on the "
+        "CPU needs a rule that does not sit at its bar (spikes the run recovers from while "
+        "its loss falls a hundredfold are not overshooting updates)"),
+}
+
+
 # case -> (the codes its healthy twin draws, why): false alarms not fixed yet, checked
 # exactly, so that a fix - or any other change - fails the test until this is updated
 KNOWN_FALSE_ALARMS = {
@@ -8327,6 +8345,12 @@ KNOWN_FALSE_ALARMS = {
 
 def test_the_fixed_twin_is_silent(case):
     problems = [f for f in run(case, fixed=True) if f.severity in PROBLEMS]
+    if name(case) in ROUNDING_DEPENDENT_ALARMS:
+        allowed, _ = ROUNDING_DEPENDENT_ALARMS[name(case)]
+        assert {f.code for f in problems} <= set(allowed), \
+            f"{name(case)} fixed: {[f.headline() for f in problems]} (rounding-dependent: " \
+            f"only {sorted(allowed)} or nothing)"
+        return
     if name(case) in KNOWN_FALSE_ALARMS:
         expected, _ = KNOWN_FALSE_ALARMS[name(case)]
         assert {f.code for f in problems} == set(expected), \
@@ -8340,6 +8364,8 @@ def test_every_listed_case_exists():
     names = {name(case) for case in cases()}
     assert not set(KNOWN_MISSES) - names
     assert not set(KNOWN_FALSE_ALARMS) - names
+    assert not set(ROUNDING_DEPENDENT_ALARMS) - names
+    assert not set(ROUNDING_DEPENDENT_ALARMS) & set(KNOWN_FALSE_ALARMS)
 
 
 def test_every_case_names_its_report():
